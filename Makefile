@@ -1,0 +1,14 @@
+.PHONY: run test lint bench messages
+
+run:  ## set up and run web + worker + LLM stub with demo data (Ctrl-C stops)
+	scripts/run.sh
+
+test:  ## install what is missing, run ruff and the whole test suite
+	scripts/test.sh
+
+lint:
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+messages:  ## refresh and compile the translations
+	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*"
+	.venv/bin/python manage.py compilemessages -l zh_Hans

@@ -1,0 +1,92 @@
+from django.contrib import admin
+
+from generation.models import (
+    Condition,
+    GenerationBatch,
+    GenerationRun,
+    ModelEndpoint,
+    PreferenceProfile,
+    Turn,
+)
+
+
+@admin.register(ModelEndpoint)
+class ModelEndpointAdmin(admin.ModelAdmin):
+    list_display = (
+        "model_number",
+        "name",
+        "model_name",
+        "base_url",
+        "api_key_env",
+        "concurrency_limit",
+        "is_active",
+    )
+    list_filter = ("is_active",)
+    search_fields = ("name", "model_name", "base_url")
+
+
+@admin.register(Condition)
+class ConditionAdmin(admin.ModelAdmin):
+    list_display = ("letter", "name", "strategy")
+    list_filter = ("strategy",)
+    search_fields = ("letter", "name")
+
+
+@admin.register(PreferenceProfile)
+class PreferenceProfileAdmin(admin.ModelAdmin):
+    list_display = ("name", "order", "is_active")
+    list_filter = ("is_active",)
+    search_fields = ("name", "preferences")
+
+
+class RunInline(admin.TabularInline):
+    model = GenerationRun
+    extra = 0
+    fields = ("scenario", "endpoint", "condition", "status", "calls_done", "calls_total")
+    readonly_fields = fields
+    show_change_link = True
+
+
+@admin.register(GenerationBatch)
+class GenerationBatchAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "study", "status", "created_by", "created_at", "finished_at")
+    list_filter = ("status", "study")
+    inlines = [RunInline]
+
+
+@admin.register(GenerationRun)
+class GenerationRunAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "batch",
+        "scenario",
+        "endpoint",
+        "condition",
+        "status",
+        "current_step",
+        "current_phase",
+        "calls_done",
+        "calls_total",
+        "attempts",
+    )
+    list_filter = ("status", "condition", "endpoint")
+    search_fields = ("scenario__code", "endpoint__name", "error")
+    raw_id_fields = ("response",)
+
+
+@admin.register(Turn)
+class TurnAdmin(admin.ModelAdmin):
+    list_display = (
+        "run",
+        "seq",
+        "step",
+        "phase",
+        "role",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+        "attempts",
+    )
+    list_filter = ("phase", "step")
+    search_fields = ("role", "reply")
+    raw_id_fields = ("run",)

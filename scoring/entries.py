@@ -1,0 +1,197 @@
+"""Entry paths: how one value on a score sheet is addressed, validated and applied.
+
+Paths (the web form, the workbook import and the JSON import all use them):
+
+- ``items.<1|3>.<pos>.classification``: a category, ``invalid:<type>`` or "" to clear
+- ``items.<1|3>.<pos>.elaboration`` / ``.originality``: 0..2 (Yes items only) or None
+- ``items.4.<pos>.correctly_written`` (0..1) / ``.relevance`` (0..3) or None
+- ``items.<1|3|4>.<pos>.comment``: text
+- ``dims.<dimension key>``, e.g. ``dims.s2.focus``: an integer in range, or None
+- ``texts.<condition_phrase|stem|kvp|purpose>``: text
+- ``comments.<step>``: text
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from scoring.rubric import INVALID_PREFIX, CriterionEntry, IdeaEntry, Rubric, SheetEntries
+
+MAX_TEXT = 4000
+
+
+class EntryError(ValueError):
+    """A value that cannot go on the sheet; the message is shown to the rater."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True)
+class EntryPath:
+    kind: str  # items | dims | texts | comments
+    step: int = 0
+    position: int = 0
+    field: str = ""
+    key: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "items":
+            return f"items.{self.step}.{self.position}.{self.field}"
+        if self.kind == "comments":
+            return f"comments.{self.step}"
+        return f"{self.kind}.{self.key}"
+
+
+def parse_path(rubric: Rubric, path: str) -> EntryPath:
+    parts = str(path).split(".")
+    bad = EntryError(str(path), _("Unknown field."))
+    try:
+        if parts[0] == "items" and len(parts) == 4:
+            step, pos, name = int(parts[1]), int(parts[2]), parts[3]
+            if not 1 <= step <= len(rubric.steps):
+                raise bad
+            spec = rubric.step(step)
+            allowed = {"comment"} | {s.key for s in spec.item_scores}
+            if spec.kind == "ideas":
+                allowed.add("classification")
+            if not spec.has_items or not 1 <= pos <= spec.item_count or name not in allowed:
+                raise bad
+            return EntryPath("items", step=step, position=pos, field=name)
+        if parts[0] == "dims" and len(parts) == 3:
+            key = f"{parts[1]}.{parts[2]}"
+            dim = rubric.dimension(key)
+            if dim.computed:
+                raise EntryError(str(path), _("This total is computed, never typed."))
+            return EntryPath("dims", step=dim.step, key=key)
+        if parts[0] == "texts" and len(parts) == 2:
+            for step in rubric.steps:
+                if parts[1] in {t.key for t in step.texts}:
+                    return EntryPath("texts", step=step.number, key=parts[1])
+            raise bad
+        if parts[0] == "comments" and len(parts) == 2:
+            step = int(parts[1])
+            if 1 <= step <= len(rubric.steps):
+                return EntryPath("comments", step=step)
+    except (ValueError, KeyError, IndexError) as exc:
+        if isinstance(exc, EntryError):
+            raise
+        raise bad from exc
+    raise bad
+
+
+def _integer(path: str, value: Any, lo: int, hi: int, label: str) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        value = "x"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str):
+        value = value.strip()
+        if value.lstrip("+-").isdigit():
+            value = int(value)
+    if not isinstance(value, int) or not lo <= value <= hi:
+        raise EntryError(
+            path,
+            _("%(label)s must be a whole number from %(lo)s to %(hi)s.")
+            % {"label": label, "lo": lo, "hi": hi},
+        )
+    return value
+
+
+def _text(path: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise EntryError(path, _("Expected text."))
+    text = str(value).replace("\x00", "")
+    if len(text) > MAX_TEXT:
+        raise EntryError(path, _("Text is longer than %(n)s characters.") % {"n": MAX_TEXT})
+    return text
+
+
+def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: Any) -> Any:
+    """Validate ``value`` for ``where`` given the sheet's current entries."""
+    path = str(where)
+    if where.kind == "items":
+        step = rubric.step(where.step)
+        if where.field == "comment":
+            return _text(path, value)
+        if where.field == "classification":
+            value = "" if value is None else str(value).strip()
+            if value == "":
+                return ""
+            if value.startswith(INVALID_PREFIX):
+                if value[len(INVALID_PREFIX) :] not in {t.key for t in step.invalid_types}:
+                    raise EntryError(path, _("Not an invalid type of this step."))
+                return value
+            if value not in rubric.category_keys:
+                raise EntryError(path, _("Unknown category."))
+            return value
+        spec = step.item_score(where.field)
+        cleaned = _integer(path, value, spec.min, spec.max, spec.label.en)
+        if step.kind == "ideas" and cleaned is not None:
+            item = entries.ideas[where.step][where.position - 1]
+            if not item.is_yes:
+                raise EntryError(path, _("Only Yes items get Elaboration and Originality."))
+        return cleaned
+    if where.kind == "dims":
+        dim = rubric.dimension(where.key)
+        return _integer(path, value, dim.min, dim.max, dim.label.en)
+    return _text(path, value)
+
+
+def current_value(entries: SheetEntries, where: EntryPath) -> Any:
+    if where.kind == "items":
+        if where.step == 4 or where.field in ("correctly_written", "relevance"):
+            item = entries.criteria[where.position - 1]
+        else:
+            item = entries.ideas[where.step][where.position - 1]
+        if where.field == "classification":
+            return item.classification
+        return getattr(item, where.field)
+    if where.kind == "dims":
+        return entries.dimensions.get(where.key)
+    if where.kind == "texts":
+        return entries.texts.get(where.key, "")
+    return entries.comments.get(where.step, "")
+
+
+def apply_value(entries: SheetEntries, where: EntryPath, value: Any) -> list[tuple[EntryPath, Any, Any]]:
+    """Set a cleaned value; returns every (path, old, new) it changed, including the
+    item scores cleared when an item stops being a Yes item."""
+    old = current_value(entries, where)
+    changes = [] if old == value else [(where, old, value)]
+    if where.kind == "items":
+        if where.step == 4 or where.field in ("correctly_written", "relevance"):
+            item: IdeaEntry | CriterionEntry = entries.criteria[where.position - 1]
+        else:
+            item = entries.ideas[where.step][where.position - 1]
+        if where.field == "classification":
+            assert isinstance(item, IdeaEntry)
+            if value.startswith(INVALID_PREFIX):
+                item.category, item.invalid = "", value[len(INVALID_PREFIX) :]
+            else:
+                item.category, item.invalid = value, ""
+            if not item.is_yes:
+                for name in ("elaboration", "originality"):
+                    if getattr(item, name) is not None:
+                        changes.append(
+                            (EntryPath("items", where.step, where.position, name), getattr(item, name), None)
+                        )
+                        setattr(item, name, None)
+        else:
+            setattr(item, where.field, value)
+    elif where.kind == "dims":
+        entries.dimensions[where.key] = value
+    elif where.kind == "texts":
+        entries.texts[where.key] = value
+    else:
+        entries.comments[where.step] = value
+    return changes

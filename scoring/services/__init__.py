@@ -1,0 +1,1 @@
+"""Writes of the scoring domain, one module per concern."""

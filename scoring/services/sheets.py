@@ -1,0 +1,316 @@
+"""Score sheets: open, save changes (autosave), submit, reopen, archive.
+
+Every write runs in one transaction with the sheet row locked, bumps the
+sheet's version (optimistic locking) and records each change in the audit trail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
+from scoring.models import (
+    Assignment,
+    DimensionScore,
+    EventKind,
+    ItemScore,
+    ScoreSheet,
+    SheetEvent,
+    SheetSource,
+    SheetStatus,
+)
+from scoring.parsing import ITEM_STEPS
+from scoring.rubric import INVALID_PREFIX, SheetTotals, load_rubric, sheet_totals
+from scoring.selectors import sheet_entries_get
+
+
+class SheetError(Exception):
+    """Base of the errors a sheet write can raise; ``message`` is for the user."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class SheetLocked(SheetError):
+    pass
+
+
+class VersionConflict(SheetError):
+    def __init__(self, current_version: int):
+        super().__init__(
+            _("This sheet was changed elsewhere (another tab or device). Reload to see the newest scores.")
+        )
+        self.current_version = current_version
+
+
+class SheetIncomplete(SheetError):
+    def __init__(self, missing):
+        super().__init__(_("The sheet is not complete."))
+        self.missing = missing
+
+
+class InvalidEntries(SheetError):
+    def __init__(self, errors: list[EntryError]):
+        super().__init__("; ".join(f"{e.path}: {e.message}" for e in errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    sheet: ScoreSheet
+    version: int
+    totals: SheetTotals
+    saved_at: datetime
+    changed: int
+    replayed: bool = False
+
+
+def sheet_open(*, assignment: Assignment, actor=None) -> ScoreSheet:
+    """The assignment's sheet, created with its item and dimension rows on first open.
+    Items the response does not have (fewer than 8) start as Blank."""
+    existing = ScoreSheet.objects.filter(assignment=assignment).first()
+    if existing:
+        return existing
+    rubric = load_rubric(assignment.response.study.rubric_version)
+    with transaction.atomic():
+        sheet, created = ScoreSheet.objects.get_or_create(
+            assignment=assignment, defaults={"rubric_version": rubric.version}
+        )
+        if not created:
+            return sheet
+        present = {step: assignment.response.items.filter(step=step).count() for step in ITEM_STEPS}
+        rows = []
+        for step in rubric.steps:
+            if not step.has_items:
+                continue
+            for pos in range(1, step.item_count + 1):
+                blank = step.kind == "ideas" and pos > present.get(step.number, 0)
+                rows.append(
+                    ItemScore(
+                        sheet=sheet, step=step.number, position=pos, invalid_type="blank" if blank else ""
+                    )
+                )
+        ItemScore.objects.bulk_create(rows)
+        DimensionScore.objects.bulk_create(
+            DimensionScore(sheet=sheet, dimension=d.key) for s in rubric.steps for d in s.scored_dimensions
+        )
+        totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
+        sheet.totals = totals.as_dict()
+        sheet.overall = totals.overall
+        sheet.save(update_fields=["totals", "overall"])
+        SheetEvent.objects.create(sheet=sheet, actor=actor, kind=EventKind.CREATE, version=0)
+    return sheet
+
+
+def _store(sheet: ScoreSheet, where: EntryPath, value: Any, dirty_fields: set[str]) -> None:
+    if where.kind == "items":
+        item = ItemScore.objects.get(sheet=sheet, step=where.step, position=where.position)
+        if where.field == "classification":
+            if value.startswith(INVALID_PREFIX):
+                item.category, item.invalid_type = "", value[len(INVALID_PREFIX) :]
+            else:
+                item.category, item.invalid_type = value, ""
+            item.save(update_fields=["category", "invalid_type"])
+        else:
+            setattr(item, where.field, value)
+            item.save(update_fields=[where.field])
+    elif where.kind == "dims":
+        DimensionScore.objects.update_or_create(sheet=sheet, dimension=where.key, defaults={"value": value})
+    elif where.kind == "texts":
+        setattr(sheet, where.key, value)
+        dirty_fields.add(where.key)
+    else:
+        comments = dict(sheet.comments or {})
+        comments[str(where.step)] = value
+        sheet.comments = comments
+        dirty_fields.add("comments")
+
+
+def sheet_apply_changes(
+    *,
+    sheet_id: int,
+    actor,
+    changes: Iterable[tuple[str, Any]],
+    expected_version: int | None,
+    batch_id: str = "",
+    allow_submitted: bool = False,
+    event_kind: str = EventKind.CHANGE,
+    note: str = "",
+) -> SaveResult:
+    """Validate and save a batch of changes (all or none).
+
+    ``expected_version`` is the version the client last saw; a mismatch raises
+    VersionConflict and saves nothing. A batch re-sent with the same ``batch_id``
+    after a lost reply is answered from the current state, not applied twice.
+    """
+    changes = list(changes)
+    with transaction.atomic():
+        sheet = ScoreSheet.objects.select_for_update().get(pk=sheet_id)
+        rubric = load_rubric(sheet.rubric_version)
+        if batch_id and sheet.last_batch_id == batch_id:
+            entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+            return SaveResult(
+                sheet, sheet.version, sheet_totals(entries, rubric), sheet.updated_at, 0, replayed=True
+            )
+        if sheet.is_submitted and not allow_submitted:
+            raise SheetLocked(_("This sheet has been submitted and is read-only."))
+        if expected_version is not None and expected_version != sheet.version:
+            raise VersionConflict(sheet.version)
+        entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+        errors: list[EntryError] = []
+        applied: list[tuple[EntryPath, Any, Any]] = []
+        for path, value in changes:
+            try:
+                where = parse_path(rubric, path)
+                cleaned = clean_value(rubric, entries, where, value)
+            except EntryError as exc:
+                errors.append(exc)
+                continue
+            applied.extend(apply_value(entries, where, cleaned))
+        if errors:
+            raise InvalidEntries(errors)
+        dirty: set[str] = set()
+        for where, _old, new in applied:
+            _store(sheet, where, new, dirty)
+        totals = sheet_totals(entries, rubric)
+        now = timezone.now()
+        if applied:
+            sheet.version += 1
+        sheet.totals = totals.as_dict()
+        sheet.overall = totals.overall
+        sheet.last_batch_id = batch_id
+        sheet.updated_at = now
+        sheet.save(
+            update_fields=sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"})
+        )
+        SheetEvent.objects.bulk_create(
+            SheetEvent(
+                sheet=sheet,
+                actor=actor,
+                kind=event_kind,
+                path=str(where),
+                old_value=old,
+                new_value=new,
+                version=sheet.version,
+                note=note,
+            )
+            for where, old, new in applied
+        )
+    return SaveResult(sheet, sheet.version, totals, now, len(applied))
+
+
+def _scores_changed(sheet: ScoreSheet) -> None:
+    """Downstream statistics follow a submitted (or reopened) sheet, after commit."""
+    from scoring.tasks import response_scores_changed
+
+    response_scores_changed.delay_on_commit(sheet.assignment.response_id)
+
+
+def sheet_submit(
+    *, sheet_id: int, actor, expected_version: int | None, note: str = "", require_texts: bool = True
+) -> ScoreSheet:
+    """Lock a complete sheet. A second submit of a submitted sheet is a no-op.
+
+    ``require_texts=False`` is for imports of files that never recorded the
+    Step-2 rater texts (data_A.json); every score must still be present."""
+    with transaction.atomic():
+        sheet = ScoreSheet.objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+        if sheet.is_submitted:
+            return sheet
+        if expected_version is not None and expected_version != sheet.version:
+            raise VersionConflict(sheet.version)
+        rubric = load_rubric(sheet.rubric_version)
+        totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
+        missing = [m for m in totals.missing if require_texts or not m.path.startswith("texts.")]
+        if missing:
+            raise SheetIncomplete(missing)
+        sheet.status = SheetStatus.SUBMITTED
+        sheet.submitted_at = timezone.now()
+        sheet.version += 1
+        sheet.totals = totals.as_dict()
+        sheet.overall = totals.overall
+        sheet.save(update_fields=["status", "submitted_at", "version", "totals", "overall", "updated_at"])
+        SheetEvent.objects.create(
+            sheet=sheet,
+            actor=actor,
+            kind=EventKind.SUBMIT,
+            new_value=totals.overall,
+            version=sheet.version,
+            note=note,
+        )
+        _scores_changed(sheet)
+    return sheet
+
+
+def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
+    """Make a submitted sheet editable again (admins only, with a reason)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise SheetError(_("Give a reason for reopening the sheet."))
+    with transaction.atomic():
+        sheet = ScoreSheet.objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+        if not sheet.is_submitted:
+            raise SheetError(_("Only submitted sheets can be reopened."))
+        sheet.status = SheetStatus.DRAFT
+        sheet.submitted_at = None
+        sheet.version += 1
+        sheet.save(update_fields=["status", "submitted_at", "version", "updated_at"])
+        SheetEvent.objects.create(
+            sheet=sheet, actor=actor, kind=EventKind.REOPEN, version=sheet.version, note=reason
+        )
+        _scores_changed(sheet)
+    return sheet
+
+
+def sheet_fill_and_submit(
+    *,
+    assignment: Assignment,
+    actor,
+    changes: list[tuple[str, Any]],
+    source: str,
+    note: str,
+    require_texts: bool = True,
+) -> ScoreSheet:
+    """Store a whole sheet from an import (JSON scores or an offline workbook) and submit it.
+
+    Runs inside the caller's transaction so that a multi-sheet import is all-or-nothing.
+    """
+    sheet = sheet_open(assignment=assignment, actor=actor)
+    if sheet.is_submitted:
+        raise SheetLocked(_("A submitted sheet already exists for this assignment."))
+    sheet_apply_changes(
+        sheet_id=sheet.pk,
+        actor=actor,
+        changes=changes,
+        expected_version=None,
+        event_kind=EventKind.IMPORT,
+        note=note,
+    )
+    ScoreSheet.objects.filter(pk=sheet.pk).update(source=source)
+    return sheet_submit(
+        sheet_id=sheet.pk, actor=actor, expected_version=None, note=note, require_texts=require_texts
+    )
+
+
+__all__ = [
+    "InvalidEntries",
+    "SaveResult",
+    "SheetError",
+    "SheetIncomplete",
+    "SheetLocked",
+    "SheetSource",
+    "VersionConflict",
+    "sheet_apply_changes",
+    "sheet_fill_and_submit",
+    "sheet_open",
+    "sheet_reopen",
+    "sheet_submit",
+]

@@ -1,0 +1,44 @@
+"""Landing pages of the three roles."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from scoring.models import Response, Scenario, ScoreSheet, Study
+from scoring.selectors import rater_queue
+from teamllm_web.roles import admin_required, rater_required, researcher_required
+
+
+@admin_required
+def admin_home(request: HttpRequest) -> HttpResponse:
+    studies = Study.objects.annotate(n_responses=Count("responses")).order_by("name")
+    context = {
+        "studies": studies,
+        "n_scenarios": Scenario.objects.count(),
+        "n_responses": Response.objects.count(),
+        "n_submitted": ScoreSheet.objects.filter(status="submitted").count(),
+    }
+    return render(request, "scoring/admin_home.html", context)
+
+
+@researcher_required
+def research_home(request: HttpRequest) -> HttpResponse:
+    responses = Response.objects.select_related(
+        "study", "scenario", "model", "condition", "final_score"
+    ).order_by("study__name", "scenario__code", "condition__letter", "model__model_number")[:500]
+    return render(request, "scoring/research_home.html", {"responses": responses})
+
+
+@rater_required
+def queue(request: HttpRequest) -> HttpResponse:
+    items = rater_queue(user=request.user)
+    done = sum(1 for i in items if i["status"] == "submitted")
+    context = {
+        "items": items,
+        "done": done,
+        "total": len(items),
+        "percent": round(100 * done / len(items)) if items else 0,
+    }
+    return render(request, "scoring/queue.html", context)

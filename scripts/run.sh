@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Command 1: set up and run the whole app in the foreground (web + worker + LLM stub).
+# Embedded defaults: SQLite in var/, the filesystem broker in var/broker. If
+# DATABASE_URL / REDIS_URL are set, they are used instead. Ctrl-C stops everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-teamllm_web.settings.local}"
+export DEMO_MODE="${DEMO_MODE:-1}"
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+STUB_PORT="${LLM_STUB_PORT:-8765}"
+export LLM_STUB_URL="${LLM_STUB_URL:-http://127.0.0.1:${STUB_PORT}/v1}"
+PY=.venv/bin/python
+
+$PY manage.py migrate --noinput -v0
+$PY manage.py seed_demo
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  echo; echo "==> stopping"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup INT TERM EXIT
+
+if $PY manage.py help llm_stub >/dev/null 2>&1; then
+  $PY manage.py llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
+  pids+=($!)
+fi
+$PY -m celery -A teamllm_web worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads -c "${WORKER_CONCURRENCY:-8}" &
+pids+=($!)
+$PY manage.py runserver "$HOST:$PORT" --noreload &
+pids+=($!)
+
+sleep 2
+cat <<MSG
+
+  teamllm-web is running:  http://$HOST:$PORT/
+  health:                  http://$HOST:$PORT/healthz
+
+  Demo logins (password demo-pass-2026):
+    admin       manage studies, assignments, generation
+    rater1      score the demo response (pair with rater2)
+    rater2
+    calibrator  third rater for calibration
+    researcher  agreement, tables, figures, exports
+
+  Ctrl-C stops the web server, the worker and the LLM stub.
+MSG
+wait -n "${pids[@]}"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Command 2: install what is missing, then run ruff and the whole pytest suite.
+# PostgreSQL and Redis are used when DATABASE_URL / REDIS_URL point at them
+# (.ci/run does); if unset and a local server answers, it is used too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+PY=.venv/bin/python
+
+# Debian's Chromium for the browser tests (Playwright cannot download its own here).
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "==> installing Debian chromium for the browser tests"
+  apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)
+fi
+
+probe() { $PY - "$1" "$2" <<'PYEOF'
+import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()
+except OSError:
+    sys.exit(1)
+PYEOF
+}
+if [ -z "${DATABASE_URL:-}" ] && probe 127.0.0.1 5432; then
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/teamllm"
+fi
+if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ] && probe 127.0.0.1 6379; then
+  export REDIS_URL="redis://127.0.0.1:6379/0"
+fi
+echo "==> database: ${DATABASE_URL:-sqlite (var/)}   broker: ${REDIS_URL:-${CELERY_BROKER_URL:-filesystem (var/broker)}}"
+
+echo "==> ruff"
+.venv/bin/ruff check .
+echo "==> pytest"
+exec .venv/bin/pytest "$@"

@@ -1,0 +1,30 @@
+"""Settings for the pytest suite. PostgreSQL and Redis are used when the
+environment points at them (CI does); otherwise SQLite and the filesystem broker."""
+
+import os
+
+from .base import *  # noqa: F403
+from .base import DATABASES, VAR_DIR, env
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=4)
+
+# A real worker process reads the test database, so SQLite tests use a file, not memory.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
+
+# Each test session gets its own queue and Redis key prefix, so that parallel
+# sessions sharing one Redis (CI, several checkouts) never take each other's tasks.
+_SESSION = env("TEST_SESSION_ID", default=str(os.getpid()))
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default=f"teamllm-test-{_SESSION}")
+REDIS_KEY_PREFIX = env("REDIS_KEY_PREFIX", default=f"teamllm-test-{_SESSION}")
+CACHES["default"]["KEY_PREFIX"] = REDIS_KEY_PREFIX  # noqa: F405
+
+# Serve static files straight from static/ (no collectstatic needed).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

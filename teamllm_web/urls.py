@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("no-role/", views.no_role, name="no_role"),
+    path("healthz", views.healthz, name="healthz"),
+    path("i18n/setlang/", views.set_language, name="set_language"),
+    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("admin/", admin.site.urls),
+    path("", include("scoring.urls")),
+    path("", include("generation.urls")),
+]

@@ -1,0 +1,61 @@
+"""Site-level views: the role landing redirect, health check, language choice."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import check_for_language
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from scoring.models import RaterProfile
+
+from .health import health_report
+from .roles import ADMIN, RATER, RESEARCHER, user_roles
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """Each role lands on its own page."""
+    roles = user_roles(request.user)
+    if ADMIN in roles:
+        return redirect("scoring:admin_home")
+    if RESEARCHER in roles:
+        return redirect("scoring:research_home")
+    if RATER in roles:
+        return redirect("scoring:queue")
+    return redirect("no_role")
+
+
+@login_required
+def no_role(request: HttpRequest) -> HttpResponse:
+    from django.shortcuts import render
+
+    return render(request, "no_role.html")
+
+
+@require_GET
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    ok, report = health_report()
+    return JsonResponse(report, status=200 if ok else 503)
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Switch the UI language; remembered in a cookie and on the user's profile."""
+    lang = request.POST.get("language", "")
+    nxt = request.POST.get("next") or "/"
+    if not url_has_allowed_host_and_scheme(
+        nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        nxt = "/"
+    response = redirect(nxt)
+    if lang and check_for_language(lang) and lang in dict(settings.LANGUAGES):
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, lang, max_age=365 * 24 * 3600, samesite="Lax")
+        if request.user.is_authenticated:
+            RaterProfile.objects.update_or_create(user=request.user, defaults={"language": lang})
+    return response

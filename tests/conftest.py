@@ -1,0 +1,58 @@
+"""Fixtures shared by the whole suite.
+
+The suite uses whatever DATABASE_URL / REDIS_URL point at (CI: PostgreSQL and
+Redis) and says which in its header. Tests marked ``worker`` run tasks in a
+real Celery worker process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.workers import WorkerProcess
+
+REFERENCE = Path(__file__).resolve().parent.parent / "scoring" / "data"
+
+
+def pytest_report_header(config):
+    db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    broker = settings.CELERY_BROKER_URL.split("://", 1)[0]
+    return [
+        f"teamllm-web backends: database={db} broker={broker} "
+        f"queue={settings.CELERY_TASK_DEFAULT_QUEUE} (worker tests run a real Celery worker process)"
+    ]
+
+
+@pytest.fixture(scope="session")
+def data_a() -> list:
+    return json.loads((REFERENCE / "data_A.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def _session_worker(django_db_setup, django_db_blocker):
+    worker = WorkerProcess()
+    with django_db_blocker.unblock():
+        worker.start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def celery_worker(_session_worker, transactional_db):
+    """A live worker process that sees this test's committed data."""
+    if not _session_worker.alive:
+        _session_worker.start()
+    return _session_worker
+
+
+@pytest.fixture
+def demo(db, settings):
+    """The demo data (study, FS10, A05_FS10, demo users) in the test database."""
+    from scoring.services.demo import demo_seed
+
+    settings.DEMO_MODE = True
+    return demo_seed()

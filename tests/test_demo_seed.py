@@ -1,0 +1,33 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from generation.models import Condition, ModelEndpoint
+from scoring.models import RaterProfile, Response, Scenario, Study
+
+
+@pytest.mark.django_db
+def test_seed_demo_is_idempotent(settings):
+    settings.DEMO_MODE = True
+    call_command("seed_demo")
+    call_command("seed_demo")
+    assert Study.objects.count() == 1
+    assert Scenario.objects.filter(code="FS10", theme="Ocean Soup").count() == 1
+    assert Response.objects.filter(research_id="A05_FS10").count() == 1
+    users = get_user_model().objects.filter(
+        username__in=["admin", "rater1", "rater2", "calibrator", "researcher"]
+    )
+    assert users.count() == 5
+    assert all(u.check_password("demo-pass-2026") for u in users)
+    assert RaterProfile.objects.get(user__username="calibrator").can_calibrate
+    assert ModelEndpoint.objects.get(name="stub").base_url.startswith("http://127.0.0.1")
+    assert Condition.objects.get(letter="A").strategy == "teamllm"
+    assert Condition.objects.get(letter="B").strategy == "single"
+
+
+@pytest.mark.django_db
+def test_seed_demo_refuses_outside_demo_mode(settings):
+    settings.DEMO_MODE = False
+    with pytest.raises(CommandError, match="DEMO_MODE"):
+        call_command("seed_demo")
+    assert not get_user_model().objects.filter(username="admin").exists()

@@ -1,0 +1,43 @@
+"""Submitting sheets runs the downstream task in a real Celery worker process."""
+
+import time
+
+import pytest
+
+from scoring.models import FinalScore, Response
+from scoring.rubric import load_rubric
+from scoring.score_files import data_a_changes
+from scoring.services.sheets import sheet_fill_and_submit
+from tests.factories import assign, rater
+
+pytestmark = pytest.mark.worker
+
+
+def _wait_for(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, demo, data_a):
+    response = Response.objects.get(research_id="A05_FS10")
+    rubric = load_rubric()
+    for index, username in ((3, "w-h01"), (4, "w-h02")):
+        user = rater(username)
+        sheet_fill_and_submit(
+            assignment=assign(user, response),
+            actor=user,
+            changes=data_a_changes(data_a[0][index], rubric),
+            source="import",
+            note="test",
+            require_texts=False,
+        )
+    assert _wait_for(lambda: FinalScore.objects.filter(response=response).exists()), celery_worker.log_path.read_text()[-2000:]
+    final = FinalScore.objects.get(response=response)
+    assert str(final.overall) == "116.50"  # mean of 116 and 117, halves kept
+    assert final.sheets.count() == 2
+    response.refresh_from_db()
+    assert response.status == "final"

@@ -1,0 +1,107 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring.models import Response, ResponseItem, Scenario
+from tests.factories import SAMPLE_ANSWERS
+
+DATA_A = "scoring/data/data_A.json"
+
+
+def _jsonl(tmp_path, records):
+    path = tmp_path / "responses.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    return path
+
+
+def _record(rid="B05_FS10", **kw):
+    return {
+        "research_id": rid,
+        "scenario": "FS10",
+        "model": "kimi-k2",
+        "condition": rid[0],
+        "steps": SAMPLE_ANSWERS,
+        **kw,
+    }
+
+
+@pytest.mark.django_db
+def test_import_responses_data_a_twice_never_duplicates(demo, capsys):
+    assert Response.objects.count() == 1
+    call_command("import_responses", DATA_A, "--study", "CGPST demo")
+    assert "1 already present and identical" in capsys.readouterr().out
+    assert Response.objects.count() == 1
+    response = Response.objects.get()
+    assert response.research_id == "A05_FS10"
+    assert response.model.name == "kimi-k2" and response.condition.letter == "A"
+    assert ResponseItem.objects.filter(response=response, step=1).count() == 8
+    assert response.implied_correctly_used == 4
+
+
+@pytest.mark.django_db
+def test_import_responses_jsonl_creates_and_parses(demo, tmp_path):
+    call_command(
+        "import_responses", str(_jsonl(tmp_path, [_record("B05_FS10"), _record("A07_FS10", model="gpt-4o")]))
+    )
+    assert set(Response.objects.values_list("research_id", flat=True)) == {"A05_FS10", "B05_FS10", "A07_FS10"}
+    b05 = Response.objects.get(research_id="B05_FS10")
+    assert b05.items.filter(step=4).count() == 5
+    assert b05.step1_blank_items == 5
+    assert (
+        len(b05.blind_code) == 10
+        and b05.blind_code != Response.objects.get(research_id="A07_FS10").blind_code
+    )
+
+
+@pytest.mark.django_db
+def test_import_responses_one_bad_record_rolls_back_all(demo, tmp_path):
+    bad = _record("B07_FS10", model="gpt-4o", steps=["only", "five", "steps", "here", "x"])
+    with pytest.raises(CommandError) as exc:
+        call_command("import_responses", str(_jsonl(tmp_path, [_record("B05_FS10"), bad])))
+    assert "line 2" in str(exc.value) and "steps" in str(exc.value)
+    assert Response.objects.count() == 1  # B05_FS10 was rolled back too
+
+
+@pytest.mark.django_db
+def test_import_responses_unknown_scenario_needs_create_missing(demo, tmp_path):
+    path = _jsonl(tmp_path, [_record("B05_FS99", scenario="FS99")])
+    with pytest.raises(CommandError, match="unknown scenario 'FS99'"):
+        call_command("import_responses", str(path))
+    call_command("import_responses", str(path), "--create-missing")
+    assert Scenario.objects.filter(code="FS99").exists()
+    assert Response.objects.filter(research_id="B05_FS99").exists()
+
+
+@pytest.mark.django_db
+def test_import_responses_unknown_model_is_a_clear_error(demo, tmp_path):
+    with pytest.raises(CommandError, match="unknown model 'mystery-llm'"):
+        call_command("import_responses", str(_jsonl(tmp_path, [_record("B55_FS10", model="mystery-llm")])))
+    assert Response.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_import_responses_refuses_changed_text_under_existing_id(demo, tmp_path):
+    call_command("import_responses", str(_jsonl(tmp_path, [_record("B05_FS10")])))
+    changed = _record("B05_FS10", steps=[s + " (edited)" for s in SAMPLE_ANSWERS])
+    with pytest.raises(CommandError, match="different response with this research ID"):
+        call_command("import_responses", str(_jsonl(tmp_path, [changed])))
+    assert "(edited)" not in Response.objects.get(research_id="B05_FS10").step1
+
+
+@pytest.mark.django_db
+def test_import_responses_broken_json_changes_nothing(demo, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('[["A05_FS10", ["H01"', encoding="utf-8")
+    with pytest.raises(CommandError, match="not valid JSON"):
+        call_command("import_responses", str(path))
+    path.write_text("not json at all\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("import_responses", str(path))
+    assert Response.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_import_responses_checks_research_id_matches_record(demo, tmp_path):
+    with pytest.raises(CommandError, match="should be B07_FS10"):
+        call_command("import_responses", str(_jsonl(tmp_path, [_record("B05_FS10", model="gpt-4o")])))

@@ -1,0 +1,111 @@
+"""A real Celery worker process for the test suite, on the session's own queue."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def database_url_for_tests() -> str:
+    """The URL of the (already created) test database, for child processes."""
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{db['NAME']}"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = os.environ.copy()
+    env.update(
+        DJANGO_SETTINGS_MODULE="teamllm_web.settings.test",
+        DATABASE_URL=database_url_for_tests(),
+        CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+        CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
+        REDIS_KEY_PREFIX=settings.REDIS_KEY_PREFIX,
+        TEAMLLM_VAR_DIR=str(settings.VAR_DIR),
+        PYTHONUNBUFFERED="1",
+    )
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    env.update(extra)
+    return env
+
+
+class WorkerProcess:
+    """``celery worker`` as a child process; can be stopped, killed and restarted."""
+
+    def __init__(self, concurrency: int = 4, pool: str = "threads", extra_env: dict[str, str] | None = None):
+        self.concurrency = concurrency
+        self.pool = pool
+        self.extra_env = extra_env or {}
+        self.proc: subprocess.Popen | None = None
+        self.nodename = ""
+        self.log_path = Path(settings.VAR_DIR) / f"test-worker-{os.getpid()}.log"
+
+    def start(self, timeout: float = 60) -> WorkerProcess:
+        self.nodename = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        cmd = [
+            sys.executable, "-m", "celery", "-A", "teamllm_web", "worker",
+            "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n", self.nodename,
+            f"--pool={self.pool}", "-c", str(self.concurrency), "-l", "info",
+            "--without-gossip", "--without-mingle",
+        ]  # fmt: skip
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env=child_env(**self.extra_env),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self._wait_ready(timeout)
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        from teamllm_web.celery import app
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited early; see {self.log_path}")
+            if app.control.ping(destination=[self.nodename], timeout=0.5):
+                return
+        raise RuntimeError(f"worker did not answer within {timeout}s; see {self.log_path}")
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.alive:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if getattr(self, "_log", None):
+            self._log.close()
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (as a crash or an OOM kill would)."""
+        if self.alive:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        if getattr(self, "_log", None):
+            self._log.close()
