@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -17,9 +19,8 @@ class LoginRequiredEverywhereMiddleware:
 
     def __call__(self, request):
         if not request.user.is_authenticated and not request.path.startswith(PUBLIC_PREFIXES):
-            if request.path.startswith("/admin/"):
-                return self.get_response(request)  # the Django admin has its own login
-            return redirect(f"{reverse('login')}?next={request.path}")
+            # The Django admin's own login page is not offered either: one login for everyone.
+            return redirect(f"{reverse('login')}?next={quote(request.path)}")
         return self.get_response(request)
 
 
