@@ -351,6 +351,8 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
         "dimensions": dims,
         "steps": steps,
         "overall": overall,
+        "max_total": rubric.max_total,
+        "calibration_submitted": "c" in submitted,
         "pcc_ab": pair_pcc,
         "closeness": closeness,
         "flagged": bool(agreement and agreement.flagged),

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring.agreement import icc, long_rows
+from scoring.agreement import icc, long_rows, memo_clear
 from scoring.agreement_state import sheet_vector
 from scoring.models import GroupAgreement, ScoreSheet
 from scoring.rubric import load_rubric
@@ -20,6 +20,13 @@ from tests.factories import (
 # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges, and their Table 4 results.
 SHROUT_FLEISS = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
 PUBLISHED = {"ICC1": 0.17, "ICC2": 0.29, "ICC3": 0.71, "ICC1k": 0.44, "ICC2k": 0.62, "ICC3k": 0.91}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo():
+    memo_clear()
+    yield
+    memo_clear()
 
 
 def _anova_iccs(table: np.ndarray) -> dict[str, float]:
