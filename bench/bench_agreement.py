@@ -154,7 +154,7 @@ def build_study(seed: int = 2026):
     Response.objects.bulk_create(responses)
     assignments, truths = [], {}
     noise = {u.pk: rng.uniform(0.05, 0.25) for u in raters}
-    for response in Response.objects.filter(study=study).select_related("condition"):
+    for response in Response.objects.filter(study=study).select_related("condition").order_by("pk"):
         group = groups[(response.scenario_id, response.condition.letter)]
         truths[response.pk] = _truth(rubric, rng)
         for user in (group.rater_a, group.rater_b):
@@ -182,9 +182,13 @@ def build_study(seed: int = 2026):
             )
         return sheets
 
-    ScoreSheet.objects.bulk_create(sheets_for(Assignment.objects.filter(response__study=study)))
+    ScoreSheet.objects.bulk_create(
+        sheets_for(Assignment.objects.filter(response__study=study).order_by("pk"))
+    )
     study_agreement_recompute(study_id=study.pk)  # routes the flagged responses to calibrators
-    calibrations = Assignment.objects.filter(response__study=study, role="calibration", sheet__isnull=True)
+    calibrations = Assignment.objects.filter(
+        response__study=study, role="calibration", sheet__isnull=True
+    ).order_by("pk")
     ScoreSheet.objects.bulk_create(sheets_for(calibrations))
     return study, ScoreSheet.objects.filter(assignment__response__study=study).count()
 

@@ -10,8 +10,19 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
-from scoring.agreement import ICC_FORMS, REASON_MISSING_SHEET, closer_primary, mean_defined, pcc
+from scoring.agreement import (
+    ICC_FORMS,
+    REASON_FEW_RATERS,
+    REASON_FEW_RESPONSES,
+    REASON_LENGTH_MISMATCH,
+    REASON_MISSING_SHEET,
+    REASON_NO_VARIANCE,
+    closer_primary,
+    mean_defined,
+    pcc,
+)
 from scoring.agreement_state import ResponseState, sheet_vector, states_load
 from scoring.models import (
     Assignment,
@@ -41,6 +52,20 @@ NOT_FLAGGED, UNASSIGNED, ASSIGNED, IN_PROGRESS, SUBMITTED = (
     "in_progress",
     "submitted",
 )
+
+
+REASON_LABELS = {
+    REASON_NO_VARIANCE: _("no variance"),
+    REASON_MISSING_SHEET: _("a sheet is missing"),
+    REASON_FEW_RESPONSES: _("fewer than 3 responses"),
+    REASON_FEW_RATERS: _("fewer than 2 raters"),
+    REASON_LENGTH_MISMATCH: _("vectors differ in length"),
+}
+
+
+def reason_label(reason: str) -> str:
+    """The stored reason (an English code) for display, translated."""
+    return str(REASON_LABELS.get(reason, reason))
 
 
 def agreement_studies() -> list[Study]:
@@ -181,6 +206,7 @@ def agreement_responses(
                 "pcc": agreement.pcc if agreement else None,
                 "p_value": agreement.p_value if agreement else None,
                 "reason": agreement.reason if agreement else REASON_MISSING_SHEET,
+                "reason_label": reason_label(agreement.reason if agreement else REASON_MISSING_SHEET),
                 "flagged": flagged,
                 "after_pcc": agreement.after_pcc if agreement else None,
                 "calibration": _calibration_progress(state, flagged),
@@ -201,6 +227,7 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
     return {
         "headline": _headline(forms, form),
         "reason": row.reason if row is not None else "",
+        "reason_label": reason_label(row.reason) if row is not None else "",
         "n": row.n_responses if row is not None else 0,
         "forms": [
             {"name": name, "value": _headline(forms, name), "headline": name == form} for name in ICC_FORMS
@@ -354,6 +381,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
         "max_total": rubric.max_total,
         "calibration_submitted": "c" in submitted,
         "pcc_ab": pair_pcc,
+        "pcc_ab_reason": reason_label(pair_pcc.reason) if pair_pcc else "",
         "closeness": closeness,
         "flagged": bool(agreement and agreement.flagged),
         "threshold": agreement.threshold if agreement else response.study.agreement_threshold,

@@ -7,9 +7,12 @@ nothing new costs reads only.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from decimal import Decimal
+from typing import Any
 
+from django.db import models
 from django.utils import timezone
 
 from scoring.agreement import REASON_FEW_RESPONSES, IccResult, icc, long_rows
@@ -19,12 +22,35 @@ from scoring.models import GroupAgreement, ResponseAgreement, Study
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
 
+def changes_of(obj: models.Model, values: dict[str, Any]) -> dict[str, Any]:
+    """The values that differ from what the row holds."""
+    return {k: v for k, v in values.items() if getattr(obj, k) != v}
+
+
+def rows_update(model: type[models.Model], updates: list[tuple[int, dict[str, Any]]]) -> None:
+    """Write changed values with few statements: rows that get the very same new
+    values (a new threshold, a new status) share one UPDATE; the rest go through
+    bulk_update limited to the fields that changed."""
+    same: dict[str, tuple[dict, list[int]]] = {}
+    for pk, values in updates:
+        key = json.dumps(values, sort_keys=True, default=str)
+        same.setdefault(key, (values, []))[1].append(pk)
+    by_fields: dict[tuple[str, ...], list[models.Model]] = defaultdict(list)
+    for values, pks in same.values():
+        if len(pks) > 1:
+            model.objects.filter(pk__in=pks).update(**values)
+        else:
+            by_fields[tuple(sorted(values))].append(model(pk=pks[0], **values))
+    for fields, objs in by_fields.items():
+        model.objects.bulk_update(objs, list(fields))
+
+
 def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decimal) -> None:
     """One ResponseAgreement per response that has a primary rater (PCC, p, reason,
     flag, the PCC of the pair used after calibration)."""
     ids = [e.state.response_id for e in evaluations]
     existing = {ra.response_id: ra for ra in ResponseAgreement.objects.filter(response_id__in=ids)}
-    fields = ["sheet_a_id", "sheet_b_id", "pcc", "p_value", "reason", "threshold", "flagged", "after_pcc"]
+    now = timezone.now()
     to_create, to_update, to_delete = [], [], []
     for e in evaluations:
         current = existing.get(e.state.response_id)
@@ -45,17 +71,13 @@ def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decima
         }
         if current is None:
             to_create.append(ResponseAgreement(response_id=e.state.response_id, **values))
-        elif any(getattr(current, k) != v for k, v in values.items()):
-            for k, v in values.items():
-                setattr(current, k, v)
-            current.computed_at = timezone.now()
-            to_update.append(current)
+        elif changed := changes_of(current, values):
+            to_update.append((current.pk, {**changed, "computed_at": now}))
     if to_delete:
         ResponseAgreement.objects.filter(pk__in=to_delete).delete()
     if to_create:
         ResponseAgreement.objects.bulk_create(to_create)
-    if to_update:
-        ResponseAgreement.objects.bulk_update(to_update, [*fields, "computed_at"])
+    rows_update(ResponseAgreement, to_update)
 
 
 def _unit_rows(evaluations: list[Evaluation]) -> tuple[list[tuple], list[tuple]]:
@@ -104,6 +126,7 @@ def group_agreements_sync(*, study: Study, evaluations: list[Evaluation], scenar
         (g.scenario_id, g.group_id, g.stage): g
         for g in GroupAgreement.objects.filter(study=study, scenario_id__in=scenario_ids)
     }
+    now = timezone.now()
     to_create, to_update = [], []
     for key, values in desired.items():
         current = existing.pop(key, None)
@@ -112,16 +135,12 @@ def group_agreements_sync(*, study: Study, evaluations: list[Evaluation], scenar
             to_create.append(
                 GroupAgreement(study=study, scenario_id=scenario_id, group_id=group_id, stage=stage, **values)
             )
-        elif any(getattr(current, k) != v for k, v in values.items()):
-            for k, v in values.items():
-                setattr(current, k, v)
-            current.computed_at = timezone.now()
-            to_update.append(current)
+        elif changed := changes_of(current, values):
+            to_update.append((current.pk, {**changed, "computed_at": now}))
     stale = [g.pk for g in existing.values()]
     if stale:
         GroupAgreement.objects.filter(pk__in=stale).delete()
     if to_create:
         GroupAgreement.objects.bulk_create(to_create)
-    if to_update:
-        GroupAgreement.objects.bulk_update(to_update, ["n_responses", "forms", "reason", "computed_at"])
+    rows_update(GroupAgreement, to_update)
     return len(units)

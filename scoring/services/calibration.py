@@ -46,7 +46,12 @@ from scoring.models import (
 )
 from scoring.models.benchmark import CALIBRATION_RULES, HeadlineICC
 from scoring.rubric import load_rubric
-from scoring.services.agreement_sync import group_agreements_sync, response_agreements_sync
+from scoring.services.agreement_sync import (
+    changes_of,
+    group_agreements_sync,
+    response_agreements_sync,
+    rows_update,
+)
 from teamllm_web.roles import RATER, is_admin
 
 ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
@@ -321,6 +326,7 @@ def _final_scores_sync(evaluations: list[Evaluation]) -> None:
         "finalscore_id", "scoresheet_id"
     ):
         linked[final_id].add(sheet_id)
+    now = timezone.now()
     to_create, to_update, relink, to_delete = [], [], {}, []
     for e in evaluations:
         current = existing.get(e.state.response_id)
@@ -342,19 +348,13 @@ def _final_scores_sync(evaluations: list[Evaluation]) -> None:
             final = FinalScore(response_id=e.state.response_id, **values)
             to_create.append((final, sheet_ids))
             continue
-        if any(getattr(current, k) != v for k, v in values.items()):
-            for k, v in values.items():
-                setattr(current, k, v)
-            current.computed_at = timezone.now()
-            to_update.append(current)
+        if changed := changes_of(current, values):
+            to_update.append((current.pk, {**changed, "computed_at": now}))
         if linked.get(current.pk, set()) != sheet_ids:
             relink[current.pk] = sheet_ids
     if to_delete:
         FinalScore.objects.filter(pk__in=to_delete).delete()
-    if to_update:
-        FinalScore.objects.bulk_update(
-            to_update, ["overall", "steps", "dimensions", "rule", "calibrated", "note", "computed_at"]
-        )
+    rows_update(FinalScore, to_update)
     if to_create:
         FinalScore.objects.bulk_create([f for f, _ in to_create])
         relink.update({f.pk: sheet_ids for f, sheet_ids in to_create})
@@ -397,8 +397,7 @@ def _statuses_sync(evaluations: list[Evaluation]) -> None:
     if not changed:
         return
     now = timezone.now()
-    objs = [Response(pk=e.state.response_id, status=e.status, updated_at=now) for e in changed]
-    Response.objects.bulk_update(objs, ["status", "updated_at"])
+    rows_update(Response, [(e.state.response_id, {"status": e.status, "updated_at": now}) for e in changed])
 
 
 # --- study settings ---------------------------------------------------------------------
