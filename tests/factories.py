@@ -105,3 +105,103 @@ def make_response(*, study=None, scenario=None, model=None, condition=None, answ
 
 def assign(user, response, role: str = "primary", group=None) -> Assignment:
     return Assignment.objects.create(rater=user, response=response, role=role, group=group)
+
+
+# --- score sheets (agreement and calibration tests) ---------------------------------
+
+SHEET_TEXTS = [
+    ("texts.condition_phrase", "Because plastic fills the ocean"),
+    ("texts.stem", "How might we"),
+    ("texts.kvp", "reduce microplastics"),
+    ("texts.purpose", "in order to protect plankton"),
+]
+
+
+def sheet_submitted(user, response, changes, *, role: str = "primary", group=None, assignment=None):
+    """Score a sheet through the services (open, save, submit), as a rater would."""
+    from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
+
+    assignment = assignment or assign(user, response, role=role, group=group)
+    sheet = sheet_open(assignment=assignment, actor=user)
+    saved = sheet_apply_changes(
+        sheet_id=sheet.pk, actor=user, changes=[*changes, *SHEET_TEXTS], expected_version=sheet.version
+    )
+    return sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
+
+
+def mirrored_changes(changes, rubric):
+    """The directly scored dimensions mirrored in their range: a rater who disagrees."""
+    out = []
+    for path, value in changes:
+        if path.startswith("dims."):
+            spec = rubric.dimension(path.removeprefix("dims."))
+            value = spec.min + spec.max - value
+        out.append((path, value))
+    return out
+
+
+def maximal_changes(rubric):
+    """Every dimension at its maximum: a constant normalized vector (PCC undefined)."""
+    changes = []
+    categories = rubric.category_keys
+    for step in rubric.steps:
+        if step.kind == "ideas":
+            for pos in range(1, step.item_count + 1):
+                changes += [
+                    (f"items.{step.number}.{pos}.classification", categories[pos - 1]),
+                    (f"items.{step.number}.{pos}.elaboration", 2),
+                    (f"items.{step.number}.{pos}.originality", 2),
+                ]
+        elif step.kind == "criteria":
+            for pos in range(1, step.item_count + 1):
+                changes += [(f"items.4.{pos}.correctly_written", 1), (f"items.4.{pos}.relevance", 3)]
+        for d in step.scored_dimensions:
+            changes.append((f"dims.{d.key}", d.max))
+    return changes
+
+
+def reference_changes(index: int = 3):
+    """Entry changes of one rater of data_A.json (index 3: H01, 4: H02)."""
+    import json
+    from pathlib import Path
+
+    from scoring.rubric import load_rubric
+    from scoring.score_files import data_a_changes
+
+    path = Path(__file__).resolve().parent.parent / "scoring" / "data" / "data_A.json"
+    return data_a_changes(json.loads(path.read_text(encoding="utf-8"))[0][index], load_rubric())
+
+
+def varied_changes(changes, shift: int):
+    """The same sheet with a few direct dimensions moved by ``shift`` (clamped), so
+    that responses of a group differ from each other."""
+    from scoring.rubric import load_rubric
+
+    rubric = load_rubric()
+    moved = {"dims.s2.focus", "dims.s2.adequacy", "dims.s6.development", "dims.s6.impact"}
+    out = []
+    for path, value in changes:
+        if path in moved:
+            spec = rubric.dimension(path.removeprefix("dims."))
+            value = max(spec.min, min(spec.max, value + shift))
+        out.append((path, value))
+    return out
+
+
+def scoring_group(*, n_responses: int, study=None, scenario=None, condition=None, rater_a=None, rater_b=None):
+    """A scoring group (one scenario, one condition, one pair) with fresh responses."""
+    from scoring.models import ScoringGroup
+
+    study = study or StudyFactory()
+    scenario = scenario or ScenarioFactory(study=study)
+    condition = condition or ConditionFactory()
+    rater_a = rater_a or rater(f"a-{scenario.code}-{condition.letter}")
+    rater_b = rater_b or rater(f"b-{scenario.code}-{condition.letter}")
+    group = ScoringGroup.objects.create(
+        study=study, scenario=scenario, condition=condition, rater_a=rater_a, rater_b=rater_b
+    )
+    responses = [
+        make_response(study=study, scenario=scenario, condition=condition, model=ModelEndpointFactory())
+        for _ in range(n_responses)
+    ]
+    return group, responses

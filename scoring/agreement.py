@@ -1,0 +1,284 @@
+"""Inter-rater agreement as the study computed it (pure statistics, no ORM).
+
+* PCC per response: Pearson's r (``scipy.stats.pearsonr``) between two raters'
+  23 normalized dimension scores (``scoring.rubric.normalized_vector``).
+* ICC per scoring group or scenario: ``pingouin.intraclass_corr`` on the long
+  table (response, rater, normalized score); pingouin averages the 23 values per
+  response and rater, exactly as in the study. All six Shrout & Fleiss forms
+  with their 95% confidence intervals.
+
+Degenerate inputs never raise: they give a result with ``reason`` set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+# Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
+REASON_NO_VARIANCE = "no variance"
+REASON_MISSING_SHEET = "missing sheet"
+REASON_FEW_RESPONSES = "fewer than 3 responses"
+REASON_FEW_RATERS = "fewer than 2 raters"
+REASON_LENGTH_MISMATCH = "vectors differ in length"
+
+MIN_ICC_TARGETS = 3
+
+# The six forms in pingouin's documented order. pingouin 0.7 labels them
+# ICC(1,1), ICC(A,1), ICC(C,1), ICC(1,k), ICC(A,k), ICC(C,k); older releases
+# ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k. Both map to the study's names.
+ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
+_PINGOUIN_LABELS = {
+    "ICC(1,1)": "ICC1",
+    "ICC(A,1)": "ICC2",
+    "ICC(C,1)": "ICC3",
+    "ICC(1,k)": "ICC1k",
+    "ICC(A,k)": "ICC2k",
+    "ICC(C,k)": "ICC3k",
+    **{form: form for form in ICC_FORMS},
+}
+ICC_FORM_DESCRIPTIONS = {
+    "ICC1": "one-way random, single rater",
+    "ICC2": "two-way random, absolute agreement, single rater",
+    "ICC3": "two-way mixed, consistency, single rater",
+    "ICC1k": "one-way random, mean of k raters",
+    "ICC2k": "two-way random, absolute agreement, mean of k raters",
+    "ICC3k": "two-way mixed, consistency, mean of k raters",
+}
+
+
+def _finite(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+@dataclass(frozen=True)
+class PccResult:
+    r: float | None
+    p: float | None
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return self.r is not None
+
+
+def pcc(vector_a: Sequence[float], vector_b: Sequence[float]) -> PccResult:
+    """Pearson's r and its two-sided p between two raters' normalized vectors.
+
+    A constant vector (a rater gave every dimension the same fraction of its
+    maximum) leaves r undefined: the result carries ``reason = "no variance"``.
+    Results are memoized per process (the inputs are small and results immutable).
+    """
+    return _pcc(tuple(map(float, vector_a)), tuple(map(float, vector_b)))
+
+
+@lru_cache(maxsize=8192)
+def _pcc(a: tuple[float, ...], b: tuple[float, ...]) -> PccResult:
+    from scipy.stats import pearsonr
+
+    if len(a) != len(b):
+        return PccResult(None, None, REASON_LENGTH_MISMATCH)
+    if len(a) < 2 or min(a) == max(a) or min(b) == max(b):
+        return PccResult(None, None, REASON_NO_VARIANCE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = pearsonr(a, b)
+    r, p = _finite(result.statistic), _finite(result.pvalue)
+    if r is None:
+        return PccResult(None, None, REASON_NO_VARIANCE)
+    return PccResult(r, p)
+
+
+@dataclass(frozen=True)
+class IccForm:
+    """One ICC form: estimate, 95% CI and the F test pingouin reports."""
+
+    icc: float | None
+    ci_low: float | None
+    ci_high: float | None
+    f: float | None
+    df1: float | None
+    df2: float | None
+    p: float | None
+
+    def as_dict(self) -> dict:
+        return {
+            "icc": self.icc,
+            "ci95": [self.ci_low, self.ci_high],
+            "F": self.f,
+            "df1": self.df1,
+            "df2": self.df2,
+            "p": self.p,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> IccForm:
+        low, high = (list(data.get("ci95") or []) + [None, None])[:2]
+        return cls(
+            icc=data.get("icc"),
+            ci_low=low,
+            ci_high=high,
+            f=data.get("F"),
+            df1=data.get("df1"),
+            df2=data.get("df2"),
+            p=data.get("p"),
+        )
+
+
+@dataclass(frozen=True)
+class IccResult:
+    n_targets: int
+    n_raters: int
+    forms: dict[str, IccForm] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return not self.reason
+
+    def form(self, name: str) -> IccForm | None:
+        return self.forms.get(name)
+
+    def forms_dict(self) -> dict[str, dict]:
+        return {name: form.as_dict() for name, form in self.forms.items()}
+
+
+def _form_name(label: str, position: int) -> str:
+    return _PINGOUIN_LABELS.get(str(label).strip(), ICC_FORMS[position])
+
+
+def _ci(row: dict) -> tuple[float | None, float | None]:
+    for column in ("CI95", "CI95%"):
+        if column in row:
+            try:
+                low, high = row[column]
+            except (TypeError, ValueError):
+                return None, None
+            return _finite(low), _finite(high)
+    return None, None
+
+
+_ICC_MEMO: OrderedDict[bytes, IccResult] = OrderedDict()
+_ICC_MEMO_SIZE = 512
+_ICC_MEMO_LOCK = threading.Lock()
+
+
+def icc(rows: Iterable[tuple[Hashable, Hashable, float]]) -> IccResult:
+    """All six ICC forms of a long table of (target, rater, score) rows.
+
+    Several rows per target and rater (the 23 normalized dimensions) are
+    averaged by pingouin, as in the study. Targets not scored by every rater are
+    dropped (listwise deletion). Fewer than 3 complete targets, fewer than 2
+    raters, or no variance give a result with a reason instead of forms.
+
+    pingouin costs ~7 ms per call whatever the size, so results are memoized per
+    process by a digest of the exact table: a recompute after one submit only
+    runs pingouin for the tables that changed.
+    """
+    rows = list(rows)
+    key = hashlib.blake2b(pickle.dumps(rows, protocol=5), digest_size=20).digest()
+    with _ICC_MEMO_LOCK:
+        if key in _ICC_MEMO:
+            _ICC_MEMO.move_to_end(key)
+            return _ICC_MEMO[key]
+    result = _icc(rows)
+    with _ICC_MEMO_LOCK:
+        _ICC_MEMO[key] = result
+        while len(_ICC_MEMO) > _ICC_MEMO_SIZE:
+            _ICC_MEMO.popitem(last=False)
+    return result
+
+
+def memo_clear() -> None:
+    """Forget memoized PCC and ICC results (benchmarks measure cold runs with it)."""
+    with _ICC_MEMO_LOCK:
+        _ICC_MEMO.clear()
+    _pcc.cache_clear()
+
+
+def _icc(rows: list[tuple]) -> IccResult:
+    import pandas as pd
+    import pingouin
+
+    raters_of: dict[Hashable, set] = {}
+    for target, rater, _score in rows:
+        raters_of.setdefault(target, set()).add(rater)
+    n_raters = len(set().union(*raters_of.values())) if raters_of else 0
+    n_targets = sum(len(raters) == n_raters for raters in raters_of.values())
+    if not rows:
+        return IccResult(0, 0, reason=REASON_FEW_RESPONSES)
+    if n_raters < 2:
+        return IccResult(n_targets, n_raters, reason=REASON_FEW_RATERS)
+    if n_targets < MIN_ICC_TARGETS:
+        return IccResult(n_targets, n_raters, reason=REASON_FEW_RESPONSES)
+    targets, raters, scores = zip(*rows, strict=True)
+    frame = pd.DataFrame({"target": targets, "rater": raters, "score": [float(s) for s in scores]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = pingouin.intraclass_corr(
+            data=frame, targets="target", raters="rater", ratings="score", nan_policy="omit"
+        )
+    forms: dict[str, IccForm] = {}
+    for position, row in enumerate(table.to_dict("records")[: len(ICC_FORMS)]):
+        low, high = _ci(row)
+        forms[_form_name(row["Type"], position)] = IccForm(
+            icc=_finite(row["ICC"]),
+            ci_low=low,
+            ci_high=high,
+            f=_finite(row.get("F")),
+            df1=_finite(row.get("df1")),
+            df2=_finite(row.get("df2")),
+            p=_finite(row.get("pval")),
+        )
+    if not forms or all(form.icc is None for form in forms.values()):
+        return IccResult(n_targets, n_raters, reason=REASON_NO_VARIANCE)
+    return IccResult(n_targets, n_raters, forms=forms)
+
+
+def long_rows(target: Hashable, rater: Hashable, vector: Sequence[float]) -> list[tuple]:
+    """One rater's normalized vector for one response as long-table rows."""
+    return [(target, rater, value) for value in vector]
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """Which primary rater is closer to the calibrator, and why."""
+
+    slot: str  # "a" or "b"
+    pcc_a: PccResult
+    pcc_b: PccResult
+    by: str  # "pcc", "mean absolute difference" or "tie"
+
+
+def closer_primary(
+    calibrator: Sequence[float], vector_a: Sequence[float], vector_b: Sequence[float]
+) -> Closeness:
+    """The primary rater closer to the calibrator: the higher PCC with the
+    calibrator's vector (the study's rule). If that does not decide (a PCC is
+    undefined or both are equal), the smaller mean absolute difference of the
+    normalized scores decides; a complete tie goes to rater A."""
+    pcc_a, pcc_b = pcc(calibrator, vector_a), pcc(calibrator, vector_b)
+    if pcc_a.defined and pcc_b.defined and pcc_a.r != pcc_b.r:
+        return Closeness("a" if pcc_a.r > pcc_b.r else "b", pcc_a, pcc_b, "pcc")
+    mad_a = sum(abs(c - a) for c, a in zip(calibrator, vector_a, strict=True)) / max(len(calibrator), 1)
+    mad_b = sum(abs(c - b) for c, b in zip(calibrator, vector_b, strict=True)) / max(len(calibrator), 1)
+    if not math.isclose(mad_a, mad_b, abs_tol=1e-12):
+        return Closeness("a" if mad_a < mad_b else "b", pcc_a, pcc_b, "mean absolute difference")
+    return Closeness("a", pcc_a, pcc_b, "tie")
+
+
+def mean_defined(values: Iterable[float | None]) -> float | None:
+    """Mean of the defined values (None when there are none)."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None

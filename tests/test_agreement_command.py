@@ -1,0 +1,41 @@
+"""manage.py agreement prints per-response PCC, per-group ICC forms and Table 6."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring.models import GroupAgreement, ResponseAgreement
+
+
+def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(data_a), encoding="utf-8")
+    call_command("import_scores", str(path))
+    capsys.readouterr()
+    call_command("agreement", "--scenario", "FS10")
+    out = capsys.readouterr().out
+    assert "PCC per response" in out
+    line = next(line for line in out.splitlines() if line.strip().startswith("A05_FS10"))
+    assert "0.863" in line and "rater1 (H01)" in line and "116.50" in line
+    assert "ICC3k*" in out and "fewer than 3 responses" in out  # one response: no ICC, with the reason
+    table6 = out.split("Table 6", 1)[1]
+    rows = {line.split()[0]: line.split()[1:] for line in table6.splitlines()[1:4] if line.strip()}
+    assert rows["PCC"] == ["0.86", "0.86", "1"] and rows["ICC"] == ["—", "—", "0"]
+
+
+def test_recompute_option_rebuilds_stored_statistics(demo, data_a, tmp_path, capsys):
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(data_a), encoding="utf-8")
+    call_command("import_scores", str(path))
+    ResponseAgreement.objects.all().delete()
+    GroupAgreement.objects.all().delete()
+    call_command("agreement", "--recompute")
+    assert "Recomputed 1 responses: 0 flagged" in capsys.readouterr().out
+    assert round(ResponseAgreement.objects.get().pcc, 3) == 0.863
+    assert GroupAgreement.objects.count() == 4  # group and scenario, before and after
+
+
+def test_unknown_scenario_is_an_error(demo):
+    with pytest.raises(CommandError, match="No responses of scenario 'FS99'"):
+        call_command("agreement", "--scenario", "FS99")

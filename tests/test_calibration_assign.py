@@ -1,0 +1,98 @@
+"""calibration_assign (an admin chooses the calibrator) and calibration_decision_record (the reason)."""
+
+import pytest
+
+from scoring.models import Assignment, CalibrationDecision, ScoreSheet
+from scoring.rubric import load_rubric
+from scoring.services.calibration import (
+    CalibrationError,
+    calibration_assign,
+    calibration_decision_record,
+    response_scores_recompute,
+)
+from teamllm_web.roles import ADMIN
+from tests.factories import (
+    UserFactory,
+    mirrored_changes,
+    rater,
+    reference_changes,
+    scoring_group,
+    sheet_submitted,
+)
+
+
+@pytest.fixture
+def flagged(db):
+    first = rater("cal-first", can_calibrate=True)
+    group, (response,) = scoring_group(n_responses=1)
+    sheet_submitted(group.rater_a, response, reference_changes(3), group=group)
+    sheet_submitted(
+        group.rater_b, response, mirrored_changes(reference_changes(3), load_rubric()), group=group
+    )
+    response_scores_recompute(response_id=response.pk)
+    return group, response, first
+
+
+def _active(response):
+    return Assignment.objects.get(response=response, role="calibration", archived_at__isnull=True)
+
+
+def test_admin_replaces_an_unstarted_calibrator(flagged):
+    group, response, first = flagged
+    second = rater("cal-second", can_calibrate=True)
+    admin = UserFactory(username="boss", role=ADMIN)
+    assignment = calibration_assign(response_id=response.pk, calibrator=second, actor=admin)
+    assert _active(response) == assignment and assignment.rater == second and assignment.created_by == admin
+    old = Assignment.objects.get(response=response, rater=first)
+    assert old.archived_at is not None and "reassigned" in old.archived_reason
+    assert CalibrationDecision.objects.get(response=response).assignment == assignment
+    # choosing the same calibrator again changes nothing
+    assert calibration_assign(response_id=response.pk, calibrator=second, actor=admin) == assignment
+
+
+def test_refused_choices_change_nothing(flagged):
+    group, response, first = flagged
+    admin = UserFactory(username="boss", role=ADMIN)
+    not_allowed = rater("plain-rater")
+    with pytest.raises(CalibrationError, match="may not calibrate"):
+        calibration_assign(response_id=response.pk, calibrator=not_allowed, actor=admin)
+    group.rater_a.rater_profile.can_calibrate = True
+    group.rater_a.rater_profile.save()
+    with pytest.raises(CalibrationError, match="already scores"):
+        calibration_assign(response_id=response.pk, calibrator=group.rater_a, actor=admin)
+    sheet_submitted(first, response, reference_changes(4), assignment=_active(response))
+    with pytest.raises(CalibrationError, match="has submitted"):
+        calibration_assign(
+            response_id=response.pk, calibrator=rater("cal-x", can_calibrate=True), actor=admin
+        )
+    assert _active(response).rater == first
+
+
+def test_only_flagged_responses_go_to_a_calibrator(db):
+    group, (response,) = scoring_group(n_responses=1)
+    sheet_submitted(group.rater_a, response, reference_changes(3), group=group)
+    sheet_submitted(group.rater_b, response, reference_changes(4), group=group)
+    response_scores_recompute(response_id=response.pk)
+    with pytest.raises(CalibrationError, match="below the agreement threshold"):
+        calibration_assign(response_id=response.pk, calibrator=rater("c", can_calibrate=True), actor=None)
+    assert not Assignment.objects.filter(response=response, role="calibration").exists()
+
+
+def test_reason_by_the_calibrator_only_after_submitting(flagged):
+    group, response, first = flagged
+    with pytest.raises(CalibrationError, match="after submitting"):
+        calibration_decision_record(response_id=response.pk, actor=first, reason="too early")
+    with pytest.raises(CalibrationError, match="after submitting"):
+        calibration_decision_record(response_id=response.pk, actor=group.rater_a, reason="not mine")
+    sheet = sheet_submitted(first, response, reference_changes(4), assignment=_active(response))
+    with pytest.raises(CalibrationError, match="short reason"):
+        calibration_decision_record(response_id=response.pk, actor=first, reason="   ")
+    decision = calibration_decision_record(
+        response_id=response.pk, actor=first, reason="Rater B misread Step 2."
+    )
+    assert decision.reason == "Rater B misread Step 2." and decision.decided_by == first
+    assert decision.assignment_id == sheet.assignment_id
+    admin = UserFactory(username="boss", role=ADMIN)
+    decision = calibration_decision_record(response_id=response.pk, actor=admin, reason="Confirmed.")
+    assert decision.decided_by == admin
+    assert ScoreSheet.objects.filter(assignment__response=response, assignment__role="primary").count() == 2

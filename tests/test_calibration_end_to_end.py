@@ -1,0 +1,82 @@
+"""End to end with a real Celery worker: disagreement -> flag -> calibrator's queue -> calibrated final score."""
+
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from scoring.models import Assignment, FinalScore, Response, ResponseAgreement, ScoringGroup
+from scoring.rubric import load_rubric
+from scoring.selectors import rater_queue
+from scoring.selectors_agreement import consistency_table
+from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
+from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
+
+pytestmark = pytest.mark.worker
+
+
+def _wait_for(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    return None
+
+
+def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, client):
+    users = {u.username: u for u in get_user_model().objects.all()}
+    response = Response.objects.get(research_id="A05_FS10")
+    group = ScoringGroup.objects.create(
+        study=response.study,
+        scenario=response.scenario,
+        condition=response.condition,
+        rater_a=users["rater1"],
+        rater_b=users["rater2"],
+    )
+    a = sheet_submitted(users["rater1"], response, reference_changes(3), group=group)
+    sheet_submitted(
+        users["rater2"], response, mirrored_changes(reference_changes(3), load_rubric()), group=group
+    )
+
+    log = celery_worker.log_path
+    calibration = _wait_for(
+        lambda: Assignment.objects.filter(
+            response=response, role="calibration", archived_at__isnull=True
+        ).first()
+    )
+    assert calibration is not None, log.read_text()[-3000:]
+    agreement = ResponseAgreement.objects.get(response=response)
+    assert agreement.flagged and agreement.pcc < 0.65
+    assert calibration.rater == users["calibrator"]
+    assert not FinalScore.objects.filter(response=response).exists()
+    before = consistency_table(study=response.study)
+    assert before["pending"] == 1 and before["rows"][0]["before"] == pytest.approx(agreement.pcc)
+
+    queue = rater_queue(user=users["calibrator"])
+    assert [(q["blind_code"], q["role"]) for q in queue] == [(response.blind_code, "calibration")]
+    client.login(username="calibrator", password="demo-pass-2026")
+    page = client.get("/scoring/").content.decode()
+    assert response.blind_code in page and "A05_FS10" not in page
+
+    sheet = sheet_open(assignment=calibration, actor=users["calibrator"])
+    saved = sheet_apply_changes(
+        sheet_id=sheet.pk,
+        actor=users["calibrator"],
+        changes=[*reference_changes(4), *SHEET_TEXTS],
+        expected_version=sheet.version,
+    )
+    sheet_submit(sheet_id=sheet.pk, actor=users["calibrator"], expected_version=saved.version)
+
+    final = _wait_for(lambda: FinalScore.objects.filter(response=response, calibrated=True).first())
+    assert final is not None, log.read_text()[-3000:]
+    assert final.rule == "calibrator_and_closer"
+    assert set(final.sheets.values_list("pk", flat=True)) == {sheet.pk, a.pk}
+    assert str(final.overall) == "116.50"  # calibrator (H02's scores, 117) with rater A (116)
+    after = consistency_table(study=response.study)
+    assert after["calibrated"] == 1 and after["complete"]
+    assert round(after["rows"][0]["after"], 3) == 0.863
+    response.refresh_from_db()
+    assert response.status == "final"
+    assert client.get(f"/calibration/{response.blind_code}/").status_code == 200

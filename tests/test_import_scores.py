@@ -1,0 +1,126 @@
+"""manage.py import_scores: data_A.json scores become submitted sheets, agreement follows."""
+
+import copy
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring.models import (
+    Assignment,
+    FinalScore,
+    RaterProfile,
+    Response,
+    ResponseAgreement,
+    ScoreSheet,
+    ScoringGroup,
+    SheetEvent,
+)
+from tests.factories import rater
+
+
+def _write(tmp_path, data, name="scores.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a05_fs10_gives_the_papers_pcc_totals_and_final_score(demo, data_a, tmp_path):
+    call_command("import_scores", str(_write(tmp_path, data_a)))
+    response = Response.objects.get(research_id="A05_FS10")
+    sheets = {
+        s.assignment.rater.rater_profile.rater_code: s
+        for s in ScoreSheet.objects.filter(assignment__response=response).select_related("assignment__rater")
+    }
+    assert {code: s.overall for code, s in sheets.items()} == {"H01": 116, "H02": 117}
+    assert sheets["H01"].totals["steps"] == {"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25}
+    assert sheets["H02"].totals["steps"] == {"1": 28, "2": 22, "3": 32, "4": 13, "5": 4, "6": 18}
+    assert all(s.is_submitted and s.source == "import" for s in sheets.values())
+    agreement = ResponseAgreement.objects.get(response=response)
+    assert round(agreement.pcc, 3) == 0.863
+    assert agreement.p_value < 0.001
+    assert agreement.flagged is False
+    final = FinalScore.objects.get(response=response)
+    assert str(final.overall) == "116.50"
+    assert final.rule == "mean_of_pair" and not final.calibrated
+    assert set(final.sheets.values_list("pk", flat=True)) == {s.pk for s in sheets.values()}
+    group = ScoringGroup.objects.get(study=response.study, scenario=response.scenario)
+    assert {group.rater_a.rater_profile.rater_code, group.rater_b.rater_profile.rater_code} == {"H01", "H02"}
+    assert Assignment.objects.filter(response=response, group=group).count() == 2
+    notes = SheetEvent.objects.filter(sheet__in=sheets.values(), kind="submit").values_list("note", flat=True)
+    assert all("Imported from scores.json" in n for n in notes)
+
+
+def test_reimport_is_a_no_op(demo, data_a, tmp_path, capsys):
+    path = _write(tmp_path, data_a)
+    call_command("import_scores", str(path))
+    call_command("import_scores", str(path))
+    assert "2 already present with the same scores" in capsys.readouterr().out
+    assert ScoreSheet.objects.count() == 2
+
+
+def test_reimport_with_other_scores_is_a_duplicate_error(demo, data_a, tmp_path):
+    call_command("import_scores", str(_write(tmp_path, data_a)))
+    changed = copy.deepcopy(data_a)
+    step6 = changed[0][3]["Step-6"][0]
+    step6["Development"] -= 1
+    step6["Overall"] -= 1
+    changed[0][3]["Total Score"] -= 1
+    with pytest.raises(CommandError, match="different scores already exists"):
+        call_command("import_scores", str(_write(tmp_path, changed, "other.json")))
+    assert ScoreSheet.objects.get(assignment__rater__rater_profile__rater_code="H01").overall == 116
+
+
+def test_summary_mismatches_are_all_reported_and_nothing_is_imported(demo, data_a, tmp_path):
+    wrong = copy.deepcopy(data_a)
+    wrong[0][3]["Total Score"] = 120
+    wrong[0][4]["Step-6"][0]["Overall"] = 20
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scores", str(_write(tmp_path, wrong)))
+    message = str(excinfo.value)
+    assert "rater H01: total: the file says 120, the scores add up to 116" in message
+    assert "rater H02: Step 6: the file says 20, the scores add up to 18" in message
+    assert ScoreSheet.objects.count() == 0
+    assert not ScoringGroup.objects.exists()
+
+
+def test_rater_ids_are_mapped_or_created(demo, data_a, tmp_path):
+    mapped = rater("expert-one")
+    call_command("import_scores", str(_write(tmp_path, data_a)), "--rater", "H01=expert-one")
+    raters = set(Assignment.objects.values_list("rater__username", flat=True))
+    assert raters == {"expert-one", "rater2"}  # H02 is the demo's rater2
+    assert mapped.assignments.get().sheet.overall == 116
+
+
+def test_unknown_raters_are_created_as_raters(db, data_a, tmp_path):
+    from generation.services.setup import conditions_ensure_defaults
+
+    conditions_ensure_defaults()
+    call_command("import_scores", str(_write(tmp_path, data_a)), "--study", "Imported", "--create-missing")
+    codes = set(RaterProfile.objects.values_list("rater_code", flat=True))
+    assert codes == {"H01", "H02"}
+    profile = RaterProfile.objects.get(rater_code="H01")
+    assert profile.user.groups.filter(name="Rater").exists()
+    assert not profile.user.has_usable_password()
+    response = Response.objects.get(research_id="A05_FS10")
+    assert response.source == "imported"
+    assert str(response.final_score.overall) == "116.50"
+
+
+def test_missing_response_without_create_missing_is_an_error(db, data_a, tmp_path):
+    from tests.factories import StudyFactory
+
+    StudyFactory(name="Empty")
+    with pytest.raises(CommandError, match="no response A05_FS10"):
+        call_command("import_scores", str(_write(tmp_path, data_a)), "--study", "Empty")
+    assert not Response.objects.exists()
+
+
+def test_malformed_file_changes_nothing(demo, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("[1, 2", encoding="utf-8")
+    with pytest.raises(CommandError, match="not valid JSON"):
+        call_command("import_scores", str(path))
+    with pytest.raises(CommandError, match="Step-1.*missing or not a list"):
+        call_command("import_scores", str(_write(tmp_path, [["A05_FS10", ["H01"], "FS10", {}, {}]])))
+    assert ScoreSheet.objects.count() == 0

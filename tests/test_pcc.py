@@ -1,0 +1,44 @@
+"""PCC between two raters' normalized vectors, and which primary rater is closer to the calibrator."""
+
+import numpy as np
+from scipy.stats import pearsonr
+
+from scoring.agreement import closer_primary, pcc
+from scoring.rubric import load_rubric, normalized_vector, sheet_totals
+from scoring.services.score_import import entries_from_changes
+from tests.factories import reference_changes
+
+
+def _vector(changes):
+    rubric = load_rubric()
+    return normalized_vector(sheet_totals(entries_from_changes(changes, rubric), rubric), rubric)
+
+
+def test_a05_fs10_gives_0_863():
+    result = pcc(_vector(reference_changes(3)), _vector(reference_changes(4)))
+    assert round(result.r, 3) == 0.863
+    assert result.p < 1e-6 and result.reason == ""
+
+
+def test_constant_or_mismatched_vectors_have_no_pcc():
+    assert pcc([0.5] * 23, list(np.linspace(0, 1, 23))).reason == "no variance"
+    assert pcc(list(np.linspace(0, 1, 23)), [1.0] * 23).r is None
+    assert pcc([0.1, 0.2], [0.1, 0.2, 0.3]).reason == "vectors differ in length"
+
+
+def test_pcc_is_scipys_pearson_r():
+    rng = np.random.default_rng(3)
+    a, b = rng.random(23), rng.random(23)
+    expected = pearsonr(a, b)
+    result = pcc(list(a), list(b))
+    assert (result.r, result.p) == (float(expected.statistic), float(expected.pvalue))
+
+
+def test_closer_primary_by_pcc_then_by_distance():
+    calibrator = [0.1, 0.5, 0.9, 0.3]
+    assert closer_primary(calibrator, [0.9, 0.1, 0.2, 0.5], [0.2, 0.6, 0.8, 0.3]).slot == "b"
+    assert closer_primary(calibrator, [0.2, 0.6, 0.8, 0.3], [0.9, 0.1, 0.2, 0.5]).slot == "a"
+    # Rater A constant: its PCC is undefined, so the mean absolute difference decides.
+    tie = closer_primary(calibrator, [0.45] * 4, [1.0, 0.0, 0.0, 1.0])
+    assert tie.slot == "a" and tie.by == "mean absolute difference" and tie.pcc_a.r is None
+    assert closer_primary(calibrator, calibrator, calibrator).by == "tie"
