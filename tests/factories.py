@@ -105,3 +105,22 @@ def make_response(*, study=None, scenario=None, model=None, condition=None, answ
 
 def assign(user, response, role: str = "primary", group=None) -> Assignment:
     return Assignment.objects.create(rater=user, response=response, role=role, group=group)
+
+
+def scoring_group(*, responses, rater_a, rater_b, created_by=None):
+    """A scoring group over responses of one scenario and condition, both raters assigned to all."""
+    from scoring.models import ScoringGroup
+
+    first = responses[0]
+    group = ScoringGroup.objects.create(
+        study=first.study,
+        scenario=first.scenario,
+        condition=first.condition,
+        rater_a=rater_a,
+        rater_b=rater_b,
+        created_by=created_by,
+    )
+    for response in responses:
+        for user in (rater_a, rater_b):
+            assign(user, response, group=group)
+    return group
