@@ -35,9 +35,7 @@ def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, de
             note="test",
             require_texts=False,
         )
-    assert _wait_for(lambda: FinalScore.objects.filter(response=response).exists()), (
-        celery_worker.log_path.read_text()[-2000:]
-    )
+    assert _wait_for(lambda: FinalScore.objects.filter(response=response).exists()), celery_worker.log_path.read_text()[-2000:]
     final = FinalScore.objects.get(response=response)
     assert str(final.overall) == "116.50"  # mean of 116 and 117, halves kept
     assert final.sheets.count() == 2
