@@ -1,11 +1,29 @@
 from django.urls import path
 
-from scoring.views import home
+from scoring.views import home, research, workbooks
 
 app_name = "scoring"
 
 urlpatterns = [
     path("manage/", home.admin_home, name="admin_home"),
-    path("research/", home.research_home, name="research_home"),
+    path("research/", research.research_home, name="research_home"),
     path("scoring/", home.queue, name="queue"),
+    # research output: figures, exports (admins and researchers)
+    path("research/figures/<str:name>.<str:fmt_name>", research.research_figure, name="research_figure"),
+    path("research/exports/", research.export_start, name="export_start"),
+    path("research/exports/<int:pk>/", research.export_status, name="export_status"),
+    path("research/exports/<int:pk>/download", research.export_download, name="export_download"),
+    # offline scoring workbooks
+    path("scoring/workbooks/", workbooks.rater_workbooks, name="rater_workbooks"),
+    path(
+        "scoring/workbooks/<str:key>/download",
+        workbooks.rater_workbook_download,
+        name="rater_workbook_download",
+    ),
+    path("manage/workbooks/", workbooks.admin_workbooks, name="admin_workbooks"),
+    path(
+        "manage/workbooks/<int:rater_id>/<int:group_id>/download",
+        workbooks.admin_workbook_download,
+        name="admin_workbook_download",
+    ),
 ]

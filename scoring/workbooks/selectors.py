@@ -36,6 +36,11 @@ class WorkbookUnit:
     n_assigned: int
     n_open: int
 
+    @property
+    def key(self) -> str:
+        """An opaque URL key for the rater's pages (the group id would hint at creation order)."""
+        return _group_rank(self.group_id)[:20]
+
 
 def _group_rank(group_id: int) -> str:
     # A stable order among one rater's groups of one scenario that reveals nothing
