@@ -13,10 +13,10 @@ import io
 import math
 import re
 import secrets
-import unicodedata
 import zipfile
 from copy import copy
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -105,10 +105,14 @@ FONT_BOLD = Font(bold=True)
 UNLOCKED = Protection(locked=False)
 
 
+_WIDE = re.compile(r"[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]")
+
+
 def _display_width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return len(text) + len(_WIDE.findall(text))  # CJK characters are two columns wide
 
 
+@lru_cache(maxsize=256)
 def _row_height(text: str, chars_per_line: int) -> float:
     lines = sum(max(1, math.ceil(_display_width(line) / chars_per_line)) for line in str(text).split("\n"))
     return min(409.0, max(15.0, 15.0 * lines))
@@ -224,34 +228,40 @@ class _SheetData:
         return "".join(parts)
 
 
+@lru_cache(maxsize=16)
+def _validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str], ...]:
+    """(dropdown key, space-separated cells) for every list the sheet offers."""
+    groups: dict[tuple, list[str]] = {}
+    for inp in sheet_layout(rubric_version, lang).inputs:
+        if inp.kind != "text":
+            key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
+            groups.setdefault(key, []).append(inp.coord)
+    return tuple((key, " ".join(coords)) for key, coords in groups.items())
+
+
 def _response_sheet(ws, content: WorkbookContent, list_refs: dict) -> None:
     """The structure of a response sheet (no cells: see ``_sheet_data``)."""
     lay = sheet_layout(content.rubric_version, content.lang)
     for col, width in COLUMN_WIDTHS.items():
         ws.column_dimensions[col].width = width
     ws.column_dimensions["H"].hidden = True
-    validations: dict[tuple, DataValidation] = {}
-    for inp in lay.inputs:
-        if inp.kind == "text":
-            continue
-        key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
-        dv = validations.get(key)
-        if dv is None:
-            if inp.kind == "score":
-                formula = '"' + ",".join(str(v) for v in range(inp.lo, inp.hi + 1)) + '"'
-            else:
-                formula = list_refs[key[:2]]
-            dv = DataValidation(
+    for key, sqref in _validation_ranges(content.rubric_version, content.lang):
+        kind, _step, lo, hi = key
+        if kind == "score":
+            formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
+        else:
+            formula = list_refs[key[:2]]
+        ws.add_data_validation(
+            DataValidation(
                 type="list",
                 formula1=formula,
                 allow_blank=True,
                 showErrorMessage=True,
                 errorTitle="CGPST",
                 error="Choose a value from the list. 请从列表中选择。",
+                sqref=sqref,
             )
-            validations[key] = dv
-            ws.add_data_validation(dv)
-        dv.add(inp.coord)
+        )
     for rng in lay.merges:
         ws.merged_cells.add(CellRange(rng))
     ws.freeze_panes = "A3"
