@@ -17,3 +17,12 @@ def response_scores_changed(response_id: int) -> None:
 @shared_task
 def ping_worker() -> str:
     return "pong"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def export_job_run_task(job_id: int) -> None:
+    """Build an export file (results workbook or offline workbooks). Idempotent: a done
+    job is skipped, a redelivered one rebuilds the same path."""
+    from scoring.services.exports import export_job_run
+
+    export_job_run(job_id=job_id)

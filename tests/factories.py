@@ -205,3 +205,22 @@ def scoring_group(*, n_responses: int, study=None, scenario=None, condition=None
         for _ in range(n_responses)
     ]
     return group, responses
+
+
+def scoring_group_assigned(*, responses, rater_a, rater_b, created_by=None):
+    """A scoring group over responses of one scenario and condition, both raters assigned to all."""
+    from scoring.models import ScoringGroup
+
+    first = responses[0]
+    group = ScoringGroup.objects.create(
+        study=first.study,
+        scenario=first.scenario,
+        condition=first.condition,
+        rater_a=rater_a,
+        rater_b=rater_b,
+        created_by=created_by,
+    )
+    for response in responses:
+        for user in (rater_a, rater_b):
+            assign(user, response, group=group)
+    return group

@@ -8,7 +8,7 @@ from django.shortcuts import render
 
 from scoring.models import Response, Scenario, ScoreSheet, Study
 from scoring.selectors import rater_queue
-from teamllm_web.roles import admin_required, rater_required, researcher_required
+from teamllm_web.roles import admin_required, rater_required
 
 
 @admin_required
@@ -21,14 +21,6 @@ def admin_home(request: HttpRequest) -> HttpResponse:
         "n_submitted": ScoreSheet.objects.filter(status="submitted").count(),
     }
     return render(request, "scoring/admin_home.html", context)
-
-
-@researcher_required
-def research_home(request: HttpRequest) -> HttpResponse:
-    responses = Response.objects.select_related(
-        "study", "scenario", "model", "condition", "final_score"
-    ).order_by("study__name", "scenario__code", "condition__letter", "model__model_number")[:500]
-    return render(request, "scoring/research_home.html", {"responses": responses})
 
 
 @rater_required

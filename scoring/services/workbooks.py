@@ -1,0 +1,332 @@
+"""Offline scoring workbooks: export per rater and scoring group, import all-or-nothing.
+
+The export holds the rater's not-yet-submitted responses of one scoring group,
+by blind code only, with a signed Meta sheet (HMAC over rater, group, sheets and
+their versions; the token reveals nothing). The import checks the file
+(``workbooks.safety``), the signature, the structure and every value, then
+stores and submits every sheet in one transaction, or stores nothing and lists
+every problem with its sheet and cell.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import warnings
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext as _
+
+from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetSource, Study
+from scoring.parsing import ITEM_STEPS
+from scoring.rubric import IdeaEntry, SheetEntries, load_rubric
+from scoring.selectors import sheet_entries_get
+from scoring.services.sheets import SheetError, sheet_fill_and_submit
+from scoring.workbooks.layout import FORMAT
+from scoring.workbooks.reader import ParsedSheet, Problem, WorkbookMeta, meta_read, workbook_read
+from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
+from scoring.workbooks.selectors import rater_by_label, rater_label, workbook_units_get
+from scoring.workbooks.vocab import entries_to_cells
+from scoring.workbooks.writer import SheetContent, WorkbookContent, workbook_bytes
+
+IMPORT_NOTE = "imported from workbook"
+
+
+class WorkbookError(Exception):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class ImportResult:
+    stored: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def workbook_token(*, rater_id: int, group_id: int, meta: WorkbookMeta) -> str:
+    parts = [FORMAT, str(rater_id), str(group_id), meta.rater, meta.scenario, meta.rubric, meta.lang]
+    parts += [f"{code}:{version}" for code, version in meta.sheets]
+    return salted_hmac("teamllm-web.workbook", "|".join(parts), algorithm="sha256").hexdigest()
+
+
+def _lang(rater, lang: str | None) -> str:
+    if lang:
+        return "zh" if lang.startswith("zh") else "en"
+    profile = getattr(rater, "rater_profile", None)
+    return "zh" if profile and (profile.language or "").startswith("zh") else "en"
+
+
+def _grid_hint(response) -> str:
+    errors = response.grid_errors or []
+    if not errors:
+        return (
+            _("The automatic check found no error in the Step-5 grid.")
+            + " / 自动检查未发现第五步表格中的错误。"
+        )
+    lines = [f"{e.get('where', '')}: {e.get('detail', '')}" for e in errors]
+    head = _(
+        "The automatic check found %(n)s error(s) in the Step-5 grid (implied Correctly used: %(score)s)."
+    ) % {
+        "n": len(errors),
+        "score": response.implied_correctly_used,
+    }
+    return head + "\n" + "\n".join(lines)
+
+
+def _open_assignments(*, rater, group: ScoringGroup) -> list[Assignment]:
+    rows = (
+        Assignment.objects.filter(rater=rater, group=group, archived_at__isnull=True)
+        .select_related("response", "sheet")
+        .prefetch_related("response__items")
+        .order_by("order_key", "id")
+    )
+    return [a for a in rows if not (hasattr(a, "sheet") and a.sheet.is_submitted)]
+
+
+def _sheet_content(assignment: Assignment, rubric, lang: str) -> SheetContent:
+    response = assignment.response
+    items: dict[int, list[str]] = {step: [] for step in ITEM_STEPS}
+    for item in sorted(response.items.all(), key=lambda i: (i.step, i.position)):
+        items.setdefault(item.step, []).append(item.text)
+    sheet: ScoreSheet | None = getattr(assignment, "sheet", None)
+    if sheet is not None:
+        entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+    else:  # as sheet_open would create it: items the response lacks start as Blank
+        entries = SheetEntries.empty(rubric)
+        for step in rubric.steps:
+            if step.kind == "ideas":
+                present = len(items.get(step.number, []))
+                for pos in range(present + 1, step.item_count + 1):
+                    entries.ideas[step.number][pos - 1] = IdeaEntry(invalid="blank")
+    return SheetContent(
+        blind_code=response.blind_code,
+        answers=response.answers,
+        items=items,
+        grid_hint=_grid_hint(response),
+        values=entries_to_cells(entries, rubric, lang),
+        version=sheet.version if sheet is not None else 0,
+    )
+
+
+def workbook_export(*, rater, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
+    """(file name, .xlsx bytes) of the rater's open responses in the group."""
+    unit = next((u for u in workbook_units_get(rater=rater) if u.group_id == group.pk), None)
+    if unit is None:
+        raise WorkbookError(_("Nothing of this scoring group is assigned to this rater."))
+    assignments = _open_assignments(rater=rater, group=group)
+    if not assignments:
+        raise WorkbookError(
+            _("Every response of this workbook has been submitted; nothing is left to score.")
+        )
+    rubric = load_rubric(group.study.rubric_version)
+    lang = _lang(rater, lang)
+    content = WorkbookContent(
+        rater_label=unit.rater_label,
+        scenario_code=group.scenario.code,
+        scenario_theme=group.scenario.theme,
+        lang=lang,
+        rubric_version=rubric.version,
+        sheets=[_sheet_content(a, rubric, lang) for a in assignments],
+    )
+    meta = WorkbookMeta(
+        rater=content.rater_label,
+        scenario=content.scenario_code,
+        rubric=content.rubric_version,
+        lang=lang,
+        token="",
+        sheets=[(s.blind_code, s.version) for s in content.sheets],
+    )
+    content.token = workbook_token(rater_id=rater.pk, group_id=group.pk, meta=meta)
+    return unit.filename, workbook_bytes(content)
+
+
+def workbooks_zip_write(
+    *, study: Study, path: Path, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """All open workbooks of a study in one zip file; returns how many were written."""
+    units = [u for u in workbook_units_get(study=study) if u.n_open]
+    groups = {
+        g.pk: g
+        for g in ScoringGroup.objects.filter(pk__in={u.group_id for u in units}).select_related(
+            "study", "scenario"
+        )
+    }
+    from django.contrib.auth import get_user_model
+
+    users = {
+        u.pk: u
+        for u in get_user_model()
+        .objects.filter(pk__in={u.rater_id for u in units})
+        .select_related("rater_profile")
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        for index, unit in enumerate(units, start=1):
+            name, data = workbook_export(rater=users[unit.rater_id], group=groups[unit.group_id])
+            archive.writestr(f"{unit.rater_label}/{name}", data)
+            written += 1
+            if progress:
+                progress(index, len(units))
+    return written
+
+
+# --- import ---------------------------------------------------------------------------
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _load(data: bytes):
+    from openpyxl import load_workbook
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return load_workbook(io.BytesIO(data), data_only=False, keep_vba=False, keep_links=False)
+    except Exception as exc:  # openpyxl raises many kinds on malformed files
+        raise WorkbookRefused(_("The file could not be read as an Excel workbook (.xlsx).")) from exc
+
+
+def _refused(message: str) -> ImportResult:
+    return ImportResult(problems=[Problem("", "", message)])
+
+
+def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
+    """Store and submit every sheet of a filled workbook, or nothing.
+
+    ``rater``: when given (a rater uploading), the workbook must be theirs.
+    """
+    try:
+        workbook_file_check(data, max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        wb = _load(data)
+        meta = meta_read(wb)
+    except WorkbookRefused as exc:
+        return _refused(exc.message)
+    owner = rater_by_label(meta.rater)
+    if owner is None or (rater is not None and owner.pk != rater.pk):
+        return _refused(_("This workbook was not exported for your account; upload your own workbook."))
+    assignments = {
+        a.response.blind_code: a
+        for a in Assignment.objects.filter(
+            rater=owner,
+            response__blind_code__in=meta.blind_codes,
+            archived_at__isnull=True,
+            group__isnull=False,
+        ).select_related("response", "group", "sheet")
+    }
+    group_ids = {a.group_id for a in assignments.values()}
+    expected = ""
+    if len(group_ids) == 1:
+        expected = workbook_token(rater_id=owner.pk, group_id=group_ids.pop(), meta=meta)
+    problems = [
+        Problem(code, "", _("This response is no longer assigned to you."))
+        for code in meta.blind_codes
+        if code not in assignments
+    ]
+    if problems:
+        return ImportResult(problems=problems)
+    if not expected or not constant_time_compare(expected, meta.token):
+        return _refused(
+            _(
+                "The workbook's signature does not match: it was altered, or it belongs to another rater or group."
+            )
+        )
+    parsed, problems = workbook_read(wb, meta)
+    versions = dict(meta.sheets)
+    for code, assignment in assignments.items():
+        problems += _state_problems(code, getattr(assignment, "sheet", None), versions[code])
+    if problems:
+        return ImportResult(problems=problems)
+    result = ImportResult()
+    try:
+        with transaction.atomic():
+            _store(parsed, assignments, versions, actor, result)
+    except _Rollback:
+        result.stored = []
+    return result
+
+
+def _state_problems(code: str, sheet: ScoreSheet | None, exported_version: int) -> list[Problem]:
+    if sheet is None:
+        return []
+    if sheet.is_submitted:
+        return [
+            Problem(code, "", _("This response has already been submitted; a workbook cannot replace it."))
+        ]
+    if sheet.version != exported_version:
+        return [
+            Problem(
+                code,
+                "",
+                _(
+                    "This sheet was changed on the web after the workbook was downloaded; download a fresh workbook."
+                ),
+            )
+        ]
+    return []
+
+
+def _store(
+    parsed: list[ParsedSheet], assignments: dict[str, Assignment], versions: dict[str, int], actor, result
+) -> None:
+    locked = {
+        s.assignment_id: s
+        for s in ScoreSheet.objects.select_for_update().filter(
+            assignment_id__in=[a.pk for a in assignments.values()]
+        )
+    }
+    for code, assignment in assignments.items():
+        result.problems += _state_problems(code, locked.get(assignment.pk), versions[code])
+    if result.problems:
+        raise _Rollback
+    for sheet in parsed:
+        try:
+            sheet_fill_and_submit(
+                assignment=assignments[sheet.blind_code],
+                actor=actor,
+                changes=sheet.changes,
+                source=SheetSource.WORKBOOK,
+                note=IMPORT_NOTE,
+            )
+        except SheetError as exc:
+            errors = getattr(exc, "errors", None) or getattr(exc, "missing", None)
+            if errors:
+                for err in errors:
+                    path = getattr(err, "path", "")
+                    result.problems.append(
+                        Problem(
+                            sheet.blind_code, sheet.cells.get(path, ""), getattr(err, "message", str(err))
+                        )
+                    )
+            else:
+                result.problems.append(Problem(sheet.blind_code, "", exc.message))
+            raise _Rollback from exc
+        result.stored.append(sheet.blind_code)
+
+
+def safe_filename(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:120] or "workbook.xlsx"
+
+
+__all__ = [
+    "IMPORT_NOTE",
+    "ImportResult",
+    "WorkbookError",
+    "rater_label",
+    "workbook_export",
+    "workbook_import",
+    "workbooks_zip_write",
+]

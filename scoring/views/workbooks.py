@@ -1,0 +1,118 @@
+"""Offline workbooks: raters download and upload their own; admins do it for any rater."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from scoring.models import ScoringGroup, Study
+from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
+from scoring.workbooks.selectors import workbook_units_get
+from teamllm_web.roles import admin_required, rater_required
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(label=gettext_lazy("Filled workbook (.xlsx)"))
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if upload.size > limit:
+            raise forms.ValidationError(
+                _("The file is too large (%(size)s bytes; the limit is %(limit)s bytes).")
+                % {"size": upload.size, "limit": limit}
+            )
+        return upload
+
+
+def _xlsx(name: str, data: bytes) -> HttpResponse:
+    response = HttpResponse(data, content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _import(request: HttpRequest, form: UploadForm, rater) -> tuple[list, list]:
+    data = form.cleaned_data["file"].read()
+    result = workbook_import(data=data, actor=request.user, rater=rater)
+    if result.ok:
+        messages.success(
+            request, _("Stored and submitted %(n)s sheet(s) from the workbook.") % {"n": len(result.stored)}
+        )
+    return result.stored, result.problems
+
+
+@rater_required
+def rater_workbooks(request: HttpRequest) -> HttpResponse:
+    problems: list = []
+    form = UploadForm()
+    if request.method == "POST":
+        form = UploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            stored, problems = _import(request, form, rater=request.user)
+            if not problems:
+                return redirect("scoring:rater_workbooks")
+    units = workbook_units_get(rater=request.user)
+    return render(
+        request, "scoring/workbooks/rater.html", {"units": units, "form": form, "problems": problems}
+    )
+
+
+@rater_required
+def rater_workbook_download(request: HttpRequest, key: str) -> HttpResponse:
+    unit = next((u for u in workbook_units_get(rater=request.user) if u.key == key), None)
+    if unit is None:
+        raise Http404
+    group = ScoringGroup.objects.select_related("study", "scenario").get(pk=unit.group_id)
+    try:
+        name, data = workbook_export(rater=request.user, group=group, lang=request.LANGUAGE_CODE)
+    except WorkbookError as exc:
+        messages.info(request, exc.message)
+        return redirect("scoring:rater_workbooks")
+    return _xlsx(name, data)
+
+
+@admin_required
+def admin_workbooks(request: HttpRequest) -> HttpResponse:
+    problems: list = []
+    form = UploadForm()
+    if request.method == "POST":
+        form = UploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            stored, problems = _import(request, form, rater=None)
+            if not problems:
+                return redirect("scoring:admin_workbooks")
+    study = (
+        Study.objects.filter(pk=request.GET.get("study")).first()
+        if request.GET.get("study", "").isdigit()
+        else None
+    )
+    units = workbook_units_get(study=study)
+    context = {
+        "units": units,
+        "form": form,
+        "problems": problems,
+        "studies": Study.objects.order_by("name"),
+        "study": study,
+    }
+    return render(request, "scoring/workbooks/admin.html", context)
+
+
+@admin_required
+def admin_workbook_download(request: HttpRequest, rater_id: int, group_id: int) -> HttpResponse:
+    rater = get_object_or_404(get_user_model(), pk=rater_id)
+    group = get_object_or_404(ScoringGroup.objects.select_related("study", "scenario"), pk=group_id)
+    try:
+        name, data = workbook_export(rater=rater, group=group)
+    except WorkbookError as exc:
+        messages.info(request, exc.message)
+        return redirect("scoring:admin_workbooks")
+    return _xlsx(name, data)

@@ -1,0 +1,66 @@
+"""Large exports run in a real Celery worker; the page polls a progress bar and offers the file."""
+
+import io
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from openpyxl import load_workbook
+
+from scoring.models import ExportJob, Response
+from scoring.services.exports import export_job_run
+from teamllm_web.roles import RESEARCHER
+from tests.factories import UserFactory, rater, scoring_group_assigned
+
+pytestmark = pytest.mark.worker
+
+
+def _wait(pk, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = ExportJob.objects.get(pk=pk)
+        if job.status in ("done", "failed"):
+            return job
+        time.sleep(0.3)
+    return ExportJob.objects.get(pk=pk)
+
+
+def test_results_export_runs_in_the_worker_with_progress_and_download(
+    celery_worker, demo, client, tmp_path, settings
+):
+    settings.MEDIA_ROOT = tmp_path
+    study = Response.objects.get(research_id="A05_FS10").study
+    client.force_login(UserFactory(username="res2", role=RESEARCHER))
+    started = client.post("/research/exports/", {"kind": "results", "study": study.pk})
+    assert started.status_code == 200 and b"every 1s" in started.content
+    job = ExportJob.objects.get()
+    assert job.created_by.username == "res2"
+    job = _wait(job.pk)
+    assert job.status == "done", (job.error, celery_worker.log_path.read_text()[-2000:])
+    status = client.get(f"/research/exports/{job.pk}/")
+    assert status.status_code == 286  # htmx stops polling
+    assert f"/research/exports/{job.pk}/download".encode() in status.content
+    download = client.get(f"/research/exports/{job.pk}/download")
+    assert download.status_code == 200
+    wb = load_workbook(io.BytesIO(b"".join(download.streaming_content)))
+    assert "About" in wb.sheetnames
+    client.force_login(rater("r-x", "H77"))
+    assert client.get(f"/research/exports/{job.pk}/download").status_code == 403
+
+
+@pytest.mark.django_db
+def test_export_job_is_idempotent_and_records_failures(demo, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path
+    users = get_user_model().objects
+    response = Response.objects.get(research_id="A05_FS10")
+    scoring_group_assigned(
+        responses=[response], rater_a=users.get(username="rater1"), rater_b=users.get(username="rater2")
+    )
+    job = ExportJob.objects.create(kind="workbooks", params={"study_id": response.study_id})
+    done = export_job_run(job_id=job.pk)
+    assert done.status == "done" and done.progress == done.total == 2 and done.file_name.endswith(".zip")
+    first = done.finished_at
+    assert export_job_run(job_id=job.pk).finished_at == first  # a redelivery leaves a done job alone
+    bad = ExportJob.objects.create(kind="results", params={"study_id": 999999})
+    failed = export_job_run(job_id=bad.pk)
+    assert failed.status == "failed" and failed.error

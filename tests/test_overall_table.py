@@ -1,0 +1,53 @@
+"""The product's overall table reproduces the paper's Table 4: averages and significance marks."""
+
+import pytest
+from django.core.management import call_command
+
+from scoring.research import results_get
+from scoring.results import fmt, overall_table, wilcoxon_test
+from tests.paper_table4 import PAPER_AVERAGES, load_table4
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def table4():
+    return load_table4()
+
+
+def test_overall_table_reproduces_table_4_averages_and_marks(table4):
+    table = results_get(study=table4, with_diversity=False).overall
+    assert table.pair == ("A", "B") and table.scenarios == [f"FS{i}" for i in range(1, 11)]
+    rows = {(r.model_number, r.condition): r for r in table.rows}
+    for number, (team_avg, mark, base_avg) in PAPER_AVERAGES.items():
+        assert fmt(rows[(number, "A")].average) == team_avg
+        assert fmt(rows[(number, "B")].average) == base_avg
+        assert rows[(number, "A")].mark == mark, number
+        assert rows[(number, "B")].mark == ""
+    tests = {t.model: t for t in table.tests}
+    assert sum(1 for t in table.tests if t.p_value < 0.01) == 7
+    assert {m for m, t in tests.items() if not t.mark} == {"kimi-k2", "llama-4-scout", "gemini-2.5-pro"}
+    # gemini has one zero difference (FS9 116 vs 116); scipy's default drops it
+    assert tests["gemini-2.5-pro"].n == 10 and round(tests["gemini-2.5-pro"].p_value, 3) == 0.129
+    assert round(tests["qwen3-instruct"].p_value, 5) == 0.00195
+
+
+def test_any_pair_of_conditions_can_be_tested(table4):
+    table = results_get(study=table4, pair=("B", "A"), with_diversity=False).overall
+    rows = {(r.model_number, r.condition): r for r in table.rows}
+    assert rows[("01", "B")].mark == "**" and rows[("01", "A")].mark == ""  # two-sided: same p
+
+
+def test_wilcoxon_edge_cases():
+    assert wilcoxon_test([], []) == (None, None, "no paired scenarios")
+    assert wilcoxon_test([1, 2], [1, 2])[2] == "all differences are zero"
+    assert overall_table([], pair=("A", "B")).rows == []
+
+
+def test_analyze_command_prints_the_table(table4, capsys):
+    call_command("analyze", "--study", table4.name, "--conditions", "A", "B")
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("qwen3-instruct") and " A " in ln)
+    assert line.rstrip().endswith("135.35**")
+    gemini = next(ln for ln in out.splitlines() if ln.startswith("gemini-2.5-pro") and "0.1289" in ln)
+    assert gemini

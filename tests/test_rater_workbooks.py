@@ -1,0 +1,92 @@
+"""Raters download and upload their own workbooks from their queue area; nothing reveals the study design."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from scoring.models import Response, ScoreSheet
+from scoring.rubric import load_rubric
+from scoring.score_files import data_a_changes
+from tests.factories import scoring_group_assigned
+from tests.workbook_fill import STEP2_TEXTS, fill_workbook
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def group(demo):
+    users = get_user_model().objects
+    response = Response.objects.get(research_id="A05_FS10")
+    return scoring_group_assigned(
+        responses=[response], rater_a=users.get(username="rater1"), rater_b=users.get(username="rater2")
+    )
+
+
+def _login(client, username):
+    client.login(username=username, password="demo-pass-2026")
+
+
+def test_rater_downloads_fills_and_uploads_their_workbook(client, group, data_a):
+    _login(client, "rater1")
+    page = client.get("/scoring/workbooks/")
+    html = page.content.decode()
+    assert "H01_FS10.xlsx" in html
+    for secret in ("A05_FS10", "kimi", "TeamLLM"):
+        assert secret not in html
+    href = next(
+        part.split('"')[0]
+        for part in html.split('href="')
+        if part.startswith("/scoring/workbooks/") and "download" in part
+    )
+    download = client.get(href)
+    assert download.status_code == 200 and "H01_FS10.xlsx" in download["Content-Disposition"]
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    filled = fill_workbook(
+        download.content, {code: data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS}
+    )
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    done = client.post(
+        "/scoring/workbooks/", {"file": SimpleUploadedFile("H01_FS10.xlsx", filled)}, follow=True
+    )
+    assert "Stored and submitted 1 sheet" in done.content.decode()
+    sheet = ScoreSheet.objects.get(assignment__rater__username="rater1")
+    assert sheet.status == "submitted" and sheet.overall == 116
+
+
+def test_problems_are_listed_and_other_raters_workbooks_refused(client, group):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    _login(client, "rater1")
+    html = client.get("/scoring/workbooks/").content.decode()
+    href = next(
+        part.split('"')[0]
+        for part in html.split('href="')
+        if part.startswith("/scoring/workbooks/") and "download" in part
+    )
+    blank = client.get(href).content
+    page = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("H01_FS10.xlsx", blank)})
+    assert "Nothing was stored" in page.content.decode() and "needs a value" in page.content.decode()
+    client.logout()
+    _login(client, "rater2")
+    page = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("x.xlsx", blank)})
+    assert "not exported for your account" in page.content.decode()
+    assert client.get("/manage/workbooks/").status_code == 403
+    assert not ScoreSheet.objects.exists()
+
+
+def test_upload_size_limit(client, group, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    _login(client, "rater1")
+    page = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("big.xlsx", b"x" * 500)})
+    assert "too large" in page.content.decode()
+
+
+def test_admin_lists_and_downloads_any_raters_workbook(client, group):
+    _login(client, "admin")
+    html = client.get("/manage/workbooks/").content.decode()
+    assert "H01_FS10.xlsx" in html and "H02_FS10.xlsx" in html
+    rater2 = get_user_model().objects.get(username="rater2")
+    response = client.get(f"/manage/workbooks/{rater2.pk}/{group.pk}/download")
+    assert response.status_code == 200 and "H02_FS10.xlsx" in response["Content-Disposition"]
