@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring.views import home
+from scoring.views import assignments, home, workspace
 
 app_name = "scoring"
 
@@ -8,4 +8,21 @@ urlpatterns = [
     path("manage/", home.admin_home, name="admin_home"),
     path("research/", home.research_home, name="research_home"),
     path("scoring/", home.queue, name="queue"),
+    # rater workspace (by blind code; only the rater's own assignments)
+    path("scoring/<str:blind_code>/", workspace.sheet_page, name="sheet"),
+    path("scoring/<str:blind_code>/save/", workspace.sheet_save, name="sheet_save"),
+    path("scoring/<str:blind_code>/submit/", workspace.sheet_submit_view, name="sheet_submit"),
+    # assignment administration
+    path("manage/assignments/", assignments.assignments_page, name="assignments"),
+    path("manage/assignments/auto/", assignments.auto_assign, name="auto_assign"),
+    path("manage/assignments/auto/apply/", assignments.auto_assign_apply, name="auto_assign_apply"),
+    path("manage/assignments/sync/", assignments.sync_assignments, name="sync_assignments"),
+    path("manage/assignments/groups/<int:group_id>/", assignments.group_page, name="group"),
+    path(
+        "manage/assignments/<int:assignment_id>/archive/",
+        assignments.assignment_archive_view,
+        name="assignment_archive",
+    ),
+    path("manage/workload/", assignments.workload, name="workload"),
+    path("manage/sheets/<int:sheet_id>/", assignments.sheet_admin, name="sheet_admin"),
 ]

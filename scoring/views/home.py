@@ -38,6 +38,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     context = {
         "items": items,
         "done": done,
+        "started": sum(1 for i in items if i["status"] == "draft"),
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,
     }

@@ -1,0 +1,286 @@
+"""What the scoring page shows: the rubric in the user's language, the response
+and the sheet's current entries, as plain dicts for the template and the script.
+
+Only blind-safe data goes in here: blind code, scenario theme and text, the
+response's answers, this rater's own entries. Never the research ID, model,
+condition or anything about another rater.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from scoring.models import Assignment, ScoreSheet
+from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
+from scoring.selectors import response_items_by_step, sheet_entries_get
+
+
+def _t(label: Label | None, lang: str) -> str:
+    return label.text(lang) if label is not None else ""
+
+
+def _dom_id(path: str) -> str:
+    return "f-" + path.replace(".", "-").replace(":", "-")
+
+
+def _scale(spec: ScoreSpec, path: str, value, lang: str, *, enabled: bool = True) -> dict:
+    levels = {lv.score: lv.text(lang) for lv in spec.levels}
+    return {
+        "path": path,
+        "id": _dom_id(path),
+        "label": _t(spec.label, lang),
+        "description": _t(spec.description, lang),
+        "min": spec.min,
+        "max": spec.max,
+        "value": value,
+        "enabled": enabled,
+        "choices": [{"score": n, "text": levels.get(n, ""), "checked": value == n} for n in spec.choices],
+        "value_text": levels.get(value, "") if value is not None else "",
+    }
+
+
+def grid_error_label(kind: str) -> str:
+    return {
+        "no_grid": _("No scoring grid found"),
+        "missing_cells": _("Missing cells"),
+        "ties": _("Tied scores in a column"),
+        "not_permutation": _("Column is not a permutation of 1..n"),
+        "wrong_total": _("Wrong row total"),
+        "missing_rows": _("Solutions missing from the grid"),
+    }.get(kind, kind)
+
+
+def missing_label(rubric: Rubric, path: str, lang: str) -> str:
+    """A readable name for an entry path (for the 'still missing' list)."""
+    parts = path.split(".")
+    try:
+        if parts[0] == "items":
+            step = rubric.step(int(parts[1]))
+            item = f"{_t(step.item_label, lang)} {parts[2]}"
+            field = parts[3]
+            if field == "classification":
+                what = _("category or invalid type")
+            else:
+                what = _t(step.item_score(field).label, lang)
+            return _("Step %(n)s · %(item)s · %(what)s") % {"n": step.number, "item": item, "what": what}
+        if parts[0] == "dims":
+            dim = rubric.dimension(f"{parts[1]}.{parts[2]}")
+            return _("Step %(n)s · %(what)s") % {"n": dim.step, "what": _t(dim.label, lang)}
+        if parts[0] == "texts":
+            for step in rubric.steps:
+                for t in step.texts:
+                    if t.key == parts[1]:
+                        return _("Step %(n)s · %(what)s") % {"n": step.number, "what": _t(t.label, lang)}
+    except (KeyError, IndexError, ValueError):
+        pass
+    return path
+
+
+def missing_list(rubric: Rubric, missing, lang: str) -> list[dict]:
+    return [
+        {"path": m.path, "id": _dom_id(m.path), "step": m.step, "label": missing_label(rubric, m.path, lang)}
+        for m in missing
+    ]
+
+
+def _ideas_step(step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric) -> dict:
+    categories = [
+        {"key": c.key, "label": c.text(lang), "description": _t(c.description, lang)}
+        for c in rubric.categories
+    ] + [
+        {"key": v, "label": rubric.category_label(v, lang), "description": ""}
+        for v in rubric.category_keys[len(rubric.categories) :]
+    ]
+    invalid = [
+        {"key": INVALID_PREFIX + t.key, "label": _t(t.label, lang), "description": _t(t.description, lang)}
+        for t in step.invalid_types
+    ]
+    elab_spec, orig_spec = step.item_score("elaboration"), step.item_score("originality")
+    rows = []
+    for pos, item in enumerate(entries.ideas[step.number], start=1):
+        base = f"items.{step.number}.{pos}"
+        rows.append(
+            {
+                "pos": pos,
+                "text": texts.get(pos, ""),
+                "present": pos in texts,
+                "classification": item.classification,
+                "cls_path": f"{base}.classification",
+                "cls_id": _dom_id(f"{base}.classification"),
+                "is_yes": item.is_yes,
+                "elaboration": _scale(
+                    elab_spec, f"{base}.elaboration", item.elaboration, lang, enabled=item.is_yes
+                ),
+                "originality": _scale(
+                    orig_spec, f"{base}.originality", item.originality, lang, enabled=item.is_yes
+                ),
+                "comment": item.comment,
+                "comment_path": f"{base}.comment",
+                "comment_id": _dom_id(f"{base}.comment"),
+            }
+        )
+    return {
+        "categories": categories,
+        "invalid_types": invalid,
+        "yes_description": _t(step.yes_description, lang),
+        "item_scores": [_scale(elab_spec, "", None, lang), _scale(orig_spec, "", None, lang)],
+        "rows": rows,
+    }
+
+
+def _criteria_step(step, entries: SheetEntries, texts: dict[int, str], lang: str) -> dict:
+    cw_spec, rel_spec = step.item_score("correctly_written"), step.item_score("relevance")
+    rows = []
+    for pos, crit in enumerate(entries.criteria, start=1):
+        base = f"items.{step.number}.{pos}"
+        rows.append(
+            {
+                "pos": pos,
+                "text": texts.get(pos, ""),
+                "present": pos in texts,
+                "correctly_written": _scale(
+                    cw_spec, f"{base}.correctly_written", crit.correctly_written, lang
+                ),
+                "relevance": _scale(rel_spec, f"{base}.relevance", crit.relevance, lang),
+                "comment": crit.comment,
+                "comment_path": f"{base}.comment",
+                "comment_id": _dom_id(f"{base}.comment"),
+            }
+        )
+    return {"rows": rows, "item_scores": [_scale(cw_spec, "", None, lang), _scale(rel_spec, "", None, lang)]}
+
+
+def client_spec(rubric: Rubric) -> dict:
+    """The rubric's arithmetic for the script's instant totals (the server's are authoritative)."""
+    return {
+        "max_total": rubric.max_total,
+        "steps": [
+            {
+                "number": s.number,
+                "kind": s.kind,
+                "item_count": s.item_count,
+                "dimensions": [{"key": d.key, "computed": d.computed} for d in s.dimensions],
+            }
+            for s in rubric.steps
+        ],
+    }
+
+
+def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:
+    rubric = load_rubric(sheet.rubric_version)
+    entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+    totals = sheet_totals(entries, rubric)
+    response = assignment.response
+    items = response_items_by_step(response=response)
+    readonly = sheet.is_submitted
+    steps = []
+    for step in rubric.steps:
+        n = step.number
+        data = {
+            "number": n,
+            "name": _t(step.name, lang),
+            "max": step.max,
+            "kind": step.kind,
+            "levels_open": n == 6,
+            "answer": response.answer(n),
+            "item_label": _t(step.item_label, lang),
+            "total": totals.steps[n],
+            "comment": entries.comments.get(n, ""),
+            "comment_path": f"comments.{n}",
+            "comment_id": _dom_id(f"comments.{n}"),
+            "computed": [
+                {
+                    "key": d.key,
+                    "label": _t(d.label, lang),
+                    "description": _t(d.description, lang),
+                    "max": d.max,
+                    "value": totals.dimensions[d.key],
+                }
+                for d in step.dimensions
+                if d.computed
+            ],
+            "scales": [
+                _scale(d, f"dims.{d.key}", entries.dimensions.get(d.key), lang)
+                for d in step.scored_dimensions
+            ],
+            "texts": [
+                {
+                    "path": f"texts.{t.key}",
+                    "id": _dom_id(f"texts.{t.key}"),
+                    "label": _t(t.label, lang),
+                    "help": _t(t.help, lang),
+                    "value": entries.texts.get(t.key, ""),
+                }
+                for t in step.texts
+            ],
+            "mirrors": [
+                {
+                    "path": f"texts.{key}",
+                    "label": next(_t(t.label, lang) for s in rubric.steps for t in s.texts if t.key == key),
+                    "value": entries.texts.get(key, ""),
+                }
+                for key in step.shows_step2_texts
+            ],
+        }
+        if step.kind == "ideas":
+            data.update(_ideas_step(step, entries, items.get(n, {}), lang, rubric))
+        elif step.kind == "criteria":
+            data.update(_criteria_step(step, entries, items.get(n, {}), lang))
+        if n == 5:
+            data["grid_errors"] = [
+                {
+                    "label": grid_error_label(e.get("kind", "")),
+                    "where": e.get("where", ""),
+                    "detail": e.get("detail", ""),
+                }
+                for e in (response.grid_errors or [])
+            ]
+            data["implied"] = response.implied_correctly_used
+        steps.append(data)
+    code = response.blind_code
+    script = {
+        "code": code,
+        "version": sheet.version,
+        "last_batch_id": sheet.last_batch_id,
+        "readonly": readonly,
+        "save_url": reverse("scoring:sheet_save", args=[code]),
+        "submit_url": reverse("scoring:sheet_submit", args=[code]),
+        "totals": totals.as_dict(),
+        "rubric": client_spec(rubric),
+        "messages": {
+            "saving": _("Saving…"),
+            "saved_at": _("Saved at %(time)s"),
+            "all_saved": _("All changes saved"),
+            "unsaved": _("Unsaved changes"),
+            "offline": _(
+                "Not saved: the server cannot be reached. Retrying automatically; your changes are kept in this browser."
+            ),
+            "auth": _(
+                "Not saved: your session has ended. Log in again in another tab; your changes are kept and will be sent."
+            ),
+            "conflict": _(
+                "This sheet was changed elsewhere (another tab or device). Reload to see the newest scores; unsaved changes in this tab will be discarded."
+            ),
+            "locked": _("This sheet has been submitted and is read-only. Reload to see it."),
+            "invalid": _("The server refused a value; nothing of that batch was saved:"),
+            "incomplete": _("The sheet is not complete. Still missing:"),
+            "submitting": _("Submitting…"),
+            "submit_wait": _("Saving your last changes before submitting…"),
+            "confirm_submit": _("Submit this sheet? It becomes read-only."),
+            "retry_in": _("next try in %(s)s s"),
+        },
+    }
+    return {
+        "assignment": assignment,
+        "sheet": sheet,
+        "readonly": readonly,
+        "code": code,
+        "theme": response.scenario.theme,
+        "scenario_text": response.scenario.text,
+        "steps": steps,
+        "totals": totals,
+        "max_total": rubric.max_total,
+        "missing": missing_list(rubric, totals.missing, lang),
+        "script": script,
+    }
