@@ -56,3 +56,16 @@ def demo(db, settings):
 
     settings.DEMO_MODE = True
     return demo_seed()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium through Playwright, shared by the browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
