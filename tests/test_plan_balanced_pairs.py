@@ -6,7 +6,14 @@ import pytest
 
 from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, plan_apply, plan_balanced_pairs, plan_for_study
-from tests.factories import ConditionFactory, ModelEndpointFactory, ScenarioFactory, StudyFactory, make_response, rater
+from tests.factories import (
+    ConditionFactory,
+    ModelEndpointFactory,
+    ScenarioFactory,
+    StudyFactory,
+    make_response,
+    rater,
+)
 
 
 def test_plan_balanced_pairs_evens_workloads_and_varies_pairs():
