@@ -56,23 +56,22 @@ def rater_queue(*, user) -> list[dict]:
     blind-safe fields: blind code, scenario theme and sheet status."""
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
-        .select_related("response__scenario", "sheet")
         .order_by("order_key", "id")
+        .values_list(
+            "response__blind_code", "response__scenario__theme", "role", "sheet__status", "sheet__version",
+            "sheet__overall",
+        )  # fmt: skip
     )
     queue = []
-    for a in rows:
-        sheet = getattr(a, "sheet", None)
-        if sheet is None or (sheet.status == SheetStatus.DRAFT and sheet.version == 0):
-            status = "not_started"
-        else:
-            status = sheet.status
+    for code, theme, role, sheet_status, version, overall in rows:
+        status = _status_of(sheet_status, version)
         queue.append(
             {
-                "blind_code": a.response.blind_code,
-                "theme": a.response.scenario.theme,
-                "role": a.role,
+                "blind_code": code,
+                "theme": theme,
+                "role": role,
                 "status": status,
-                "overall": sheet.overall if sheet is not None and status != "not_started" else None,
+                "overall": overall if status != "not_started" else None,
             }
         )
     return queue

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from scoring.models import Assignment, ScoreSheet
 from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
 from scoring.selectors import response_items_by_step, sheet_entries_get
+from scoring.views.sheet_widgets import categories_html, levels_html, options_html, scale_html, select_html
 
 
 def _t(label: Label | None, lang: str) -> str:
@@ -84,7 +85,9 @@ def missing_list(rubric: Rubric, missing, lang: str) -> list[dict]:
     ]
 
 
-def _ideas_step(step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric) -> dict:
+def _ideas_step(
+    step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric, readonly: bool
+) -> dict:
     categories = [
         {"key": c.key, "label": c.text(lang), "description": _t(c.description, lang)}
         for c in rubric.categories
@@ -96,59 +99,88 @@ def _ideas_step(step, entries: SheetEntries, texts: dict[int, str], lang: str, r
         {"key": INVALID_PREFIX + t.key, "label": _t(t.label, lang), "description": _t(t.description, lang)}
         for t in step.invalid_types
     ]
+    options = options_html(
+        empty=_("— choose —"), yes_label=_("Yes: category"), categories=categories,
+        invalid_label=_("Not valid"), invalid=invalid,
+    )  # fmt: skip
+    item_label = _t(step.item_label, lang)
+    what = _("category or invalid type")
     elab_spec, orig_spec = step.item_score("elaboration"), step.item_score("originality")
     rows = []
     for pos, item in enumerate(entries.ideas[step.number], start=1):
         base = f"items.{step.number}.{pos}"
+        where = f"{item_label} {pos}"
+        elab = _scale(elab_spec, f"{base}.elaboration", item.elaboration, lang, enabled=item.is_yes)
+        orig = _scale(orig_spec, f"{base}.originality", item.originality, lang, enabled=item.is_yes)
         rows.append(
             {
                 "pos": pos,
                 "text": texts.get(pos, ""),
                 "present": pos in texts,
                 "classification": item.classification,
-                "cls_path": f"{base}.classification",
-                "cls_id": _dom_id(f"{base}.classification"),
                 "is_yes": item.is_yes,
-                "elaboration": _scale(
-                    elab_spec, f"{base}.elaboration", item.elaboration, lang, enabled=item.is_yes
-                ),
-                "originality": _scale(
-                    orig_spec, f"{base}.originality", item.originality, lang, enabled=item.is_yes
-                ),
+                "select": select_html(
+                    options=options,
+                    select_id=_dom_id(f"{base}.classification"),
+                    path=f"{base}.classification",
+                    label=f"{where}: {what}",
+                    value=item.classification,
+                    readonly=readonly,
+                ),  # fmt: skip
+                "controls": [
+                    scale_html(elab, where=where, readonly=readonly),
+                    scale_html(orig, where=where, readonly=readonly),
+                ],
                 "comment": item.comment,
                 "comment_path": f"{base}.comment",
                 "comment_id": _dom_id(f"{base}.comment"),
             }
         )
     return {
-        "categories": categories,
-        "invalid_types": invalid,
+        "categories_html": categories_html(summary=_("Categories"), categories=categories),
         "yes_description": _t(step.yes_description, lang),
-        "item_scores": [_scale(elab_spec, "", None, lang), _scale(orig_spec, "", None, lang)],
+        "item_scores": [_header(elab_spec, lang), _header(orig_spec, lang)],
         "rows": rows,
     }
 
 
-def _criteria_step(step, entries: SheetEntries, texts: dict[int, str], lang: str) -> dict:
+def _header(spec: ScoreSpec, lang: str) -> dict:
+    scale = _scale(spec, "", None, lang)
+    scale["levels_html"] = levels_html(scale, summary=_("Levels"))
+    return scale
+
+
+def _criteria_step(step, entries: SheetEntries, texts: dict[int, str], lang: str, readonly: bool) -> dict:
     cw_spec, rel_spec = step.item_score("correctly_written"), step.item_score("relevance")
+    item_label = _t(step.item_label, lang)
     rows = []
     for pos, crit in enumerate(entries.criteria, start=1):
         base = f"items.{step.number}.{pos}"
+        where = f"{item_label} {pos}"
+        cw = _scale(cw_spec, f"{base}.correctly_written", crit.correctly_written, lang)
+        rel = _scale(rel_spec, f"{base}.relevance", crit.relevance, lang)
         rows.append(
             {
                 "pos": pos,
                 "text": texts.get(pos, ""),
                 "present": pos in texts,
-                "correctly_written": _scale(
-                    cw_spec, f"{base}.correctly_written", crit.correctly_written, lang
-                ),
-                "relevance": _scale(rel_spec, f"{base}.relevance", crit.relevance, lang),
+                "controls": [
+                    scale_html(cw, where=where, readonly=readonly),
+                    scale_html(rel, where=where, readonly=readonly),
+                ],
                 "comment": crit.comment,
                 "comment_path": f"{base}.comment",
                 "comment_id": _dom_id(f"{base}.comment"),
             }
         )
-    return {"rows": rows, "item_scores": [_scale(cw_spec, "", None, lang), _scale(rel_spec, "", None, lang)]}
+    return {"rows": rows, "item_scores": [_header(cw_spec, lang), _header(rel_spec, lang)]}
+
+
+def _dimension(spec: ScoreSpec, value, lang: str, *, readonly: bool, open_: bool) -> dict:
+    scale = _scale(spec, f"dims.{spec.key}", value, lang)
+    scale["html"] = scale_html(scale, readonly=readonly)
+    scale["levels_html"] = levels_html(scale, summary=_("Levels"), open_=open_)
+    return scale
 
 
 def client_spec(rubric: Rubric) -> dict:
@@ -182,7 +214,6 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
             "name": _t(step.name, lang),
             "max": step.max,
             "kind": step.kind,
-            "levels_open": n == 6,
             "answer": response.answer(n),
             "item_label": _t(step.item_label, lang),
             "total": totals.steps[n],
@@ -201,7 +232,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
                 if d.computed
             ],
             "scales": [
-                _scale(d, f"dims.{d.key}", entries.dimensions.get(d.key), lang)
+                _dimension(d, entries.dimensions.get(d.key), lang, readonly=readonly, open_=n == 6)
                 for d in step.scored_dimensions
             ],
             "texts": [
@@ -224,9 +255,9 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
             ],
         }
         if step.kind == "ideas":
-            data.update(_ideas_step(step, entries, items.get(n, {}), lang, rubric))
+            data.update(_ideas_step(step, entries, items.get(n, {}), lang, rubric, readonly))
         elif step.kind == "criteria":
-            data.update(_criteria_step(step, entries, items.get(n, {}), lang))
+            data.update(_criteria_step(step, entries, items.get(n, {}), lang, readonly))
         if n == 5:
             data["grid_errors"] = [
                 {
