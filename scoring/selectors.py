@@ -29,22 +29,26 @@ def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> She
     """The raw entries of a sheet as plain dataclasses (two queries)."""
     rubric = rubric or sheet_rubric(sheet)
     entries = SheetEntries.empty(rubric)
-    for item in ItemScore.objects.filter(sheet=sheet).order_by("step", "position"):
-        step = rubric.step(item.step)
-        if step.kind == "ideas" and item.position <= step.item_count:
-            entries.ideas[item.step][item.position - 1] = IdeaEntry(
-                category=item.category,
-                invalid=item.invalid_type,
-                elaboration=item.elaboration,
-                originality=item.originality,
-                comment=item.comment,
+    rows = ItemScore.objects.filter(sheet=sheet).values_list(
+        "step", "position", "category", "invalid_type", "elaboration", "originality", "correctly_written",
+        "relevance", "comment",
+    )  # fmt: skip
+    for step_no, position, category, invalid, elaboration, originality, written, relevance, comment in rows:
+        step = rubric.step(step_no)
+        if step.kind == "ideas" and position <= step.item_count:
+            entries.ideas[step_no][position - 1] = IdeaEntry(
+                category=category,
+                invalid=invalid,
+                elaboration=elaboration,
+                originality=originality,
+                comment=comment,
             )
-        elif step.kind == "criteria" and item.position <= step.item_count:
-            entries.criteria[item.position - 1] = CriterionEntry(
-                correctly_written=item.correctly_written, relevance=item.relevance, comment=item.comment
+        elif step.kind == "criteria" and position <= step.item_count:
+            entries.criteria[position - 1] = CriterionEntry(
+                correctly_written=written, relevance=relevance, comment=comment
             )
-    for dim in DimensionScore.objects.filter(sheet=sheet):
-        entries.dimensions[dim.dimension] = dim.value
+    for dimension, value in DimensionScore.objects.filter(sheet=sheet).values_list("dimension", "value"):
+        entries.dimensions[dimension] = value
     for key in ScoreSheet.TEXT_FIELDS:
         entries.texts[key] = getattr(sheet, key)
     entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}
@@ -58,7 +62,11 @@ def rater_queue(*, user) -> list[dict]:
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
         .order_by("order_key", "id")
         .values_list(
-            "response__blind_code", "response__scenario__theme", "role", "sheet__status", "sheet__version",
+            "response__blind_code",
+            "response__scenario__theme",
+            "role",
+            "sheet__status",
+            "sheet__version",
             "sheet__overall",
         )  # fmt: skip
     )
@@ -81,7 +89,7 @@ def rater_assignment_get(*, user, blind_code: str) -> Assignment:
     """The rater's own active assignment for a blind code; Http404 for anything else
     (someone else's response, an archived assignment, an unknown code)."""
     return get_object_or_404(
-        Assignment.objects.select_related("response__scenario", "response__study"),
+        Assignment.objects.select_related("response__scenario", "response__study", "sheet"),
         rater=user,
         response__blind_code=blind_code,
         archived_at__isnull=True,
@@ -90,8 +98,10 @@ def rater_assignment_get(*, user, blind_code: str) -> Assignment:
 
 def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
     items: dict[int, dict[int, str]] = {1: {}, 3: {}, 4: {}}
-    for item in ResponseItem.objects.filter(response=response).only("step", "position", "text"):
-        items.setdefault(item.step, {})[item.position] = item.text
+    for step, position, text in ResponseItem.objects.filter(response=response).values_list(
+        "step", "position", "text"
+    ):
+        items.setdefault(step, {})[position] = text
     return items
 
 

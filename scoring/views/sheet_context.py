@@ -8,13 +8,23 @@ condition or anything about another rater.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, ScoreSheet
 from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
 from scoring.selectors import response_items_by_step, sheet_entries_get
-from scoring.views.sheet_widgets import categories_html, levels_html, options_html, scale_html, select_html
+from scoring.views.sheet_widgets import (
+    categories_html,
+    item_row_html,
+    levels_html,
+    options_html,
+    scale_html,
+    select_html,
+)
 
 
 def _t(label: Label | None, lang: str) -> str:
@@ -88,23 +98,10 @@ def missing_list(rubric: Rubric, missing, lang: str) -> list[dict]:
 def _ideas_step(
     step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric, readonly: bool
 ) -> dict:
-    categories = [
-        {"key": c.key, "label": c.text(lang), "description": _t(c.description, lang)}
-        for c in rubric.categories
-    ] + [
-        {"key": v, "label": rubric.category_label(v, lang), "description": ""}
-        for v in rubric.category_keys[len(rubric.categories) :]
-    ]
-    invalid = [
-        {"key": INVALID_PREFIX + t.key, "label": _t(t.label, lang), "description": _t(t.description, lang)}
-        for t in step.invalid_types
-    ]
-    options = options_html(
-        empty=_("— choose —"), yes_label=_("Yes: category"), categories=categories,
-        invalid_label=_("Not valid"), invalid=invalid,
-    )  # fmt: skip
+    static = _static(rubric.version, lang)
+    options = static["steps"][step.number]["options"]
     item_label = _t(step.item_label, lang)
-    what = _("category or invalid type")
+    what = static["what"]
     elab_spec, orig_spec = step.item_score("elaboration"), step.item_score("originality")
     rows = []
     for pos, item in enumerate(entries.ideas[step.number], start=1):
@@ -137,9 +134,10 @@ def _ideas_step(
             }
         )
     return {
-        "categories_html": categories_html(summary=_("Categories"), categories=categories),
+        "rows_html": _rows_html(rows, step.number, readonly),
+        "categories_html": static["steps"][step.number]["categories_html"],
         "yes_description": _t(step.yes_description, lang),
-        "item_scores": [_header(elab_spec, lang), _header(orig_spec, lang)],
+        "item_scores": static["steps"][step.number]["item_scores"],
         "rows": rows,
     }
 
@@ -150,7 +148,9 @@ def _header(spec: ScoreSpec, lang: str) -> dict:
     return scale
 
 
-def _criteria_step(step, entries: SheetEntries, texts: dict[int, str], lang: str, readonly: bool) -> dict:
+def _criteria_step(
+    step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric, readonly: bool
+) -> dict:
     cw_spec, rel_spec = step.item_score("correctly_written"), step.item_score("relevance")
     item_label = _t(step.item_label, lang)
     rows = []
@@ -173,7 +173,20 @@ def _criteria_step(step, entries: SheetEntries, texts: dict[int, str], lang: str
                 "comment_id": _dom_id(f"{base}.comment"),
             }
         )
-    return {"rows": rows, "item_scores": [_header(cw_spec, lang), _header(rel_spec, lang)]}
+    return {
+        "rows_html": _rows_html(rows, step.number, readonly),
+        "item_scores": _static(rubric.version, lang)["steps"][step.number]["item_scores"],
+    }
+
+
+def _rows_html(rows: list[dict], step: int, readonly: bool) -> str:
+    no_item, comment = _("(no item in the response)"), _("Comment")
+    return mark_safe(  # noqa: S308 - each row is built escaped
+        "".join(
+            item_row_html(r, step=step, no_item=no_item, comment_label=comment, readonly=readonly)
+            for r in rows
+        )
+    )
 
 
 def _dimension(spec: ScoreSpec, value, lang: str, *, readonly: bool, open_: bool) -> dict:
@@ -196,6 +209,68 @@ def client_spec(rubric: Rubric) -> dict:
             }
             for s in rubric.steps
         ],
+    }
+
+
+@lru_cache(maxsize=16)
+def _static(rubric_version: str, lang: str) -> dict:
+    """The parts of the page that depend only on the rubric and the language."""
+    rubric = load_rubric(rubric_version)
+    messages = {
+        "saving": _("Saving…"),
+        "saved_at": _("Saved at %(time)s"),
+        "all_saved": _("All changes saved"),
+        "unsaved": _("Unsaved changes"),
+        "offline": _(
+            "Not saved: the server cannot be reached. Retrying automatically; your changes are kept in this browser."
+        ),
+        "auth": _(
+            "Not saved: your session has ended. Log in again in another tab; your changes are kept and will be sent."
+        ),
+        "conflict": _(
+            "This sheet was changed elsewhere (another tab or device). Reload to see the newest scores; unsaved changes in this tab will be discarded."
+        ),
+        "locked": _("This sheet has been submitted and is read-only. Reload to see it."),
+        "invalid": _("The server refused a value; nothing of that batch was saved:"),
+        "incomplete": _("The sheet is not complete. Still missing:"),
+        "submitting": _("Submitting…"),
+        "submit_wait": _("Saving your last changes before submitting…"),
+        "confirm_submit": _("Submit this sheet? It becomes read-only."),
+        "retry_in": _("next try in %(s)s s"),
+    }
+    per_step = {}
+    for step in rubric.steps:
+        data: dict = {}
+        if step.kind == "ideas":
+            categories = [
+                {"key": c.key, "label": c.text(lang), "description": _t(c.description, lang)}
+                for c in rubric.categories
+            ] + [
+                {"key": v, "label": rubric.category_label(v, lang), "description": ""}
+                for v in rubric.category_keys[len(rubric.categories) :]
+            ]
+            invalid = [
+                {
+                    "key": INVALID_PREFIX + t.key,
+                    "label": _t(t.label, lang),
+                    "description": _t(t.description, lang),
+                }
+                for t in step.invalid_types
+            ]
+            data["options"] = options_html(
+                empty=_("— choose —"), yes_label=_("Yes: category"), categories=categories,
+                invalid_label=_("Not valid"), invalid=invalid,
+            )  # fmt: skip
+            data["categories_html"] = categories_html(summary=_("Categories"), categories=categories)
+        if step.has_items:
+            data["item_scores"] = [_header(spec, lang) for spec in step.item_scores]
+        per_step[step.number] = data
+    return {
+        "messages": messages,
+        "client_spec": client_spec(rubric),
+        "steps": per_step,
+        "what": _("category or invalid type"),
+        "levels": _("Levels"),
     }
 
 
@@ -257,7 +332,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         if step.kind == "ideas":
             data.update(_ideas_step(step, entries, items.get(n, {}), lang, rubric, readonly))
         elif step.kind == "criteria":
-            data.update(_criteria_step(step, entries, items.get(n, {}), lang, readonly))
+            data.update(_criteria_step(step, entries, items.get(n, {}), lang, rubric, readonly))
         if n == 5:
             data["grid_errors"] = [
                 {
@@ -278,29 +353,8 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "save_url": reverse("scoring:sheet_save", args=[code]),
         "submit_url": reverse("scoring:sheet_submit", args=[code]),
         "totals": totals.as_dict(),
-        "rubric": client_spec(rubric),
-        "messages": {
-            "saving": _("Saving…"),
-            "saved_at": _("Saved at %(time)s"),
-            "all_saved": _("All changes saved"),
-            "unsaved": _("Unsaved changes"),
-            "offline": _(
-                "Not saved: the server cannot be reached. Retrying automatically; your changes are kept in this browser."
-            ),
-            "auth": _(
-                "Not saved: your session has ended. Log in again in another tab; your changes are kept and will be sent."
-            ),
-            "conflict": _(
-                "This sheet was changed elsewhere (another tab or device). Reload to see the newest scores; unsaved changes in this tab will be discarded."
-            ),
-            "locked": _("This sheet has been submitted and is read-only. Reload to see it."),
-            "invalid": _("The server refused a value; nothing of that batch was saved:"),
-            "incomplete": _("The sheet is not complete. Still missing:"),
-            "submitting": _("Submitting…"),
-            "submit_wait": _("Saving your last changes before submitting…"),
-            "confirm_submit": _("Submit this sheet? It becomes read-only."),
-            "retry_in": _("next try in %(s)s s"),
-        },
+        "rubric": _static(rubric.version, lang)["client_spec"],
+        "messages": _static(rubric.version, lang)["messages"],
     }
     return {
         "assignment": assignment,
@@ -312,6 +366,5 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "steps": steps,
         "totals": totals,
         "max_total": rubric.max_total,
-        "missing": missing_list(rubric, totals.missing, lang),
         "script": script,
     }

@@ -71,8 +71,30 @@ def select_html(
 def categories_html(*, summary: str, categories: list[dict]) -> SafeString:
     """The category descriptions (Steps 1 and 3), shown on demand."""
     rows = "".join(
-        f"<dt>{escape(c['label'])}</dt><dd>{escape(c['description'])}</dd>" for c in categories if c["description"]
+        f"<dt>{escape(c['label'])}</dt><dd>{escape(c['description'])}</dd>"
+        for c in categories
+        if c["description"]
     )
     return mark_safe(  # noqa: S308 - every value is escaped
         f'<details class="levels"><summary>{escape(summary)}</summary><dl>{rows}</dl></details>'
+    )
+
+
+def item_row_html(row: dict, *, step: int, no_item: str, comment_label: str, readonly: bool) -> SafeString:
+    """One item row of Steps 1, 3 and 4: number, item text, controls, comment."""
+    pos = row["pos"]
+    if "select" in row:
+        state = " is-yes" if row["is_yes"] else (" is-invalid" if row["classification"] else "")
+        cells = [row["select"], *row["controls"]]
+    else:
+        state, cells = "", row["controls"]
+    text = escape(row["text"]) if row["present"] else f'<span class="muted">{escape(no_item)}</span>'
+    disabled = " disabled" if readonly else ""
+    controls = "".join(f"<td>{c}</td>" for c in cells)
+    return mark_safe(  # noqa: S308 - item text, comment and labels are escaped; cells are built escaped
+        f'<tr class="item-row{state}" data-item="{step}.{pos}"><th scope="row">{pos}</th>'
+        f'<td class="item-text">{text}</td>{controls}'
+        f'<td><label class="visually-hidden" for="{row["comment_id"]}">{escape(comment_label)} {pos}</label>'
+        f'<input type="text" id="{row["comment_id"]}" data-path="{row["comment_path"]}" '
+        f'value="{escape(row["comment"])}" maxlength="4000"{disabled}></td></tr>'
     )

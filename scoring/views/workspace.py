@@ -54,10 +54,16 @@ def _bad_request(message: str, errors: list | None = None) -> JsonResponse:
     )
 
 
+def _existing_sheet(assignment) -> ScoreSheet | None:
+    try:
+        return assignment.sheet  # fetched with the assignment
+    except ScoreSheet.DoesNotExist:
+        return None
+
+
 def _sheet_for(request: HttpRequest, blind_code: str) -> ScoreSheet:
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
-    sheet = ScoreSheet.objects.filter(assignment=assignment).first()
-    return sheet or sheet_open(assignment=assignment, actor=request.user)
+    return _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
 
 
 @never_cache
@@ -65,7 +71,7 @@ def _sheet_for(request: HttpRequest, blind_code: str) -> ScoreSheet:
 @rater_required
 def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
-    sheet = sheet_open(assignment=assignment, actor=request.user)
+    sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
     context = sheet_page_context(sheet=sheet, assignment=assignment, lang=_lang(request))
     return render(request, "scoring/sheet.html", context)
 
