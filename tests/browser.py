@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import socket
 
-# Playwright's sync API keeps an event loop in the test thread; the test code's
-# own ORM calls are still synchronous, so Django's async guard must be relaxed.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The ``browser`` fixture (tests/conftest.py) sets DJANGO_ALLOW_ASYNC_UNSAFE while
+# Playwright's sync API keeps its event loop in the test thread.
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
