@@ -2,7 +2,7 @@
 
     DATABASE_URL=postgres://... .venv/bin/python bench/bench_scoring.py [--repeat 200]
 
-Creates a throw-away test database (test_<name>) on the PostgreSQL server of
+Creates a throw-away database (bench_<name>) on the PostgreSQL server of
 DATABASE_URL, loads 10 scenarios x 40 responses x 2 raters (800 sheets, half of
 them fully scored), and times requests in-process through the whole Django stack
 (middleware, session, auth, templates, ORM): the scoring page (GET
@@ -21,6 +21,7 @@ import os
 import statistics
 import sys
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,7 +167,10 @@ def main() -> None:
     from django.conf import settings
 
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        sys.exit("Set DATABASE_URL to a PostgreSQL server (the benchmark creates test_<name> there).")
+        sys.exit("Set DATABASE_URL to a PostgreSQL server (the benchmark creates bench_<name> there).")
+    # its own throw-away database, so that it never collides with a pytest run
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = "bench_" + settings.DATABASES["default"]["NAME"]
+    warnings.filterwarnings("ignore", message="Limit for query logging exceeded")
     setup_test_environment()
     old = setup_databases(verbosity=0, interactive=False)
     try:
