@@ -154,3 +154,32 @@ def test_the_chinese_ui_renders_and_is_remembered(live_server, demo, browser):
     page.goto(f"{live_server.url}/scoring/")
     assert page.get_attribute("html", "lang") == "zh-hans"
     context.close()
+
+
+def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    stale, fresh = context.new_page(), context.new_page()
+    login(stale, live_server.url, "rater2")
+    open_sheet(stale, live_server.url, response.blind_code)
+    stale.route("**/save/", lambda route: route.abort())  # this tab's saves never arrive
+    stale.focus("input[name='dims.s2.focus'][value='1']")
+    stale.keyboard.press("2")
+    stale.wait_for_selector("#banner[data-kind=warn]:not([hidden])")
+
+    open_sheet(fresh, live_server.url, response.blind_code)
+    fresh.focus("input[name='dims.s2.focus'][value='1']")
+    fresh.keyboard.press("9")
+    fresh.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+
+    stale.unroute("**/save/")
+    stale.reload()  # its kept change was made against an older version
+    stale.wait_for_selector("#banner[data-kind=conflict]")
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater2")
+    assert sheet.dimension_scores.get(dimension="s2.focus").value == 9
+    stale.click("#banner-reload")
+    stale.wait_for_selector("html[data-sheet-ready]")
+    assert stale.is_hidden("#banner")
+    assert stale.is_checked("input[name='dims.s2.focus'][value='9']")
+    assert stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length") == 0
+    context.close()

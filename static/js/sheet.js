@@ -331,6 +331,8 @@
       var left = (q2.inflight && !applied ? q2.inflight.changes : []).concat(q2.pending || []);
       if (!left.length) { if (stored[j].key !== storeKey) localStorage.removeItem(stored[j].key); continue; }
       if (expected !== data.version) {
+        // made against an older version: never applied silently; "Reload" discards them
+        state.discard = stored.map(function (x) { return x.key; });
         stop("conflict", M.conflict);
         return;
       }
@@ -439,6 +441,7 @@
   // ---- start -------------------------------------------------------------------
   reloadBtn.addEventListener("click", function () {
     localStorage.removeItem(storeKey);
+    (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
     window.location.reload();
   });
   retryBtn.addEventListener("click", function () { state.delay = 0; flush(); });
