@@ -93,7 +93,9 @@ def build(n_scenarios: int, start: int = 0) -> None:
     models = list(ModelEndpoint.objects.order_by("model_number")[:10])
     conditions = [Condition.objects.get(letter=c) for c in CONDITIONS]
     for s in range(start, start + n_scenarios):
-        scenario = Scenario.objects.create(study=study, code=f"FS{s + 1}", theme=f"Theme {s + 1}", text="x" * 3000)
+        scenario = Scenario.objects.create(
+            study=study, code=f"FS{s + 1}", theme=f"Theme {s + 1}", text="x" * 3000
+        )
         for condition in conditions:
             for model in models[: RESPONSES_PER_SCENARIO // len(conditions)]:
                 response_create(study=study, scenario=scenario, model=model, condition=condition,
@@ -169,7 +171,9 @@ def main() -> None:
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         sys.exit("Set DATABASE_URL to a PostgreSQL server (the benchmark creates bench_<name> there).")
     # its own throw-away database, so that it never collides with a pytest run
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = "bench_" + settings.DATABASES["default"]["NAME"]
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = (
+        "bench_" + settings.DATABASES["default"]["NAME"]
+    )
     warnings.filterwarnings("ignore", message="Limit for query logging exceeded")
     setup_test_environment()
     old = setup_databases(verbosity=0, interactive=False)
@@ -199,8 +203,12 @@ def main() -> None:
         teardown_databases(old, verbosity=0)
     base = full["bare view (base template)"]["median"]
     base_http = full["bare view (HttpResponse)"]["median"]
-    print(f"PostgreSQL, {sizes[0]} responses, {sizes[1]} assignments, {sizes[2]} sheets; {args.repeat} requests each")
-    print("| request | median ms | p95 ms | x bare template view | x bare HttpResponse view | queries (small data) | queries (full data) |")
+    print(
+        f"PostgreSQL, {sizes[0]} responses, {sizes[1]} assignments, {sizes[2]} sheets; {args.repeat} requests each"
+    )
+    print(
+        "| request | median ms | p95 ms | x bare template view | x bare HttpResponse view | queries (small data) | queries (full data) |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, r in full.items():
         print(f"| {name} | {r['median']:.2f} | {r['p95']:.2f} | {r['median'] / base:.2f} | "

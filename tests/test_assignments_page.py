@@ -22,8 +22,14 @@ def _more_responses(study, scenario, letter, numbers):
     condition = Condition.objects.get(letter=letter)
     a05 = Response.objects.get(research_id="A05_FS10")
     return [
-        response_create(study=study, scenario=scenario, model=ModelEndpointFactory(model_number=n), condition=condition,
-                        answers=a05.answers, source="imported")  # fmt: skip
+        response_create(
+            study=study,
+            scenario=scenario,
+            model=ModelEndpointFactory(model_number=n),
+            condition=condition,
+            answers=a05.answers,
+            source="imported",
+        )  # fmt: skip
         for n in numbers
     ]
 
@@ -86,7 +92,9 @@ def test_admin_reassigns_a_group_and_the_scored_sheet_is_archived_not_deleted(ad
     group = ScoringGroup.objects.get()
     leaving = Assignment.objects.get(group=group, rater__username="rater2")
     sheet = sheet_open(assignment=leaving, actor=leaving.rater)
-    sheet_apply_changes(sheet_id=sheet.pk, actor=leaving.rater, changes=[("dims.s2.focus", 8)], expected_version=0)
+    sheet_apply_changes(
+        sheet_id=sheet.pk, actor=leaving.rater, changes=[("dims.s2.focus", 8)], expected_version=0
+    )
     newcomer = rater("newcomer", "H07")
     rater1 = group.rater_a if group.rater_a.username == "rater1" else group.rater_b
     reply = admin_client.post(f"/manage/assignments/groups/{group.pk}/", {

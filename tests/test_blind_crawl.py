@@ -18,7 +18,9 @@ SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"
 HOSTILE = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
-ATTR_URL = re.compile(r"""(?:href|src|action|hx-get|hx-post|hx-put|hx-delete|data-url)\s*=\s*["']([^"']+)["']""")
+ATTR_URL = re.compile(
+    r"""(?:href|src|action|hx-get|hx-post|hx-put|hx-delete|data-url)\s*=\s*["']([^"']+)["']"""
+)
 JSON_URL = re.compile(r'"\w*_?url"\s*:\s*"([^"]+)"')
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+')
 
@@ -38,7 +40,9 @@ def blind_world(demo):
     Assignment.objects.create(rater=users["rater1"], response=b05, role="calibration")
     Assignment.objects.create(rater=users["rater2"], response=e07)
     # the other rater's scores and texts on the shared response
-    other = sheet_open(assignment=Assignment.objects.get(rater=users["rater2"], response=a05), actor=users["rater2"])
+    other = sheet_open(
+        assignment=Assignment.objects.get(rater=users["rater2"], response=a05), actor=users["rater2"]
+    )
     sheet_apply_changes(sheet_id=other.pk, actor=users["rater2"], expected_version=0,
                         changes=[("comments.2", SECRET_COMMENT), ("texts.kvp", SECRET_KVP), ("dims.s2.focus", 9)])  # fmt: skip
     return {"own": [a05, b05], "other_only": [e07]}
@@ -126,11 +130,13 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
             assert not leaks(r.content.decode(), patterns)
     # the other rater's response: a plain 404 that says nothing
     for response in blind_world["other_only"]:
-        for url in (f"/scoring/{response.blind_code}/", ):
+        for url in (f"/scoring/{response.blind_code}/",):
             reply = client.get(url)
             assert reply.status_code == 404
             assert not leaks(reply.content.decode(), patterns)
-        reply = client.post(f"/scoring/{response.blind_code}/save/", content_type="application/json", data="{}")
+        reply = client.post(
+            f"/scoring/{response.blind_code}/save/", content_type="application/json", data="{}"
+        )
         assert reply.status_code == 404 and not leaks(reply.content.decode(), patterns)
 
     # the same in Chinese

@@ -43,33 +43,45 @@ def world(db):
 
 def active(rater_user):
     return set(
-        Assignment.objects.filter(rater=rater_user, archived_at__isnull=True).values_list("response_id", flat=True)
+        Assignment.objects.filter(rater=rater_user, archived_at__isnull=True).values_list(
+            "response_id", flat=True
+        )
     )
 
 
 def test_group_assign_pair_gives_both_raters_every_response_of_each_condition(world):
     r1, r2 = world["raters"][:2]
     groups = group_assign_pair(
-        study=world["study"], scenario=world["scenario"], conditions=[world["a"], world["b"]], rater_a=r1, rater_b=r2
+        study=world["study"],
+        scenario=world["scenario"],
+        conditions=[world["a"], world["b"]],
+        rater_a=r1,
+        rater_b=r2,
     )
     assert len(groups) == 2
     expected = {r.pk for r in world["responses"].values()}
     assert active(r1) == active(r2) == expected
     assert Assignment.objects.filter(group__in=groups, role="primary").count() == 12
     # assigning the same pair again changes nothing
-    group_assign_pair(study=world["study"], scenario=world["scenario"], conditions=[world["a"]], rater_a=r2, rater_b=r1)
+    group_assign_pair(
+        study=world["study"], scenario=world["scenario"], conditions=[world["a"]], rater_a=r2, rater_b=r1
+    )
     assert Assignment.objects.count() == 12
 
 
 def test_group_assign_pair_refuses_a_second_pair_and_bad_pairs(world):
     r1, r2, r3, _ = world["raters"]
-    group_assign_pair(study=world["study"], scenario=world["scenario"], conditions=[world["a"]], rater_a=r1, rater_b=r2)
+    group_assign_pair(
+        study=world["study"], scenario=world["scenario"], conditions=[world["a"]], rater_a=r1, rater_b=r2
+    )
     with pytest.raises(AssignmentError):
         group_assign_pair(study=world["study"], scenario=world["scenario"], conditions=[world["b"], world["a"]],
                           rater_a=r1, rater_b=r3)  # fmt: skip
     assert not ScoringGroup.objects.filter(condition=world["b"]).exists()  # all or nothing
     with pytest.raises(AssignmentError):
-        group_assign_pair(study=world["study"], scenario=world["scenario"], conditions=[world["b"]], rater_a=r1, rater_b=r1)
+        group_assign_pair(
+            study=world["study"], scenario=world["scenario"], conditions=[world["b"]], rater_a=r1, rater_b=r1
+        )
     with pytest.raises(AssignmentError):
         group_assign_pair(study=world["study"], scenario=world["scenario"], conditions=[world["b"]], rater_a=r1,
                           rater_b=UserFactory(username="not-a-rater"))  # fmt: skip

@@ -1,7 +1,6 @@
 """The scoring page in a real browser: a full sheet by keyboard only, live totals,
 reload, submit; a second tab's conflict; the Chinese UI."""
 
-
 import pytest
 
 from scoring.models import Response, ScoreSheet
@@ -21,6 +20,7 @@ ACTIVE = """() => { const e = document.activeElement; const control = ["INPUT", 
   return {tag: e.tagName, type: e.type || "", path: control ? (e.dataset.path || e.name || "") : "", id: e.id || "",
           options: e.tagName === "SELECT" ? Array.from(e.options).map(o => [o.value, o.text]) : []}; }"""
 
+
 def type_value(page, info, value):
     """Enter a value into the focused control with the keyboard only."""
     if info["tag"] == "SELECT":
@@ -30,6 +30,7 @@ def type_value(page, info, value):
         page.keyboard.press("0" if value == 10 else str(value))
     else:
         page.keyboard.type(value)
+
 
 def score_by_keyboard(page, values, skip=()):
     """Tab through the whole sheet from the first control, entering ``values``."""
@@ -42,7 +43,10 @@ def score_by_keyboard(page, values, skip=()):
             type_value(page, info, values[path])
             assert page.evaluate(ACTIVE)["path"] == path
             done.add(path)
-        if not checked_live and {"items.1.1.classification", "items.1.1.elaboration", "items.1.1.originality"} <= done:
+        if (
+            not checked_live
+            and {"items.1.1.classification", "items.1.1.elaboration", "items.1.1.originality"} <= done
+        ):
             # live totals, before any save has come back: fluency + flexibility + elaboration + originality
             expected = 2 + values["items.1.1.elaboration"] + values["items.1.1.originality"]
             assert page.text_content("#total-step-1") == str(expected)
@@ -51,6 +55,7 @@ def score_by_keyboard(page, values, skip=()):
             break
         page.keyboard.press("Tab")
     return done
+
 
 def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_server, demo, data_a, browser):
     response = Response.objects.get(research_id="A05_FS10")
@@ -105,6 +110,7 @@ def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_se
     assert sheet.status == "submitted" and sheet.overall == 116 and sheet.purpose == TEXTS["texts.purpose"]
     context.close()
 
+
 def test_a_second_tab_gets_a_conflict_and_never_overwrites(live_server, demo, browser):
     response = Response.objects.get(research_id="A05_FS10")
     context = browser.new_context()
@@ -129,6 +135,7 @@ def test_a_second_tab_gets_a_conflict_and_never_overwrites(live_server, demo, br
     assert second.is_checked("input[name='dims.s2.focus'][value='7']")
     assert second.is_hidden("#banner")
     context.close()
+
 
 def test_the_chinese_ui_renders_and_is_remembered(live_server, demo, browser):
     response = Response.objects.get(research_id="A05_FS10")
@@ -181,5 +188,8 @@ def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_
     stale.wait_for_selector("html[data-sheet-ready]")
     assert stale.is_hidden("#banner")
     assert stale.is_checked("input[name='dims.s2.focus'][value='9']")
-    assert stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length") == 0
+    assert (
+        stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length")
+        == 0
+    )
     context.close()

@@ -91,7 +91,9 @@ def test_sheet_save_refuses_bad_values_and_changes_nothing(client, sheet_setup, 
      b'{"batch_id": "b", "expected_version": 0, "changes": []}'],
 )  # fmt: skip
 def test_sheet_save_refuses_malformed_requests(client, sheet_setup, body):
-    reply = client.post(f"/scoring/{sheet_setup.blind_code}/save/", data=body, content_type="application/json")
+    reply = client.post(
+        f"/scoring/{sheet_setup.blind_code}/save/", data=body, content_type="application/json"
+    )
     assert reply.status_code == 422
     assert ScoreSheet.objects.get(assignment__rater__username="rater1").version == 0
 
@@ -133,7 +135,9 @@ def test_sheet_save_reaches_only_the_raters_own_assignment(client, demo):
 
     assignment_archive(assignment=assignment, actor=None, reason="test")
     assert client.get(f"/scoring/{response.blind_code}/").status_code == 404
-    assert not ScoreSheet.objects.filter(assignment__rater=outsider, assignment__archived_at__isnull=True).exists()
+    assert not ScoreSheet.objects.filter(
+        assignment__rater=outsider, assignment__archived_at__isnull=True
+    ).exists()
 
 
 @pytest.mark.django_db

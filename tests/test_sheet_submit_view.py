@@ -19,11 +19,19 @@ def test_sheet_submit_view_lists_what_is_missing_with_control_ids(client, demo, 
     client.login(username="rater2", password="demo-pass-2026")
     page = client.get(f"/scoring/{code}/").content.decode()
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric()) if c[0] != "dims.s2.focus"]
-    version = _post(client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}).json()["version"]
+    version = _post(
+        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+    ).json()["version"]
     reply = _post(client, f"/scoring/{code}/submit/", {"expected_version": version})
     assert reply.status_code == 400
     missing = reply.json()["missing"]
-    assert {m["path"] for m in missing} == {"dims.s2.focus", "texts.condition_phrase", "texts.stem", "texts.kvp", "texts.purpose"}
+    assert {m["path"] for m in missing} == {
+        "dims.s2.focus",
+        "texts.condition_phrase",
+        "texts.stem",
+        "texts.kvp",
+        "texts.purpose",
+    }
     for m in missing:
         assert f'id="{m["id"]}"' in page  # each entry links to a control on the page
         assert m["label"].startswith("Step 2")
@@ -38,7 +46,9 @@ def test_sheet_submit_view_submits_a_complete_sheet_once(client, demo, data_a):
     client.get(f"/scoring/{code}/")
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
     changes += [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
-    version = _post(client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}).json()["version"]
+    version = _post(
+        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+    ).json()["version"]
     stale = _post(client, f"/scoring/{code}/submit/", {"expected_version": version - 1})
     assert stale.status_code == 409
     reply = _post(client, f"/scoring/{code}/submit/", {"expected_version": version})
@@ -57,7 +67,9 @@ def test_admin_reopens_a_submitted_sheet_with_a_reason(client, demo, data_a):
     client.get(f"/scoring/{code}/")
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
     changes += [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
-    version = _post(client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}).json()["version"]
+    version = _post(
+        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+    ).json()["version"]
     assert _post(client, f"/scoring/{code}/submit/", {"expected_version": version}).status_code == 200
     sheet = ScoreSheet.objects.get(assignment__rater__username="rater2")
     client.logout()

@@ -30,7 +30,9 @@ def test_every_message_has_a_chinese_translation_with_the_same_placeholders():
     for msgid, msgstrs, _ in entries:
         assert msgstrs and all(msgstrs), f"untranslated: {msgid!r}"
         for msgstr in msgstrs:
-            assert sorted(re.findall(r"%\(\w+\)[sdr]", msgid)) == sorted(re.findall(r"%\(\w+\)[sdr]", msgstr)), msgid
+            assert sorted(re.findall(r"%\(\w+\)[sdr]", msgid)) == sorted(
+                re.findall(r"%\(\w+\)[sdr]", msgstr)
+            ), msgid
 
 
 def test_the_compiled_catalogue_matches_the_po_file():

@@ -46,7 +46,11 @@ def _requests(code, group_id, sheet_id, assignment_id):
         "workload": ("get", "/manage/workload/", None),
         "group": ("get", f"/manage/assignments/groups/{group_id}/", None),
         "sheet_admin": ("get", f"/manage/sheets/{sheet_id}/", None),
-        "assignment_archive": ("post", f"/manage/assignments/{assignment_id}/archive/", {"reason": "auth test"}),
+        "assignment_archive": (
+            "post",
+            f"/manage/assignments/{assignment_id}/archive/",
+            {"reason": "auth test"},
+        ),
     }
 
 
