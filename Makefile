@@ -11,4 +11,4 @@ lint:
 
 messages:  ## refresh and compile the translations
 	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*"
-	.venv/bin/python manage.py compilemessages -l zh_Hans
+	.venv/bin/python manage.py compilemessages -l zh_Hans -i ".venv" -i "var"

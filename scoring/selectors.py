@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from scoring.models import DimensionScore, ItemScore, ScoreSheet
+from collections import Counter
+
+from django.db.models import Count, F, Q
+from django.shortcuts import get_object_or_404
+
+from scoring.models import (
+    Assignment,
+    AssignmentRole,
+    DimensionScore,
+    ItemScore,
+    Response,
+    ResponseItem,
+    ScoreSheet,
+    ScoringGroup,
+    SheetStatus,
+)
 from scoring.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
 
@@ -14,22 +29,26 @@ def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> She
     """The raw entries of a sheet as plain dataclasses (two queries)."""
     rubric = rubric or sheet_rubric(sheet)
     entries = SheetEntries.empty(rubric)
-    for item in ItemScore.objects.filter(sheet=sheet).order_by("step", "position"):
-        step = rubric.step(item.step)
-        if step.kind == "ideas" and item.position <= step.item_count:
-            entries.ideas[item.step][item.position - 1] = IdeaEntry(
-                category=item.category,
-                invalid=item.invalid_type,
-                elaboration=item.elaboration,
-                originality=item.originality,
-                comment=item.comment,
+    rows = ItemScore.objects.filter(sheet=sheet).values_list(
+        "step", "position", "category", "invalid_type", "elaboration", "originality", "correctly_written",
+        "relevance", "comment",
+    )  # fmt: skip
+    for step_no, position, category, invalid, elaboration, originality, written, relevance, comment in rows:
+        step = rubric.step(step_no)
+        if step.kind == "ideas" and position <= step.item_count:
+            entries.ideas[step_no][position - 1] = IdeaEntry(
+                category=category,
+                invalid=invalid,
+                elaboration=elaboration,
+                originality=originality,
+                comment=comment,
             )
-        elif step.kind == "criteria" and item.position <= step.item_count:
-            entries.criteria[item.position - 1] = CriterionEntry(
-                correctly_written=item.correctly_written, relevance=item.relevance, comment=item.comment
+        elif step.kind == "criteria" and position <= step.item_count:
+            entries.criteria[position - 1] = CriterionEntry(
+                correctly_written=written, relevance=relevance, comment=comment
             )
-    for dim in DimensionScore.objects.filter(sheet=sheet):
-        entries.dimensions[dim.dimension] = dim.value
+    for dimension, value in DimensionScore.objects.filter(sheet=sheet).values_list("dimension", "value"):
+        entries.dimensions[dimension] = value
     for key in ScoreSheet.TEXT_FIELDS:
         entries.texts[key] = getattr(sheet, key)
     entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}
@@ -39,24 +58,123 @@ def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> She
 def rater_queue(*, user) -> list[dict]:
     """The rater's active assignments in their own random order, with only
     blind-safe fields: blind code, scenario theme and sheet status."""
-    from scoring.models import Assignment
-
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
-        .select_related("response__scenario", "sheet")
         .order_by("order_key", "id")
+        .values_list(
+            "response__blind_code",
+            "response__scenario__theme",
+            "role",
+            "sheet__status",
+            "sheet__version",
+            "sheet__overall",
+        )  # fmt: skip
     )
     queue = []
-    for a in rows:
-        sheet = getattr(a, "sheet", None)
-        status = "not_started" if sheet is None else sheet.status
+    for code, theme, role, sheet_status, version, overall in rows:
+        status = _status_of(sheet_status, version)
         queue.append(
             {
-                "assignment_id": a.pk,
-                "blind_code": a.response.blind_code,
-                "theme": a.response.scenario.theme,
-                "role": a.role,
+                "blind_code": code,
+                "theme": theme,
+                "role": role,
                 "status": status,
+                "overall": overall if status != "not_started" else None,
             }
         )
     return queue
+
+
+def rater_assignment_get(*, user, blind_code: str) -> Assignment:
+    """The rater's own active assignment for a blind code; Http404 for anything else
+    (someone else's response, an archived assignment, an unknown code)."""
+    return get_object_or_404(
+        Assignment.objects.select_related("response__scenario", "response__study", "sheet"),
+        rater=user,
+        response__blind_code=blind_code,
+        archived_at__isnull=True,
+    )
+
+
+def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
+    items: dict[int, dict[int, str]] = {1: {}, 3: {}, 4: {}}
+    for step, position, text in ResponseItem.objects.filter(response=response).values_list(
+        "step", "position", "text"
+    ):
+        items.setdefault(step, {})[position] = text
+    return items
+
+
+def _status_of(sheet_status: str | None, version: int | None) -> str:
+    if sheet_status is None or (sheet_status == SheetStatus.DRAFT and not version):
+        return "not_started"
+    return sheet_status
+
+
+def workload_board(*, study=None) -> dict:
+    """Per rater: assigned / not started / in progress / submitted (active assignments);
+    per scenario group: the pair and its progress. For admins (identifies raters)."""
+    assignments = Assignment.objects.filter(archived_at__isnull=True)
+    groups = ScoringGroup.objects.filter(archived_at__isnull=True)
+    if study is not None:
+        assignments = assignments.filter(response__study=study)
+        groups = groups.filter(study=study)
+    raters: dict[int, dict] = {}
+    per_group: dict[int, Counter] = {}
+    rows = assignments.values_list(
+        "rater_id", "rater__username", "rater__rater_profile__rater_code", "role", "group_id",
+        "sheet__status", "sheet__version",
+    )  # fmt: skip
+    for rater_id, username, code, role, group_id, status, version in rows:
+        entry = raters.setdefault(
+            rater_id,
+            {"username": username, "code": code or "", "assigned": 0, "not_started": 0, "draft": 0,
+             "submitted": 0, "calibration": 0},
+        )  # fmt: skip
+        state = _status_of(status, version)
+        entry["assigned"] += 1
+        entry[state] += 1
+        if role == AssignmentRole.CALIBRATION:
+            entry["calibration"] += 1
+        if group_id is not None:
+            per_group.setdefault(group_id, Counter())[state] += 1
+    board_groups = []
+    for g in groups.select_related("scenario", "condition", "rater_a", "rater_b", "study").annotate(
+        n_responses=Count(
+            "scenario__responses",
+            filter=Q(scenario__responses__study=F("study"), scenario__responses__condition=F("condition")),
+        )
+    ):
+        counts = per_group.get(g.pk, Counter())
+        total = sum(counts.values())
+        board_groups.append(
+            {
+                "group": g,
+                "assigned": total,
+                "submitted": counts["submitted"],
+                "draft": counts["draft"],
+                "not_started": counts["not_started"],
+                "percent": round(100 * counts["submitted"] / total) if total else 0,
+            }
+        )
+    rater_rows = sorted(raters.values(), key=lambda r: (r["code"] or "~", r["username"]))
+    for r in rater_rows:
+        r["percent"] = round(100 * r["submitted"] / r["assigned"]) if r["assigned"] else 0
+    return {"raters": rater_rows, "groups": board_groups}
+
+
+def group_detail(*, group: ScoringGroup) -> list[dict]:
+    """The group's responses with each active or archived assignment and sheet (admins)."""
+    responses = list(
+        Response.objects.filter(study=group.study, scenario=group.scenario, condition=group.condition)
+        .order_by("research_id")
+        .only("id", "research_id", "blind_code", "status")
+    )
+    by_response: dict[int, list] = {r.pk: [] for r in responses}
+    for a in (
+        Assignment.objects.filter(response__in=responses)
+        .select_related("rater", "sheet")
+        .order_by("archived_at", "rater__username")
+    ):
+        by_response[a.response_id].append(a)
+    return [{"response": r, "assignments": by_response[r.pk]} for r in responses]

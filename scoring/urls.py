@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring.views import calibration, home, research, workbooks
+from scoring.views import assignments, calibration, home, research, workbooks, workspace
 
 app_name = "scoring"
 
@@ -55,4 +55,21 @@ urlpatterns = [
         workbooks.admin_workbook_download,
         name="admin_workbook_download",
     ),
+    # rater workspace (by blind code; only the rater's own assignments)
+    path("scoring/<str:blind_code>/", workspace.sheet_page, name="sheet"),
+    path("scoring/<str:blind_code>/save/", workspace.sheet_save, name="sheet_save"),
+    path("scoring/<str:blind_code>/submit/", workspace.sheet_submit_view, name="sheet_submit"),
+    # assignment administration
+    path("manage/assignments/", assignments.assignments_page, name="assignments"),
+    path("manage/assignments/auto/", assignments.auto_assign, name="auto_assign"),
+    path("manage/assignments/auto/apply/", assignments.auto_assign_apply, name="auto_assign_apply"),
+    path("manage/assignments/sync/", assignments.sync_assignments, name="sync_assignments"),
+    path("manage/assignments/groups/<int:group_id>/", assignments.group_page, name="group"),
+    path(
+        "manage/assignments/<int:assignment_id>/archive/",
+        assignments.assignment_archive_view,
+        name="assignment_archive",
+    ),
+    path("manage/workload/", assignments.workload, name="workload"),
+    path("manage/sheets/<int:sheet_id>/", assignments.sheet_admin, name="sheet_admin"),
 ]

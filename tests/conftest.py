@@ -8,6 +8,7 @@ real Celery worker process.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,36 @@ def demo(db, settings):
 
     settings.DEMO_MODE = True
     return demo_seed()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright, for one test module.
+
+    Playwright's sync API keeps an event loop in the test thread, so Django's
+    async guard is relaxed while (and only while) the browser is up."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = launch(playwright)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Requests activate the user's language in the test thread; start every test in English."""
+    from django.utils import translation
+
+    yield
+    translation.activate(settings.LANGUAGE_CODE)

@@ -31,3 +31,18 @@ def test_seed_demo_refuses_outside_demo_mode(settings):
     with pytest.raises(CommandError, match="DEMO_MODE"):
         call_command("seed_demo")
     assert not get_user_model().objects.filter(username="admin").exists()
+
+
+@pytest.mark.django_db
+def test_seed_demo_assigns_the_demo_response_to_the_pair_rater1_rater2(settings):
+    from scoring.models import Assignment, ScoringGroup
+
+    settings.DEMO_MODE = True
+    call_command("seed_demo")
+    call_command("seed_demo")
+    group = ScoringGroup.objects.get(archived_at__isnull=True)
+    assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
+    assert (group.scenario.code, group.condition.letter) == ("FS10", "A")
+    active = Assignment.objects.filter(archived_at__isnull=True, response__research_id="A05_FS10")
+    assert sorted(a.rater.username for a in active) == ["rater1", "rater2"]
+    assert all(a.group_id == group.pk and a.role == "primary" for a in active)

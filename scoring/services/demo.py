@@ -109,4 +109,25 @@ def demo_seed() -> DemoReport:
         records = records_from_data_a(json.loads((DATA_DIR / "data_A.json").read_text(encoding="utf-8")))
         imported = responses_import(records=records, study=study)
         report.responses = imported.created + imported.unchanged
+        demo_pair_assign(study=study)
     return report
+
+
+def demo_pair_assign(*, study: Study) -> None:
+    """The demo responses of FS10 under condition A go to the pair rater1 + rater2
+    (one ScoringGroup), so a new user can log in and score at once."""
+    from generation.models import Condition
+    from scoring.services.assignments import group_assign_pair
+
+    user_model = get_user_model()
+    rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
+    admin = user_model.objects.filter(username="admin").first()
+    scenario = Scenario.objects.get(study=None, code="FS10")
+    group_assign_pair(
+        study=study,
+        scenario=scenario,
+        conditions=[Condition.objects.get(letter="A")],
+        rater_a=rater1,
+        rater_b=rater2,
+        actor=admin,
+    )

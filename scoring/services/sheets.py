@@ -111,19 +111,21 @@ def sheet_open(*, assignment: Assignment, actor=None) -> ScoreSheet:
 
 
 def _store(sheet: ScoreSheet, where: EntryPath, value: Any, dirty_fields: set[str]) -> None:
+    """Write one cleaned value (one UPDATE; the rows exist since ``sheet_open``)."""
     if where.kind == "items":
-        item = ItemScore.objects.get(sheet=sheet, step=where.step, position=where.position)
+        rows = ItemScore.objects.filter(sheet=sheet, step=where.step, position=where.position)
         if where.field == "classification":
             if value.startswith(INVALID_PREFIX):
-                item.category, item.invalid_type = "", value[len(INVALID_PREFIX) :]
+                fields = {"category": "", "invalid_type": value[len(INVALID_PREFIX) :]}
             else:
-                item.category, item.invalid_type = value, ""
-            item.save(update_fields=["category", "invalid_type"])
+                fields = {"category": value, "invalid_type": ""}
         else:
-            setattr(item, where.field, value)
-            item.save(update_fields=[where.field])
+            fields = {where.field: value}
+        if not rows.update(**fields):
+            ItemScore.objects.create(sheet=sheet, step=where.step, position=where.position, **fields)
     elif where.kind == "dims":
-        DimensionScore.objects.update_or_create(sheet=sheet, dimension=where.key, defaults={"value": value})
+        if not DimensionScore.objects.filter(sheet=sheet, dimension=where.key).update(value=value):
+            DimensionScore.objects.create(sheet=sheet, dimension=where.key, value=value)
     elif where.kind == "texts":
         setattr(sheet, where.key, value)
         dirty_fields.add(where.key)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from scoring.models import Response, Scenario, ScoreSheet, Study
 from scoring.selectors import rater_queue
@@ -26,10 +29,24 @@ def admin_home(request: HttpRequest) -> HttpResponse:
 @rater_required
 def queue(request: HttpRequest) -> HttpResponse:
     items = rater_queue(user=request.user)
+    # labels and URLs built once, not per row (a rater may have hundreds of sheets)
+    badges = {
+        "submitted": format_html('<span class="badge badge-ok">{}</span>', _("Submitted")),
+        "draft": format_html('<span class="badge badge-warn">{}</span>', _("Draft")),
+        "not_started": format_html('<span class="badge">{}</span>', _("Not started")),
+    }
+    actions = {"submitted": _("View"), "draft": _("Continue"), "not_started": _("Start")}
+    url_template = reverse("scoring:sheet", args=["CODE"])
+    for item in items:
+        item["url"] = url_template.replace("CODE", item["blind_code"])
+        item["badge"] = badges[item["status"]]
+        item["action"] = actions[item["status"]]
     done = sum(1 for i in items if i["status"] == "submitted")
     context = {
         "items": items,
         "done": done,
+        "started": sum(1 for i in items if i["status"] == "draft"),
+        "labels": {"calibration": _("Calibration")},
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,
     }

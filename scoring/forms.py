@@ -1,0 +1,161 @@
+"""Forms of the rater workspace and the assignment pages."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from generation.models import Condition
+from scoring.models import Scenario, Study
+from teamllm_web.roles import RATER
+
+MAX_CHANGES_PER_BATCH = 500
+BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class SaveBatchForm(forms.Form):
+    """One autosave request: a batch of (path, value) changes.
+
+    ``batch_id`` makes a re-send after a lost reply idempotent; ``expected_version``
+    is the sheet version the page last saw (optimistic locking)."""
+
+    batch_id = forms.CharField(max_length=64)
+    expected_version = forms.IntegerField(min_value=0)
+    changes = forms.JSONField()
+
+    def clean_batch_id(self) -> str:
+        value = self.cleaned_data["batch_id"]
+        if not BATCH_ID.match(value):
+            raise forms.ValidationError(_("Malformed batch id."))
+        return value
+
+    def clean_changes(self) -> list[tuple[str, object]]:
+        raw = self.cleaned_data["changes"]
+        if not isinstance(raw, list) or not raw or len(raw) > MAX_CHANGES_PER_BATCH:
+            raise forms.ValidationError(_("Expected a list of changes."))
+        changes = []
+        for change in raw:
+            if (
+                not isinstance(change, list | tuple)
+                or len(change) != 2
+                or not isinstance(change[0], str)
+                or isinstance(change[1], dict | list)
+            ):
+                raise forms.ValidationError(_("Each change is a pair of a field and a value."))
+            changes.append((change[0], change[1]))
+        return changes
+
+
+class SubmitForm(forms.Form):
+    expected_version = forms.IntegerField(min_value=0)
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(label=_("Reason"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+def _raters():
+    return (
+        get_user_model()
+        .objects.filter(groups__name=RATER, is_active=True)
+        .select_related("rater_profile")
+        .order_by("username")
+        .distinct()
+    )
+
+
+class RaterChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj) -> str:
+        code = getattr(getattr(obj, "rater_profile", None), "rater_code", None)
+        return f"{obj.get_username()} ({code})" if code else obj.get_username()
+
+
+class RaterMultipleChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj) -> str:
+        return RaterChoiceField.label_from_instance(self, obj)  # type: ignore[arg-type]
+
+
+class PairAssignForm(forms.Form):
+    """Assign a rater pair to one scenario under one or several conditions."""
+
+    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.all())
+    scenario = forms.ModelChoiceField(label=_("Scenario"), queryset=Scenario.objects.all())
+    conditions = forms.ModelMultipleChoiceField(
+        label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    rater_a = RaterChoiceField(label=_("First rater"), queryset=_raters())
+    rater_b = RaterChoiceField(label=_("Second rater"), queryset=_raters())
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rater_a"].queryset = _raters()
+        self.fields["rater_b"].queryset = _raters()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("rater_a") and data.get("rater_a") == data.get("rater_b"):
+            raise forms.ValidationError(_("Choose two different raters."))
+        return data
+
+
+class AutoAssignForm(forms.Form):
+    """Balanced automatic assignment: raters x scenario groups."""
+
+    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.all())
+    scenarios = forms.ModelMultipleChoiceField(
+        label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    conditions = forms.ModelMultipleChoiceField(
+        label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    raters = RaterMultipleChoiceField(
+        label=_("Raters"), queryset=_raters(), widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["raters"].queryset = _raters()
+
+    def clean_raters(self):
+        raters = self.cleaned_data["raters"]
+        if len(raters) < 2:
+            raise forms.ValidationError(_("Choose at least two raters."))
+        return raters
+
+
+PLAN_LINE = re.compile(r"^(\d+):(\d+):(\d+):(\d+):(\d+)$")
+
+
+class PlanApplyForm(forms.Form):
+    """The plan the admin saw, sent back unchanged to be applied."""
+
+    study = forms.ModelChoiceField(queryset=Study.objects.all(), widget=forms.HiddenInput)
+    plan = forms.CharField(widget=forms.HiddenInput)
+
+    def clean_plan(self):
+        from scoring.services.assignments import PlannedGroup
+
+        planned = []
+        for line in self.cleaned_data["plan"].split():
+            m = PLAN_LINE.match(line)
+            if not m:
+                raise forms.ValidationError(_("Malformed plan."))
+            scenario_id, condition_id, n, a, b = (int(x) for x in m.groups())
+            planned.append(PlannedGroup(scenario_id, condition_id, n, a, b))
+        if not planned:
+            raise forms.ValidationError(_("Malformed plan."))
+        return planned
+
+
+class ReassignForm(forms.Form):
+    rater_a = RaterChoiceField(label=_("First rater"), queryset=_raters())
+    rater_b = RaterChoiceField(label=_("Second rater"), queryset=_raters())
+    reason = forms.CharField(label=_("Reason"), max_length=1000)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rater_a"].queryset = _raters()
+        self.fields["rater_b"].queryset = _raters()

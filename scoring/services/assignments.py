@@ -1,0 +1,388 @@
+"""Assigning responses to raters: rater pairs per scenario group, balanced plans,
+reassignment and archiving.
+
+As in the study, a fixed pair of raters scores every response of one scenario
+under one condition (a ScoringGroup). Nothing here deletes an assignment or a
+sheet: replaced assignments are archived with a reason, and an archived sheet
+gets an ``archive`` event in its audit trail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring.models import (
+    Assignment,
+    AssignmentRole,
+    EventKind,
+    Response,
+    ResponseStatus,
+    Scenario,
+    ScoreSheet,
+    ScoringGroup,
+    SheetEvent,
+    Study,
+)
+from teamllm_web.roles import is_rater
+
+
+class AssignmentError(Exception):
+    """An assignment request that cannot be carried out; ``message`` is for the admin."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _check_pair(rater_a, rater_b) -> None:
+    if rater_a is None or rater_b is None or rater_a.pk == rater_b.pk:
+        raise AssignmentError(_("Choose two different raters."))
+    for user in (rater_a, rater_b):
+        if not is_rater(user):
+            raise AssignmentError(_("%(user)s is not a rater.") % {"user": user.get_username()})
+
+
+def _group_responses(group: ScoringGroup):
+    return Response.objects.filter(
+        study=group.study, scenario=group.scenario, condition=group.condition
+    ).exclude(status=ResponseStatus.WITHDRAWN)
+
+
+def _assign(*, rater, response: Response, group: ScoringGroup | None, actor, role: str) -> Assignment | None:
+    """Create an active assignment unless the rater already has one for the response."""
+    existing = Assignment.objects.filter(rater=rater, response=response, archived_at__isnull=True).first()
+    if existing is not None:
+        if existing.role != role:
+            raise AssignmentError(
+                _("%(user)s already has this response in another role.") % {"user": rater.get_username()}
+            )
+        if group is not None and existing.group_id != group.pk:
+            existing.group = group
+            existing.save(update_fields=["group"])
+        return None
+    return Assignment.objects.create(rater=rater, response=response, group=group, role=role, created_by=actor)
+
+
+def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
+    """Give both raters of an active group every response of the group they lack
+    (responses generated or imported after the pair was assigned). Idempotent;
+    returns the number of assignments created."""
+    if group.archived_at is not None:
+        return 0
+    created = 0
+    with transaction.atomic():
+        for response in _group_responses(group):
+            for rater in (group.rater_a, group.rater_b):
+                if _assign(
+                    rater=rater, response=response, group=group, actor=actor, role=AssignmentRole.PRIMARY
+                ):
+                    created += 1
+    return created
+
+
+def response_assign_to_group(*, response: Response, actor=None) -> int:
+    """Assign a new response to the pair of its scenario group, if the group has one.
+    Call it after creating a response; returns the number of assignments created."""
+    group = ScoringGroup.objects.filter(
+        study_id=response.study_id,
+        scenario_id=response.scenario_id,
+        condition_id=response.condition_id,
+        archived_at__isnull=True,
+    ).first()
+    if group is None or response.status == ResponseStatus.WITHDRAWN:
+        return 0
+    created = 0
+    with transaction.atomic():
+        for rater in (group.rater_a, group.rater_b):
+            if _assign(rater=rater, response=response, group=group, actor=actor, role=AssignmentRole.PRIMARY):
+                created += 1
+    return created
+
+
+def study_sync_assignments(*, study: Study, actor=None) -> int:
+    """Run ``group_sync_assignments`` for every active group of the study."""
+    return sum(
+        group_sync_assignments(group=g, actor=actor)
+        for g in ScoringGroup.objects.filter(study=study, archived_at__isnull=True).select_related(
+            "rater_a", "rater_b", "study", "scenario", "condition"
+        )
+    )
+
+
+def group_assign_pair(
+    *, study: Study, scenario: Scenario, conditions: Iterable, rater_a, rater_b, actor=None
+) -> list[ScoringGroup]:
+    """Give the pair every response of ``scenario`` under each condition (one
+    ScoringGroup per condition). A group that already has this pair is only synced;
+    a group with another pair is an error (use ``group_reassign``). All or nothing."""
+    _check_pair(rater_a, rater_b)
+    conditions = list(conditions)
+    if not conditions:
+        raise AssignmentError(_("Choose at least one condition."))
+    if scenario.study_id not in (None, study.pk):
+        raise AssignmentError(_("This scenario belongs to another study."))
+    groups = []
+    with transaction.atomic():
+        for condition in conditions:
+            group = ScoringGroup.objects.filter(
+                study=study, scenario=scenario, condition=condition, archived_at__isnull=True
+            ).first()
+            if group is not None and {group.rater_a_id, group.rater_b_id} != {rater_a.pk, rater_b.pk}:
+                raise AssignmentError(
+                    _(
+                        "Scenario %(scenario)s under condition %(condition)s already has a rater pair; reassign it instead."
+                    )
+                    % {"scenario": scenario.code, "condition": condition.letter}
+                )
+            if group is None:
+                group = ScoringGroup.objects.create(
+                    study=study,
+                    scenario=scenario,
+                    condition=condition,
+                    rater_a=rater_a,
+                    rater_b=rater_b,
+                    created_by=actor,
+                )
+            group_sync_assignments(group=group, actor=actor)
+            groups.append(group)
+    return groups
+
+
+def assignment_archive(*, assignment: Assignment, actor, reason: str) -> Assignment:
+    """Take an assignment out of the rater's queue. Its sheet (if any) is kept and
+    gets an ``archive`` event; nothing is deleted."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise AssignmentError(_("Give a reason."))
+    with transaction.atomic():
+        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if assignment.archived_at is not None:
+            return assignment
+        assignment.archived_at = timezone.now()
+        assignment.archived_reason = reason
+        assignment.save(update_fields=["archived_at", "archived_reason"])
+        sheet = ScoreSheet.objects.filter(assignment=assignment).first()
+        if sheet is not None:
+            SheetEvent.objects.create(
+                sheet=sheet, actor=actor, kind=EventKind.ARCHIVE, version=sheet.version, note=reason
+            )
+    return assignment
+
+
+def group_archive(*, group: ScoringGroup, actor, reason: str) -> ScoringGroup:
+    """Remove a pair from a scenario group: the group and its assignments are archived."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise AssignmentError(_("Give a reason."))
+    with transaction.atomic():
+        group = ScoringGroup.objects.select_for_update().get(pk=group.pk)
+        if group.archived_at is not None:
+            return group
+        for assignment in group.assignments.filter(archived_at__isnull=True):
+            assignment_archive(assignment=assignment, actor=actor, reason=reason)
+        group.archived_at = timezone.now()
+        group.archived_reason = reason
+        group.save(update_fields=["archived_at", "archived_reason"])
+    return group
+
+
+def group_reassign(*, group: ScoringGroup, rater_a, rater_b, actor, reason: str) -> ScoringGroup:
+    """Give a scenario group a new pair. A rater who stays keeps their sheets; a rater
+    who leaves has their assignments archived (sheets kept, audit event written);
+    a new rater gets every response of the group. Returns the new group."""
+    _check_pair(rater_a, rater_b)
+    reason = (reason or "").strip()
+    if not reason:
+        raise AssignmentError(_("Give a reason."))
+    new_pair = {rater_a.pk, rater_b.pk}
+    with transaction.atomic():
+        group = ScoringGroup.objects.select_for_update().get(pk=group.pk)
+        if group.archived_at is not None:
+            raise AssignmentError(_("This group is archived."))
+        if {group.rater_a_id, group.rater_b_id} == new_pair:
+            raise AssignmentError(_("The group already has this pair."))
+        staying = []
+        for assignment in group.assignments.filter(archived_at__isnull=True):
+            if assignment.rater_id in new_pair:
+                staying.append(assignment)
+            else:
+                assignment_archive(assignment=assignment, actor=actor, reason=reason)
+        group.archived_at = timezone.now()
+        group.archived_reason = reason
+        group.save(update_fields=["archived_at", "archived_reason"])
+        new_group = ScoringGroup.objects.create(
+            study=group.study,
+            scenario=group.scenario,
+            condition=group.condition,
+            rater_a=rater_a,
+            rater_b=rater_b,
+            created_by=actor,
+        )
+        Assignment.objects.filter(pk__in=[a.pk for a in staying]).update(group=new_group)
+        group_sync_assignments(group=new_group, actor=actor)
+    return new_group
+
+
+# --- balanced automatic assignment ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedGroup:
+    scenario_id: int
+    condition_id: int
+    responses: int
+    rater_a_id: int
+    rater_b_id: int
+
+
+@dataclass
+class AssignmentPlan:
+    groups: list[PlannedGroup]
+    load_before: dict[int, int]
+    load_after: dict[int, int]
+    pair_counts: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    @property
+    def spread(self) -> int:
+        """Largest minus smallest workload after the plan (responses per rater)."""
+        values = list(self.load_after.values())
+        return max(values) - min(values) if values else 0
+
+
+def plan_balanced_pairs(
+    *,
+    rater_ids: Sequence[int],
+    groups: Sequence[tuple[int, int, int]],
+    current_load: dict[int, int] | None = None,
+    current_pairs: dict[tuple[int, int], int] | None = None,
+) -> AssignmentPlan:
+    """Pure planning: ``groups`` are (scenario_id, condition_id, n_responses).
+
+    Largest groups first, each goes to the pair with the smallest combined
+    workload; ties go to the pair used least so far (pairs vary), then to the
+    raters in the given order (the plan is deterministic, so it can be shown and
+    then applied unchanged)."""
+    raters = list(dict.fromkeys(rater_ids))
+    if len(raters) < 2:
+        raise AssignmentError(_("Choose at least two raters."))
+    load = {r: (current_load or {}).get(r, 0) for r in raters}
+    before = dict(load)
+    pairs: Counter[tuple[int, int]] = Counter(
+        {tuple(sorted(k)): v for k, v in (current_pairs or {}).items()}  # type: ignore[misc]
+    )
+    candidates = [(a, b) for i, a in enumerate(raters) for b in raters[i + 1 :]]
+    index = {r: i for i, r in enumerate(raters)}
+    planned = []
+    for scenario_id, condition_id, n in sorted(groups, key=lambda g: (-g[2], g[0], g[1])):
+        weight = max(n, 1)
+
+        def cost(pair, weight=weight):
+            a, b = pair
+            return (
+                max(load[a], load[b]) + weight,
+                load[a] + load[b],
+                pairs[tuple(sorted(pair))],
+                index[a],
+                index[b],
+            )
+
+        a, b = min(candidates, key=cost)
+        load[a] += weight
+        load[b] += weight
+        pairs[tuple(sorted((a, b)))] += 1
+        planned.append(PlannedGroup(scenario_id, condition_id, n, a, b))
+    return AssignmentPlan(groups=planned, load_before=before, load_after=load, pair_counts=dict(pairs))
+
+
+def plan_for_study(
+    *, study: Study, scenarios: Iterable[Scenario], conditions: Iterable, raters
+) -> AssignmentPlan:
+    """A balanced plan for the scenario groups (scenario x condition) that have no
+    active pair yet, counting the raters' current active workloads."""
+    raters = list(raters)
+    for user in raters:
+        if not is_rater(user):
+            raise AssignmentError(_("%(user)s is not a rater.") % {"user": user.get_username()})
+    scenarios, conditions = list(scenarios), list(conditions)
+    taken = set(
+        ScoringGroup.objects.filter(study=study, archived_at__isnull=True).values_list(
+            "scenario_id", "condition_id"
+        )
+    )
+    counts = {
+        (row["scenario_id"], row["condition_id"]): row["n"]
+        for row in Response.objects.filter(study=study)
+        .exclude(status=ResponseStatus.WITHDRAWN)
+        .values("scenario_id", "condition_id")
+        .annotate(n=Count("id"))
+    }
+    groups = [
+        (s.pk, c.pk, counts.get((s.pk, c.pk), 0))
+        for s in scenarios
+        for c in conditions
+        if (s.pk, c.pk) not in taken
+    ]
+    if not groups:
+        raise AssignmentError(_("Every chosen scenario group already has a rater pair."))
+    load = dict(
+        Assignment.objects.filter(rater__in=raters, archived_at__isnull=True)
+        .values_list("rater_id")
+        .annotate(n=Count("id"))
+    )
+    current_pairs: Counter[tuple[int, int]] = Counter()
+    for a, b in ScoringGroup.objects.filter(archived_at__isnull=True).values_list("rater_a_id", "rater_b_id"):
+        current_pairs[tuple(sorted((a, b)))] += 1
+    return plan_balanced_pairs(
+        rater_ids=[u.pk for u in raters], groups=groups, current_load=load, current_pairs=current_pairs
+    )
+
+
+def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> list[ScoringGroup]:
+    """Create the planned groups and their assignments (all or nothing)."""
+    from django.contrib.auth import get_user_model
+
+    from generation.models import Condition
+
+    users = get_user_model().objects.in_bulk({p.rater_a_id for p in plan} | {p.rater_b_id for p in plan})
+    scenarios = Scenario.objects.in_bulk({p.scenario_id for p in plan})
+    conditions = Condition.objects.in_bulk({p.condition_id for p in plan})
+    groups = []
+    try:
+        with transaction.atomic():
+            for p in plan:
+                try:
+                    scenario, condition = scenarios[p.scenario_id], conditions[p.condition_id]
+                    rater_a, rater_b = users[p.rater_a_id], users[p.rater_b_id]
+                except KeyError as exc:
+                    raise AssignmentError(_("The plan refers to something that no longer exists.")) from exc
+                if ScoringGroup.objects.filter(
+                    study=study, scenario=scenario, condition=condition, archived_at__isnull=True
+                ).exists():
+                    raise AssignmentError(
+                        _(
+                            "Scenario %(scenario)s under condition %(condition)s got a pair in the meantime; make a new plan."
+                        )
+                        % {"scenario": scenario.code, "condition": condition.letter}
+                    )
+                groups.extend(
+                    group_assign_pair(
+                        study=study,
+                        scenario=scenario,
+                        conditions=[condition],
+                        rater_a=rater_a,
+                        rater_b=rater_b,
+                        actor=actor,
+                    )
+                )
+    except IntegrityError as exc:
+        raise AssignmentError(
+            _("The plan conflicts with assignments made in the meantime; make a new plan.")
+        ) from exc
+    return groups

@@ -1,0 +1,232 @@
+"""Admin pages: assign rater pairs, balanced automatic assignment, the workload
+board, a scenario group's detail (reassign, archive) and reopening sheets."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from generation.models import Condition
+from scoring.forms import AutoAssignForm, PairAssignForm, PlanApplyForm, ReasonForm, ReassignForm
+from scoring.models import Assignment, Scenario, ScoreSheet, ScoringGroup, Study
+from scoring.selectors import group_detail, workload_board
+from scoring.services.assignments import (
+    AssignmentError,
+    assignment_archive,
+    group_archive,
+    group_assign_pair,
+    group_reassign,
+    plan_apply,
+    plan_for_study,
+    study_sync_assignments,
+)
+from scoring.services.sheets import SheetError, sheet_reopen
+from teamllm_web.roles import admin_required
+
+
+def _study_from(request: HttpRequest) -> Study | None:
+    study_id = request.GET.get("study")
+    if study_id and study_id.isdigit():
+        return Study.objects.filter(pk=int(study_id)).first()
+    return None
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def assignments_page(request: HttpRequest) -> HttpResponse:
+    """Assign a pair to a scenario under one or more conditions; the list of active groups."""
+    form = PairAssignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            groups = group_assign_pair(
+                study=data["study"],
+                scenario=data["scenario"],
+                conditions=data["conditions"],
+                rater_a=data["rater_a"],
+                rater_b=data["rater_b"],
+                actor=request.user,
+            )
+        except AssignmentError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("Pair assigned to %(n)s scenario group(s).") % {"n": len(groups)})
+            return redirect("scoring:assignments")
+    study = _study_from(request)
+    board = workload_board(study=study)
+    context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study}
+    return render(request, "scoring/assignments.html", context)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def auto_assign(request: HttpRequest) -> HttpResponse:
+    """Step 1: choose raters and scenario groups and see the plan; step 2: apply it."""
+    form = AutoAssignForm(request.POST or None)
+    plan = None
+    plan_rows: list[dict] = []
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            plan = plan_for_study(
+                study=data["study"],
+                scenarios=data["scenarios"],
+                conditions=data["conditions"],
+                raters=data["raters"],
+            )
+        except AssignmentError as exc:
+            form.add_error(None, exc.message)
+        else:
+            users = {u.pk: u for u in data["raters"]}
+            scenarios = Scenario.objects.in_bulk([p.scenario_id for p in plan.groups])
+            conditions = Condition.objects.in_bulk([p.condition_id for p in plan.groups])
+            plan_rows = [
+                {
+                    "scenario": scenarios[p.scenario_id],
+                    "condition": conditions[p.condition_id],
+                    "responses": p.responses,
+                    "rater_a": users[p.rater_a_id],
+                    "rater_b": users[p.rater_b_id],
+                }
+                for p in plan.groups
+            ]
+            loads = [
+                {"user": users[r], "before": plan.load_before[r], "after": plan.load_after[r]}
+                for r in plan.load_after
+            ]
+            encoded = " ".join(
+                f"{p.scenario_id}:{p.condition_id}:{p.responses}:{p.rater_a_id}:{p.rater_b_id}"
+                for p in plan.groups
+            )
+            apply_form = PlanApplyForm(initial={"study": data["study"].pk, "plan": encoded})
+            return render(
+                request,
+                "scoring/auto_assign.html",
+                {
+                    "form": form,
+                    "plan": plan,
+                    "plan_rows": plan_rows,
+                    "loads": loads,
+                    "apply_form": apply_form,
+                },
+            )
+    return render(request, "scoring/auto_assign.html", {"form": form, "plan": None})
+
+
+@admin_required
+@require_POST
+def auto_assign_apply(request: HttpRequest) -> HttpResponse:
+    form = PlanApplyForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("The plan could not be read; make a new plan."))
+        return redirect("scoring:auto_assign")
+    try:
+        groups = plan_apply(
+            study=form.cleaned_data["study"], plan=form.cleaned_data["plan"], actor=request.user
+        )
+    except AssignmentError as exc:
+        messages.error(request, exc.message)
+        return redirect("scoring:auto_assign")
+    messages.success(request, _("Plan applied: %(n)s scenario group(s) assigned.") % {"n": len(groups)})
+    return redirect("scoring:workload")
+
+
+@admin_required
+def workload(request: HttpRequest) -> HttpResponse:
+    study = _study_from(request)
+    return render(
+        request,
+        "scoring/workload.html",
+        {"board": workload_board(study=study), "studies": Study.objects.all(), "study": study},
+    )
+
+
+@admin_required
+@require_POST
+def sync_assignments(request: HttpRequest) -> HttpResponse:
+    created = sum(study_sync_assignments(study=s, actor=request.user) for s in Study.objects.all())
+    messages.success(
+        request, _("%(n)s new assignment(s) created for responses added later.") % {"n": created}
+    )
+    return redirect("scoring:assignments")
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
+    group = get_object_or_404(
+        ScoringGroup.objects.select_related("study", "scenario", "condition", "rater_a", "rater_b"),
+        pk=group_id,
+    )
+    reassign_form = ReassignForm(
+        request.POST if request.POST.get("action") == "reassign" else None,
+        initial={"rater_a": group.rater_a_id, "rater_b": group.rater_b_id},
+    )
+    archive_form = ReasonForm(request.POST if request.POST.get("action") == "archive" else None)
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "reassign" and reassign_form.is_valid():
+                data = reassign_form.cleaned_data
+                new = group_reassign(
+                    group=group, rater_a=data["rater_a"], rater_b=data["rater_b"], actor=request.user,
+                    reason=data["reason"],
+                )  # fmt: skip
+                messages.success(request, _("The group has a new pair; replaced assignments are archived."))
+                return redirect("scoring:group", group_id=new.pk)
+            if request.POST.get("action") == "archive" and archive_form.is_valid():
+                group_archive(group=group, actor=request.user, reason=archive_form.cleaned_data["reason"])
+                messages.success(request, _("The pair was removed; its assignments and sheets are archived."))
+                return redirect("scoring:assignments")
+        except AssignmentError as exc:
+            messages.error(request, exc.message)
+    context = {
+        "group": group,
+        "rows": group_detail(group=group),
+        "reassign_form": reassign_form,
+        "archive_form": archive_form,
+        "reason_form": ReasonForm(),
+    }
+    return render(request, "scoring/group.html", context)
+
+
+@admin_required
+@require_POST
+def assignment_archive_view(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = get_object_or_404(Assignment, pk=assignment_id)
+    form = ReasonForm(request.POST)
+    if form.is_valid():
+        try:
+            assignment_archive(assignment=assignment, actor=request.user, reason=form.cleaned_data["reason"])
+        except AssignmentError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, _("Assignment archived; its sheet is kept."))
+    else:
+        messages.error(request, _("Give a reason."))
+    if assignment.group_id:
+        return redirect("scoring:group", group_id=assignment.group_id)
+    return redirect("scoring:workload")
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def sheet_admin(request: HttpRequest, sheet_id: int) -> HttpResponse:
+    """A sheet's totals and audit trail, and reopening a submitted sheet with a reason."""
+    sheet = get_object_or_404(
+        ScoreSheet.objects.select_related("assignment__rater", "assignment__response", "assignment__group"),
+        pk=sheet_id,
+    )
+    form = ReasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            sheet_reopen(sheet_id=sheet.pk, actor=request.user, reason=form.cleaned_data["reason"])
+        except SheetError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, _("The sheet is open again for its rater."))
+            return redirect("scoring:sheet_admin", sheet_id=sheet.pk)
+    events = sheet.events.select_related("actor").order_by("-id")[:500]
+    return render(request, "scoring/sheet_admin.html", {"sheet": sheet, "form": form, "events": events})

@@ -1,0 +1,162 @@
+"""The rater workspace: the scoring page, autosave and submit (JSON endpoints).
+
+Every URL is addressed by the response's blind code and resolves only to the
+requesting rater's own active assignment (anything else: 404). Writes go through
+``scoring.services.sheets`` only; the server's validation and totals are the
+authority, the page's own arithmetic is for instant feedback.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from scoring.forms import SaveBatchForm, SubmitForm
+from scoring.models import ScoreSheet
+from scoring.rubric import load_rubric
+from scoring.selectors import rater_assignment_get
+from scoring.services.sheets import (
+    InvalidEntries,
+    SheetIncomplete,
+    SheetLocked,
+    VersionConflict,
+    sheet_apply_changes,
+    sheet_open,
+    sheet_submit,
+)
+from scoring.views.sheet_context import missing_list, sheet_page_context
+from teamllm_web.roles import rater_required
+
+
+def _lang(request: HttpRequest) -> str:
+    return getattr(request, "LANGUAGE_CODE", None) or get_language() or "en"
+
+
+def _json_body(request: HttpRequest) -> dict | None:
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _bad_request(message: str, errors: list | None = None) -> JsonResponse:
+    return JsonResponse(
+        {"ok": False, "error": "invalid", "message": message, "errors": errors or []}, status=422
+    )
+
+
+def _existing_sheet(assignment) -> ScoreSheet | None:
+    try:
+        return assignment.sheet  # fetched with the assignment
+    except ScoreSheet.DoesNotExist:
+        return None
+
+
+def _sheet_for(request: HttpRequest, blind_code: str) -> ScoreSheet:
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    return _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
+
+
+@never_cache
+@require_GET
+@rater_required
+def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
+    context = sheet_page_context(sheet=sheet, assignment=assignment, lang=_lang(request))
+    return render(request, "scoring/sheet.html", context)
+
+
+@never_cache
+@require_POST
+@rater_required
+def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
+    """Autosave: apply one batch of changes. 200 with the authoritative totals,
+    409 on a version conflict, 423 when submitted, 422 on refused values."""
+    sheet = _sheet_for(request, blind_code)
+    payload = _json_body(request)
+    form = SaveBatchForm(data=payload) if payload is not None else None
+    if form is None or not form.is_valid():
+        return _bad_request(_("Malformed save request."))
+    try:
+        result = sheet_apply_changes(
+            sheet_id=sheet.pk,
+            actor=request.user,
+            changes=form.cleaned_data["changes"],
+            expected_version=form.cleaned_data["expected_version"],
+            batch_id=form.cleaned_data["batch_id"],
+        )
+    except VersionConflict as exc:
+        return JsonResponse(
+            {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
+            status=409,
+        )
+    except SheetLocked as exc:
+        return JsonResponse({"ok": False, "error": "locked", "message": exc.message}, status=423)
+    except InvalidEntries as exc:
+        return _bad_request(
+            _("Some values were refused; nothing was saved."),
+            [{"path": e.path, "message": e.message} for e in exc.errors],
+        )
+    rubric = load_rubric(sheet.rubric_version)
+    return JsonResponse(
+        {
+            "ok": True,
+            "version": result.version,
+            "replayed": result.replayed,
+            "changed": result.changed,
+            "saved_at": timezone.localtime(result.saved_at).strftime("%H:%M:%S"),
+            "totals": result.totals.as_dict(),
+            "missing": missing_list(rubric, result.totals.missing, _lang(request)),
+        }
+    )
+
+
+@never_cache
+@require_POST
+@rater_required
+def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
+    """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
+    sheet = _sheet_for(request, blind_code)
+    payload = _json_body(request)
+    form = SubmitForm(data=payload) if payload is not None else None
+    if form is None or not form.is_valid():
+        return _bad_request(_("Malformed submit request."))
+    try:
+        sheet = sheet_submit(
+            sheet_id=sheet.pk, actor=request.user, expected_version=form.cleaned_data["expected_version"]
+        )
+    except VersionConflict as exc:
+        return JsonResponse(
+            {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
+            status=409,
+        )
+    except SheetIncomplete as exc:
+        rubric = load_rubric(sheet.rubric_version)
+        return JsonResponse(
+            {
+                "ok": False,
+                "error": "incomplete",
+                "message": exc.message,
+                "missing": missing_list(rubric, exc.missing, _lang(request)),
+            },
+            status=400,
+        )
+    return JsonResponse(
+        {
+            "ok": True,
+            "status": sheet.status,
+            "version": sheet.version,
+            "overall": sheet.overall,
+            "redirect": reverse("scoring:sheet", args=[blind_code]),
+        }
+    )

@@ -1,0 +1,463 @@
+/* The scoring page: keyboard scoring, instant totals, durable autosave, submit.
+ *
+ * Every change is queued in order, kept in localStorage (so a reload or a dead
+ * server loses nothing) and sent in batches about a second after the last
+ * change. A batch carries a batch_id (a re-send after a lost reply is not
+ * applied twice) and the sheet version it was made against (a stale tab gets a
+ * conflict instead of overwriting newer scores). The server validates every
+ * value and returns the authoritative totals; the totals computed here are only
+ * for instant feedback and are replaced by the server's once all is saved.
+ */
+(function () {
+  "use strict";
+  var dataEl = document.getElementById("sheet-data");
+  if (!dataEl) return;
+  var data = JSON.parse(dataEl.textContent);
+  var M = data.messages;
+  var form = document.getElementById("sheet-form");
+  var statusEl = document.getElementById("save-status");
+  var banner = document.getElementById("banner");
+  var bannerText = document.getElementById("banner-text");
+  var bannerList = document.getElementById("banner-list");
+  var reloadBtn = document.getElementById("banner-reload");
+  var retryBtn = document.getElementById("banner-retry");
+  var submitBtn = document.getElementById("submit-sheet");
+  var INVALID = "invalid:";
+  var DEBOUNCE_MS = 800;
+  var ORPHAN_MS = 30000;
+  var MAX_BATCH = 400;
+
+  function fmt(template, values) {
+    return template.replace(/%\((\w+)\)s/g, function (_, k) { return values[k]; });
+  }
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function clock() {
+    var d = new Date();
+    return pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  }
+  function newId() {
+    var a = new Uint8Array(16);
+    window.crypto.getRandomValues(a);
+    return Array.prototype.map.call(a, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+  }
+  function csrfToken() {
+    try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (e) { }
+    var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  function cssPath(path) { return window.CSS && CSS.escape ? CSS.escape(path) : path.replace(/"/g, '\\"'); }
+
+  // ---- reading and writing controls --------------------------------------
+  function control(path) { return form.querySelector('[data-path="' + cssPath(path) + '"]'); }
+  function radios(path) { return form.querySelectorAll('input[type=radio][name="' + cssPath(path) + '"]'); }
+
+  function valueOf(path) {
+    var el = control(path);
+    if (!el) return null;
+    if (el.tagName === "FIELDSET") {
+      var checked = el.querySelector("input[type=radio]:checked");
+      return checked ? parseInt(checked.value, 10) : null;
+    }
+    return el.value;
+  }
+
+  function setControl(path, value) {
+    var el = control(path);
+    if (!el) return;
+    if (el.tagName === "FIELDSET") {
+      radios(path).forEach(function (r) { r.checked = value !== null && String(value) === r.value; });
+      showLevel(path);
+    } else {
+      el.value = value === null ? "" : value;
+      if (el.classList.contains("cls")) syncRow(el);
+      mirror(path, el.value);
+    }
+  }
+
+  function showLevel(path) {
+    var target = form.querySelector('[data-level-for="' + cssPath(path) + '"]');
+    if (!target) return;
+    var checked = form.querySelector('input[type=radio][name="' + cssPath(path) + '"]:checked');
+    target.textContent = checked ? (checked.parentNode.getAttribute("title") || "") : "";
+  }
+
+  function mirror(path, value) {
+    document.querySelectorAll('[data-mirror="' + cssPath(path) + '"]').forEach(function (el) {
+      el.textContent = value || "—";
+    });
+  }
+
+  function isYes(cls) { return !!cls && cls.indexOf(INVALID) !== 0; }
+
+  /* Elaboration and Originality are only for Yes items. Returns the scale paths. */
+  function syncRow(select) {
+    var base = select.getAttribute("data-path").replace(/\.classification$/, "");
+    var yes = isYes(select.value);
+    var row = select.closest("tr");
+    if (row) {
+      row.classList.toggle("is-yes", yes);
+      row.classList.toggle("is-invalid", !!select.value && !yes);
+    }
+    var paths = [base + ".elaboration", base + ".originality"];
+    paths.forEach(function (p) {
+      var fs = control(p);
+      if (fs) fs.disabled = !yes || data.readonly;
+    });
+    return paths;
+  }
+
+  // ---- totals (same rules as scoring.rubric.sheet_totals) -----------------
+  function computeTotals() {
+    var dims = {};
+    data.rubric.steps.forEach(function (step) {
+      var n = step.number, pos, i;
+      if (step.kind === "ideas") {
+        var yes = [];
+        for (pos = 1; pos <= step.item_count; pos++) {
+          var base = "items." + n + "." + pos;
+          var cls = valueOf(base + ".classification");
+          if (isYes(cls)) yes.push({ c: cls, e: valueOf(base + ".elaboration") || 0, o: valueOf(base + ".originality") || 0 });
+        }
+        var cats = {};
+        yes.forEach(function (y) { cats[y.c] = true; });
+        var values = {
+          fluency: yes.length,
+          flexibility: Object.keys(cats).length,
+          elaboration: yes.reduce(function (s, y) { return s + y.e; }, 0),
+          originality: yes.reduce(function (s, y) { return s + y.o; }, 0)
+        };
+        step.dimensions.forEach(function (d) { dims[d.key] = values[d.computed]; });
+      } else if (step.kind === "criteria") {
+        step.dimensions.forEach(function (d) {
+          var key = d.computed.replace(/^sum:/, ""), sum = 0;
+          for (i = 1; i <= step.item_count; i++) sum += valueOf("items." + n + "." + i + "." + key) || 0;
+          dims[d.key] = sum;
+        });
+      } else {
+        step.dimensions.forEach(function (d) { dims[d.key] = valueOf("dims." + d.key) || 0; });
+      }
+    });
+    var steps = {}, overall = 0;
+    data.rubric.steps.forEach(function (step) {
+      var t = step.dimensions.reduce(function (s, d) { return s + dims[d.key]; }, 0);
+      steps[String(step.number)] = t;
+      overall += t;
+    });
+    return { dimensions: dims, steps: steps, overall: overall };
+  }
+
+  function showTotals(t, source) {
+    document.querySelectorAll("[data-total]").forEach(function (el) {
+      var key = el.getAttribute("data-total"), v;
+      if (key === "overall") v = t.overall;
+      else if (key.indexOf("step.") === 0) v = t.steps[key.slice(5)];
+      else if (key.indexOf("dim.") === 0) v = t.dimensions[key.slice(4)];
+      if (v !== undefined) el.textContent = v;
+    });
+    document.getElementById("summary").setAttribute("data-source", source);
+  }
+
+  // ---- the durable queue ---------------------------------------------------
+  var tabId = sessionStorage.getItem("teamllm.tab");
+  if (!tabId) { tabId = newId(); sessionStorage.setItem("teamllm.tab", tabId); }
+  var prefix = "teamllm.sheet." + data.code + ".";
+  var storeKey = prefix + tabId;
+  var state = { version: data.version, inflight: null, pending: [], stopped: false, delay: 0, timer: null, current: null };
+
+  function persist() {
+    try {
+      if (!state.inflight && !state.pending.length) { localStorage.removeItem(storeKey); return; }
+      localStorage.setItem(storeKey, JSON.stringify({
+        version: state.version, inflight: state.inflight, pending: state.pending, updated: Date.now()
+      }));
+    } catch (e) { /* storage full or disabled: the page still holds the changes */ }
+  }
+
+  function unsaved() { return state.pending.length + (state.inflight ? state.inflight.changes.length : 0); }
+
+  function setStatus(text, kind) {
+    statusEl.textContent = text;
+    statusEl.className = "save-status" + (kind ? " save-" + kind : "");
+  }
+
+  function showBanner(text, opts) {
+    opts = opts || {};
+    bannerText.textContent = text;
+    bannerList.innerHTML = "";
+    (opts.items || []).forEach(function (item) {
+      var li = document.createElement("li");
+      if (item.id) {
+        var a = document.createElement("a");
+        a.href = "#" + item.id;
+        a.textContent = item.label;
+        a.addEventListener("click", function (e) { e.preventDefault(); focusControl(item.id); });
+        li.appendChild(a);
+      } else {
+        li.textContent = item.label;
+      }
+      bannerList.appendChild(li);
+    });
+    banner.className = "banner banner-" + (opts.kind || "warn");
+    banner.setAttribute("data-kind", opts.kind || "warn");
+    reloadBtn.hidden = !opts.reload;
+    retryBtn.hidden = !opts.retry;
+    banner.hidden = false;
+  }
+  function hideBanner() { banner.hidden = true; banner.removeAttribute("data-kind"); }
+
+  function focusControl(id) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    if (el.tagName === "FIELDSET") {
+      el = el.querySelector("input:checked") || el.querySelector("input");
+    }
+    if (el) { el.scrollIntoView({ block: "center" }); el.focus(); }
+  }
+
+  function record(path, value) {
+    if (state.stopped || data.readonly) return;
+    var last = state.pending[state.pending.length - 1];
+    if (last && last[0] === path) last[1] = value;
+    else state.pending.push([path, value]);
+    persist();
+    showTotals(computeTotals(), "client");
+    if (!state.current) setStatus(M.unsaved, "pending");
+    schedule(DEBOUNCE_MS);
+  }
+
+  function schedule(ms) {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(flush, ms);
+  }
+
+  function stop(kind, text, items) {
+    state.stopped = true;
+    clearTimeout(state.timer);
+    showBanner(text, { kind: kind, reload: true, items: items });
+    setStatus(M.unsaved, "error");
+    if (submitBtn) submitBtn.disabled = true;
+  }
+
+  function retryLater(message) {
+    state.delay = Math.min(Math.max(1000, state.delay * 2), 8000);
+    showBanner(message + " (" + fmt(M.retry_in, { s: Math.round(state.delay / 1000) }) + ")", { kind: "warn", retry: true });
+    setStatus(M.unsaved, "error");
+    persist();
+    schedule(state.delay);
+  }
+
+  function post(url, body) {
+    return fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      redirect: "manual",
+      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify(body)
+    });
+  }
+
+  /* Send the next batch; resolves true when everything queued so far is saved. */
+  function flush() {
+    if (state.current) return state.current;
+    state.current = sendNext().then(function (ok) { state.current = null; return ok; });
+    return state.current;
+  }
+
+  function sendNext() {
+    clearTimeout(state.timer);
+    if (state.stopped) return Promise.resolve(false);
+    if (!state.inflight) {
+      if (!state.pending.length) return Promise.resolve(true);
+      state.inflight = { batch_id: newId(), expected_version: state.version, changes: state.pending.splice(0, MAX_BATCH) };
+      persist();
+    }
+    setStatus(M.saving, "saving");
+    return post(data.save_url, state.inflight).then(function (res) {
+      return res.json().catch(function () { return null; }).then(function (body) { return { res: res, body: body }; });
+    }).then(function (r) {
+      var res = r.res, body = r.body;
+      if (res.ok && body && body.ok) {
+        state.version = body.version;
+        state.inflight = null;
+        state.delay = 0;
+        persist();
+        if (banner.getAttribute("data-kind") === "warn") hideBanner();
+        if (state.pending.length) {
+          showTotals(computeTotals(), "client");
+          return sendNext();
+        }
+        showTotals(body.totals, "server");
+        setStatus(fmt(M.saved_at, { time: clock() }), "saved");
+        return true;
+      }
+      if (res.status === 409) { stop("conflict", M.conflict); return false; }
+      if (res.status === 423) { stop("locked", M.locked); return false; }
+      if (res.status === 422 && body) {
+        state.inflight = null;
+        persist();
+        stop("error", M.invalid, (body.errors && body.errors.length ? body.errors : [{ message: body.message }]).map(function (e) {
+          return { label: (e.path ? e.path + ": " : "") + e.message };
+        }));
+        return false;
+      }
+      if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) { retryLater(M.auth); return false; }
+      retryLater(M.offline);
+      return false;
+    }, function () {
+      retryLater(M.offline);
+      return false;
+    });
+  }
+
+  /* Changes left in this browser by this tab before a reload, or by a tab that was closed. */
+  function restore() {
+    var stored = [];
+    for (var i = 0; i < localStorage.length; i++) {
+      var key = localStorage.key(i);
+      if (key && key.indexOf(prefix) === 0) {
+        try {
+          var q = JSON.parse(localStorage.getItem(key));
+          if (key === storeKey || Date.now() - (q.updated || 0) > ORPHAN_MS) stored.push({ key: key, q: q });
+        } catch (e) { localStorage.removeItem(key); }
+      }
+    }
+    if (!stored.length) return;
+    stored.sort(function (a, b) { return (a.key === storeKey) - (b.key === storeKey); });
+    var changes = [];
+    for (var j = 0; j < stored.length; j++) {
+      var q2 = stored[j].q;
+      var applied = q2.inflight && q2.inflight.batch_id === data.last_batch_id;
+      var expected = applied ? q2.inflight.expected_version + 1 : q2.version;
+      var left = (q2.inflight && !applied ? q2.inflight.changes : []).concat(q2.pending || []);
+      if (!left.length) { if (stored[j].key !== storeKey) localStorage.removeItem(stored[j].key); continue; }
+      if (expected !== data.version) {
+        // made against an older version: never applied silently; "Reload" discards them
+        state.discard = stored.map(function (x) { return x.key; });
+        stop("conflict", M.conflict);
+        return;
+      }
+      changes = changes.concat(left);
+      if (stored[j].key !== storeKey) localStorage.removeItem(stored[j].key);
+    }
+    changes.forEach(function (c) { setControl(c[0], c[1]); });
+    state.pending = changes;
+    persist();
+    if (changes.length) {
+      showTotals(computeTotals(), "client");
+      setStatus(M.unsaved, "pending");
+      schedule(0);
+    }
+  }
+
+  // ---- events ----------------------------------------------------------------
+  function onChange(e) {
+    var t = e.target;
+    if (t.type === "radio") {
+      record(t.name, parseInt(t.value, 10));
+      showLevel(t.name);
+      return;
+    }
+    var path = t.getAttribute("data-path");
+    if (!path) return;
+    if (t.classList.contains("cls")) {
+      var wasYes = t.closest("tr") && t.closest("tr").classList.contains("is-yes");
+      record(path, t.value);
+      var scales = syncRow(t);
+      if (wasYes && !isYes(t.value)) {
+        scales.forEach(function (p) {
+          if (valueOf(p) !== null) { setControl(p, null); record(p, null); }
+        });
+      }
+    }
+  }
+
+  function onInput(e) {
+    var t = e.target;
+    var path = t.getAttribute("data-path");
+    if (!path || t.classList.contains("cls")) return;
+    record(path, t.value);
+    mirror(path, t.value);
+  }
+
+  /* Number keys pick a score, Delete/Backspace clears it; arrows work natively. */
+  function onKey(e) {
+    var t = e.target;
+    if (t.type !== "radio" || e.altKey || e.ctrlKey || e.metaKey) return;
+    var name = t.name;
+    if (e.key === "Delete" || e.key === "Backspace") {
+      e.preventDefault();
+      if (valueOf(name) !== null) { setControl(name, null); record(name, null); }
+      return;
+    }
+    if (!/^[0-9]$/.test(e.key)) return;
+    var wanted = e.key;
+    var group = radios(name);
+    var match = null;
+    group.forEach(function (r) { if (r.value === wanted) match = r; });
+    if (!match && wanted === "0") group.forEach(function (r) { if (r.value === "10") match = r; });
+    if (!match) return;
+    e.preventDefault();
+    match.focus();
+    if (!match.checked) {
+      match.checked = true;
+      match.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+
+  function submit() {
+    if (state.stopped) return;
+    if (!window.confirm(M.confirm_submit)) return;
+    submitBtn.disabled = true;
+    setStatus(M.submit_wait, "saving");
+    var drain = function () {
+      return flush().then(function (ok) {
+        if (!ok) return false;
+        return unsaved() ? drain() : true;
+      });
+    };
+    drain().then(function (ok) {
+      if (!ok) { submitBtn.disabled = state.stopped; return; }
+      setStatus(M.submitting, "saving");
+      return post(data.submit_url, { expected_version: state.version }).then(function (res) {
+        return res.json().catch(function () { return null; }).then(function (body) {
+          submitBtn.disabled = false;
+          if (res.ok && body && body.ok) {
+            localStorage.removeItem(storeKey);
+            window.location.assign(body.redirect);
+            return;
+          }
+          if (res.status === 400 && body && body.missing) {
+            setStatus(fmt(M.saved_at, { time: clock() }), "saved");
+            showBanner(M.incomplete, { kind: "incomplete", items: body.missing });
+            return;
+          }
+          if (res.status === 409) { stop("conflict", M.conflict); return; }
+          retryLater(M.offline);
+        });
+      }, function () { submitBtn.disabled = false; retryLater(M.offline); });
+    });
+  }
+
+  // ---- start -------------------------------------------------------------------
+  reloadBtn.addEventListener("click", function () {
+    localStorage.removeItem(storeKey);
+    (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
+    window.location.reload();
+  });
+  retryBtn.addEventListener("click", function () { state.delay = 0; flush(); });
+  if (data.readonly) return;
+  form.addEventListener("change", onChange);
+  form.addEventListener("input", onInput);
+  form.addEventListener("keydown", onKey);
+  document.querySelectorAll(".use-implied").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var path = b.getAttribute("data-path"), v = parseInt(b.getAttribute("data-value"), 10);
+      setControl(path, v);
+      record(path, v);
+    });
+  });
+  if (submitBtn) submitBtn.addEventListener("click", submit);
+  window.addEventListener("online", function () { if (unsaved()) { state.delay = 0; flush(); } });
+  restore();
+  document.documentElement.setAttribute("data-sheet-ready", "1");
+})();

@@ -1,0 +1,147 @@
+"""Double-blind: a rater crawls everything they can reach and finds nothing that
+identifies the model, the condition/strategy, the research ID or the other rater."""
+
+import json
+import re
+from collections import deque
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from generation.models import Condition, ModelEndpoint, Strategy
+from scoring.models import Assignment, Response, Scenario
+from scoring.services.responses import response_create
+from scoring.services.sheets import sheet_apply_changes, sheet_open
+
+SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
+SECRET_KVP = "R2-PRIVATE-KVP-5531"
+HOSTILE = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
+
+ATTR_URL = re.compile(
+    r"""(?:href|src|action|hx-get|hx-post|hx-put|hx-delete|data-url)\s*=\s*["']([^"']+)["']"""
+)
+JSON_URL = re.compile(r'"\w*_?url"\s*:\s*"([^"]+)"')
+CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+')
+
+
+@pytest.fixture
+def blind_world(demo):
+    study = demo.study
+    fs10 = Scenario.objects.get(code="FS10", study=None)
+    a05 = Response.objects.get(research_id="A05_FS10")
+    answers = [a05.answer(n) for n in range(1, 7)]
+    answers[0] = "1. " + HOSTILE + "\n" + answers[0]
+    b05 = response_create(study=study, scenario=fs10, model=ModelEndpoint.objects.get(model_number="05"),
+                          condition=Condition.objects.get(letter="B"), answers=answers, source="imported")  # fmt: skip
+    e07 = response_create(study=study, scenario=fs10, model=ModelEndpoint.objects.get(model_number="07"),
+                          condition=Condition.objects.get(letter="E"), answers=answers, source="imported")  # fmt: skip
+    users = {u.username: u for u in get_user_model().objects.all()}
+    Assignment.objects.create(rater=users["rater1"], response=b05, role="calibration")
+    Assignment.objects.create(rater=users["rater2"], response=e07)
+    # the other rater's scores and texts on the shared response
+    other = sheet_open(
+        assignment=Assignment.objects.get(rater=users["rater2"], response=a05), actor=users["rater2"]
+    )
+    sheet_apply_changes(sheet_id=other.pk, actor=users["rater2"], expected_version=0,
+                        changes=[("comments.2", SECRET_COMMENT), ("texts.kvp", SECRET_KVP), ("dims.s2.focus", 9)])  # fmt: skip
+    return {"own": [a05, b05], "other_only": [e07]}
+
+
+def forbidden_patterns():
+    patterns = []
+    for r in Response.objects.all():
+        patterns.append(re.escape(r.research_id))
+        patterns.append(re.escape(r.research_id.split("_")[0]) + r"(?![0-9])")  # "A05" style prefixes
+    for m in ModelEndpoint.objects.all():
+        for name in {m.name, m.model_name} - {""}:
+            patterns.append(r"(?i)(?<![A-Za-z0-9])" + re.escape(name) + r"(?![A-Za-z0-9])")
+    for c in Condition.objects.all():
+        patterns.append(re.escape(c.name))
+        patterns.append(r"(?i)condition\s*" + c.letter + r"\b")
+    for label in Strategy.labels:
+        patterns.append(re.escape(str(label)))
+    patterns += [r"TeamLLM", r"(?i)belbin", r"(?i)\bablation\b", r"(?i)kimi", r"(?i)research[ _]id"]
+    patterns += [r"rater2", r"\bH02\b", re.escape(SECRET_COMMENT), re.escape(SECRET_KVP)]
+    return [re.compile(p) for p in patterns]
+
+
+def leaks(text, patterns):
+    text = CSRF.sub(r"\1", text)
+    return sorted({p.pattern for p in patterns if p.search(text)})
+
+
+def crawl(client, patterns):
+    """Breadth-first over every same-site URL found in pages, scripts and JSON."""
+    seen, queue, visited = set(), deque(["/"]), []
+    post_targets = set()
+    while queue:
+        url = queue.popleft()
+        if url in seen:
+            continue
+        seen.add(url)
+        reply = client.get(url, follow=True)
+        raw = b"".join(reply.streaming_content) if reply.streaming else reply.content
+        body = raw.decode("utf-8", "replace")
+        visited.append((url, reply.status_code))
+        assert not leaks(body, patterns), (url, leaks(body, patterns))
+        assert "<script>alert" not in body and "<img src=x" not in body, url
+        for found in ATTR_URL.findall(body) + JSON_URL.findall(body):
+            found = found.replace("&amp;", "&")
+            target = urlsplit(urljoin(url, found))
+            if target.netloc and target.netloc != "testserver":
+                continue
+            path = target.path + (f"?{target.query}" if target.query else "")
+            if path.startswith("/accounts/logout/"):
+                continue  # would end the crawl; checked at the end
+            if path.endswith(("/save/", "/submit/")) or path.startswith("/i18n/"):
+                post_targets.add(path)
+            elif path not in seen:
+                queue.append(path)
+    return visited, post_targets
+
+
+@pytest.mark.django_db
+def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
+    client.login(username="rater1", password="demo-pass-2026")
+    patterns = forbidden_patterns()
+    visited, post_targets = crawl(client, patterns)
+    urls = {u for u, _ in visited}
+    for response in blind_world["own"]:
+        assert f"/scoring/{response.blind_code}/" in urls  # the crawl did reach the sheets
+    assert any(u.startswith("/static/js/") for u in urls)
+
+    # the JSON endpoints: a save, a refused value, a stale version, an incomplete submit
+    for response in blind_world["own"]:
+        code = response.blind_code
+        assert f"/scoring/{code}/save/" in post_targets and f"/scoring/{code}/submit/" in post_targets
+        replies = [
+            client.post(f"/scoring/{code}/save/", content_type="application/json",
+                        data=json.dumps({"batch_id": "c1", "expected_version": 0, "changes": [["dims.s2.focus", 3]]})),
+            client.post(f"/scoring/{code}/save/", content_type="application/json",
+                        data=json.dumps({"batch_id": "c2", "expected_version": 1, "changes": [["dims.s2.focus", 99]]})),
+            client.post(f"/scoring/{code}/save/", content_type="application/json",
+                        data=json.dumps({"batch_id": "c3", "expected_version": 0, "changes": [["dims.s2.focus", 4]]})),
+            client.post(f"/scoring/{code}/submit/", content_type="application/json",
+                        data=json.dumps({"expected_version": 1})),
+        ]  # fmt: skip
+        assert [r.status_code for r in replies] == [200, 422, 409, 400]
+        for r in replies:
+            assert not leaks(r.content.decode(), patterns)
+    # the other rater's response: a plain 404 that says nothing
+    for response in blind_world["other_only"]:
+        for url in (f"/scoring/{response.blind_code}/",):
+            reply = client.get(url)
+            assert reply.status_code == 404
+            assert not leaks(reply.content.decode(), patterns)
+        reply = client.post(
+            f"/scoring/{response.blind_code}/save/", content_type="application/json", data="{}"
+        )
+        assert reply.status_code == 404 and not leaks(reply.content.decode(), patterns)
+
+    # the same in Chinese
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/scoring/"})
+    zh_visited, _ = crawl(client, patterns)
+    assert len(zh_visited) >= len(blind_world["own"]) + 2
+    reply = client.post("/accounts/logout/", follow=True)
+    assert not leaks(reply.content.decode(), patterns)

@@ -1,0 +1,195 @@
+"""The scoring page in a real browser: a full sheet by keyboard only, live totals,
+reload, submit; a second tab's conflict; the Chinese UI."""
+
+import pytest
+
+from scoring.models import Response, ScoreSheet
+from scoring.rubric import load_rubric
+from scoring.score_files import data_a_changes
+from tests.browser import login, open_sheet
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TEXTS = {
+    "texts.condition_phrase": "Given that microplastics exceed plankton tenfold",
+    "texts.stem": "How might we",
+    "texts.kvp": "reduce microplastics at the bottom of the food chain",
+    "texts.purpose": "restore the energy flow of the ocean",
+}
+ACTIVE = """() => { const e = document.activeElement; const control = ["INPUT", "SELECT", "TEXTAREA"].includes(e.tagName);
+  return {tag: e.tagName, type: e.type || "", path: control ? (e.dataset.path || e.name || "") : "", id: e.id || "",
+          options: e.tagName === "SELECT" ? Array.from(e.options).map(o => [o.value, o.text]) : []}; }"""
+
+
+def type_value(page, info, value):
+    """Enter a value into the focused control with the keyboard only."""
+    if info["tag"] == "SELECT":
+        label = next(text for v, text in info["options"] if v == value)
+        page.keyboard.type(label.split(" — ")[0])  # type-ahead selects the option
+    elif info["type"] == "radio":
+        page.keyboard.press("0" if value == 10 else str(value))
+    else:
+        page.keyboard.type(value)
+
+
+def score_by_keyboard(page, values, skip=()):
+    """Tab through the whole sheet from the first control, entering ``values``."""
+    page.focus("#f-items-1-1-classification")
+    done, checked_live = set(), False
+    for _ in range(800):
+        info = page.evaluate(ACTIVE)
+        path = info["path"]
+        if path in values and path not in done and path not in skip:
+            type_value(page, info, values[path])
+            assert page.evaluate(ACTIVE)["path"] == path
+            done.add(path)
+        if (
+            not checked_live
+            and {"items.1.1.classification", "items.1.1.elaboration", "items.1.1.originality"} <= done
+        ):
+            # live totals, before any save has come back: fluency + flexibility + elaboration + originality
+            expected = 2 + values["items.1.1.elaboration"] + values["items.1.1.originality"]
+            assert page.text_content("#total-step-1") == str(expected)
+            checked_live = True
+        if path == "comments.6":
+            break
+        page.keyboard.press("Tab")
+    return done
+
+
+def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_server, demo, data_a, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    values = {p: v for p, v in data_a_changes(data_a[0][3], load_rubric())}  # H01's scores
+    values.update(TEXTS)
+    values["comments.1"] = "Items 6-8 overlap"
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    page.goto(f"{live_server.url}/scoring/")
+    page.focus(f"a[href='/scoring/{response.blind_code}/']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("html[data-sheet-ready]")
+
+    done = score_by_keyboard(page, values, skip={"texts.purpose"})
+    assert done == set(values) - {"texts.purpose"}  # every control was reachable by Tab
+    page.wait_for_selector("#summary[data-source=server]")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    shown = [page.text_content(f"#total-step-{n}") for n in range(1, 7)]
+    assert shown == ["24", "22", "30", "11", "4", "25"]
+    assert page.text_content("#total-overall") == "116"
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
+    assert sheet.overall == 116 and sheet.status == "draft"
+
+    # reload: the draft is there
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    assert page.input_value("#f-items-1-1-classification") == values["items.1.1.classification"]
+    development = values["dims.s6.development"]
+    assert page.is_checked(f"input[name='dims.s6.development'][value='{development}']")
+    assert page.input_value("#f-texts-kvp") == TEXTS["texts.kvp"]
+    assert page.text_content("#total-overall") == "116"
+    assert page.text_content("[data-mirror='texts.kvp']") == TEXTS["texts.kvp"]  # shown above Step 6
+
+    # submit: the missing Purpose is listed with a link that takes the keyboard there
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.focus("#submit-sheet")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#banner[data-kind=incomplete]")
+    link = page.locator("#banner-list a")
+    assert link.count() == 1 and "Purpose" in link.text_content()
+    link.focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate(ACTIVE)["path"] == "texts.purpose"
+    page.keyboard.type(TEXTS["texts.purpose"])
+    page.focus("#submit-sheet")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_selector("text=read-only")
+    assert page.is_disabled("#f-texts-purpose")
+    sheet.refresh_from_db()
+    assert sheet.status == "submitted" and sheet.overall == 116 and sheet.purpose == TEXTS["texts.purpose"]
+    context.close()
+
+
+def test_a_second_tab_gets_a_conflict_and_never_overwrites(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    first, second = context.new_page(), context.new_page()
+    login(first, live_server.url, "rater2")
+    open_sheet(first, live_server.url, response.blind_code)
+    open_sheet(second, live_server.url, response.blind_code)
+
+    first.focus("input[name='dims.s2.focus'][value='1']")
+    first.keyboard.press("7")
+    first.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+
+    second.focus("input[name='dims.s2.focus'][value='1']")
+    second.keyboard.press("3")
+    second.wait_for_selector("#banner[data-kind=conflict]")
+    assert "changed elsewhere" in second.text_content("#banner")
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater2")
+    assert sheet.dimension_scores.get(dimension="s2.focus").value == 7  # not overwritten
+
+    second.click("#banner-reload")
+    second.wait_for_selector("html[data-sheet-ready]")
+    assert second.is_checked("input[name='dims.s2.focus'][value='7']")
+    assert second.is_hidden("#banner")
+    context.close()
+
+
+def test_the_chinese_ui_renders_and_is_remembered(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    page.goto(f"{live_server.url}/scoring/")
+    page.select_option("#language-select", "zh-hans")
+    page.wait_for_selector("html[lang=zh-hans]")
+    assert "我的评分队列" in page.text_content("h1")
+    open_sheet(page, live_server.url, response.blind_code)
+    body = page.text_content("body")
+    for text in ("第一步：识别挑战", "第六步：制定行动计划", "提交评分表", "总分", "情境"):
+        assert text in body, text
+    assert "第 1 步" in page.text_content("#summary")
+    page.select_option("#f-items-1-1-classification", "Technology")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('保存于')")
+    context.close()
+    # a new browser session comes back in Chinese (remembered on the profile)
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    page.goto(f"{live_server.url}/scoring/")
+    assert page.get_attribute("html", "lang") == "zh-hans"
+    context.close()
+
+
+def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    stale, fresh = context.new_page(), context.new_page()
+    login(stale, live_server.url, "rater2")
+    open_sheet(stale, live_server.url, response.blind_code)
+    stale.route("**/save/", lambda route: route.abort())  # this tab's saves never arrive
+    stale.focus("input[name='dims.s2.focus'][value='1']")
+    stale.keyboard.press("2")
+    stale.wait_for_selector("#banner[data-kind=warn]:not([hidden])")
+
+    open_sheet(fresh, live_server.url, response.blind_code)
+    fresh.focus("input[name='dims.s2.focus'][value='1']")
+    fresh.keyboard.press("9")
+    fresh.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+
+    stale.unroute("**/save/")
+    stale.reload()  # its kept change was made against an older version
+    stale.wait_for_selector("#banner[data-kind=conflict]")
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater2")
+    assert sheet.dimension_scores.get(dimension="s2.focus").value == 9
+    stale.click("#banner-reload")
+    stale.wait_for_selector("html[data-sheet-ready]")
+    assert stale.is_hidden("#banner")
+    assert stale.is_checked("input[name='dims.s2.focus'][value='9']")
+    assert (
+        stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length")
+        == 0
+    )
+    context.close()

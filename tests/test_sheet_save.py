@@ -1,0 +1,158 @@
+"""The autosave endpoint (POST /scoring/<blind_code>/save/): the HTTP path to
+sheet_apply_changes, with validation, optimistic locking and idempotent re-sends."""
+
+import json
+
+import pytest
+
+from scoring.models import Response, ScoreSheet, SheetEvent
+from scoring.rubric import load_rubric
+from scoring.score_files import data_a_changes
+from tests.factories import assign, rater
+
+EXPECTED = {
+    3: ({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25}, 116),
+    4: ({"1": 28, "2": 22, "3": 32, "4": 13, "5": 4, "6": 18}, 117),
+}
+
+
+def save(client, code, changes, version, batch_id="b1"):
+    return client.post(
+        f"/scoring/{code}/save/",
+        data=json.dumps({"batch_id": batch_id, "expected_version": version, "changes": changes}),
+        content_type="application/json",
+    )
+
+
+@pytest.fixture
+def sheet_setup(demo, client):
+    response = Response.objects.get(research_id="A05_FS10")
+    client.login(username="rater1", password="demo-pass-2026")
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200  # opens the sheet
+    return response
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("index", [3, 4])
+def test_sheet_save_of_the_study_item_scores_gives_the_study_totals(client, sheet_setup, data_a, index):
+    changes = [list(c) for c in data_a_changes(data_a[0][index], load_rubric())]
+    # sent in several autosave batches, as the page does
+    version = 0
+    body = None
+    for n, start in enumerate(range(0, len(changes), 7)):
+        reply = save(client, sheet_setup.blind_code, changes[start : start + 7], version, batch_id=f"b{n}")
+        assert reply.status_code == 200, reply.content
+        body = reply.json()
+        version = body["version"]
+    steps, overall = EXPECTED[index]
+    assert body["totals"]["steps"] == steps
+    assert body["totals"]["overall"] == overall
+    sheet = ScoreSheet.objects.get(assignment__response=sheet_setup, assignment__rater__username="rater1")
+    assert sheet.overall == overall
+    assert sheet.version == version
+    # the page shows the same totals after a reload
+    page = client.get(f"/scoring/{sheet_setup.blind_code}/").content.decode()
+    assert f'id="total-overall" data-total="overall">{overall}<' in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "change",
+    [
+        ["dims.s2.focus", 11],
+        ["dims.s6.development", 0],
+        ["dims.s5.correctly_used", "five"],
+        ["items.1.1.elaboration", 2],  # item 1 is not a Yes item yet
+        ["items.1.1.classification", "Not a category"],
+        ["items.3.1.classification", "invalid:solution"],  # Step 3 has no Solution type
+        ["dims.s1.fluency", 3],  # computed, never typed
+        ["items.9.1.comment", "x"],
+        ["texts.kvp", "x" * 5000],
+    ],
+)
+def test_sheet_save_refuses_bad_values_and_changes_nothing(client, sheet_setup, change):
+    good = ["dims.s2.purpose", 3]
+    reply = save(client, sheet_setup.blind_code, [good, change], 0)
+    assert reply.status_code == 422
+    body = reply.json()
+    assert body["ok"] is False and body["errors"][0]["path"] == change[0]
+    assert body["errors"][0]["message"]
+    sheet = ScoreSheet.objects.get(assignment__response=sheet_setup, assignment__rater__username="rater1")
+    assert sheet.version == 0
+    assert not SheetEvent.objects.filter(sheet=sheet, kind="change").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "body",
+    [b"not json", b"[]", b'{"batch_id": "x y", "expected_version": 0, "changes": [["dims.s2.purpose", 3]]}',
+     b'{"batch_id": "b", "expected_version": -1, "changes": [["dims.s2.purpose", 3]]}',
+     b'{"batch_id": "b", "expected_version": 0, "changes": [["dims.s2.purpose"]]}',
+     b'{"batch_id": "b", "expected_version": 0, "changes": []}'],
+)  # fmt: skip
+def test_sheet_save_refuses_malformed_requests(client, sheet_setup, body):
+    reply = client.post(
+        f"/scoring/{sheet_setup.blind_code}/save/", data=body, content_type="application/json"
+    )
+    assert reply.status_code == 422
+    assert ScoreSheet.objects.get(assignment__rater__username="rater1").version == 0
+
+
+@pytest.mark.django_db
+def test_sheet_save_with_a_stale_version_is_a_conflict_and_saves_nothing(client, sheet_setup):
+    assert save(client, sheet_setup.blind_code, [["dims.s2.purpose", 3]], 0, "first").status_code == 200
+    reply = save(client, sheet_setup.blind_code, [["dims.s2.purpose", 1]], 0, "stale")
+    assert reply.status_code == 409
+    assert reply.json()["error"] == "conflict" and reply.json()["version"] == 1
+    sheet = ScoreSheet.objects.get(assignment__rater__username="rater1")
+    assert sheet.version == 1
+    assert sheet.dimension_scores.get(dimension="s2.purpose").value == 3
+
+
+@pytest.mark.django_db
+def test_sheet_save_resent_batch_is_applied_once(client, sheet_setup):
+    first = save(client, sheet_setup.blind_code, [["dims.s2.purpose", 3]], 0, "same-batch")
+    again = save(client, sheet_setup.blind_code, [["dims.s2.purpose", 3]], 0, "same-batch")
+    assert first.status_code == again.status_code == 200
+    assert again.json()["replayed"] is True
+    assert again.json()["version"] == first.json()["version"] == 1
+    sheet = ScoreSheet.objects.get(assignment__rater__username="rater1")
+    assert SheetEvent.objects.filter(sheet=sheet, kind="change").count() == 1
+
+
+@pytest.mark.django_db
+def test_sheet_save_reaches_only_the_raters_own_assignment(client, demo):
+    response = Response.objects.get(research_id="A05_FS10")
+    outsider = rater("outsider", "H09")
+    client.force_login(outsider)
+    assert save(client, response.blind_code, [["dims.s2.purpose", 3]], 0).status_code == 404
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 404
+    assert client.get("/scoring/NOSUCHCODE/").status_code == 404
+    # an archived assignment is gone from the rater too
+    assignment = assign(outsider, response)
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    from scoring.services.assignments import assignment_archive
+
+    assignment_archive(assignment=assignment, actor=None, reason="test")
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 404
+    assert not ScoreSheet.objects.filter(
+        assignment__rater=outsider, assignment__archived_at__isnull=True
+    ).exists()
+
+
+@pytest.mark.django_db
+def test_sheet_save_after_submit_is_locked(client, sheet_setup, data_a):
+    changes = [list(c) for c in data_a_changes(data_a[0][3], load_rubric())]
+    changes += [[f"texts.{k}", "text"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
+    version = save(client, sheet_setup.blind_code, changes, 0).json()["version"]
+    submit = client.post(
+        f"/scoring/{sheet_setup.blind_code}/submit/",
+        data=json.dumps({"expected_version": version}),
+        content_type="application/json",
+    )
+    assert submit.status_code == 200 and submit.json()["status"] == "submitted"
+    reply = save(client, sheet_setup.blind_code, [["dims.s2.purpose", 1]], version + 1, "late")
+    assert reply.status_code == 423
+    page = client.get(f"/scoring/{sheet_setup.blind_code}/").content.decode()
+    assert 'id="submit-sheet"' not in page
+    assert 'data-path="dims.s2.purpose" disabled' in page
