@@ -119,9 +119,14 @@ SHEET_TEXTS = [
 
 def sheet_submitted(user, response, changes, *, role: str = "primary", group=None, assignment=None):
     """Score a sheet through the services (open, save, submit), as a rater would."""
+    from scoring.models import Assignment
     from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 
-    assignment = assignment or assign(user, response, role=role, group=group)
+    assignment = (
+        assignment
+        or Assignment.objects.filter(rater=user, response=response, role=role, archived_at__isnull=True).first()
+        or assign(user, response, role=role, group=group)
+    )
     sheet = sheet_open(assignment=assignment, actor=user)
     saved = sheet_apply_changes(
         sheet_id=sheet.pk, actor=user, changes=[*changes, *SHEET_TEXTS], expected_version=sheet.version
@@ -208,19 +213,17 @@ def scoring_group(*, n_responses: int, study=None, scenario=None, condition=None
 
 
 def scoring_group_assigned(*, responses, rater_a, rater_b, created_by=None):
-    """A scoring group over responses of one scenario and condition, both raters assigned to all."""
-    from scoring.models import ScoringGroup
+    """The scoring group of the responses' scenario and condition, given to the pair
+    through the assignment service (both raters get every response of the group)."""
+    from scoring.services.assignments import group_assign_pair
 
     first = responses[0]
-    group = ScoringGroup.objects.create(
+    (group,) = group_assign_pair(
         study=first.study,
         scenario=first.scenario,
-        condition=first.condition,
+        conditions=[first.condition],
         rater_a=rater_a,
         rater_b=rater_b,
-        created_by=created_by,
+        actor=created_by,
     )
-    for response in responses:
-        for user in (rater_a, rater_b):
-            assign(user, response, group=group)
     return group

@@ -9,7 +9,6 @@ from scoring.models import Assignment, FinalScore, Response, ResponseAgreement, 
 from scoring.rubric import load_rubric
 from scoring.selectors import rater_queue
 from scoring.selectors_agreement import consistency_table
-from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
 
 pytestmark = pytest.mark.worker
@@ -28,16 +27,16 @@ def _wait_for(predicate, timeout=30.0):
 def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, client):
     users = {u.username: u for u in get_user_model().objects.all()}
     response = Response.objects.get(research_id="A05_FS10")
-    group = ScoringGroup.objects.create(
-        study=response.study,
-        scenario=response.scenario,
-        condition=response.condition,
-        rater_a=users["rater1"],
-        rater_b=users["rater2"],
-    )
-    a = sheet_submitted(users["rater1"], response, reference_changes(3), group=group)
+    # seed_demo assigned A05_FS10 to the pair rater1 + rater2
+    group = ScoringGroup.objects.get(study=response.study, scenario=response.scenario, condition=response.condition)
+    assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
+    mine = {a.rater.username: a for a in Assignment.objects.filter(response=response, group=group)}
+    a = sheet_submitted(users["rater1"], response, reference_changes(3), assignment=mine["rater1"])
     sheet_submitted(
-        users["rater2"], response, mirrored_changes(reference_changes(3), load_rubric()), group=group
+        users["rater2"],
+        response,
+        mirrored_changes(reference_changes(3), load_rubric()),
+        assignment=mine["rater2"],
     )
 
     log = celery_worker.log_path
@@ -60,14 +59,21 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     page = client.get("/scoring/").content.decode()
     assert response.blind_code in page and "A05_FS10" not in page
 
-    sheet = sheet_open(assignment=calibration, actor=users["calibrator"])
-    saved = sheet_apply_changes(
-        sheet_id=sheet.pk,
-        actor=users["calibrator"],
-        changes=[*reference_changes(4), *SHEET_TEXTS],
-        expected_version=sheet.version,
+    # the calibrator scores blind in the same web form (save and submit endpoints)
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    saved = client.post(
+        f"/scoring/{response.blind_code}/save/",
+        {"batch_id": "cal-1", "expected_version": 0, "changes": [[p, v] for p, v in [*reference_changes(4), *SHEET_TEXTS]]},
+        content_type="application/json",
     )
-    sheet_submit(sheet_id=sheet.pk, actor=users["calibrator"], expected_version=saved.version)
+    assert saved.status_code == 200, saved.content
+    submitted = client.post(
+        f"/scoring/{response.blind_code}/submit/",
+        {"expected_version": saved.json()["version"]},
+        content_type="application/json",
+    )
+    assert submitted.status_code == 200, submitted.content
+    sheet = Assignment.objects.get(pk=calibration.pk).sheet
 
     final = _wait_for(lambda: FinalScore.objects.filter(response=response, calibrated=True).first())
     assert final is not None, log.read_text()[-3000:]

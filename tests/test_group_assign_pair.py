@@ -1,6 +1,7 @@
 """Rater pairs per scenario group: assignment, later responses, reassignment, archiving."""
 
 import pytest
+from django.utils import timezone
 
 from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetEvent
 from scoring.services.assignments import (
@@ -92,18 +93,21 @@ def test_response_assign_to_group_assigns_responses_added_later(world):
     (group,) = group_assign_pair(
         study=world["study"], scenario=world["scenario"], conditions=[world["a"]], rater_a=r1, rater_b=r2
     )
+    # response_create hands a response added later to its group's pair at once
     late = make_response(study=world["study"], scenario=world["scenario"], model=ModelEndpointFactory(model_number="07"),
                          condition=world["a"])  # fmt: skip
-    assert late.pk not in active(r1)
-    assert response_assign_to_group(response=late) == 2
     assert late.pk in active(r1) and late.pk in active(r2)
     assert response_assign_to_group(response=late) == 0  # idempotent
+    Assignment.objects.filter(response=late).update(archived_at=timezone.now())
+    assert response_assign_to_group(response=late) == 2  # and it restores what is missing
+    assert late.pk in active(r1) and late.pk in active(r2)
     other = make_response(study=world["study"], scenario=world["scenario"], model=ModelEndpointFactory(model_number="08"),
                           condition=world["b"])  # fmt: skip
     assert response_assign_to_group(response=other) == 0  # condition B has no pair
     another = make_response(study=world["study"], scenario=world["scenario"], model=ModelEndpointFactory(model_number="09"),
                             condition=world["a"])  # fmt: skip
-    assert group_sync_assignments(group=group) == 2
+    Assignment.objects.filter(response=another, rater=r2).update(archived_at=timezone.now())
+    assert group_sync_assignments(group=group) == 1
     assert another.pk in active(r2)
 
 

@@ -75,19 +75,23 @@ def test_summary_mismatches_are_all_reported_and_nothing_is_imported(demo, data_
     wrong = copy.deepcopy(data_a)
     wrong[0][3]["Total Score"] = 120
     wrong[0][4]["Step-6"][0]["Overall"] = 20
+    groups_before = ScoringGroup.objects.count()
     with pytest.raises(CommandError) as excinfo:
         call_command("import_scores", str(_write(tmp_path, wrong)))
     message = str(excinfo.value)
     assert "rater H01: total: the file says 120, the scores add up to 116" in message
     assert "rater H02: Step 6: the file says 20, the scores add up to 18" in message
     assert ScoreSheet.objects.count() == 0
-    assert not ScoringGroup.objects.exists()
+    assert ScoringGroup.objects.count() == groups_before
 
 
 def test_rater_ids_are_mapped_or_created(demo, data_a, tmp_path):
     mapped = rater("expert-one")
-    call_command("import_scores", str(_write(tmp_path, data_a)), "--rater", "H01=expert-one")
-    raters = set(Assignment.objects.values_list("rater__username", flat=True))
+    # a fresh study: the demo study already has the pair rater1 + rater2 on A05_FS10
+    call_command(
+        "import_scores", str(_write(tmp_path, data_a)), "--study", "Mapped", "--create-missing", "--rater", "H01=expert-one"
+    )
+    raters = set(Assignment.objects.filter(response__study__name="Mapped").values_list("rater__username", flat=True))
     assert raters == {"expert-one", "rater2"}  # H02 is the demo's rater2
     assert mapped.assignments.get().sheet.overall == 116
 

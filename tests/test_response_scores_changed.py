@@ -4,11 +4,10 @@ import time
 
 import pytest
 
-from scoring.models import FinalScore, Response
+from scoring.models import Assignment, FinalScore, Response
 from scoring.rubric import load_rubric
 from scoring.score_files import data_a_changes
 from scoring.services.sheets import sheet_fill_and_submit
-from tests.factories import assign, rater
 
 pytestmark = pytest.mark.worker
 
@@ -25,11 +24,11 @@ def _wait_for(predicate, timeout=30.0):
 def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, demo, data_a):
     response = Response.objects.get(research_id="A05_FS10")
     rubric = load_rubric()
-    for index, username in ((3, "w-h01"), (4, "w-h02")):
-        user = rater(username)
+    for index, username in ((3, "rater1"), (4, "rater2")):  # the demo pair, H01 and H02
+        assignment = Assignment.objects.get(rater__username=username, response=response)
         sheet_fill_and_submit(
-            assignment=assign(user, response),
-            actor=user,
+            assignment=assignment,
+            actor=assignment.rater,
             changes=data_a_changes(data_a[0][index], rubric),
             source="import",
             note="test",

@@ -113,8 +113,7 @@ def test_constant_vector_has_no_pcc_and_is_flagged_with_a_reason(db, rubric):
 
 def test_one_sheet_missing_gives_a_reason_and_no_final_score(db):
     group, (response,) = scoring_group(n_responses=1)
-    sheet_submitted(group.rater_a, response, reference_changes(3), group=group)
-    assign(group.rater_b, response, group=group)
+    sheet_submitted(group.rater_a, response, reference_changes(3), group=group)  # rater B has not submitted
     response_scores_recompute(response_id=response.pk)
     agreement = ResponseAgreement.objects.get(response=response)
     assert agreement.pcc is None and agreement.reason == "missing sheet" and not agreement.flagged

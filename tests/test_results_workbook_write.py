@@ -11,14 +11,13 @@ from django.core.management import call_command
 from openpyxl import load_workbook
 
 from generation.models import ModelEndpoint
-from scoring.models import Response, ScoreSheet
+from scoring.models import Assignment, Response, ScoreSheet
 from scoring.research import results_get
 from scoring.rubric import SheetTotals, integrity_score, load_rubric
 from scoring.score_files import data_a_changes
 from scoring.services.calibration import response_scores_recompute
 from scoring.services.sheets import sheet_fill_and_submit
 from scoring.workbooks.results import results_workbook_write
-from tests.factories import assign
 
 pytestmark = pytest.mark.django_db
 TEMPLATES = Path(__file__).resolve().parent.parent / "scoring" / "data"
@@ -32,7 +31,7 @@ def scored(demo, data_a):
     for index, username in ((3, "rater1"), (4, "rater2")):
         user = users.get(username=username)
         sheet_fill_and_submit(
-            assignment=assign(user, response),
+            assignment=Assignment.objects.get(rater=user, response=response),  # seed_demo's pair
             actor=user,
             changes=data_a_changes(data_a[0][index], rubric),
             source="import",

@@ -93,6 +93,10 @@ def response_create(
             **{f"step{i}": answers[i - 1] for i in range(1, 7)},
         )
         response_parse(response=response)
+        # a scenario group that already has its rater pair takes the new response at once
+        from scoring.services.assignments import response_assign_to_group
+
+        response_assign_to_group(response=response)
     return response
 
 
