@@ -1,8 +1,10 @@
 """Double-blind: a rater crawls everything they can reach and finds nothing that
 identifies the model, the condition/strategy, the research ID or the other rater."""
 
+import io
 import json
 import re
+import zipfile
 from collections import deque
 from urllib.parse import urljoin, urlsplit
 
@@ -74,6 +76,7 @@ def leaks(text, patterns):
 def crawl(client, patterns):
     """Breadth-first over every same-site URL found in pages, scripts and JSON."""
     seen, queue, visited = set(), deque(["/"]), []
+    downloads: list[str] = []
     post_targets = set()
     while queue:
         url = queue.popleft()
@@ -84,7 +87,15 @@ def crawl(client, patterns):
         raw = b"".join(reply.streaming_content) if reply.streaming else reply.content
         body = raw.decode("utf-8", "replace")
         visited.append((url, reply.status_code))
+        headers = " ".join(f"{k}: {v}" for k, v in reply.headers.items())
+        assert not leaks(headers, patterns), (url, leaks(headers, patterns))  # file names too
         assert not leaks(body, patterns), (url, leaks(body, patterns))
+        if raw[:2] == b"PK":  # a download (xlsx, zip): every part of it, decompressed
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+                for name in archive.namelist():
+                    part = archive.read(name).decode("utf-8", "replace")
+                    assert not leaks(name + part, patterns), (url, name, leaks(name + part, patterns))
+            downloads.append(url)
         assert "<script>alert" not in body and "<img src=x" not in body, url
         for found in ATTR_URL.findall(body) + JSON_URL.findall(body):
             found = found.replace("&amp;", "&")
@@ -98,6 +109,7 @@ def crawl(client, patterns):
                 post_targets.add(path)
             elif path not in seen:
                 queue.append(path)
+    crawl.downloads = downloads
     return visited, post_targets
 
 
@@ -110,6 +122,7 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     for response in blind_world["own"]:
         assert f"/scoring/{response.blind_code}/" in urls  # the crawl did reach the sheets
     assert any(u.startswith("/static/js/") for u in urls)
+    assert any(u.startswith("/scoring/workbooks/") for u in crawl.downloads)  # the offline workbook was opened
 
     # the JSON endpoints: a save, a refused value, a stale version, an incomplete submit
     for response in blind_world["own"]:
@@ -145,3 +158,22 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     assert len(zh_visited) >= len(blind_world["own"]) + 2
     reply = client.post("/accounts/logout/", follow=True)
     assert not leaks(reply.content.decode(), patterns)
+
+
+@pytest.mark.django_db
+def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, blind_world):
+    """After the calibration sheet is submitted the comparison opens; it still names no one."""
+    from scoring.services.sheets import sheet_submit
+    from tests.factories import SHEET_TEXTS, reference_changes
+
+    b05 = blind_world["own"][1]
+    rater1 = get_user_model().objects.get(username="rater1")
+    calibration = Assignment.objects.get(rater=rater1, response=b05, role="calibration")
+    sheet = sheet_open(assignment=calibration, actor=rater1)
+    saved = sheet_apply_changes(sheet_id=sheet.pk, actor=rater1, expected_version=0,
+                                changes=[*reference_changes(4), *SHEET_TEXTS])  # fmt: skip
+    sheet_submit(sheet_id=sheet.pk, actor=rater1, expected_version=saved.version)
+    client.login(username="rater1", password="demo-pass-2026")
+    visited, _ = crawl(client, forbidden_patterns())
+    assert (f"/calibration/{b05.blind_code}/", 200) in visited
+
