@@ -33,6 +33,7 @@ from scoring.results import (
     table_columns,
 )
 from scoring.rubric import Rubric, load_rubric
+from scoring.selectors_agreement import consistency_table
 
 DIVERSITY_STEPS = (1, 3)
 
@@ -51,6 +52,7 @@ class Results:
     efficiency: list[GroupMean]
     diversity: list[DiversityMean] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
+    consistency: dict = field(default_factory=dict)  # Table 6, from scoring.selectors_agreement
 
 
 def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, float | None]]:
@@ -103,6 +105,7 @@ def results_get(
         blanks=blanks_table(responses),
         efficiency=efficiency_table(records),
         conditions=present,
+        consistency=consistency_table(study=study),
     )
     if with_diversity:
         values = response_diversity_get(response_ids=[r.response_id for r in responses])

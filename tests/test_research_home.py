@@ -73,3 +73,14 @@ def test_researcher_cannot_build_or_fetch_all_offline_workbooks(researcher_clien
     response = researcher_client.post("/research/exports/", {"kind": "workbooks", "study": table4.pk})
     assert response.status_code == 403
     assert get_user_model().objects.filter(username="res1").exists()
+
+
+def test_research_page_shows_table6_from_the_agreement_statistics(researcher_client, table4):
+    from scoring.models import Response, ResponseAgreement
+
+    for i, response in enumerate(Response.objects.filter(study=table4)[:4]):
+        ResponseAgreement.objects.create(response=response, pcc=0.5 + i / 10, flagged=False)  # mean 0.65
+    html = researcher_client.get("/research/", {"study": table4.pk}).content.decode()
+    assert "Table 6" in html
+    table6 = html[html.index("Table 6") :]
+    assert "<td>PCC</td><td class=\"num\">0.65</td>" in table6.replace("\n", "")

@@ -126,3 +126,12 @@ def test_export_results_command(scored, tmp_path, capsys):
         "Diversity",
         "Raw scores",
     } <= set(names)
+
+
+def test_consistency_sheet_is_table6_of_the_study(scored, tmp_path):
+    workbook = load_workbook(_write(scored.study, tmp_path))
+    rows = [list(r) for r in workbook["Consistency (Table 6)"].iter_rows(values_only=True)]
+    assert rows[0] == ["Metric", "Before calibration", "After calibration", "n"]
+    pcc = next(r for r in rows if r[0] == "PCC")
+    assert round(pcc[1], 3) == 0.863 and round(pcc[2], 3) == 0.863  # A05_FS10 agrees: nothing calibrated
+    assert next(r for r in rows if r[0] == "Calibrated")[1] == 0

@@ -74,7 +74,7 @@ def _step_header(columns: list[Column], lead: int) -> tuple[list, list, list[str
 
 
 def _round(value):
-    return None if value is None else round(value, 4)
+    return None if value is None else round(float(value), 4)
 
 
 def _table1(wb, table: ConditionTable, columns, label: str) -> None:
@@ -160,6 +160,24 @@ def results_workbook_write(
         ["Model", "Condition", "Mean blank items in Step 3", "Responses"],
         [[g.model, g.condition, _round(g.value), g.n] for g in results.blanks],
     )
+    table6 = results.consistency
+    _group_means(
+        wb,
+        "Consistency (Table 6)",
+        ["Metric", "Before calibration", "After calibration", "n"],
+        [
+            [f"{row['metric']} ({table6['headline_icc']})" if row["metric"] == "ICC" else row["metric"],
+             _round(row["before"]), _round(row["after"]), row["n"]]
+            for row in table6.get("rows", [])
+        ]
+        + [
+            [],
+            ["Responses", table6.get("responses")],
+            ["Flagged (PCC below threshold)", table6.get("flagged"), "threshold", _round(table6.get("threshold"))],
+            ["Calibrated", table6.get("calibrated")],
+            ["Awaiting calibration", table6.get("pending")],
+        ],
+    )  # fmt: skip
     _group_means(
         wb,
         "Efficiency",
