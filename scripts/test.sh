@@ -7,10 +7,16 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 PY=.venv/bin/python
 
-# Debian's Chromium for the browser tests (Playwright cannot download its own here).
-if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "==> installing Debian chromium for the browser tests"
-  apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)
+# Debian packages the tests drive: Chromium for the browser tests (Playwright cannot
+# download its own here) and LibreOffice Calc, a real spreadsheet engine for the
+# offline workbooks.
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/soffice ] || need+=(libreoffice-calc-nogui)
+if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "==> installing ${need[*]} (Debian) for the tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q "${need[@]}" >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q "${need[@]}" >/dev/null)
 fi
 
 probe() { $PY - "$1" "$2" <<'PYEOF'

@@ -1,0 +1,50 @@
+"""The offline workbook in a real spreadsheet engine: LibreOffice fills in every formula and
+saves the file in its own way; the totals are the sheet's and the file still imports."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from openpyxl import load_workbook
+
+from scoring.models import Response, ScoringGroup
+from scoring.rubric import load_rubric
+from scoring.score_files import data_a_changes
+from scoring.services.workbooks import workbook_export, workbook_import
+from tests.workbook_fill import STEP2_TEXTS, fill_workbook
+
+pytestmark = pytest.mark.django_db
+SOFFICE = shutil.which("soffice") or "/usr/bin/soffice"
+
+
+def _through_libreoffice(data: bytes, tmp_path: Path) -> Path:
+    source = tmp_path / "filled.xlsx"
+    source.write_bytes(data)
+    out = tmp_path / "out"
+    subprocess.run(
+        [SOFFICE, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+         "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(out), str(source)],
+        check=True, capture_output=True, timeout=240,
+    )  # fmt: skip
+    return out / "filled.xlsx"
+
+
+def test_libreoffice_computes_the_sheet_totals_and_its_file_imports(demo, data_a, tmp_path):
+    rater1 = get_user_model().objects.get(username="rater1")
+    response = Response.objects.get(research_id="A05_FS10")
+    _name, data = workbook_export(rater=rater1, group=ScoringGroup.objects.get(study=demo.study))
+    changes = data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS
+    saved = _through_libreoffice(fill_workbook(data, {response.blind_code: changes}), tmp_path)
+
+    sheet = load_workbook(saved, data_only=True)[response.blind_code]
+    numbers = [c.value for row in sheet.iter_rows() for c in row if isinstance(c.value, int | float)]
+    assert numbers[-7:] == [24, 22, 30, 11, 4, 25, 116]  # the summary block, as the study sheet: H01
+
+    result = workbook_import(data=saved.read_bytes(), actor=rater1)
+    assert result.problems == [] and result.stored == [response.blind_code]
+    stored = response.assignments.get(rater=rater1).sheet
+    assert stored.is_submitted and stored.overall == 116
+    assert json.dumps(stored.totals["steps"]) == json.dumps({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25})
