@@ -56,3 +56,21 @@ def demo(db, settings):
 
     settings.DEMO_MODE = True
     return demo_seed()
+
+
+@pytest.fixture(scope="session")
+def _llm_stub_server():
+    from generation.stub import stub_serve
+
+    server = stub_serve("127.0.0.1", 0).start_in_thread()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llm_stub(_llm_stub_server):
+    """The bundled OpenAI-compatible stub, over real HTTP on a free port; healthy,
+    without latency and with fresh statistics at the start of every test."""
+    _llm_stub_server.reset()
+    yield _llm_stub_server
+    _llm_stub_server.reset()
