@@ -1,0 +1,506 @@
+"""Generation batches and runs: launch, advance one call at a time, finish, cancel,
+retry, and resume runs whose worker died.
+
+A run is a chain of ``run_advance(run_id, seq)`` tasks, one per provider call.
+Each task, holding the run's lock (a cross-worker semaphore of one):
+
+1. replays the persisted replies into the strategy's protocol; the first call
+   without a reply is the run's position. A task whose ``seq`` is not that position
+   is a duplicate or an outdated redelivery and does nothing;
+2. marks the run as being worked on (``heartbeat_at`` set and kept fresh by the
+   process's keeper thread), takes a slot of the endpoint's concurrency limit and
+   makes the call (retrying transient provider errors);
+3. persists the turn (unique per run and seq) and the run's counters in one
+   transaction, enqueues the task for the next call when it commits, then clears
+   ``heartbeat_at`` (the run now waits in the queue).
+
+So ``heartbeat_at`` is set only while a worker works on the run: if it goes stale,
+the worker died mid-call, and :func:`runs_resume_stale` re-enqueues the run at its
+position. No completed call is repeated: its turn is persisted and replayed.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
+
+from generation import leases
+from generation.llm import LLMError, chat_complete
+from generation.models import (
+    BatchStatus,
+    Condition,
+    GenerationBatch,
+    GenerationRun,
+    ModelEndpoint,
+    RunStatus,
+    Turn,
+)
+from generation.services.setup import preference_profiles_ensure_defaults
+from generation.strategies import (
+    Call,
+    Done,
+    ParameterError,
+    ProtocolError,
+    protocol_for,
+    protocol_length,
+    protocol_next,
+    resolve_params,
+    task_for,
+)
+from scoring.models import Response, ResponseSource, Scenario, Study
+from scoring.services.responses import ResponseExists, research_id_for, response_create
+
+logger = logging.getLogger(__name__)
+
+ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
+RUN_LOCK_WAIT_SECONDS = 10.0
+
+
+class BatchError(Exception):
+    """The batch cannot be launched; nothing was created."""
+
+
+@dataclass
+class BatchLaunch:
+    batch: GenerationBatch
+    runs: list[GenerationRun]
+    skipped: list[str] = field(default_factory=list)
+
+
+# --- launching -------------------------------------------------------------------
+
+
+def run_settings(*, study: Study, scenario: Scenario, condition: Condition) -> dict:
+    """The frozen settings of a new run: everything its protocol depends on."""
+    profiles = None
+    if condition.strategy == "teamfusion" and "profiles" not in (condition.parameters or {}):
+        profiles = [
+            {"name": p.name, "preferences": p.preferences} for p in preference_profiles_ensure_defaults()
+        ]
+    params = resolve_params(
+        strategy=condition.strategy,
+        overrides=condition.parameters or {},
+        language=study.response_language,
+        profiles=profiles,
+    )
+    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text}
+
+
+def batch_create(
+    *,
+    study: Study,
+    scenarios: Iterable[Scenario],
+    endpoints: Iterable[ModelEndpoint],
+    conditions: Iterable[Condition],
+    name: str = "",
+    created_by=None,
+) -> BatchLaunch:
+    """A batch of scenarios x endpoints x conditions, each run enqueued on commit.
+
+    Combinations whose research ID already has a response in the study, or a run
+    that is active or succeeded, are skipped (and reported). Raises
+    :class:`BatchError` when nothing is left to run or a setting is unusable."""
+    scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
+    if not (scenarios and endpoints and conditions):
+        raise BatchError("Choose at least one scenario, one model endpoint and one condition.")
+    for endpoint in endpoints:
+        if not endpoint.can_generate or not endpoint.is_active:
+            raise BatchError(
+                f"Model endpoint '{endpoint.name}' is inactive or has no base URL and model name; "
+                "configure it first."
+            )
+    with transaction.atomic():
+        skipped: list[str] = []
+        planned = []
+        for scenario in scenarios:
+            for endpoint in endpoints:
+                for condition in conditions:
+                    rid = research_id_for(condition=condition, model=endpoint, scenario=scenario)
+                    if Response.objects.filter(study=study, research_id=rid).exists():
+                        skipped.append(f"{rid}: a response with this research ID exists in the study")
+                        continue
+                    if GenerationRun.objects.filter(
+                        study=study,
+                        scenario=scenario,
+                        endpoint=endpoint,
+                        condition=condition,
+                        status__in=[*ACTIVE, RunStatus.SUCCEEDED],
+                    ).exists():
+                        skipped.append(f"{rid}: a run for it is already queued, running or done")
+                        continue
+                    try:
+                        snapshot = run_settings(study=study, scenario=scenario, condition=condition)
+                    except ParameterError as exc:
+                        raise BatchError(f"Condition {condition.letter}: {exc}") from exc
+                    snapshot["research_id"] = rid
+                    planned.append((scenario, endpoint, condition, snapshot))
+        if not planned:
+            raise BatchError("Nothing to run. " + " ".join(skipped))
+        batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
+        runs = []
+        for scenario, endpoint, condition, snapshot in planned:
+            run = GenerationRun.objects.create(
+                batch=batch,
+                study=study,
+                scenario=scenario,
+                endpoint=endpoint,
+                condition=condition,
+                settings_snapshot=snapshot,
+                calls_total=protocol_length(strategy=snapshot["strategy"], params=snapshot["params"]),
+            )
+            runs.append(run)
+            _enqueue(run.pk, 0)
+    return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
+
+
+def _enqueue(run_id: int, seq: int, countdown: float | None = None) -> None:
+    from generation.tasks import run_advance
+
+    if countdown:
+        transaction.on_commit(lambda: run_advance.apply_async((run_id, seq), countdown=countdown))
+    else:
+        run_advance.delay_on_commit(run_id, seq)
+
+
+# --- advancing -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one task did: advanced | finished | failed | waiting | stale | busy | inactive | gone."""
+
+    kind: str
+    next_seq: int | None = None
+
+
+def _protocol(run: GenerationRun):
+    snap = run.settings_snapshot
+    return protocol_for(
+        strategy=snap["strategy"], task=task_for(snap["scenario_text"]), params=snap["params"]
+    )
+
+
+def _load_turns(run: GenerationRun) -> tuple[dict[int, str], dict[int, tuple[int, str, str]], dict[int, int]]:
+    replies, known, failed = {}, {}, {}
+    rows = Turn.objects.filter(run=run).values_list(
+        "seq", "step", "phase", "role", "reply", "error", "attempts"
+    )
+    for seq, step, phase, role, reply, error, attempts in rows:
+        if error:
+            failed[seq] = attempts
+        else:
+            replies[seq] = reply
+            known[seq] = (step, phase, role)
+    return replies, known, failed
+
+
+def run_position(run: GenerationRun) -> tuple[Call | Done, int]:
+    """The run's next call (or Done) and its seq: where a resumed run continues."""
+    replies, known, _ = _load_turns(run)
+    position = protocol_next(_protocol(run), replies, known)
+    return position, position.seq if isinstance(position, Call) else len(replies)
+
+
+def run_step(*, run_id: int, seq: int, chain: bool = True) -> StepOutcome:
+    """Make call ``seq`` of the run (or finish the run when no call is left)."""
+    lease = leases.acquire(leases.run_key(run_id), 1, wait=RUN_LOCK_WAIT_SECONDS)
+    if lease is None:
+        return StepOutcome("busy")
+    try:
+        return _run_step_locked(run_id, seq, chain)
+    finally:
+        leases.release(lease)
+
+
+def _run_step_locked(run_id: int, seq: int, chain: bool) -> StepOutcome:
+    run = (
+        GenerationRun.objects.select_related("endpoint", "condition", "scenario", "study")
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None:
+        return StepOutcome("gone")
+    if run.status not in ACTIVE:
+        return StepOutcome("inactive")
+    replies, known, failed = _load_turns(run)
+    try:
+        position = protocol_next(_protocol(run), replies, known)
+    except ProtocolError as exc:
+        _run_fail(run, f"The strategy's protocol no longer matches this run's turns: {exc}")
+        return StepOutcome("failed")
+    at = position.seq if isinstance(position, Call) else len(replies)
+    if seq != at:
+        return StepOutcome("stale", at)
+
+    now = timezone.now()
+    fields = {"heartbeat_at": now}
+    if run.status == RunStatus.QUEUED:
+        fields.update(status=RunStatus.RUNNING, attempts=run.attempts + 1, started_at=run.started_at or now)
+    if isinstance(position, Call):
+        fields.update(current_step=position.step, current_phase=f"{position.phase} · {position.role}"[:40])
+    GenerationRun.objects.filter(pk=run.pk).update(**fields)
+    leases.keeper().beat(run.pk)
+    handed_off = True
+    try:
+        if isinstance(position, Done):
+            run_finish(run_id=run.pk, answers=position.answers)
+            return StepOutcome("finished")
+        return _call_and_persist(run, position, len(replies), failed.get(position.seq, 0), chain)
+    except DatabaseError:
+        # Transient (a lost connection, a locked SQLite file): the task retries, and
+        # if it cannot, the heartbeat left in place lets the sweeper resume the run.
+        handed_off = False
+        raise
+    except Exception as exc:
+        logger.exception("generation run %s: call %s crashed", run.pk, seq)
+        _run_fail(run, f"Internal error at call {seq}: {type(exc).__name__}: {exc}")
+        return StepOutcome("failed")
+    finally:
+        leases.keeper().unbeat(run.pk)
+        if handed_off:
+            GenerationRun.objects.filter(pk=run.pk).update(heartbeat_at=None)
+
+
+def _call_and_persist(
+    run: GenerationRun, call: Call, done_before: int, earlier_attempts: int, chain: bool
+) -> StepOutcome:
+    endpoint = run.endpoint
+    slot = leases.acquire(
+        leases.endpoint_key(endpoint.pk),
+        endpoint.concurrency_limit,
+        wait=float(settings.GENERATION_SLOT_WAIT_SECONDS),
+    )
+    if slot is None:
+        # The endpoint is at its limit: try again a little later, freeing this worker thread.
+        if chain:
+            with transaction.atomic():
+                _enqueue(run.pk, call.seq, countdown=random.uniform(0.5, 2.0))
+        return StepOutcome("waiting", call.seq)
+    try:
+        completion = chat_complete(endpoint=endpoint, messages=call.messages, params=call.params)
+    except LLMError as exc:
+        _turn_failed(run, call, str(exc), earlier_attempts + exc.attempts)
+        _run_fail(run, f"Call {call.seq} (step {call.step}, {call.phase}, {call.role}): {exc}")
+        return StepOutcome("failed")
+    finally:
+        leases.release(slot)
+
+    try:
+        with transaction.atomic():
+            if earlier_attempts:
+                Turn.objects.filter(run=run, seq=call.seq).exclude(error="").delete()
+            Turn.objects.create(
+                run=run,
+                seq=call.seq,
+                step=call.step,
+                phase=call.phase,
+                role=call.role,
+                messages=call.messages,
+                request_params=call.params,
+                reply=completion.text,
+                reasoning=completion.reasoning,
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                latency_ms=completion.latency_ms,
+                attempts=earlier_attempts + completion.attempts,
+            )
+            run_now = GenerationRun.objects.select_for_update().get(pk=run.pk)
+            run_now.calls_done = done_before + 1  # completed turns are always a prefix 0..seq
+            run_now.prompt_tokens += completion.prompt_tokens
+            run_now.completion_tokens += completion.completion_tokens
+            run_now.save(update_fields=["calls_done", "prompt_tokens", "completion_tokens"])
+            active = run_now.status in ACTIVE
+            if active and chain:
+                _enqueue(run.pk, call.seq + 1)
+    except IntegrityError:
+        # Another task persisted this call first (it carries on the chain).
+        return StepOutcome("stale", call.seq + 1)
+    return StepOutcome("advanced" if active else "inactive", call.seq + 1)
+
+
+def _turn_failed(run: GenerationRun, call: Call, error: str, attempts: int) -> None:
+    """Keep the failed call visible in the transcript; a retry replaces it."""
+    Turn.objects.update_or_create(
+        run=run,
+        seq=call.seq,
+        defaults={
+            "step": call.step,
+            "phase": call.phase,
+            "role": call.role,
+            "messages": call.messages,
+            "request_params": call.params,
+            "reply": "",
+            "error": error,
+            "attempts": min(attempts, 32767),
+        },
+    )
+
+
+def _run_fail(run: GenerationRun, error: str) -> None:
+    with transaction.atomic():
+        updated = GenerationRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
+            status=RunStatus.FAILED, error=error, finished_at=timezone.now(), heartbeat_at=None
+        )
+    logger.warning("generation run %s failed: %s", run.pk, error)
+    if updated and run.batch_id:
+        batch_refresh(batch_id=run.batch_id)
+
+
+def run_finish(*, run_id: int, answers: list[str]) -> Response | None:
+    """Turn the six answers into a Response (once: a redelivered finish is a no-op)."""
+    with transaction.atomic():
+        run = (
+            GenerationRun.objects.select_for_update()
+            .select_related("study", "scenario", "endpoint", "condition")
+            .get(pk=run_id)
+        )
+        if run.response_id or run.status not in ACTIVE:
+            return run.response
+        research_id = run.settings_snapshot.get("research_id") or ""
+        try:
+            with transaction.atomic():
+                response = response_create(
+                    study=run.study,
+                    scenario=run.scenario,
+                    model=run.endpoint,
+                    condition=run.condition,
+                    answers=answers,
+                    source=ResponseSource.GENERATED,
+                    research_id=research_id,
+                )
+        except ResponseExists:
+            run.status = RunStatus.FAILED
+            run.error = (
+                f"A response with research ID {research_id or 'for this run'} already exists in the study; "
+                "this run's answers are kept in its turns."
+            )
+            response = None
+        else:
+            run.response = response
+            run.status = RunStatus.SUCCEEDED
+            run.current_phase = "done"
+        run.finished_at = timezone.now()
+        run.heartbeat_at = None
+        run.save(
+            update_fields=["response", "status", "error", "current_phase", "finished_at", "heartbeat_at"]
+        )
+        if run.batch_id:
+            batch_id = run.batch_id
+            transaction.on_commit(lambda: batch_refresh(batch_id=batch_id))
+    return response
+
+
+# --- heartbeats and dead runs ----------------------------------------------------------
+
+
+def runs_heartbeat(*, run_ids: list[int]) -> None:
+    """The keeper's beat for runs this process works on (never revives a cleared beat)."""
+    GenerationRun.objects.filter(pk__in=run_ids, heartbeat_at__isnull=False).update(
+        heartbeat_at=timezone.now()
+    )
+
+
+def runs_resume_stale(*, stale_seconds: float | None = None) -> list[int]:
+    """Re-enqueue runs whose worker died mid-call: heartbeat stale and lock free."""
+    stale_seconds = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds)
+    resumed = []
+    candidates = GenerationRun.objects.filter(status__in=ACTIVE, heartbeat_at__lt=cutoff).values_list(
+        "pk", flat=True
+    )
+    for run_id in list(candidates):
+        if leases.semaphores().holders(leases.run_key(run_id)):
+            continue  # a live task holds the run; its keeper will beat soon
+        if _resume(run_id, only_if_stale_before=cutoff):
+            resumed.append(run_id)
+    return resumed
+
+
+def _resume(run_id: int, *, only_if_stale_before=None) -> bool:
+    with transaction.atomic():
+        run = GenerationRun.objects.select_for_update(skip_locked=True).filter(pk=run_id).first()
+        if run is None:
+            return False
+        if only_if_stale_before is not None and not (
+            run.status in ACTIVE and run.heartbeat_at and run.heartbeat_at < only_if_stale_before
+        ):
+            return False
+        try:
+            _, seq = run_position(run)
+        except ProtocolError as exc:
+            run.status, run.error = RunStatus.FAILED, str(exc)
+            run.save(update_fields=["status", "error"])
+            return False
+        run.status = RunStatus.QUEUED
+        run.error = ""
+        run.finished_at = None
+        run.heartbeat_at = None
+        run.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
+        _enqueue(run.pk, seq)
+        if run.batch_id:
+            GenerationBatch.objects.filter(pk=run.batch_id).exclude(status=BatchStatus.RUNNING).update(
+                status=BatchStatus.RUNNING, finished_at=None
+            )
+    return True
+
+
+# --- admin actions -----------------------------------------------------------------------
+
+
+def run_retry(*, run_id: int) -> bool:
+    """Resume a failed or cancelled run from its last completed turn, or re-kick an
+    active one whose task was lost (a duplicate task is harmless: it finds the call
+    done and stops). Succeeded runs are left alone."""
+    status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
+    if status is None or status == RunStatus.SUCCEEDED:
+        return False
+    return _resume(run_id)
+
+
+def run_cancel(*, run_id: int) -> bool:
+    """Stop a queued or running run. A call in flight still completes and is kept."""
+    with transaction.atomic():
+        updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now(), heartbeat_at=None
+        )
+    batch_id = GenerationRun.objects.filter(pk=run_id).values_list("batch_id", flat=True).first()
+    if updated and batch_id:
+        batch_refresh(batch_id=batch_id)
+    return bool(updated)
+
+
+def batch_cancel(*, batch_id: int) -> int:
+    now = timezone.now()
+    with transaction.atomic():
+        count = GenerationRun.objects.filter(batch_id=batch_id, status__in=ACTIVE).update(
+            status=RunStatus.CANCELLED, finished_at=now, heartbeat_at=None
+        )
+        GenerationBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
+            status=BatchStatus.CANCELLED, finished_at=now
+        )
+    return count
+
+
+def batch_retry_failed(*, batch_id: int) -> int:
+    """Resume every failed (and cancelled) run of the batch."""
+    run_ids = GenerationRun.objects.filter(
+        batch_id=batch_id, status__in=[RunStatus.FAILED, RunStatus.CANCELLED]
+    ).values_list("pk", flat=True)
+    return sum(1 for run_id in list(run_ids) if _resume(run_id))
+
+
+def batch_refresh(*, batch_id: int) -> None:
+    """A running batch whose runs have all ended is finished."""
+    with transaction.atomic():
+        if GenerationRun.objects.filter(batch_id=batch_id, status__in=ACTIVE).exists():
+            return
+        GenerationBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
+            status=BatchStatus.FINISHED, finished_at=timezone.now()
+        )
