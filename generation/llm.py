@@ -24,10 +24,12 @@ from typing import Any
 
 import openai
 from django.conf import settings
-from openai import OpenAI
+from openai import OpenAI, Stream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 # Keyless local servers (the stub, vLLM, Ollama) still need a non-empty string.
 NO_KEY = "not-needed"
+CHAT_PATH = "/chat/completions"
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 _THINK = re.compile(r"^\s*<think>(?P<reasoning>.*?)</think>\s*", re.S)
 
@@ -176,9 +178,14 @@ def join_reasoning(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _complete_once(client: OpenAI, request: dict[str, Any], stream: bool) -> tuple[str, str, int, int]:
+def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[str, str, int, int]:
+    # The SDK's request layer (``client.post``, what ``chat.completions.create``
+    # calls after type-transforming every field) with the SDK's response types,
+    # errors, timeouts and streaming. The transform does nothing for plain-text
+    # messages but walks every message with typing introspection: ~1.4 ms of CPU
+    # per call for TeamLLM's message lists, a third of our per-call work.
     if not stream:
-        result = client.chat.completions.create(**request)
+        result = client.post(CHAT_PATH, body=body, cast_to=ChatCompletion)
         if not result.choices:
             raise EmptyReply
         message = result.choices[0].message
@@ -190,9 +197,14 @@ def _complete_once(client: OpenAI, request: dict[str, Any], stream: bool) -> tup
         text_parts: list[str] = []
         reasoning_parts: list[str] = []
         prompt = completion = 0
-        for chunk in client.chat.completions.create(
-            **request, stream=True, stream_options={"include_usage": True}
-        ):
+        chunks = client.post(
+            CHAT_PATH,
+            body={**body, "stream": True, "stream_options": {"include_usage": True}},
+            cast_to=ChatCompletion,
+            stream=True,
+            stream_cls=Stream[ChatCompletionChunk],
+        )
+        for chunk in chunks:
             if chunk.usage:
                 prompt, completion = chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
             for choice in chunk.choices or []:
@@ -226,9 +238,9 @@ def chat_complete(
     client = client_for(endpoint, api_key)
     extra = dict(endpoint.extra_params or {})
     stream = bool(extra.pop("stream", False))
-    request: dict[str, Any] = {"model": endpoint.model_name, "messages": messages, **params}
-    if extra:
-        request["extra_body"] = extra
+    # The endpoint's extra parameters (e.g. max_tokens, a provider's own options) go
+    # into the request body as they are.
+    body: dict[str, Any] = {**params, **extra, "model": endpoint.model_name, "messages": messages}
     max_attempts = max_attempts or int(settings.LLM_MAX_ATTEMPTS)
     last_error = refused = ""
     attempt = 0
@@ -237,7 +249,7 @@ def chat_complete(
             before_attempt(attempt)
         started = time.monotonic()
         try:
-            text, reasoning, prompt, completion = _complete_once(client, request, stream)
+            text, reasoning, prompt, completion = _complete_once(client, body, stream)
         except Exception as exc:
             if not _is_retryable(exc):
                 refused = _describe(exc)

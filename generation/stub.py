@@ -316,6 +316,9 @@ class StubServer(ThreadingHTTPServer):
 
 class StubHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; without TCP_NODELAY the body waits for
+    # the client's delayed ACK (~40 ms) on every keep-alive request.
+    disable_nagle_algorithm = True
     server: StubServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
@@ -355,6 +358,7 @@ class StubHandler(BaseHTTPRequestHandler):
             self._error(404, f"no route {path}", "not_found")
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        started = time.monotonic()
         path = self.path.split("?")[0].rstrip("/")
         try:
             payload = self._read_json()
@@ -369,11 +373,11 @@ class StubHandler(BaseHTTPRequestHandler):
                 return
             self._send_json(200, {"ok": True})
         elif path in ("/v1/chat/completions", "/chat/completions"):
-            self._chat(payload)
+            self._chat(payload, started)
         else:
             self._error(404, f"no route {path}", "not_found")
 
-    def _chat(self, payload: dict[str, Any]) -> None:
+    def _chat(self, payload: dict[str, Any], started: float) -> None:
         messages = payload.get("messages")
         if not isinstance(messages, list) or not messages:
             self._error(400, "messages must be a non-empty list", "invalid_request_error")
@@ -397,11 +401,12 @@ class StubHandler(BaseHTTPRequestHandler):
             return
         ok = False
         try:
+            text, reasoning = synthetic_reply(messages, cfg.seed)
             if fault == "timeout":
                 time.sleep(cfg.timeout_seconds)
             elif cfg.latency_ms:
-                time.sleep(cfg.latency_ms / 1000)
-            text, reasoning = synthetic_reply(messages, cfg.seed)
+                # the configured latency is the response time: writing the reply is part of it
+                time.sleep(max(0.0, cfg.latency_ms / 1000 - (time.monotonic() - started)))
             if fault == "empty":
                 text = ""
             model = str(payload.get("model") or "stub-cgpst")

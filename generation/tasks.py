@@ -6,7 +6,9 @@ import logging
 
 from celery import shared_task
 from celery.signals import worker_ready
-from django.db import DatabaseError
+from django.db import close_old_connections
+
+from generation.services.runs import TRANSIENT_DB_ERRORS
 
 logger = logging.getLogger(__name__)
 
@@ -15,7 +17,7 @@ logger = logging.getLogger(__name__)
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
-    autoretry_for=(DatabaseError,),
+    autoretry_for=TRANSIENT_DB_ERRORS,
     retry_backoff=1,
     retry_backoff_max=30,
     max_retries=8,
@@ -25,6 +27,9 @@ def run_advance(run_id: int, seq: int) -> str:
     a duplicate or outdated message finds the call done (or the run ended) and stops."""
     from generation.services.runs import run_step
 
+    # Connections are reused across tasks (CELERY_DB_REUSE_MAX): drop a broken or
+    # expired one before this task uses it.
+    close_old_connections()
     if run_advance.app.conf.task_always_eager:
         # In-process debugging: no broker to chain through, so loop here.
         outcome = run_step(run_id=run_id, seq=seq, chain=False)

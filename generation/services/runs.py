@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from generation import leases
@@ -43,6 +44,7 @@ from generation.models import (
     Turn,
 )
 from generation.services.setup import preference_profiles_ensure_defaults
+from generation.services.turns import turn_persist
 from generation.strategies import (
     Call,
     Done,
@@ -61,6 +63,8 @@ logger = logging.getLogger(__name__)
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
 RUN_LOCK_WAIT_SECONDS = 10.0
+# Database errors worth retrying; any other error fails the run with its message.
+TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
 
 
 class BatchError(Exception):
@@ -178,6 +182,7 @@ class StepOutcome:
 
     kind: str
     next_seq: int | None = None
+    beat: datetime | None = None  # the heartbeat left for the hand-off (advanced, waiting)
 
 
 def _protocol(run: GenerationRun):
@@ -209,120 +214,148 @@ def run_position(run: GenerationRun) -> tuple[Call | Done, int]:
 
 
 def run_step(*, run_id: int, seq: int, chain: bool = True) -> StepOutcome:
-    """Make call ``seq`` of the run (or finish the run when no call is left)."""
+    """Make call ``seq`` of the run and, while this task's time budget lasts, the
+    calls after it (or finish the run when no call is left); then hand the run to
+    a new task, queued behind the other runs' tasks so that runs share the workers."""
     lease = leases.acquire(leases.run_key(run_id), 1, wait=RUN_LOCK_WAIT_SECONDS)
     if lease is None:
         return StepOutcome("busy")
     try:
-        return _run_step_locked(run_id, seq, chain)
+        budget = float(settings.GENERATION_TASK_SECONDS) if chain else 0.0
+        outcome = _run_steps_locked(run_id, seq, budget)
+    except TRANSIENT_DB_ERRORS:
+        raise  # the task retries; the heartbeat left in place lets the sweeper step in
+    except Exception as exc:
+        # A bug or bad data must not leave the run hanging: fail it, visibly.
+        logger.exception("generation run %s crashed at call %s", run_id, seq)
+        _run_fail(run_id, f"Internal error at call {seq}: {type(exc).__name__}: {exc}")
+        outcome = StepOutcome("failed")
     finally:
         leases.release(lease)
+    if outcome.kind in ("advanced", "waiting") and chain:
+        # Published after the turn is committed and the run's lock released, so the
+        # next task never waits for this one. Until the hand-off is complete the
+        # heartbeat stays set: a worker dying in between leaves a stale heartbeat,
+        # and the sweeper resumes the run (a duplicate task is harmless).
+        countdown = random.uniform(0.5, 2.0) if outcome.kind == "waiting" else None
+        _enqueue(run_id, outcome.next_seq, countdown=countdown)
+        # The next task may already have picked the run up (and set its own beat).
+        GenerationRun.objects.filter(pk=run_id, heartbeat_at=outcome.beat).update(heartbeat_at=None)
+    return outcome
 
 
-def _run_step_locked(run_id: int, seq: int, chain: bool) -> StepOutcome:
-    run = (
-        GenerationRun.objects.select_related("endpoint", "condition", "scenario", "study")
-        .filter(pk=run_id)
-        .first()
-    )
+def _next(protocol, reply: str) -> Call | Done:
+    try:
+        return protocol.send(reply)
+    except StopIteration as stop:
+        return Done(list(stop.value))
+
+
+def _phase_label(position: Call | Done) -> dict:
+    if isinstance(position, Done):
+        return {"current_phase": "finishing"}
+    return {"current_step": position.step, "current_phase": f"{position.phase} · {position.role}"[:40]}
+
+
+def _run_steps_locked(run_id: int, seq: int, budget: float) -> StepOutcome:
+    run = GenerationRun.objects.select_related("endpoint").filter(pk=run_id).first()
     if run is None:
         return StepOutcome("gone")
     if run.status not in ACTIVE:
         return StepOutcome("inactive")
     replies, known, failed = _load_turns(run)
+    protocol = _protocol(run)
     try:
-        position = protocol_next(_protocol(run), replies, known)
+        position = protocol_next(protocol, replies, known)
     except ProtocolError as exc:
-        _run_fail(run, f"The strategy's protocol no longer matches this run's turns: {exc}")
+        _run_fail(run.pk, f"The strategy's protocol no longer matches this run's turns: {exc}")
         return StepOutcome("failed")
     at = position.seq if isinstance(position, Call) else len(replies)
     if seq != at:
         return StepOutcome("stale", at)
 
+    started = time.monotonic()
     now = timezone.now()
-    fields = {"heartbeat_at": now}
+    fields = {"heartbeat_at": now, **_phase_label(position)}
     if run.status == RunStatus.QUEUED:
         fields.update(status=RunStatus.RUNNING, attempts=run.attempts + 1, started_at=run.started_at or now)
-    if isinstance(position, Call):
-        fields.update(current_step=position.step, current_phase=f"{position.phase} · {position.role}"[:40])
     GenerationRun.objects.filter(pk=run.pk).update(**fields)
-    leases.keeper().beat(run.pk)
-    handed_off = True
+    keeper = leases.keeper()
+    keeper.beat(run.pk)
+    beating = True
+    outcome = StepOutcome("failed")
+    done = len(replies)
     try:
-        if isinstance(position, Done):
-            run_finish(run_id=run.pk, answers=position.answers)
-            return StepOutcome("finished")
-        return _call_and_persist(run, position, len(replies), failed.get(position.seq, 0), chain)
-    except DatabaseError:
-        # Transient (a lost connection, a locked SQLite file): the task retries, and
-        # if it cannot, the heartbeat left in place lets the sweeper resume the run.
-        handed_off = False
+        while True:
+            if isinstance(position, Done):
+                run_finish(run_id=run.pk, answers=position.answers)
+                outcome = StepOutcome("finished")
+                return outcome
+            call = position
+            slot = leases.acquire(
+                leases.endpoint_key(run.endpoint_id),
+                run.endpoint.concurrency_limit,
+                wait=float(settings.GENERATION_SLOT_WAIT_SECONDS),
+            )
+            if slot is None:
+                # The endpoint is at its limit: try again a little later, freeing this thread.
+                keeper.unbeat(run.pk)
+                beating = False
+                beat = timezone.now()
+                GenerationRun.objects.filter(pk=run.pk).update(heartbeat_at=beat)
+                outcome = StepOutcome("waiting", call.seq, beat)
+                return outcome
+            try:
+                completion = chat_complete(endpoint=run.endpoint, messages=call.messages, params=call.params)
+            except LLMError as exc:
+                _turn_failed(run, call, str(exc), failed.get(call.seq, 0) + exc.attempts)
+                _run_fail(run.pk, f"Call {call.seq} (step {call.step}, {call.phase}, {call.role}): {exc}")
+                return outcome
+            finally:
+                leases.release(slot)
+            following = _next(protocol, completion.text)
+            last = time.monotonic() - started >= budget
+            if last:
+                keeper.unbeat(run.pk)  # from here on the heartbeat is the hand-off's
+                beating = False
+            outcome = _persist(run, call, completion, done, failed.get(call.seq, 0), following)
+            if outcome.kind != "advanced" or last:
+                return outcome
+            done += 1
+            position = following
+    except TRANSIENT_DB_ERRORS:
+        # A lost connection, a locked SQLite file: the task retries, and if it cannot,
+        # the heartbeat left in place lets the sweeper resume the run later.
+        outcome = StepOutcome("crashed")
         raise
-    except Exception as exc:
-        logger.exception("generation run %s: call %s crashed", run.pk, seq)
-        _run_fail(run, f"Internal error at call {seq}: {type(exc).__name__}: {exc}")
-        return StepOutcome("failed")
     finally:
-        leases.keeper().unbeat(run.pk)
-        if handed_off:
+        if beating:
+            keeper.unbeat(run.pk)
+        if outcome.kind not in ("advanced", "waiting", "crashed"):
             GenerationRun.objects.filter(pk=run.pk).update(heartbeat_at=None)
 
 
-def _call_and_persist(
-    run: GenerationRun, call: Call, done_before: int, earlier_attempts: int, chain: bool
+def _persist(
+    run: GenerationRun, call: Call, completion, done_before: int, earlier_attempts: int, following: Call | Done
 ) -> StepOutcome:
-    endpoint = run.endpoint
-    slot = leases.acquire(
-        leases.endpoint_key(endpoint.pk),
-        endpoint.concurrency_limit,
-        wait=float(settings.GENERATION_SLOT_WAIT_SECONDS),
-    )
-    if slot is None:
-        # The endpoint is at its limit: try again a little later, freeing this worker thread.
-        if chain:
-            with transaction.atomic():
-                _enqueue(run.pk, call.seq, countdown=random.uniform(0.5, 2.0))
-        return StepOutcome("waiting", call.seq)
+    """Save the turn; the run's status says whether the chain goes on."""
+    beat = timezone.now()
     try:
-        completion = chat_complete(endpoint=endpoint, messages=call.messages, params=call.params)
-    except LLMError as exc:
-        _turn_failed(run, call, str(exc), earlier_attempts + exc.attempts)
-        _run_fail(run, f"Call {call.seq} (step {call.step}, {call.phase}, {call.role}): {exc}")
-        return StepOutcome("failed")
-    finally:
-        leases.release(slot)
-
-    try:
-        with transaction.atomic():
-            if earlier_attempts:
-                Turn.objects.filter(run=run, seq=call.seq).exclude(error="").delete()
-            Turn.objects.create(
-                run=run,
-                seq=call.seq,
-                step=call.step,
-                phase=call.phase,
-                role=call.role,
-                messages=call.messages,
-                request_params=call.params,
-                reply=completion.text,
-                reasoning=completion.reasoning,
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                latency_ms=completion.latency_ms,
-                attempts=earlier_attempts + completion.attempts,
-            )
-            run_now = GenerationRun.objects.select_for_update().get(pk=run.pk)
-            run_now.calls_done = done_before + 1  # completed turns are always a prefix 0..seq
-            run_now.prompt_tokens += completion.prompt_tokens
-            run_now.completion_tokens += completion.completion_tokens
-            run_now.save(update_fields=["calls_done", "prompt_tokens", "completion_tokens"])
-            active = run_now.status in ACTIVE
-            if active and chain:
-                _enqueue(run.pk, call.seq + 1)
+        active = turn_persist(
+            run=run,
+            call=call,
+            completion=completion,
+            calls_done=done_before + 1,  # completed turns are always a prefix 0..seq
+            earlier_attempts=earlier_attempts,
+            progress=_phase_label(following),
+            beat=beat,
+        )
     except IntegrityError:
         # Another task persisted this call first (it carries on the chain).
         return StepOutcome("stale", call.seq + 1)
-    return StepOutcome("advanced" if active else "inactive", call.seq + 1)
+    if not active:  # cancelled meanwhile: the turn is kept, the chain ends
+        return StepOutcome("inactive", call.seq + 1)
+    return StepOutcome("advanced", call.seq + 1, beat)
 
 
 def _turn_failed(run: GenerationRun, call: Call, error: str, attempts: int) -> None:
@@ -343,14 +376,14 @@ def _turn_failed(run: GenerationRun, call: Call, error: str, attempts: int) -> N
     )
 
 
-def _run_fail(run: GenerationRun, error: str) -> None:
-    with transaction.atomic():
-        updated = GenerationRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
-            status=RunStatus.FAILED, error=error, finished_at=timezone.now(), heartbeat_at=None
-        )
-    logger.warning("generation run %s failed: %s", run.pk, error)
-    if updated and run.batch_id:
-        batch_refresh(batch_id=run.batch_id)
+def _run_fail(run_id: int, error: str) -> None:
+    updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
+        status=RunStatus.FAILED, error=error, finished_at=timezone.now(), heartbeat_at=None
+    )
+    logger.warning("generation run %s failed: %s", run_id, error)
+    batch_id = GenerationRun.objects.filter(pk=run_id).values_list("batch_id", flat=True).first()
+    if updated and batch_id:
+        batch_refresh(batch_id=batch_id)
 
 
 def run_finish(*, run_id: int, answers: list[str]) -> Response | None:

@@ -166,6 +166,10 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
+# Celery's Django fixup closes the database connections before and after every task
+# unless they may be reused; reconnecting costs ~10 ms per generation task. Tasks that
+# need it drop broken or expired connections themselves (close_old_connections).
+CELERY_DB_REUSE_MAX = 500
 
 # Redis keys used for cross-worker coordination (concurrency limits) are prefixed
 # so that several deployments or test sessions can share one Redis server.
@@ -214,3 +218,6 @@ GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default
 GENERATION_STALE_SECONDS = env.float("GENERATION_STALE_SECONDS", default=60.0)
 # How long a task waits for a free slot of its endpoint before re-queueing itself.
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
+# A task keeps making its run's calls until it has worked this long, then queues the
+# run behind the others (fair sharing of workers; fewer hand-offs for fast providers).
+GENERATION_TASK_SECONDS = env.float("GENERATION_TASK_SECONDS", default=1.0)
