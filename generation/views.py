@@ -21,12 +21,15 @@ from generation.services.runs import (
     run_retry,
 )
 from generation.services.setup import preference_profiles_ensure_defaults
+from scoring.models import Study
 from teamllm_web.roles import admin_required
 
 
 @admin_required
 def home(request: HttpRequest) -> HttpResponse:
-    form = BatchForm(request.POST or None)
+    studies = list(Study.objects.filter(is_active=True)[:2])
+    initial = {"study": studies[0]} if len(studies) == 1 else {}
+    form = BatchForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             launch = batch_create(
