@@ -10,7 +10,8 @@ a latency L per call, no scheduler can beat the critical-path bound
 
 so the script reports the wall time as a ratio to that bound, and the
 orchestration overhead per call, (wall - bound) x C / calls: the time a slot
-spends per call on anything but waiting for the provider.
+spends per call on anything but waiting for the provider (and, for reference,
+the wall time it adds per call, (wall - bound) / calls).
 
 It builds a throw-away PostgreSQL database (``test_<name of DATABASE_URL's db>``),
 starts the stub (its own process) and the workers, launches one batch of
@@ -18,7 +19,8 @@ starts the stub (its own process) and the workers, launches one batch of
 produced its response with exactly 34 turns, and drops the database.
 
 Run: ``DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/bench_generation.py
-[--runs 100] [--latency-ms 100] [--workers 1] [--threads 32]``
+[--runs 100] [--latency-ms 100] [--workers 1] [--threads 16]`` (``BENCH_WORKER_LOG=info`` keeps the
+workers' task log in ``var/``; ``BENCH_WORKER_ARGS`` adds worker options).
 """
 
 from __future__ import annotations
@@ -126,7 +128,9 @@ def main() -> None:
         conditions_ensure_defaults()
         study = Study.objects.create(name="bench generation")
         scenarios = [
-            Scenario.objects.create(study=study, code=f"B{i:03d}", theme="bench", text=f"Scenario {i}: ocean soup.")
+            Scenario.objects.create(
+                study=study, code=f"B{i:03d}", theme="bench", text=f"Scenario {i}: ocean soup."
+            )
             for i in range(args.runs)
         ]
         endpoint = ModelEndpoint.objects.create(
@@ -136,10 +140,15 @@ def main() -> None:
         cpu_before = {p.pid: cpu_seconds(p.pid) for p in [*workers, stub]}
         started = time.monotonic()
         launch = batch_create(
-            study=study, scenarios=scenarios, endpoints=[endpoint], conditions=[Condition.objects.get(letter="A")]
+            study=study,
+            scenarios=scenarios,
+            endpoints=[endpoint],
+            conditions=[Condition.objects.get(letter="A")],
         )
         launched = time.monotonic()
-        active = GenerationRun.objects.filter(batch=launch.batch, status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+        active = GenerationRun.objects.filter(
+            batch=launch.batch, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]
+        )
         while active.exists():
             time.sleep(0.05)
         wall = time.monotonic() - started
@@ -152,14 +161,22 @@ def main() -> None:
         failed = runs.exclude(status=RunStatus.SUCCEEDED).count()
         turn_counts = set(runs.values_list("calls_done", flat=True))
         latencies = sorted(Turn.objects.filter(run__batch=launch.batch).values_list("latency_ms", flat=True))
-        print(f"runs: {runs.count()} ({failed} not succeeded), responses: {Response.objects.filter(study=study).count()}")
+        print(
+            f"runs: {runs.count()} ({failed} not succeeded), responses: {Response.objects.filter(study=study).count()}"
+        )
         print(f"turns: {calls} (per run: {sorted(turn_counts)})")
-        print(f"slots: {slots} ({args.workers} worker x {args.threads} threads), stub latency {args.latency_ms} ms")
+        print(
+            f"slots: {slots} ({args.workers} worker x {args.threads} threads), stub latency {args.latency_ms} ms"
+        )
         print(f"launch (create 100 runs, enqueue): {launched - started:.2f} s")
         print(f"provider call as seen by the client: median {latencies[len(latencies) // 2]} ms, "
               f"p99 {latencies[int(len(latencies) * 0.99)]} ms")  # fmt: skip
         print(f"wall: {wall:.2f} s, critical-path bound: {bound:.2f} s, ratio: {wall / bound:.3f}")
-        print(f"orchestration overhead per call: {(wall - bound) * slots / calls * 1000:.2f} ms")
+        print(
+            f"orchestration overhead per call: {(wall - bound) * slots / calls * 1000:.2f} ms per slot "
+            f"((wall - bound) x slots / calls); {(wall - bound) / calls * 1000:.2f} ms of wall time "
+            "((wall - bound) / calls)"
+        )
         worker_cpu = sum(cpu[p.pid] for p in workers)
         print(f"CPU per call: workers {worker_cpu / calls * 1000:.2f} ms, stub {cpu[stub.pid] / calls * 1000:.2f} ms; "
               f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip

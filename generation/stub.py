@@ -11,7 +11,8 @@ line saying it is synthetic.
 Fault injection: latency, a random fault rate, deterministic storms (the first N
 requests of each distinct prompt fail), a provider that dies after N answers,
 429 with Retry-After, 500, timeouts, empty replies; ``reasoning`` adds DeepSeek-
-style ``reasoning_content``. ``GET /_stub/stats`` and ``POST /_stub/config``
+style ``reasoning_content`` (so does a model name containing "reasoning"; one containing "think"
+puts the reasoning inline in ``<think>`` tags). ``GET /_stub/stats`` and ``POST /_stub/config``
 observe and reconfigure a running stub.
 """
 
@@ -66,6 +67,7 @@ class StubStats:
     max_in_flight: int = 0
     per_prompt: Counter = field(default_factory=Counter)
     auth_headers: list[str] = field(default_factory=list)
+    last_body: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -384,6 +386,7 @@ class StubHandler(BaseHTTPRequestHandler):
             return
         auth = self.headers.get("Authorization", "")
         fault, cfg = self.server.admit(messages, auth)
+        self.server.stats.last_body = payload
         if fault == "401":
             received = auth.removeprefix("Bearer ")
             self._error(401, f"Incorrect API key provided: {received}.", "invalid_request_error")
@@ -411,6 +414,8 @@ class StubHandler(BaseHTTPRequestHandler):
                 text = ""
             model = str(payload.get("model") or "stub-cgpst")
             with_reasoning = cfg.reasoning or "reasoning" in model
+            if "think" in model:  # like some local servers: the reasoning inline, in <think> tags
+                text, with_reasoning = f"<think>{reasoning}</think>\n{text}", False
             usage = {
                 "prompt_tokens": sum(len(_text(m)) for m in messages) // 4,
                 "completion_tokens": len(text) // 4,

@@ -45,6 +45,23 @@ def test_reasoning_content_is_kept_apart_from_the_answer(llm_stub, stream):
     assert result.completion_tokens > 0
 
 
+def test_inline_think_tags_are_split_from_the_answer(llm_stub):
+    result = chat_complete(
+        endpoint=endpoint(llm_stub, model_name="stub-think"), messages=MESSAGES, params=PARAMS
+    )
+    assert result.reasoning.startswith("(synthetic reasoning)")
+    assert result.text.startswith("[Synthetic reply from llm_stub · Step 1") and "<think>" not in result.text
+
+
+def test_endpoint_extra_params_go_into_the_request(llm_stub):
+    chat_complete(
+        endpoint=endpoint(llm_stub, extra_params={"max_tokens": 321}), messages=MESSAGES, params=PARAMS
+    )
+    body = llm_stub.stats.last_body
+    assert body["max_tokens"] == 321 and body["temperature"] == 0.5 and body["top_p"] == 0.9
+    assert body["model"] == "stub-cgpst" and body["messages"] == MESSAGES
+
+
 def test_a_429_storm_is_ridden_out_honouring_retry_after(llm_stub):
     llm_stub.configure(fail_first=3, faults=["429"], retry_after=0.2)
     sleeps = Sleeps()

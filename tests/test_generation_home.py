@@ -49,7 +49,9 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
             },
         )
     batch = GenerationBatch.objects.get(name="first")
-    assert response.status_code == 302 and response["Location"] == reverse("generation:batch_detail", args=[batch.pk])
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "generation:batch_detail", args=[batch.pk]
+    )
     runs = GenerationRun.objects.filter(batch=batch).order_by("condition__letter")
     assert [r.settings_snapshot["research_id"] for r in runs] == ["A90_FS10", "B90_FS10"]
     assert [r.calls_total for r in runs] == [34, 6]

@@ -56,7 +56,9 @@ def test_transcript_shows_turns_by_step_and_role_and_escapes_output(client, run)
 
 def test_exact_messages_load_on_demand(client, run):
     client.login(username="admin", password="demo-pass-2026")
-    fragment = client.get(reverse("generation:turn_messages", args=[run.pk, 1]), headers={"HX-Request": "true"})
+    fragment = client.get(
+        reverse("generation:turn_messages", args=[run.pk, 1]), headers={"HX-Request": "true"}
+    )
     html = fragment.content.decode()
     assert "SYS &lt;b&gt;" in html and "prompt 1" in html and "<html" not in html
 

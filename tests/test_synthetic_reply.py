@@ -8,7 +8,9 @@ from scoring.parsing import grid_errors, parse_grid, split_numbered_items
 
 def teamllm_calls():
     params = resolve_params(strategy="teamllm")
-    task = task_for("In 2040 the ocean around Hawaii is a soup of microplastics; plankton and tourism suffer.")
+    task = task_for(
+        "In 2040 the ocean around Hawaii is a soup of microplastics; plankton and tourism suffer."
+    )
     calls, _ = protocol_run(
         protocol_for(strategy="teamllm", task=task, params=params),
         lambda call: synthetic_reply(call.messages)[0],

@@ -336,7 +336,12 @@ def _run_steps_locked(run_id: int, seq: int, budget: float) -> StepOutcome:
 
 
 def _persist(
-    run: GenerationRun, call: Call, completion, done_before: int, earlier_attempts: int, following: Call | Done
+    run: GenerationRun,
+    call: Call,
+    completion,
+    done_before: int,
+    earlier_attempts: int,
+    following: Call | Done,
 ) -> StepOutcome:
     """Save the turn; the run's status says whether the chain goes on."""
     beat = timezone.now()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext as _
 
 register = template.Library()
 
@@ -22,7 +23,7 @@ def duration(seconds: int | float | None) -> str:
 
 @register.filter
 def step_label(number: int) -> str:
-    return "Warm-up" if number == 0 else f"Step {number}"
+    return _("Warm-up") if number == 0 else _("Step %(number)d") % {"number": number}
 
 
 @register.filter
