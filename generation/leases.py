@@ -257,7 +257,7 @@ class Keeper:
         self.ensure_started()
 
     def tick(self) -> None:
-        from django.db import close_old_connections
+        from django.db import connections
 
         with self.lock:
             leases = list(self.leases)
@@ -266,21 +266,21 @@ class Keeper:
             alive = semaphores().renew(leases)
             if alive < len(leases):
                 logger.warning("%d lease(s) expired before renewal", len(leases) - alive)
-        close_old_connections()
-        if runs:
-            from generation.services.runs import runs_heartbeat
+        try:
+            if runs:
+                from generation.services.runs import runs_heartbeat
 
-            runs_heartbeat(run_ids=runs)
-        if (
-            self.sweeping
-            and time.monotonic() - self.last_sweep >= float(settings.GENERATION_STALE_SECONDS) / 2
-        ):
-            from generation.services.runs import runs_resume_stale
+                runs_heartbeat(run_ids=runs)
+            sweep_every = float(settings.GENERATION_STALE_SECONDS) / 2
+            if self.sweeping and time.monotonic() - self.last_sweep >= sweep_every:
+                from generation.services.runs import runs_resume_stale
 
-            self.last_sweep = time.monotonic()
-            resumed = runs_resume_stale()
-            if resumed:
-                logger.warning("resumed %d run(s) whose worker died: %s", len(resumed), resumed)
+                self.last_sweep = time.monotonic()
+                resumed = runs_resume_stale()
+                if resumed:
+                    logger.warning("resumed %d run(s) whose worker died: %s", len(resumed), resumed)
+        finally:
+            connections.close_all()  # this thread's only: it wakes up rarely, so it holds none
 
     def _loop(self) -> None:
         while True:
