@@ -119,7 +119,7 @@ def main() -> None:
     stub = workers = None
     try:
         from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Turn
-        from generation.services.runs import batch_create
+        from generation.services.batches import batch_create
         from generation.services.setup import conditions_ensure_defaults
         from scoring.models import Response, Scenario, Study
 

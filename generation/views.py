@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseStopPolling
 from generation.forms import BatchForm
 from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import batch_progress, batches_recent, run_progress, run_transcript
-from generation.services.runs import (
+from generation.services.batches import (
     BatchError,
     batch_cancel,
     batch_create,

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Turn
-from generation.services.runs import batch_create
+from generation.services.batches import batch_create
 from scoring.models import Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished, launch, wait_for

@@ -5,7 +5,8 @@ import time
 import pytest
 
 from generation.models import Condition, GenerationRun, RunStatus, Turn
-from generation.services.runs import batch_create, run_finish, run_step
+from generation.services.batches import batch_create
+from generation.services.runs import run_finish, run_step
 from scoring.models import Response, Scenario, Study
 from tests.factories import stub_endpoint
 
@@ -91,7 +92,7 @@ def test_a_429_storm_is_ridden_out(celery_worker, demo, llm_stub):
 
 
 def test_a_dead_provider_fails_the_run_clearly_and_a_retry_resumes_it(celery_worker, demo, llm_stub):
-    from generation.services.runs import run_retry
+    from generation.services.batches import run_retry
 
     llm_stub.configure(fail_after=3)
     run = launch("B", llm_stub).runs[0]

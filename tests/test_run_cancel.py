@@ -5,7 +5,7 @@ import time
 import pytest
 
 from generation.models import RunStatus, Turn
-from generation.services.runs import batch_cancel, run_cancel, run_retry
+from generation.services.batches import batch_cancel, run_cancel, run_retry
 from tests.test_run_advance import finished, launch, wait_for
 
 pytestmark = pytest.mark.worker

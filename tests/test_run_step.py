@@ -5,7 +5,8 @@ import pytest
 
 from generation import leases
 from generation.models import Condition, GenerationRun, RunStatus, Turn
-from generation.services.runs import batch_create, run_step
+from generation.services.batches import batch_create
+from generation.services.runs import run_step
 from scoring.models import Response, Scenario, Study
 from tests.factories import stub_endpoint
 

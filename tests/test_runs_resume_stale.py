@@ -8,7 +8,8 @@ import time
 import pytest
 
 from generation.models import Condition, RunStatus, Turn
-from generation.services.runs import batch_create, runs_resume_stale
+from generation.services.batches import batch_create
+from generation.services.runs import runs_resume_stale
 from scoring.models import Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished, wait_for

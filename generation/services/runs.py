@@ -1,21 +1,23 @@
-"""Generation batches and runs: launch, advance one call at a time, finish, cancel,
-retry, and resume runs whose worker died.
+"""How a generation run executes: a chain of Celery tasks, resumable at any point.
 
-A run is a chain of ``run_advance(run_id, seq)`` tasks, one per provider call.
-Each task, holding the run's lock (a cross-worker semaphore of one):
+A run is a chain of ``run_advance(run_id, seq)`` tasks. Each task, holding the
+run's lock (a cross-worker semaphore of one):
 
 1. replays the persisted replies into the strategy's protocol; the first call
    without a reply is the run's position. A task whose ``seq`` is not that position
    is a duplicate or an outdated redelivery and does nothing;
-2. marks the run as being worked on (``heartbeat_at`` set and kept fresh by the
-   process's keeper thread), takes a slot of the endpoint's concurrency limit and
-   makes the call (retrying transient provider errors);
-3. persists the turn (unique per run and seq) and the run's counters in one
-   transaction, enqueues the task for the next call when it commits, then clears
-   ``heartbeat_at`` (the run now waits in the queue).
+2. marks the run as being worked on (``heartbeat_at``, kept fresh by the process's
+   keeper thread) and makes calls: for each it takes a slot of the endpoint's
+   concurrency limit, calls the provider (retrying transient errors) and persists
+   the turn (unique per run and seq) with the run's counters in one statement. It
+   carries on with the run's next call while its time budget lasts
+   (``GENERATION_TASK_SECONDS``), so fast providers need few hand-offs;
+3. releases the lock, enqueues the task of the next call (behind the other runs'
+   tasks: runs share the workers) and clears ``heartbeat_at`` unless that task has
+   already taken over: the run now waits in the queue.
 
-So ``heartbeat_at`` is set only while a worker works on the run: if it goes stale,
-the worker died mid-call, and :func:`runs_resume_stale` re-enqueues the run at its
+So ``heartbeat_at`` is stale only when the worker died while working on the run;
+:func:`runs_resume_stale` (every worker runs it) re-enqueues such runs at their
 position. No completed call is repeated: its turn is persisted and replayed.
 """
 
@@ -24,8 +26,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -34,30 +35,11 @@ from django.utils import timezone
 
 from generation import leases
 from generation.llm import LLMError, chat_complete
-from generation.models import (
-    BatchStatus,
-    Condition,
-    GenerationBatch,
-    GenerationRun,
-    ModelEndpoint,
-    RunStatus,
-    Turn,
-)
-from generation.services.setup import preference_profiles_ensure_defaults
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.services.turns import turn_persist
-from generation.strategies import (
-    Call,
-    Done,
-    ParameterError,
-    ProtocolError,
-    protocol_for,
-    protocol_length,
-    protocol_next,
-    resolve_params,
-    task_for,
-)
-from scoring.models import Response, ResponseSource, Scenario, Study
-from scoring.services.responses import ResponseExists, research_id_for, response_create
+from generation.strategies import Call, Done, ProtocolError, protocol_for, protocol_next, task_for
+from scoring.models import Response, ResponseSource
+from scoring.services.responses import ResponseExists, response_create
 
 logger = logging.getLogger(__name__)
 
@@ -67,104 +49,8 @@ RUN_LOCK_WAIT_SECONDS = 10.0
 TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
 
 
-class BatchError(Exception):
-    """The batch cannot be launched; nothing was created."""
-
-
-@dataclass
-class BatchLaunch:
-    batch: GenerationBatch
-    runs: list[GenerationRun]
-    skipped: list[str] = field(default_factory=list)
-
-
-# --- launching -------------------------------------------------------------------
-
-
-def run_settings(*, study: Study, scenario: Scenario, condition: Condition) -> dict:
-    """The frozen settings of a new run: everything its protocol depends on."""
-    profiles = None
-    if condition.strategy == "teamfusion" and "profiles" not in (condition.parameters or {}):
-        profiles = [
-            {"name": p.name, "preferences": p.preferences} for p in preference_profiles_ensure_defaults()
-        ]
-    params = resolve_params(
-        strategy=condition.strategy,
-        overrides=condition.parameters or {},
-        language=study.response_language,
-        profiles=profiles,
-    )
-    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text}
-
-
-def batch_create(
-    *,
-    study: Study,
-    scenarios: Iterable[Scenario],
-    endpoints: Iterable[ModelEndpoint],
-    conditions: Iterable[Condition],
-    name: str = "",
-    created_by=None,
-) -> BatchLaunch:
-    """A batch of scenarios x endpoints x conditions, each run enqueued on commit.
-
-    Combinations whose research ID already has a response in the study, or a run
-    that is active or succeeded, are skipped (and reported). Raises
-    :class:`BatchError` when nothing is left to run or a setting is unusable."""
-    scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
-    if not (scenarios and endpoints and conditions):
-        raise BatchError("Choose at least one scenario, one model endpoint and one condition.")
-    for endpoint in endpoints:
-        if not endpoint.can_generate or not endpoint.is_active:
-            raise BatchError(
-                f"Model endpoint '{endpoint.name}' is inactive or has no base URL and model name; "
-                "configure it first."
-            )
-    with transaction.atomic():
-        skipped: list[str] = []
-        planned = []
-        for scenario in scenarios:
-            for endpoint in endpoints:
-                for condition in conditions:
-                    rid = research_id_for(condition=condition, model=endpoint, scenario=scenario)
-                    if Response.objects.filter(study=study, research_id=rid).exists():
-                        skipped.append(f"{rid}: a response with this research ID exists in the study")
-                        continue
-                    if GenerationRun.objects.filter(
-                        study=study,
-                        scenario=scenario,
-                        endpoint=endpoint,
-                        condition=condition,
-                        status__in=[*ACTIVE, RunStatus.SUCCEEDED],
-                    ).exists():
-                        skipped.append(f"{rid}: a run for it is already queued, running or done")
-                        continue
-                    try:
-                        snapshot = run_settings(study=study, scenario=scenario, condition=condition)
-                    except ParameterError as exc:
-                        raise BatchError(f"Condition {condition.letter}: {exc}") from exc
-                    snapshot["research_id"] = rid
-                    planned.append((scenario, endpoint, condition, snapshot))
-        if not planned:
-            raise BatchError("Nothing to run. " + " ".join(skipped))
-        batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
-        runs = []
-        for scenario, endpoint, condition, snapshot in planned:
-            run = GenerationRun.objects.create(
-                batch=batch,
-                study=study,
-                scenario=scenario,
-                endpoint=endpoint,
-                condition=condition,
-                settings_snapshot=snapshot,
-                calls_total=protocol_length(strategy=snapshot["strategy"], params=snapshot["params"]),
-            )
-            runs.append(run)
-            _enqueue(run.pk, 0)
-    return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
-
-
-def _enqueue(run_id: int, seq: int, countdown: float | None = None) -> None:
+def run_enqueue(run_id: int, seq: int, countdown: float | None = None) -> None:
+    """Send the task of call ``seq`` of the run when the current transaction commits."""
     from generation.tasks import run_advance
 
     if countdown:
@@ -238,7 +124,7 @@ def run_step(*, run_id: int, seq: int, chain: bool = True) -> StepOutcome:
         # heartbeat stays set: a worker dying in between leaves a stale heartbeat,
         # and the sweeper resumes the run (a duplicate task is harmless).
         countdown = random.uniform(0.5, 2.0) if outcome.kind == "waiting" else None
-        _enqueue(run_id, outcome.next_seq, countdown=countdown)
+        run_enqueue(run_id, outcome.next_seq, countdown=countdown)
         # The next task may already have picked the run up (and set its own beat).
         GenerationRun.objects.filter(pk=run_id, heartbeat_at=outcome.beat).update(heartbeat_at=None)
     return outcome
@@ -456,12 +342,13 @@ def runs_resume_stale(*, stale_seconds: float | None = None) -> list[int]:
     for run_id in list(candidates):
         if leases.semaphores().holders(leases.run_key(run_id)):
             continue  # a live task holds the run; its keeper will beat soon
-        if _resume(run_id, only_if_stale_before=cutoff):
+        if run_resume(run_id, only_if_stale_before=cutoff):
             resumed.append(run_id)
     return resumed
 
 
-def _resume(run_id: int, *, only_if_stale_before=None) -> bool:
+def run_resume(run_id: int, *, only_if_stale_before=None) -> bool:
+    """Queue the run again at its position, the first call without a turn."""
     with transaction.atomic():
         run = GenerationRun.objects.select_for_update(skip_locked=True).filter(pk=run_id).first()
         if run is None:
@@ -481,57 +368,12 @@ def _resume(run_id: int, *, only_if_stale_before=None) -> bool:
         run.finished_at = None
         run.heartbeat_at = None
         run.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
-        _enqueue(run.pk, seq)
+        run_enqueue(run.pk, seq)
         if run.batch_id:
             GenerationBatch.objects.filter(pk=run.batch_id).exclude(status=BatchStatus.RUNNING).update(
                 status=BatchStatus.RUNNING, finished_at=None
             )
     return True
-
-
-# --- admin actions -----------------------------------------------------------------------
-
-
-def run_retry(*, run_id: int) -> bool:
-    """Resume a failed or cancelled run from its last completed turn, or re-kick an
-    active one whose task was lost (a duplicate task is harmless: it finds the call
-    done and stops). Succeeded runs are left alone."""
-    status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
-    if status is None or status == RunStatus.SUCCEEDED:
-        return False
-    return _resume(run_id)
-
-
-def run_cancel(*, run_id: int) -> bool:
-    """Stop a queued or running run. A call in flight still completes and is kept."""
-    with transaction.atomic():
-        updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
-            status=RunStatus.CANCELLED, finished_at=timezone.now(), heartbeat_at=None
-        )
-    batch_id = GenerationRun.objects.filter(pk=run_id).values_list("batch_id", flat=True).first()
-    if updated and batch_id:
-        batch_refresh(batch_id=batch_id)
-    return bool(updated)
-
-
-def batch_cancel(*, batch_id: int) -> int:
-    now = timezone.now()
-    with transaction.atomic():
-        count = GenerationRun.objects.filter(batch_id=batch_id, status__in=ACTIVE).update(
-            status=RunStatus.CANCELLED, finished_at=now, heartbeat_at=None
-        )
-        GenerationBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
-            status=BatchStatus.CANCELLED, finished_at=now
-        )
-    return count
-
-
-def batch_retry_failed(*, batch_id: int) -> int:
-    """Resume every failed (and cancelled) run of the batch."""
-    run_ids = GenerationRun.objects.filter(
-        batch_id=batch_id, status__in=[RunStatus.FAILED, RunStatus.CANCELLED]
-    ).values_list("pk", flat=True)
-    return sum(1 for run_id in list(run_ids) if _resume(run_id))
 
 
 def batch_refresh(*, batch_id: int) -> None:

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
 from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Strategy
-from generation.services.runs import BatchError, batch_create
+from generation.services.batches import BatchError, batch_create
 from scoring.models import Study
 from scoring.services.responses import scenario_for
 
