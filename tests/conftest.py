@@ -90,3 +90,21 @@ def _default_language():
 
     yield
     translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(scope="session")
+def _llm_stub_server():
+    from generation.stub import stub_serve
+
+    server = stub_serve("127.0.0.1", 0).start_in_thread()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llm_stub(_llm_stub_server):
+    """The bundled OpenAI-compatible stub, over real HTTP on a free port; healthy,
+    without latency and with fresh statistics at the start of every test."""
+    _llm_stub_server.reset()
+    yield _llm_stub_server
+    _llm_stub_server.reset()

@@ -227,3 +227,18 @@ def scoring_group_assigned(*, responses, rater_a, rater_b, created_by=None):
         actor=created_by,
     )
     return group
+
+
+def stub_endpoint(stub, **overrides) -> ModelEndpoint:
+    """The demo's `stub` endpoint (model 90), pointed at the test's stub server."""
+    name = overrides.pop("name", "stub")
+    defaults = {
+        "model_number": "90",
+        "base_url": stub.base_url,
+        "model_name": "stub-cgpst",
+        "api_key_env": "",
+        "concurrency_limit": 8,
+        "timeout_seconds": 5.0,
+        **overrides,
+    }
+    return ModelEndpoint.objects.update_or_create(name=name, defaults=defaults)[0]

@@ -87,7 +87,14 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + a busy timeout let the web process and the worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            # Writers take the lock when the transaction begins, so concurrent worker
+            # threads wait (busy timeout) instead of failing with "database is locked"
+            # when a read transaction cannot be upgraded to a write.
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
@@ -139,6 +146,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # kombu polls the folder once a second by default; a generation run hands each
+        # call to the next through the broker, so poll faster.
+        "polling_interval": 0.1,
     }
 else:
     # Redis re-delivers an unacknowledged task after this many seconds; generation
@@ -156,6 +166,10 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
+# Celery's Django fixup closes the database connections before and after every task
+# unless they may be reused; reconnecting costs ~10 ms per generation task. Tasks that
+# need it drop broken or expired connections themselves (close_old_connections).
+CELERY_DB_REUSE_MAX = 500
 
 # Redis keys used for cross-worker coordination (concurrency limits) are prefixed
 # so that several deployments or test sessions can share one Redis server.
@@ -192,3 +206,18 @@ LOGGING = {
         "kombu.connection": {"level": "ERROR"},
     },
 }
+
+# --- Generation ----------------------------------------------------------------
+# Backoff between provider attempts (429, 5xx, timeouts): base * 2^n with jitter, capped.
+LLM_BACKOFF_BASE_SECONDS = env.float("LLM_BACKOFF_BASE_SECONDS", default=1.0)
+LLM_BACKOFF_MAX_SECONDS = env.float("LLM_BACKOFF_MAX_SECONDS", default=60.0)
+# Workers renew their leases and beat the heartbeat of the runs they work on this
+# often; a run whose heartbeat is older than GENERATION_STALE_SECONDS lost its
+# worker and is resumed by the sweeper every worker runs.
+GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default=10.0)
+GENERATION_STALE_SECONDS = env.float("GENERATION_STALE_SECONDS", default=60.0)
+# How long a task waits for a free slot of its endpoint before re-queueing itself.
+GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
+# A task keeps making its run's calls until it has worked this long, then queues the
+# run behind the others (fair sharing of workers; fewer hand-offs for fast providers).
+GENERATION_TASK_SECONDS = env.float("GENERATION_TASK_SECONDS", default=1.0)

@@ -28,3 +28,10 @@ CACHES["default"]["KEY_PREFIX"] = REDIS_KEY_PREFIX  # noqa: F405
 # Serve static files straight from static/ (no collectstatic needed).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# Generation: quick backoff, heartbeats and dead-worker detection, so fault tests are fast.
+LLM_BACKOFF_BASE_SECONDS = env.float("LLM_BACKOFF_BASE_SECONDS", default=0.05)
+LLM_BACKOFF_MAX_SECONDS = env.float("LLM_BACKOFF_MAX_SECONDS", default=0.5)
+GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default=0.5)
+GENERATION_STALE_SECONDS = env.float("GENERATION_STALE_SECONDS", default=3.0)
+GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=2.0)

@@ -1,0 +1,46 @@
+"""Forms of the generation pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from generation.models import Condition, ModelEndpoint
+from scoring.models import Scenario, Study
+
+
+class BatchForm(forms.Form):
+    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.filter(is_active=True))
+    scenarios = forms.ModelMultipleChoiceField(
+        label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
+    )
+    endpoints = forms.ModelMultipleChoiceField(
+        label=_("Model endpoints"),
+        queryset=ModelEndpoint.objects.filter(is_active=True).exclude(base_url="").exclude(model_name=""),
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Only active endpoints with a base URL and a model name are listed."),
+    )
+    conditions = forms.ModelMultipleChoiceField(
+        label=_("Conditions (strategies)"),
+        queryset=Condition.objects.all(),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    name = forms.CharField(label=_("Batch name"), max_length=120, required=False)
+
+    def clean(self):
+        data = super().clean()
+        study, scenarios = data.get("study"), data.get("scenarios")
+        if study and scenarios:
+            foreign = [s.code for s in scenarios if s.study_id not in (None, study.pk)]
+            if foreign:
+                raise forms.ValidationError(
+                    _("These scenarios belong to another study: %(codes)s") % {"codes": ", ".join(foreign)}
+                )
+        return data
+
+    @staticmethod
+    def scenarios_for(study: Study | None):
+        if study is None:
+            return Scenario.objects.all()
+        return Scenario.objects.filter(Q(study__isnull=True) | Q(study=study))

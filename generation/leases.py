@@ -1,0 +1,305 @@
+"""Counting semaphores shared by every worker: the per-endpoint concurrency limit
+and the one-task-at-a-time lock of a run (a semaphore of one).
+
+Two backends, chosen automatically:
+
+* **Redis** (``REDIS_URL`` set): a sorted set per key holds the leases, scored by
+  their expiry (Redis server time, so worker clocks do not matter). A lease lives
+  ``lease_ttl()`` seconds unless renewed; a background thread of each process
+  renews the leases it holds, so a killed worker's slots free themselves.
+* **Files** (no Redis: ``make run`` with SQLite and the filesystem broker, where all
+  workers share one machine): ``limit`` lock files per key, taken with
+  ``flock``. The kernel drops the lock when the holding process dies.
+
+The same background thread (the :class:`Keeper`) beats the heartbeat of the runs
+this process is working on, and, in worker processes, sweeps dead runs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+_ACQUIRE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2]) * 1000) + 1000)
+  return 1
+end
+return 0
+"""
+_RENEW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local alive = 0
+for i, token in ipairs(ARGV) do
+  if i > 1 then
+    local expiry = redis.call('ZSCORE', KEYS[i - 1], token)
+    if expiry and tonumber(expiry) > now then
+      redis.call('ZADD', KEYS[i - 1], now + tonumber(ARGV[1]), token)
+      redis.call('PEXPIRE', KEYS[i - 1], math.ceil(tonumber(ARGV[1]) * 1000) + 1000)
+      alive = alive + 1
+    end
+  end
+end
+return alive
+"""
+_COUNT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+"""
+
+
+def heartbeat_seconds() -> float:
+    return float(settings.GENERATION_HEARTBEAT_SECONDS)
+
+
+def lease_ttl() -> float:
+    """A lease outlives three missed renewals."""
+    return 3 * heartbeat_seconds()
+
+
+@dataclass(eq=False)
+class Lease:
+    key: str
+    token: str
+    handle: Any = None  # the open lock file (file backend)
+
+
+class RedisSemaphores:
+    name = "redis"
+
+    def __init__(self, url: str, prefix: str):
+        import redis
+
+        self.client = redis.Redis.from_url(url)
+        self.prefix = prefix
+        self._acquire = self.client.register_script(_ACQUIRE)
+        self._renew = self.client.register_script(_RENEW)
+        self._count = self.client.register_script(_COUNT)
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}:gen:sem:{key}"
+
+    def try_acquire(self, key: str, limit: int) -> Lease | None:
+        token = uuid.uuid4().hex
+        if self._acquire(keys=[self._key(key)], args=[limit, lease_ttl(), token]):
+            return Lease(key, token)
+        return None
+
+    def release(self, lease: Lease) -> None:
+        self.client.zrem(self._key(lease.key), lease.token)
+
+    def renew(self, leases: list[Lease]) -> int:
+        if not leases:
+            return 0
+        return int(
+            self._renew(
+                keys=[self._key(lease.key) for lease in leases],
+                args=[lease_ttl()] + [x.token for x in leases],
+            )
+        )
+
+    def holders(self, key: str) -> int:
+        return int(self._count(keys=[self._key(key)]))
+
+
+class FileSemaphores:
+    name = "file"
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def _slots(self, key: str, limit: int) -> list[Path]:
+        folder = self.directory / key.replace(":", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        return [folder / f"slot-{i}.lock" for i in range(limit)]
+
+    def try_acquire(self, key: str, limit: int) -> Lease | None:
+        for path in self._slots(key, limit):
+            handle = open(path, "a+b")  # noqa: SIM115 - held open while the lease lives
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            return Lease(key, path.name, handle)
+        return None
+
+    def release(self, lease: Lease) -> None:
+        if lease.handle is not None:
+            fcntl.flock(lease.handle, fcntl.LOCK_UN)
+            lease.handle.close()
+            lease.handle = None
+
+    def renew(self, leases: list[Lease]) -> int:
+        return len(leases)  # flock needs no renewal: it lives as long as the process
+
+    def holders(self, key: str) -> int:
+        folder = self.directory / key.replace(":", "-")
+        busy = 0
+        for path in folder.glob("slot-*.lock") if folder.exists() else []:
+            with open(path, "a+b") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+                except BlockingIOError:
+                    busy += 1
+        return busy
+
+
+_backend: RedisSemaphores | FileSemaphores | None = None
+_backend_lock = threading.Lock()
+
+
+def semaphores() -> RedisSemaphores | FileSemaphores:
+    global _backend
+    with _backend_lock:
+        if _backend is None:
+            if settings.REDIS_URL:
+                _backend = RedisSemaphores(settings.REDIS_URL, settings.REDIS_KEY_PREFIX)
+            else:
+                _backend = FileSemaphores(Path(settings.VAR_DIR) / "locks" / settings.REDIS_KEY_PREFIX)
+        return _backend
+
+
+def endpoint_key(endpoint_id: int) -> str:
+    return f"endpoint:{endpoint_id}"
+
+
+def run_key(run_id: int) -> str:
+    return f"run:{run_id}"
+
+
+def acquire(key: str, limit: int, *, wait: float, poll: float = 0.02) -> Lease | None:
+    """Take a slot, waiting up to ``wait`` seconds; the keeper renews it until released."""
+    backend = semaphores()
+    deadline = time.monotonic() + wait
+    delay = poll
+    while True:
+        lease = backend.try_acquire(key, limit)
+        if lease is not None:
+            keeper().hold(lease)
+            return lease
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 1.5, 0.25)
+
+
+def release(lease: Lease) -> None:
+    keeper().drop(lease)
+    try:
+        semaphores().release(lease)
+    except Exception:  # the lease expires on its own; never fail a turn for it
+        logger.warning("could not release lease %s", lease.key, exc_info=True)
+
+
+# --- the keeper thread --------------------------------------------------------------
+
+
+@dataclass
+class Keeper:
+    """Per process: renews held leases, beats heartbeats of runs being worked on,
+    and (in workers) sweeps runs whose worker died."""
+
+    leases: set[Lease] = field(default_factory=set)
+    runs: dict[int, int] = field(default_factory=dict)  # run id -> how many holds
+    sweeping: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread: threading.Thread | None = None
+    last_sweep: float = 0.0
+
+    def ensure_started(self) -> None:
+        with self.lock:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._loop, name="generation-keeper", daemon=True)
+                self.thread.start()
+
+    def hold(self, lease: Lease) -> None:
+        with self.lock:
+            self.leases.add(lease)
+        self.ensure_started()
+
+    def drop(self, lease: Lease) -> None:
+        with self.lock:
+            self.leases.discard(lease)
+
+    def beat(self, run_id: int) -> None:
+        with self.lock:
+            self.runs[run_id] = self.runs.get(run_id, 0) + 1
+        self.ensure_started()
+
+    def unbeat(self, run_id: int) -> None:
+        with self.lock:
+            count = self.runs.get(run_id, 0) - 1
+            if count > 0:
+                self.runs[run_id] = count
+            else:
+                self.runs.pop(run_id, None)
+
+    def start_sweeping(self) -> None:
+        self.sweeping = True
+        self.ensure_started()
+
+    def tick(self) -> None:
+        from django.db import connections
+
+        with self.lock:
+            leases = list(self.leases)
+            runs = list(self.runs)
+        if leases:
+            alive = semaphores().renew(leases)
+            if alive < len(leases):
+                logger.warning("%d lease(s) expired before renewal", len(leases) - alive)
+        try:
+            if runs:
+                from generation.services.runs import runs_heartbeat
+
+                runs_heartbeat(run_ids=runs)
+            sweep_every = float(settings.GENERATION_STALE_SECONDS) / 2
+            if self.sweeping and time.monotonic() - self.last_sweep >= sweep_every:
+                from generation.services.runs import runs_resume_stale
+
+                self.last_sweep = time.monotonic()
+                resumed = runs_resume_stale()
+                if resumed:
+                    logger.warning("resumed %d run(s) whose worker died: %s", len(resumed), resumed)
+        finally:
+            connections.close_all()  # this thread's only: it wakes up rarely, so it holds none
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(heartbeat_seconds())
+            try:
+                self.tick()
+            except Exception:
+                logger.exception("generation keeper tick failed")
+
+
+_keeper = Keeper()
+
+
+def keeper() -> Keeper:
+    return _keeper
+
+
+def reset_for_tests() -> None:
+    """Forget the backend (tests switch REDIS_URL)."""
+    global _backend
+    with _backend_lock:
+        _backend = None

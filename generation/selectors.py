@@ -1,0 +1,110 @@
+"""Reads for the generation pages: batch progress and run transcripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
+
+ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
+
+
+@dataclass
+class RunProgress:
+    run: GenerationRun
+    percent: int
+    tokens: int
+    elapsed_seconds: int | None
+    eta_seconds: int | None
+
+    @property
+    def active(self) -> bool:
+        return self.run.status in ACTIVE
+
+
+def run_progress(run: GenerationRun, now: datetime | None = None) -> RunProgress:
+    now = now or timezone.now()
+    total = run.calls_total or 0
+    done = min(run.calls_done, total) if total else run.calls_done
+    elapsed = None
+    if run.started_at:
+        elapsed = int(((run.finished_at or now) - run.started_at).total_seconds())
+    eta = None
+    if run.status in ACTIVE and elapsed is not None and done:
+        eta = int(elapsed / done * max(0, total - done))
+    return RunProgress(
+        run=run,
+        percent=int(100 * done / total) if total else 0,
+        tokens=run.prompt_tokens + run.completion_tokens,
+        elapsed_seconds=elapsed,
+        eta_seconds=eta,
+    )
+
+
+@dataclass
+class BatchProgress:
+    batch: GenerationBatch
+    runs: list[RunProgress]
+    calls_done: int = 0
+    calls_total: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return any(p.active for p in self.runs)
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.calls_done / self.calls_total) if self.calls_total else 0
+
+    @property
+    def eta_seconds(self) -> int | None:
+        etas = [p.eta_seconds for p in self.runs if p.active and p.eta_seconds is not None]
+        return max(etas) if etas else None
+
+
+def batch_progress(batch: GenerationBatch) -> BatchProgress:
+    runs = list(
+        GenerationRun.objects.filter(batch=batch)
+        .select_related("scenario", "endpoint", "condition", "response")
+        .order_by("id")
+    )
+    now = timezone.now()
+    progress = BatchProgress(batch=batch, runs=[run_progress(r, now) for r in runs])
+    for run in runs:
+        progress.calls_done += run.calls_done
+        progress.calls_total += run.calls_total
+        progress.counts[run.status] = progress.counts.get(run.status, 0) + 1
+    return progress
+
+
+def batches_recent(limit: int = 50) -> QuerySet[GenerationBatch]:
+    return (
+        GenerationBatch.objects.select_related("study", "created_by")
+        .annotate(
+            n_runs=Count("runs"),
+            n_succeeded=Count("runs", filter=Q(runs__status=RunStatus.SUCCEEDED)),
+            n_failed=Count("runs", filter=Q(runs__status=RunStatus.FAILED)),
+        )
+        .order_by("-created_at")[:limit]
+    )
+
+
+@dataclass
+class TranscriptStep:
+    number: int
+    turns: list[Turn]
+
+
+def run_transcript(run: GenerationRun) -> list[TranscriptStep]:
+    """The run's turns grouped by step (0 = warm-up), in call order."""
+    steps: list[TranscriptStep] = []
+    for turn in Turn.objects.filter(run=run).defer("messages").order_by("seq"):
+        if not steps or steps[-1].number != turn.step:
+            steps.append(TranscriptStep(turn.step, []))
+        steps[-1].turns.append(turn)
+    return steps

@@ -1,0 +1,160 @@
+"""Launching generation batches, and the admin's actions on batches and runs
+(cancel, retry). How a run then executes is in ``runs``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from generation.models import (
+    BatchStatus,
+    Condition,
+    GenerationBatch,
+    GenerationRun,
+    ModelEndpoint,
+    RunStatus,
+)
+from generation.services.runs import ACTIVE, batch_refresh, run_enqueue, run_resume
+from generation.services.setup import preference_profiles_ensure_defaults
+from generation.strategies import ParameterError, protocol_length, resolve_params
+from scoring.models import Response, Scenario, Study
+from scoring.services.responses import research_id_for
+
+
+class BatchError(Exception):
+    """The batch cannot be launched; nothing was created."""
+
+
+@dataclass
+class BatchLaunch:
+    batch: GenerationBatch
+    runs: list[GenerationRun]
+    skipped: list[str] = field(default_factory=list)
+
+
+def run_settings(*, study: Study, scenario: Scenario, condition: Condition) -> dict:
+    """The frozen settings of a new run: everything its protocol depends on."""
+    profiles = None
+    if condition.strategy == "teamfusion" and "profiles" not in (condition.parameters or {}):
+        profiles = [
+            {"name": p.name, "preferences": p.preferences} for p in preference_profiles_ensure_defaults()
+        ]
+    params = resolve_params(
+        strategy=condition.strategy,
+        overrides=condition.parameters or {},
+        language=study.response_language,
+        profiles=profiles,
+    )
+    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text}
+
+
+def batch_create(
+    *,
+    study: Study,
+    scenarios: Iterable[Scenario],
+    endpoints: Iterable[ModelEndpoint],
+    conditions: Iterable[Condition],
+    name: str = "",
+    created_by=None,
+) -> BatchLaunch:
+    """A batch of scenarios x endpoints x conditions, each run enqueued on commit.
+
+    Combinations whose research ID already has a response in the study, or a run
+    that is active or succeeded, are skipped (and reported). Raises
+    :class:`BatchError` when nothing is left to run or a setting is unusable."""
+    scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
+    if not (scenarios and endpoints and conditions):
+        raise BatchError("Choose at least one scenario, one model endpoint and one condition.")
+    for endpoint in endpoints:
+        if not endpoint.can_generate or not endpoint.is_active:
+            raise BatchError(
+                f"Model endpoint '{endpoint.name}' is inactive or has no base URL and model name; "
+                "configure it first."
+            )
+    with transaction.atomic():
+        skipped: list[str] = []
+        planned = []
+        for scenario in scenarios:
+            for endpoint in endpoints:
+                for condition in conditions:
+                    rid = research_id_for(condition=condition, model=endpoint, scenario=scenario)
+                    if Response.objects.filter(study=study, research_id=rid).exists():
+                        skipped.append(f"{rid}: a response with this research ID exists in the study")
+                        continue
+                    if GenerationRun.objects.filter(
+                        study=study,
+                        scenario=scenario,
+                        endpoint=endpoint,
+                        condition=condition,
+                        status__in=[*ACTIVE, RunStatus.SUCCEEDED],
+                    ).exists():
+                        skipped.append(f"{rid}: a run for it is already queued, running or done")
+                        continue
+                    try:
+                        snapshot = run_settings(study=study, scenario=scenario, condition=condition)
+                    except ParameterError as exc:
+                        raise BatchError(f"Condition {condition.letter}: {exc}") from exc
+                    snapshot["research_id"] = rid
+                    planned.append((scenario, endpoint, condition, snapshot))
+        if not planned:
+            raise BatchError("Nothing to run. " + " ".join(skipped))
+        batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
+        runs = []
+        for scenario, endpoint, condition, snapshot in planned:
+            run = GenerationRun.objects.create(
+                batch=batch,
+                study=study,
+                scenario=scenario,
+                endpoint=endpoint,
+                condition=condition,
+                settings_snapshot=snapshot,
+                calls_total=protocol_length(strategy=snapshot["strategy"], params=snapshot["params"]),
+            )
+            runs.append(run)
+            run_enqueue(run.pk, 0)
+    return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
+
+
+def run_retry(*, run_id: int) -> bool:
+    """Resume a failed or cancelled run from its last completed turn, or re-kick an
+    active one whose task was lost (a duplicate task is harmless: it finds the call
+    done and stops). Succeeded runs are left alone."""
+    status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
+    if status is None or status == RunStatus.SUCCEEDED:
+        return False
+    return run_resume(run_id)
+
+
+def run_cancel(*, run_id: int) -> bool:
+    """Stop a queued or running run. A call in flight still completes and is kept."""
+    with transaction.atomic():
+        updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
+            status=RunStatus.CANCELLED, finished_at=timezone.now(), heartbeat_at=None
+        )
+    batch_id = GenerationRun.objects.filter(pk=run_id).values_list("batch_id", flat=True).first()
+    if updated and batch_id:
+        batch_refresh(batch_id=batch_id)
+    return bool(updated)
+
+
+def batch_cancel(*, batch_id: int) -> int:
+    now = timezone.now()
+    with transaction.atomic():
+        count = GenerationRun.objects.filter(batch_id=batch_id, status__in=ACTIVE).update(
+            status=RunStatus.CANCELLED, finished_at=now, heartbeat_at=None
+        )
+        GenerationBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
+            status=BatchStatus.CANCELLED, finished_at=now
+        )
+    return count
+
+
+def batch_retry_failed(*, batch_id: int) -> int:
+    """Resume every failed (and cancelled) run of the batch."""
+    run_ids = GenerationRun.objects.filter(
+        batch_id=batch_id, status__in=[RunStatus.FAILED, RunStatus.CANCELLED]
+    ).values_list("pk", flat=True)
+    return sum(1 for run_id in list(run_ids) if run_resume(run_id))

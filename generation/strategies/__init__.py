@@ -1,0 +1,136 @@
+"""Generation strategies: one module per strategy, one interface (see ``base``).
+
+Each module has ``DEFAULTS`` (the paper's settings) and ``protocol(task=, params=)``.
+A run's parameters are resolved once, when it is created: strategy defaults, then
+the study's response language, then the condition's parameters; the result is
+stored on the run, so a resumed run replays exactly the protocol it started with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from generation.strategies import ablation, llm_discussion, mad, single, teamfusion, teamllm
+from generation.strategies.base import (
+    Call,
+    Done,
+    Protocol,
+    ProtocolError,
+    TaskSpec,
+    merge_params,
+    protocol_next,
+    protocol_run,
+    task_for,
+)
+
+STRATEGIES: dict[str, ModuleType] = {
+    "single": single,
+    "teamllm": teamllm,
+    "ablation": ablation,
+    "llm_discussion": llm_discussion,
+    "mad": mad,
+    "teamfusion": teamfusion,
+}
+
+__all__ = [
+    "STRATEGIES",
+    "Call",
+    "Done",
+    "ParameterError",
+    "Protocol",
+    "ProtocolError",
+    "TaskSpec",
+    "protocol_for",
+    "protocol_length",
+    "protocol_next",
+    "protocol_run",
+    "resolve_params",
+    "task_for",
+]
+
+
+class ParameterError(ValueError):
+    """A condition's parameters do not fit its strategy."""
+
+
+def _number(params: Mapping[str, Any], key: str, low: float, high: float) -> None:
+    value = params.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ParameterError(f"{key} must be a number from {low} to {high}")
+
+
+def _validate(strategy: str, params: Mapping[str, Any]) -> None:
+    unknown = set(params) - set(STRATEGIES[strategy].DEFAULTS)
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter(s) for {strategy}: {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(STRATEGIES[strategy].DEFAULTS))}"
+        )
+    for key in ("temperature", "proxy_temperature", "synthesizer_temperature"):
+        _number(params, key, 0, 2)
+    _number(params, "top_p", 0, 1)
+    for key in ("rounds", "refinement_rounds"):
+        value = params.get(key)
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 5
+        ):
+            raise ParameterError(f"{key} must be a whole number from 0 to 5")
+    if params.get("rounds") == 0:
+        raise ParameterError("rounds must be at least 1")
+    temps = params.get("temperatures", {})
+    if not isinstance(temps, Mapping):
+        raise ParameterError("temperatures must be an object {role: temperature}")
+    for role in temps:
+        _number(temps, role, 0, 2)
+    if not isinstance(params.get("language", ""), str) or not params.get("language", "x").strip():
+        raise ParameterError("language must be a language code or name, e.g. zh or en")
+    profiles = params.get("profiles", [])
+    if not isinstance(profiles, list) or not all(
+        isinstance(p, Mapping) and isinstance(p.get("name"), str) and isinstance(p.get("preferences"), str)
+        for p in profiles
+    ):
+        raise ParameterError('profiles must be a list of {"name": ..., "preferences": ...}')
+
+
+def resolve_params(
+    *,
+    strategy: str,
+    overrides: Mapping[str, Any] | None = None,
+    language: str | None = None,
+    profiles: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """The complete parameters of a run. Raises :class:`ParameterError`."""
+    if strategy not in STRATEGIES:
+        raise ParameterError(f"unknown strategy {strategy!r}")
+    overrides = dict(overrides or {})
+    _validate(strategy, overrides)
+    defaults = dict(STRATEGIES[strategy].DEFAULTS)
+    if language:
+        defaults["language"] = language
+    if strategy == "teamfusion" and profiles is not None:
+        defaults["profiles"] = profiles
+    if "temperature" in overrides and "temperatures" not in overrides and "temperatures" in defaults:
+        # A single temperature set by the condition applies to every role.
+        defaults["temperatures"] = {}
+    params = merge_params(defaults, overrides)
+    protocol_length(strategy=strategy, params=params)  # fails early on an unusable combination
+    return params
+
+
+def protocol_for(*, strategy: str, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
+    return STRATEGIES[strategy].protocol(task=task, params=params)
+
+
+def protocol_length(*, strategy: str, params: Mapping[str, Any]) -> int:
+    """How many calls the protocol makes (it does not depend on the replies)."""
+    try:
+        calls, _ = protocol_run(
+            protocol_for(strategy=strategy, task=task_for(""), params=params), lambda call: ""
+        )
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ParameterError(str(exc)) from exc
+    return len(calls)

@@ -1,0 +1,95 @@
+"""TeamLLM without roles (the paper's ablation): four unnamed members with the
+neutral ``ablation_prompt``; each answers in turn, seeing the answers given before
+it; the last member's answer is the step answer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from generation.strategies.base import (
+    Agent,
+    Dialogue,
+    Protocol,
+    TaskSpec,
+    fill,
+    join,
+    localize,
+    prompts,
+    role_temperatures,
+    sampling,
+    says,
+    scenario_block,
+    section,
+    step_answer_entry,
+    step_prompt,
+)
+
+MEMBERS = ("Member 1", "Member 2", "Member 3", "Member 4")
+DEFAULTS: dict[str, Any] = {
+    "language": "zh",
+    # The paper gives no ablation temperature; without roles every member gets the
+    # baseline's 0.6.
+    "temperature": 0.6,
+    "temperatures": {},
+    "top_p": 0.9,
+    "rounds": 1,
+    "warm_up": True,
+}
+
+
+def member_system_prompt(task: TaskSpec, name: str, language: str) -> str:
+    p = prompts()
+    others = ", ".join(m for m in MEMBERS if m != name)
+    return join(
+        fill(p["ablation_prompt"], Agent_Name=name, Other_Members=others),
+        scenario_block(task),
+        localize(p["Emphasis_Individual"], language),
+    )
+
+
+def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
+    p = prompts()
+    temperatures = role_temperatures(params, MEMBERS)
+    members = [
+        Agent(
+            name,
+            member_system_prompt(task, name, params["language"]),
+            sampling(temperatures[name], params["top_p"]),
+        )
+        for name in MEMBERS
+    ]
+    dialogue = Dialogue()
+    if params.get("warm_up", True):
+        transcript: list[str] = []
+        for member in members:
+            intro = yield from dialogue.ask(
+                member,
+                step=0,
+                phase="warm_up",
+                content=join(section(p["Warm_Up_Transcript_Header"], transcript), p["ablation_warmup"]),
+            )
+            transcript.append(says(member.name, intro))
+
+    log_history: list[str] = []
+    answers: list[str] = []
+    for step in task.steps:
+        step_history: list[str] = []
+        answer = ""
+        for _ in range(int(params["rounds"])):
+            for member in members:
+                answer = yield from dialogue.ask(
+                    member,
+                    step=step.number,
+                    phase="member",
+                    content=join(
+                        section(p["Earlier_Answers_Header"], log_history),
+                        step_prompt(step),
+                        section(p["Step_Transcript_Header"], step_history),
+                        p["Ablation_Step_Answer"],
+                    ),
+                )
+                step_history.append(says(member.name, answer))
+        log_history.append(step_answer_entry(step, answer))
+        answers.append(answer)
+    return answers

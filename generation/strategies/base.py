@@ -1,0 +1,248 @@
+"""The interface every strategy implements, and the pieces they share.
+
+A strategy's ``protocol(task=, params=)`` is a generator: it yields the provider
+calls in their fixed order (:class:`Call`, numbered by ``seq``) and receives each
+call's reply through ``send()``, so later prompts can quote earlier replies. When
+every call has its reply, the generator returns the six step answers.
+
+Because the protocol is deterministic, a run's state never needs saving: feeding
+the persisted replies back in rebuilds it exactly, and the first call without a
+reply is where a resumed run continues (:func:`protocol_next`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+LANGUAGE_NAMES = {"zh": "Chinese", "zh-hans": "Chinese", "en": "English"}
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    number: int
+    name: str
+    description: str
+    output: str
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What every strategy works on: the scenario and the six CGPST steps."""
+
+    scenario: str
+    steps: tuple[StepSpec, ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One provider call of a protocol."""
+
+    seq: int
+    step: int  # 0 = warm-up
+    phase: str
+    role: str
+    messages: list[dict[str, str]]
+    params: dict[str, Any]
+
+
+Protocol = Generator[Call, str, list[str]]
+
+
+class ProtocolError(Exception):
+    """The persisted turns do not fit the protocol (it changed since the run started)."""
+
+
+@cache
+def prompts() -> dict[str, str]:
+    """The study's prompt templates plus the supplementary ones the protocols need."""
+    data = json.loads((DATA_DIR / "prompts.json").read_text(encoding="utf-8"))
+    extra = json.loads((DATA_DIR / "supplementary_prompts.json").read_text(encoding="utf-8"))
+    return {**data, **{k: v for k, v in extra.items() if not k.startswith("_")}}
+
+
+@cache
+def role_set(filename: str) -> tuple[dict[str, str], ...]:
+    """A role file: [{Agent_name, Role_Speciality, Role_Prompt}, ...]."""
+    return tuple(json.loads((DATA_DIR / filename).read_text(encoding="utf-8")))
+
+
+@cache
+def cgpst_steps() -> tuple[StepSpec, ...]:
+    rows = json.loads((DATA_DIR / "CGPST.json").read_text(encoding="utf-8"))
+    return tuple(
+        StepSpec(int(r["Step_Number"]), r["Step_Name"], r["Step_Description"], r["Step_Output"]) for r in rows
+    )
+
+
+def task_for(scenario_text: str) -> TaskSpec:
+    return TaskSpec(scenario=scenario_text, steps=cgpst_steps())
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, **values: object) -> str:
+    """Replace ``{Name}`` placeholders in one pass. Unlike ``str.format`` it leaves
+    other braces alone (the study's Emphasis_Team contains a stray ``}``) and never
+    re-reads inserted text, so model output quoting ``{Step_Number}`` stays as is."""
+    return _PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
+
+
+def localize(text: str, language: str) -> str:
+    """The study's prompts ask for answers "in Chinese"; the language is a setting."""
+    name = LANGUAGE_NAMES.get(language.lower(), language)
+    return text.replace("in Chinese", f"in {name}")
+
+
+def join(*parts: str) -> str:
+    """Prompt components, in order, separated by a blank line; empty ones are left out."""
+    return "\n\n".join(p for p in parts if p)
+
+
+def section(header: str, lines: list[str]) -> str:
+    """A header and its lines (a transcript or the earlier answers), or nothing when empty."""
+    return join(header, "\n\n".join(lines)) if lines else ""
+
+
+def says(role: str, text: str) -> str:
+    """A transcript line as the reference writes it."""
+    return f"{role} says: {text}"
+
+
+def step_prompt(step: StepSpec) -> str:
+    return fill(
+        prompts()["Task_Step"],
+        Step_Number=step.number,
+        Step_Name=step.name,
+        Step_Description=step.description,
+        Step_Output=step.output,
+    )
+
+
+def scenario_block(task: TaskSpec) -> str:
+    return fill(prompts()["Future_Scenario"], Future_Scenario=task.scenario)
+
+
+def step_answer_entry(step: StepSpec, answer: str) -> str:
+    """How an agreed step answer is kept in the cross-step log (log_history)."""
+    return f"{step.name}:\n{answer}"
+
+
+def sampling(temperature: float, top_p: float) -> dict[str, float]:
+    return {"temperature": float(temperature), "top_p": float(top_p)}
+
+
+@dataclass
+class Agent:
+    """One LLM agent with its own message list (system prompt first)."""
+
+    name: str
+    system: str
+    params: dict[str, Any]
+    messages: list[dict[str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.messages = [{"role": "system", "content": self.system}]
+
+
+class Dialogue:
+    """Numbers the calls of one protocol and keeps each agent's message list."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+
+    def ask(self, agent: Agent, *, step: int, phase: str, content: str) -> Generator[Call, str, str]:
+        messages = [*agent.messages, {"role": "user", "content": content}]
+        reply = yield Call(
+            seq=self.seq,
+            step=step,
+            phase=phase,
+            role=agent.name,
+            messages=messages,
+            params=dict(agent.params),
+        )
+        self.seq += 1
+        agent.messages = [*messages, {"role": "assistant", "content": reply}]
+        return reply
+
+
+# --- driving a protocol -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Done:
+    answers: list[str]
+
+
+def protocol_next(
+    protocol: Protocol, replies: Mapping[int, str], known: Mapping[int, tuple[int, str, str]] | None = None
+) -> Call | Done:
+    """Replay ``replies`` (seq -> reply) into a fresh protocol and return the first
+    call that has none, or :class:`Done` with the answers.
+
+    ``known`` (seq -> (step, phase, role) of persisted turns) is checked against
+    the replayed calls, so a protocol that changed under a running run is caught
+    instead of mixing two protocols in one response."""
+    try:
+        call = next(protocol)
+        while True:
+            if call.seq not in replies:
+                return call
+            if (
+                known is not None
+                and call.seq in known
+                and known[call.seq] != (call.step, call.phase, call.role)
+            ):
+                raise ProtocolError(
+                    f"turn {call.seq} was {known[call.seq]} but the protocol now asks for "
+                    f"{(call.step, call.phase, call.role)}"
+                )
+            call = protocol.send(replies[call.seq])
+    except StopIteration as stop:
+        return Done(list(stop.value))
+
+
+def protocol_run(protocol: Protocol, reply: Callable[[Call], str]) -> tuple[list[Call], list[str]]:
+    """Drive a protocol to the end with ``reply(call)``: every call, and the answers."""
+    calls: list[Call] = []
+    try:
+        call = next(protocol)
+        while True:
+            calls.append(call)
+            call = protocol.send(reply(call))
+    except StopIteration as stop:
+        return calls, list(stop.value)
+
+
+def merge_params(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Condition parameters override strategy defaults; nested dicts merge key by key."""
+    merged: dict[str, Any] = dict(defaults)
+    for key, value in overrides.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def role_temperatures(params: Mapping[str, Any], roles: Iterable[str]) -> dict[str, float]:
+    """Per-role temperatures: a per-role entry wins over a global ``temperature``."""
+    per_role = params.get("temperatures") or {}
+    default = params.get("temperature")
+    result = {}
+    for role in roles:
+        value = per_role.get(role, default)
+        if value is None:
+            raise ValueError(f"no temperature for role {role!r}")
+        result[role] = float(value)
+    return result

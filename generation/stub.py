@@ -1,0 +1,484 @@
+"""A local OpenAI-compatible server with deterministic synthetic answers.
+
+``python manage.py llm_stub`` runs it; the test fixtures start it in a thread. It
+answers ``POST /v1/chat/completions`` (plain and streamed) and ``GET /v1/models``
+with text built from the request: the step being worked on is read from the
+prompt, and the reply has the shape that step asks for (eight numbered
+challenges, a problem statement, eight solutions, five criteria, a valid scoring
+grid, an action plan; an introduction in the warm-up). Every reply starts with a
+line saying it is synthetic.
+
+Fault injection: latency, a random fault rate, deterministic storms (the first N
+requests of each distinct prompt fail), a provider that dies after N answers,
+429 with Retry-After, 500, timeouts, empty replies; ``reasoning`` adds DeepSeek-
+style ``reasoning_content`` (so does a model name containing "reasoning"; one containing "think"
+puts the reasoning inline in ``<think>`` tags). ``GET /_stub/stats`` and ``POST /_stub/config``
+observe and reconfigure a running stub.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULT_KINDS = ("429", "500", "timeout", "empty")
+SYNTHETIC_NOTE = "Generated offline by llm_stub from the request; not written by a language model."
+
+
+@dataclass
+class StubConfig:
+    latency_ms: int = 0
+    fail_rate: float = 0.0
+    faults: list[str] = field(default_factory=lambda: ["429", "500"])
+    fail_first: int = 0  # the first N requests of each distinct prompt get a fault
+    fail_after: int | None = None  # after N successful answers, every request gets a 500
+    retry_after: float = 1.0  # seconds, sent with 429 (also as retry-after-ms)
+    timeout_seconds: float = 30.0  # how long a "timeout" fault keeps the client waiting
+    reasoning: bool = False
+    require_key: str = ""  # when set, other keys get a 401 (which echoes them, as providers do)
+    seed: int = 0
+
+    def update(self, values: dict[str, Any]) -> None:
+        known = {f.name for f in fields(self)}
+        for key, value in values.items():
+            if key not in known:
+                raise ValueError(f"unknown stub setting {key!r}")
+            setattr(self, key, value)
+        bad = [f for f in self.faults if f not in FAULT_KINDS]
+        if bad:
+            raise ValueError(f"unknown fault kind(s) {bad}; known: {FAULT_KINDS}")
+
+
+@dataclass
+class StubStats:
+    requests: int = 0
+    completions: int = 0
+    faults: Counter = field(default_factory=Counter)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    per_prompt: Counter = field(default_factory=Counter)
+    auth_headers: list[str] = field(default_factory=list)
+    last_body: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "completions": self.completions,
+            "faults": dict(self.faults),
+            "in_flight": self.in_flight,
+            "max_in_flight": self.max_in_flight,
+            "distinct_prompts": len(self.per_prompt),
+            "repeated_prompts": sum(1 for n in self.per_prompt.values() if n > 1),
+        }
+
+
+# --- synthetic text ---------------------------------------------------------------
+
+_STEP = re.compile(r"(?:\bfor Step|\bof Step|· Step) (\d)\b")
+_ROLE_PATTERNS = [
+    re.compile(r"Your role in the team is ([^,\n]+),"),
+    re.compile(r"You are the proxy of the team member ([^.\n]+)\."),
+    re.compile(r"You are (Member \d)\b"),
+    re.compile(r"You are the (synthesizer)\b"),
+]
+_FENCED = re.compile(r"```\s*(.*?)```", re.S)
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{5,}")
+_COMMON = {"scenario", "future", "people", "should", "through", "because", "between", "however", "within"}
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, list):  # content parts
+        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def detect_step(messages: list[dict[str, Any]]) -> int:
+    """The step the request works on (0 = warm-up), read from the prompts."""
+    users = [_text(m) for m in messages if m.get("role") == "user"]
+    for text in reversed(users):
+        found = _STEP.findall(text)
+        if found:
+            return int(found[-1])
+        if re.search(r"warm-up|introduce yourself", text, re.I):
+            return 0
+    return 0
+
+
+def detect_role(messages: list[dict[str, Any]]) -> str:
+    texts = [_text(m) for m in messages if m.get("role") in ("system", "user")]
+    for text in reversed(texts):
+        for pattern in _ROLE_PATTERNS:
+            found = pattern.search(text)
+            if found:
+                return found[1].strip().title() if found[1] == "synthesizer" else found[1].strip()
+    return "Individual"
+
+
+def scenario_keywords(messages: list[dict[str, Any]]) -> list[str]:
+    system = " ".join(_text(m) for m in messages if m.get("role") == "system")
+    fenced = _FENCED.search(system)
+    words = _WORD.findall(fenced[1] if fenced else system)
+    seen: list[str] = []
+    for w in words:
+        lw = w.lower()
+        if lw not in _COMMON and lw not in seen:
+            seen.append(lw)
+    return seen or ["ocean", "community", "technology", "climate", "health", "education"]
+
+
+def _challenges(rng: random.Random, kw: list[str]) -> str:
+    lines = []
+    for i in range(1, 9):
+        a, b = rng.choice(kw), rng.choice(kw)
+        lines.append(
+            f"{i}. The growth of {a} might put pressure on {b}, because the people who depend on {b} "
+            f"could lose access to it as the scenario unfolds (synthetic challenge {i})."
+        )
+    return "\n".join(lines)
+
+
+def _problem(rng: random.Random, kw: list[str]) -> str:
+    a, b, c = rng.choice(kw), rng.choice(kw), rng.choice(kw)
+    return (
+        f"Challenge number: 3. Given that {a} is changing rapidly in the scenario, how might we reduce the "
+        f"harm that {b} causes to local communities in order to protect {c} for the next generation, "
+        f"in the coastal region of the scenario, by the year 2040, within the theme of the scenario? "
+        f"(synthetic problem statement)"
+    )
+
+
+def _solutions(rng: random.Random, kw: list[str]) -> str:
+    actors = ["The city council", "A coalition of schools", "Local fishers", "A research lab",
+              "Youth volunteers", "The regional government", "A start-up", "Hospitals"]  # fmt: skip
+    lines = []
+    for i in range(1, 9):
+        a, b = rng.choice(kw), rng.choice(kw)
+        lines.append(
+            f"{i}. {actors[i - 1]} will launch a {a} programme in the region from 2030, using {b} "
+            f"monitoring to reduce the harm and protect the community, because it addresses the key "
+            f"verb phrase directly (synthetic solution {i})."
+        )
+    return "\n".join(lines)
+
+
+def _criteria(rng: random.Random, kw: list[str]) -> str:
+    aspects = ["most effectively reduce the harm", "be the least expensive to run",
+               "be accepted most widely by residents", "be the fastest to put in place",
+               "protect the environment the most"]  # fmt: skip
+    return "\n".join(
+        f"{i}. Which solution will {aspect} to {rng.choice(kw)}?" for i, aspect in enumerate(aspects, start=1)
+    )
+
+
+def _grid(rng: random.Random) -> tuple[str, int]:
+    n, k = 8, 5
+    columns = []
+    for _ in range(k):
+        column = list(range(1, n + 1))
+        rng.shuffle(column)
+        columns.append(column)
+    rows = [[columns[c][r] for c in range(k)] for r in range(n)]
+    totals = [sum(r) for r in rows]
+    best = max(range(n), key=lambda r: (totals[r], -r)) + 1
+    header = "Solution ID | " + " | ".join(f"Criterion {c}" for c in range(1, k + 1)) + " | Total Score"
+    body = "\n".join(
+        f"{r + 1} | " + " | ".join(str(v) for v in rows[r]) + f" | {totals[r]}" for r in range(n)
+    )
+    return f"{header}\n{body}\nHighest-scoring solution ID: {best}, Solution: synthetic solution {best}", best
+
+
+def _plan(rng: random.Random, kw: list[str]) -> str:
+    best = rng.randint(1, 8)
+    a, b = rng.choice(kw), rng.choice(kw)
+    return (
+        f"Best Solution ID: {best}\n"
+        f"Best Solution Content: synthetic solution {best}, a {a} programme with {b} monitoring.\n"
+        "Action Plan: Phase 1 (first six months): form a steering group of residents, experts and the "
+        f"city council, and measure the current state of {a}. Phase 2 (year one): pilot the programme in "
+        f"two districts, train volunteers and publish the {b} data openly. Phase 3 (years two to three): "
+        "scale up, choosing sites with the agreed criteria, secure funding, and review the impact on "
+        "the community every quarter. (synthetic action plan)"
+    )
+
+
+def synthetic_reply(messages: list[dict[str, Any]], seed: int = 0) -> tuple[str, str]:
+    """(answer, reasoning) for a request; the same request gives the same text."""
+    digest = hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    rng = random.Random(f"{seed}:{digest}")
+    step, role = detect_step(messages), detect_role(messages)
+    kw = scenario_keywords(messages)
+    where = "Warm-up" if step == 0 else f"Step {step}"
+    header = f"[Synthetic reply from llm_stub · {where} · {role}] {SYNTHETIC_NOTE}"
+    if step == 0:
+        body = (
+            f"Hello everyone, I am {role}. I look forward to working with you on this scenario about "
+            f"{rng.choice(kw)} and {rng.choice(kw)}; I will contribute from my role and listen to yours."
+        )
+    elif step == 1:
+        body = _challenges(rng, kw)
+    elif step == 2:
+        body = _problem(rng, kw)
+    elif step == 3:
+        body = _solutions(rng, kw)
+    elif step == 4:
+        body = _criteria(rng, kw)
+    elif step == 5:
+        body, _ = _grid(rng)
+    else:
+        body = _plan(rng, kw)
+    reasoning = (
+        f"(synthetic reasoning) {role} considers {where.lower()} with {len(messages)} messages in view."
+    )
+    return f"{header}\n{body}", reasoning
+
+
+# --- the server ---------------------------------------------------------------------
+
+
+class StubServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+    def __init__(self, address: tuple[str, int], config: StubConfig | None = None, quiet: bool = True):
+        super().__init__(address, StubHandler)
+        self.config = config or StubConfig()
+        self.stats = StubStats()
+        self.lock = threading.Lock()
+        self.rng = random.Random(self.config.seed)
+        self.quiet = quiet
+        self.thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def configure(self, **values: Any) -> None:
+        with self.lock:
+            self.config.update(values)
+
+    def reset(self, **values: Any) -> None:
+        """Back to a healthy, fast stub with fresh statistics (plus ``values``)."""
+        with self.lock:
+            self.config = StubConfig()
+            self.config.update(values)
+            self.stats = StubStats()
+
+    def start_in_thread(self) -> StubServer:
+        self.thread = threading.Thread(target=self.serve_forever, name="llm-stub", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+    # decisions, under the lock
+    def admit(self, messages: list[dict[str, Any]], auth: str) -> tuple[str | None, StubConfig]:
+        with self.lock:
+            cfg = self.config
+            stats = self.stats
+            stats.requests += 1
+            stats.auth_headers = [*stats.auth_headers[-99:], auth]
+            key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+            stats.per_prompt[key] += 1
+            fault = None
+            if cfg.require_key and auth != f"Bearer {cfg.require_key}":
+                fault = "401"
+            elif cfg.fail_after is not None and stats.completions >= cfg.fail_after:
+                fault = "500"
+            elif cfg.fail_first and stats.per_prompt[key] <= cfg.fail_first:
+                fault = cfg.faults[(stats.per_prompt[key] - 1) % len(cfg.faults)]
+            elif cfg.fail_rate and self.rng.random() < cfg.fail_rate:
+                fault = self.rng.choice(cfg.faults)
+            if fault:
+                stats.faults[fault] += 1
+            if fault in (None, "timeout", "empty"):  # these reach the answer path
+                stats.in_flight += 1
+                stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+            return fault, StubConfig(**asdict(cfg))
+
+    def done(self, ok: bool) -> None:
+        with self.lock:
+            self.stats.in_flight -= 1
+            if ok:
+                self.stats.completions += 1
+
+
+class StubHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; without TCP_NODELAY the body waits for
+    # the client's delayed ACK (~40 ms) on every keep-alive request.
+    disable_nagle_algorithm = True
+    server: StubServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
+        self._send_json(status, {"error": {"message": message, "type": kind, "code": None}}, headers)
+
+    def _read_json(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"{}")
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            self._send_json(
+                200,
+                {"object": "list", "data": [{"id": "stub-cgpst", "object": "model", "owned_by": "llm_stub"}]},
+            )
+        elif path == "/_stub/stats":
+            with self.server.lock:
+                payload = {"config": asdict(self.server.config), "stats": self.server.stats.as_dict()}
+            payload["config"].pop("require_key", None)
+            self._send_json(200, payload)
+        else:
+            self._error(404, f"no route {path}", "not_found")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        started = time.monotonic()
+        path = self.path.split("?")[0].rstrip("/")
+        try:
+            payload = self._read_json()
+        except (ValueError, json.JSONDecodeError):
+            self._error(400, "the body is not JSON", "invalid_request_error")
+            return
+        if path in ("/_stub/config", "/_stub/reset"):
+            try:
+                (self.server.reset if path.endswith("reset") else self.server.configure)(**payload)
+            except (TypeError, ValueError) as exc:
+                self._error(400, str(exc), "invalid_request_error")
+                return
+            self._send_json(200, {"ok": True})
+        elif path in ("/v1/chat/completions", "/chat/completions"):
+            self._chat(payload, started)
+        else:
+            self._error(404, f"no route {path}", "not_found")
+
+    def _chat(self, payload: dict[str, Any], started: float) -> None:
+        messages = payload.get("messages")
+        if not isinstance(messages, list) or not messages:
+            self._error(400, "messages must be a non-empty list", "invalid_request_error")
+            return
+        auth = self.headers.get("Authorization", "")
+        fault, cfg = self.server.admit(messages, auth)
+        self.server.stats.last_body = payload
+        if fault == "401":
+            received = auth.removeprefix("Bearer ")
+            self._error(401, f"Incorrect API key provided: {received}.", "invalid_request_error")
+            return
+        if fault == "429":
+            self._error(
+                429,
+                "Rate limit reached (synthetic fault from llm_stub).",
+                "rate_limit_error",
+                {"Retry-After": f"{cfg.retry_after:g}", "retry-after-ms": str(int(cfg.retry_after * 1000))},
+            )
+            return
+        if fault == "500":
+            self._error(500, "The server had an error (synthetic fault from llm_stub).", "server_error")
+            return
+        ok = False
+        try:
+            text, reasoning = synthetic_reply(messages, cfg.seed)
+            if fault == "timeout":
+                time.sleep(cfg.timeout_seconds)
+            elif cfg.latency_ms:
+                # the configured latency is the response time: writing the reply is part of it
+                time.sleep(max(0.0, cfg.latency_ms / 1000 - (time.monotonic() - started)))
+            if fault == "empty":
+                text = ""
+            model = str(payload.get("model") or "stub-cgpst")
+            with_reasoning = cfg.reasoning or "reasoning" in model
+            if "think" in model:  # like some local servers: the reasoning inline, in <think> tags
+                text, with_reasoning = f"<think>{reasoning}</think>\n{text}", False
+            usage = {
+                "prompt_tokens": sum(len(_text(m)) for m in messages) // 4,
+                "completion_tokens": len(text) // 4,
+            }
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+            if payload.get("stream"):
+                self._stream(model, text, reasoning if with_reasoning else "", usage)
+            else:
+                message = {"role": "assistant", "content": text}
+                if with_reasoning:
+                    message["reasoning_content"] = reasoning
+                self._send_json(
+                    200,
+                    {
+                        "id": f"chatcmpl-stub-{uuid.uuid4().hex[:12]}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": model,
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "usage": usage,
+                    },
+                )
+            ok = fault is None
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout)
+        finally:
+            self.server.done(ok)
+
+    def _stream(self, model: str, text: str, reasoning: str, usage: dict[str, int]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        cid = f"chatcmpl-stub-{uuid.uuid4().hex[:12]}"
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, with_usage: bool = False) -> None:
+            body = {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [] if with_usage else [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            if with_usage:
+                body["usage"] = usage
+            self.wfile.write(f"data: {json.dumps(body, ensure_ascii=False)}\n\n".encode())
+
+        chunk({"role": "assistant", "content": ""})
+        for piece in re.findall(r".{1,40}", reasoning, re.S):
+            chunk({"reasoning_content": piece})
+        for piece in re.findall(r".{1,40}", text, re.S):
+            chunk({"content": piece})
+        chunk({}, finish="stop")
+        chunk({}, with_usage=True)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+
+def stub_serve(
+    host: str = "127.0.0.1", port: int = 8765, config: StubConfig | None = None, quiet: bool = True
+) -> StubServer:
+    """A stub server bound to ``host:port`` (port 0 picks a free one); call
+    ``serve_forever()`` or ``start_in_thread()`` on it."""
+    return StubServer((host, port), config, quiet=quiet)

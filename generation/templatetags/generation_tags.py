@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from django import template
+from django.utils.translation import gettext as _
+
+register = template.Library()
+
+
+@register.filter
+def duration(seconds: int | float | None) -> str:
+    """12 s, 3 min 05 s, 2 h 10 min; an em dash when unknown."""
+    if seconds is None:
+        return "—"
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@register.filter
+def step_label(number: int) -> str:
+    return _("Warm-up") if number == 0 else _("Step %(number)d") % {"number": number}
+
+
+@register.filter
+def status_badge(status: str) -> str:
+    return {
+        "succeeded": "badge-ok",
+        "failed": "badge-bad",
+        "cancelled": "badge-warn",
+        "finished": "badge-ok",
+    }.get(status, "")

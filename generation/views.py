@@ -1,0 +1,135 @@
+"""Generation pages (admins only): launch batches, follow their runs live, read transcripts."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from generation.forms import BatchForm
+from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
+from generation.selectors import batch_progress, batches_recent, run_progress, run_transcript
+from generation.services.batches import (
+    BatchError,
+    batch_cancel,
+    batch_create,
+    batch_retry_failed,
+    run_cancel,
+    run_retry,
+)
+from generation.services.setup import preference_profiles_ensure_defaults
+from scoring.models import Study
+from teamllm_web.roles import admin_required
+
+
+@admin_required
+def home(request: HttpRequest) -> HttpResponse:
+    studies = list(Study.objects.filter(is_active=True)[:2])
+    initial = {"study": studies[0]} if len(studies) == 1 else {}
+    form = BatchForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            launch = batch_create(
+                study=form.cleaned_data["study"],
+                scenarios=form.cleaned_data["scenarios"],
+                endpoints=form.cleaned_data["endpoints"],
+                conditions=form.cleaned_data["conditions"],
+                name=form.cleaned_data["name"],
+                created_by=request.user,
+            )
+        except BatchError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("%(n)d run(s) queued.") % {"n": len(launch.runs)})
+            for reason in launch.skipped:
+                messages.warning(request, _("Skipped %(reason)s") % {"reason": reason})
+            return redirect("generation:batch_detail", batch_id=launch.batch.pk)
+    preference_profiles_ensure_defaults()
+    context = {
+        "form": form,
+        "batches": batches_recent(),
+        "profiles": PreferenceProfile.objects.all(),
+    }
+    return render(request, "generation/home.html", context)
+
+
+@admin_required
+def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
+    progress = batch_progress(batch)
+    context = {"batch": batch, "progress": progress}
+    if request.htmx:
+        response = render(request, "generation/batch.html#runs", context)
+        if not progress.active:
+            # The last fragment is still swapped in; 286 tells htmx to stop polling.
+            response = HttpResponseStopPolling(response.content)
+        return response
+    return render(request, "generation/batch.html", context)
+
+
+@admin_required
+@require_POST
+def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(GenerationBatch, pk=batch_id)
+    count = batch_cancel(batch_id=batch.pk)
+    messages.info(request, _("%(n)d run(s) cancelled.") % {"n": count})
+    return redirect("generation:batch_detail", batch_id=batch.pk)
+
+
+@admin_required
+@require_POST
+def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(GenerationBatch, pk=batch_id)
+    count = batch_retry_failed(batch_id=batch.pk)
+    messages.info(request, _("%(n)d run(s) resumed from their last completed turn.") % {"n": count})
+    return redirect("generation:batch_detail", batch_id=batch.pk)
+
+
+@admin_required
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(
+        GenerationRun.objects.select_related(
+            "batch", "study", "scenario", "endpoint", "condition", "response"
+        ),
+        pk=run_id,
+    )
+    context = {"run": run, "progress": run_progress(run), "steps": run_transcript(run)}
+    return render(request, "generation/run.html", context)
+
+
+def _back(request: HttpRequest, run: GenerationRun) -> HttpResponse:
+    """Back to the batch page when the action was taken there, else to the run."""
+    if request.POST.get("back") == "batch" and run.batch_id:
+        return redirect("generation:batch_detail", batch_id=run.batch_id)
+    return redirect("generation:run_detail", run_id=run.pk)
+
+
+@admin_required
+def turn_messages(request: HttpRequest, run_id: int, seq: int) -> HttpResponse:
+    turn = get_object_or_404(Turn, run_id=run_id, seq=seq)
+    return render(request, "generation/run.html#turn_messages", {"turn": turn})
+
+
+@admin_required
+@require_POST
+def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(GenerationRun, pk=run_id)
+    if run_cancel(run_id=run.pk):
+        messages.info(request, _("Run cancelled; a call already in flight is still kept."))
+    else:
+        messages.warning(request, _("This run was not queued or running."))
+    return _back(request, run)
+
+
+@admin_required
+@require_POST
+def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(GenerationRun, pk=run_id)
+    if run_retry(run_id=run.pk):
+        messages.info(request, _("Run resumed from its last completed turn."))
+    else:
+        messages.warning(request, _("This run has already succeeded."))
+    return _back(request, run)

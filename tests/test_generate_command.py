@@ -1,0 +1,31 @@
+"""``manage.py generate --wait`` prints the new response's research ID and its turns."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from generation.models import GenerationRun, ModelEndpoint
+from tests.factories import stub_endpoint
+
+pytestmark = pytest.mark.worker
+
+
+def test_generate_waits_and_reports_the_response(celery_worker, demo, llm_stub, capsys):
+    stub_endpoint(llm_stub)
+    call_command("generate", scenario="FS10", model="stub", strategy="single", wait=True, timeout=120)
+    out = capsys.readouterr()
+    assert out.out.strip() == "B90_FS10 6 turns"
+    assert "run 1 queued: B90_FS10, 6 calls" in out.err or "queued: B90_FS10, 6 calls" in out.err
+
+
+def test_generate_refuses_unknown_things_clearly(demo, llm_stub):
+    stub_endpoint(llm_stub)
+    with pytest.raises(CommandError, match="unknown scenario"):
+        call_command("generate", scenario="FS99", model="stub", strategy="single")
+    with pytest.raises(CommandError, match="unknown model endpoint"):
+        call_command("generate", scenario="FS10", model="nope", strategy="single")
+    with pytest.raises(CommandError, match="no base URL"):
+        call_command("generate", scenario="FS10", model="kimi-k2", strategy="single")
+    ModelEndpoint.objects.filter(name="kimi-k2").update(base_url=llm_stub.base_url)
+    with pytest.raises(CommandError, match="a response with this research ID exists"):
+        call_command("generate", scenario="FS10", model="05", condition="A")  # A05_FS10 is the demo response
+    assert not GenerationRun.objects.exists()

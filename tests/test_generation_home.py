@@ -1,0 +1,73 @@
+"""The generation page: admins launch batches; nobody else gets in."""
+
+import pytest
+from django.urls import reverse
+
+from generation.models import Condition, GenerationBatch, GenerationRun, PreferenceProfile
+from scoring.models import Scenario, Study
+from tests.factories import stub_endpoint
+
+
+@pytest.fixture
+def admin_client(client, demo):
+    client.login(username="admin", password="demo-pass-2026")
+    return client
+
+
+@pytest.mark.parametrize("username", ["rater1", "researcher"])
+@pytest.mark.parametrize(
+    "name, args", [("generation:home", []), ("generation:batch_detail", [1]), ("generation:run_detail", [1])]
+)
+def test_generation_pages_are_for_admins_only(client, demo, username, name, args):
+    client.login(username=username, password="demo-pass-2026")
+    assert client.get(reverse(name, args=args)).status_code == 403
+    assert client.post(reverse("generation:home")).status_code == 403
+
+
+def test_anonymous_users_are_sent_to_login(client, db):
+    response = client.get(reverse("generation:home"))
+    assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit_callbacks):
+    endpoint = stub_endpoint(llm_stub)
+    page = admin_client.get(reverse("generation:home"))
+    assert page.status_code == 200
+    assert PreferenceProfile.objects.count() == 3  # TeamFusion's default team, editable by admins
+    assert b"Community Advocate" in page.content
+    study = Study.objects.get(name="CGPST demo")
+    conditions = Condition.objects.filter(letter__in=["A", "B"])
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = admin_client.post(
+            reverse("generation:home"),
+            {
+                "study": study.pk,
+                "scenarios": [Scenario.objects.get(code="FS10").pk],
+                "endpoints": [endpoint.pk],
+                "conditions": [c.pk for c in conditions],
+                "name": "first",
+            },
+        )
+    batch = GenerationBatch.objects.get(name="first")
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "generation:batch_detail", args=[batch.pk]
+    )
+    runs = GenerationRun.objects.filter(batch=batch).order_by("condition__letter")
+    assert [r.settings_snapshot["research_id"] for r in runs] == ["A90_FS10", "B90_FS10"]
+    assert [r.calls_total for r in runs] == [34, 6]
+    assert len(callbacks) == 2  # one first task per run, enqueued on commit
+
+    # launching the same again skips both, with the reason
+    again = admin_client.post(
+        reverse("generation:home"),
+        {"study": study.pk, "scenarios": [Scenario.objects.get(code="FS10").pk], "endpoints": [endpoint.pk],
+         "conditions": [c.pk for c in conditions]},
+    )  # fmt: skip
+    assert again.status_code == 200
+    assert b"already queued, running or done" in again.content
+    assert GenerationBatch.objects.count() == 1
+
+
+def test_endpoints_without_a_base_url_cannot_be_chosen(admin_client):
+    page = admin_client.get(reverse("generation:home"))
+    assert b"kimi-k2" not in page.content  # a paper model with no base URL configured yet
