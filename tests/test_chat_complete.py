@@ -62,6 +62,16 @@ def test_endpoint_extra_params_go_into_the_request(llm_stub):
     assert body["model"] == "stub-cgpst" and body["messages"] == MESSAGES
 
 
+def test_provider_specific_params_reach_the_request_through_the_sdk(llm_stub):
+    # parameters the SDK's create() does not know travel in extra_body, i.e. in the same JSON body
+    chat_complete(
+        endpoint=endpoint(llm_stub, extra_params={"enable_thinking": False, "top_k": 20}), messages=MESSAGES, params=PARAMS
+    )
+    body = llm_stub.stats.last_body
+    assert body["enable_thinking"] is False and body["top_k"] == 20
+    assert body["temperature"] == PARAMS["temperature"]
+
+
 def test_a_429_storm_is_ridden_out_honouring_retry_after(llm_stub):
     llm_stub.configure(fail_first=3, faults=["429"], retry_after=0.2)
     sleeps = Sleeps()
