@@ -365,9 +365,9 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     slot_of_sheet = {
         sheet.sheet_id: label
         for label, sheet in (
-            ("Rater A", state.slots.get("a")),
-            ("Rater B", state.slots.get("b")),
-            ("Calibrator", state.calibration),
+            (_("Rater A"), state.slots.get("a")),
+            (_("Rater B"), state.slots.get("b")),
+            (_("Calibrator"), state.calibration),
         )
         if sheet is not None
     }

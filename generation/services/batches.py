@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from generation.models import (
     BatchStatus,
@@ -67,12 +68,15 @@ def batch_create(
     :class:`BatchError` when nothing is left to run or a setting is unusable."""
     scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
     if not (scenarios and endpoints and conditions):
-        raise BatchError("Choose at least one scenario, one model endpoint and one condition.")
+        raise BatchError(_("Choose at least one scenario, one model endpoint and one condition."))
     for endpoint in endpoints:
         if not endpoint.can_generate or not endpoint.is_active:
             raise BatchError(
-                f"Model endpoint '{endpoint.name}' is inactive or has no base URL and model name; "
-                "configure it first."
+                _(
+                    "Model endpoint “%(name)s” is inactive or has no base URL and model name; "
+                    "configure it first."
+                )
+                % {"name": endpoint.name}
             )
     with transaction.atomic():
         skipped: list[str] = []
@@ -82,7 +86,9 @@ def batch_create(
                 for condition in conditions:
                     rid = research_id_for(condition=condition, model=endpoint, scenario=scenario)
                     if Response.objects.filter(study=study, research_id=rid).exists():
-                        skipped.append(f"{rid}: a response with this research ID exists in the study")
+                        skipped.append(
+                            _("%(rid)s: a response with this research ID exists in the study") % {"rid": rid}
+                        )
                         continue
                     if GenerationRun.objects.filter(
                         study=study,
@@ -91,16 +97,20 @@ def batch_create(
                         condition=condition,
                         status__in=[*ACTIVE, RunStatus.SUCCEEDED],
                     ).exists():
-                        skipped.append(f"{rid}: a run for it is already queued, running or done")
+                        skipped.append(
+                            _("%(rid)s: a run for it is already queued, running or done") % {"rid": rid}
+                        )
                         continue
                     try:
                         snapshot = run_settings(study=study, scenario=scenario, condition=condition)
                     except ParameterError as exc:
-                        raise BatchError(f"Condition {condition.letter}: {exc}") from exc
+                        raise BatchError(
+                            _("Condition %(letter)s: %(error)s") % {"letter": condition.letter, "error": exc}
+                        ) from exc
                     snapshot["research_id"] = rid
                     planned.append((scenario, endpoint, condition, snapshot))
         if not planned:
-            raise BatchError("Nothing to run. " + " ".join(skipped))
+            raise BatchError(_("Nothing to run.") + " " + " ".join(skipped))
         batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
         runs = []
         for scenario, endpoint, condition, snapshot in planned:

@@ -3,6 +3,8 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext as _
 
+from generation.models import RunStatus
+
 register = template.Library()
 
 
@@ -34,3 +36,12 @@ def status_badge(status: str) -> str:
         "cancelled": "badge-warn",
         "finished": "badge-ok",
     }.get(status, "")
+
+
+@register.filter
+def run_status_label(status: str) -> str:
+    """The translated label of a run status key ("queued" -> "Queued")."""
+    try:
+        return str(RunStatus(status).label)
+    except ValueError:
+        return status

@@ -18,6 +18,7 @@ import io
 import zipfile
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 MAX_MEMBERS = 400
 MAX_TOTAL_UNCOMPRESSED = 60 * 1024 * 1024
@@ -28,12 +29,12 @@ MAX_ROWS = 400
 MAX_COLUMNS = 40
 
 _FORBIDDEN_PARTS = (
-    ("vbaproject", "macros"),
-    ("xl/externallinks/", "external links"),
-    ("xl/activex/", "ActiveX controls"),
-    ("xl/embeddings/", "embedded objects"),
-    ("xl/macrosheets/", "macro sheets"),
-    ("xl/dialogsheets/", "dialog sheets"),
+    ("vbaproject", gettext_lazy("macros")),
+    ("xl/externallinks/", gettext_lazy("external links")),
+    ("xl/activex/", gettext_lazy("ActiveX controls")),
+    ("xl/embeddings/", gettext_lazy("embedded objects")),
+    ("xl/macrosheets/", gettext_lazy("macro sheets")),
+    ("xl/dialogsheets/", gettext_lazy("dialog sheets")),
 )
 
 
