@@ -10,5 +10,5 @@ lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check .
 
 messages:  ## refresh and compile the translations
-	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*"
+	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*" -i "tests/*" -i "bench/*"
 	.venv/bin/python manage.py compilemessages -l zh_Hans -i ".venv" -i "var"
