@@ -27,14 +27,41 @@ def sheet_rubric(sheet: ScoreSheet) -> Rubric:
 
 def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> SheetEntries:
     """The raw entries of a sheet as plain dataclasses (two queries)."""
-    rubric = rubric or sheet_rubric(sheet)
-    entries = SheetEntries.empty(rubric)
-    rows = ItemScore.objects.filter(sheet=sheet).values_list(
-        "step", "position", "category", "invalid_type", "elaboration", "originality", "correctly_written",
-        "relevance", "comment",
+    return sheets_entries_get(sheets=[sheet], rubric=rubric)[sheet.pk]
+
+
+def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None) -> dict[int, SheetEntries]:
+    """The raw entries of many sheets by sheet id (two queries for all of them).
+    ``rubric``: the sheets' rubric when they all share one, else each sheet's own."""
+    out: dict[int, SheetEntries] = {}
+    rubrics: dict[int, Rubric] = {}
+    for sheet in sheets:
+        rubrics[sheet.pk] = rubric or sheet_rubric(sheet)
+        entries = out[sheet.pk] = SheetEntries.empty(rubrics[sheet.pk])
+        for key in ScoreSheet.TEXT_FIELDS:
+            entries.texts[key] = getattr(sheet, key)
+        entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}
+    if not out:
+        return out
+    rows = ItemScore.objects.filter(sheet_id__in=list(out)).values_list(
+        "sheet_id", "step", "position", "category", "invalid_type", "elaboration", "originality",
+        "correctly_written", "relevance", "comment",
     )  # fmt: skip
-    for step_no, position, category, invalid, elaboration, originality, written, relevance, comment in rows:
-        step = rubric.step(step_no)
+    for row in rows:
+        (
+            sheet_id,
+            step_no,
+            position,
+            category,
+            invalid,
+            elaboration,
+            originality,
+            written,
+            relevance,
+            comment,
+        ) = row
+        entries = out[sheet_id]
+        step = rubrics[sheet_id].step(step_no)
         if step.kind == "ideas" and position <= step.item_count:
             entries.ideas[step_no][position - 1] = IdeaEntry(
                 category=category,
@@ -47,12 +74,11 @@ def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> She
             entries.criteria[position - 1] = CriterionEntry(
                 correctly_written=written, relevance=relevance, comment=comment
             )
-    for dimension, value in DimensionScore.objects.filter(sheet=sheet).values_list("dimension", "value"):
-        entries.dimensions[dimension] = value
-    for key in ScoreSheet.TEXT_FIELDS:
-        entries.texts[key] = getattr(sheet, key)
-    entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}
-    return entries
+    for sheet_id, dimension, value in DimensionScore.objects.filter(sheet_id__in=list(out)).values_list(
+        "sheet_id", "dimension", "value"
+    ):
+        out[sheet_id].dimensions[dimension] = value
+    return out
 
 
 def rater_queue(*, user) -> list[dict]:
