@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from scoring.agreement import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc
+from scoring.agreement import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -268,3 +268,23 @@ def response_evaluate(*, state: ResponseState, threshold: float, rule: str, rubr
         after_pcc=after.r, after_slots=after_slots, final_sheets=final_sheets, final_rule=rule,
         note=note, status=ResponseStatus.FINAL,
     )  # fmt: skip
+
+
+def responses_evaluate(
+    *, states: list[ResponseState], threshold: float, rule: str, rubric: Rubric
+) -> list[Evaluation]:
+    """``response_evaluate`` of many responses. Every PCC they may need (the pair, and
+    the calibrator with each primary rater) is computed first in one vectorized call."""
+    pairs = []
+    for state in states:
+        vectors = {
+            key: sheet_vector(sheet.totals, rubric)
+            for key, sheet in (*state.slots.items(), ("c", state.calibration))
+            if sheet is not None and sheet.submitted
+        }
+        if "a" in vectors and "b" in vectors:
+            pairs.append((vectors["a"], vectors["b"]))
+            if "c" in vectors:
+                pairs += [(vectors["c"], vectors["a"]), (vectors["c"], vectors["b"])]
+    pcc_many(pairs)  # fills the memo that response_evaluate reads
+    return [response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric) for s in states]
