@@ -20,6 +20,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
 REASON_NO_VARIANCE = "no variance"
@@ -254,19 +255,16 @@ def _icc(rows: list[tuple]) -> IccResult:
     if not rows:
         return IccResult(0, 0, reason=REASON_FEW_RESPONSES)
     targets, raters, scores = zip(*rows, strict=True)
-    raters_of: dict[Hashable, set] = {}
-    for target, rater in set(zip(targets, raters, strict=True)):
-        raters_of.setdefault(target, set()).add(rater)
-    n_raters = len(set(raters))
-    n_targets = sum(len(of) == n_raters for of in raters_of.values())
+    # integer codes in the labels' sorted order group and sort exactly as the labels do, and
+    # numeric columns build faster than object ones
+    target_codes, n_target_labels = _codes(targets)
+    rater_codes, n_raters = _codes(raters)
+    pairs = np.unique(target_codes * n_raters + rater_codes)
+    n_targets = int((np.bincount(pairs // n_raters, minlength=n_target_labels) == n_raters).sum())
     if n_raters < 2:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RATERS)
     if n_targets < MIN_ICC_TARGETS:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RESPONSES)
-    # integer codes in the labels' sorted order group and sort exactly as the labels do, and
-    # numeric columns build faster than object ones
-    target_codes = _codes(targets)
-    rater_codes = _codes(raters)
     frame = pd.DataFrame(
         {"target": target_codes, "rater": rater_codes, "score": np.asarray(scores, dtype=float)}
     )
@@ -294,15 +292,18 @@ def _icc(rows: list[tuple]) -> IccResult:
     return IccResult(n_targets, n_raters, forms=forms)
 
 
-def _codes(labels: Sequence[Hashable]):
-    """Labels as integers in their sorted order (the labels themselves if they do not sort)."""
+def _codes(labels: Sequence[Hashable]) -> tuple[Any, int]:
+    """Labels as integers in their sorted order, and how many distinct labels there are
+    (labels that do not sort are numbered in order of appearance)."""
     import numpy as np
 
+    distinct = dict.fromkeys(labels)
     try:
-        order = {label: code for code, label in enumerate(sorted(set(labels)))}
+        ordered = sorted(distinct)
     except TypeError:
-        return list(labels)
-    return np.fromiter((order[label] for label in labels), dtype=np.int64, count=len(labels))
+        ordered = list(distinct)
+    code_of = {label: code for code, label in enumerate(ordered)}
+    return np.fromiter((code_of[label] for label in labels), dtype=np.int64, count=len(labels)), len(ordered)
 
 
 def long_rows(target: Hashable, rater: Hashable, vector: Sequence[float]) -> list[tuple]:
