@@ -80,7 +80,13 @@ def pcc(vector_a: Sequence[float], vector_b: Sequence[float]) -> PccResult:
     maximum) leaves r undefined: the result carries ``reason = "no variance"``.
     Results are memoized per process (the inputs are small and results immutable).
     """
-    return pcc_many([(vector_a, vector_b)])[0]
+    key = (tuple(map(float, vector_a)), tuple(map(float, vector_b)))
+    with _PCC_MEMO_LOCK:
+        found = _PCC_MEMO.get(key)
+        if found is not None:
+            _PCC_MEMO.move_to_end(key)
+            return found
+    return pcc_many([key])[0]
 
 
 _PCC_MEMO: OrderedDict[tuple, PccResult] = OrderedDict()
