@@ -30,11 +30,12 @@ from scoring.rubric import IdeaEntry, SheetEntries, load_rubric
 from scoring.selectors import sheets_entries_get
 from scoring.services.sheets import SheetError, sheet_fill_and_submit
 from scoring.workbooks.layout import FORMAT
+from scoring.workbooks.package import workbook_bytes
 from scoring.workbooks.reader import ParsedSheet, Problem, WorkbookMeta, meta_read, workbook_read
 from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
 from scoring.workbooks.selectors import rater_by_label, rater_label, workbook_units_get
 from scoring.workbooks.vocab import entries_to_cells
-from scoring.workbooks.writer import SheetContent, WorkbookContent, workbook_bytes
+from scoring.workbooks.writer import SheetContent, WorkbookContent
 
 IMPORT_NOTE = "imported from workbook"
 
