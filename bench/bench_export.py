@@ -158,10 +158,7 @@ def build_study(rnd: random.Random):
                     answers=_answers(rnd),
                     source="imported",
                 )
-                assignments += [
-                    Assignment(rater=a, response=response, group=group),
-                    Assignment(rater=b, response=response, group=group),
-                ]
+                # the group's pair (a, b) is assigned by response_create itself
                 if rnd.random() < 0.1:
                     assignments.append(
                         Assignment(rater=c, response=response, group=group, role="calibration")

@@ -20,7 +20,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from typing import Any
 
 # Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
 REASON_NO_VARIANCE = "no variance"
@@ -80,24 +80,69 @@ def pcc(vector_a: Sequence[float], vector_b: Sequence[float]) -> PccResult:
     maximum) leaves r undefined: the result carries ``reason = "no variance"``.
     Results are memoized per process (the inputs are small and results immutable).
     """
-    return _pcc(tuple(map(float, vector_a)), tuple(map(float, vector_b)))
+    key = (tuple(map(float, vector_a)), tuple(map(float, vector_b)))
+    with _PCC_MEMO_LOCK:
+        found = _PCC_MEMO.get(key)
+        if found is not None:
+            _PCC_MEMO.move_to_end(key)
+            return found
+    return pcc_many([key])[0]
 
 
-@lru_cache(maxsize=8192)
-def _pcc(a: tuple[float, ...], b: tuple[float, ...]) -> PccResult:
-    from scipy.stats import pearsonr
+_PCC_MEMO: OrderedDict[tuple, PccResult] = OrderedDict()
+_PCC_MEMO_SIZE = 8192
+_PCC_MEMO_LOCK = threading.Lock()
 
+
+def pcc_many(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]) -> list[PccResult]:
+    """``pcc`` of many pairs of vectors: the pairs not memoized yet go to scipy's pearsonr
+    in one vectorized call (the same numbers as one call per pair, ~40 times faster)."""
+    keys = [(tuple(map(float, a)), tuple(map(float, b))) for a, b in pairs]
+    with _PCC_MEMO_LOCK:
+        found = {key: _PCC_MEMO[key] for key in keys if key in _PCC_MEMO}
+    todo: dict[tuple, PccResult | None] = {}
+    for key in keys:
+        if key not in found and key not in todo:
+            todo[key] = _pcc_degenerate(*key)
+    fresh = [key for key, result in todo.items() if result is None]
+    by_length: dict[int, list[tuple]] = {}
+    for key in fresh:
+        by_length.setdefault(len(key[0]), []).append(key)
+    for group in by_length.values():
+        for key, result in zip(group, _pearsonr_rows(group), strict=True):
+            todo[key] = result
+    if todo:
+        with _PCC_MEMO_LOCK:
+            for key, result in todo.items():
+                _PCC_MEMO[key] = result
+                _PCC_MEMO.move_to_end(key)
+            while len(_PCC_MEMO) > _PCC_MEMO_SIZE:
+                _PCC_MEMO.popitem(last=False)
+        found.update(todo)
+    return [found[key] for key in keys]
+
+
+def _pcc_degenerate(a: tuple[float, ...], b: tuple[float, ...]) -> PccResult | None:
+    """The result for inputs pearsonr cannot take (None: they need pearsonr)."""
     if len(a) != len(b):
         return PccResult(None, None, REASON_LENGTH_MISMATCH)
     if len(a) < 2 or min(a) == max(a) or min(b) == max(b):
         return PccResult(None, None, REASON_NO_VARIANCE)
+    return None
+
+
+def _pearsonr_rows(pairs: list[tuple[tuple[float, ...], tuple[float, ...]]]) -> list[PccResult]:
+    import numpy as np
+    from scipy.stats import pearsonr
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = pearsonr(a, b)
-    r, p = _finite(result.statistic), _finite(result.pvalue)
-    if r is None:
-        return PccResult(None, None, REASON_NO_VARIANCE)
-    return PccResult(r, p)
+        result = pearsonr(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]), axis=1)
+    out = []
+    for statistic, pvalue in zip(np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue), strict=True):
+        r, p = _finite(statistic), _finite(pvalue)
+        out.append(PccResult(None, None, REASON_NO_VARIANCE) if r is None else PccResult(r, p))
+    return out
 
 
 @dataclass(frozen=True)
@@ -204,33 +249,40 @@ def memo_clear() -> None:
     """Forget memoized PCC and ICC results (benchmarks measure cold runs with it)."""
     with _ICC_MEMO_LOCK:
         _ICC_MEMO.clear()
-    _pcc.cache_clear()
+    with _PCC_MEMO_LOCK:
+        _PCC_MEMO.clear()
 
 
 def _icc(rows: list[tuple]) -> IccResult:
+    import numpy as np
     import pandas as pd
     import pingouin
 
-    raters_of: dict[Hashable, set] = {}
-    for target, rater, _score in rows:
-        raters_of.setdefault(target, set()).add(rater)
-    n_raters = len(set().union(*raters_of.values())) if raters_of else 0
-    n_targets = sum(len(raters) == n_raters for raters in raters_of.values())
     if not rows:
         return IccResult(0, 0, reason=REASON_FEW_RESPONSES)
+    targets, raters, scores = zip(*rows, strict=True)
+    # integer codes in the labels' sorted order group and sort exactly as the labels do, and
+    # numeric columns build faster than object ones
+    target_codes, n_target_labels = _codes(targets)
+    rater_codes, n_raters = _codes(raters)
+    pairs = np.unique(target_codes * n_raters + rater_codes)
+    n_targets = int((np.bincount(pairs // n_raters, minlength=n_target_labels) == n_raters).sum())
     if n_raters < 2:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RATERS)
     if n_targets < MIN_ICC_TARGETS:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RESPONSES)
-    targets, raters, scores = zip(*rows, strict=True)
-    frame = pd.DataFrame({"target": targets, "rater": raters, "score": [float(s) for s in scores]})
+    frame = pd.DataFrame(
+        {"target": target_codes, "rater": rater_codes, "score": np.asarray(scores, dtype=float)}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = pingouin.intraclass_corr(
             data=frame, targets="target", raters="rater", ratings="score", nan_policy="omit"
         )
+    columns = {name: table[name].tolist() for name in table.columns}
     forms: dict[str, IccForm] = {}
-    for position, row in enumerate(table.to_dict("records")[: len(ICC_FORMS)]):
+    for position in range(min(len(table), len(ICC_FORMS))):
+        row = {name: values[position] for name, values in columns.items()}
         low, high = _ci(row)
         forms[_form_name(row["Type"], position)] = IccForm(
             icc=_finite(row["ICC"]),
@@ -244,6 +296,20 @@ def _icc(rows: list[tuple]) -> IccResult:
     if not forms or all(form.icc is None for form in forms.values()):
         return IccResult(n_targets, n_raters, reason=REASON_NO_VARIANCE)
     return IccResult(n_targets, n_raters, forms=forms)
+
+
+def _codes(labels: Sequence[Hashable]) -> tuple[Any, int]:
+    """Labels as integers in their sorted order, and how many distinct labels there are
+    (labels that do not sort are numbered in order of appearance)."""
+    import numpy as np
+
+    distinct = dict.fromkeys(labels)
+    try:
+        ordered = sorted(distinct)
+    except TypeError:
+        ordered = list(distinct)
+    code_of = {label: code for code, label in enumerate(ordered)}
+    return np.fromiter((code_of[label] for label in labels), dtype=np.int64, count=len(labels)), len(ordered)
 
 
 def long_rows(target: Hashable, rater: Hashable, vector: Sequence[float]) -> list[tuple]:

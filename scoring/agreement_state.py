@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from scoring.agreement import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc
+from scoring.agreement import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -204,7 +204,23 @@ class Evaluation:
         return "b" if self.closeness.slot == "a" else "a"
 
 
-def response_evaluate(*, state: ResponseState, threshold: float, rule: str, rubric: Rubric) -> Evaluation:
+def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float]]:
+    """The normalized vectors of the submitted sheets: "a", "b" and "c" (the calibrator)."""
+    return {
+        key: sheet_vector(sheet.totals, rubric)
+        for key, sheet in (("a", state.slots.get("a")), ("b", state.slots.get("b")), ("c", state.calibration))
+        if sheet is not None and sheet.submitted
+    }
+
+
+def response_evaluate(
+    *,
+    state: ResponseState,
+    threshold: float,
+    rule: str,
+    rubric: Rubric,
+    vectors: dict[str, list[float]] | None = None,
+) -> Evaluation:
     """PCC, flag and final-score sheets of one response (pure).
 
     Flagged = PCC below the threshold, or undefined (no variance). A flagged
@@ -214,10 +230,8 @@ def response_evaluate(*, state: ResponseState, threshold: float, rule: str, rubr
     """
     a, b = state.slots.get("a"), state.slots.get("b")
     cal = state.calibration
-    vectors: dict[str, list[float]] = {}
-    for key, sheet in (("a", a), ("b", b), ("c", cal)):
-        if sheet is not None and sheet.submitted:
-            vectors[key] = sheet_vector(sheet.totals, rubric)
+    if vectors is None:
+        vectors = _state_vectors(state, rubric)
     if state.n_primary:
         idle = ResponseStatus.SCORING
     else:
@@ -268,3 +282,22 @@ def response_evaluate(*, state: ResponseState, threshold: float, rule: str, rubr
         after_pcc=after.r, after_slots=after_slots, final_sheets=final_sheets, final_rule=rule,
         note=note, status=ResponseStatus.FINAL,
     )  # fmt: skip
+
+
+def responses_evaluate(
+    *, states: list[ResponseState], threshold: float, rule: str, rubric: Rubric
+) -> list[Evaluation]:
+    """``response_evaluate`` of many responses. Every PCC they may need (the pair, and
+    the calibrator with each primary rater) is computed first in one vectorized call."""
+    vectors = [_state_vectors(state, rubric) for state in states]
+    pairs = []
+    for v in vectors:
+        if "a" in v and "b" in v:
+            pairs.append((v["a"], v["b"]))
+            if "c" in v:
+                pairs += [(v["c"], v["a"]), (v["c"], v["b"])]
+    pcc_many(pairs)  # fills the memo that response_evaluate reads
+    return [
+        response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric, vectors=v)
+        for s, v in zip(states, vectors, strict=True)
+    ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
+
 from scoring.models import FinalScore, Response, ResponseItem, ResponseStatus, ScoreSheet, SheetStatus, Study
 from scoring.rubric import load_rubric, sheet_totals
 from scoring.selectors import sheet_entries_get
@@ -134,38 +136,41 @@ def _raw_sheets(study: Study):
 
 
 def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
-    """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet."""
+    """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet
+    (one query, streamed)."""
+    username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
     sheets = (
         _raw_sheets(study)
-        .select_related(
-            "assignment__response__scenario",
-            "assignment__response__model",
-            "assignment__response__condition",
-            "assignment__rater__rater_profile",
-        )
         .order_by("assignment__response__research_id", "assignment__role", "assignment__rater_id")
-    )
-    for index, sheet in enumerate(sheets.iterator(chunk_size=1000), start=1):
-        rubric = load_rubric(sheet.rubric_version)
-        totals = sheet.totals or {}
+        .values_list(
+            "pk", "rubric_version", "totals", "assignment__response__research_id",
+            "assignment__response__blind_code", "assignment__response__scenario__code",
+            "assignment__response__model__name", "assignment__response__condition__letter",
+            "assignment__rater__rater_profile__rater_code", username, "assignment__role",
+        )
+    )  # fmt: skip
+    for index, row in enumerate(sheets.iterator(chunk_size=1000), start=1):
+        sheet_id, rubric_version, totals, research_id, blind_code, scenario, model, condition = row[:8]
+        rater_code, rater_username, role = row[8:]
+        rubric = load_rubric(rubric_version)
+        totals = totals or {}
         if not totals.get("dimensions"):
+            sheet = ScoreSheet.objects.get(pk=sheet_id)
             totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
-        a = sheet.assignment
-        response = a.response
-        profile = getattr(a.rater, "rater_profile", None)
-        label = profile.rater_code if profile and profile.rater_code else a.rater.get_username()
+        label = rater_code or rater_username
+        scores = totals["dimensions"]
         for dim in rubric.dimensions:
             yield (
-                response.research_id,
-                response.blind_code,
-                response.scenario.code,
-                response.model.name,
-                response.condition.letter,
+                research_id,
+                blind_code,
+                scenario,
+                model,
+                condition,
                 label,
-                a.role,
+                role,
                 dim.step,
                 dim.key,
-                totals["dimensions"].get(dim.key),
+                scores.get(dim.key),
             )
         if on_sheet:
             on_sheet(index)

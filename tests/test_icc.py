@@ -160,3 +160,37 @@ def test_fewer_than_three_scored_responses_store_a_reason(db):
     response_scores_recompute(response_id=responses[0].pk)
     stored = GroupAgreement.objects.get(group=group, stage="before")
     assert stored.reason == "fewer than 3 responses" and stored.forms == {} and stored.n_responses == 2
+
+
+def test_equals_pingouin_on_the_raw_long_table_float_for_float():
+    """icc() hands pingouin integer codes for the labels (faster to build and group): the
+    forms are pingouin's own on the long table with the original labels."""
+    import warnings
+
+    import pingouin
+
+    rng = np.random.default_rng(11)
+    rows = []
+    for target in (907, 15, 311, 42, 88, 5, 260):  # response ids, not in order
+        truth = rng.uniform(0, 1, size=23)
+        for slot in ("b", "a"):
+            rows += long_rows(target, slot, list(np.clip(truth + rng.normal(0, 0.15, 23), 0, 1)))
+    rows += long_rows(999, "a", [0.5] * 23)  # no second rater: dropped listwise
+    frame = pd.DataFrame(rows, columns=["target", "rater", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = pingouin.intraclass_corr(
+            data=frame, targets="target", raters="rater", ratings="score", nan_policy="omit"
+        )
+    result = icc(rows)
+    assert (result.n_targets, result.n_raters) == (7, 2)
+    assert [form.icc for form in result.forms.values()] == [float(v) for v in table["ICC"]]
+    assert [form.p for form in result.forms.values()] == [float(v) for v in table["pval"]]
+    assert [[form.ci_low, form.ci_high] for form in result.forms.values()] == [
+        [float(low), float(high)] for low, high in table["CI95"]
+    ]
+    relabelled = icc([(target, {"a": 17, "b": 4}[slot], score) for target, slot, score in rows])
+    assert relabelled.forms_dict() == {  # rater ids sort the other way round: the same forms
+        name: form.as_dict()
+        for name, form in icc([(t, {"a": "y", "b": "x"}[s], v) for t, s, v in rows]).forms.items()
+    }

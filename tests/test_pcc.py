@@ -42,3 +42,28 @@ def test_closer_primary_by_pcc_then_by_distance():
     tie = closer_primary(calibrator, [0.45] * 4, [1.0, 0.0, 0.0, 1.0])
     assert tie.slot == "a" and tie.by == "mean absolute difference" and tie.pcc_a.r is None
     assert closer_primary(calibrator, calibrator, calibrator).by == "tie"
+
+
+def test_pcc_many_equals_scipy_pair_by_pair():
+    """The vectorized path gives scipy's one-pair numbers, float for float, and the
+    degenerate pairs their reasons."""
+    import random
+
+    from scoring.agreement import memo_clear, pcc_many
+
+    rnd = random.Random(5)
+    maxima = [rnd.choice([2, 3, 4, 5, 10, 16, 24]) for _ in range(23)]
+
+    def vector():
+        return [rnd.randint(0, m) / m for m in maxima]
+
+    pairs = [(vector(), vector()) for _ in range(300)]
+    pairs += [([0.5] * 23, vector()), (vector()[:22], vector()), pairs[0]]
+    memo_clear()
+    results = pcc_many(pairs)
+    for (a, b), result in zip(pairs[:300], results, strict=False):
+        expected = pearsonr(a, b)
+        assert (result.r, result.p) == (float(expected.statistic), float(expected.pvalue))
+    assert results[300].reason == "no variance" and results[301].reason == "vectors differ in length"
+    assert results[302] == results[0]
+    assert pcc(*pairs[7]) == results[7]  # the single-pair call reads the same memo

@@ -48,3 +48,25 @@ def test_libreoffice_computes_the_sheet_totals_and_its_file_imports(demo, data_a
     stored = response.assignments.get(rater=rater1).sheet
     assert stored.is_submitted and stored.overall == 116
     assert json.dumps(stored.totals["steps"]) == json.dumps({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25})
+
+
+def test_libreoffice_reads_the_exported_file_as_written(demo, tmp_path):
+    # the export assembles its xlsx parts itself: LibreOffice must read that file directly
+    # (not only openpyxl's re-save of it) with every sheet, the signature and the formulas
+    rater1 = get_user_model().objects.get(username="rater1")
+    response = Response.objects.get(research_id="A05_FS10")
+    _name, data = workbook_export(rater=rater1, group=ScoringGroup.objects.get(study=demo.study))
+    saved = _through_libreoffice(data, tmp_path)
+
+    wb = load_workbook(saved, data_only=True)
+    assert wb.sheetnames == ["Instructions", response.blind_code, "Lists", "Meta"]
+    assert wb["Meta"].sheet_state != "visible" and wb["Lists"].sheet_state != "visible"  # LibreOffice: hidden
+    sheet = wb[response.blind_code]
+    assert sheet["G2"].value == response.blind_code and sheet.protection.sheet
+    numbers = [c.value for row in sheet.iter_rows() for c in row if isinstance(c.value, int | float)]
+    assert numbers[-7:] == [0] * 7  # nothing scored yet: the summary block is computed, all zero
+
+    result = workbook_import(data=saved.read_bytes(), actor=rater1)
+    # signature and structure accepted; only the missing scores are listed
+    assert result.stored == [] and result.problems
+    assert {p.sheet for p in result.problems} == {response.blind_code}

@@ -30,7 +30,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.agreement_state import Evaluation, SheetState, response_evaluate, states_load
+from scoring.agreement_state import Evaluation, SheetState, response_evaluate, responses_evaluate, states_load
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -108,10 +108,9 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
     rubric = load_rubric(study.rubric_version)
     threshold = float(study.agreement_threshold)
     states = states_load(study=study, scenario_ids=scenario_ids)
-    evaluations = [
-        response_evaluate(state=s, threshold=threshold, rule=study.final_score_rule, rubric=rubric)
-        for s in states
-    ]
+    evaluations = responses_evaluate(
+        states=states, threshold=threshold, rule=study.final_score_rule, rubric=rubric
+    )
     report = RecomputeReport(responses=len(evaluations))
     report.determined = sum(e.determined for e in evaluations)
     report.flagged = sum(e.flagged for e in evaluations)

@@ -14,6 +14,7 @@ import io
 import re
 import warnings
 import zipfile
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,17 +24,18 @@ from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 
-from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetSource, Study
+from scoring.models import Assignment, ResponseItem, ScoreSheet, ScoringGroup, SheetSource, Study
 from scoring.parsing import ITEM_STEPS
 from scoring.rubric import IdeaEntry, SheetEntries, load_rubric
-from scoring.selectors import sheet_entries_get
+from scoring.selectors import sheets_entries_get
 from scoring.services.sheets import SheetError, sheet_fill_and_submit
 from scoring.workbooks.layout import FORMAT
+from scoring.workbooks.package import workbook_bytes
 from scoring.workbooks.reader import ParsedSheet, Problem, WorkbookMeta, meta_read, workbook_read
 from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
 from scoring.workbooks.selectors import rater_by_label, rater_label, workbook_units_get
 from scoring.workbooks.vocab import entries_to_cells
-from scoring.workbooks.writer import SheetContent, WorkbookContent, workbook_bytes
+from scoring.workbooks.writer import SheetContent, WorkbookContent
 
 IMPORT_NOTE = "imported from workbook"
 
@@ -84,25 +86,48 @@ def _grid_hint(response) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def _open_assignments(*, rater, group: ScoringGroup) -> list[Assignment]:
+def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[Assignment]]:
+    """The not-yet-submitted active assignments of the groups, per (rater, group), in each
+    rater's own order (one query)."""
     rows = (
-        Assignment.objects.filter(rater=rater, group=group, archived_at__isnull=True)
+        Assignment.objects.filter(group_id__in=group_ids, archived_at__isnull=True)
         .select_related("response", "sheet")
-        .prefetch_related("response__items")
         .order_by("order_key", "id")
     )
-    return [a for a in rows if not (hasattr(a, "sheet") and a.sheet.is_submitted)]
+    if rater is not None:
+        rows = rows.filter(rater=rater)
+    by_unit: dict[tuple[int, int], list[Assignment]] = defaultdict(list)
+    for a in rows:
+        if not (hasattr(a, "sheet") and a.sheet.is_submitted):
+            by_unit[(a.rater_id, a.group_id)].append(a)
+    return by_unit
 
 
-def _sheet_content(assignment: Assignment, rubric, lang: str) -> SheetContent:
+def _response_items(response_ids) -> dict[int, dict[int, list[str]]]:
+    """Each response's parsed item texts by step, in position order (one query)."""
+    items: dict[int, dict[int, list[str]]] = {}
+    rows = (
+        ResponseItem.objects.filter(response_id__in=response_ids)
+        .order_by("response_id", "step", "position")
+        .values_list("response_id", "step", "text")
+    )
+    for response_id, step, text in rows:
+        items.setdefault(response_id, {}).setdefault(step, []).append(text)
+    return items
+
+
+def _sheet_content(
+    assignment: Assignment,
+    items_by_step: dict[int, list[str]],
+    entries: SheetEntries | None,
+    rubric,
+    lang: str,
+) -> SheetContent:
     response = assignment.response
     items: dict[int, list[str]] = {step: [] for step in ITEM_STEPS}
-    for item in sorted(response.items.all(), key=lambda i: (i.step, i.position)):
-        items.setdefault(item.step, []).append(item.text)
+    items.update(items_by_step)
     sheet: ScoreSheet | None = getattr(assignment, "sheet", None)
-    if sheet is not None:
-        entries = sheet_entries_get(sheet=sheet, rubric=rubric)
-    else:  # as sheet_open would create it: items the response lacks start as Blank
+    if entries is None:  # as sheet_open would create it: items the response lacks start as Blank
         entries = SheetEntries.empty(rubric)
         for step in rubric.steps:
             if step.kind == "ideas":
@@ -119,36 +144,71 @@ def _sheet_content(assignment: Assignment, rubric, lang: str) -> SheetContent:
     )
 
 
+def _workbook_files(
+    units, *, groups: dict[int, ScoringGroup], users: dict, lang: str | None = None, rater=None
+):
+    """(unit, .xlsx bytes) for each unit with open responses, reading the units' assignments,
+    items and sheet entries with a few queries for all of them."""
+    assignments = _open_assignments(group_ids={u.group_id for u in units}, rater=rater)
+    open_rows = [a for u in units for a in assignments.get((u.rater_id, u.group_id), [])]
+    items = _response_items({a.response_id for a in open_rows})
+    rubrics = {v: load_rubric(v) for v in {g.study.rubric_version for g in groups.values()}}
+    sheets_by_rubric: dict[str, list[ScoreSheet]] = defaultdict(list)
+    for a in open_rows:
+        if hasattr(a, "sheet"):
+            sheets_by_rubric[groups[a.group_id].study.rubric_version].append(a.sheet)
+    entries = {}
+    for version, sheets in sheets_by_rubric.items():
+        entries.update(sheets_entries_get(sheets=sheets, rubric=rubrics[version]))
+    for unit in units:
+        rows = assignments.get((unit.rater_id, unit.group_id))
+        if not rows:
+            continue
+        group, rater_user = groups[unit.group_id], users[unit.rater_id]
+        rubric = rubrics[group.study.rubric_version]
+        unit_lang = _lang(rater_user, lang)
+        content = WorkbookContent(
+            rater_label=unit.rater_label,
+            scenario_code=group.scenario.code,
+            scenario_theme=group.scenario.theme,
+            lang=unit_lang,
+            rubric_version=rubric.version,
+            sheets=[
+                _sheet_content(
+                    a,
+                    items.get(a.response_id, {}),
+                    entries.get(a.sheet.pk) if hasattr(a, "sheet") else None,
+                    rubric,
+                    unit_lang,
+                )
+                for a in rows
+            ],
+        )
+        meta = WorkbookMeta(
+            rater=content.rater_label,
+            scenario=content.scenario_code,
+            rubric=content.rubric_version,
+            lang=unit_lang,
+            token="",
+            sheets=[(s.blind_code, s.version) for s in content.sheets],
+        )
+        content.token = workbook_token(rater_id=unit.rater_id, group_id=unit.group_id, meta=meta)
+        yield unit, workbook_bytes(content)
+
+
 def workbook_export(*, rater, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
     """(file name, .xlsx bytes) of the rater's open responses in the group."""
     unit = next((u for u in workbook_units_get(rater=rater) if u.group_id == group.pk), None)
     if unit is None:
         raise WorkbookError(_("Nothing of this scoring group is assigned to this rater."))
-    assignments = _open_assignments(rater=rater, group=group)
-    if not assignments:
-        raise WorkbookError(
-            _("Every response of this workbook has been submitted; nothing is left to score.")
-        )
-    rubric = load_rubric(group.study.rubric_version)
-    lang = _lang(rater, lang)
-    content = WorkbookContent(
-        rater_label=unit.rater_label,
-        scenario_code=group.scenario.code,
-        scenario_theme=group.scenario.theme,
-        lang=lang,
-        rubric_version=rubric.version,
-        sheets=[_sheet_content(a, rubric, lang) for a in assignments],
-    )
-    meta = WorkbookMeta(
-        rater=content.rater_label,
-        scenario=content.scenario_code,
-        rubric=content.rubric_version,
-        lang=lang,
-        token="",
-        sheets=[(s.blind_code, s.version) for s in content.sheets],
-    )
-    content.token = workbook_token(rater_id=rater.pk, group_id=group.pk, meta=meta)
-    return unit.filename, workbook_bytes(content)
+    for _unit, data in _workbook_files(
+        [unit], groups={group.pk: group}, users={rater.pk: rater}, lang=lang, rater=rater
+    ):
+        return unit.filename, data
+    raise WorkbookError(_("Every response of this workbook has been submitted; nothing is left to score."))
+
+
+UNITS_PER_BATCH = 40  # workbooks whose rows are read together (bounds the memory of a large study)
 
 
 def workbooks_zip_write(
@@ -173,12 +233,13 @@ def workbooks_zip_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     written = 0
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
-        for index, unit in enumerate(units, start=1):
-            name, data = workbook_export(rater=users[unit.rater_id], group=groups[unit.group_id])
-            archive.writestr(f"{unit.rater_label}/{name}", data)
-            written += 1
-            if progress:
-                progress(index, len(units))
+        for start in range(0, len(units), UNITS_PER_BATCH):
+            batch = units[start : start + UNITS_PER_BATCH]
+            for unit, data in _workbook_files(batch, groups=groups, users=users):
+                archive.writestr(f"{unit.rater_label}/{unit.filename}", data)
+                written += 1
+                if progress:
+                    progress(written, len(units))
     return written
 
 

@@ -8,15 +8,17 @@ condition or anything about another rater.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, ScoreSheet
 from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
-from scoring.selectors import response_items_by_step, sheet_entries_get
+from scoring.selectors import sheet_page_data_get
 from scoring.views.sheet_widgets import (
     categories_html,
     item_row_html,
@@ -95,20 +97,80 @@ def missing_list(rubric: Rubric, missing, lang: str) -> list[dict]:
     ]
 
 
+@dataclass(frozen=True)
+class _ScaleParts:
+    """One score control's markup for every value it can hold, enabled or disabled."""
+
+    path: str
+    spec: ScoreSpec
+    where: str
+    variants: dict[tuple[int | None, bool], str]
+    value_texts: dict[int | None, str]  # escaped level text of each value
+
+    def html(self, value, *, disabled: bool, lang: str) -> str:
+        found = self.variants.get((value, disabled))
+        if found is None:  # a value outside the scale (never saved by the services)
+            return scale_html(_scale(self.spec, self.path, value, lang), where=self.where, readonly=disabled)
+        return found
+
+
+def _scale_parts(spec: ScoreSpec, path: str, lang: str, where: str = "") -> _ScaleParts:
+    variants = {}
+    value_texts = {}
+    for value in (None, *spec.choices):
+        scale = _scale(spec, path, value, lang)
+        value_texts[value] = escape(scale["value_text"])
+        for disabled in (False, True):
+            variants[(value, disabled)] = str(scale_html(scale, where=where, readonly=disabled))
+    return _ScaleParts(path, spec, where, variants, value_texts)
+
+
+@dataclass(frozen=True)
+class _DimParts:
+    """A directly scored dimension: heading, radio group, current level, level descriptions."""
+
+    key: str
+    head: str
+    scale: _ScaleParts
+    tail: str
+
+    def html(self, value, *, disabled: bool, lang: str) -> str:
+        level = self.scale.value_texts.get(value, "")
+        return (
+            f"{self.head}{self.scale.html(value, disabled=disabled, lang=lang)}"
+            f'<p class="level-now" data-level-for="{escape(self.scale.path)}">{level}</p>{self.tail}'
+        )
+
+
+def _dim_parts(spec: ScoreSpec, lang: str, *, open_: bool) -> _DimParts:
+    path = f"dims.{spec.key}"
+    scale = _scale(spec, path, None, lang)
+    description = f' <span class="muted small">{escape(scale["description"])}</span>' if scale["description"] else ""
+    head = (
+        f'<div class="dim"><div class="dim-head"><span class="dim-label" id="{escape(scale["id"])}-label">'
+        f'{escape(scale["label"])}</span> <span class="muted">{spec.min}–{spec.max}</span>{description}</div>'
+    )
+    tail = f"{levels_html(scale, summary=_('Levels'), open_=open_)}</div>"
+    return _DimParts(spec.key, head, _scale_parts(spec, path, lang), tail)
+
+
+def _item_heads(step, lang: str) -> str:
+    """The score columns' headings of an item table, with their level descriptions."""
+    return "".join(
+        f'<th>{escape(h["label"])} <span class="muted">{h["min"]}–{h["max"]}</span>{h["levels_html"]}</th>'
+        for h in (_header(spec, lang) for spec in step.item_scores)
+    )
+
+
 def _ideas_step(
     step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric, readonly: bool
 ) -> dict:
     static = _static(rubric.version, lang)
-    options = static["steps"][step.number]["options"]
-    item_label = _t(step.item_label, lang)
-    what = static["what"]
-    elab_spec, orig_spec = step.item_score("elaboration"), step.item_score("originality")
+    parts = static["steps"][step.number]
     rows = []
     for pos, item in enumerate(entries.ideas[step.number], start=1):
-        base = f"items.{step.number}.{pos}"
-        where = f"{item_label} {pos}"
-        elab = _scale(elab_spec, f"{base}.elaboration", item.elaboration, lang, enabled=item.is_yes)
-        orig = _scale(orig_spec, f"{base}.originality", item.originality, lang, enabled=item.is_yes)
+        row = parts["rows"][pos - 1]
+        disabled = readonly or not item.is_yes
         rows.append(
             {
                 "pos": pos,
@@ -117,28 +179,27 @@ def _ideas_step(
                 "classification": item.classification,
                 "is_yes": item.is_yes,
                 "select": select_html(
-                    options=options,
-                    select_id=_dom_id(f"{base}.classification"),
-                    path=f"{base}.classification",
-                    label=f"{where}: {what}",
+                    options=parts["options"],
+                    select_id=row["select_id"],
+                    path=row["select_path"],
+                    label=row["select_label"],
                     value=item.classification,
                     readonly=readonly,
                 ),  # fmt: skip
                 "controls": [
-                    scale_html(elab, where=where, readonly=readonly),
-                    scale_html(orig, where=where, readonly=readonly),
+                    row["elaboration"].html(item.elaboration, disabled=disabled, lang=lang),
+                    row["originality"].html(item.originality, disabled=disabled, lang=lang),
                 ],
                 "comment": item.comment,
-                "comment_path": f"{base}.comment",
-                "comment_id": _dom_id(f"{base}.comment"),
+                "comment_path": row["comment_path"],
+                "comment_id": row["comment_id"],
             }
         )
     return {
         "rows_html": _rows_html(rows, step.number, readonly),
-        "categories_html": static["steps"][step.number]["categories_html"],
+        "categories_html": parts["categories_html"],
         "yes_description": _t(step.yes_description, lang),
-        "item_scores": static["steps"][step.number]["item_scores"],
-        "rows": rows,
+        "item_heads_html": parts["item_heads_html"],
     }
 
 
@@ -151,31 +212,27 @@ def _header(spec: ScoreSpec, lang: str) -> dict:
 def _criteria_step(
     step, entries: SheetEntries, texts: dict[int, str], lang: str, rubric: Rubric, readonly: bool
 ) -> dict:
-    cw_spec, rel_spec = step.item_score("correctly_written"), step.item_score("relevance")
-    item_label = _t(step.item_label, lang)
+    parts = _static(rubric.version, lang)["steps"][step.number]
     rows = []
     for pos, crit in enumerate(entries.criteria, start=1):
-        base = f"items.{step.number}.{pos}"
-        where = f"{item_label} {pos}"
-        cw = _scale(cw_spec, f"{base}.correctly_written", crit.correctly_written, lang)
-        rel = _scale(rel_spec, f"{base}.relevance", crit.relevance, lang)
+        row = parts["rows"][pos - 1]
         rows.append(
             {
                 "pos": pos,
                 "text": texts.get(pos, ""),
                 "present": pos in texts,
                 "controls": [
-                    scale_html(cw, where=where, readonly=readonly),
-                    scale_html(rel, where=where, readonly=readonly),
+                    row["correctly_written"].html(crit.correctly_written, disabled=readonly, lang=lang),
+                    row["relevance"].html(crit.relevance, disabled=readonly, lang=lang),
                 ],
                 "comment": crit.comment,
-                "comment_path": f"{base}.comment",
-                "comment_id": _dom_id(f"{base}.comment"),
+                "comment_path": row["comment_path"],
+                "comment_id": row["comment_id"],
             }
         )
     return {
         "rows_html": _rows_html(rows, step.number, readonly),
-        "item_scores": _static(rubric.version, lang)["steps"][step.number]["item_scores"],
+        "item_heads_html": parts["item_heads_html"],
     }
 
 
@@ -189,11 +246,31 @@ def _rows_html(rows: list[dict], step: int, readonly: bool) -> str:
     )
 
 
-def _dimension(spec: ScoreSpec, value, lang: str, *, readonly: bool, open_: bool) -> dict:
-    scale = _scale(spec, f"dims.{spec.key}", value, lang)
-    scale["html"] = scale_html(scale, readonly=readonly)
-    scale["levels_html"] = levels_html(scale, summary=_("Levels"), open_=open_)
-    return scale
+def _computed_html(parts: dict, totals) -> str:
+    """The table of the step's computed dimensions with their current values."""
+    if not parts["computed_rows"]:
+        return ""
+    body = "".join(f"{prefix}{totals.dimensions[key]}{suffix}" for key, prefix, suffix in parts["computed_rows"])
+    return mark_safe(f"{parts['computed_head']}{body}</tbody></table>")  # noqa: S308 - labels escaped, values are numbers
+
+
+def _computed_parts(step, lang: str) -> dict:
+    head = (
+        '<table class="table computed"><thead><tr>'
+        f'<th>{escape(_("Scoring dimension"))}</th><th>{escape(_("Description"))}</th>'
+        f'<th class="num">{escape(_("Score"))}</th></tr></thead><tbody>'
+    )
+    rows = [
+        (
+            d.key,
+            f'<tr><td>{escape(_t(d.label, lang))}</td><td class="muted small">{escape(_t(d.description, lang))}</td>'
+            f'<td class="num"><b data-total="dim.{escape(d.key)}">',
+            f"</b>/{d.max}</td></tr>",
+        )
+        for d in step.dimensions
+        if d.computed
+    ]
+    return {"computed_head": head, "computed_rows": rows}
 
 
 def client_spec(rubric: Rubric) -> dict:
@@ -212,9 +289,30 @@ def client_spec(rubric: Rubric) -> dict:
     }
 
 
+def _item_rows(step, lang: str) -> list[dict]:
+    """Per item position: the ids and paths of its controls and its score controls' markup."""
+    item_label = _t(step.item_label, lang)
+    rows = []
+    for pos in range(1, step.item_count + 1):
+        base = f"items.{step.number}.{pos}"
+        where = f"{item_label} {pos}"
+        row = {"comment_path": f"{base}.comment", "comment_id": _dom_id(f"{base}.comment")}
+        if step.kind == "ideas":
+            row.update(
+                select_id=_dom_id(f"{base}.classification"),
+                select_path=f"{base}.classification",
+                select_label=f"{where}: {_('category or invalid type')}",
+            )
+        for spec in step.item_scores:
+            row[spec.key] = _scale_parts(spec, f"{base}.{spec.key}", lang, where=where)
+        rows.append(row)
+    return rows
+
+
 @lru_cache(maxsize=16)
 def _static(rubric_version: str, lang: str) -> dict:
-    """The parts of the page that depend only on the rubric and the language."""
+    """The parts of the page that depend only on the rubric and the language (immutable per
+    rubric version): every score control's markup for each value, headings, level texts."""
     rubric = load_rubric(rubric_version)
     messages = {
         "saving": _("Saving…"),
@@ -263,7 +361,10 @@ def _static(rubric_version: str, lang: str) -> dict:
             )  # fmt: skip
             data["categories_html"] = categories_html(summary=_("Categories"), categories=categories)
         if step.has_items:
-            data["item_scores"] = [_header(spec, lang) for spec in step.item_scores]
+            data["item_heads_html"] = mark_safe(_item_heads(step, lang))  # noqa: S308 - built escaped
+            data["rows"] = _item_rows(step, lang)
+        data["dims"] = [_dim_parts(d, lang, open_=step.number == 6) for d in step.scored_dimensions]
+        data.update(_computed_parts(step, lang))
         per_step[step.number] = data
     return {
         "messages": messages,
@@ -276,14 +377,15 @@ def _static(rubric_version: str, lang: str) -> dict:
 
 def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:
     rubric = load_rubric(sheet.rubric_version)
-    entries = sheet_entries_get(sheet=sheet, rubric=rubric)
-    totals = sheet_totals(entries, rubric)
     response = assignment.response
-    items = response_items_by_step(response=response)
+    entries, items = sheet_page_data_get(sheet=sheet, response_id=response.pk, rubric=rubric)
+    totals = sheet_totals(entries, rubric)
     readonly = sheet.is_submitted
     steps = []
+    static = _static(rubric.version, lang)
     for step in rubric.steps:
         n = step.number
+        parts = static["steps"][n]
         data = {
             "number": n,
             "name": _t(step.name, lang),
@@ -295,21 +397,12 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
             "comment": entries.comments.get(n, ""),
             "comment_path": f"comments.{n}",
             "comment_id": _dom_id(f"comments.{n}"),
-            "computed": [
-                {
-                    "key": d.key,
-                    "label": _t(d.label, lang),
-                    "description": _t(d.description, lang),
-                    "max": d.max,
-                    "value": totals.dimensions[d.key],
-                }
-                for d in step.dimensions
-                if d.computed
-            ],
-            "scales": [
-                _dimension(d, entries.dimensions.get(d.key), lang, readonly=readonly, open_=n == 6)
-                for d in step.scored_dimensions
-            ],
+            "computed_html": _computed_html(parts, totals),
+            "dims_html": mark_safe(  # noqa: S308 - built escaped
+                "".join(
+                    d.html(entries.dimensions.get(d.key), disabled=readonly, lang=lang) for d in parts["dims"]
+                )
+            ),
             "texts": [
                 {
                     "path": f"texts.{t.key}",
@@ -353,8 +446,8 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "save_url": reverse("scoring:sheet_save", args=[code]),
         "submit_url": reverse("scoring:sheet_submit", args=[code]),
         "totals": totals.as_dict(),
-        "rubric": _static(rubric.version, lang)["client_spec"],
-        "messages": _static(rubric.version, lang)["messages"],
+        "rubric": static["client_spec"],
+        "messages": static["messages"],
     }
     return {
         "assignment": assignment,

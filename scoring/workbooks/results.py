@@ -9,13 +9,17 @@ text (model names, comments, research IDs) can become a formula.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from django.utils import timezone
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font
+from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import CellRange
 
@@ -23,7 +27,7 @@ from scoring.research import Results
 from scoring.result_selectors import RAW_HEADER, raw_score_rows_iter
 from scoring.results import Column, ConditionTable
 
-from .cells import text_cell_set, value_cell_set
+from .cells import clean_text, looks_like_formula, value_cell_set
 
 BOLD = Font(bold=True)
 CENTER = Alignment(horizontal="center", vertical="center", wrap_text=True)
@@ -190,19 +194,62 @@ def results_workbook_write(
         ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU)", "Responses"],
         [[d.model, d.condition, d.step, _round(d.value), d.n] for d in results.diversity],
     )
+    raw = None
     if include_raw:
         raw = _Sheet(wb, "Raw scores")
         raw.row(list(RAW_HEADER), bold=True)
-        ws = raw.ws
-        for values in raw_score_rows_iter(study=results.study, on_sheet=progress):
-            cells = []
-            for value in values:
-                cell = WriteOnlyCell(ws)
-                if isinstance(value, str):
-                    text_cell_set(cell, value)
-                else:
-                    cell.value = value
-                cells.append(cell)
-            ws.append(cells)
+    quoted = StyleArray()
+    quoted.quotePrefix = 1
+    quoted_style = wb._cell_styles.add(quoted)  # the style text_cell_set gives formula-like text
+    out = io.BytesIO()
+    wb.save(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    wb.save(path)
+    raw_part = raw.ws.path.lstrip("/") if raw else None
+    with zipfile.ZipFile(out) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename != raw_part:
+                dst.writestr(info, data)
+                continue
+            # the raw long table (23 rows per submitted sheet) is streamed as XML after the
+            # header openpyxl wrote: building a write-only cell per value cost ~10 times more
+            head, tail = data.decode("utf-8").split("</sheetData>", 1)
+            with dst.open(info.filename, "w") as part:
+                part.write(head.encode("utf-8"))
+                rows = raw_score_rows_iter(study=results.study, on_sheet=progress)
+                for chunk in _batched(_raw_rows_xml(rows, quoted_style), 2000):
+                    part.write("".join(chunk).encode("utf-8"))
+                part.write(("</sheetData>" + tail).encode("utf-8"))
+
+
+def _batched(items: Iterable, size: int) -> Iterable[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _raw_rows_xml(rows: Iterable[tuple], quoted_style: int, first_row: int = 2) -> Iterable[str]:
+    """Rows as the write-only sheet would store them: numbers as numbers, every other value as
+    inline text through ``clean_text`` (quote prefix for formula-like text), None left out."""
+    letters = [get_column_letter(i) for i in range(1, len(RAW_HEADER) + 1)]
+    for r, values in enumerate(rows, start=first_row):
+        cells = []
+        for letter, value in zip(letters, values, strict=False):
+            if value is None:
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                cells.append(f'<c r="{letter}{r}" t="n"><v>{value!r}</v></c>')
+                continue
+            text = clean_text(value)
+            if not text:
+                continue
+            style = f' s="{quoted_style}"' if looks_like_formula(text) else ""
+            cells.append(
+                f'<c r="{letter}{r}"{style} t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is></c>'
+            )
+        yield f'<row r="{r}">{"".join(cells)}</row>'

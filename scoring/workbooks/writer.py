@@ -5,32 +5,28 @@ its blind code (laid out by ``layout.sheet_layout``), and two very hidden,
 protected sheets: ``Lists`` (dropdown values) and ``Meta`` (format, rater,
 scenario, the sheets with the version each had at export, and an HMAC token over
 them). Only the rater's cells are unlocked; the workbook structure is locked.
+
+This module builds those parts with openpyxl; ``package.workbook_bytes`` assembles
+each workbook from them.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
-import secrets
-import zipfile
 from copy import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
-from xml.sax.saxutils import escape
 
-from openpyxl import Workbook
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
 from openpyxl.styles.cell_style import StyleArray
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-from openpyxl.workbook.protection import WorkbookProtection
 from openpyxl.worksheet.cell_range import CellRange
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from scoring.rubric import load_rubric
 
-from .cells import clean_text, looks_like_formula, text_cell_set
+from .cells import text_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout
 from .vocab import category_options, invalid_options
 
@@ -105,7 +101,9 @@ FONT_BOLD = Font(bold=True)
 UNLOCKED = Protection(locked=False)
 
 
-_WIDE = re.compile(r"[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]")
+_WIDE = re.compile(
+    r"[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]"
+)
 
 
 def _display_width(text: str) -> int:
@@ -173,61 +171,6 @@ def _style_ids(wb, arrays: dict[str, StyleArray]) -> dict[str, int]:
     return ids
 
 
-class _SheetData:
-    """The <sheetData> of one response sheet, written directly as XML.
-
-    The layout is the same on every sheet, so openpyxl writes the sheet's
-    structure (columns, merges, dropdowns, protection) and this class writes the
-    ~330 cells, ten times faster than building cell objects."""
-
-    def __init__(self, ids: dict[str, int]):
-        self.ids = ids
-        self.rows: dict[int, list[tuple[int, str]]] = {}
-        self.heights: dict[int, float] = {}
-
-    def _put(self, coord: str, xml: str) -> None:
-        col, row = coordinate_from_string(coord)
-        self.rows.setdefault(row, []).append((column_index_from_string(col), xml))
-
-    def text(self, coord: str, value, style: str) -> None:
-        text = clean_text(value)
-        if not text:
-            self.empty(coord, style)
-            return
-        sid = self.ids[style + "+q" if looks_like_formula(text) else style]
-        self._put(
-            coord,
-            f'<c r="{coord}" s="{sid}" t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is></c>',
-        )
-
-    def value(self, coord: str, value, style: str) -> None:
-        if value is None or value == "":
-            self.empty(coord, style)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            self._put(coord, f'<c r="{coord}" s="{self.ids[style]}"><v>{value}</v></c>')
-        else:
-            self.text(coord, value, style)
-
-    def empty(self, coord: str, style: str) -> None:
-        self._put(coord, f'<c r="{coord}" s="{self.ids[style]}"/>')
-
-    def formula(self, coord: str, formula: str, style: str) -> None:
-        self._put(
-            coord, f'<c r="{coord}" s="{self.ids[style]}"><f>{escape(formula.removeprefix("="))}</f></c>'
-        )
-
-    def xml(self) -> str:
-        parts = ["<sheetData>"]
-        for row in sorted(self.rows):
-            height = self.heights.get(row)
-            attrs = f' ht="{height}" customHeight="1"' if height else ""
-            parts.append(f'<row r="{row}"{attrs}>')
-            parts.extend(xml for _, xml in sorted(self.rows[row]))
-            parts.append("</row>")
-        parts.append("</sheetData>")
-        return "".join(parts)
-
-
 @lru_cache(maxsize=16)
 def _validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str], ...]:
     """(dropdown key, space-separated cells) for every list the sheet offers."""
@@ -240,7 +183,7 @@ def _validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str
 
 
 def _response_sheet(ws, content: WorkbookContent, list_refs: dict) -> None:
-    """The structure of a response sheet (no cells: see ``_sheet_data``)."""
+    """The structure of a response sheet (no cells: see ``_sheet_rows``)."""
     lay = sheet_layout(content.rubric_version, content.lang)
     for col, width in COLUMN_WIDTHS.items():
         ws.column_dimensions[col].width = width
@@ -271,53 +214,6 @@ def _response_sheet(ws, content: WorkbookContent, list_refs: dict) -> None:
     ws.protection.formatRows = False
 
 
-def _sheet_data(content: WorkbookContent, sheet: SheetContent, ids: dict[str, int]) -> str:
-    lay = sheet_layout(content.rubric_version, content.lang)
-    data = _SheetData(ids)
-    section = set(lay.section_rows)
-    for coord, text in lay.labels.items():
-        row = int(coord.lstrip("ABCDEFGH"))
-        if row in section or row == 1:
-            style = "section"
-        elif coord.startswith("A") or lay.row_kinds.get(row) == "colhead":
-            style = "label"
-        else:
-            style = "plain"
-        data.text(coord, text, style)
-    slots = {
-        "rater": content.rater_label,
-        "scenario": content.scenario_code,
-        "blind": sheet.blind_code,
-        "grid_hint": sheet.grid_hint,
-    }
-    for slot in lay.slots:
-        row = int(slot.coord.lstrip("ABCDEFGH"))
-        if slot.name.startswith("answer."):
-            value = sheet.answers[int(slot.name.split(".")[1]) - 1]
-            data.heights[row] = _row_height(value, 150)
-        elif slot.name.startswith("item."):
-            _, step, pos = slot.name.split(".")
-            texts = sheet.items.get(int(step), [])
-            value = texts[int(pos) - 1] if int(pos) <= len(texts) else ""
-            data.heights[row] = _row_height(value, 60)
-        else:
-            value = slots[slot.name]
-        data.text(slot.coord, value, "plain")
-    for coord, formula in lay.formulas.items():
-        data.formula(coord, formula, "formula")
-    for row, kind in lay.row_kinds.items():
-        if kind == "levels":
-            data.heights[row] = _row_height(lay.labels[f"B{row}"], 120)
-    for inp in lay.inputs:
-        data.value(
-            inp.coord, sheet.values.get(inp.path), "input_text" if inp.kind == "text" else "input_choice"
-        )
-    return data.xml()
-
-
-_SHEET_DATA = re.compile(r"<sheetData\s*/>|<sheetData>.*?</sheetData>", re.S)
-
-
 def _lists(ws, content: WorkbookContent) -> dict:
     rubric = load_rubric(content.rubric_version)
     refs: dict[tuple, str] = {}
@@ -346,52 +242,3 @@ def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
     ]
     rows += [(f"sheet.{s.blind_code}", str(s.version)) for s in content.sheets]
     return rows
-
-
-def workbook_bytes(content: WorkbookContent) -> bytes:
-    """The .xlsx file for ``content``."""
-    wb = Workbook()
-    ws = wb.active
-    ws.title = INSTRUCTIONS
-    _instructions(ws)
-    lists = wb.create_sheet(LISTS)
-    list_refs = _lists(lists, content)
-    ids = _style_ids(wb, _style_arrays(wb))
-    response_sheets = []
-    for sheet in content.sheets:
-        ws = wb.create_sheet(sheet.blind_code)
-        _response_sheet(ws, content, list_refs)
-        response_sheets.append((ws, sheet))
-    wb.move_sheet(LISTS, offset=len(content.sheets))
-    meta = wb.create_sheet(META)
-    for row, (key, value) in enumerate(meta_rows(content), start=1):
-        text_cell_set(meta.cell(row=row, column=1), key)
-        text_cell_set(meta.cell(row=row, column=2), value)
-    password = secrets.token_urlsafe(12)
-    for hidden in (lists, meta):
-        hidden.sheet_state = "veryHidden"
-        hidden.protection.sheet = True
-        hidden.protection.password = password
-    ws.protection.sheet = True
-    ws.protection.password = password
-    wb.security = WorkbookProtection(workbookPassword=password, lockStructure=True)
-    wb.properties.creator = "teamllm-web"
-    wb.properties.title = f"{content.rater_label}_{content.scenario_code}"
-    wb.calculation.fullCalcOnLoad = True
-    out = io.BytesIO()
-    wb.save(out)
-    parts = {ws.path.lstrip("/"): _sheet_data(content, sheet, ids) for ws, sheet in response_sheets}
-    final = io.BytesIO()
-    with (
-        zipfile.ZipFile(io.BytesIO(out.getvalue())) as src,
-        zipfile.ZipFile(final, "w", zipfile.ZIP_DEFLATED) as dst,
-    ):
-        for info in src.infolist():
-            body = src.read(info)
-            part = parts.get(info.filename)
-            if part is not None:
-                body = _SHEET_DATA.sub(lambda _m, part=part: part, body.decode("utf-8"), count=1).encode(
-                    "utf-8"
-                )
-            dst.writestr(info, body)
-    return final.getvalue()
