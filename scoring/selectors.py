@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 
-from django.db import connection
 from django.db.models import Count, F, Q
 from django.shortcuts import get_object_or_404
 
@@ -82,61 +80,6 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
     ):
         out[sheet_id].dimensions[dimension] = value
     return out
-
-
-@cache
-def _sheet_page_sql() -> str:
-    """Item scores, dimension scores and response items in ten columns: kind, then
-    ItemScore's fields; the other rows fill type-compatible slots (the dimension in
-    category, its value in elaboration, an item's text in comment)."""
-    item, dim, ritem = ItemScore._meta, DimensionScore._meta, ResponseItem._meta
-
-    def col(meta, name: str) -> str:
-        return connection.ops.quote_name(meta.get_field(name).column)
-
-    selects = [
-        (item, "sheet", ["0", *(col(item, f) for f in _ITEM_SCORE_FIELDS)]),
-        (
-            dim,
-            "sheet",
-            ["1", "NULL", "NULL", col(dim, "dimension"), "NULL", col(dim, "value"), *["NULL"] * 4],
-        ),
-        (
-            ritem,
-            "response",
-            ["2", col(ritem, "step"), col(ritem, "position"), *["NULL"] * 6, col(ritem, "text")],
-        ),
-    ]
-    # identifiers from the models' metadata only; the ids are bound parameters
-    return " UNION ALL ".join(
-        f"SELECT {', '.join(columns)} FROM {connection.ops.quote_name(meta.db_table)} "  # noqa: S608
-        f"WHERE {col(meta, key)} = %s"
-        for meta, key, columns in selects
-    )
-
-
-def sheet_page_data_get(
-    *, sheet: ScoreSheet, response_id: int, rubric: Rubric
-) -> tuple[SheetEntries, dict[int, dict[int, str]]]:
-    """The sheet's entries and the response's items by step and position, for the scoring
-    page: what ``sheet_entries_get`` and ``response_items_by_step`` read, in one query.
-
-    The page is the rater's most frequent request; its three small reads cost ~2 ms
-    through the ORM and ~0.3 ms as one UNION ALL (plain SQL that SQLite runs too; the
-    table and column names come from the models)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_sheet_page_sql(), [sheet.pk, sheet.pk, response_id])
-        rows = cursor.fetchall()
-    entries = _entries_empty(sheet, rubric)
-    items: dict[int, dict[int, str]] = {1: {}, 3: {}, 4: {}}
-    for kind, *row in rows:
-        if kind == 0:
-            _entries_put_item(entries, rubric, row)
-        elif kind == 1:
-            entries.dimensions[row[2]] = row[4]
-        else:
-            items.setdefault(row[0], {})[row[1]] = row[8]
-    return entries, items
 
 
 def rater_queue(*, user) -> list[dict]:

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, ScoreSheet
 from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
-from scoring.selectors import sheet_page_data_get
+from scoring.selectors import response_items_by_step, sheet_entries_get
 from scoring.views.sheet_widgets import (
     categories_html,
     item_row_html,
@@ -378,7 +378,8 @@ def _static(rubric_version: str, lang: str) -> dict:
 def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:
     rubric = load_rubric(sheet.rubric_version)
     response = assignment.response
-    entries, items = sheet_page_data_get(sheet=sheet, response_id=response.pk, rubric=rubric)
+    entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+    items = response_items_by_step(response=response)
     totals = sheet_totals(entries, rubric)
     readonly = sheet.is_submitted
     steps = []
