@@ -212,7 +212,7 @@ def main() -> None:
     try:
         from scoring.agreement import memo_clear
         from scoring.models import FinalScore, GroupAgreement, Response, ResponseAgreement
-        from scoring.selectors_agreement import consistency_table
+        from scoring.selectors.agreement import consistency_table
         from scoring.services.calibration import (
             response_scores_recompute,
             study_agreement_recompute,

@@ -236,7 +236,7 @@ def score_everything(study, rnd: random.Random) -> int:
 def main() -> None:
     from django.core.cache import cache
 
-    from scoring.research import results_get
+    from scoring.selectors.research import results_get
     from scoring.services.workbooks import workbooks_zip_write
     from scoring.workbooks.results import results_workbook_write
 

@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from scoring.research import Results  # noqa: E402
+from scoring.selectors.research import Results  # noqa: E402
 
 FIGURES = ("steps", "dimensions", "efficiency", "diversity", "ablation")
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}

@@ -25,8 +25,8 @@ from statistics import fmean
 import numpy as np
 from scipy.stats import permutation_test, rankdata, wilcoxon
 
-from scoring.result_selectors import ResponseRecord, ScoreRecord
 from scoring.rubric import Rubric, SheetTotals, integrity_score
+from scoring.selectors.results import ResponseRecord, ScoreRecord
 
 # Column headers exactly as in the study's result templates.
 TEMPLATE_LABELS = {

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from scoring.models import Assignment, FinalScore, Response, ResponseAgreement, ScoringGroup
 from scoring.rubric import load_rubric
 from scoring.selectors import rater_queue
-from scoring.selectors_agreement import consistency_table
+from scoring.selectors.agreement import consistency_table
 from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
 
 pytestmark = pytest.mark.worker

@@ -3,10 +3,10 @@
 import pytest
 from scipy.stats import pearsonr
 
-from scoring.agreement_state import sheet_vector
 from scoring.models import Assignment, GroupAgreement
 from scoring.rubric import load_rubric
-from scoring.selectors_agreement import consistency_table
+from scoring.selectors.agreement import consistency_table
+from scoring.selectors.agreement_state import sheet_vector
 from scoring.services.calibration import response_scores_recompute
 from tests.factories import (
     mirrored_changes,

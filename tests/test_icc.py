@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from scoring.agreement import icc, long_rows, memo_clear
-from scoring.agreement_state import sheet_vector
 from scoring.models import GroupAgreement, ScoreSheet
 from scoring.rubric import load_rubric
+from scoring.selectors.agreement_state import sheet_vector
 from scoring.services.calibration import response_scores_recompute
 from tests.factories import (
     mirrored_changes,

@@ -12,9 +12,9 @@ from openpyxl import load_workbook
 
 from generation.models import ModelEndpoint
 from scoring.models import Assignment, Response, ScoreSheet
-from scoring.research import results_get
 from scoring.rubric import SheetTotals, integrity_score, load_rubric
 from scoring.score_files import data_a_changes
+from scoring.selectors.research import results_get
 from scoring.services.calibration import response_scores_recompute
 from scoring.services.sheets import sheet_fill_and_submit
 from scoring.workbooks.results import results_workbook_write

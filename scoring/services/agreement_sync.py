@@ -16,8 +16,8 @@ from django.db import models
 from django.utils import timezone
 
 from scoring.agreement import REASON_FEW_RESPONSES, IccResult, icc, long_rows
-from scoring.agreement_state import Evaluation
 from scoring.models import GroupAgreement, ResponseAgreement, Study
+from scoring.selectors.agreement_state import Evaluation
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 

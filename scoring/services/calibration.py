@@ -30,7 +30,6 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.agreement_state import Evaluation, SheetState, response_evaluate, responses_evaluate, states_load
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -46,6 +45,13 @@ from scoring.models import (
 )
 from scoring.models.benchmark import CALIBRATION_RULES, HeadlineICC
 from scoring.rubric import load_rubric
+from scoring.selectors.agreement_state import (
+    Evaluation,
+    SheetState,
+    response_evaluate,
+    responses_evaluate,
+    states_load,
+)
 from scoring.services.agreement_sync import (
     changes_of,
     group_agreements_sync,

@@ -76,8 +76,8 @@ def export_job_run(*, job_id: int) -> ExportJob:
 
 
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
-    from scoring.research import results_get
-    from scoring.result_selectors import raw_score_rows_count
+    from scoring.selectors.research import results_get
+    from scoring.selectors.results import raw_score_rows_count
     from scoring.workbooks.results import results_workbook_write
 
     params = job.params

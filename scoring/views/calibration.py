@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from scoring.agreement import ICC_FORM_DESCRIPTIONS, ICC_FORMS
-from scoring.forms_calibration import AgreementSettingsForm, CalibratorForm, DecisionReasonForm
+from scoring.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm
 from scoring.models import Assignment, AssignmentRole, Response, Scenario, Study
-from scoring.selectors_agreement import (
+from scoring.selectors.agreement import (
     agreement_groups,
     agreement_responses,
     agreement_studies,

@@ -14,8 +14,8 @@ from django_htmx.http import HttpResponseStopPolling
 from generation.models import Condition, ModelEndpoint
 from scoring.figures import FIGURES, FORMATS, figure_build, figure_bytes
 from scoring.models import ExportJob, Study
-from scoring.research import results_get
 from scoring.results import fmt
+from scoring.selectors.research import results_get
 from scoring.services.exports import KIND_RESULTS, KIND_WORKBOOKS, export_job_create
 from teamllm_web.roles import is_admin, researcher_required
 

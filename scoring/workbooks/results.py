@@ -23,9 +23,9 @@ from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import CellRange
 
-from scoring.research import Results
-from scoring.result_selectors import RAW_HEADER, raw_score_rows_iter
 from scoring.results import Column, ConditionTable
+from scoring.selectors.research import Results
+from scoring.selectors.results import RAW_HEADER, raw_score_rows_iter
 
 from .cells import clean_text, looks_like_formula, value_cell_set
 

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from scoring.agreement import ICC_FORMS
 from scoring.management.commands.import_responses import study_from_option
 from scoring.models import Scenario
-from scoring.selectors_agreement import agreement_groups, agreement_responses, consistency_table
+from scoring.selectors.agreement import agreement_groups, agreement_responses, consistency_table
 from scoring.services.calibration import study_agreement_recompute
 
 

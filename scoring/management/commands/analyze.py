@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.models import Study
-from scoring.research import results_get
-from scoring.result_selectors import study_resolve
 from scoring.results import fmt
+from scoring.selectors.research import results_get
+from scoring.selectors.results import study_resolve
 
 
 class Command(BaseCommand):

@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from generation.models import Condition
 from scoring.models import Study
-from scoring.research import results_get
-from scoring.result_selectors import study_resolve
+from scoring.selectors.research import results_get
+from scoring.selectors.results import study_resolve
 from scoring.workbooks.results import results_workbook_write
 
 

@@ -23,7 +23,6 @@ from scoring.agreement import (
     mean_defined,
     pcc,
 )
-from scoring.agreement_state import ResponseState, sheet_vector, states_load
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -40,6 +39,7 @@ from scoring.models import (
     Study,
 )
 from scoring.rubric import load_rubric
+from scoring.selectors.agreement_state import ResponseState, sheet_vector, states_load
 from teamllm_web.roles import RATER
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER

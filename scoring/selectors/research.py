@@ -12,13 +12,6 @@ from django.core.cache import cache
 
 from scoring.diversity import DiversityMean, diversity, diversity_means
 from scoring.models import Response, Study
-from scoring.result_selectors import (
-    ResponseRecord,
-    ScoreRecord,
-    idea_items_get,
-    response_records_get,
-    score_records_get,
-)
 from scoring.results import (
     Column,
     ConditionTable,
@@ -33,7 +26,14 @@ from scoring.results import (
     table_columns,
 )
 from scoring.rubric import Rubric, load_rubric
-from scoring.selectors_agreement import consistency_table
+from scoring.selectors.agreement import consistency_table
+from scoring.selectors.results import (
+    ResponseRecord,
+    ScoreRecord,
+    idea_items_get,
+    response_records_get,
+    score_records_get,
+)
 
 DIVERSITY_STEPS = (1, 3)
 
@@ -52,7 +52,7 @@ class Results:
     efficiency: list[GroupMean]
     diversity: list[DiversityMean] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
-    consistency: dict = field(default_factory=dict)  # Table 6, from scoring.selectors_agreement
+    consistency: dict = field(default_factory=dict)  # Table 6, from scoring.selectors.agreement
 
 
 def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, float | None]]:
