@@ -23,7 +23,8 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
-trap cleanup INT TERM EXIT
+trap cleanup EXIT
+trap "cleanup; exit 0" INT TERM  # Ctrl-C is the normal way to stop: not an error
 
 if $PY manage.py help llm_stub >/dev/null 2>&1; then
   $PY manage.py llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
