@@ -8,8 +8,8 @@ from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus
 from generation.services.batches import batch_create
 from scoring.models import Scenario, Study
 from tests.factories import stub_endpoint
-from tests.test_run_advance import finished, launch, wait_for
-from tests.workers import WorkerProcess
+from tests.test_run_advance import finished, launch
+from tests.workers import WorkerProcess, wait_for
 
 pytestmark = pytest.mark.worker
 

@@ -1,6 +1,5 @@
 """End to end with a real Celery worker: disagreement -> flag -> calibrator's queue -> calibrated final score."""
 
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -10,18 +9,11 @@ from scoring.rubric import load_rubric
 from scoring.selectors import rater_queue
 from scoring.selectors.agreement import consistency_table
 from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 
 
-def _wait_for(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    return None
 
 
 def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, client):
@@ -40,7 +32,7 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     )
 
     log = celery_worker.log_path
-    calibration = _wait_for(
+    calibration = wait_for(
         lambda: Assignment.objects.filter(
             response=response, role="calibration", archived_at__isnull=True
         ).first()
@@ -75,7 +67,7 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     assert submitted.status_code == 200, submitted.content
     sheet = Assignment.objects.get(pk=calibration.pk).sheet
 
-    final = _wait_for(lambda: FinalScore.objects.filter(response=response, calibrated=True).first())
+    final = wait_for(lambda: FinalScore.objects.filter(response=response, calibrated=True).first())
     assert final is not None, log.read_text()[-3000:]
     assert final.rule == "calibrator_and_closer"
     assert set(final.sheets.values_list("pk", flat=True)) == {sheet.pk, a.pk}

@@ -1,7 +1,6 @@
 """Large exports run in a real Celery worker; the page polls a progress bar and offers the file."""
 
 import io
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -11,18 +10,11 @@ from scoring.models import ExportJob, Response
 from scoring.services.exports import export_job_run
 from teamllm_web.roles import RESEARCHER
 from tests.factories import UserFactory, rater, scoring_group_assigned
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 
 
-def _wait(pk, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = ExportJob.objects.get(pk=pk)
-        if job.status in ("done", "failed"):
-            return job
-        time.sleep(0.3)
-    return ExportJob.objects.get(pk=pk)
 
 
 def test_results_export_runs_in_the_worker_with_progress_and_download(
@@ -35,7 +27,8 @@ def test_results_export_runs_in_the_worker_with_progress_and_download(
     assert started.status_code == 200 and b"every 1s" in started.content
     job = ExportJob.objects.get()
     assert job.created_by.username == "res2"
-    job = _wait(job.pk)
+    pk = job.pk
+    job = wait_for(lambda: ExportJob.objects.filter(pk=pk, status__in=("done", "failed")).first(), worker=celery_worker)
     assert job.status == "done", (job.error, celery_worker.log_path.read_text()[-2000:])
     status = client.get(f"/research/exports/{job.pk}/")
     assert status.status_code == 286  # htmx stops polling

@@ -1,6 +1,5 @@
 """Submitting sheets runs the downstream task in a real Celery worker process."""
 
-import time
 
 import pytest
 
@@ -8,17 +7,11 @@ from scoring.models import Assignment, FinalScore, Response
 from scoring.rubric import load_rubric
 from scoring.score_files import data_a_changes
 from scoring.services.sheets import sheet_fill_and_submit
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 
 
-def _wait_for(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, demo, data_a):
@@ -34,7 +27,7 @@ def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, de
             note="test",
             require_texts=False,
         )
-    assert _wait_for(lambda: FinalScore.objects.filter(response=response).exists()), celery_worker.log_path.read_text()[-2000:]
+    wait_for(lambda: FinalScore.objects.filter(response=response).exists(), worker=celery_worker)
     final = FinalScore.objects.get(response=response)
     assert str(final.overall) == "116.50"  # mean of 116 and 117, halves kept
     assert final.sheets.count() == 2

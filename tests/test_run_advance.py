@@ -1,6 +1,5 @@
 """Whole runs through a real Celery worker and the stub over real HTTP."""
 
-import time
 
 import pytest
 
@@ -9,18 +8,11 @@ from generation.services.batches import batch_create
 from generation.services.runs import run_finish, run_step
 from scoring.models import Response, Scenario, Study
 from tests.factories import stub_endpoint
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 
 
-def wait_for(predicate, timeout=90.0, worker=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    log = worker.log_path.read_text()[-3000:] if worker else ""
-    raise AssertionError(f"condition not met within {timeout}s\n{log}")
 
 
 def launch(letter, stub, **endpoint_overrides):

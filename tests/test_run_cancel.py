@@ -6,7 +6,8 @@ import pytest
 
 from generation.models import RunStatus, Turn
 from generation.services.batches import batch_cancel, run_cancel, run_retry
-from tests.test_run_advance import finished, launch, wait_for
+from tests.test_run_advance import finished, launch
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 

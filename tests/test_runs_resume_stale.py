@@ -12,7 +12,8 @@ from generation.services.batches import batch_create
 from generation.services.runs import runs_resume_stale
 from scoring.models import Scenario, Study
 from tests.factories import stub_endpoint
-from tests.test_run_advance import finished, wait_for
+from tests.test_run_advance import finished
+from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
 

@@ -109,3 +109,16 @@ class WorkerProcess:
             self.proc.wait()
         if getattr(self, "_log", None):
             self._log.close()
+
+
+def wait_for(predicate, timeout: float = 60.0, worker: WorkerProcess | None = None):
+    """Poll ``predicate`` until it returns something truthy and return that; on timeout
+    fail the test with the end of the worker's log (when given)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    log = worker.log_path.read_text()[-3000:] if worker and worker.log_path.exists() else ""
+    raise AssertionError(f"condition not met within {timeout}s\n{log}")
