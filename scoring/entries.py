@@ -195,3 +195,22 @@ def apply_value(entries: SheetEntries, where: EntryPath, value: Any) -> list[tup
     else:
         entries.comments[where.step] = value
     return changes
+
+
+def entries_from_changes(
+    changes: list[tuple[str, Any]], rubric: Rubric, *, errors: list[EntryError] | None = None
+) -> SheetEntries:
+    """The sheet a list of changes produces, built in memory without a database.
+
+    Raises the first EntryError; with ``errors`` given, collects every refused change
+    there instead and goes on (imports list every problem at once)."""
+    entries = SheetEntries.empty(rubric)
+    for path, value in changes:
+        try:
+            where = parse_path(rubric, path)
+            apply_value(entries, where, clean_value(rubric, entries, where, value))
+        except EntryError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+    return entries

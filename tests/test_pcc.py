@@ -4,8 +4,8 @@ import numpy as np
 from scipy.stats import pearsonr
 
 from scoring.agreement import closer_primary, pcc
+from scoring.entries import entries_from_changes
 from scoring.rubric import load_rubric, normalized_vector, sheet_totals
-from scoring.services.score_import import entries_from_changes
 from tests.factories import reference_changes
 
 

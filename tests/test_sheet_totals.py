@@ -17,14 +17,10 @@ EXPECTED = {
 
 def _entries_from(scores):
     """Apply the data_A changes to empty entries without a database."""
-    from scoring.entries import apply_value, clean_value, parse_path
+    from scoring.entries import entries_from_changes
 
     rubric = load_rubric()
-    entries = SheetEntries.empty(rubric)
-    for path, value in data_a_changes(scores, rubric):
-        where = parse_path(rubric, path)
-        apply_value(entries, where, clean_value(rubric, entries, where, value))
-    return entries
+    return entries_from_changes(data_a_changes(scores, rubric), rubric)
 
 
 @pytest.mark.parametrize("index,code", [(3, "H01"), (4, "H02")])

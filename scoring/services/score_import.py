@@ -20,7 +20,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from scoring.entries import EntryError, apply_value, clean_value, parse_path
+from scoring.entries import EntryError, entries_from_changes
 from scoring.models import Assignment, AssignmentRole, RaterProfile, Response, ScoreSheet, ScoringGroup, Study
 from scoring.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
@@ -69,15 +69,6 @@ class _SheetPlan:
     changes: list[tuple[str, Any]]
     entries: SheetEntries
     totals: SheetTotals
-
-
-def entries_from_changes(changes: list[tuple[str, Any]], rubric: Rubric) -> SheetEntries:
-    """The sheet the changes would produce, built in memory (raises EntryError)."""
-    entries = SheetEntries.empty(rubric)
-    for path, value in changes:
-        where = parse_path(rubric, path)
-        apply_value(entries, where, clean_value(rubric, entries, where, value))
-    return entries
 
 
 def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]:

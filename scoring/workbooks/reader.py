@@ -16,8 +16,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from scoring.entries import EntryError, apply_value, clean_value, parse_path
-from scoring.rubric import RubricError, SheetEntries, load_rubric, sheet_totals
+from scoring.entries import EntryError, entries_from_changes
+from scoring.rubric import RubricError, load_rubric, sheet_totals
 
 from .layout import FORMAT, sheet_layout
 from .safety import WorkbookRefused, worksheet_size_check
@@ -225,13 +225,9 @@ def sheet_read(ws, meta: WorkbookMeta) -> tuple[ParsedSheet, list[Problem]]:
             )
             cells[path] = inp.coord
 
-    entries = SheetEntries.empty(rubric)
-    for path, value in changes:
-        try:
-            where = parse_path(rubric, path)
-            apply_value(entries, where, clean_value(rubric, entries, where, value))
-        except EntryError as exc:
-            problems.append(Problem(ws.title, cells.get(path, ""), exc.message))
+    refused: list[EntryError] = []
+    entries = entries_from_changes(changes, rubric, errors=refused)
+    problems.extend(Problem(ws.title, cells.get(exc.path, ""), exc.message) for exc in refused)
     if not problems:
         for missing in sheet_totals(entries, rubric).missing:
             path = missing.path.replace(".classification", ".category")
