@@ -14,11 +14,6 @@ def response_scores_changed(response_id: int) -> None:
     response_scores_recompute(response_id=response_id)
 
 
-@shared_task
-def ping_worker() -> str:
-    return "pong"
-
-
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def export_job_run_task(job_id: int) -> None:
     """Build an export file (results workbook or offline workbooks). Idempotent: a done
