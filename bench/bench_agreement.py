@@ -49,7 +49,7 @@ LABELS = {
 
 def _truth(rubric, rng: random.Random):
     """What a perfect rater would enter for one response."""
-    from scoring.rubric import CriterionEntry, IdeaEntry, SheetEntries
+    from studies.rubric import CriterionEntry, IdeaEntry, SheetEntries
 
     quality = rng.random()
     entries = SheetEntries.empty(rubric)
@@ -74,7 +74,7 @@ def _truth(rubric, rng: random.Random):
 
 def _rater_sheet(rubric, truth, noise: float, rng: random.Random):
     """A rater's sheet: the truth with the rater's own errors (``noise`` ~ 0.1 careful .. 0.4 sloppy)."""
-    from scoring.rubric import CriterionEntry, IdeaEntry, SheetEntries
+    from studies.rubric import CriterionEntry, IdeaEntry, SheetEntries
 
     def jitter(value: int, lo: int, hi: int) -> int:
         return min(hi, max(lo, int(round(value + rng.gauss(0, noise * (hi - lo + 1))))))
@@ -111,17 +111,18 @@ def _rater_sheet(rubric, truth, noise: float, rng: random.Random):
 
 def build_study(seed: int = 2026):
     """Create the study; returns (study, number of sheets)."""
-    from generation.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
-    from scoring.models import Assignment, Response, Scenario, ScoreSheet, ScoringGroup, Study
-    from scoring.rubric import load_rubric, sheet_totals
-    from scoring.services.calibration import study_agreement_recompute
+    from calibration.services.calibration import study_agreement_recompute
+    from scoring.models import Assignment, ScoreSheet, ScoringGroup
+    from studies.models import Response, Scenario, Study
+    from studies.rubric import load_rubric, sheet_totals
+    from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
     from tests.factories import rater
 
     rng = random.Random(seed)
     rubric = load_rubric()
     conditions_ensure_defaults()
     endpoints_ensure_paper_models()
-    from generation.models import Condition, ModelEndpoint
+    from studies.models import Condition, ModelEndpoint
 
     conditions = {c.letter: c for c in Condition.objects.filter(letter__in=CONDITIONS)}
     models = list(ModelEndpoint.objects.filter(model_number__lte=f"{N_MODELS:02d}").order_by("model_number"))
@@ -210,14 +211,15 @@ def main() -> None:
     setup_test_environment()
     test_db = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:
-        from scoring.agreement import memo_clear
-        from scoring.models import FinalScore, GroupAgreement, Response, ResponseAgreement
-        from scoring.selectors.agreement import consistency_table
-        from scoring.services.calibration import (
+        from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
+        from calibration.selectors.agreement import consistency_table
+        from calibration.services.calibration import (
             response_scores_recompute,
             study_agreement_recompute,
             study_agreement_settings_update,
         )
+        from calibration.statistics import memo_clear
+        from studies.models import Response
 
         def settings(threshold: Decimal):
             study_agreement_settings_update(

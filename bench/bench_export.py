@@ -88,7 +88,7 @@ def _answers(rnd: random.Random) -> list[str]:
 
 
 def _random_entries(rnd, rubric):
-    from scoring.rubric import CriterionEntry, IdeaEntry, SheetEntries
+    from studies.rubric import CriterionEntry, IdeaEntry, SheetEntries
 
     entries = SheetEntries.empty(rubric)
     for step in rubric.steps:
@@ -120,11 +120,12 @@ def _random_entries(rnd, rubric):
 
 
 def build_study(rnd: random.Random):
-    from generation.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
-    from scoring.models import Assignment, Scenario, ScoringGroup, Study
-    from scoring.services.demo import user_create_with_role
-    from scoring.services.responses import response_create
-    from teamllm_web.roles import RATER
+    from demo.services import user_create_with_role
+    from scoring.models import Assignment, ScoringGroup
+    from studies.models import Scenario, Study
+    from studies.roles import RATER
+    from studies.services.responses import response_create
+    from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
 
     conditions = {c.letter: c for c in conditions_ensure_defaults()}
     models = endpoints_ensure_paper_models()[:N_MODELS]
@@ -171,9 +172,9 @@ def score_everything(study, rnd: random.Random) -> int:
     """Submitted sheets with random valid entries (bulk), and the final scores."""
     from django.utils import timezone
 
+    from calibration.services.calibration import final_score_set_mean
     from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet
-    from scoring.rubric import load_rubric, sheet_totals
-    from scoring.services.calibration import final_score_set_mean
+    from studies.rubric import load_rubric, sheet_totals
 
     rubric = load_rubric()
     now = timezone.now()
@@ -236,9 +237,9 @@ def score_everything(study, rnd: random.Random) -> int:
 def main() -> None:
     from django.core.cache import cache
 
-    from scoring.selectors.research import results_get
+    from research.selectors.research import results_get
+    from research.workbook import results_workbook_write
     from scoring.services.workbooks import workbooks_zip_write
-    from scoring.workbooks.results import results_workbook_write
 
     rnd = random.Random(7)
     old_name = connection.settings_dict["NAME"]

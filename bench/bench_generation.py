@@ -118,10 +118,10 @@ def main() -> None:
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     stub = workers = None
     try:
-        from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Turn
+        from generation.models import GenerationRun, RunStatus, Turn
         from generation.services.batches import batch_create
-        from generation.services.setup import conditions_ensure_defaults
-        from scoring.models import Response, Scenario, Study
+        from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
+        from studies.services.setup import conditions_ensure_defaults
 
         stub, base_url = start_stub(args.latency_ms)
         workers = start_workers(args.workers, args.threads, database_url(test_name))

@@ -70,18 +70,18 @@ def build(n_scenarios: int, start: int = 0) -> None:
     """``n_scenarios`` scenarios x 40 responses, each assigned to both raters; half scored."""
     from django.contrib.auth import get_user_model
 
-    from generation.models import Condition, ModelEndpoint
-    from scoring.models import Assignment, Scenario, ScoringGroup, Study
-    from scoring.rubric import load_rubric
+    from scoring.models import Assignment, ScoringGroup
     from scoring.score_files import data_a_changes
     from scoring.services.assignments import group_assign_pair
-    from scoring.services.responses import response_create
     from scoring.services.sheets import sheet_apply_changes, sheet_open
+    from studies.models import Condition, ModelEndpoint, Scenario, Study
+    from studies.rubric import load_rubric
+    from studies.services.responses import response_create
 
     study = Study.objects.get(name="bench")
     users = get_user_model().objects
     r1, r2 = users.get(username="bench-r1"), users.get(username="bench-r2")
-    data_a = json.loads((ROOT / "scoring" / "data" / "data_A.json").read_text(encoding="utf-8"))
+    data_a = json.loads((ROOT / "studies" / "data" / "data_A.json").read_text(encoding="utf-8"))
     full = data_a_changes(data_a[0][3], load_rubric())
     answers = [data_a[0][3][f"Step-{n}"] for n in range(1, 7)]
     texts = []
@@ -179,9 +179,9 @@ def main() -> None:
     old = setup_databases(verbosity=0, interactive=False)
     try:
         with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-            from generation.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
-            from scoring.models import Study
-            from scoring.services.demo import role_groups_ensure, user_create_with_role
+            from demo.services import role_groups_ensure, user_create_with_role
+            from studies.models import Study
+            from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
 
             role_groups_ensure()
             conditions_ensure_defaults()
@@ -195,7 +195,8 @@ def main() -> None:
             small = measure(max(20, args.repeat // 4))
             build(SCENARIOS - 1, start=1)
             print(f"data loaded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-            from scoring.models import Assignment, Response, ScoreSheet
+            from scoring.models import Assignment, ScoreSheet
+            from studies.models import Response
 
             sizes = (Response.objects.count(), Assignment.objects.count(), ScoreSheet.objects.count())
             full = measure(args.repeat)

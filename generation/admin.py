@@ -1,35 +1,6 @@
 from django.contrib import admin
 
-from generation.models import (
-    Condition,
-    GenerationBatch,
-    GenerationRun,
-    ModelEndpoint,
-    PreferenceProfile,
-    Turn,
-)
-
-
-@admin.register(ModelEndpoint)
-class ModelEndpointAdmin(admin.ModelAdmin):
-    list_display = (
-        "model_number",
-        "name",
-        "model_name",
-        "base_url",
-        "api_key_env",
-        "concurrency_limit",
-        "is_active",
-    )
-    list_filter = ("is_active",)
-    search_fields = ("name", "model_name", "base_url")
-
-
-@admin.register(Condition)
-class ConditionAdmin(admin.ModelAdmin):
-    list_display = ("letter", "name", "strategy")
-    list_filter = ("strategy",)
-    search_fields = ("letter", "name")
+from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
 
 
 @admin.register(PreferenceProfile)

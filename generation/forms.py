@@ -6,8 +6,7 @@ from django import forms
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from generation.models import Condition, ModelEndpoint
-from scoring.models import Scenario, Study
+from studies.models import Condition, ModelEndpoint, Scenario, Study
 
 
 class BatchForm(forms.Form):

@@ -3,89 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-ENV_VAR_NAME = RegexValidator(
-    r"^[A-Z_][A-Z0-9_]{0,63}$", _("An environment variable name, e.g. OPENAI_API_KEY.")
-)
-
-
-class ModelEndpoint(models.Model):
-    """An LLM behind an OpenAI-compatible API. The API key itself is never stored:
-    only the NAME of the environment variable that holds it."""
-
-    name = models.CharField(_("display name"), max_length=80, unique=True)
-    model_number = models.CharField(
-        _("model number"),
-        max_length=2,
-        unique=True,
-        validators=[RegexValidator(r"^\d{2}$", _("Two digits, e.g. 05."))],
-        help_text=_("Two digits used in research IDs (A05_FS10)."),
-    )
-    base_url = models.URLField(
-        _("base URL"), blank=True, help_text=_("OpenAI-compatible base URL, e.g. https://api.openai.com/v1")
-    )
-    model_name = models.CharField(_("model name"), max_length=200, blank=True)
-    api_key_env = models.CharField(
-        _("API key environment variable"), max_length=64, blank=True, validators=[ENV_VAR_NAME]
-    )
-    concurrency_limit = models.PositiveSmallIntegerField(
-        _("concurrency limit"), default=4, validators=[MinValueValidator(1), MaxValueValidator(256)]
-    )
-    timeout_seconds = models.FloatField(_("timeout (s)"), default=120.0, validators=[MinValueValidator(1)])
-    extra_params = models.JSONField(_("extra request parameters"), default=dict, blank=True)
-    is_active = models.BooleanField(_("active"), default=True)
-    notes = models.TextField(_("notes"), blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["model_number"]
-        verbose_name = _("model endpoint")
-
-    def __str__(self) -> str:
-        return f"{self.model_number} {self.name}"
-
-    @property
-    def can_generate(self) -> bool:
-        return bool(self.base_url and self.model_name)
-
-
-class Strategy(models.TextChoices):
-    SINGLE = "single", _("Single model")
-    TEAMLLM = "teamllm", _("TeamLLM (four Belbin roles)")
-    ABLATION = "ablation", _("TeamLLM without roles (ablation)")
-    LLM_DISCUSSION = "llm_discussion", _("LLM Discussion")
-    MAD = "mad", _("Multi-Agent Debate")
-    TEAMFUSION = "teamfusion", _("TeamFusion (proxy discussion)")
-
-
-class Condition(models.Model):
-    """A research condition: the letter in research IDs and the strategy that produced it."""
-
-    letter = models.CharField(
-        _("letter"),
-        max_length=2,
-        unique=True,
-        validators=[RegexValidator(r"^[A-Z]{1,2}$", _("Capital letters."))],
-    )
-    name = models.CharField(_("name"), max_length=80)
-    strategy = models.CharField(_("strategy"), max_length=20, choices=Strategy.choices)
-    parameters = models.JSONField(
-        _("parameters"),
-        default=dict,
-        blank=True,
-        help_text=_("Overrides of the strategy's defaults (temperatures, rounds, language)."),
-    )
-    description = models.TextField(_("description"), blank=True)
-
-    class Meta:
-        ordering = ["letter"]
-        verbose_name = _("condition")
-
-    def __str__(self) -> str:
-        return f"{self.letter} ({self.name})"
+from studies.models import Condition, ModelEndpoint
 
 
 class PreferenceProfile(models.Model):
@@ -113,7 +34,7 @@ class BatchStatus(models.TextChoices):
 class GenerationBatch(models.Model):
     """Scenarios x model endpoints x conditions, launched together."""
 
-    study = models.ForeignKey("scoring.Study", on_delete=models.PROTECT, related_name="batches")
+    study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="batches")
     name = models.CharField(_("name"), max_length=120, blank=True)
     status = models.CharField(max_length=12, choices=BatchStatus.choices, default=BatchStatus.RUNNING)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -143,8 +64,8 @@ class GenerationRun(models.Model):
     batch = models.ForeignKey(
         GenerationBatch, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
     )
-    study = models.ForeignKey("scoring.Study", on_delete=models.PROTECT, related_name="runs")
-    scenario = models.ForeignKey("scoring.Scenario", on_delete=models.PROTECT, related_name="runs")
+    study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="runs")
+    scenario = models.ForeignKey("studies.Scenario", on_delete=models.PROTECT, related_name="runs")
     endpoint = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="runs")
     condition = models.ForeignKey(Condition, on_delete=models.PROTECT, related_name="runs")
     status = models.CharField(
@@ -162,7 +83,7 @@ class GenerationRun(models.Model):
     )
     error = models.TextField(blank=True)
     response = models.OneToOneField(
-        "scoring.Response", null=True, blank=True, on_delete=models.SET_NULL, related_name="generation_run"
+        "studies.Response", null=True, blank=True, on_delete=models.SET_NULL, related_name="generation_run"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

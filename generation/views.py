@@ -21,8 +21,8 @@ from generation.services.batches import (
     run_retry,
 )
 from generation.services.setup import preference_profiles_ensure_defaults
-from scoring.models import Study
-from teamllm_web.roles import admin_required
+from studies.models import Study
+from studies.roles import admin_required
 
 
 @admin_required

@@ -2,69 +2,13 @@ from django.contrib import admin
 
 from scoring.models import (
     Assignment,
-    CalibrationDecision,
     DimensionScore,
-    ExportJob,
-    FinalScore,
-    GroupAgreement,
     ItemScore,
     RaterProfile,
-    Response,
-    ResponseAgreement,
-    ResponseItem,
-    Scenario,
     ScoreSheet,
     ScoringGroup,
     SheetEvent,
-    Study,
 )
-
-
-@admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
-    list_display = (
-        "name",
-        "rubric_version",
-        "agreement_threshold",
-        "headline_icc",
-        "final_score_rule",
-        "response_language",
-        "is_active",
-    )
-    list_filter = ("is_active", "rubric_version", "response_language")
-    search_fields = ("name",)
-
-
-@admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
-    list_display = ("code", "theme", "study")
-    list_filter = ("study",)
-    search_fields = ("code", "theme", "text")
-
-
-class ResponseItemInline(admin.TabularInline):
-    model = ResponseItem
-    extra = 0
-
-
-@admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
-    list_display = (
-        "research_id",
-        "blind_code",
-        "study",
-        "scenario",
-        "model",
-        "condition",
-        "source",
-        "status",
-        "step3_blank_items",
-        "implied_correctly_used",
-    )
-    list_filter = ("study", "status", "source", "condition", "model", "scenario")
-    search_fields = ("research_id", "blind_code")
-    readonly_fields = ("blind_code", "grid", "grid_errors", "parse_notes", "created_at", "updated_at")
-    inlines = [ResponseItemInline]
 
 
 @admin.register(RaterProfile)
@@ -128,35 +72,3 @@ class SheetEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-
-@admin.register(ResponseAgreement)
-class ResponseAgreementAdmin(admin.ModelAdmin):
-    list_display = ("response", "pcc", "p_value", "flagged", "reason", "after_pcc", "computed_at")
-    list_filter = ("flagged", "reason")
-    search_fields = ("response__research_id",)
-
-
-@admin.register(GroupAgreement)
-class GroupAgreementAdmin(admin.ModelAdmin):
-    list_display = ("study", "scenario", "group", "stage", "n_responses", "reason", "computed_at")
-    list_filter = ("study", "stage")
-
-
-@admin.register(CalibrationDecision)
-class CalibrationDecisionAdmin(admin.ModelAdmin):
-    list_display = ("response", "assignment", "decided_by", "decided_at")
-    search_fields = ("response__research_id", "reason")
-
-
-@admin.register(FinalScore)
-class FinalScoreAdmin(admin.ModelAdmin):
-    list_display = ("response", "overall", "rule", "calibrated", "computed_at")
-    list_filter = ("rule", "calibrated")
-    search_fields = ("response__research_id",)
-
-
-@admin.register(ExportJob)
-class ExportJobAdmin(admin.ModelAdmin):
-    list_display = ("kind", "status", "progress", "total", "created_by", "created_at", "finished_at")
-    list_filter = ("kind", "status")

@@ -6,3 +6,6 @@ class ScoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "scoring"
     verbose_name = _("Scoring")
+
+    def ready(self) -> None:
+        from scoring import receivers  # noqa: F401 - connects the signal receivers

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from scoring.rubric import INVALID_PREFIX, CriterionEntry, IdeaEntry, Rubric, SheetEntries
+from studies.rubric import INVALID_PREFIX, CriterionEntry, IdeaEntry, Rubric, SheetEntries
 
 MAX_TEXT = 4000
 

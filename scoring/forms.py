@@ -1,4 +1,4 @@
-"""Forms of the rater workspace, the assignment pages and the calibration pages."""
+"""Forms of the rater workspace and the assignment pages."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from generation.models import Condition
-from scoring.models import Scenario, Study
-from scoring.models.benchmark import CALIBRATION_RULES, HeadlineICC
-from teamllm_web.roles import RATER
+from studies.models import Condition, Scenario, Study
+from studies.roles import RATER
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -160,35 +158,3 @@ class ReassignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["rater_a"].queryset = _raters()
         self.fields["rater_b"].queryset = _raters()
-
-
-class AgreementSettingsForm(forms.ModelForm):
-    class Meta:
-        model = Study
-        fields = ["agreement_threshold", "headline_icc", "final_score_rule"]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="-1", max="1")
-        self.fields["headline_icc"].choices = HeadlineICC.choices
-        self.fields["final_score_rule"].choices = CALIBRATION_RULES
-
-
-class CalibratorForm(forms.Form):
-    calibrator = forms.TypedChoiceField(label=_("Calibrating rater"), coerce=int)
-
-    def __init__(self, *args, choices=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["calibrator"].choices = [
-            (c["user"].pk, _("%(who)s · %(open)d open sheet(s)") % {"who": c["label"], "open": c["open"]})
-            for c in choices
-        ]
-
-
-class DecisionReasonForm(forms.Form):
-    reason = forms.CharField(
-        label=_("Reason for the calibration decision"),
-        max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=_("A short note: where the first two sheets disagreed and how you judged it."),
-    )

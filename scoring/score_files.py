@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.rubric import INVALID_PREFIX, Rubric
+from studies.rubric import INVALID_PREFIX, Rubric
 
 # data_A.json dimension names -> rubric dimension keys
 STEP_DIMENSIONS = {

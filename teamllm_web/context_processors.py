@@ -1,4 +1,4 @@
-from .roles import ADMIN, RATER, RESEARCHER, user_roles
+from studies.roles import ADMIN, RATER, RESEARCHER, user_roles
 
 
 def roles(request):

@@ -15,5 +15,7 @@ urlpatterns = [
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
     path("", include("scoring.urls")),
+    path("", include("calibration.urls")),
+    path("", include("research.urls")),
     path("", include("generation.urls")),
 ]

@@ -12,9 +12,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring.models import RaterProfile
+from studies.roles import ADMIN, RATER, RESEARCHER, user_roles
 
 from .health import health_report
-from .roles import ADMIN, RATER, RESEARCHER, user_roles
 
 
 @login_required
@@ -24,7 +24,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if ADMIN in roles:
         return redirect("scoring:admin_home")
     if RESEARCHER in roles:
-        return redirect("scoring:research_home")
+        return redirect("research:research_home")
     if RATER in roles:
         return redirect("scoring:queue")
     return redirect("no_role")

@@ -16,7 +16,7 @@ from django.conf import settings
 
 from tests.workers import WorkerProcess
 
-REFERENCE = Path(__file__).resolve().parent.parent / "scoring" / "data"
+REFERENCE = Path(__file__).resolve().parent.parent / "studies" / "data"
 
 
 def pytest_report_header(config):
@@ -53,7 +53,7 @@ def celery_worker(_session_worker, transactional_db):
 @pytest.fixture
 def demo(db, settings):
     """The demo data (study, FS10, A05_FS10, demo users) in the test database."""
-    from scoring.services.demo import demo_seed
+    from demo.services import demo_seed
 
     settings.DEMO_MODE = True
     return demo_seed()

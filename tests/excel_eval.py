@@ -3,7 +3,7 @@
 Supports exactly what the sheet uses: cell and range references, numbers, text,
 = <> & + - * /, and SUM, COUNTIFS, SUMIFS, IF, AND, with Excel's rules for blank
 cells and case-insensitive criteria. Lets tests check that the workbook's
-formulas compute what ``scoring.rubric.sheet_totals`` computes.
+formulas compute what ``studies.rubric.sheet_totals`` computes.
 """
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from generation.models import Condition, ModelEndpoint, Strategy
-from scoring.models import Assignment, RaterProfile, Scenario, Study
-from scoring.services.demo import role_groups_ensure
-from scoring.services.responses import response_create
-from teamllm_web.roles import RATER
+from demo.services import role_groups_ensure
+from scoring.models import Assignment, RaterProfile
+from studies.models import Condition, ModelEndpoint, Scenario, Strategy, Study
+from studies.roles import RATER
+from studies.services.responses import response_create
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -170,17 +170,17 @@ def reference_changes(index: int = 3):
     import json
     from pathlib import Path
 
-    from scoring.rubric import load_rubric
     from scoring.score_files import data_a_changes
+    from studies.rubric import load_rubric
 
-    path = Path(__file__).resolve().parent.parent / "scoring" / "data" / "data_A.json"
+    path = Path(__file__).resolve().parent.parent / "studies" / "data" / "data_A.json"
     return data_a_changes(json.loads(path.read_text(encoding="utf-8"))[0][index], load_rubric())
 
 
 def varied_changes(changes, shift: int):
     """The same sheet with a few direct dimensions moved by ``shift`` (clamped), so
     that responses of a group differ from each other."""
-    from scoring.rubric import load_rubric
+    from studies.rubric import load_rubric
 
     rubric = load_rubric()
     moved = {"dims.s2.focus", "dims.s2.adequacy", "dims.s6.development", "dims.s6.impact"}

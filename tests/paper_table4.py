@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from generation.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
-from scoring.models import FinalScore, FinalScoreRule
+from calibration.models import FinalScore
+from studies.models import FinalScoreRule
+from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
 from tests.factories import ScenarioFactory, StudyFactory, make_response
 
 # model number -> (TeamLLM scores, baseline scores), FS1..FS10, as printed in the paper

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring.models import GroupAgreement, ResponseAgreement
+from calibration.models import GroupAgreement, ResponseAgreement
 
 
 def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):

@@ -4,9 +4,9 @@ not even when the provider echoes a wrong key back in its error."""
 import pytest
 from django.urls import reverse
 
-from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Turn
+from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
-from scoring.models import Scenario, Study
+from studies.models import Condition, ModelEndpoint, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished, launch
 from tests.workers import WorkerProcess, wait_for
@@ -23,7 +23,7 @@ def pages(client, run):
         reverse("generation:batch_detail", args=[run.batch_id]),
         reverse("generation:run_detail", args=[run.pk]),
         reverse("admin:generation_generationrun_change", args=[run.pk]),
-        reverse("admin:generation_modelendpoint_changelist"),
+        reverse("admin:studies_modelendpoint_changelist"),
         reverse("admin:generation_turn_changelist"),
     ]
     urls += [reverse("generation:turn_messages", args=[run.pk, t.seq]) for t in run.turns.all()]

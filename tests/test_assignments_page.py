@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from generation.models import Condition
-from scoring.models import Assignment, Response, Scenario, ScoringGroup, SheetEvent
-from scoring.services.responses import response_create
+from scoring.models import Assignment, ScoringGroup, SheetEvent
 from scoring.services.sheets import sheet_apply_changes, sheet_open
+from studies.models import Condition, Response, Scenario
+from studies.services.responses import response_create
 from tests.factories import ModelEndpointFactory, rater
 
 

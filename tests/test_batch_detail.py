@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from generation.models import Condition, GenerationBatch, GenerationRun, RunStatus
-from scoring.models import Scenario, Study
+from generation.models import GenerationBatch, GenerationRun, RunStatus
+from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
 
 

@@ -11,10 +11,10 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
-from generation.models import Condition, ModelEndpoint, Strategy
-from scoring.models import Assignment, Response, Scenario
-from scoring.services.responses import response_create
+from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
+from studies.models import Condition, ModelEndpoint, Response, Scenario, Strategy
+from studies.services.responses import response_create
 
 SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"

@@ -2,15 +2,16 @@
 
 import pytest
 
-from scoring.models import Assignment, CalibrationDecision, ScoreSheet
-from scoring.rubric import load_rubric
-from scoring.services.calibration import (
+from calibration.models import CalibrationDecision
+from calibration.services.calibration import (
     CalibrationError,
     calibration_assign,
     calibration_decision_record,
     response_scores_recompute,
 )
-from teamllm_web.roles import ADMIN
+from scoring.models import Assignment, ScoreSheet
+from studies.roles import ADMIN
+from studies.rubric import load_rubric
 from tests.factories import (
     UserFactory,
     mirrored_changes,

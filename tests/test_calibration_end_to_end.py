@@ -4,10 +4,12 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.models import Assignment, FinalScore, Response, ResponseAgreement, ScoringGroup
-from scoring.rubric import load_rubric
+from calibration.models import FinalScore, ResponseAgreement
+from calibration.selectors.agreement import consistency_table
+from scoring.models import Assignment, ScoringGroup
 from scoring.selectors import rater_queue
-from scoring.selectors.agreement import consistency_table
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
 from tests.workers import wait_for
 

@@ -5,9 +5,11 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.models import Assignment, CalibrationDecision, Response, ScoringGroup
-from scoring.rubric import load_rubric
-from scoring.services.calibration import response_scores_recompute
+from calibration.models import CalibrationDecision
+from calibration.services.calibration import response_scores_recompute
+from scoring.models import Assignment, ScoringGroup
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, reference_changes, sheet_submitted
 
 SECRETS = ["A05_FS10", "kimi-k2", "TeamLLM", "rater1", "rater2", "H01", "H02"]

@@ -4,7 +4,7 @@ backoff, Retry-After, reasoning kept apart, clear final errors, the key never le
 import pytest
 
 from generation.llm import LLMError, MissingAPIKey, chat_complete
-from generation.models import ModelEndpoint
+from studies.models import ModelEndpoint
 
 MESSAGES = [
     {

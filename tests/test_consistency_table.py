@@ -3,11 +3,12 @@
 import pytest
 from scipy.stats import pearsonr
 
-from scoring.models import Assignment, GroupAgreement
-from scoring.rubric import load_rubric
-from scoring.selectors.agreement import consistency_table
-from scoring.selectors.agreement_state import sheet_vector
-from scoring.services.calibration import response_scores_recompute
+from calibration.models import GroupAgreement
+from calibration.selectors.agreement import consistency_table
+from calibration.selectors.agreement_state import sheet_vector
+from calibration.services.calibration import response_scores_recompute
+from scoring.models import Assignment
+from studies.rubric import load_rubric
 from tests.factories import (
     mirrored_changes,
     rater,

@@ -2,8 +2,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from generation.models import Condition, ModelEndpoint
-from scoring.models import RaterProfile, Response, Scenario, Study
+from scoring.models import RaterProfile
+from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
 
 
 @pytest.mark.django_db

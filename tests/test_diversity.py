@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from scoring.diversity import diversity, diversity_means, self_bleu, tokenize
+from research.diversity import diversity, diversity_means, self_bleu, tokenize
 
 
 def test_jieba_splits_chinese_into_words():

@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring.results import blanks_table, efficiency_table, significance_mark
-from scoring.selectors.results import ResponseRecord, ScoreRecord
+from research.results import blanks_table, efficiency_table, significance_mark
+from research.selectors.results import ResponseRecord, ScoreRecord
 
 
 def _rec(rid, cond, flu, flex, elab, orig):

@@ -3,7 +3,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from generation.models import GenerationRun, ModelEndpoint
+from generation.models import GenerationRun
+from studies.models import ModelEndpoint
 from tests.factories import stub_endpoint
 
 pytestmark = pytest.mark.worker

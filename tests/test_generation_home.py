@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from generation.models import Condition, GenerationBatch, GenerationRun, PreferenceProfile
-from scoring.models import Scenario, Study
+from generation.models import GenerationBatch, GenerationRun, PreferenceProfile
+from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
 
 

@@ -1,4 +1,4 @@
-from scoring.parsing import grid_errors, implied_correctly_used, parse_grid
+from studies.parsing import grid_errors, implied_correctly_used, parse_grid
 
 A06_FS1 = """Solution ID | Criterion 1 | Criterion 2 | Criterion 3 | Criterion 4 | Criterion 5 | Total Score |
 1 | 8 | 6 | 7 | 9 | 5 | 35 |

@@ -4,11 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring.agreement import icc, long_rows, memo_clear
-from scoring.models import GroupAgreement, ScoreSheet
-from scoring.rubric import load_rubric
-from scoring.selectors.agreement_state import sheet_vector
-from scoring.services.calibration import response_scores_recompute
+from calibration.models import GroupAgreement
+from calibration.selectors.agreement_state import sheet_vector
+from calibration.services.calibration import response_scores_recompute
+from calibration.statistics import icc, long_rows, memo_clear
+from scoring.models import ScoreSheet
+from studies.rubric import load_rubric
 from tests.factories import (
     mirrored_changes,
     reference_changes,

@@ -6,16 +6,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring.models import (
-    Assignment,
-    FinalScore,
-    RaterProfile,
-    Response,
-    ResponseAgreement,
-    ScoreSheet,
-    ScoringGroup,
-    SheetEvent,
-)
+from calibration.models import FinalScore, ResponseAgreement
+from scoring.models import Assignment, RaterProfile, ScoreSheet, ScoringGroup, SheetEvent
+from studies.models import Response
 from tests.factories import rater
 
 
@@ -97,7 +90,7 @@ def test_rater_ids_are_mapped_or_created(demo, data_a, tmp_path):
 
 
 def test_unknown_raters_are_created_as_raters(db, data_a, tmp_path):
-    from generation.services.setup import conditions_ensure_defaults
+    from studies.services.setup import conditions_ensure_defaults
 
     conditions_ensure_defaults()
     call_command("import_scores", str(_write(tmp_path, data_a)), "--study", "Imported", "--create-missing")

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from scoring.rubric import RUBRIC_DIR, RubricError, load_rubric, parse_rubric
+from studies.rubric import RUBRIC_DIR, RubricError, load_rubric, parse_rubric
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 import pytest
 from django.core.management import call_command
 
-from scoring.results import fmt, overall_table, wilcoxon_test
-from scoring.selectors.research import results_get
+from research.results import fmt, overall_table, wilcoxon_test
+from research.selectors.research import results_get
 from tests.paper_table4 import PAPER_AVERAGES, load_table4
 
 pytestmark = pytest.mark.django_db

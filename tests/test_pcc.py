@@ -3,9 +3,9 @@
 import numpy as np
 from scipy.stats import pearsonr
 
-from scoring.agreement import closer_primary, pcc
+from calibration.statistics import closer_primary, pcc
 from scoring.entries import entries_from_changes
-from scoring.rubric import load_rubric, normalized_vector, sheet_totals
+from studies.rubric import load_rubric, normalized_vector, sheet_totals
 from tests.factories import reference_changes
 
 
@@ -49,7 +49,7 @@ def test_pcc_many_equals_scipy_pair_by_pair():
     degenerate pairs their reasons."""
     import random
 
-    from scoring.agreement import memo_clear, pcc_many
+    from calibration.statistics import memo_clear, pcc_many
 
     rnd = random.Random(5)
     maxima = [rnd.choice([2, 3, 4, 5, 10, 16, 24]) for _ in range(23)]

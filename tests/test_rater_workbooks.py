@@ -3,9 +3,10 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.models import Response, ScoreSheet
-from scoring.rubric import load_rubric
+from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.factories import scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_workbook
 

@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.figures import FIGURES
-from teamllm_web.roles import RESEARCHER
+from research.figures import FIGURES
+from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater
 from tests.paper_table4 import load_table4
 
@@ -76,7 +76,8 @@ def test_researcher_cannot_build_or_fetch_all_offline_workbooks(researcher_clien
 
 
 def test_research_page_shows_table6_from_the_agreement_statistics(researcher_client, table4):
-    from scoring.models import Response, ResponseAgreement
+    from calibration.models import ResponseAgreement
+    from studies.models import Response
 
     for i, response in enumerate(Response.objects.filter(study=table4)[:4]):
         ResponseAgreement.objects.create(response=response, pcc=0.5 + i / 10, flagged=False)  # mean 0.65

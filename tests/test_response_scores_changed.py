@@ -3,10 +3,12 @@
 
 import pytest
 
-from scoring.models import Assignment, FinalScore, Response
-from scoring.rubric import load_rubric
+from calibration.models import FinalScore
+from scoring.models import Assignment
 from scoring.score_files import data_a_changes
 from scoring.services.sheets import sheet_fill_and_submit
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker

@@ -4,16 +4,11 @@ from decimal import Decimal
 
 import pytest
 
-from scoring.models import (
-    Assignment,
-    CalibrationDecision,
-    FinalScore,
-    ResponseAgreement,
-    ScoreSheet,
-)
-from scoring.rubric import load_rubric
-from scoring.services.calibration import response_scores_recompute
+from calibration.models import CalibrationDecision, FinalScore, ResponseAgreement
+from calibration.services.calibration import response_scores_recompute
+from scoring.models import Assignment, ScoreSheet
 from scoring.services.sheets import sheet_reopen
+from studies.rubric import load_rubric
 from tests.factories import (
     assign,
     make_response,

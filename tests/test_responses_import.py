@@ -3,10 +3,10 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring.models import Response, ResponseItem, Scenario
+from studies.models import Response, ResponseItem, Scenario
 from tests.factories import SAMPLE_ANSWERS
 
-DATA_A = "scoring/data/data_A.json"
+DATA_A = "studies/data/data_A.json"
 
 
 def _jsonl(tmp_path, records):

@@ -10,17 +10,17 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from openpyxl import load_workbook
 
-from generation.models import ModelEndpoint
-from scoring.models import Assignment, Response, ScoreSheet
-from scoring.rubric import SheetTotals, integrity_score, load_rubric
+from calibration.services.calibration import response_scores_recompute
+from research.selectors.research import results_get
+from research.workbook import results_workbook_write
+from scoring.models import Assignment, ScoreSheet
 from scoring.score_files import data_a_changes
-from scoring.selectors.research import results_get
-from scoring.services.calibration import response_scores_recompute
 from scoring.services.sheets import sheet_fill_and_submit
-from scoring.workbooks.results import results_workbook_write
+from studies.models import ModelEndpoint, Response
+from studies.rubric import SheetTotals, integrity_score, load_rubric
 
 pytestmark = pytest.mark.django_db
-TEMPLATES = Path(__file__).resolve().parent.parent / "scoring" / "data"
+TEMPLATES = Path(__file__).resolve().parent.parent / "research" / "data"
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@
 
 import pytest
 
-from generation.models import Condition, GenerationRun, RunStatus, Turn
+from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import run_finish, run_step
-from scoring.models import Response, Scenario, Study
+from studies.models import Condition, Response, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.workers import wait_for
 

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from generation.models import Condition, GenerationRun, RunStatus, Turn
-from scoring.models import Scenario, Study
+from generation.models import GenerationRun, RunStatus, Turn
+from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'

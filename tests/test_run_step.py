@@ -4,10 +4,10 @@ failures that end a run visibly instead of leaving it hanging."""
 import pytest
 
 from generation import leases
-from generation.models import Condition, GenerationRun, RunStatus, Turn
+from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import run_step
-from scoring.models import Response, Scenario, Study
+from studies.models import Condition, Response, Scenario, Study
 from tests.factories import stub_endpoint
 
 

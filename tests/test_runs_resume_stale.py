@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from generation.models import Condition, RunStatus, Turn
+from generation.models import RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import runs_resume_stale
-from scoring.models import Scenario, Study
+from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished
 from tests.workers import wait_for

@@ -11,7 +11,8 @@ import urllib.request
 
 import pytest
 
-from scoring.models import Response, ScoreSheet
+from scoring.models import ScoreSheet
+from studies.models import Response
 from tests.browser import free_port, login, open_sheet
 from tests.workers import ROOT, child_env
 

@@ -3,9 +3,10 @@ reload, submit; a second tab's conflict; the Chinese UI."""
 
 import pytest
 
-from scoring.models import Response, ScoreSheet
-from scoring.rubric import load_rubric
+from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.browser import login, open_sheet
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from scoring.models import Response, ScoreSheet, SheetEvent
-from scoring.rubric import load_rubric
+from scoring.models import ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
+from studies.models import Response
+from studies.rubric import load_rubric
 
 
 def _post(client, url, payload):

@@ -3,10 +3,10 @@
 import pytest
 
 from scoring.models import SheetEvent
-from scoring.rubric import SheetEntries, load_rubric, normalized_vector, sheet_totals
 from scoring.score_files import data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open
+from studies.rubric import SheetEntries, load_rubric, normalized_vector, sheet_totals
 from tests.factories import assign, rater
 
 EXPECTED = {
@@ -66,7 +66,7 @@ def test_normalized_vector_has_23_values_in_0_1(data_a):
 @pytest.mark.django_db
 @pytest.mark.parametrize("index,code", [(3, "H01"), (4, "H02")])
 def test_entering_study_scores_through_the_service_gives_study_totals(demo, data_a, index, code):
-    from scoring.models import Response
+    from studies.models import Response
 
     response = Response.objects.get(research_id="A05_FS10")
     user = rater(f"r-{code}")

@@ -1,6 +1,6 @@
 import pytest
 
-from scoring.parsing import parse_response, split_numbered_items
+from studies.parsing import parse_response, split_numbered_items
 
 
 def _a05_answers(data_a):

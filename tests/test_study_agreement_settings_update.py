@@ -4,12 +4,13 @@ from decimal import Decimal
 
 import pytest
 
-from scoring.models import Assignment, FinalScore, ResponseAgreement, ScoreSheet
-from scoring.services.calibration import (
+from calibration.models import FinalScore, ResponseAgreement
+from calibration.services.calibration import (
     CalibrationError,
     response_scores_recompute,
     study_agreement_settings_update,
 )
+from scoring.models import Assignment, ScoreSheet
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from tests.factories import rater, reference_changes, scoring_group, sheet_submitted
 

@@ -3,7 +3,7 @@ gives a scoreable response; and they are labelled as synthetic."""
 
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
 from generation.stub import detect_role, detect_step, synthetic_reply
-from scoring.parsing import grid_errors, parse_grid, split_numbered_items
+from studies.parsing import grid_errors, parse_grid, split_numbered_items
 
 
 def teamllm_calls():

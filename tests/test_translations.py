@@ -11,17 +11,19 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils.translation.template import templatize
 
-from scoring.models import Assignment, Response, ScoringGroup
-from scoring.rubric import load_rubric
-from scoring.services.calibration import response_scores_recompute
+from calibration.services.calibration import response_scores_recompute
+from scoring.models import Assignment, ScoringGroup
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, reference_changes, sheet_submitted
 from tests.paper_table4 import load_table4
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
 # What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/).
-SOURCE_DIRS = ["scoring", "generation", "teamllm_web"]
-TEMPLATE_DIR = ROOT / "templates"
+SOURCE_DIRS = ["studies", "scoring", "calibration", "research", "generation", "demo", "teamllm_web"]
+# the project's templates and each app's own
+TEMPLATE_DIRS = [ROOT / "templates", *(ROOT / app / "templates" for app in SOURCE_DIRS)]
 # xgettext's Python keywords plus the ones makemessages adds; value = index of the msgid.
 GETTEXT_CALLS = {
     "_": 0, "gettext": 0, "gettext_lazy": 0, "gettext_noop": 0,
@@ -115,7 +117,7 @@ def test_every_string_marked_in_the_code_is_in_the_catalogue():
         for path in (ROOT / folder).rglob("*.py"):
             if "migrations" not in path.parts:
                 marked |= _python_msgids(path)
-    for path in TEMPLATE_DIR.rglob("*.html"):
+    for path in (p for folder in TEMPLATE_DIRS for p in folder.rglob("*.html")):
         marked |= _template_msgids(path)
     assert len(marked) > 500
     in_catalogue = {_unescape(msgid) for msgid, _, _ in _po_entries()}
@@ -151,8 +153,8 @@ def _login(client, username: str, language: str) -> None:
 def _data_texts() -> list[str]:
     """Texts the pages show as data, in the language they were written in (condition names,
     scenarios, LLM answers, preference profiles): a UI phrase inside them proves nothing."""
-    from generation.models import Condition, PreferenceProfile
-    from scoring.models import Scenario
+    from generation.models import PreferenceProfile
+    from studies.models import Condition, Scenario
 
     texts = [c.name for c in Condition.objects.all()]
     texts += [p.preferences for p in PreferenceProfile.objects.all()]

@@ -6,8 +6,9 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.models import Assignment, Response, ScoringGroup
+from scoring.models import Assignment, ScoringGroup
 from scoring.services.sheets import sheet_open
+from studies.models import Response
 from tests.factories import UserFactory, rater
 
 ROLES = ["anonymous", "rater", "other_rater", "researcher", "admin"]

@@ -8,7 +8,7 @@ import warnings
 import pytest
 from scipy.stats import wilcoxon
 
-from scoring.results import wilcoxon_test
+from research.results import wilcoxon_test
 
 
 def scipy_result(a, b):

@@ -7,14 +7,13 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 
-from generation.models import ModelEndpoint
 from scoring.entries import apply_value, clean_value, parse_path
-from scoring.models import Response
-from scoring.rubric import SheetEntries, load_rubric, sheet_totals
 from scoring.score_files import data_a_changes
 from scoring.services.workbooks import workbook_export
 from scoring.workbooks.layout import sheet_layout
 from scoring.workbooks.reader import meta_read, sheet_read
+from studies.models import ModelEndpoint, Response
+from studies.rubric import SheetEntries, load_rubric, sheet_totals
 from tests.excel_eval import Evaluator
 from tests.factories import make_response, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_sheet, open_workbook

@@ -6,9 +6,10 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 
-from scoring.models import Response, ScoreSheet
+from scoring.models import ScoreSheet
 from scoring.services.workbooks import workbook_export, workbook_import
 from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
+from studies.models import Response
 from tests.factories import scoring_group_assigned
 
 LIMIT = 20 * 1024 * 1024

@@ -3,13 +3,13 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from generation.models import ModelEndpoint
-from scoring.models import Response, ScoreSheet, SheetEvent
-from scoring.rubric import load_rubric
+from scoring.models import ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from scoring.services.workbooks import IMPORT_NOTE, workbook_export, workbook_import
+from studies.models import ModelEndpoint, Response
+from studies.rubric import load_rubric
 from tests.factories import make_response, rater, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_sheet, fill_workbook, open_workbook, save_workbook
 

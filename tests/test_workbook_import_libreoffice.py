@@ -10,10 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from openpyxl import load_workbook
 
-from scoring.models import Response, ScoringGroup
-from scoring.rubric import load_rubric
+from scoring.models import ScoringGroup
 from scoring.score_files import data_a_changes
 from scoring.services.workbooks import workbook_export, workbook_import
+from studies.models import Response
+from studies.rubric import load_rubric
 from tests.workbook_fill import STEP2_TEXTS, fill_workbook
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ import io
 
 from openpyxl import load_workbook
 
-from scoring.rubric import INVALID_PREFIX, load_rubric
 from scoring.workbooks.cells import text_cell_set
 from scoring.workbooks.layout import sheet_layout
+from studies.rubric import INVALID_PREFIX, load_rubric
 
 STEP2_TEXTS = [
     ("texts.condition_phrase", "Since microplastics reach the bottom of the food chain"),

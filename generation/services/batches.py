@@ -10,19 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from generation.models import (
-    BatchStatus,
-    Condition,
-    GenerationBatch,
-    GenerationRun,
-    ModelEndpoint,
-    RunStatus,
-)
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus
 from generation.services.runs import ACTIVE, batch_refresh, run_enqueue, run_resume
 from generation.services.setup import preference_profiles_ensure_defaults
 from generation.strategies import ParameterError, protocol_length, resolve_params
-from scoring.models import Response, Scenario, Study
-from scoring.services.responses import research_id_for
+from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
+from studies.services.responses import research_id_for
 
 
 class BatchError(Exception):

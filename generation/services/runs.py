@@ -38,8 +38,8 @@ from generation.llm import LLMError, chat_complete
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.services.turns import turn_persist
 from generation.strategies import Call, Done, ProtocolError, protocol_for, protocol_next, task_for
-from scoring.models import Response, ResponseSource
-from scoring.services.responses import ResponseExists, response_create
+from studies.models import Response, ResponseSource
+from studies.services.responses import ResponseExists, response_create
 
 logger = logging.getLogger(__name__)
 

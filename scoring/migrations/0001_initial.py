@@ -2,8 +2,8 @@
 
 import django.core.validators
 import django.db.models.deletion
-import scoring.models.benchmark
-import scoring.models.sheets
+import studies.models
+import scoring.models
 from django.conf import settings
 from django.db import migrations, models
 
@@ -57,7 +57,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('role', models.CharField(choices=[('primary', 'Primary'), ('calibration', 'Calibration')], default='primary', max_length=12)),
-                ('order_key', models.PositiveIntegerField(default=scoring.models.sheets.random_order_key, help_text='Per-rater random queue order.')),
+                ('order_key', models.PositiveIntegerField(default=scoring.models.random_order_key, help_text='Per-rater random queue order.')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('archived_at', models.DateTimeField(blank=True, null=True)),
                 ('archived_reason', models.TextField(blank=True)),
@@ -108,7 +108,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('research_id', models.CharField(max_length=64, verbose_name='research ID')),
-                ('blind_code', models.CharField(default=scoring.models.benchmark.new_blind_code, editable=False, max_length=16, unique=True, verbose_name='blind code')),
+                ('blind_code', models.CharField(default=studies.models.new_blind_code, editable=False, max_length=16, unique=True, verbose_name='blind code')),
                 ('step1', models.TextField(blank=True, verbose_name='Step 1 answer')),
                 ('step2', models.TextField(blank=True, verbose_name='Step 2 answer')),
                 ('step3', models.TextField(blank=True, verbose_name='Step 3 answer')),

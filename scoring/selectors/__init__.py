@@ -12,13 +12,12 @@ from scoring.models import (
     AssignmentRole,
     DimensionScore,
     ItemScore,
-    Response,
-    ResponseItem,
     ScoreSheet,
     ScoringGroup,
     SheetStatus,
 )
-from scoring.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
+from studies.models import Response, ResponseItem
+from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
 
 def sheet_rubric(sheet: ScoreSheet) -> Rubric:

@@ -18,19 +18,9 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.models import (
-    Assignment,
-    AssignmentRole,
-    EventKind,
-    Response,
-    ResponseStatus,
-    Scenario,
-    ScoreSheet,
-    ScoringGroup,
-    SheetEvent,
-    Study,
-)
-from teamllm_web.roles import is_rater
+from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
+from studies.models import Response, ResponseStatus, Scenario, Study
+from studies.roles import is_rater
 
 
 class AssignmentError(Exception):
@@ -348,7 +338,7 @@ def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> lis
     """Create the planned groups and their assignments (all or nothing)."""
     from django.contrib.auth import get_user_model
 
-    from generation.models import Condition
+    from studies.models import Condition
 
     users = get_user_model().objects.in_bulk({p.rater_a_id for p in plan} | {p.rater_b_id for p in plan})
     scenarios = Scenario.objects.in_bulk({p.scenario_id for p in plan})

@@ -21,12 +21,13 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from scoring.entries import EntryError, entries_from_changes
-from scoring.models import Assignment, AssignmentRole, RaterProfile, Response, ScoreSheet, ScoringGroup, Study
-from scoring.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
+from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
-from scoring.services.responses import RecordError, records_from_data_a, responses_import
 from scoring.services.sheets import sheet_fill_and_submit
+from studies.models import Response, Study
+from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
+from studies.services.responses import RecordError, records_from_data_a, responses_import
 
 
 class ScoreImportError(Exception):
@@ -153,8 +154,8 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport):
                 f"rater {code}: a user {code!r} exists without that rater ID; map it with --rater {code}=USERNAME"
             ]
         )
-    from scoring.services.demo import role_groups_ensure
-    from teamllm_web.roles import RATER
+    from demo.services import role_groups_ensure
+    from studies.roles import RATER
 
     user = user_model.objects.create(username=code)
     user.set_unusable_password()

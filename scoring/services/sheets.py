@@ -26,9 +26,10 @@ from scoring.models import (
     SheetSource,
     SheetStatus,
 )
-from scoring.parsing import ITEM_STEPS
-from scoring.rubric import INVALID_PREFIX, SheetTotals, load_rubric, sheet_totals
 from scoring.selectors import sheet_entries_get
+from scoring.signals import response_scores_changed
+from studies.parsing import ITEM_STEPS
+from studies.rubric import INVALID_PREFIX, SheetTotals, load_rubric, sheet_totals
 
 
 class SheetError(Exception):
@@ -211,9 +212,7 @@ def sheet_apply_changes(
 
 def _scores_changed(sheet: ScoreSheet) -> None:
     """Downstream statistics follow a submitted (or reopened) sheet, after commit."""
-    from scoring.tasks import response_scores_changed
-
-    response_scores_changed.delay_on_commit(sheet.assignment.response_id)
+    response_scores_changed.send(sender=ScoreSheet, response_id=sheet.assignment.response_id)
 
 
 def sheet_submit(

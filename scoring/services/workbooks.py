@@ -24,9 +24,7 @@ from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 
-from scoring.models import Assignment, ResponseItem, ScoreSheet, ScoringGroup, SheetSource, Study
-from scoring.parsing import ITEM_STEPS
-from scoring.rubric import IdeaEntry, SheetEntries, load_rubric
+from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetSource
 from scoring.selectors import sheets_entries_get
 from scoring.services.sheets import SheetError, sheet_fill_and_submit
 from scoring.workbooks.layout import FORMAT
@@ -36,6 +34,9 @@ from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
 from scoring.workbooks.selectors import rater_by_label, rater_label, workbook_units_get
 from scoring.workbooks.vocab import entries_to_cells
 from scoring.workbooks.writer import SheetContent, WorkbookContent
+from studies.models import ResponseItem, Study
+from studies.parsing import ITEM_STEPS
+from studies.rubric import IdeaEntry, SheetEntries, load_rubric
 
 IMPORT_NOTE = "imported from workbook"
 

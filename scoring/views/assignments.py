@@ -9,9 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from generation.models import Condition
 from scoring.forms import AutoAssignForm, PairAssignForm, PlanApplyForm, ReasonForm, ReassignForm
-from scoring.models import Assignment, Scenario, ScoreSheet, ScoringGroup, Study
+from scoring.models import Assignment, ScoreSheet, ScoringGroup
 from scoring.selectors import group_detail, workload_board
 from scoring.services.assignments import (
     AssignmentError,
@@ -24,7 +23,8 @@ from scoring.services.assignments import (
     study_sync_assignments,
 )
 from scoring.services.sheets import SheetError, sheet_reopen
-from teamllm_web.roles import admin_required
+from studies.models import Condition, Scenario, Study
+from studies.roles import admin_required
 
 
 def _study_from(request: HttpRequest) -> Study | None:

@@ -9,9 +9,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
-from scoring.models import Response, Scenario, ScoreSheet, Study
+from scoring.models import ScoreSheet
 from scoring.selectors import rater_queue
-from teamllm_web.roles import admin_required, rater_required
+from studies.models import Response, Scenario, Study
+from studies.roles import admin_required, rater_required
 
 
 @admin_required

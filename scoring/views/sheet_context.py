@@ -17,7 +17,6 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, ScoreSheet
-from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
 from scoring.selectors import response_items_by_step, sheet_entries_get
 from scoring.views.sheet_widgets import (
     categories_html,
@@ -27,6 +26,7 @@ from scoring.views.sheet_widgets import (
     scale_html,
     select_html,
 )
+from studies.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, SheetEntries, load_rubric, sheet_totals
 
 
 def _t(label: Label | None, lang: str) -> str:

@@ -11,10 +11,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.models import ScoringGroup, Study
+from scoring.models import ScoringGroup
 from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
 from scoring.workbooks.selectors import workbook_units_get
-from teamllm_web.roles import admin_required, rater_required
+from studies.models import Study
+from studies.roles import admin_required, rater_required
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

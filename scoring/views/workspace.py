@@ -21,7 +21,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring.forms import SaveBatchForm, SubmitForm
 from scoring.models import ScoreSheet
-from scoring.rubric import load_rubric
 from scoring.selectors import rater_assignment_get
 from scoring.services.sheets import (
     InvalidEntries,
@@ -33,7 +32,8 @@ from scoring.services.sheets import (
     sheet_submit,
 )
 from scoring.views.sheet_context import missing_list, sheet_page_context
-from teamllm_web.roles import rater_required
+from studies.roles import rater_required
+from studies.rubric import load_rubric
 
 
 def _lang(request: HttpRequest) -> str:

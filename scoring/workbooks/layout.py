@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from scoring.rubric import Label, Rubric, ScoreSpec, load_rubric
+from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 
 FORMAT = "teamllm-workbook/1"
 LAST_COL = "H"  # H holds hidden helper formulas (first occurrence of a category)

@@ -17,7 +17,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from scoring.entries import EntryError, entries_from_changes
-from scoring.rubric import RubricError, load_rubric, sheet_totals
+from studies.rubric import RubricError, load_rubric, sheet_totals
 
 from .layout import FORMAT, sheet_layout
 from .safety import WorkbookRefused, worksheet_size_check

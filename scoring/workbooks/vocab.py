@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.rubric import INVALID_PREFIX, Rubric, SheetEntries
+from studies.rubric import INVALID_PREFIX, Rubric, SheetEntries
 
 
 def category_options(rubric: Rubric, lang: str) -> list[str]:

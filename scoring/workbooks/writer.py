@@ -24,7 +24,7 @@ from openpyxl.styles.cell_style import StyleArray
 from openpyxl.worksheet.cell_range import CellRange
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from scoring.rubric import load_rubric
+from studies.rubric import load_rubric
 
 from .cells import text_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout

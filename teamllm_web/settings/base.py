@@ -42,8 +42,12 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "studies",
     "scoring",
+    "calibration",
+    "research",
     "generation",
+    "demo",
 ]
 
 MIDDLEWARE = [

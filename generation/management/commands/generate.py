@@ -7,10 +7,10 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Q
 
-from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Strategy
+from generation.models import GenerationRun, RunStatus
 from generation.services.batches import BatchError, batch_create
-from scoring.models import Study
-from scoring.services.responses import scenario_for
+from studies.models import Condition, ModelEndpoint, Strategy, Study
+from studies.services.responses import scenario_for
 
 
 class Command(BaseCommand):

@@ -1,0 +1,113 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from calibration.selectors.agreement import agreement_groups, agreement_responses, consistency_table
+from calibration.services.calibration import study_agreement_recompute
+from calibration.statistics import ICC_FORMS
+from studies.management.commands.import_responses import study_from_option
+from studies.models import Scenario
+
+
+def _num(value, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+class Command(BaseCommand):
+    help = (
+        "Print the agreement statistics of a study: PCC per response, the six ICC forms per scoring "
+        "group and per scenario (before/after calibration) and Table 6. --recompute first recomputes "
+        "everything (including calibration routing and final scores)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", help="Study name (default: the only study).")
+        parser.add_argument("--scenario", help="Only this scenario code, e.g. FS10.")
+        parser.add_argument("--recompute", action="store_true", help="Recompute before printing.")
+
+    def handle(self, *args, study, scenario, recompute, **options):
+        study_obj = study_from_option(study)
+        scenario_id = None
+        if scenario:
+            found = Scenario.objects.filter(responses__study=study_obj, code=scenario).distinct().first()
+            if found is None:
+                raise CommandError(f"No responses of scenario {scenario!r} in study {study_obj.name}.")
+            scenario_id = found.pk
+        if recompute:
+            report = study_agreement_recompute(study_id=study_obj.pk)
+            self.stdout.write(
+                f"Recomputed {report.responses} responses: {report.flagged} flagged, "
+                f"{len(report.routed)} routed to a calibrator, {report.calibrated} calibrated."
+            )
+        out = self.stdout.write
+        out(f"Study {study_obj.name}: threshold {study_obj.agreement_threshold}, headline {study_obj.headline_icc}, "
+            f"final-score rule {study_obj.final_score_rule}")  # fmt: skip
+
+        out("\nPCC per response (23 normalized dimensions)")
+        rows = [
+            [
+                "response",
+                "scenario",
+                "cond",
+                "rater A",
+                "rater B",
+                "PCC",
+                "p",
+                "flag",
+                "after",
+                "calibration",
+                "final",
+            ]
+        ]
+        for r in agreement_responses(study=study_obj, scenario_id=scenario_id):
+            rows.append(
+                [
+                    r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
+                    _num(r["pcc"]) if r["pcc"] is not None else r["reason"], _num(r["p_value"], 4),
+                    "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
+                    "—" if r["final"] is None else f"{r['final']}{' (cal)' if r['calibrated'] else ''}",
+                ]
+            )  # fmt: skip
+        for line in _table(rows):
+            out("  " + line)
+
+        out("\nICC per scoring group and per scenario (value [95% CI]; * = headline form)")
+        header = ["scenario", "unit", "stage", "n"] + [
+            f"{name}{'*' if name == study_obj.headline_icc else ''}" for name in ICC_FORMS
+        ]
+        rows = [header]
+        for unit in agreement_groups(study=study_obj, scenario_id=scenario_id):
+            label = f"{unit['condition']} {unit['pair']}" if unit["group"] else "all (by slot)"
+            for stage in ("before", "after"):
+                icc = unit[stage]
+                if icc["reason"] or not icc["headline"]:
+                    cells = [icc["reason"] or "—"] + [""] * (len(ICC_FORMS) - 1)
+                else:
+                    cells = [
+                        f"{_num(f['value']['icc'])} [{_num(f['value']['ci_low'], 2)}, {_num(f['value']['ci_high'], 2)}]"
+                        if f["value"] else "—"
+                        for f in icc["forms"]
+                    ]  # fmt: skip
+                rows.append([unit["scenario"].code, label, stage, str(icc["n"]), *cells])
+        for line in _table(rows):
+            out("  " + line)
+
+        table = consistency_table(study=study_obj)
+        out(
+            f"\nConsistency before and after calibration (Table 6; ICC = mean {table['headline_icc']} per {table['icc_unit']})"
+        )
+        rows = [["metric", "before", "after", "n"]]
+        rows += [[r["metric"], _num(r["before"], 2), _num(r["after"], 2), str(r["n"])] for r in table["rows"]]
+        for line in _table(rows):
+            out("  " + line)
+        out(
+            f"  {table['responses']} responses scored by both raters, {table['flagged']} flagged, "
+            f"{table['calibrated']} calibrated, {table['pending']} awaiting calibration"
+            + ("" if table["complete"] else " (the 'after' column is not final)")
+        )

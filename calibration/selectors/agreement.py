@@ -1,0 +1,459 @@
+"""Reads for the consistency dashboard, the comparison pages and the
+``agreement`` command. Numbers come from the stored statistics
+(ResponseAgreement, GroupAgreement, FinalScore) that the recompute keeps
+current; nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib.auth import get_user_model
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, ResponseAgreement
+from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
+from calibration.statistics import (
+    ICC_FORMS,
+    REASON_FEW_RATERS,
+    REASON_FEW_RESPONSES,
+    REASON_LENGTH_MISMATCH,
+    REASON_MISSING_SHEET,
+    REASON_NO_VARIANCE,
+    closer_primary,
+    mean_defined,
+    pcc,
+)
+from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
+from studies.models import Response, ResponseStatus, Study
+from studies.roles import RATER
+from studies.rubric import load_rubric
+
+BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
+
+# Calibration progress of one response, in order.
+NOT_FLAGGED, UNASSIGNED, ASSIGNED, IN_PROGRESS, SUBMITTED = (
+    "not_flagged",
+    "unassigned",
+    "assigned",
+    "in_progress",
+    "submitted",
+)
+
+
+REASON_LABELS = {
+    REASON_NO_VARIANCE: _("no variance"),
+    REASON_MISSING_SHEET: _("a sheet is missing"),
+    REASON_FEW_RESPONSES: _("fewer than 3 responses"),
+    REASON_FEW_RATERS: _("fewer than 2 raters"),
+    REASON_LENGTH_MISMATCH: _("vectors differ in length"),
+}
+
+
+def reason_label(reason: str) -> str:
+    """The stored reason (an English code) for display, translated."""
+    return str(REASON_LABELS.get(reason, reason))
+
+
+def agreement_studies() -> list[Study]:
+    return list(Study.objects.order_by("-is_active", "name"))
+
+
+def _user_label(user) -> str:
+    code = getattr(getattr(user, "rater_profile", None), "rater_code", None)
+    return f"{user.get_username()} ({code})" if code else user.get_username()
+
+
+def _headline(forms: dict, form: str) -> dict | None:
+    value = (forms or {}).get(form)
+    if not value or value.get("icc") is None:
+        return None
+    low, high = (list(value.get("ci95") or []) + [None, None])[:2]
+    return {"icc": value["icc"], "ci_low": low, "ci_high": high, "p": value.get("p")}
+
+
+def _calibration_progress(state: ResponseState, flagged: bool) -> str:
+    if not flagged:
+        return NOT_FLAGGED
+    cal = state.calibration
+    if cal is None:
+        return UNASSIGNED
+    if cal.submitted:
+        return SUBMITTED
+    return IN_PROGRESS if cal.has_work else ASSIGNED
+
+
+def consistency_table(*, study: Study) -> dict:
+    """The study's Table 6: mean PCC and mean ICC before and after calibration.
+
+    * PCC before: mean r over responses with both primary sheets submitted and r
+      defined. PCC after: the same responses, each with the PCC of the pair used
+      after calibration (calibrator + closer primary rater) when calibrated, its
+      original pair otherwise (including flagged responses still waiting).
+    * ICC: mean of the study's headline form over the scoring groups (scenario x
+      rater pair, the study's unit); if no group has an ICC, over scenarios.
+
+    Returns ``{"study", "study_id", "threshold", "headline_icc", "icc_unit",
+    "rows": [{"metric": "PCC"|"ICC", "before", "after", "n"}], "responses",
+    "flagged", "calibrated", "pending", "pcc_undefined", "complete"}``; the
+    means are floats or None.
+    """
+    rows = (
+        ResponseAgreement.objects.filter(response__study=study)
+        .exclude(response__status=ResponseStatus.WITHDRAWN)
+        .exclude(reason=REASON_MISSING_SHEET)
+        .values("pcc", "after_pcc", "flagged", "response__final_score__calibrated")
+    )
+    before, after = [], []
+    flagged = calibrated = undefined = 0
+    for row in rows:
+        is_calibrated = bool(row["flagged"] and row["response__final_score__calibrated"])
+        flagged += row["flagged"]
+        calibrated += is_calibrated
+        undefined += row["pcc"] is None
+        before.append(row["pcc"])
+        after.append(row["after_pcc"] if is_calibrated else row["pcc"])
+    form = study.headline_icc
+    icc_rows = GroupAgreement.objects.filter(study=study, group__isnull=False)
+    unit = "group"
+    if not any(_headline(g.forms, form) for g in icc_rows):
+        icc_rows = GroupAgreement.objects.filter(study=study, group__isnull=True)
+        unit = "scenario"
+    by_stage: dict[str, list] = defaultdict(list)
+    for g in icc_rows:
+        value = _headline(g.forms, form)
+        by_stage[g.stage].append(value["icc"] if value else None)
+    n_icc = sum(v is not None for v in by_stage[BEFORE])
+    return {
+        "study": study.name,
+        "study_id": study.pk,
+        "threshold": float(study.agreement_threshold),
+        "headline_icc": form,
+        "icc_unit": unit,
+        "rows": [
+            {
+                "metric": "PCC",
+                "before": mean_defined(before),
+                "after": mean_defined(after),
+                "n": sum(v is not None for v in before),
+            },
+            {
+                "metric": "ICC",
+                "before": mean_defined(by_stage[BEFORE]),
+                "after": mean_defined(by_stage[AFTER]),
+                "n": n_icc,
+            },
+        ],
+        "responses": len(before),
+        "flagged": flagged,
+        "calibrated": calibrated,
+        "pending": flagged - calibrated,
+        "pcc_undefined": undefined,
+        "complete": flagged == calibrated,
+    }
+
+
+def agreement_responses(
+    *, study: Study, scenario_id: int | None = None, group_id: int | None = None
+) -> list[dict]:
+    """Per response: PCC, flag, calibration progress and final score (researchers' view)."""
+    states = states_load(study=study, scenario_ids=[scenario_id] if scenario_id else None)
+    if group_id is not None:
+        states = [s for s in states if s.group_id == group_id]
+    ids = [s.response_id for s in states]
+    responses = Response.objects.filter(pk__in=ids).select_related("scenario", "model", "condition").in_bulk()
+    agreements = {a.response_id: a for a in ResponseAgreement.objects.filter(response_id__in=ids)}
+    finals = {f.response_id: f for f in FinalScore.objects.filter(response_id__in=ids)}
+    reasons = dict(
+        CalibrationDecision.objects.filter(response_id__in=ids)
+        .exclude(reason="")
+        .values_list("response_id", "reason")
+    )
+    users = get_user_model().objects.in_bulk(
+        {s.calibration.rater_id for s in states if s.calibration}
+        | {sheet.rater_id for s in states for sheet in s.slots.values()}
+    )
+    out = []
+    for state in sorted(states, key=lambda s: (responses[s.response_id].scenario.code, s.research_id)):
+        response = responses[state.response_id]
+        agreement = agreements.get(state.response_id)
+        final = finals.get(state.response_id)
+        flagged = bool(agreement and agreement.flagged)
+        out.append(
+            {
+                "response": response,
+                "response_id": response.pk,
+                "research_id": response.research_id,
+                "scenario": response.scenario.code,
+                "model": response.model.name,
+                "condition": response.condition.letter,
+                "group_id": state.group_id,
+                "rater_a": _user_label(users[state.slots["a"].rater_id]) if "a" in state.slots else "",
+                "rater_b": _user_label(users[state.slots["b"].rater_id]) if "b" in state.slots else "",
+                "pcc": agreement.pcc if agreement else None,
+                "p_value": agreement.p_value if agreement else None,
+                "reason": agreement.reason if agreement else REASON_MISSING_SHEET,
+                "reason_label": reason_label(agreement.reason if agreement else REASON_MISSING_SHEET),
+                "flagged": flagged,
+                "after_pcc": agreement.after_pcc if agreement else None,
+                "calibration": _calibration_progress(state, flagged),
+                "calibrator": _user_label(users[state.calibration.rater_id]) if state.calibration else "",
+                "decision_reason": reasons.get(state.response_id, ""),
+                "final": final.overall if final else None,
+                "final_rule": final.get_rule_display() if final else "",
+                "calibrated": bool(final and final.calibrated),
+                "status": response.get_status_display(),
+            }
+        )
+    return out
+
+
+def _icc_row(row: GroupAgreement | None, form: str) -> dict:
+    """Headline form and all six forms (in order) of one stored ICC row."""
+    forms = row.forms if row is not None else {}
+    return {
+        "headline": _headline(forms, form),
+        "reason": row.reason if row is not None else "",
+        "reason_label": reason_label(row.reason) if row is not None else "",
+        "n": row.n_responses if row is not None else 0,
+        "forms": [
+            {"name": name, "value": _headline(forms, name), "headline": name == form} for name in ICC_FORMS
+        ],
+    }
+
+
+def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict]:
+    """Per scoring group (and per scenario overall, ``group`` None): pair,
+    responses, mean/min PCC, ICC before/after (headline and all forms), flags
+    and calibration progress."""
+    responses = agreement_responses(study=study, scenario_id=scenario_id)
+    stored = GroupAgreement.objects.filter(study=study).select_related("scenario")
+    if scenario_id:
+        stored = stored.filter(scenario_id=scenario_id)
+    icc_by_unit = {(g.scenario_id, g.group_id, g.stage): g for g in stored}
+    groups = ScoringGroup.objects.filter(study=study).select_related(
+        "scenario", "condition", "rater_a__rater_profile", "rater_b__rater_profile"
+    )
+    if scenario_id:
+        groups = groups.filter(scenario_id=scenario_id)
+    members: dict[tuple, list[dict]] = defaultdict(list)
+    scenario_ids: dict[str, int] = {}
+    for r in responses:
+        scenario_ids[r["scenario"]] = r["response"].scenario_id
+        members[(r["response"].scenario_id, None)].append(r)
+        if r["group_id"]:
+            members[(r["response"].scenario_id, r["group_id"])].append(r)
+    units = [
+        (g.scenario_id, g.pk, g) for g in groups if (g.scenario_id, g.pk) in members or g.archived_at is None
+    ]
+    units += [(sid, None, None) for sid in sorted(set(scenario_ids.values()))]
+    scenarios = {r["response"].scenario_id: r["response"].scenario for r in responses}
+    scenarios.update({g.scenario_id: g.scenario for g in groups})
+    form = study.headline_icc
+    out = []
+    for scenario_id_, group_id, group in units:
+        rows = members.get((scenario_id_, group_id), [])
+        pccs = [r["pcc"] for r in rows if r["pcc"] is not None]
+        flagged = [r for r in rows if r["flagged"]]
+        out.append(
+            {
+                "scenario": scenarios[scenario_id_],
+                "group": group,
+                "condition": group.condition.letter if group else "",
+                "pair": f"{_user_label(group.rater_a)} / {_user_label(group.rater_b)}" if group else "",
+                "archived": bool(group and group.archived_at),
+                "responses": len(rows),
+                "scored": sum(r["reason"] != REASON_MISSING_SHEET for r in rows),
+                "mean_pcc": mean_defined(pccs),
+                "min_pcc": min(pccs) if pccs else None,
+                "flagged": len(flagged),
+                "calibrated": sum(r["calibration"] == SUBMITTED for r in flagged),
+                "unassigned": sum(r["calibration"] == UNASSIGNED for r in flagged),
+                "before": _icc_row(icc_by_unit.get((scenario_id_, group_id, BEFORE)), form),
+                "after": _icc_row(icc_by_unit.get((scenario_id_, group_id, AFTER)), form),
+            }
+        )
+    out.sort(key=lambda u: (u["scenario"].code, u["group"] is None, u["condition"]))
+    return out
+
+
+# --- one response: the three sheets side by side ------------------------------------------
+
+
+def _state_of(response: Response) -> ResponseState:
+    return states_load(study=response.study, response_ids=[response.pk], include_withdrawn=True)[0]
+
+
+def response_comparison(*, response: Response, identities: bool) -> dict:
+    """Rater A, Rater B and the calibrator, dimension by dimension, differences
+    marked. With ``identities=False`` (the calibrator's view) nothing names a
+    rater, the model, the condition or the research ID."""
+    state = _state_of(response)
+    rubric = load_rubric(response.study.rubric_version)
+    lang = get_language() or "en"
+    columns = []
+    for key, label, sheet in (
+        ("a", "Rater A", state.slots.get("a")),
+        ("b", "Rater B", state.slots.get("b")),
+        ("c", "Calibrator", state.calibration),
+    ):
+        if sheet is None:
+            continue
+        column = {"key": key, "label": label, "submitted": sheet.submitted, "totals": sheet.totals}
+        if identities:
+            user = get_user_model().objects.select_related("rater_profile").get(pk=sheet.rater_id)
+            column["who"] = _user_label(user)
+        columns.append(column)
+    submitted = {c["key"]: c for c in columns if c["submitted"]}
+    dims = []
+    for step in rubric.steps:
+        for d in step.dimensions:
+            values = [
+                submitted[c["key"]]["totals"]["dimensions"][d.key] if c["key"] in submitted else None
+                for c in columns
+            ]
+            present = [v for v in values if v is not None]
+            spread = max(present) - min(present) if len(present) > 1 else 0
+            dims.append(
+                {
+                    "step": step.number,
+                    "label": d.label.text(lang),
+                    "max": d.max,
+                    "values": values,
+                    "spread": spread,
+                    "differs": spread > 0,
+                    "large": d.max and spread / d.max >= 0.25,
+                }
+            )
+    steps = []
+    for step in rubric.steps:
+        values = [
+            submitted[c["key"]]["totals"]["steps"][str(step.number)] if c["key"] in submitted else None
+            for c in columns
+        ]
+        present = [v for v in values if v is not None]
+        steps.append(
+            {
+                "step": step.number,
+                "label": step.name.text(lang),
+                "max": step.max,
+                "values": values,
+                "differs": len(set(present)) > 1,
+            }
+        )
+    overall = [submitted[c["key"]]["totals"]["overall"] if c["key"] in submitted else None for c in columns]
+    vectors = {k: sheet_vector(c["totals"], rubric) for k, c in submitted.items()}
+    pair_pcc = pcc(vectors["a"], vectors["b"]) if {"a", "b"} <= set(vectors) else None
+    closeness = (
+        closer_primary(vectors["c"], vectors["a"], vectors["b"]) if {"a", "b", "c"} <= set(vectors) else None
+    )
+    agreement = ResponseAgreement.objects.filter(response=response).first()
+    final = FinalScore.objects.filter(response=response).prefetch_related("sheets").first()
+    slot_of_sheet = {
+        sheet.sheet_id: label
+        for label, sheet in (
+            (_("Rater A"), state.slots.get("a")),
+            (_("Rater B"), state.slots.get("b")),
+            (_("Calibrator"), state.calibration),
+        )
+        if sheet is not None
+    }
+    decision = CalibrationDecision.objects.filter(response=response).select_related("decided_by").first()
+    result = {
+        "blind_code": response.blind_code,
+        "columns": columns,
+        "dimensions": dims,
+        "steps": steps,
+        "overall": overall,
+        "max_total": rubric.max_total,
+        "calibration_submitted": "c" in submitted,
+        "pcc_ab": pair_pcc,
+        "pcc_ab_reason": reason_label(pair_pcc.reason) if pair_pcc else "",
+        "closeness": closeness,
+        "flagged": bool(agreement and agreement.flagged),
+        "threshold": agreement.threshold if agreement else response.study.agreement_threshold,
+        "final": None,
+        "decision_reason": decision.reason if decision else "",
+        "decided_at": decision.decided_at if decision else None,
+    }
+    if final is not None:
+        result["final"] = {
+            "overall": final.overall,
+            "rule": final.get_rule_display(),
+            "calibrated": final.calibrated,
+            "sheets": sorted(slot_of_sheet.get(s.pk, "?") for s in final.sheets.all()),
+        }
+    if identities:
+        result.update(
+            research_id=response.research_id,
+            model=response.model.name,
+            condition=f"{response.condition.letter} {response.condition.name}",
+            scenario=response.scenario,
+            decided_by=_user_label(decision.decided_by) if decision and decision.decided_by else "",
+            final_note=final.note if final else "",
+        )
+    return result
+
+
+def calibrator_choices(*, response: Response) -> list[dict]:
+    """Raters who may calibrate this response (not already scoring it), least loaded first."""
+    busy = set(
+        Assignment.objects.filter(response=response, archived_at__isnull=True)
+        .exclude(role=AssignmentRole.CALIBRATION)
+        .values_list("rater_id", flat=True)
+    )
+    profiles = RaterProfile.objects.filter(
+        can_calibrate=True, user__is_active=True, user__groups__name=RATER
+    ).select_related("user")
+    open_work: dict[int, int] = defaultdict(int)
+    for rater_id, status in Assignment.objects.filter(archived_at__isnull=True).values_list(
+        "rater_id", "sheet__status"
+    ):
+        if status != SheetStatus.SUBMITTED:
+            open_work[rater_id] += 1
+    choices = [
+        {"user": p.user, "label": _user_label(p.user), "open": open_work[p.user_id]}
+        for p in profiles
+        if p.user_id not in busy
+    ]
+    return sorted(choices, key=lambda c: (c["open"], c["user"].pk))
+
+
+def calibration_queue(*, user) -> list[dict]:
+    """The calibrator's own calibration assignments (blind-safe fields only)."""
+    rows = (
+        Assignment.objects.filter(rater=user, role=AssignmentRole.CALIBRATION, archived_at__isnull=True)
+        .select_related("response__scenario", "sheet")
+        .order_by("order_key", "id")
+    )
+    out = []
+    for a in rows:
+        sheet = getattr(a, "sheet", None)
+        out.append(
+            {
+                "blind_code": a.response.blind_code,
+                "theme": a.response.scenario.theme,
+                "status": "not_started" if sheet is None else sheet.status,
+                "can_compare": sheet is not None and sheet.status == SheetStatus.SUBMITTED,
+            }
+        )
+    return out
+
+
+def calibrator_assignment_for(*, user, blind_code: str) -> Assignment | None:
+    """The user's active calibration assignment for that blind code, if its sheet is submitted."""
+    assignment = (
+        Assignment.objects.filter(
+            rater=user,
+            role=AssignmentRole.CALIBRATION,
+            archived_at__isnull=True,
+            response__blind_code=blind_code,
+        )
+        .select_related("response__study", "response__scenario")
+        .first()
+    )
+    if assignment is None:
+        return None
+    submitted = ScoreSheet.objects.filter(assignment=assignment, status=SheetStatus.SUBMITTED).exists()
+    return assignment if submitted else None

@@ -1,0 +1,295 @@
+"""What the agreement recompute works on: each response's sheets, read in bulk,
+and its evaluation (PCC, flag, calibrated pair, final-score sheets).
+
+Reads only; the writes are in ``calibration.services.calibration``. The evaluation
+is a plain function of the sheets, the study's threshold and its final-score
+rule, so re-running it always gives the same answer.
+
+Rater slots: the pair of a scoring group is ``rater_a`` (slot "a") and
+``rater_b`` (slot "b"); a response outside any group takes its primary raters
+in assignment order. Scenario-wide ICC uses the slot as the rater label
+("first"/"second primary rater"), because different groups have different pairs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from calibration.statistics import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
+from scoring.models import Assignment, AssignmentRole, ScoringGroup, SheetStatus
+from studies.models import FinalScoreRule, Response, ResponseStatus, Study
+from studies.rubric import Rubric, SheetTotals, normalized_vector
+
+SLOTS = ("a", "b")
+
+
+@dataclass(frozen=True)
+class SheetState:
+    """One active assignment and its sheet (if opened)."""
+
+    assignment_id: int
+    rater_id: int
+    role: str
+    group_id: int | None
+    sheet_id: int | None
+    status: str | None
+    version: int
+    totals: dict | None
+
+    @property
+    def submitted(self) -> bool:
+        return self.status == SheetStatus.SUBMITTED and bool(self.totals)
+
+    @property
+    def has_work(self) -> bool:
+        """Opened and changed, or submitted: work that must never be thrown away."""
+        return self.sheet_id is not None and (self.submitted or self.version > 0)
+
+
+@dataclass
+class ResponseState:
+    response_id: int
+    research_id: str
+    scenario_id: int
+    condition_id: int
+    status: str
+    group_id: int | None = None
+    slots: dict[str, SheetState] = field(default_factory=dict)
+    calibration: SheetState | None = None
+    n_primary: int = 0
+    assigned_rater_ids: set[int] = field(default_factory=set)
+
+    @property
+    def pair_rater_ids(self) -> set[int]:
+        return {s.rater_id for s in self.slots.values()}
+
+
+def sheet_vector(totals: dict, rubric: Rubric) -> list[float]:
+    """The 23 normalized dimension scores of a sheet's cached totals."""
+    cached = SheetTotals(
+        dimensions={k: int(v) for k, v in totals["dimensions"].items()}, steps={}, overall=0, missing=()
+    )
+    return normalized_vector(cached, rubric)
+
+
+def states_load(
+    *,
+    study: Study,
+    scenario_ids: Iterable[int] | None = None,
+    response_ids: Iterable[int] | None = None,
+    include_withdrawn: bool = False,
+) -> list[ResponseState]:
+    """Every non-withdrawn response of the study (or of some scenarios, or some
+    responses) with its active assignments and sheets: three queries whatever the size."""
+    responses = Response.objects.filter(study=study)
+    if not include_withdrawn:
+        responses = responses.exclude(status=ResponseStatus.WITHDRAWN)
+    if scenario_ids is not None:
+        responses = responses.filter(scenario_id__in=list(scenario_ids))
+    if response_ids is not None:
+        responses = responses.filter(pk__in=list(response_ids))
+    states = {
+        row["id"]: ResponseState(
+            response_id=row["id"],
+            research_id=row["research_id"],
+            scenario_id=row["scenario_id"],
+            condition_id=row["condition_id"],
+            status=row["status"],
+        )
+        for row in responses.values("id", "research_id", "scenario_id", "condition_id", "status")
+    }
+    groups = {
+        g["id"]: g
+        for g in ScoringGroup.objects.filter(study=study).values(
+            "id", "scenario_id", "condition_id", "rater_a_id", "rater_b_id", "archived_at"
+        )
+    }
+    active_group = {
+        (g["scenario_id"], g["condition_id"]): g for g in groups.values() if g["archived_at"] is None
+    }
+    primaries: dict[int, list[SheetState]] = defaultdict(list)
+    rows = (
+        Assignment.objects.filter(response_id__in=list(states), archived_at__isnull=True)
+        .order_by("created_at", "id")
+        .values(
+            "id",
+            "response_id",
+            "rater_id",
+            "role",
+            "group_id",
+            "sheet__id",
+            "sheet__status",
+            "sheet__version",
+            "sheet__totals",
+        )
+    )
+    for row in rows:
+        sheet = SheetState(
+            assignment_id=row["id"],
+            rater_id=row["rater_id"],
+            role=row["role"],
+            group_id=row["group_id"],
+            sheet_id=row["sheet__id"],
+            status=row["sheet__status"],
+            version=row["sheet__version"] or 0,
+            totals=row["sheet__totals"],
+        )
+        states[row["response_id"]].assigned_rater_ids.add(sheet.rater_id)
+        if sheet.role == AssignmentRole.CALIBRATION:
+            states[row["response_id"]].calibration = sheet
+        else:
+            primaries[row["response_id"]].append(sheet)
+    for response_id, sheets in primaries.items():
+        state = states[response_id]
+        state.n_primary = len(sheets)
+        pair = sheets[:2]
+        raters = {s.rater_id for s in pair}
+        group = None
+        group_ids = {s.group_id for s in pair}
+        if len(group_ids) == 1 and None not in group_ids and next(iter(group_ids)) in groups:
+            group = groups[next(iter(group_ids))]
+        else:
+            candidate = active_group.get((state.scenario_id, state.condition_id))
+            if candidate and raters <= {candidate["rater_a_id"], candidate["rater_b_id"]}:
+                group = candidate
+        if group is not None:
+            state.group_id = group["id"]
+            order = {group["rater_a_id"]: "a", group["rater_b_id"]: "b"}
+            unplaced = []
+            for sheet in pair:
+                slot = order.get(sheet.rater_id)
+                if slot and slot not in state.slots:
+                    state.slots[slot] = sheet
+                else:
+                    unplaced.append(sheet)
+            for sheet in unplaced:
+                state.slots[next(s for s in SLOTS if s not in state.slots)] = sheet
+        else:
+            for slot, sheet in zip(SLOTS, pair, strict=False):
+                state.slots[slot] = sheet
+    return list(states.values())
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    state: ResponseState
+    before: PccResult
+    determined: bool  # both primary sheets submitted
+    flagged: bool
+    calibrated: bool  # flagged and the calibrator's sheet is submitted
+    closeness: Closeness | None
+    after_pcc: float | None
+    vectors: dict[str, list[float]]  # "a", "b", "c" (calibrator) when submitted
+    after_slots: dict[str, list[float]] | None  # the pair used after calibration, by slot
+    final_sheets: tuple[SheetState, ...]
+    final_rule: str | None
+    note: str
+    status: str
+
+    @property
+    def replaced_slot(self) -> str | None:
+        """The slot whose rater the calibrator replaces in the calibrated pair."""
+        if self.closeness is None:
+            return None
+        return "b" if self.closeness.slot == "a" else "a"
+
+
+def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float]]:
+    """The normalized vectors of the submitted sheets: "a", "b" and "c" (the calibrator)."""
+    return {
+        key: sheet_vector(sheet.totals, rubric)
+        for key, sheet in (("a", state.slots.get("a")), ("b", state.slots.get("b")), ("c", state.calibration))
+        if sheet is not None and sheet.submitted
+    }
+
+
+def response_evaluate(
+    *,
+    state: ResponseState,
+    threshold: float,
+    rule: str,
+    rubric: Rubric,
+    vectors: dict[str, list[float]] | None = None,
+) -> Evaluation:
+    """PCC, flag and final-score sheets of one response (pure).
+
+    Flagged = PCC below the threshold, or undefined (no variance). A flagged
+    response has no final score until its calibrator submits; then the study's
+    rule picks the sheets. The "calibrated pair" used for the after-calibration
+    statistics is always the calibrator and the closer primary rater.
+    """
+    a, b = state.slots.get("a"), state.slots.get("b")
+    cal = state.calibration
+    if vectors is None:
+        vectors = _state_vectors(state, rubric)
+    if state.n_primary:
+        idle = ResponseStatus.SCORING
+    else:
+        idle = ResponseStatus.SCORING if cal else ResponseStatus.READY
+    base = {"state": state, "vectors": vectors}
+    if "a" not in vectors or "b" not in vectors:
+        return Evaluation(
+            **base, before=PccResult(None, None, REASON_MISSING_SHEET), determined=False, flagged=False,
+            calibrated=False, closeness=None, after_pcc=None, after_slots=None, final_sheets=(),
+            final_rule=None, note="", status=idle,
+        )  # fmt: skip
+    before = pcc(vectors["a"], vectors["b"])
+    flagged = not before.defined or before.r < threshold
+    if not flagged:
+        return Evaluation(
+            **base, before=before, determined=True, flagged=False, calibrated=False, closeness=None,
+            after_pcc=before.r, after_slots={"a": vectors["a"], "b": vectors["b"]}, final_sheets=(a, b),
+            final_rule=FinalScoreRule.MEAN_OF_PAIR, note="", status=ResponseStatus.FINAL,
+        )  # fmt: skip
+    if "c" not in vectors:
+        return Evaluation(
+            **base, before=before, determined=True, flagged=True, calibrated=False, closeness=None,
+            after_pcc=None, after_slots=None, final_sheets=(), final_rule=None, note="",
+            status=ResponseStatus.CALIBRATION,
+        )  # fmt: skip
+    closeness = closer_primary(vectors["c"], vectors["a"], vectors["b"])
+    closer = a if closeness.slot == "a" else b
+    after = closeness.pcc_a if closeness.slot == "a" else closeness.pcc_b
+    after_slots = {"a": vectors["a"], "b": vectors["b"]}
+    after_slots["b" if closeness.slot == "a" else "a"] = vectors["c"]
+    if rule == FinalScoreRule.MEAN_OF_THREE:
+        final_sheets: tuple[SheetState, ...] = (a, b, cal)
+    elif rule == FinalScoreRule.CALIBRATOR_ONLY:
+        final_sheets = (cal,)
+    else:
+        rule = FinalScoreRule.CALIBRATOR_AND_CLOSER
+        final_sheets = (cal, closer)
+
+    def fmt(result: PccResult) -> str:
+        return "undefined" if result.r is None else f"{result.r:.3f}"
+
+    note = (
+        f"Calibrated. Closer primary rater: Rater {closeness.slot.upper()} (by {closeness.by}; "
+        f"PCC with the calibrator: Rater A {fmt(closeness.pcc_a)}, Rater B {fmt(closeness.pcc_b)})."
+    )
+    return Evaluation(
+        **base, before=before, determined=True, flagged=True, calibrated=True, closeness=closeness,
+        after_pcc=after.r, after_slots=after_slots, final_sheets=final_sheets, final_rule=rule,
+        note=note, status=ResponseStatus.FINAL,
+    )  # fmt: skip
+
+
+def responses_evaluate(
+    *, states: list[ResponseState], threshold: float, rule: str, rubric: Rubric
+) -> list[Evaluation]:
+    """``response_evaluate`` of many responses. Every PCC they may need (the pair, and
+    the calibrator with each primary rater) is computed first in one vectorized call."""
+    vectors = [_state_vectors(state, rubric) for state in states]
+    pairs = []
+    for v in vectors:
+        if "a" in v and "b" in v:
+            pairs.append((v["a"], v["b"]))
+            if "c" in v:
+                pairs += [(v["c"], v["a"]), (v["c"], v["b"])]
+    pcc_many(pairs)  # fills the memo that response_evaluate reads
+    return [
+        response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric, vectors=v)
+        for s, v in zip(states, vectors, strict=True)
+    ]

@@ -1,0 +1,209 @@
+"""Consistency dashboard, drill-downs, the calibrator's comparison and the study's agreement settings.
+
+Admins and researchers see everything. A calibrator sees the comparison of the
+three sheets only after submitting their own, by blind code, with the primary
+raters shown as "Rater A"/"Rater B" and no model, condition or research ID.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from calibration.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm
+from calibration.selectors.agreement import (
+    agreement_groups,
+    agreement_responses,
+    agreement_studies,
+    calibration_queue,
+    calibrator_assignment_for,
+    calibrator_choices,
+    consistency_table,
+    response_comparison,
+)
+from calibration.services.calibration import (
+    PAPER_NOMINAL_THRESHOLD,
+    CalibrationError,
+    calibration_assign,
+    calibration_decision_record,
+    study_agreement_settings_update,
+)
+from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
+from scoring.models import Assignment, AssignmentRole
+from studies.models import Response, Scenario, Study
+from studies.roles import admin_required, is_admin, rater_required, researcher_required
+
+
+def _chosen_study(request: HttpRequest, studies: list[Study]) -> Study | None:
+    wanted = request.GET.get("study")
+    for study in studies:
+        if wanted and str(study.pk) == wanted:
+            return study
+    return studies[0] if studies else None
+
+
+@researcher_required
+def agreement_dashboard(request: HttpRequest) -> HttpResponse:
+    studies = agreement_studies()
+    study = _chosen_study(request, studies)
+    context = {"studies": studies, "study": study}
+    if study is not None:
+        context.update(table6=consistency_table(study=study), units=agreement_groups(study=study))
+    template = "calibration/dashboard.html"
+    if request.htmx and study is not None:
+        template += "#table6"
+    return render(request, template, context)
+
+
+@researcher_required
+def agreement_scenario(request: HttpRequest, study_id: int, scenario_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    scenario = get_object_or_404(Scenario, pk=scenario_id)
+    context = {
+        "study": study,
+        "scenario": scenario,
+        "units": agreement_groups(study=study, scenario_id=scenario.pk),
+        "responses": agreement_responses(study=study, scenario_id=scenario.pk),
+        "forms": [(name, ICC_FORM_DESCRIPTIONS[name]) for name in ICC_FORMS],
+    }
+    return render(request, "calibration/scenario.html", context)
+
+
+@researcher_required
+def agreement_response(request: HttpRequest, response_id: int) -> HttpResponse:
+    response = get_object_or_404(
+        Response.objects.select_related("study", "scenario", "model", "condition"), pk=response_id
+    )
+    admin = is_admin(request.user)
+    choices = calibrator_choices(response=response) if admin else []
+    context = {
+        "response": response,
+        "study": response.study,
+        "cmp": response_comparison(response=response, identities=True),
+        "is_admin_view": admin,
+        "calibrator_form": CalibratorForm(choices=choices) if choices else None,
+        "reason_form": DecisionReasonForm(),
+    }
+    return render(request, "calibration/response.html", context)
+
+
+@require_POST
+@admin_required
+def calibration_assign_view(request: HttpRequest, response_id: int) -> HttpResponse:
+    response = get_object_or_404(Response, pk=response_id)
+    form = CalibratorForm(request.POST, choices=calibrator_choices(response=response))
+    if form.is_valid():
+        calibrator = get_user_model().objects.filter(pk=form.cleaned_data["calibrator"]).first()
+        try:
+            if calibrator is None:
+                raise CalibrationError(_("Unknown user."))
+            calibration_assign(response_id=response.pk, calibrator=calibrator, actor=request.user)
+        except CalibrationError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, _("Calibrator assigned."))
+    else:
+        messages.error(request, _("Choose a calibrating rater."))
+    return redirect("calibration:agreement_response", response_id=response.pk)
+
+
+@require_POST
+@admin_required
+def calibration_reason_view(request: HttpRequest, response_id: int) -> HttpResponse:
+    response = get_object_or_404(Response, pk=response_id)
+    form = DecisionReasonForm(request.POST)
+    if form.is_valid():
+        try:
+            calibration_decision_record(
+                response_id=response.pk, actor=request.user, reason=form.cleaned_data["reason"]
+            )
+        except CalibrationError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, _("Reason saved."))
+    else:
+        messages.error(request, _("Write a short reason."))
+    return redirect("calibration:agreement_response", response_id=response.pk)
+
+
+@rater_required
+def my_calibrations(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "calibration/my_calibrations.html", {"items": calibration_queue(user=request.user)}
+    )
+
+
+@rater_required
+def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
+    assignment = calibrator_assignment_for(user=request.user, blind_code=blind_code)
+    if assignment is None:
+        pending = Assignment.objects.filter(
+            rater=request.user,
+            role=AssignmentRole.CALIBRATION,
+            archived_at__isnull=True,
+            response__blind_code=blind_code,
+        ).exists()
+        if pending:
+            raise PermissionDenied(_("The comparison opens after you submit your own sheet."))
+        raise Http404
+    response = assignment.response
+    form = DecisionReasonForm()
+    if request.method == "POST":
+        form = DecisionReasonForm(request.POST)
+        if form.is_valid():
+            try:
+                calibration_decision_record(
+                    response_id=response.pk, actor=request.user, reason=form.cleaned_data["reason"]
+                )
+            except CalibrationError as exc:
+                messages.error(request, exc.message)
+            else:
+                messages.success(request, _("Reason saved."))
+                return redirect("calibration:calibration_compare", blind_code=blind_code)
+    context = {"cmp": response_comparison(response=response, identities=False), "reason_form": form}
+    return render(request, "calibration/compare.html", context)
+
+
+@admin_required
+def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = AgreementSettingsForm(instance=Study.objects.get(pk=study.pk))
+    if request.method == "POST":
+        data = request.POST.copy()
+        if "use_paper_threshold" in data:
+            data["agreement_threshold"] = str(PAPER_NOMINAL_THRESHOLD)
+        form = AgreementSettingsForm(data, instance=Study.objects.get(pk=study.pk))
+        if form.is_valid():
+            try:
+                report = study_agreement_settings_update(
+                    study_id=study.pk,
+                    actor=request.user,
+                    threshold=form.cleaned_data["agreement_threshold"],
+                    headline_icc=form.cleaned_data["headline_icc"],
+                    final_score_rule=form.cleaned_data["final_score_rule"],
+                )
+            except CalibrationError as exc:
+                messages.error(request, exc.message)
+            else:
+                messages.success(
+                    request,
+                    _(
+                        "Saved. %(flagged)d of %(scored)d scored responses are below the threshold; "
+                        "%(routed)d new calibration assignment(s), %(archived)d unstarted one(s) withdrawn."
+                    )
+                    % {
+                        "flagged": report.flagged,
+                        "scored": report.determined,
+                        "routed": len(report.routed),
+                        "archived": len(report.archived),
+                    },
+                )
+                return redirect(f"{reverse('calibration:agreement_dashboard')}?study={study.pk}")
+    context = {"study": study, "form": form, "paper_threshold": PAPER_NOMINAL_THRESHOLD}
+    return render(request, "calibration/settings.html", context)

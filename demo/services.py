@@ -1,0 +1,134 @@
+"""Roles, demo users and demo data (``manage.py seed_demo``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+from scoring.models import RaterProfile
+from studies.models import Scenario, Study
+from studies.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER
+from studies.services.responses import records_from_data_a, responses_import
+from studies.services.setup import (
+    conditions_ensure_defaults,
+    endpoint_ensure_stub,
+    endpoints_ensure_paper_models,
+)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "studies" / "data"
+DEMO_PASSWORD = "demo-pass-2026"  # noqa: S105 - documented, demo mode only
+DEMO_STUDY = "CGPST demo"
+DEMO_USERS = [
+    # username, role, rater code, may calibrate
+    ("admin", ADMIN, None, False),
+    ("rater1", RATER, "H01", False),
+    ("rater2", RATER, "H02", False),
+    ("calibrator", RATER, "H03", True),
+    ("researcher", RESEARCHER, None, False),
+]
+
+
+class DemoModeRequired(Exception):
+    pass
+
+
+def role_groups_ensure() -> dict[str, Group]:
+    """The three role groups; Admin gets every permission of the product's apps."""
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
+    perms = Permission.objects.filter(content_type__app_label__in=["scoring", "generation", "auth"])
+    groups[ADMIN].permissions.set(perms)
+    return groups
+
+
+def user_create_with_role(
+    *, username: str, password: str, role: str, rater_code: str | None = None, can_calibrate: bool = False
+):
+    """Create or update a user in one role group (Admins are also staff for the Django admin)."""
+    groups = role_groups_ensure()
+    user_model = get_user_model()
+    user, _ = user_model.objects.get_or_create(username=username)
+    user.set_password(password)
+    user.is_staff = role == ADMIN
+    user.is_superuser = role == ADMIN and username == "admin"
+    user.save()
+    user.groups.set([groups[role]])
+    if role == RATER or rater_code:
+        RaterProfile.objects.update_or_create(
+            user=user, defaults={"rater_code": rater_code, "can_calibrate": can_calibrate}
+        )
+    return user
+
+
+def scenarios_load_shared() -> list[Scenario]:
+    data = json.loads((DATA_DIR / "future_scenarios_en.json").read_text(encoding="utf-8"))
+    return [
+        Scenario.objects.update_or_create(
+            study=None, code=code, defaults={"theme": v["theme"], "text": v["text"]}
+        )[0]
+        for code, v in data.items()
+    ]
+
+
+@dataclass
+class DemoReport:
+    study: Study
+    users: list[str] = field(default_factory=list)
+    responses: list[str] = field(default_factory=list)
+
+
+def demo_seed() -> DemoReport:
+    """Idempotent: running it twice leaves the same data."""
+    if not settings.DEMO_MODE:
+        raise DemoModeRequired(
+            "The demo users have a published password; seed_demo runs only with DEMO_MODE=1."
+        )
+    with transaction.atomic():
+        conditions_ensure_defaults()
+        endpoints_ensure_paper_models()
+        endpoint_ensure_stub()
+        scenarios_load_shared()
+        study, _ = Study.objects.get_or_create(
+            name=DEMO_STUDY,
+            defaults={"description": "The public FS10 scenario and the scored kimi-k2 TeamLLM response."},
+        )
+        report = DemoReport(study=study)
+        for username, role, code, calibrates in DEMO_USERS:
+            user_create_with_role(
+                username=username,
+                password=DEMO_PASSWORD,
+                role=role,
+                rater_code=code,
+                can_calibrate=calibrates,
+            )
+            report.users.append(username)
+        records = records_from_data_a(json.loads((DATA_DIR / "data_A.json").read_text(encoding="utf-8")))
+        imported = responses_import(records=records, study=study)
+        report.responses = imported.created + imported.unchanged
+        demo_pair_assign(study=study)
+    return report
+
+
+def demo_pair_assign(*, study: Study) -> None:
+    """The demo responses of FS10 under condition A go to the pair rater1 + rater2
+    (one ScoringGroup), so a new user can log in and score at once."""
+    from scoring.services.assignments import group_assign_pair
+    from studies.models import Condition
+
+    user_model = get_user_model()
+    rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
+    admin = user_model.objects.filter(username="admin").first()
+    scenario = Scenario.objects.get(study=None, code="FS10")
+    group_assign_pair(
+        study=study,
+        scenario=scenario,
+        conditions=[Condition.objects.get(letter="A")],
+        rater_a=rater1,
+        rater_b=rater2,
+        actor=admin,
+    )

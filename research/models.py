@@ -1,0 +1,39 @@
+"""Research output jobs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ExportJob(models.Model):
+    """A large export built by a worker; the page polls it and offers the file."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    kind = models.CharField(max_length=40)
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    file_path = models.CharField(max_length=300, blank=True)
+    file_name = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "scoring_exportjob"
+        ordering = ["-created_at"]
+        verbose_name = _("export job")
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.status})"

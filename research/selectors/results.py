@@ -1,0 +1,193 @@
+"""Reads for research output: final scores, responses and raw sheet scores as plain records.
+
+Every table is computed from ``FinalScore`` rows (overall, step totals and the
+per-dimension means the calibration rules produced); the raw long table reads
+each submitted sheet's totals (the cache of ``studies.rubric.sheet_totals``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+
+from calibration.models import FinalScore
+from scoring.models import ScoreSheet, SheetStatus
+from scoring.selectors import sheet_entries_get
+from studies.models import Response, ResponseItem, ResponseStatus, Study
+from studies.rubric import load_rubric, sheet_totals
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One response's final score with the facts the tables group by."""
+
+    response_id: int
+    research_id: str
+    scenario: str
+    model_number: str
+    model: str
+    condition: str
+    overall: float
+    steps: dict[int, float] = field(default_factory=dict)
+    dimensions: dict[str, float] = field(default_factory=dict)
+    calibrated: bool = False
+
+
+@dataclass(frozen=True)
+class ResponseRecord:
+    """A response's text-derived facts (no scores): blank items and parsed items."""
+
+    response_id: int
+    scenario: str
+    model_number: str
+    model: str
+    condition: str
+    step1_blank_items: int
+    step3_blank_items: int
+
+
+def _filtered(qs, prefix: str, conditions, models):
+    if conditions:
+        qs = qs.filter(**{f"{prefix}condition__letter__in": list(conditions)})
+    if models:
+        qs = qs.filter(**{f"{prefix}model__model_number__in": list(models)})
+    return qs
+
+
+def score_records_get(*, study: Study, conditions=None, models=None) -> list[ScoreRecord]:
+    rows = _filtered(
+        FinalScore.objects.filter(response__study=study).exclude(response__status=ResponseStatus.WITHDRAWN),
+        "response__",
+        conditions,
+        models,
+    ).select_related("response__scenario", "response__model", "response__condition")
+    return [
+        ScoreRecord(
+            response_id=f.response_id,
+            research_id=f.response.research_id,
+            scenario=f.response.scenario.code,
+            model_number=f.response.model.model_number,
+            model=f.response.model.name,
+            condition=f.response.condition.letter,
+            overall=float(f.overall),
+            steps={int(k): float(v) for k, v in (f.steps or {}).items()},
+            dimensions={k: float(v) for k, v in (f.dimensions or {}).items()},
+            calibrated=f.calibrated,
+        )
+        for f in rows
+    ]
+
+
+def response_records_get(*, study: Study, conditions=None, models=None) -> list[ResponseRecord]:
+    rows = _filtered(
+        Response.objects.filter(study=study).exclude(status=ResponseStatus.WITHDRAWN), "", conditions, models
+    ).select_related("scenario", "model", "condition")
+    return [
+        ResponseRecord(
+            response_id=r.pk,
+            scenario=r.scenario.code,
+            model_number=r.model.model_number,
+            model=r.model.name,
+            condition=r.condition.letter,
+            step1_blank_items=r.step1_blank_items,
+            step3_blank_items=r.step3_blank_items,
+        )
+        for r in rows
+    ]
+
+
+def idea_items_get(*, response_ids: list[int], steps=(1, 3)) -> dict[int, dict[int, list[str]]]:
+    """The parsed Step-1 and Step-3 items of each response (for diversity)."""
+    items: dict[int, dict[int, list[str]]] = {}
+    rows = (
+        ResponseItem.objects.filter(response_id__in=response_ids, step__in=steps)
+        .order_by("response_id", "step", "position")
+        .values_list("response_id", "step", "text")
+    )
+    for response_id, step, text in rows.iterator(chunk_size=5000):
+        items.setdefault(response_id, {}).setdefault(step, []).append(text)
+    return items
+
+
+RAW_HEADER = (
+    "research_id",
+    "blind_code",
+    "scenario",
+    "model",
+    "condition",
+    "rater",
+    "role",
+    "step",
+    "dimension",
+    "score",
+)
+
+
+def raw_score_rows_count(*, study: Study) -> int:
+    return _raw_sheets(study).count()
+
+
+def _raw_sheets(study: Study):
+    return ScoreSheet.objects.filter(
+        status=SheetStatus.SUBMITTED,
+        assignment__response__study=study,
+        assignment__archived_at__isnull=True,
+    )
+
+
+def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+    """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet
+    (one query, streamed)."""
+    username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
+    sheets = (
+        _raw_sheets(study)
+        .order_by("assignment__response__research_id", "assignment__role", "assignment__rater_id")
+        .values_list(
+            "pk", "rubric_version", "totals", "assignment__response__research_id",
+            "assignment__response__blind_code", "assignment__response__scenario__code",
+            "assignment__response__model__name", "assignment__response__condition__letter",
+            "assignment__rater__rater_profile__rater_code", username, "assignment__role",
+        )
+    )  # fmt: skip
+    for index, row in enumerate(sheets.iterator(chunk_size=1000), start=1):
+        sheet_id, rubric_version, totals, research_id, blind_code, scenario, model, condition = row[:8]
+        rater_code, rater_username, role = row[8:]
+        rubric = load_rubric(rubric_version)
+        totals = totals or {}
+        if not totals.get("dimensions"):
+            sheet = ScoreSheet.objects.get(pk=sheet_id)
+            totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
+        label = rater_code or rater_username
+        scores = totals["dimensions"]
+        for dim in rubric.dimensions:
+            yield (
+                research_id,
+                blind_code,
+                scenario,
+                model,
+                condition,
+                label,
+                role,
+                dim.step,
+                dim.key,
+                scores.get(dim.key),
+            )
+        if on_sheet:
+            on_sheet(index)
+
+
+def study_resolve(name: str | None) -> Study:
+    """The study named (or numbered) ``name``; without a name, the only study there is.
+    Raises Study.DoesNotExist with a message listing the choices."""
+    if name:
+        study = Study.objects.filter(name=name).first()
+        if study is None and name.isdigit():
+            study = Study.objects.filter(pk=int(name)).first()
+        if study is not None:
+            return study
+    elif Study.objects.count() == 1:
+        return Study.objects.get()
+    names = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)) or "none"
+    raise Study.DoesNotExist(f"choose a study with --study (studies: {names})")

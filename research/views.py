@@ -1,0 +1,185 @@
+"""Researcher pages: the paper's tables and figures, filterable, and exports (admins and researchers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django import forms
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from research.figures import FIGURES, FORMATS, figure_build, figure_bytes
+from research.models import ExportJob
+from research.results import fmt
+from research.selectors.research import results_get
+from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, export_job_create
+from studies.models import Condition, ModelEndpoint, Study
+from studies.roles import is_admin, researcher_required
+
+
+class ResultsFilter(forms.Form):
+    study = forms.ModelChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    conditions = forms.MultipleChoiceField(required=False, label=_("Conditions"))
+    models = forms.MultipleChoiceField(required=False, label=_("Models"))
+    a = forms.ChoiceField(required=False, label=_("Test condition"))
+    b = forms.ChoiceField(required=False, label=_("against"))
+    step = forms.TypedChoiceField(
+        required=False,
+        coerce=int,
+        empty_value=1,
+        choices=[(n, n) for n in range(1, 7)],
+        label=_("Dimension figure step"),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        letters = [(c.letter, f"{c.letter} {c.name}") for c in Condition.objects.order_by("letter")]
+        self.fields["conditions"].choices = letters
+        self.fields["a"].choices = [("", "—")] + letters
+        self.fields["b"].choices = [("", "—")] + letters
+        self.fields["models"].choices = [
+            (m.model_number, f"{m.model_number} {m.name}")
+            for m in ModelEndpoint.objects.order_by("model_number")
+        ]
+
+    def chosen(self) -> dict:
+        data = self.cleaned_data if self.is_valid() else {}
+        study = (
+            data.get("study")
+            or Study.objects.filter(responses__final_score__isnull=False).order_by("name").first()
+        )
+        study = study or Study.objects.order_by("name").first()
+        pair = (data["a"], data["b"]) if data.get("a") and data.get("b") and data["a"] != data["b"] else None
+        return {
+            "study": study,
+            "conditions": data.get("conditions") or None,
+            "models": data.get("models") or None,
+            "pair": pair,
+            "step": data.get("step") or 1,
+        }
+
+
+def _results(request: HttpRequest, with_diversity: bool = True):
+    form = ResultsFilter(request.GET or None)
+    chosen = form.chosen()
+    if chosen["study"] is None:
+        return form, chosen, None
+    results = results_get(
+        study=chosen["study"],
+        conditions=chosen["conditions"],
+        models=chosen["models"],
+        pair=chosen["pair"],
+        with_diversity=with_diversity,
+    )
+    return form, chosen, results
+
+
+def _rows_for_display(rows, digits=2):
+    return [[fmt(v, digits) for v in row.values] for row in rows]
+
+
+@researcher_required
+def research_home(request: HttpRequest) -> HttpResponse:
+    form, chosen, results = _results(request)
+    context = {"form": form, "chosen": chosen, "results": results, "figures": FIGURES}
+    if results is not None:
+        names = dict(Condition.objects.values_list("letter", "name"))
+        context.update(
+            condition_names=names,
+            table1=[
+                (
+                    t.condition,
+                    names.get(t.condition, ""),
+                    list(zip(t.rows, _rows_for_display(t.rows), strict=True)),
+                )
+                for t in results.table1
+            ],
+            table2=[
+                (
+                    t.condition,
+                    names.get(t.condition, ""),
+                    list(zip(t.rows, _rows_for_display(t.rows), strict=True)),
+                )
+                for t in results.table2
+            ],
+            step_spans=_step_spans(results.columns),
+            query=request.GET.urlencode(),
+        )
+    return render(request, "research/home.html", context)
+
+
+def _step_spans(columns) -> list[tuple[str, int]]:
+    spans: list[tuple[str, int]] = []
+    for col in columns:
+        label = f"Step-{col.step}" if col.step else ""
+        if spans and spans[-1][0] == label and label:
+            spans[-1] = (label, spans[-1][1] + 1)
+        else:
+            spans.append((label, 1))
+    return spans
+
+
+@researcher_required
+def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpResponse:
+    if name not in FIGURES or fmt_name not in FORMATS:
+        raise Http404
+    form, chosen, results = _results(request, with_diversity=name == "diversity")
+    if results is None:
+        raise Http404
+    names = dict(Condition.objects.values_list("letter", "name"))
+    data = figure_bytes(figure_build(name, results, step=chosen["step"], condition_names=names), fmt_name)
+    response = HttpResponse(data, content_type=FORMATS[fmt_name])
+    if request.GET.get("download"):
+        suffix = f"-step{chosen['step']}" if name == "dimensions" else ""
+        response["Content-Disposition"] = f'attachment; filename="figure-{name}{suffix}.{fmt_name}"'
+    return response
+
+
+@researcher_required
+@require_POST
+def export_start(request: HttpRequest) -> HttpResponse:
+    kind = request.POST.get("kind", KIND_RESULTS)
+    if kind not in (KIND_RESULTS, KIND_WORKBOOKS):
+        return HttpResponseBadRequest("unknown export")
+    if kind == KIND_WORKBOOKS and not is_admin(request.user):
+        return HttpResponse(status=403)
+    study = get_object_or_404(Study, pk=request.POST.get("study"))
+    params = {"study_id": study.pk}
+    if kind == KIND_RESULTS:
+        a, b = request.POST.get("a", ""), request.POST.get("b", "")
+        params.update(
+            pair=[a, b] if a and b and a != b else None,
+            conditions=request.POST.getlist("conditions"),
+            models=request.POST.getlist("models"),
+        )
+    job = export_job_create(kind=kind, params=params, user=request.user)
+    return render(request, "research/_export_job.html", {"job": job})
+
+
+def _job_for(request: HttpRequest, pk: int) -> ExportJob:
+    job = get_object_or_404(ExportJob, pk=pk, kind__in=(KIND_RESULTS, KIND_WORKBOOKS))
+    if job.kind == KIND_WORKBOOKS and not is_admin(request.user):
+        raise Http404
+    return job
+
+
+@researcher_required
+def export_status(request: HttpRequest, pk: int) -> HttpResponse:
+    job = _job_for(request, pk)
+    response = render(request, "research/_export_job.html", {"job": job})
+    if job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED):
+        stop = HttpResponseStopPolling(response.content)
+        return stop
+    return response
+
+
+@researcher_required
+def export_download(request: HttpRequest, pk: int) -> FileResponse:
+    job = _job_for(request, pk)
+    path = Path(job.file_path or "")
+    if job.status != ExportJob.Status.DONE or not path.is_file():
+        raise Http404
+    return FileResponse(path.open("rb"), as_attachment=True, filename=job.file_name)

@@ -1,0 +1,243 @@
+"""Raters, assignments, score sheets, their raw entries and the audit trail."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from studies.models import Response, Scenario, Study
+
+
+def random_order_key() -> int:
+    return secrets.randbelow(2**31 - 1)
+
+
+class RaterProfile(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rater_profile"
+    )
+    rater_code = models.CharField(
+        _("rater ID"),
+        max_length=16,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text=_("The study's rater ID, e.g. H01."),
+    )
+    can_calibrate = models.BooleanField(_("may calibrate"), default=False)
+    language = models.CharField(_("language"), max_length=10, blank=True, choices=settings.LANGUAGES)
+
+    class Meta:
+        verbose_name = _("rater profile")
+
+    def __str__(self) -> str:
+        return self.rater_code or self.user.get_username()
+
+
+class ScoringGroup(models.Model):
+    """The responses of one scenario under one condition, scored by one rater pair."""
+
+    study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="scoring_groups")
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="scoring_groups")
+    condition = models.ForeignKey(
+        "studies.Condition", on_delete=models.PROTECT, related_name="scoring_groups"
+    )
+    rater_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    rater_b = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["study", "scenario__code", "condition__letter"]
+        verbose_name = _("scoring group")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "scenario", "condition"],
+                condition=Q(archived_at__isnull=True),
+                name="one_active_pair_per_group",
+            ),
+            models.CheckConstraint(condition=~Q(rater_a=models.F("rater_b")), name="pair_of_two_raters"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scenario.code}/{self.condition.letter}"
+
+
+class AssignmentRole(models.TextChoices):
+    PRIMARY = "primary", _("Primary")
+    CALIBRATION = "calibration", _("Calibration")
+
+
+class Assignment(models.Model):
+    """One rater asked to score one response. Archived, never deleted."""
+
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="assignments")
+    role = models.CharField(max_length=12, choices=AssignmentRole.choices, default=AssignmentRole.PRIMARY)
+    group = models.ForeignKey(
+        ScoringGroup, null=True, blank=True, on_delete=models.PROTECT, related_name="assignments"
+    )
+    order_key = models.PositiveIntegerField(
+        default=random_order_key, help_text=_("Per-rater random queue order.")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["rater", "order_key"]
+        verbose_name = _("assignment")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rater", "response"],
+                condition=Q(archived_at__isnull=True),
+                name="one_active_assignment_per_rater",
+            ),
+            models.UniqueConstraint(
+                fields=["response"],
+                condition=Q(archived_at__isnull=True, role="calibration"),
+                name="one_active_calibration_per_response",
+            ),
+        ]
+        indexes = [models.Index(fields=["rater", "archived_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.rater} → {self.response} ({self.role})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.archived_at is None
+
+
+class SheetStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    SUBMITTED = "submitted", _("Submitted")
+
+
+class SheetSource(models.TextChoices):
+    WEB = "web", _("Web form")
+    WORKBOOK = "workbook", _("Offline workbook")
+    IMPORT = "import", _("Score import")
+
+
+class ScoreSheet(models.Model):
+    """A rater's scoring of one response. ``version`` rises with every saved change
+    (optimistic locking); ``totals`` caches ``studies.rubric.sheet_totals``."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="sheet")
+    status = models.CharField(
+        max_length=10, choices=SheetStatus.choices, default=SheetStatus.DRAFT, db_index=True
+    )
+    version = models.PositiveIntegerField(default=0)
+    rubric_version = models.CharField(max_length=40)
+    source = models.CharField(max_length=10, choices=SheetSource.choices, default=SheetSource.WEB)
+    condition_phrase = models.TextField(_("Condition Phrase"), blank=True)
+    stem = models.TextField(_("Stem"), blank=True)
+    kvp = models.TextField(_("Key Verb Phrase"), blank=True)
+    purpose = models.TextField(_("Purpose"), blank=True)
+    comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
+    totals = models.JSONField(default=dict, blank=True)
+    overall = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_batch_id = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text=_("Client id of the last applied autosave batch (makes re-sends idempotent)."),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("score sheet")
+
+    def __str__(self) -> str:
+        return f"Sheet {self.pk} ({self.status})"
+
+    TEXT_FIELDS = ("condition_phrase", "stem", "kvp", "purpose")
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.status == SheetStatus.SUBMITTED
+
+
+class ItemScore(models.Model):
+    """A rater's entry for one item of Step 1, 3 (classification, elaboration,
+    originality) or 4 (correctly written, relevance)."""
+
+    sheet = models.ForeignKey(ScoreSheet, on_delete=models.CASCADE, related_name="item_scores")
+    step = models.PositiveSmallIntegerField()
+    position = models.PositiveSmallIntegerField()
+    category = models.CharField(max_length=60, blank=True)
+    invalid_type = models.CharField(max_length=20, blank=True)
+    elaboration = models.PositiveSmallIntegerField(null=True, blank=True)
+    originality = models.PositiveSmallIntegerField(null=True, blank=True)
+    correctly_written = models.PositiveSmallIntegerField(null=True, blank=True)
+    relevance = models.PositiveSmallIntegerField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["sheet", "step", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["sheet", "step", "position"], name="item_score_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"sheet {self.sheet_id} step {self.step} #{self.position}"
+
+
+class DimensionScore(models.Model):
+    """A directly scored dimension (Step 2, Step 5, Step 6)."""
+
+    sheet = models.ForeignKey(ScoreSheet, on_delete=models.CASCADE, related_name="dimension_scores")
+    dimension = models.CharField(max_length=40)
+    value = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["sheet", "dimension"]
+        constraints = [models.UniqueConstraint(fields=["sheet", "dimension"], name="dimension_score_unique")]
+
+    def __str__(self) -> str:
+        return f"sheet {self.sheet_id} {self.dimension}={self.value}"
+
+
+class EventKind(models.TextChoices):
+    CREATE = "create", _("Created")
+    CHANGE = "change", _("Changed")
+    SUBMIT = "submit", _("Submitted")
+    REOPEN = "reopen", _("Reopened")
+    IMPORT = "import", _("Imported")
+    ARCHIVE = "archive", _("Archived")
+
+
+class SheetEvent(models.Model):
+    """The audit trail: every change to a sheet, with who, when, old and new value."""
+
+    sheet = models.ForeignKey(ScoreSheet, on_delete=models.PROTECT, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    kind = models.CharField(max_length=10, choices=EventKind.choices)
+    path = models.CharField(max_length=80, blank=True)
+    old_value = models.JSONField(null=True, blank=True)
+    new_value = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["sheet", "id"]
+        verbose_name = _("sheet event")
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.path} v{self.version}"

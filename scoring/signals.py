@@ -1,0 +1,7 @@
+"""Signals of the rater workspace, for the apps above it (agreement and calibration)."""
+
+from django.dispatch import Signal
+
+# Sent inside the transaction that submitted, reopened or imported a sheet of a
+# response (kwargs: ``response_id``); receivers schedule their work on commit.
+response_scores_changed = Signal()

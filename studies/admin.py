@@ -1,0 +1,72 @@
+from django.contrib import admin
+
+from studies.models import Condition, ModelEndpoint, Response, ResponseItem, Scenario, Study
+
+
+@admin.register(ModelEndpoint)
+class ModelEndpointAdmin(admin.ModelAdmin):
+    list_display = (
+        "model_number",
+        "name",
+        "model_name",
+        "base_url",
+        "api_key_env",
+        "concurrency_limit",
+        "is_active",
+    )
+    list_filter = ("is_active",)
+    search_fields = ("name", "model_name", "base_url")
+
+
+@admin.register(Condition)
+class ConditionAdmin(admin.ModelAdmin):
+    list_display = ("letter", "name", "strategy")
+    list_filter = ("strategy",)
+    search_fields = ("letter", "name")
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "rubric_version",
+        "agreement_threshold",
+        "headline_icc",
+        "final_score_rule",
+        "response_language",
+        "is_active",
+    )
+    list_filter = ("is_active", "rubric_version", "response_language")
+    search_fields = ("name",)
+
+
+@admin.register(Scenario)
+class ScenarioAdmin(admin.ModelAdmin):
+    list_display = ("code", "theme", "study")
+    list_filter = ("study",)
+    search_fields = ("code", "theme", "text")
+
+
+class ResponseItemInline(admin.TabularInline):
+    model = ResponseItem
+    extra = 0
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = (
+        "research_id",
+        "blind_code",
+        "study",
+        "scenario",
+        "model",
+        "condition",
+        "source",
+        "status",
+        "step3_blank_items",
+        "implied_correctly_used",
+    )
+    list_filter = ("study", "status", "source", "condition", "model", "scenario")
+    search_fields = ("research_id", "blind_code")
+    readonly_fields = ("blind_code", "grid", "grid_errors", "parse_notes", "created_at", "updated_at")
+    inlines = [ResponseItemInline]

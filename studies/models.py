@@ -1,0 +1,293 @@
+"""The study itself: studies, scenarios, model endpoints, conditions and the responses raters score.
+
+Tables keep the names they had before the app split (``db_table``), so existing
+databases migrate forward without moving a row."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from studies.rubric import DEFAULT_RUBRIC_VERSION
+
+# Crockford-style alphabet without look-alike characters (0/O, 1/I/L, U).
+BLIND_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
+BLIND_CODE_LENGTH = 10  # 30**10 ~ 5.9e14 codes: not guessable, not sequential
+
+
+def new_blind_code() -> str:
+    return "".join(secrets.choice(BLIND_ALPHABET) for _ in range(BLIND_CODE_LENGTH))
+
+
+class HeadlineICC(models.TextChoices):
+    ICC1 = "ICC1", "ICC1"
+    ICC2 = "ICC2", "ICC2"
+    ICC3 = "ICC3", "ICC3"
+    ICC1K = "ICC1k", "ICC1k"
+    ICC2K = "ICC2k", "ICC2k"
+    ICC3K = "ICC3k", "ICC3k"
+
+
+class FinalScoreRule(models.TextChoices):
+    MEAN_OF_PAIR = "mean_of_pair", _("Mean of the two primary raters")
+    CALIBRATOR_AND_CLOSER = "calibrator_and_closer", _("Calibrator and the closer primary rater, averaged")
+    MEAN_OF_THREE = "mean_of_three", _("Mean of all three raters")
+    CALIBRATOR_ONLY = "calibrator_only", _("Calibrator only")
+    IMPORTED = "imported", _("Imported final score")
+
+
+# The rules a study may choose for calibrated responses.
+CALIBRATION_RULES = [
+    (rule.value, rule.label)
+    for rule in (
+        FinalScoreRule.CALIBRATOR_AND_CLOSER,
+        FinalScoreRule.MEAN_OF_THREE,
+        FinalScoreRule.CALIBRATOR_ONLY,
+    )
+]
+
+
+ENV_VAR_NAME = RegexValidator(
+    r"^[A-Z_][A-Z0-9_]{0,63}$", _("An environment variable name, e.g. OPENAI_API_KEY.")
+)
+
+
+class ModelEndpoint(models.Model):
+    """An LLM behind an OpenAI-compatible API. The API key itself is never stored:
+    only the NAME of the environment variable that holds it."""
+
+    name = models.CharField(_("display name"), max_length=80, unique=True)
+    model_number = models.CharField(
+        _("model number"),
+        max_length=2,
+        unique=True,
+        validators=[RegexValidator(r"^\d{2}$", _("Two digits, e.g. 05."))],
+        help_text=_("Two digits used in research IDs (A05_FS10)."),
+    )
+    base_url = models.URLField(
+        _("base URL"), blank=True, help_text=_("OpenAI-compatible base URL, e.g. https://api.openai.com/v1")
+    )
+    model_name = models.CharField(_("model name"), max_length=200, blank=True)
+    api_key_env = models.CharField(
+        _("API key environment variable"), max_length=64, blank=True, validators=[ENV_VAR_NAME]
+    )
+    concurrency_limit = models.PositiveSmallIntegerField(
+        _("concurrency limit"), default=4, validators=[MinValueValidator(1), MaxValueValidator(256)]
+    )
+    timeout_seconds = models.FloatField(_("timeout (s)"), default=120.0, validators=[MinValueValidator(1)])
+    extra_params = models.JSONField(_("extra request parameters"), default=dict, blank=True)
+    is_active = models.BooleanField(_("active"), default=True)
+    notes = models.TextField(_("notes"), blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "generation_modelendpoint"
+        ordering = ["model_number"]
+        verbose_name = _("model endpoint")
+
+    def __str__(self) -> str:
+        return f"{self.model_number} {self.name}"
+
+    @property
+    def can_generate(self) -> bool:
+        return bool(self.base_url and self.model_name)
+
+
+class Strategy(models.TextChoices):
+    SINGLE = "single", _("Single model")
+    TEAMLLM = "teamllm", _("TeamLLM (four Belbin roles)")
+    ABLATION = "ablation", _("TeamLLM without roles (ablation)")
+    LLM_DISCUSSION = "llm_discussion", _("LLM Discussion")
+    MAD = "mad", _("Multi-Agent Debate")
+    TEAMFUSION = "teamfusion", _("TeamFusion (proxy discussion)")
+
+
+class Condition(models.Model):
+    """A research condition: the letter in research IDs and the strategy that produced it."""
+
+    letter = models.CharField(
+        _("letter"),
+        max_length=2,
+        unique=True,
+        validators=[RegexValidator(r"^[A-Z]{1,2}$", _("Capital letters."))],
+    )
+    name = models.CharField(_("name"), max_length=80)
+    strategy = models.CharField(_("strategy"), max_length=20, choices=Strategy.choices)
+    parameters = models.JSONField(
+        _("parameters"),
+        default=dict,
+        blank=True,
+        help_text=_("Overrides of the strategy's defaults (temperatures, rounds, language)."),
+    )
+    description = models.TextField(_("description"), blank=True)
+
+    class Meta:
+        db_table = "generation_condition"
+        ordering = ["letter"]
+        verbose_name = _("condition")
+
+    def __str__(self) -> str:
+        return f"{self.letter} ({self.name})"
+
+
+class Study(models.Model):
+    """One benchmark campaign."""
+
+    class Language(models.TextChoices):
+        CHINESE = "zh", _("Chinese")
+        ENGLISH = "en", _("English")
+
+    name = models.CharField(_("name"), max_length=120, unique=True)
+    description = models.TextField(_("description"), blank=True)
+    rubric_version = models.CharField(_("rubric version"), max_length=40, default=DEFAULT_RUBRIC_VERSION)
+    agreement_threshold = models.DecimalField(
+        _("agreement threshold (PCC)"),
+        max_digits=4,
+        decimal_places=3,
+        default="0.650",
+        validators=[MinValueValidator(-1), MaxValueValidator(1)],
+        help_text=_("Responses whose PCC falls below this go to a calibrating rater."),
+    )
+    headline_icc = models.CharField(
+        _("headline ICC form"), max_length=6, choices=HeadlineICC.choices, default="ICC3k"
+    )
+    final_score_rule = models.CharField(
+        _("final-score rule"),
+        max_length=30,
+        choices=CALIBRATION_RULES,
+        default=FinalScoreRule.CALIBRATOR_AND_CLOSER,
+    )
+    response_language = models.CharField(
+        _("response language"), max_length=5, choices=Language.choices, default=Language.CHINESE
+    )
+    is_active = models.BooleanField(_("active"), default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "scoring_study"
+        ordering = ["name"]
+        verbose_name = _("study")
+        verbose_name_plural = _("studies")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Scenario(models.Model):
+    """A future scenario. ``study`` is empty for scenarios shared by all studies."""
+
+    study = models.ForeignKey(
+        Study, null=True, blank=True, on_delete=models.PROTECT, related_name="scenarios"
+    )
+    code = models.CharField(
+        _("code"),
+        max_length=20,
+        validators=[RegexValidator(r"^[A-Za-z0-9-]+$", _("Letters, digits and dashes."))],
+    )
+    theme = models.CharField(_("theme"), max_length=200)
+    text = models.TextField(_("scenario text"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "scoring_scenario"
+        ordering = ["code"]
+        verbose_name = _("scenario")
+        constraints = [
+            models.UniqueConstraint(fields=["study", "code"], name="scenario_code_unique_in_study"),
+            models.UniqueConstraint(
+                fields=["code"], condition=Q(study__isnull=True), name="shared_scenario_code_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.theme}"
+
+
+class ResponseSource(models.TextChoices):
+    GENERATED = "generated", _("Generated")
+    IMPORTED = "imported", _("Imported")
+
+
+class ResponseStatus(models.TextChoices):
+    READY = "ready", _("Ready for scoring")
+    SCORING = "scoring", _("Being scored")
+    CALIBRATION = "calibration", _("Awaiting calibration")
+    FINAL = "final", _("Final score available")
+    WITHDRAWN = "withdrawn", _("Withdrawn")
+
+
+class Response(models.Model):
+    """One model's six-step answer to one scenario under one condition.
+
+    Raters only ever see ``blind_code``; ``research_id`` (A05_FS10), the model and
+    the condition are for admins and researchers.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="responses")
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="responses")
+    model = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="responses")
+    condition = models.ForeignKey(Condition, on_delete=models.PROTECT, related_name="responses")
+    research_id = models.CharField(_("research ID"), max_length=64)
+    blind_code = models.CharField(
+        _("blind code"), max_length=16, unique=True, default=new_blind_code, editable=False
+    )
+    step1 = models.TextField(_("Step 1 answer"), blank=True)
+    step2 = models.TextField(_("Step 2 answer"), blank=True)
+    step3 = models.TextField(_("Step 3 answer"), blank=True)
+    step4 = models.TextField(_("Step 4 answer"), blank=True)
+    step5 = models.TextField(_("Step 5 answer"), blank=True)
+    step6 = models.TextField(_("Step 6 answer"), blank=True)
+    source = models.CharField(_("source"), max_length=10, choices=ResponseSource.choices)
+    status = models.CharField(
+        _("status"), max_length=12, choices=ResponseStatus.choices, default=ResponseStatus.READY
+    )
+    step1_blank_items = models.PositiveSmallIntegerField(default=0)
+    step3_blank_items = models.PositiveSmallIntegerField(default=0)
+    grid = models.JSONField(_("Step-5 grid"), null=True, blank=True)
+    grid_errors = models.JSONField(_("Step-5 grid errors"), default=list, blank=True)
+    implied_correctly_used = models.PositiveSmallIntegerField(null=True, blank=True)
+    parse_notes = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "scoring_response"
+        ordering = ["study", "research_id"]
+        verbose_name = _("response")
+        constraints = [
+            models.UniqueConstraint(fields=["study", "research_id"], name="research_id_unique_in_study")
+        ]
+        indexes = [models.Index(fields=["study", "scenario", "condition"])]
+
+    def __str__(self) -> str:
+        return self.research_id
+
+    def answer(self, step: int) -> str:
+        return getattr(self, f"step{step}")
+
+    @property
+    def answers(self) -> list[str]:
+        return [self.answer(n) for n in range(1, 7)]
+
+
+class ResponseItem(models.Model):
+    """A numbered item parsed from a response: Steps 1 and 3 (up to 8) and 4 (five criteria)."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="items")
+    step = models.PositiveSmallIntegerField(choices=[(1, "1"), (3, "3"), (4, "4")])
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        db_table = "scoring_responseitem"
+        ordering = ["response", "step", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["response", "step", "position"], name="item_unique_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.response_id} step {self.step} #{self.position}"

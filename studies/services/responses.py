@@ -1,0 +1,327 @@
+"""Creating responses (generated or imported) and parsing them into items."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from studies.models import Condition, ModelEndpoint, Response, ResponseItem, ResponseSource, Scenario, Study
+from studies.parsing import parse_response
+from studies.signals import response_created
+
+RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
+
+
+class RecordError(Exception):
+    """One bad record: names the record and the field. The whole import is rolled back."""
+
+    def __init__(self, record: str, field_name: str, message: str):
+        super().__init__(f"{record}, field '{field_name}': {message}")
+        self.record = record
+        self.field = field_name
+        self.message = message
+
+
+class ResponseExists(Exception):
+    pass
+
+
+def research_id_for(*, condition: Condition, model: ModelEndpoint, scenario: Scenario) -> str:
+    return f"{condition.letter}{model.model_number}_{scenario.code}"
+
+
+def response_parse(*, response: Response) -> Response:
+    """(Re)build the response's items, blank counts and Step-5 grid checks."""
+    parsed = parse_response(response.answers)
+    with transaction.atomic():
+        ResponseItem.objects.filter(response=response).delete()
+        ResponseItem.objects.bulk_create(
+            ResponseItem(response=response, step=step, position=pos, text=text)
+            for step, texts in parsed.items.items()
+            for pos, text in enumerate(texts, start=1)
+        )
+        response.step1_blank_items = parsed.blank_items[1]
+        response.step3_blank_items = parsed.blank_items[3]
+        response.grid = parsed.grid.as_dict() if parsed.grid else None
+        response.grid_errors = [e.as_dict() for e in parsed.grid_errors]
+        response.implied_correctly_used = parsed.implied_correctly_used
+        response.parse_notes = parsed.notes
+        response.save(
+            update_fields=[
+                "step1_blank_items",
+                "step3_blank_items",
+                "grid",
+                "grid_errors",
+                "implied_correctly_used",
+                "parse_notes",
+                "updated_at",
+            ]
+        )
+    return response
+
+
+def response_create(
+    *,
+    study: Study,
+    scenario: Scenario,
+    model: ModelEndpoint,
+    condition: Condition,
+    answers: list[str],
+    source: str,
+    research_id: str = "",
+) -> Response:
+    """A new response with a fresh blind code, parsed into items."""
+    if len(answers) != 6:
+        raise ValueError("a response has exactly six step answers")
+    research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
+    with transaction.atomic():
+        if Response.objects.filter(study=study, research_id=research_id).exists():
+            raise ResponseExists(research_id)
+        response = Response.objects.create(
+            study=study,
+            scenario=scenario,
+            model=model,
+            condition=condition,
+            research_id=research_id,
+            source=source,
+            **{f"step{i}": answers[i - 1] for i in range(1, 7)},
+        )
+        response_parse(response=response)
+        # e.g. a scenario group that already has its rater pair takes the new response at once
+        response_created.send(sender=Response, response=response)
+    return response
+
+
+def scenario_for(*, study: Study, code: str) -> Scenario | None:
+    """The study's own scenario with that code, else the shared one."""
+    return (
+        Scenario.objects.filter(study=study, code=code).first()
+        or Scenario.objects.filter(study__isnull=True, code=code).first()
+    )
+
+
+# --- import ------------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    created_objects: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.created)} response(s) created",
+            f"{len(self.unchanged)} already present and identical",
+        ]
+        if self.created_objects:
+            parts.append("also created: " + ", ".join(self.created_objects))
+        return "; ".join(parts)
+
+
+@dataclass
+class ResponseRecord:
+    where: str
+    research_id: str
+    scenario: str
+    model: str  # endpoint name or two-digit model number
+    condition: str
+    answers: list[str]
+
+
+def _data_a_answers(where: str, scores: Any) -> list[str]:
+    """Step texts of a data_A.json score object: item contents joined per step."""
+    if not isinstance(scores, dict):
+        raise RecordError(where, "scores", _("expected an object with Step-1..Step-6"))
+    answers = []
+    for n in range(1, 7):
+        step = scores.get(f"Step-{n}")
+        if not isinstance(step, list):
+            raise RecordError(where, f"Step-{n}", _("missing or not a list"))
+        texts = [str(it["Content"]).strip() for it in step if isinstance(it, dict) and "Content" in it]
+        answers.append("\n".join(texts))
+    return answers
+
+
+def records_from_data_a(data: Any) -> list[ResponseRecord]:
+    if not isinstance(data, list):
+        raise RecordError("file", "top level", _("expected a list of responses"))
+    records = []
+    for i, row in enumerate(data, start=1):
+        where = f"record {i}"
+        if not isinstance(row, list) or len(row) != 5:
+            raise RecordError(
+                where, "record", _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
+            )
+        rid = str(row[0])
+        where = f"record {i} ({rid})"
+        m = RESEARCH_ID.match(rid)
+        if not m:
+            raise RecordError(where, "response_id", _("not a research ID like A05_FS10"))
+        if str(row[2]) != m["scenario"]:
+            raise RecordError(where, "scenario_id", _("does not match the research ID"))
+        records.append(
+            ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], _data_a_answers(where, row[3]))
+        )
+    return records
+
+
+def records_from_jsonl(text: str) -> list[ResponseRecord]:
+    records = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {i}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}) from exc
+        if not isinstance(obj, dict):
+            raise RecordError(where, "record", _("expected a JSON object"))
+        for key in ("research_id", "scenario", "model", "condition", "steps"):
+            if key not in obj:
+                raise RecordError(where, key, _("missing"))
+        for key in ("research_id", "scenario", "model", "condition"):
+            if not isinstance(obj[key], str) or not obj[key].strip():
+                raise RecordError(where, key, _("must be a non-empty string"))
+        steps = obj["steps"]
+        if isinstance(steps, dict):
+            try:
+                steps = [steps[k] for k in map(str, range(1, 7))]
+            except KeyError as exc:
+                raise RecordError(where, "steps", _("needs keys 1 to 6")) from exc
+        if not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
+            raise RecordError(where, "steps", _("must be six strings (Steps 1-6)"))
+        rid = obj["research_id"].strip()
+        records.append(
+            ResponseRecord(
+                f"{where} ({rid})",
+                rid,
+                obj["scenario"].strip(),
+                obj["model"].strip(),
+                obj["condition"].strip(),
+                steps,
+            )
+        )
+    if not records:
+        raise RecordError("file", "records", _("no records found"))
+    return records
+
+
+def records_from_file(path: str | Path) -> list[ResponseRecord]:
+    """Read either format: a JSON list (data_A.json) or JSON Lines."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(
+            "file", "file", _("cannot read %(path)s: %(err)s") % {"path": path, "err": exc}
+        ) from exc
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(
+                "file",
+                "json",
+                _("not valid JSON (line %(line)s: %(err)s)") % {"line": exc.lineno, "err": exc.msg},
+            ) from exc
+        return records_from_data_a(data)
+    return records_from_jsonl(text)
+
+
+def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportReport) -> ModelEndpoint:
+    model = ModelEndpoint.objects.filter(name=record.model).first()
+    if model is None and re.fullmatch(r"\d{2}", record.model):
+        model = ModelEndpoint.objects.filter(model_number=record.model).first()
+    if model is None:
+        if not create_missing:
+            raise RecordError(
+                record.where,
+                "model",
+                _("unknown model %(m)r (use --create-missing to create it)") % {"m": record.model},
+            )
+        number = record.model if re.fullmatch(r"\d{2}", record.model) else None
+        if number is None:
+            m = RESEARCH_ID.match(record.research_id)
+            number = m["number"] if m else None
+        if number is None or ModelEndpoint.objects.filter(model_number=number).exists():
+            raise RecordError(
+                record.where,
+                "model",
+                _("cannot create model %(m)r: no free model number") % {"m": record.model},
+            )
+        name = record.model if number != record.model else f"model-{number}"
+        model = ModelEndpoint.objects.create(name=name, model_number=number)
+        report.created_objects.append(f"model {name}")
+    return model
+
+
+def responses_import(
+    *, records: list[ResponseRecord], study: Study, create_missing: bool = False
+) -> ImportReport:
+    """Import responses all-or-nothing. Re-importing an identical response is a
+    no-op; a different response under an existing research ID is an error."""
+    report = ImportReport()
+    seen: set[str] = set()
+    with transaction.atomic():
+        for rec in records:
+            if rec.research_id in seen:
+                raise RecordError(rec.where, "research_id", _("appears twice in the file"))
+            seen.add(rec.research_id)
+            m = RESEARCH_ID.match(rec.research_id)
+            if not m:
+                raise RecordError(rec.where, "research_id", _("not a research ID like A05_FS10"))
+            condition = Condition.objects.filter(letter=rec.condition).first()
+            if condition is None:
+                raise RecordError(
+                    rec.where, "condition", _("unknown condition letter %(c)r") % {"c": rec.condition}
+                )
+            scenario = scenario_for(study=study, code=rec.scenario)
+            if scenario is None:
+                if not create_missing:
+                    raise RecordError(
+                        rec.where,
+                        "scenario",
+                        _("unknown scenario %(s)r (use --create-missing to create it)") % {"s": rec.scenario},
+                    )
+                scenario = Scenario.objects.create(
+                    study=study, code=rec.scenario, theme=rec.scenario, text=""
+                )
+                report.created_objects.append(f"scenario {rec.scenario}")
+            model = _resolve_model(rec, create_missing, report)
+            expected = research_id_for(condition=condition, model=model, scenario=scenario)
+            if rec.research_id != expected:
+                raise RecordError(
+                    rec.where,
+                    "research_id",
+                    _("should be %(e)s for this condition, model and scenario") % {"e": expected},
+                )
+            existing = Response.objects.filter(study=study, research_id=rec.research_id).first()
+            if existing is not None:
+                if existing.answers == rec.answers:
+                    report.unchanged.append(rec.research_id)
+                    continue
+                raise RecordError(
+                    rec.where,
+                    "research_id",
+                    _("a different response with this research ID already exists in the study"),
+                )
+            response_create(
+                study=study,
+                scenario=scenario,
+                model=model,
+                condition=condition,
+                answers=rec.answers,
+                source=ResponseSource.IMPORTED,
+                research_id=rec.research_id,
+            )
+            report.created.append(rec.research_id)
+    return report

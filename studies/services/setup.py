@@ -1,0 +1,68 @@
+"""The standard conditions and model endpoints every installation starts with."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from studies.models import Condition, ModelEndpoint, Strategy
+
+# Research letters: A and B as in the study; the others for the further strategies.
+DEFAULT_CONDITIONS = [
+    ("A", "TeamLLM", Strategy.TEAMLLM),
+    ("B", "Single model (baseline)", Strategy.SINGLE),
+    ("C", "TeamLLM without roles (ablation)", Strategy.ABLATION),
+    ("D", "LLM Discussion", Strategy.LLM_DISCUSSION),
+    ("E", "Multi-Agent Debate", Strategy.MAD),
+    ("F", "TeamFusion", Strategy.TEAMFUSION),
+]
+
+# The ten models of the paper's Table 3, numbered as in its research IDs (A05 = kimi-k2).
+PAPER_MODELS = [
+    ("01", "qwen3-instruct", "qwen3-235b-a22b-instruct-2507"),
+    ("02", "qwen3-thinking", "qwen3-235b-a22b-thinking-2507"),
+    ("03", "deepseek-v3", "DeepSeek-V3-0324"),
+    ("04", "deepseek-r1", "deepseek-r1"),
+    ("05", "kimi-k2", "kimi-k2-0711-preview"),
+    ("06", "llama-4-scout", "llama-4-scout-17b-16e-instruct"),
+    ("07", "gpt-4o", "gpt-4o"),
+    ("08", "gpt-5", "gpt-5"),
+    ("09", "claude-4-opus", "claude-opus-4-1-20250805"),
+    ("10", "gemini-2.5-pro", "gemini-2.5-pro"),
+]
+STUB_MODEL_NUMBER = "90"
+
+
+def conditions_ensure_defaults() -> list[Condition]:
+    with transaction.atomic():
+        return [
+            Condition.objects.get_or_create(letter=letter, defaults={"name": name, "strategy": strategy})[0]
+            for letter, name, strategy in DEFAULT_CONDITIONS
+        ]
+
+
+def endpoints_ensure_paper_models() -> list[ModelEndpoint]:
+    """The paper's models, without a base URL until an admin configures one."""
+    with transaction.atomic():
+        return [
+            ModelEndpoint.objects.get_or_create(
+                model_number=number, defaults={"name": name, "model_name": model_name}
+            )[0]
+            for number, name, model_name in PAPER_MODELS
+        ]
+
+
+def endpoint_ensure_stub() -> ModelEndpoint:
+    """The demo's `stub` endpoint: the bundled OpenAI-compatible stub server, no key needed."""
+    endpoint, _ = ModelEndpoint.objects.update_or_create(
+        name="stub",
+        defaults={
+            "model_number": STUB_MODEL_NUMBER,
+            "base_url": settings.LLM_STUB_URL,
+            "model_name": "stub-cgpst",
+            "api_key_env": "",
+            "concurrency_limit": 8,
+            "notes": "Synthetic answers from `python manage.py llm_stub`; for demos and tests.",
+        },
+    )
+    return endpoint

@@ -1,0 +1,6 @@
+"""Signals of the core app, so that apps above it react without the core importing them."""
+
+from django.dispatch import Signal
+
+# Sent inside the transaction that created a response (kwargs: ``response``).
+response_created = Signal()
