@@ -121,6 +121,7 @@ def main() -> None:
         from generation.models import Condition, GenerationRun, ModelEndpoint, RunStatus, Turn
         from generation.services.batches import batch_create
         from generation.services.setup import conditions_ensure_defaults
+        from generation.tasks import run_advance_send
         from scoring.models import Response, Scenario, Study
 
         stub, base_url = start_stub(args.latency_ms)
@@ -144,6 +145,7 @@ def main() -> None:
             scenarios=scenarios,
             endpoints=[endpoint],
             conditions=[Condition.objects.get(letter="A")],
+            enqueue=run_advance_send,
         )
         launched = time.monotonic()
         active = GenerationRun.objects.filter(
