@@ -54,7 +54,7 @@ from django.db import connection  # noqa: E402
 
 def start_stub(latency_ms: int) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "llm_stub", "--port", "0", "--latency-ms", str(latency_ms)],
+        [sys.executable, "-m", "devtools.llm_stub", "--port", "0", "--latency-ms", str(latency_ms)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
