@@ -227,7 +227,7 @@ class Keeper:
     """Per process: renews held leases, beats heartbeats of runs being worked on,
     and (in workers) sweeps runs whose worker died. The beat and the sweep are
     callbacks (:meth:`on_heartbeat`, :meth:`start_sweeping`), set when the process
-    is wired up: the keeper knows leases, not runs."""
+    is wired up: the keeper holds run ids but never reads or writes a run."""
 
     leases: set[Lease] = field(default_factory=set)
     runs: dict[int, int] = field(default_factory=dict)  # run id -> how many holds
