@@ -54,7 +54,7 @@ from django.db import connection  # noqa: E402
 
 def start_stub(latency_ms: int) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "llm_stub", "--port", "0", "--latency-ms", str(latency_ms)],
+        [sys.executable, "-m", "devtools.llm_stub", "--port", "0", "--latency-ms", str(latency_ms)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -120,6 +120,7 @@ def main() -> None:
     try:
         from generation.models import GenerationRun, RunStatus, Turn
         from generation.services.batches import batch_create
+        from generation.tasks import run_advance_send
         from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
         from studies.services.setup import conditions_ensure_defaults
 
@@ -144,6 +145,7 @@ def main() -> None:
             scenarios=scenarios,
             endpoints=[endpoint],
             conditions=[Condition.objects.get(letter="A")],
+            enqueue=run_advance_send,
         )
         launched = time.monotonic()
         active = GenerationRun.objects.filter(

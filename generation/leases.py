@@ -12,7 +12,10 @@ Two backends, chosen automatically:
   ``flock``. The kernel drops the lock when the holding process dies.
 
 The same background thread (the :class:`Keeper`) beats the heartbeat of the runs
-this process is working on, and, in worker processes, sweeps dead runs.
+this process is working on, and, in worker processes, sweeps dead runs. What
+beating and sweeping mean is domain code, which the keeper gets as callbacks from
+the worker's wiring (``generation.tasks``): this module imports nothing of the
+project, so no import cycle runs through it.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -212,14 +216,23 @@ def release(lease: Lease) -> None:
 # --- the keeper thread --------------------------------------------------------------
 
 
+class Heartbeat(Protocol):
+    """Refreshes the heartbeat of the runs this process works on."""
+
+    def __call__(self, *, run_ids: list[int]) -> object: ...
+
+
 @dataclass
 class Keeper:
     """Per process: renews held leases, beats heartbeats of runs being worked on,
-    and (in workers) sweeps runs whose worker died."""
+    and (in workers) sweeps runs whose worker died. The beat and the sweep are
+    callbacks (:meth:`on_heartbeat`, :meth:`start_sweeping`), set when the process
+    is wired up: the keeper holds run ids but never reads or writes a run."""
 
     leases: set[Lease] = field(default_factory=set)
     runs: dict[int, int] = field(default_factory=dict)  # run id -> how many holds
-    sweeping: bool = False
+    heartbeat: Heartbeat | None = None
+    sweep: Callable[[], object] | None = None  # set in workers only
     lock: threading.Lock = field(default_factory=threading.Lock)
     thread: threading.Thread | None = None
     last_sweep: float = 0.0
@@ -252,8 +265,15 @@ class Keeper:
             else:
                 self.runs.pop(run_id, None)
 
-    def start_sweeping(self) -> None:
-        self.sweeping = True
+    def on_heartbeat(self, *, heartbeat: Heartbeat) -> None:
+        """Set how the runs passed to :meth:`beat` are beaten, on every tick."""
+        with self.lock:
+            self.heartbeat = heartbeat
+
+    def start_sweeping(self, *, sweep: Callable[[], object]) -> None:
+        """Call ``sweep`` (which resumes dead runs) every half stale period."""
+        with self.lock:
+            self.sweep = sweep
         self.ensure_started()
 
     def tick(self) -> None:
@@ -262,23 +282,22 @@ class Keeper:
         with self.lock:
             leases = list(self.leases)
             runs = list(self.runs)
+            heartbeat, sweep = self.heartbeat, self.sweep
         if leases:
             alive = semaphores().renew(leases)
             if alive < len(leases):
                 logger.warning("%d lease(s) expired before renewal", len(leases) - alive)
         try:
             if runs:
-                from generation.services.runs import runs_heartbeat
-
-                runs_heartbeat(run_ids=runs)
+                if heartbeat is None:
+                    # A wiring bug, not a transient error: say so on every tick.
+                    logger.warning("no heartbeat callback registered; %d run(s) not beaten", len(runs))
+                else:
+                    heartbeat(run_ids=runs)
             sweep_every = float(settings.GENERATION_STALE_SECONDS) / 2
-            if self.sweeping and time.monotonic() - self.last_sweep >= sweep_every:
-                from generation.services.runs import runs_resume_stale
-
+            if sweep is not None and time.monotonic() - self.last_sweep >= sweep_every:
                 self.last_sweep = time.monotonic()
-                resumed = runs_resume_stale()
-                if resumed:
-                    logger.warning("resumed %d run(s) whose worker died: %s", len(resumed), resumed)
+                sweep()
         finally:
             connections.close_all()  # this thread's only: it wakes up rarely, so it holds none
 

@@ -8,11 +8,15 @@ errors (bad request, wrong key, unknown model) fail at once: retrying cannot hel
 
 The API key is read from the environment variable the endpoint names, at call
 time, and is redacted from every error message this module produces.
+
+The SDK is imported on the first call, not with this module: web processes import
+the run services (and so this module) but never call a provider.
 """
 
 from __future__ import annotations
 
 import email.utils
+import functools
 import inspect
 import os
 import random
@@ -21,16 +25,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 from django.conf import settings
-from openai import OpenAI
-from openai.resources.chat.completions import Completions
+
+if TYPE_CHECKING:
+    from openai import OpenAI
 
 # Keyless local servers (the stub, vLLM, Ollama) still need a non-empty string.
 NO_KEY = "not-needed"
-_CREATE_PARAMS = frozenset(inspect.signature(Completions.create).parameters) - {"self"}
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 _THINK = re.compile(r"^\s*<think>(?P<reasoning>.*?)</think>\s*", re.S)
 
@@ -89,6 +92,8 @@ _clients_lock = threading.Lock()
 
 def client_for(endpoint, api_key: str) -> OpenAI:
     """One SDK client (and connection pool) per endpoint configuration and process."""
+    from openai import OpenAI  # lazy: see the module's docstring
+
     key = (endpoint.base_url, api_key, float(endpoint.timeout_seconds))
     with _clients_lock:
         client = _clients.get(key)
@@ -138,6 +143,8 @@ def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
 
 
 def _describe(exc: BaseException) -> str:
+    import openai  # loaded already: the call that failed went through it
+
     if isinstance(exc, EmptyReply):
         return "the provider returned an empty reply"
     if isinstance(exc, openai.APITimeoutError):
@@ -151,6 +158,8 @@ def _describe(exc: BaseException) -> str:
 
 
 def _is_retryable(exc: BaseException) -> bool:
+    import openai  # loaded already: the call that failed went through it
+
     if isinstance(exc, EmptyReply | openai.APITimeoutError | openai.APIConnectionError):
         return True
     return isinstance(exc, openai.APIStatusError) and (
@@ -179,11 +188,20 @@ def join_reasoning(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+@functools.cache
+def _create_params() -> frozenset[str]:
+    """The parameters ``chat.completions.create`` knows, read from the SDK once."""
+    from openai.resources.chat.completions import Completions
+
+    return frozenset(inspect.signature(Completions.create).parameters) - {"self"}
+
+
 def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     """Arguments for ``chat.completions.create``: parameters the SDK does not know (a
     provider's own options from the endpoint's extra parameters) go in ``extra_body``."""
-    known = {k: v for k, v in body.items() if k in _CREATE_PARAMS}
-    unknown = {k: v for k, v in body.items() if k not in _CREATE_PARAMS}
+    params = _create_params()
+    known = {k: v for k, v in body.items() if k in params}
+    unknown = {k: v for k, v in body.items() if k not in params}
     if unknown:
         known["extra_body"] = {**known.get("extra_body", {}), **unknown}
     return known

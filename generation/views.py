@@ -21,6 +21,7 @@ from generation.services.batches import (
     run_retry,
 )
 from generation.services.setup import preference_profiles_ensure_defaults
+from generation.tasks import run_advance_send
 from studies.models import Study
 from studies.roles import admin_required
 
@@ -37,6 +38,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 scenarios=form.cleaned_data["scenarios"],
                 endpoints=form.cleaned_data["endpoints"],
                 conditions=form.cleaned_data["conditions"],
+                enqueue=run_advance_send,
                 name=form.cleaned_data["name"],
                 created_by=request.user,
             )
@@ -83,7 +85,7 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 @require_POST
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
-    count = batch_retry_failed(batch_id=batch.pk)
+    count = batch_retry_failed(batch_id=batch.pk, enqueue=run_advance_send)
     messages.info(request, _("%(n)d run(s) resumed from their last completed turn.") % {"n": count})
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
@@ -128,7 +130,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(GenerationRun, pk=run_id)
-    if run_retry(run_id=run.pk):
+    if run_retry(run_id=run.pk, enqueue=run_advance_send):
         messages.info(request, _("Run resumed from its last completed turn."))
     else:
         messages.warning(request, _("This run has already succeeded."))

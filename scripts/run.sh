@@ -26,8 +26,9 @@ cleanup() {
 trap cleanup EXIT
 trap "cleanup; exit 0" INT TERM  # Ctrl-C is the normal way to stop: not an error
 
-if $PY manage.py help llm_stub >/dev/null 2>&1; then
-  $PY manage.py llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
+# The stub is a development tool (devtools/), not part of the app: start it when it is there.
+if [ -f devtools/llm_stub.py ]; then
+  $PY -m devtools.llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
   pids+=($!)
 fi
 $PY -m celery -A teamllm_web worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads -c "${WORKER_CONCURRENCY:-8}" &

@@ -94,7 +94,7 @@ def _default_language():
 
 @pytest.fixture(scope="session")
 def _llm_stub_server():
-    from generation.stub import stub_serve
+    from devtools.llm_stub import stub_serve
 
     server = stub_serve("127.0.0.1", 0).start_in_thread()
     yield server

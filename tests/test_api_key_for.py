@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
+from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished, launch
@@ -53,6 +54,7 @@ def test_the_key_never_appears_in_pages_logs_or_the_database(celery_worker, demo
             scenarios=[Scenario.objects.get(code="FS10")],
             endpoints=[ModelEndpoint.objects.get(name="wrong-key")],
             conditions=[Condition.objects.get(letter="B")],
+            enqueue=run_advance_send,
         ).runs[0]
         wait_for(finished(bad), worker=worker)
         assert bad.status == RunStatus.FAILED

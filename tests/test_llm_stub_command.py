@@ -1,5 +1,5 @@
 # ruff: noqa: S310 - urlopen on the local stub's http:// URL
-"""``manage.py llm_stub`` serves the OpenAI API over HTTP with fault injection."""
+"""``python -m devtools.llm_stub`` serves the OpenAI API over HTTP with fault injection."""
 
 import json
 import re
@@ -25,7 +25,7 @@ def start_stub():
 
     def start(*args):
         proc = subprocess.Popen(
-            [sys.executable, "manage.py", "llm_stub", "--port", "0", *args],
+            [sys.executable, "-m", "devtools.llm_stub", "--port", "0", *args],
             cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )  # fmt: skip
         procs.append(proc)
@@ -68,7 +68,7 @@ def test_the_stub_command_injects_rate_limits(start_stub):
 
 def test_bad_fault_kinds_are_refused(start_stub):
     proc = subprocess.run(
-        [sys.executable, "manage.py", "llm_stub", "--port", "0", "--faults", "meteor"],
+        [sys.executable, "-m", "devtools.llm_stub", "--port", "0", "--faults", "meteor"],
         cwd=ROOT, env=child_env(), capture_output=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode != 0 and b"unknown fault kind" in proc.stderr

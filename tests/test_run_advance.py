@@ -6,6 +6,7 @@ import pytest
 from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import run_finish, run_step
+from generation.tasks import run_advance_send
 from studies.models import Condition, Response, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.workers import wait_for
@@ -22,6 +23,7 @@ def launch(letter, stub, **endpoint_overrides):
         scenarios=[Scenario.objects.get(code="FS10")],
         endpoints=[stub_endpoint(stub, **endpoint_overrides)],
         conditions=[Condition.objects.get(letter=letter)],
+        enqueue=run_advance_send,
     )
 
 
@@ -99,7 +101,7 @@ def test_a_dead_provider_fails_the_run_clearly_and_a_retry_resumes_it(celery_wor
     assert run.batch.runs.get().response is None
 
     llm_stub.reset()  # the provider is back
-    assert run_retry(run_id=run.pk)
+    assert run_retry(run_id=run.pk, enqueue=run_advance_send)
     wait_for(finished(run), worker=celery_worker)
     assert run.status == RunStatus.SUCCEEDED, run.error
     turns = list(run.turns.order_by("seq"))
@@ -125,6 +127,7 @@ def test_the_endpoint_limit_holds_across_workers(celery_worker, demo, llm_stub):
             scenarios=scenarios,
             endpoints=[stub_endpoint(llm_stub, concurrency_limit=2)],
             conditions=[Condition.objects.get(letter="B")],
+            enqueue=run_advance_send,
         )
         wait_for(
             lambda: (

@@ -6,6 +6,7 @@ import pytest
 
 from generation.models import RunStatus, Turn
 from generation.services.batches import batch_cancel, run_cancel, run_retry
+from generation.tasks import run_advance_send
 from tests.test_run_advance import finished, launch
 from tests.workers import wait_for
 
@@ -29,14 +30,14 @@ def test_a_cancelled_run_stops_and_a_retry_completes_it(celery_worker, demo, llm
     assert not run_cancel(run_id=run.pk)  # already ended
 
     llm_stub.configure(latency_ms=0)
-    assert run_retry(run_id=run.pk)
+    assert run_retry(run_id=run.pk, enqueue=run_advance_send)
     wait_for(finished(run), worker=celery_worker)
     assert run.status == RunStatus.SUCCEEDED
     assert [t.seq for t in run.turns.order_by("seq")] == list(range(6))
     assert llm_stub.stats.completions <= 6 + 1
     run.batch.refresh_from_db()
     assert run.batch.status == "finished"
-    assert not run_retry(run_id=run.pk)  # a succeeded run is left alone
+    assert not run_retry(run_id=run.pk, enqueue=run_advance_send)  # a succeeded run is left alone
 
 
 def test_cancelling_a_batch_cancels_its_active_runs(celery_worker, demo, llm_stub):

@@ -10,6 +10,7 @@ import pytest
 from generation.models import RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import runs_resume_stale
+from generation.tasks import run_advance_send
 from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
 from tests.test_run_advance import finished
@@ -29,6 +30,7 @@ def test_a_killed_worker_s_run_is_resumed_by_the_next_worker(celery_worker, demo
         scenarios=[Scenario.objects.get(code="FS10")],
         endpoints=[stub_endpoint(llm_stub)],
         conditions=[Condition.objects.get(letter="A")],
+        enqueue=run_advance_send,
     ).runs[0]
     wait_for(lambda: Turn.objects.filter(run=run).count() >= 6, worker=celery_worker)
     wait_for(lambda: llm_stub.stats.in_flight == 1, worker=celery_worker)
@@ -39,7 +41,7 @@ def test_a_killed_worker_s_run_is_resumed_by_the_next_worker(celery_worker, demo
 
     time.sleep(1)
     # the dead worker's heartbeat is not stale yet: nothing to resume
-    assert runs_resume_stale() == []
+    assert runs_resume_stale(enqueue=run_advance_send) == []
     celery_worker.start()  # its sweeper finds the run once the heartbeat is stale
     wait_for(finished(run), timeout=120, worker=celery_worker)
     assert run.status == RunStatus.SUCCEEDED, run.error

@@ -1,8 +1,8 @@
 """The stub's synthetic answers have the shape each step asks for, so a stub run
 gives a scoreable response; and they are labelled as synthetic."""
 
+from devtools.llm_stub import detect_role, detect_step, synthetic_reply
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
-from generation.stub import detect_role, detect_step, synthetic_reply
 from studies.parsing import grid_errors, parse_grid, split_numbered_items
 
 

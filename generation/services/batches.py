@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus
-from generation.services.runs import ACTIVE, batch_refresh, run_enqueue, run_resume
+from generation.services.runs import ACTIVE, RunEnqueue, batch_refresh, run_enqueue, run_resume
 from generation.services.setup import preference_profiles_ensure_defaults
 from generation.strategies import ParameterError, protocol_length, resolve_params
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
@@ -51,10 +51,12 @@ def batch_create(
     scenarios: Iterable[Scenario],
     endpoints: Iterable[ModelEndpoint],
     conditions: Iterable[Condition],
+    enqueue: RunEnqueue,
     name: str = "",
     created_by=None,
 ) -> BatchLaunch:
-    """A batch of scenarios x endpoints x conditions, each run enqueued on commit.
+    """A batch of scenarios x endpoints x conditions, each run enqueued on commit
+    through ``enqueue`` (``generation.tasks.run_advance_send``).
 
     Combinations whose research ID already has a response in the study, or a run
     that is active or succeeded, are skipped (and reported). Raises
@@ -117,18 +119,18 @@ def batch_create(
                 calls_total=protocol_length(strategy=snapshot["strategy"], params=snapshot["params"]),
             )
             runs.append(run)
-            run_enqueue(run.pk, 0)
+            run_enqueue(enqueue=enqueue, run_id=run.pk, seq=0)
     return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
 
 
-def run_retry(*, run_id: int) -> bool:
+def run_retry(*, run_id: int, enqueue: RunEnqueue) -> bool:
     """Resume a failed or cancelled run from its last completed turn, or re-kick an
     active one whose task was lost (a duplicate task is harmless: it finds the call
     done and stops). Succeeded runs are left alone."""
     status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
     if status is None or status == RunStatus.SUCCEEDED:
         return False
-    return run_resume(run_id)
+    return run_resume(run_id=run_id, enqueue=enqueue)
 
 
 def run_cancel(*, run_id: int) -> bool:
@@ -155,9 +157,9 @@ def batch_cancel(*, batch_id: int) -> int:
     return count
 
 
-def batch_retry_failed(*, batch_id: int) -> int:
+def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue) -> int:
     """Resume every failed (and cancelled) run of the batch."""
     run_ids = GenerationRun.objects.filter(
         batch_id=batch_id, status__in=[RunStatus.FAILED, RunStatus.CANCELLED]
     ).values_list("pk", flat=True)
-    return sum(1 for run_id in list(run_ids) if run_resume(run_id))
+    return sum(1 for run_id in list(run_ids) if run_resume(run_id=run_id, enqueue=enqueue))

@@ -19,6 +19,10 @@ run's lock (a cross-worker semaphore of one):
 So ``heartbeat_at`` is stale only when the worker died while working on the run;
 :func:`runs_resume_stale` (every worker runs it) re-enqueues such runs at their
 position. No completed call is repeated: its turn is persisted and replayed.
+
+Services never import ``generation.tasks`` (it imports them): the functions that
+enqueue take an ``enqueue`` callable (:class:`RunEnqueue`) from their caller,
+``generation.tasks.run_advance_send`` in the app.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from django.conf import settings
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
@@ -49,14 +54,16 @@ RUN_LOCK_WAIT_SECONDS = 10.0
 TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
 
 
-def run_enqueue(run_id: int, seq: int, countdown: float | None = None) -> None:
-    """Send the task of call ``seq`` of the run when the current transaction commits."""
-    from generation.tasks import run_advance
+class RunEnqueue(Protocol):
+    """Sends the task of call ``seq`` of a run now (after ``countdown`` seconds if given)."""
 
-    if countdown:
-        transaction.on_commit(lambda: run_advance.apply_async((run_id, seq), countdown=countdown))
-    else:
-        run_advance.delay_on_commit(run_id, seq)
+    def __call__(self, *, run_id: int, seq: int, countdown: float | None = None) -> object: ...
+
+
+def run_enqueue(*, enqueue: RunEnqueue, run_id: int, seq: int, countdown: float | None = None) -> None:
+    """Send the task of call ``seq`` of the run when the current transaction commits
+    (so the task never looks for rows it cannot see yet)."""
+    transaction.on_commit(lambda: enqueue(run_id=run_id, seq=seq, countdown=countdown))
 
 
 # --- advancing -------------------------------------------------------------------
@@ -99,15 +106,17 @@ def run_position(run: GenerationRun) -> tuple[Call | Done, int]:
     return position, position.seq if isinstance(position, Call) else len(replies)
 
 
-def run_step(*, run_id: int, seq: int, chain: bool = True) -> StepOutcome:
+def run_step(*, run_id: int, seq: int, enqueue: RunEnqueue | None = None) -> StepOutcome:
     """Make call ``seq`` of the run and, while this task's time budget lasts, the
     calls after it (or finish the run when no call is left); then hand the run to
-    a new task, queued behind the other runs' tasks so that runs share the workers."""
+    a new task through ``enqueue``, queued behind the other runs' tasks so that runs
+    share the workers. Without ``enqueue`` only call ``seq`` is made and the run is
+    not handed on (the caller loops: eager tasks, tests)."""
     lease = leases.acquire(leases.run_key(run_id), 1, wait=RUN_LOCK_WAIT_SECONDS)
     if lease is None:
         return StepOutcome("busy")
     try:
-        budget = float(settings.GENERATION_TASK_SECONDS) if chain else 0.0
+        budget = float(settings.GENERATION_TASK_SECONDS) if enqueue is not None else 0.0
         outcome = _run_steps_locked(run_id, seq, budget)
     except TRANSIENT_DB_ERRORS:
         raise  # the task retries; the heartbeat left in place lets the sweeper step in
@@ -118,13 +127,13 @@ def run_step(*, run_id: int, seq: int, chain: bool = True) -> StepOutcome:
         outcome = StepOutcome("failed")
     finally:
         leases.release(lease)
-    if outcome.kind in ("advanced", "waiting") and chain:
+    if outcome.kind in ("advanced", "waiting") and enqueue is not None:
         # Published after the turn is committed and the run's lock released, so the
         # next task never waits for this one. Until the hand-off is complete the
         # heartbeat stays set: a worker dying in between leaves a stale heartbeat,
         # and the sweeper resumes the run (a duplicate task is harmless).
         countdown = random.uniform(0.5, 2.0) if outcome.kind == "waiting" else None
-        run_enqueue(run_id, outcome.next_seq, countdown=countdown)
+        run_enqueue(enqueue=enqueue, run_id=run_id, seq=outcome.next_seq, countdown=countdown)
         # The next task may already have picked the run up (and set its own beat).
         GenerationRun.objects.filter(pk=run_id, heartbeat_at=outcome.beat).update(heartbeat_at=None)
     return outcome
@@ -331,7 +340,7 @@ def runs_heartbeat(*, run_ids: list[int]) -> None:
     )
 
 
-def runs_resume_stale(*, stale_seconds: float | None = None) -> list[int]:
+def runs_resume_stale(*, enqueue: RunEnqueue, stale_seconds: float | None = None) -> list[int]:
     """Re-enqueue runs whose worker died mid-call: heartbeat stale and lock free."""
     stale_seconds = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
     cutoff = timezone.now() - timedelta(seconds=stale_seconds)
@@ -342,12 +351,12 @@ def runs_resume_stale(*, stale_seconds: float | None = None) -> list[int]:
     for run_id in list(candidates):
         if leases.semaphores().holders(leases.run_key(run_id)):
             continue  # a live task holds the run; its keeper will beat soon
-        if run_resume(run_id, only_if_stale_before=cutoff):
+        if run_resume(run_id=run_id, enqueue=enqueue, only_if_stale_before=cutoff):
             resumed.append(run_id)
     return resumed
 
 
-def run_resume(run_id: int, *, only_if_stale_before=None) -> bool:
+def run_resume(*, run_id: int, enqueue: RunEnqueue, only_if_stale_before: datetime | None = None) -> bool:
     """Queue the run again at its position, the first call without a turn."""
     with transaction.atomic():
         run = GenerationRun.objects.select_for_update(skip_locked=True).filter(pk=run_id).first()
@@ -368,7 +377,7 @@ def run_resume(run_id: int, *, only_if_stale_before=None) -> bool:
         run.finished_at = None
         run.heartbeat_at = None
         run.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
-        run_enqueue(run.pk, seq)
+        run_enqueue(enqueue=enqueue, run_id=run.pk, seq=seq)
         if run.batch_id:
             GenerationBatch.objects.filter(pk=run.batch_id).exclude(status=BatchStatus.RUNNING).update(
                 status=BatchStatus.RUNNING, finished_at=None

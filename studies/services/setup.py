@@ -62,7 +62,7 @@ def endpoint_ensure_stub() -> ModelEndpoint:
             "model_name": "stub-cgpst",
             "api_key_env": "",
             "concurrency_limit": 8,
-            "notes": "Synthetic answers from `python manage.py llm_stub`; for demos and tests.",
+            "notes": "Synthetic answers from `python -m devtools.llm_stub`; for demos and tests.",
         },
     )
     return endpoint

@@ -9,6 +9,7 @@ from django.db.models import Q
 
 from generation.models import GenerationRun, RunStatus
 from generation.services.batches import BatchError, batch_create
+from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Strategy, Study
 from studies.services.responses import scenario_for
 
@@ -43,6 +44,7 @@ class Command(BaseCommand):
                 scenarios=[scenario],
                 endpoints=[model],
                 conditions=[condition],
+                enqueue=run_advance_send,
                 name=f"generate {opts['scenario']} {model.name} {condition.letter}",
             )
         except BatchError as exc:

@@ -1,0 +1,56 @@
+"""The lease keeper reaches domain code only through the callbacks it is given, and
+``generation.tasks`` gives them: the heartbeat on import, the sweep when a worker is ready."""
+
+import logging
+
+import pytest
+
+from generation import leases, tasks
+from generation.services.runs import runs_heartbeat
+
+
+@pytest.fixture
+def keeper(monkeypatch):
+    """A fresh keeper in place of the process's, ticked by hand (no thread)."""
+    monkeypatch.setattr(leases.Keeper, "ensure_started", lambda self: None)
+    fresh = leases.Keeper()
+    monkeypatch.setattr(leases, "_keeper", fresh)
+    return fresh
+
+
+def test_a_tick_beats_the_held_runs_and_sweeps_through_the_callbacks(keeper, settings, caplog):
+    settings.GENERATION_STALE_SECONDS = 60
+    beats, sweeps = [], []
+    keeper.beat(7)
+    with caplog.at_level(logging.WARNING, logger="generation.leases"):
+        keeper.tick()  # no heartbeat registered: a wiring bug, said out loud
+    assert "no heartbeat callback registered" in caplog.text
+
+    keeper.on_heartbeat(heartbeat=lambda *, run_ids: beats.append(sorted(run_ids)))
+    keeper.beat(7)
+    keeper.beat(9)
+    keeper.tick()
+    assert beats == [[7, 9]]
+    keeper.unbeat(7)  # 7 was beaten twice: still held
+    keeper.unbeat(9)
+    keeper.tick()
+    assert beats == [[7, 9], [7]]
+
+    keeper.start_sweeping(sweep=lambda: sweeps.append(True))
+    keeper.tick()
+    keeper.tick()  # within half a stale period: no second sweep
+    assert sweeps == [True]
+
+
+def test_the_tasks_module_wires_the_heartbeat():
+    assert leases.keeper().heartbeat is runs_heartbeat
+
+
+def test_a_ready_worker_sweeps_at_once_then_through_the_keeper(keeper, monkeypatch):
+    sent = []
+    monkeypatch.setattr(tasks, "runs_resume_stale", lambda *, enqueue: sent.append(enqueue) or [])
+    tasks._sweep_dead_runs_in_this_worker(sender=None)
+    assert sent == [tasks.run_advance_send]
+    assert keeper.sweep is tasks.runs_resume_dead
+    keeper.sweep()
+    assert sent == [tasks.run_advance_send] * 2
