@@ -6,8 +6,8 @@ run:  ## set up and run web + worker + LLM stub with demo data (Ctrl-C stops)
 test:  ## install what is missing, run ruff and the whole test suite
 	scripts/test.sh
 
-lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+lint:  ## the gates make test runs first: ruff, import layers
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports --no-cache
 
 messages:  ## refresh and compile the translations
 	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*" -i "tests/*" -i "bench/*"

@@ -179,8 +179,9 @@ def main() -> None:
     old = setup_databases(verbosity=0, interactive=False)
     try:
         with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-            from demo.services import role_groups_ensure, user_create_with_role
+            from demo.services import user_create_with_role
             from studies.models import Study
+            from studies.services.roles import role_groups_ensure
             from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
 
             role_groups_ensure()

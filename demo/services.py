@@ -8,13 +8,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from scoring.models import RaterProfile
 from studies.models import Scenario, Study
-from studies.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER
+from studies.roles import ADMIN, RATER, RESEARCHER
 from studies.services.responses import records_from_data_a, responses_import
+from studies.services.roles import role_groups_ensure
 from studies.services.setup import (
     conditions_ensure_defaults,
     endpoint_ensure_stub,
@@ -36,14 +36,6 @@ DEMO_USERS = [
 
 class DemoModeRequired(Exception):
     pass
-
-
-def role_groups_ensure() -> dict[str, Group]:
-    """The three role groups; Admin gets every permission of the product's apps."""
-    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
-    perms = Permission.objects.filter(content_type__app_label__in=["scoring", "generation", "auth"])
-    groups[ADMIN].permissions.set(perms)
-    return groups
 
 
 def user_create_with_role(
