@@ -9,7 +9,7 @@ from generation.services.batches import batch_create
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from tests.factories import stub_endpoint
-from tests.test_run_advance import finished, launch
+from tests.generation.test_run_advance import finished, launch
 from tests.workers import WorkerProcess, wait_for
 
 pytestmark = pytest.mark.worker

@@ -8,7 +8,7 @@ import pytest
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
 from generation.strategies.base import cgpst_steps
 
-DATA = Path(__file__).resolve().parent.parent / "generation" / "data"
+DATA = Path(__file__).resolve().parents[2] / "generation" / "data"
 PROMPTS = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
 ROLES = json.loads((DATA / "team_role.json").read_text(encoding="utf-8"))
 SCENARIO = "In 2040 the ocean around Hawaii has turned into a soup of microplastics."

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
 
-DATA = Path(__file__).resolve().parent.parent / "generation" / "data"
+DATA = Path(__file__).resolve().parents[2] / "generation" / "data"
 
 
 def run(strategy, **overrides):

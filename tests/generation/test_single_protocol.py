@@ -5,7 +5,7 @@ from pathlib import Path
 
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
 
-PROMPTS = json.loads((Path(__file__).resolve().parent.parent / "generation/data/prompts.json").read_text())
+PROMPTS = json.loads((Path(__file__).resolve().parents[2] / "generation/data/prompts.json").read_text())
 
 
 def test_single_is_one_conversation_of_six_calls():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grimp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo", "devtools")
 
 

@@ -20,7 +20,7 @@ from studies.models import ModelEndpoint, Response
 from studies.rubric import SheetTotals, integrity_score, load_rubric
 
 pytestmark = pytest.mark.django_db
-TEMPLATES = Path(__file__).resolve().parent.parent / "research" / "data"
+TEMPLATES = Path(__file__).resolve().parents[2] / "research" / "data"
 
 
 @pytest.fixture

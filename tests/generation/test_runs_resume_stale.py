@@ -13,7 +13,7 @@ from generation.services.runs import runs_resume_stale
 from generation.tasks import run_advance_send
 from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
-from tests.test_run_advance import finished
+from tests.generation.test_run_advance import finished
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker

@@ -18,7 +18,7 @@ from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, reference_changes, sheet_submitted
 from tests.paper_table4 import load_table4
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
 # What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/).
 SOURCE_DIRS = ["studies", "scoring", "calibration", "research", "generation", "demo", "teamllm_web"]

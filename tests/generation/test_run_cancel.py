@@ -7,7 +7,7 @@ import pytest
 from generation.models import RunStatus, Turn
 from generation.services.batches import batch_cancel, run_cancel, run_retry
 from generation.tasks import run_advance_send
-from tests.test_run_advance import finished, launch
+from tests.generation.test_run_advance import finished, launch
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from django.urls import resolve
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env_names_in_code() -> set[str]:
@@ -28,3 +28,14 @@ def test_readme_names_the_two_commands():
     readme = (ROOT / "README.md").read_text()
     assert "make run" in readme and "make test" in readme
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_readme_module_map_names_only_paths_that_exist():
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("| where | what |", 1)[1].split("\n\n", 1)[0]
+    paths = set(re.findall(r"^\| `([a-z_]+/[^`]*)`", table, flags=re.M))
+    assert len(paths) >= 8  # the map was found
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    assert not missing, f"README module map names missing paths: {missing}"
+    for app in ("studies", "scoring", "calibration", "research", "generation"):
+        assert f"| `{app}/` |" in table, app
