@@ -8,17 +8,18 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from scoring.models import RaterProfile
-from studies.models import Scenario, Study
-from studies.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER
+from scoring.services.assignments import group_assign_pair
+from studies.models import Condition, Scenario, Study
+from studies.roles import ADMIN, RATER, RESEARCHER
 from studies.services.responses import records_from_data_a, responses_import
 from studies.services.setup import (
     conditions_ensure_defaults,
     endpoint_ensure_stub,
     endpoints_ensure_paper_models,
+    role_groups_ensure,
 )
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "studies" / "data"
@@ -36,14 +37,6 @@ DEMO_USERS = [
 
 class DemoModeRequired(Exception):
     pass
-
-
-def role_groups_ensure() -> dict[str, Group]:
-    """The three role groups; Admin gets every permission of the product's apps."""
-    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
-    perms = Permission.objects.filter(content_type__app_label__in=["scoring", "generation", "auth"])
-    groups[ADMIN].permissions.set(perms)
-    return groups
 
 
 def user_create_with_role(
@@ -117,9 +110,6 @@ def demo_seed() -> DemoReport:
 def demo_pair_assign(*, study: Study) -> None:
     """The demo responses of FS10 under condition A go to the pair rater1 + rater2
     (one ScoringGroup), so a new user can log in and score at once."""
-    from scoring.services.assignments import group_assign_pair
-    from studies.models import Condition
-
     user_model = get_user_model()
     rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
     admin = user_model.objects.filter(username="admin").first()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import factory
 from django.contrib.auth import get_user_model
 
-from demo.services import role_groups_ensure
 from scoring.models import Assignment, RaterProfile
 from studies.models import Condition, ModelEndpoint, Scenario, Strategy, Study
 from studies.roles import RATER
 from studies.services.responses import response_create
+from studies.services.setup import role_groups_ensure
 
 
 class UserFactory(factory.django.DjangoModelFactory):

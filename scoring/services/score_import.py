@@ -26,8 +26,10 @@ from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
+from studies.roles import RATER
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import RecordError, records_from_data_a, responses_import
+from studies.services.setup import role_groups_ensure
 
 
 class ScoreImportError(Exception):
@@ -154,9 +156,6 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport):
                 f"rater {code}: a user {code!r} exists without that rater ID; map it with --rater {code}=USERNAME"
             ]
         )
-    from demo.services import role_groups_ensure
-    from studies.roles import RATER
-
     user = user_model.objects.create(username=code)
     user.set_unusable_password()
     user.save(update_fields=["password"])

@@ -1,11 +1,13 @@
-"""The standard conditions and model endpoints every installation starts with."""
+"""The standard conditions, model endpoints and role groups every installation starts with."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from studies.models import Condition, ModelEndpoint, Strategy
+from studies.roles import ADMIN, ALL_ROLES
 
 # Research letters: A and B as in the study; the others for the further strategies.
 DEFAULT_CONDITIONS = [
@@ -66,3 +68,11 @@ def endpoint_ensure_stub() -> ModelEndpoint:
         },
     )
     return endpoint
+
+
+def role_groups_ensure() -> dict[str, Group]:
+    """The three role groups; Admin gets every permission of the product's apps."""
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
+    perms = Permission.objects.filter(content_type__app_label__in=["scoring", "generation", "auth"])
+    groups[ADMIN].permissions.set(perms)
+    return groups
