@@ -11,7 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from scoring.models import RaterProfile
-from studies.models import Scenario, Study
+from scoring.services.assignments import group_assign_pair
+from studies.models import Condition, Scenario, Study
 from studies.roles import ADMIN, RATER, RESEARCHER
 from studies.services.responses import records_from_data_a, responses_import
 from studies.services.roles import role_groups_ensure
@@ -109,9 +110,6 @@ def demo_seed() -> DemoReport:
 def demo_pair_assign(*, study: Study) -> None:
     """The demo responses of FS10 under condition A go to the pair rater1 + rater2
     (one ScoringGroup), so a new user can log in and score at once."""
-    from scoring.services.assignments import group_assign_pair
-    from studies.models import Condition
-
     user_model = get_user_model()
     rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
     admin = user_model.objects.filter(username="admin").first()

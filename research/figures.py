@@ -1,5 +1,9 @@
 """Figures like the paper's, drawn with matplotlib (Agg, no pyplot) as SVG or PNG.
 
+Pure: the figures are drawn from ``research.results.Results`` (the caller fetches
+it); matplotlib is loaded on the first figure, so importing this module (the URL
+configuration does) costs nothing.
+
 - ``steps``: step-level means per model and condition (Figure 3)
 - ``dimensions``: dimension-level means of one step (appendix I)
 - ``efficiency``: Flexibility/Elaboration/Originality per Yes item, Steps 1 and 3 (Figure 4)
@@ -11,19 +15,36 @@ from __future__ import annotations
 
 import io
 import math
+import threading
+from typing import TYPE_CHECKING
 
-import matplotlib
+from research.results import Results
 
-matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
-
-from research.selectors.research import Results  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIGURES = ("steps", "dimensions", "efficiency", "diversity", "ablation")
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 COLORS = ["#1f5fbf", "#e07b39", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
 ABLATION_ORDER = ("A", "C", "B")  # TeamLLM, without roles, single model
-matplotlib.rcParams["svg.hashsalt"] = "teamllm-web"  # stable SVG ids
+_lock = threading.Lock()
+_ready = False
+
+
+def _figure_class() -> type[Figure]:
+    """matplotlib's Figure, loaded (Agg backend, stable SVG ids) on first use."""
+    global _ready
+    import matplotlib
+
+    if not _ready:
+        with _lock:
+            if not _ready:
+                matplotlib.use("Agg")
+                matplotlib.rcParams["svg.hashsalt"] = "teamllm-web"  # stable SVG ids
+                _ready = True
+    from matplotlib.figure import Figure
+
+    return Figure
 
 
 def _bars(ax, models: list[str], series: dict[str, list[float | None]], title: str, ylabel: str = "") -> None:
@@ -66,7 +87,7 @@ def figure_build(
     name: str, results: Results, *, step: int = 1, condition_names: dict[str, str] | None = None
 ) -> Figure:
     names = condition_names or {}
-    fig = Figure(figsize=(11, 6.5), dpi=100, layout="constrained")
+    fig = _figure_class()(figsize=(11, 6.5), dpi=100, layout="constrained")
     conditions = results.conditions
     if name == "steps":
         keys = [f"step.{s.number}" for s in results.rubric.steps]

@@ -1,4 +1,9 @@
-"""The paper's tables from final-score records (pure: no ORM).
+"""The paper's tables from final-score records (pure: no ORM, no project module that has one).
+
+The records are plain dataclasses (``ScoreRecord``, ``ResponseRecord``) that
+``research.selectors.results`` reads from the database; ``results_compute`` turns
+them into every table (``research.selectors.research.results_get`` fetches and
+calls it). numpy and scipy are imported inside the significance tests only.
 
 - Table 1: rows scenario x model per condition; columns step x dimension with
   Step-2 Integrity merged (layout of ``research/data/results-table1-template.xlsx``)
@@ -21,12 +26,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from scipy.stats import permutation_test, rankdata, wilcoxon
-
-from research.selectors.results import ResponseRecord, ScoreRecord
+from research.diversity import DiversityMean
 from studies.rubric import Rubric, SheetTotals, integrity_score
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Column headers exactly as in the study's result templates.
 TEMPLATE_LABELS = {
@@ -51,6 +57,35 @@ EFFICIENCY_METRICS = (
     ("elaboration", "Elaboration/Fluency"),
     ("originality", "Originality/Fluency"),
 )
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One response's final score with the facts the tables group by."""
+
+    response_id: int
+    research_id: str
+    scenario: str
+    model_number: str
+    model: str
+    condition: str
+    overall: float
+    steps: dict[int, float] = field(default_factory=dict)
+    dimensions: dict[str, float] = field(default_factory=dict)
+    calibrated: bool = False
+
+
+@dataclass(frozen=True)
+class ResponseRecord:
+    """A response's text-derived facts (no scores): blank items and parsed items."""
+
+    response_id: int
+    scenario: str
+    model_number: str
+    model: str
+    condition: str
+    step1_blank_items: int
+    step3_blank_items: int
 
 
 def significance_mark(p: float | None) -> str:
@@ -212,6 +247,9 @@ def wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None,
         return None, None, "no paired scenarios"
     if all(x == y for x, y in zip(a, b, strict=True)):
         return None, None, "all differences are zero"
+    import numpy as np
+    from scipy.stats import wilcoxon
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -239,12 +277,17 @@ PERMUTATION_MAX_N = 13
 
 def _positive_rank_sum(d: np.ndarray, axis: int = -1) -> np.ndarray:
     """Sum of the ranks of |d| (zeros dropped, ties averaged) over the positive differences."""
+    import numpy as np
+    from scipy.stats import rankdata
+
     d = np.moveaxis(d, axis, -1)
     ranks = rankdata(np.where(d == 0, np.inf, np.abs(d)), axis=-1)  # zeros rank last, unused
     return np.where(d > 0, ranks, 0.0).sum(axis=-1)
 
 
 def _signed_rank_permutation_test(d: np.ndarray) -> tuple[float, float]:
+    from scipy.stats import permutation_test
+
     r_plus = float(_positive_rank_sum(d))
     r_minus = float(_positive_rank_sum(-d))
     result = permutation_test(
@@ -368,6 +411,60 @@ def efficiency_table(records: Sequence[ScoreRecord], *, steps=(1, 3)) -> list[Gr
         GroupMean(names[m], m, c, s, metric, fmean(v) if v else None, len(v))
         for (m, c, s, metric), v in sorted(groups.items())
     ]
+
+
+# --- everything together -----------------------------------------------------------
+
+
+@dataclass
+class Results:
+    """Everything a researcher sees of one study. ``study`` is the caller's and opaque
+    here (pages and exports show its name); ``consistency`` is Table 6 as the
+    calibration selectors computed it."""
+
+    study: Any
+    rubric: Rubric
+    columns: list[Column]
+    records: list[ScoreRecord]
+    responses: list[ResponseRecord]
+    table1: list[ConditionTable]
+    table2: list[ConditionTable]
+    overall: OverallTable | None
+    blanks: list[GroupMean]
+    efficiency: list[GroupMean]
+    diversity: list[DiversityMean] = field(default_factory=list)
+    conditions: list[str] = field(default_factory=list)
+    consistency: dict = field(default_factory=dict)
+
+
+def results_compute(
+    *,
+    study: Any,
+    rubric: Rubric,
+    records: list[ScoreRecord],
+    responses: list[ResponseRecord],
+    pair: tuple[str, str] | None = None,
+    consistency: dict | None = None,
+) -> Results:
+    """Every table from the records (diversity is added by the caller, it needs the items)."""
+    columns = table_columns(rubric)
+    present = sorted({r.condition for r in records})
+    pair = pair or default_pair(present)
+    t1 = table1(records, rubric, columns)
+    return Results(
+        study=study,
+        rubric=rubric,
+        columns=columns,
+        records=records,
+        responses=responses,
+        table1=t1,
+        table2=table2(t1),
+        overall=overall_table(records, pair=pair, conditions=present) if pair else None,
+        blanks=blanks_table(responses),
+        efficiency=efficiency_table(records),
+        conditions=present,
+        consistency=consistency or {},
+    )
 
 
 def fmt(value: float | None, digits: int = 2) -> str:

@@ -9,6 +9,9 @@ Paths (the web form, the workbook import and the JSON import all use them):
 - ``dims.<dimension key>``, e.g. ``dims.s2.focus``: an integer in range, or None
 - ``texts.<condition_phrase|stem|kvp|purpose>``: text
 - ``comments.<step>``: text
+
+Pure (no ORM): sheets are ``studies.rubric`` dataclasses. Only the messages of
+refused values go through Django's gettext, which needs settings when it runs.
 """
 
 from __future__ import annotations
@@ -48,20 +51,23 @@ class EntryPath:
         return f"{self.kind}.{self.key}"
 
 
+def _unknown(path: str) -> EntryError:
+    return EntryError(str(path), _("Unknown field."))
+
+
 def parse_path(rubric: Rubric, path: str) -> EntryPath:
     parts = str(path).split(".")
-    bad = EntryError(str(path), _("Unknown field."))
     try:
         if parts[0] == "items" and len(parts) == 4:
             step, pos, name = int(parts[1]), int(parts[2]), parts[3]
             if not 1 <= step <= len(rubric.steps):
-                raise bad
+                raise _unknown(path)
             spec = rubric.step(step)
             allowed = {"comment"} | {s.key for s in spec.item_scores}
             if spec.kind == "ideas":
                 allowed.add("classification")
             if not spec.has_items or not 1 <= pos <= spec.item_count or name not in allowed:
-                raise bad
+                raise _unknown(path)
             return EntryPath("items", step=step, position=pos, field=name)
         if parts[0] == "dims" and len(parts) == 3:
             key = f"{parts[1]}.{parts[2]}"
@@ -73,7 +79,7 @@ def parse_path(rubric: Rubric, path: str) -> EntryPath:
             for step in rubric.steps:
                 if parts[1] in {t.key for t in step.texts}:
                     return EntryPath("texts", step=step.number, key=parts[1])
-            raise bad
+            raise _unknown(path)
         if parts[0] == "comments" and len(parts) == 2:
             step = int(parts[1])
             if 1 <= step <= len(rubric.steps):
@@ -81,8 +87,8 @@ def parse_path(rubric: Rubric, path: str) -> EntryPath:
     except (ValueError, KeyError, IndexError) as exc:
         if isinstance(exc, EntryError):
             raise
-        raise bad from exc
-    raise bad
+        raise _unknown(path) from exc
+    raise _unknown(path)
 
 
 def _integer(path: str, value: Any, lo: int, hi: int, label: str) -> int | None:

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from scoring.services.assignments import PlannedGroup
 from studies.models import Condition, Scenario, Study
 from studies.roles import RATER
 
@@ -135,8 +136,6 @@ class PlanApplyForm(forms.Form):
     plan = forms.CharField(widget=forms.HiddenInput)
 
     def clean_plan(self):
-        from scoring.services.assignments import PlannedGroup
-
         planned = []
         for line in self.cleaned_data["plan"].split():
             m = PLAN_LINE.match(line)

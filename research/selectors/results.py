@@ -1,4 +1,5 @@
-"""Reads for research output: final scores, responses and raw sheet scores as plain records.
+"""Reads for research output: final scores, responses and raw sheet scores as plain records
+(``ScoreRecord`` and ``ResponseRecord`` are defined by the pure ``research.results``).
 
 Every table is computed from ``FinalScore`` rows (overall, step totals and the
 per-dimension means the calibration rules produced); the raw long table reads
@@ -8,44 +9,15 @@ each submitted sheet's totals (the cache of ``studies.rubric.sheet_totals``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 
 from calibration.models import FinalScore
+from research.results import ResponseRecord, ScoreRecord
 from scoring.models import ScoreSheet, SheetStatus
 from scoring.selectors import sheet_entries_get
 from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric, sheet_totals
-
-
-@dataclass(frozen=True)
-class ScoreRecord:
-    """One response's final score with the facts the tables group by."""
-
-    response_id: int
-    research_id: str
-    scenario: str
-    model_number: str
-    model: str
-    condition: str
-    overall: float
-    steps: dict[int, float] = field(default_factory=dict)
-    dimensions: dict[str, float] = field(default_factory=dict)
-    calibrated: bool = False
-
-
-@dataclass(frozen=True)
-class ResponseRecord:
-    """A response's text-derived facts (no scores): blank items and parsed items."""
-
-    response_id: int
-    scenario: str
-    model_number: str
-    model: str
-    condition: str
-    step1_blank_items: int
-    step3_blank_items: int
 
 
 def _filtered(qs, prefix: str, conditions, models):

@@ -16,6 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from research.models import ExportJob
+from research.selectors.research import results_get
+from research.selectors.results import raw_score_rows_count
+from research.workbook import results_workbook_write
+from scoring.services.workbooks import workbooks_zip_write
 from studies.dispatch import task_send_on_commit
 from studies.models import Condition, Study
 
@@ -76,10 +80,6 @@ def export_job_run(*, job_id: int) -> ExportJob:
 
 
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
-    from research.selectors.research import results_get
-    from research.selectors.results import raw_score_rows_count
-    from research.workbook import results_workbook_write
-
     params = job.params
     pair = tuple(params["pair"]) if params.get("pair") else None
     total = raw_score_rows_count(study=study) + 1
@@ -104,8 +104,6 @@ def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
 
 
 def _workbooks(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
-    from scoring.services.workbooks import workbooks_zip_write
-
     name = f"workbooks_{_slug(study.name)}.zip"
     written = workbooks_zip_write(
         study=study, path=folder / name, progress=lambda n, t: _progress(job.pk, n, t)

@@ -13,13 +13,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
-from studies.models import Response, ResponseStatus, Scenario, Study
+from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 from studies.roles import is_rater
 
 
@@ -336,10 +337,6 @@ def plan_for_study(
 
 def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> list[ScoringGroup]:
     """Create the planned groups and their assignments (all or nothing)."""
-    from django.contrib.auth import get_user_model
-
-    from studies.models import Condition
-
     users = get_user_model().objects.in_bulk({p.rater_a_id for p in plan} | {p.rater_b_id for p in plan})
     scenarios = Scenario.objects.in_bulk({p.scenario_id for p in plan})
     conditions = Condition.objects.in_bulk({p.condition_id for p in plan})

@@ -1,4 +1,4 @@
-"""The standard conditions and model endpoints every installation starts with."""
+"""The standard conditions, model endpoints and role groups every installation starts with."""
 
 from __future__ import annotations
 

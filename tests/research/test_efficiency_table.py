@@ -2,8 +2,7 @@
 
 import pytest
 
-from research.results import blanks_table, efficiency_table, significance_mark
-from research.selectors.results import ResponseRecord, ScoreRecord
+from research.results import ResponseRecord, ScoreRecord, blanks_table, efficiency_table, significance_mark
 
 
 def _rec(rid, cond, flu, flex, elab, orig):

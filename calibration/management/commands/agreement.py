@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from calibration.selectors.agreement import agreement_groups, agreement_responses, consistency_table
 from calibration.services.calibration import study_agreement_recompute
 from calibration.statistics import ICC_FORMS
-from studies.management.commands.import_responses import study_from_option
+from studies.management.options import study_from_option
 from studies.models import Scenario
 
 

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from calibration.services.calibration import scenario_agreement_recompute
 from scoring.services.score_import import ScoreImportError, scores_import_file
-from studies.management.commands.import_responses import study_from_option
+from studies.management.options import study_from_option
 
 
 def _rater_map(pairs: list[str]) -> dict[str, str]:

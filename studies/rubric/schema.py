@@ -1,0 +1,152 @@
+"""The CGPST rubric's types: steps, dimensions, item scores, labels and categories.
+
+Plain frozen dataclasses (no ORM, no I/O); ``studies.rubric.loader`` builds them
+from the versioned JSON file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+INVALID_PREFIX = "invalid:"
+
+
+class RubricError(ValueError):
+    """The rubric definition file is malformed."""
+
+
+@dataclass(frozen=True)
+class Level:
+    score: int
+    en: str
+    zh: str
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang.startswith("zh") else self.en
+
+
+@dataclass(frozen=True)
+class Label:
+    en: str
+    zh: str
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang.startswith("zh") else self.en
+
+    def __str__(self) -> str:  # templates fall back to English
+        return self.en
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """A scored control: an item-level score or a directly scored dimension."""
+
+    key: str
+    label: Label
+    min: int
+    max: int
+    levels: tuple[Level, ...] = ()
+    computed: str = ""
+    integrity: bool = False
+    description: Label | None = None
+    step: int = 0
+
+    @property
+    def choices(self) -> range:
+        return range(self.min, self.max + 1)
+
+    @property
+    def short_key(self) -> str:
+        return self.key.split(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class InvalidType:
+    key: str
+    label: Label
+    description: Label
+
+
+@dataclass(frozen=True)
+class TextSpec:
+    key: str
+    label: Label
+    help: Label
+
+
+@dataclass(frozen=True)
+class Category:
+    key: str
+    zh: str
+    description: Label
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang.startswith("zh") else self.key
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    name: Label
+    max: int
+    kind: str  # "ideas" (steps 1, 3), "criteria" (step 4), "dimensions" (2, 5, 6)
+    dimensions: tuple[ScoreSpec, ...]
+    item_count: int = 0
+    item_label: Label | None = None
+    yes_description: Label | None = None
+    invalid_types: tuple[InvalidType, ...] = ()
+    item_scores: tuple[ScoreSpec, ...] = ()
+    texts: tuple[TextSpec, ...] = ()
+    shows_step2_texts: tuple[str, ...] = ()
+
+    @property
+    def has_items(self) -> bool:
+        return self.kind in ("ideas", "criteria")
+
+    @property
+    def scored_dimensions(self) -> tuple[ScoreSpec, ...]:
+        """Dimensions the rater scores directly (not computed from items)."""
+        return tuple(d for d in self.dimensions if not d.computed)
+
+    def item_score(self, key: str) -> ScoreSpec:
+        for spec in self.item_scores:
+            if spec.key == key:
+                return spec
+        raise KeyError(key)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    version: str
+    title: Label
+    max_total: int
+    steps: tuple[Step, ...]
+    categories: tuple[Category, ...]
+    category_keys: tuple[str, ...]  # categories plus the Miscellaneous variants
+
+    @property
+    def dimensions(self) -> tuple[ScoreSpec, ...]:
+        """All dimensions in canonical order (23 for cgpst-v1)."""
+        return tuple(d for s in self.steps for d in s.dimensions)
+
+    @property
+    def dimension_keys(self) -> tuple[str, ...]:
+        return tuple(d.key for d in self.dimensions)
+
+    def step(self, number: int) -> Step:
+        return self.steps[number - 1]
+
+    def dimension(self, key: str) -> ScoreSpec:
+        for d in self.dimensions:
+            if d.key == key:
+                return d
+        raise KeyError(key)
+
+    def category_label(self, key: str, lang: str) -> str:
+        for c in self.categories:
+            if c.key == key:
+                return c.text(lang)
+        if key.startswith("Miscellaneous"):
+            base = next(c for c in self.categories if c.key == "Miscellaneous")
+            return key if not lang.startswith("zh") else base.zh + key.removeprefix("Miscellaneous")
+        return key

@@ -1,0 +1,158 @@
+"""A sheet's raw entries and the ONE function that computes every total.
+
+``sheet_totals`` turns a sheet's raw entries into the 23 dimension scores, six
+step totals and the overall score. Every page, export and statistic calls it;
+nothing else adds scores up. Entries are plain dataclasses, so the same code
+serves the web form, the workbook import and the JSON import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from studies.rubric.schema import INVALID_PREFIX, Rubric
+
+
+@dataclass
+class IdeaEntry:
+    """One Step-1 or Step-3 item as the rater classified it."""
+
+    category: str = ""
+    invalid: str = ""
+    elaboration: int | None = None
+    originality: int | None = None
+    comment: str = ""
+
+    @property
+    def is_yes(self) -> bool:
+        return bool(self.category) and not self.invalid
+
+    @property
+    def classification(self) -> str:
+        if self.invalid:
+            return INVALID_PREFIX + self.invalid
+        return self.category
+
+
+@dataclass
+class CriterionEntry:
+    correctly_written: int | None = None
+    relevance: int | None = None
+    comment: str = ""
+
+
+@dataclass
+class SheetEntries:
+    """Everything a rater enters on one sheet; totals are derived, never entered."""
+
+    ideas: dict[int, list[IdeaEntry]] = field(default_factory=dict)
+    criteria: list[CriterionEntry] = field(default_factory=list)
+    dimensions: dict[str, int | None] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    comments: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, rubric: Rubric) -> SheetEntries:
+        entries = cls()
+        for step in rubric.steps:
+            if step.kind == "ideas":
+                entries.ideas[step.number] = [IdeaEntry() for _ in range(step.item_count)]
+            elif step.kind == "criteria":
+                entries.criteria = [CriterionEntry() for _ in range(step.item_count)]
+            for d in step.scored_dimensions:
+                entries.dimensions[d.key] = None
+            for t in step.texts:
+                entries.texts[t.key] = ""
+        return entries
+
+
+@dataclass(frozen=True)
+class Missing:
+    """Something the rater still has to enter before submitting."""
+
+    step: int
+    path: str  # the entry path (see scoring.entries) that needs a value
+    message: str
+
+
+@dataclass(frozen=True)
+class SheetTotals:
+    dimensions: dict[str, int]
+    steps: dict[int, int]
+    overall: int
+    missing: tuple[Missing, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    def as_dict(self) -> dict:
+        return {
+            "dimensions": dict(self.dimensions),
+            "steps": {str(k): v for k, v in self.steps.items()},
+            "overall": self.overall,
+            "complete": self.complete,
+        }
+
+
+def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
+    """Compute all 23 dimensions, six step totals and the overall score.
+
+    Unanswered controls count as 0 in the totals (so live totals grow as the
+    rater works) and are listed in ``missing``.
+    """
+    dims: dict[str, int] = {}
+    missing: list[Missing] = []
+    for step in rubric.steps:
+        n = step.number
+        if step.kind == "ideas":
+            items = entries.ideas.get(n, [])
+            items = list(items) + [IdeaEntry() for _ in range(step.item_count - len(items))]
+            yes = [it for it in items[: step.item_count] if it.is_yes]
+            for pos, it in enumerate(items[: step.item_count], start=1):
+                if not it.category and not it.invalid:
+                    missing.append(Missing(n, f"items.{n}.{pos}.classification", "classification"))
+                elif it.is_yes:
+                    for key in ("elaboration", "originality"):
+                        if getattr(it, key) is None:
+                            missing.append(Missing(n, f"items.{n}.{pos}.{key}", key))
+            values = {
+                "fluency": len(yes),
+                "flexibility": len({it.category for it in yes}),
+                "elaboration": sum(it.elaboration or 0 for it in yes),
+                "originality": sum(it.originality or 0 for it in yes),
+            }
+            for d in step.dimensions:
+                dims[d.key] = values[d.computed]
+        elif step.kind == "criteria":
+            crits = list(entries.criteria) + [
+                CriterionEntry() for _ in range(step.item_count - len(entries.criteria))
+            ]
+            for pos, c in enumerate(crits[: step.item_count], start=1):
+                for spec in step.item_scores:
+                    if getattr(c, spec.key) is None:
+                        missing.append(Missing(n, f"items.{n}.{pos}.{spec.key}", spec.key))
+            for d in step.dimensions:
+                key = d.computed.removeprefix("sum:")
+                dims[d.key] = sum(getattr(c, key) or 0 for c in crits[: step.item_count])
+        else:
+            for t in step.texts:
+                if not (entries.texts.get(t.key) or "").strip():
+                    missing.append(Missing(n, f"texts.{t.key}", t.key))
+            for d in step.dimensions:
+                value = entries.dimensions.get(d.key)
+                if value is None:
+                    missing.append(Missing(n, f"dims.{d.key}", d.short_key))
+                dims[d.key] = value or 0
+    steps = {s.number: sum(dims[d.key] for d in s.dimensions) for s in rubric.steps}
+    return SheetTotals(dimensions=dims, steps=steps, overall=sum(steps.values()), missing=tuple(missing))
+
+
+def normalized_vector(totals: SheetTotals, rubric: Rubric) -> list[float]:
+    """The dimension scores divided by their maxima, in canonical order (the PCC input)."""
+    return [totals.dimensions[d.key] / d.max for d in rubric.dimensions]
+
+
+def integrity_score(totals: SheetTotals, rubric: Rubric) -> int:
+    """Step-2 Integrity as reported in the result tables (CP + Stem&KVP + Purpose + FS parameters)."""
+    return sum(totals.dimensions[d.key] for d in rubric.step(2).dimensions if d.integrity)
