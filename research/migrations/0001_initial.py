@@ -9,11 +9,21 @@ MOVED = [('scoring', 'exportjob')]
 
 
 def content_types_move(apps, schema_editor):
-    """Permissions and admin history follow the models to their new app."""
+    """Permissions and admin history follow the models to their new app (same ContentType ids)."""
     content_type = apps.get_model("contenttypes", "ContentType")
+    db = schema_editor.connection.alias
     for old_app, model in MOVED:
-        if not content_type.objects.filter(app_label="research", model=model).exists():
-            content_type.objects.filter(app_label=old_app, model=model).update(app_label="research")
+        if not content_type.objects.using(db).filter(app_label="research", model=model).exists():
+            content_type.objects.using(db).filter(app_label=old_app, model=model).update(app_label="research")
+
+
+def content_types_move_back(apps, schema_editor):
+    """Unapplied (a rolled-back deployment), they go back to the app the previous code knows them by."""
+    content_type = apps.get_model("contenttypes", "ContentType")
+    db = schema_editor.connection.alias
+    for old_app, model in MOVED:
+        if not content_type.objects.using(db).filter(app_label=old_app, model=model).exists():
+            content_type.objects.using(db).filter(app_label="research", model=model).update(app_label=old_app)
 
 
 class Migration(migrations.Migration):
@@ -56,5 +66,5 @@ class Migration(migrations.Migration):
             ),
             ],
         ),
-        migrations.RunPython(content_types_move, migrations.RunPython.noop),
+        migrations.RunPython(content_types_move, content_types_move_back),
     ]
