@@ -7,6 +7,7 @@ current; nothing here writes.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.utils.translation import get_language
@@ -244,7 +245,7 @@ def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[di
         members[(r["response"].scenario_id, None)].append(r)
         if r["group_id"]:
             members[(r["response"].scenario_id, r["group_id"])].append(r)
-    units = [
+    units: list[tuple[int, int | None, ScoringGroup | None]] = [
         (g.scenario_id, g.pk, g) for g in groups if (g.scenario_id, g.pk) in members or g.archived_at is None
     ]
     units += [(sid, None, None) for sid in sorted(set(scenario_ids.values()))]
@@ -281,6 +282,16 @@ def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[di
 # --- one response: the three sheets side by side ------------------------------------------
 
 
+class ComparisonColumn(TypedDict):
+    """One sheet of the comparison: Rater A ("a"), Rater B ("b") or the calibrator ("c")."""
+
+    key: str
+    label: str
+    submitted: bool
+    totals: dict | None
+    who: NotRequired[str]  # only with identities
+
+
 def _state_of(response: Response) -> ResponseState:
     return states_load(study=response.study, response_ids=[response.pk], include_withdrawn=True)[0]
 
@@ -292,7 +303,8 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     state = _state_of(response)
     rubric = load_rubric(response.study.rubric_version)
     lang = get_language() or "en"
-    columns = []
+    columns: list[ComparisonColumn] = []
+    submitted: dict[str, dict] = {}  # the totals of the submitted sheets, by column key
     for key, label, sheet in (
         ("a", "Rater A", state.slots.get("a")),
         ("b", "Rater B", state.slots.get("b")),
@@ -300,17 +312,23 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     ):
         if sheet is None:
             continue
-        column = {"key": key, "label": label, "submitted": sheet.submitted, "totals": sheet.totals}
+        column: ComparisonColumn = {
+            "key": key,
+            "label": label,
+            "submitted": sheet.submitted,
+            "totals": sheet.totals,
+        }
         if identities:
             user = get_user_model().objects.select_related("rater_profile").get(pk=sheet.rater_id)
             column["who"] = _user_label(user)
         columns.append(column)
-    submitted = {c["key"]: c for c in columns if c["submitted"]}
+        if (totals := sheet.submitted_totals) is not None:
+            submitted[key] = totals
     dims = []
     for step in rubric.steps:
         for d in step.dimensions:
             values = [
-                submitted[c["key"]]["totals"]["dimensions"][d.key] if c["key"] in submitted else None
+                submitted[c["key"]]["dimensions"][d.key] if c["key"] in submitted else None
                 for c in columns
             ]
             present = [v for v in values if v is not None]
@@ -329,7 +347,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     steps = []
     for step in rubric.steps:
         values = [
-            submitted[c["key"]]["totals"]["steps"][str(step.number)] if c["key"] in submitted else None
+            submitted[c["key"]]["steps"][str(step.number)] if c["key"] in submitted else None
             for c in columns
         ]
         present = [v for v in values if v is not None]
@@ -342,8 +360,8 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
                 "differs": len(set(present)) > 1,
             }
         )
-    overall = [submitted[c["key"]]["totals"]["overall"] if c["key"] in submitted else None for c in columns]
-    vectors = {k: sheet_vector(c["totals"], rubric) for k, c in submitted.items()}
+    overall = [submitted[c["key"]]["overall"] if c["key"] in submitted else None for c in columns]
+    vectors = {k: sheet_vector(totals, rubric) for k, totals in submitted.items()}
     pair_pcc = pcc(vectors["a"], vectors["b"]) if {"a", "b"} <= set(vectors) else None
     closeness = (
         closer_primary(vectors["c"], vectors["a"], vectors["b"]) if {"a", "b", "c"} <= set(vectors) else None

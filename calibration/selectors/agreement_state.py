@@ -47,6 +47,11 @@ class SheetState:
         """Opened and changed, or submitted: work that must never be thrown away."""
         return self.sheet_id is not None and (self.submitted or self.version > 0)
 
+    @property
+    def submitted_totals(self) -> dict | None:
+        """The cached totals of a submitted sheet (None while it is not submitted)."""
+        return self.totals if self.submitted else None
+
 
 @dataclass
 class ResponseState:
@@ -148,8 +153,9 @@ def states_load(
         raters = {s.rater_id for s in pair}
         group = None
         group_ids = {s.group_id for s in pair}
-        if len(group_ids) == 1 and None not in group_ids and next(iter(group_ids)) in groups:
-            group = groups[next(iter(group_ids))]
+        only_group_id = next(iter(group_ids)) if len(group_ids) == 1 else None
+        if only_group_id is not None and only_group_id in groups:
+            group = groups[only_group_id]
         else:
             candidate = active_group.get((state.scenario_id, state.condition_id))
             if candidate and raters <= {candidate["rater_a_id"], candidate["rater_b_id"]}:
@@ -199,9 +205,9 @@ class Evaluation:
 def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float]]:
     """The normalized vectors of the submitted sheets: "a", "b" and "c" (the calibrator)."""
     return {
-        key: sheet_vector(sheet.totals, rubric)
+        key: sheet_vector(totals, rubric)
         for key, sheet in (("a", state.slots.get("a")), ("b", state.slots.get("b")), ("c", state.calibration))
-        if sheet is not None and sheet.submitted
+        if sheet is not None and (totals := sheet.submitted_totals) is not None
     }
 
 
@@ -228,27 +234,30 @@ def response_evaluate(
         idle = ResponseStatus.SCORING
     else:
         idle = ResponseStatus.SCORING if cal else ResponseStatus.READY
-    base = {"state": state, "vectors": vectors}
     if "a" not in vectors or "b" not in vectors:
         return Evaluation(
-            **base, before=PccResult(None, None, REASON_MISSING_SHEET), determined=False, flagged=False,
-            calibrated=False, closeness=None, after_pcc=None, after_slots=None, final_sheets=(),
-            final_rule=None, note="", status=idle,
+            state=state, vectors=vectors, before=PccResult(None, None, REASON_MISSING_SHEET),
+            determined=False, flagged=False, calibrated=False, closeness=None, after_pcc=None,
+            after_slots=None, final_sheets=(), final_rule=None, note="", status=idle,
         )  # fmt: skip
+    # The vectors are those of the state's submitted sheets, so both primary sheets are there.
+    assert a is not None and b is not None
     before = pcc(vectors["a"], vectors["b"])
-    flagged = not before.defined or before.r < threshold
+    flagged = before.r is None or before.r < threshold  # undefined (no variance) or below
     if not flagged:
         return Evaluation(
-            **base, before=before, determined=True, flagged=False, calibrated=False, closeness=None,
-            after_pcc=before.r, after_slots={"a": vectors["a"], "b": vectors["b"]}, final_sheets=(a, b),
+            state=state, vectors=vectors, before=before, determined=True, flagged=False,
+            calibrated=False, closeness=None, after_pcc=before.r,
+            after_slots={"a": vectors["a"], "b": vectors["b"]}, final_sheets=(a, b),
             final_rule=FinalScoreRule.MEAN_OF_PAIR, note="", status=ResponseStatus.FINAL,
         )  # fmt: skip
     if "c" not in vectors:
         return Evaluation(
-            **base, before=before, determined=True, flagged=True, calibrated=False, closeness=None,
-            after_pcc=None, after_slots=None, final_sheets=(), final_rule=None, note="",
-            status=ResponseStatus.CALIBRATION,
+            state=state, vectors=vectors, before=before, determined=True, flagged=True,
+            calibrated=False, closeness=None, after_pcc=None, after_slots=None, final_sheets=(),
+            final_rule=None, note="", status=ResponseStatus.CALIBRATION,
         )  # fmt: skip
+    assert cal is not None  # "c" is the vector of the calibrator's submitted sheet
     closeness = closer_primary(vectors["c"], vectors["a"], vectors["b"])
     closer = a if closeness.slot == "a" else b
     after = closeness.pcc_a if closeness.slot == "a" else closeness.pcc_b
@@ -270,9 +279,9 @@ def response_evaluate(
         f"PCC with the calibrator: Rater A {fmt(closeness.pcc_a)}, Rater B {fmt(closeness.pcc_b)})."
     )
     return Evaluation(
-        **base, before=before, determined=True, flagged=True, calibrated=True, closeness=closeness,
-        after_pcc=after.r, after_slots=after_slots, final_sheets=final_sheets, final_rule=rule,
-        note=note, status=ResponseStatus.FINAL,
+        state=state, vectors=vectors, before=before, determined=True, flagged=True,
+        calibrated=True, closeness=closeness, after_pcc=after.r, after_slots=after_slots,
+        final_sheets=final_sheets, final_rule=rule, note=note, status=ResponseStatus.FINAL,
     )  # fmt: skip
 
 

@@ -39,11 +39,11 @@ def rows_update(model: type[models.Model], updates: list[tuple[int, dict[str, An
     by_fields: dict[tuple[str, ...], list[models.Model]] = defaultdict(list)
     for values, pks in same.values():
         if len(pks) > 1:
-            model.objects.filter(pk__in=pks).update(**values)
+            model._default_manager.filter(pk__in=pks).update(**values)
         else:
             by_fields[tuple(sorted(values))].append(model(pk=pks[0], **values))
     for fields, objs in by_fields.items():
-        model.objects.bulk_update(objs, list(fields))
+        model._default_manager.bulk_update(objs, list(fields))
 
 
 def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decimal) -> None:

@@ -293,7 +293,7 @@ def calibration_decision_record(*, response_id: int, actor, reason: str) -> Cali
 def _mean_totals(totals: list[dict]) -> tuple[Decimal, dict, dict]:
     """Mean overall (halves kept, two decimals), step and dimension scores."""
     n = len(totals)
-    overall = (sum(Decimal(t["overall"]) for t in totals) / n).quantize(Decimal("0.01"))
+    overall = (sum((Decimal(t["overall"]) for t in totals), Decimal(0)) / n).quantize(Decimal("0.01"))
     steps = {k: sum(t["steps"][k] for t in totals) / n for k in totals[0]["steps"]}
     dims = {k: sum(t["dimensions"][k] for t in totals) / n for k in totals[0]["dimensions"]}
     return overall, steps, dims
@@ -319,6 +319,17 @@ def final_score_set_mean(
     return final
 
 
+def _final_sheets_of(e: Evaluation) -> tuple[list[dict], set[int]]:
+    """The cached totals and the sheet ids of the final-score sheets (always submitted ones)."""
+    totals: list[dict] = []
+    sheet_ids: set[int] = set()
+    for sheet in e.final_sheets:
+        assert sheet.totals is not None and sheet.sheet_id is not None, "final-score sheets are submitted"
+        totals.append(sheet.totals)
+        sheet_ids.add(sheet.sheet_id)
+    return totals, sheet_ids
+
+
 def _final_scores_sync(evaluations: list[Evaluation]) -> None:
     ids = [e.state.response_id for e in evaluations]
     existing = {f.response_id: f for f in FinalScore.objects.filter(response_id__in=ids)}
@@ -336,7 +347,8 @@ def _final_scores_sync(evaluations: list[Evaluation]) -> None:
             if current is not None and current.rule != FinalScoreRule.IMPORTED:
                 to_delete.append(current.pk)
             continue
-        overall, steps, dims = _mean_totals([s.totals for s in e.final_sheets])
+        totals, sheet_ids = _final_sheets_of(e)
+        overall, steps, dims = _mean_totals(totals)
         values = {
             "overall": overall,
             "steps": steps,
@@ -345,7 +357,6 @@ def _final_scores_sync(evaluations: list[Evaluation]) -> None:
             "calibrated": e.calibrated,
             "note": e.note,
         }
-        sheet_ids = {s.sheet_id for s in e.final_sheets}
         if current is None:
             final = FinalScore(response_id=e.state.response_id, **values)
             to_create.append((final, sheet_ids))

@@ -132,6 +132,7 @@ def run_step(*, run_id: int, seq: int, enqueue: RunEnqueue | None = None) -> Ste
         # next task never waits for this one. Until the hand-off is complete the
         # heartbeat stays set: a worker dying in between leaves a stale heartbeat,
         # and the sweeper resumes the run (a duplicate task is harmless).
+        assert outcome.next_seq is not None  # advanced and waiting always name the next call
         countdown = random.uniform(0.5, 2.0) if outcome.kind == "waiting" else None
         run_enqueue(enqueue=enqueue, run_id=run_id, seq=outcome.next_seq, countdown=countdown)
         # The next task may already have picked the run up (and set its own beat).

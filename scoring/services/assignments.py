@@ -247,6 +247,11 @@ class AssignmentPlan:
         return max(values) - min(values) if values else 0
 
 
+def _pair_key(a: int, b: int) -> tuple[int, int]:
+    """A rater pair in a fixed order, the smaller id first (``tuple(sorted((a, b)))``)."""
+    return (a, b) if a <= b else (b, a)
+
+
 def plan_balanced_pairs(
     *,
     rater_ids: Sequence[int],
@@ -265,21 +270,19 @@ def plan_balanced_pairs(
         raise AssignmentError(_("Choose at least two raters."))
     load = {r: (current_load or {}).get(r, 0) for r in raters}
     before = dict(load)
-    pairs: Counter[tuple[int, int]] = Counter(
-        {tuple(sorted(k)): v for k, v in (current_pairs or {}).items()}  # type: ignore[misc]
-    )
+    pairs: Counter[tuple[int, int]] = Counter({_pair_key(*k): v for k, v in (current_pairs or {}).items()})
     candidates = [(a, b) for i, a in enumerate(raters) for b in raters[i + 1 :]]
     index = {r: i for i, r in enumerate(raters)}
     planned = []
     for scenario_id, condition_id, n in sorted(groups, key=lambda g: (-g[2], g[0], g[1])):
         weight = max(n, 1)
 
-        def cost(pair, weight=weight):
+        def cost(pair: tuple[int, int], weight: int = weight) -> tuple[int, int, int, int, int]:
             a, b = pair
             return (
                 max(load[a], load[b]) + weight,
                 load[a] + load[b],
-                pairs[tuple(sorted(pair))],
+                pairs[_pair_key(a, b)],
                 index[a],
                 index[b],
             )
@@ -287,7 +290,7 @@ def plan_balanced_pairs(
         a, b = min(candidates, key=cost)
         load[a] += weight
         load[b] += weight
-        pairs[tuple(sorted((a, b)))] += 1
+        pairs[_pair_key(a, b)] += 1
         planned.append(PlannedGroup(scenario_id, condition_id, n, a, b))
     return AssignmentPlan(groups=planned, load_before=before, load_after=load, pair_counts=dict(pairs))
 
@@ -329,7 +332,7 @@ def plan_for_study(
     )
     current_pairs: Counter[tuple[int, int]] = Counter()
     for a, b in ScoringGroup.objects.filter(archived_at__isnull=True).values_list("rater_a_id", "rater_b_id"):
-        current_pairs[tuple(sorted((a, b)))] += 1
+        current_pairs[_pair_key(a, b)] += 1
     return plan_balanced_pairs(
         rater_ids=[u.pk for u in raters], groups=groups, current_load=load, current_pairs=current_pairs
     )

@@ -78,6 +78,7 @@ def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]
     """Differences between recomputed totals and the totals a file states."""
     problems = []
     for key, value in stated.items():
+        ours: int | None
         if key == "overall":
             ours = totals.overall
         elif key.startswith("step:"):
