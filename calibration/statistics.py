@@ -113,8 +113,9 @@ def pcc_many(pairs: Iterable[tuple[Sequence[float], Sequence[float]]]) -> list[P
             todo[key] = result
     if todo:
         with _PCC_MEMO_LOCK:
-            for key, result in todo.items():
-                _PCC_MEMO[key] = result
+            for key, computed in todo.items():
+                assert computed is not None  # each pair left for pearsonr got its result above
+                _PCC_MEMO[key] = computed
                 _PCC_MEMO.move_to_end(key)
             while len(_PCC_MEMO) > _PCC_MEMO_SIZE:
                 _PCC_MEMO.popitem(last=False)
@@ -303,7 +304,7 @@ def _codes(labels: Sequence[Hashable]) -> tuple[Any, int]:
     (labels that do not sort are numbered in order of appearance)."""
     import numpy as np
 
-    distinct = dict.fromkeys(labels)
+    distinct: dict[Any, None] = dict.fromkeys(labels)  # Any: whether they sort is tried at run time
     try:
         ordered = sorted(distinct)
     except TypeError:
@@ -335,7 +336,7 @@ def closer_primary(
     undefined or both are equal), the smaller mean absolute difference of the
     normalized scores decides; a complete tie goes to rater A."""
     pcc_a, pcc_b = pcc(calibrator, vector_a), pcc(calibrator, vector_b)
-    if pcc_a.defined and pcc_b.defined and pcc_a.r != pcc_b.r:
+    if pcc_a.r is not None and pcc_b.r is not None and pcc_a.r != pcc_b.r:
         return Closeness("a" if pcc_a.r > pcc_b.r else "b", pcc_a, pcc_b, "pcc")
     mad_a = sum(abs(c - a) for c, a in zip(calibrator, vector_a, strict=True)) / max(len(calibrator), 1)
     mad_b = sum(abs(c - b) for c, b in zip(calibrator, vector_b, strict=True)) / max(len(calibrator), 1)

@@ -14,7 +14,7 @@ calls it). numpy and scipy are imported inside the significance tests only.
 - efficiency: Flexibility/Fluency, Elaboration/Fluency, Originality/Fluency for
   Steps 1 and 3, the mean of per-response ratios (responses with Fluency > 0)
 
-Integrity is computed with ``studies.rubric.integrity_score``; nothing here adds
+Integrity is computed with ``studies.rubric.integrity_sum``; nothing here adds
 up sheet scores.
 """
 
@@ -29,7 +29,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
 from research.diversity import DiversityMean
-from studies.rubric import Rubric, SheetTotals, integrity_score
+from studies.rubric import Rubric, integrity_sum
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,8 +129,7 @@ def record_values(record: ScoreRecord, rubric: Rubric) -> dict[str, float | None
         values[f"step.{step.number}"] = record.steps.get(step.number)
         if any(d.integrity for d in step.dimensions):
             if all(d.key in dims for d in step.dimensions if d.integrity):
-                totals = SheetTotals(dimensions=dict(dims), steps={}, overall=0, missing=())
-                values[f"s{step.number}.{INTEGRITY}"] = float(integrity_score(totals, rubric))
+                values[f"s{step.number}.{INTEGRITY}"] = float(integrity_sum(dims, rubric))
             else:
                 values[f"s{step.number}.{INTEGRITY}"] = None
     values["overall"] = record.overall

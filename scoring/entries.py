@@ -76,9 +76,9 @@ def parse_path(rubric: Rubric, path: str) -> EntryPath:
                 raise EntryError(str(path), _("This total is computed, never typed."))
             return EntryPath("dims", step=dim.step, key=key)
         if parts[0] == "texts" and len(parts) == 2:
-            for step in rubric.steps:
-                if parts[1] in {t.key for t in step.texts}:
-                    return EntryPath("texts", step=step.number, key=parts[1])
+            for rubric_step in rubric.steps:
+                if parts[1] in {t.key for t in rubric_step.texts}:
+                    return EntryPath("texts", step=rubric_step.number, key=parts[1])
             raise _unknown(path)
         if parts[0] == "comments" and len(parts) == 2:
             step = int(parts[1])
@@ -156,12 +156,11 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
 def current_value(entries: SheetEntries, where: EntryPath) -> Any:
     if where.kind == "items":
         if where.step == 4 or where.field in ("correctly_written", "relevance"):
-            item = entries.criteria[where.position - 1]
-        else:
-            item = entries.ideas[where.step][where.position - 1]
+            return getattr(entries.criteria[where.position - 1], where.field)
+        idea = entries.ideas[where.step][where.position - 1]
         if where.field == "classification":
-            return item.classification
-        return getattr(item, where.field)
+            return idea.classification
+        return getattr(idea, where.field)
     if where.kind == "dims":
         return entries.dimensions.get(where.key)
     if where.kind == "texts":

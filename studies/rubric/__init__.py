@@ -34,6 +34,7 @@ from studies.rubric.totals import (
     SheetEntries,
     SheetTotals,
     integrity_score,
+    integrity_sum,
     normalized_vector,
     sheet_totals,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "TextSpec",
     "available_rubric_versions",
     "integrity_score",
+    "integrity_sum",
     "load_rubric",
     "normalized_vector",
     "parse_rubric",

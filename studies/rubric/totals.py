@@ -8,6 +8,7 @@ serves the web form, the workbook import and the JSON import.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from studies.rubric.schema import INVALID_PREFIX, Rubric
@@ -151,6 +152,11 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
 def normalized_vector(totals: SheetTotals, rubric: Rubric) -> list[float]:
     """The dimension scores divided by their maxima, in canonical order (the PCC input)."""
     return [totals.dimensions[d.key] / d.max for d in rubric.dimensions]
+
+
+def integrity_sum(dimensions: Mapping[str, float], rubric: Rubric) -> float:
+    """Step-2 Integrity of any dimension scores: a sheet's integers or a final score's means."""
+    return sum(dimensions[d.key] for d in rubric.step(2).dimensions if d.integrity)
 
 
 def integrity_score(totals: SheetTotals, rubric: Rubric) -> int:
