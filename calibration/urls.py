@@ -11,7 +11,9 @@ urlpatterns = [
         views.agreement_scenario,
         name="agreement_scenario",
     ),
-    path("research/agreement/response/<int:response_id>/", views.agreement_response, name="agreement_response"),
+    path(
+        "research/agreement/response/<int:response_id>/", views.agreement_response, name="agreement_response"
+    ),
     path(
         "research/agreement/response/<int:response_id>/calibrator/",
         views.calibration_assign_view,

@@ -49,7 +49,9 @@ def self_bleu(items: Sequence[str]) -> list[float]:
         references = [t for j, t in enumerate(tokens) if j != i and t]
         if hypothesis and references:
             scores.append(
-                float(sentence_bleu(references, hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing))
+                float(
+                    sentence_bleu(references, hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing)
+                )
             )
     return scores
 

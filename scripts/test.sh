@@ -37,6 +37,7 @@ echo "==> database: ${DATABASE_URL:-sqlite (var/)}   broker: ${REDIS_URL:-${CELE
 
 echo "==> ruff"
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 echo "==> import layers (import-linter)"
 .venv/bin/lint-imports --no-cache
 echo "==> pytest"

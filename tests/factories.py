@@ -124,7 +124,9 @@ def sheet_submitted(user, response, changes, *, role: str = "primary", group=Non
 
     assignment = (
         assignment
-        or Assignment.objects.filter(rater=user, response=response, role=role, archived_at__isnull=True).first()
+        or Assignment.objects.filter(
+            rater=user, response=response, role=role, archived_at__isnull=True
+        ).first()
         or assign(user, response, role=role, group=group)
     )
     sheet = sheet_open(assignment=assignment, actor=user)

@@ -328,8 +328,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     for step in rubric.steps:
         for d in step.dimensions:
             values = [
-                submitted[c["key"]]["dimensions"][d.key] if c["key"] in submitted else None
-                for c in columns
+                submitted[c["key"]]["dimensions"][d.key] if c["key"] in submitted else None for c in columns
             ]
             present = [v for v in values if v is not None]
             spread = max(present) - min(present) if len(present) > 1 else 0
@@ -347,8 +346,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     steps = []
     for step in rubric.steps:
         values = [
-            submitted[c["key"]]["steps"][str(step.number)] if c["key"] in submitted else None
-            for c in columns
+            submitted[c["key"]]["steps"][str(step.number)] if c["key"] in submitted else None for c in columns
         ]
         present = [v for v in values if v is not None]
         steps.append(

@@ -13,6 +13,7 @@ from generation.strategies import Call
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
 
+
 def turn_persist(
     *,
     run: GenerationRun,

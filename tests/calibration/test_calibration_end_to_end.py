@@ -1,6 +1,5 @@
 """End to end with a real Celery worker: disagreement -> flag -> calibrator's queue -> calibrated final score."""
 
-
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -16,13 +15,13 @@ from tests.workers import wait_for
 pytestmark = pytest.mark.worker
 
 
-
-
 def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, client):
     users = {u.username: u for u in get_user_model().objects.all()}
     response = Response.objects.get(research_id="A05_FS10")
     # seed_demo assigned A05_FS10 to the pair rater1 + rater2
-    group = ScoringGroup.objects.get(study=response.study, scenario=response.scenario, condition=response.condition)
+    group = ScoringGroup.objects.get(
+        study=response.study, scenario=response.scenario, condition=response.condition
+    )
     assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
     mine = {a.rater.username: a for a in Assignment.objects.filter(response=response, group=group)}
     a = sheet_submitted(users["rater1"], response, reference_changes(3), assignment=mine["rater1"])
@@ -57,7 +56,11 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
     saved = client.post(
         f"/scoring/{response.blind_code}/save/",
-        {"batch_id": "cal-1", "expected_version": 0, "changes": [[p, v] for p, v in [*reference_changes(4), *SHEET_TEXTS]]},
+        {
+            "batch_id": "cal-1",
+            "expected_version": 0,
+            "changes": [[p, v] for p, v in [*reference_changes(4), *SHEET_TEXTS]],
+        },
         content_type="application/json",
     )
     assert saved.status_code == 200, saved.content

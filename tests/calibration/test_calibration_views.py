@@ -21,7 +21,9 @@ def flagged(demo):
     users = {u.username: u for u in get_user_model().objects.all()}
     response = Response.objects.get(research_id="A05_FS10")
     # seed_demo gave A05_FS10 to the pair rater1 + rater2
-    group = ScoringGroup.objects.get(study=response.study, scenario=response.scenario, condition=response.condition)
+    group = ScoringGroup.objects.get(
+        study=response.study, scenario=response.scenario, condition=response.condition
+    )
     sheet_submitted(users["rater1"], response, reference_changes(3), group=group)
     sheet_submitted(
         users["rater2"], response, mirrored_changes(reference_changes(3), load_rubric()), group=group

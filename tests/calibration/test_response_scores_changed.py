@@ -1,6 +1,5 @@
 """Submitting sheets runs the downstream task in a real Celery worker process."""
 
-
 import pytest
 
 from calibration.models import FinalScore
@@ -12,8 +11,6 @@ from studies.rubric import load_rubric
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
-
-
 
 
 def test_two_submitted_sheets_give_a_final_score_in_the_worker(celery_worker, demo, data_a):

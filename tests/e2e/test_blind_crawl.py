@@ -122,7 +122,9 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     for response in blind_world["own"]:
         assert f"/scoring/{response.blind_code}/" in urls  # the crawl did reach the sheets
     assert any(u.startswith("/static/js/") for u in urls)
-    assert any(u.startswith("/scoring/workbooks/") for u in crawl.downloads)  # the offline workbook was opened
+    assert any(
+        u.startswith("/scoring/workbooks/") for u in crawl.downloads
+    )  # the offline workbook was opened
 
     # the JSON endpoints: a save, a refused value, a stale version, an incomplete submit
     for response in blind_world["own"]:
@@ -176,4 +178,3 @@ def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, b
     client.login(username="rater1", password="demo-pass-2026")
     visited, _ = crawl(client, forbidden_patterns())
     assert (f"/calibration/{b05.blind_code}/", 200) in visited
-

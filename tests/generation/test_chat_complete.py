@@ -65,7 +65,9 @@ def test_endpoint_extra_params_go_into_the_request(llm_stub):
 def test_provider_specific_params_reach_the_request_through_the_sdk(llm_stub):
     # parameters the SDK's create() does not know travel in extra_body, i.e. in the same JSON body
     chat_complete(
-        endpoint=endpoint(llm_stub, extra_params={"enable_thinking": False, "top_k": 20}), messages=MESSAGES, params=PARAMS
+        endpoint=endpoint(llm_stub, extra_params={"enable_thinking": False, "top_k": 20}),
+        messages=MESSAGES,
+        params=PARAMS,
     )
     body = llm_stub.stats.last_body
     assert body["enable_thinking"] is False and body["top_k"] == 20

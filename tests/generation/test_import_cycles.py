@@ -108,7 +108,9 @@ def test_services_never_import_tasks():
 
 
 def test_no_function_level_imports_of_project_modules_in_generation():
-    offending = [i for path in python_files(GENERATION) for i in imports_of(path) if i.nested and i.of_project]
+    offending = [
+        i for path in python_files(GENERATION) for i in imports_of(path) if i.nested and i.of_project
+    ]
     assert not offending, where(offending)
 
 

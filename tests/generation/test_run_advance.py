@@ -1,6 +1,5 @@
 """Whole runs through a real Celery worker and the stub over real HTTP."""
 
-
 import pytest
 
 from generation.models import GenerationRun, RunStatus, Turn
@@ -12,8 +11,6 @@ from tests.factories import stub_endpoint
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
-
-
 
 
 def launch(letter, stub, **endpoint_overrides):

@@ -23,7 +23,9 @@ def test_home_sends_each_demo_user_to_their_landing_page(client, demo, username,
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/", "/manage/", "/research/", "/scoring/", "/accounts/password/", "/admin/", "/admin/login/"])
+@pytest.mark.parametrize(
+    "path", ["/", "/manage/", "/research/", "/scoring/", "/accounts/password/", "/admin/", "/admin/login/"]
+)
 def test_anonymous_users_are_sent_to_login(client, path):
     response = client.get(path)
     assert response.status_code == 302

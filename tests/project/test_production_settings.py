@@ -9,7 +9,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def _manage(*args, **env):
     full = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
     full.update(DJANGO_SETTINGS_MODULE="teamllm_web.settings.production", **env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=full, capture_output=True, text=True
+    )
 
 
 def test_production_settings_pass_check_deploy():

@@ -16,8 +16,6 @@ from tests.workers import wait_for
 pytestmark = pytest.mark.worker
 
 
-
-
 def test_results_export_runs_in_the_worker_with_progress_and_download(
     celery_worker, demo, client, tmp_path, settings
 ):
@@ -29,7 +27,9 @@ def test_results_export_runs_in_the_worker_with_progress_and_download(
     job = ExportJob.objects.get()
     assert job.created_by.username == "res2"
     pk = job.pk
-    job = wait_for(lambda: ExportJob.objects.filter(pk=pk, status__in=("done", "failed")).first(), worker=celery_worker)
+    job = wait_for(
+        lambda: ExportJob.objects.filter(pk=pk, status__in=("done", "failed")).first(), worker=celery_worker
+    )
     assert job.status == "done", (job.error, celery_worker.log_path.read_text()[-2000:])
     status = client.get(f"/research/exports/{job.pk}/")
     assert status.status_code == 286  # htmx stops polling

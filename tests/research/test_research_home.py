@@ -84,4 +84,4 @@ def test_research_page_shows_table6_from_the_agreement_statistics(researcher_cli
     html = researcher_client.get("/research/", {"study": table4.pk}).content.decode()
     assert "Table 6" in html
     table6 = html[html.index("Table 6") :]
-    assert "<td>PCC</td><td class=\"num\">0.65</td>" in table6.replace("\n", "")
+    assert '<td>PCC</td><td class="num">0.65</td>' in table6.replace("\n", "")

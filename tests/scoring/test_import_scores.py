@@ -82,9 +82,17 @@ def test_rater_ids_are_mapped_or_created(demo, data_a, tmp_path):
     mapped = rater("expert-one")
     # a fresh study: the demo study already has the pair rater1 + rater2 on A05_FS10
     call_command(
-        "import_scores", str(_write(tmp_path, data_a)), "--study", "Mapped", "--create-missing", "--rater", "H01=expert-one"
+        "import_scores",
+        str(_write(tmp_path, data_a)),
+        "--study",
+        "Mapped",
+        "--create-missing",
+        "--rater",
+        "H01=expert-one",
     )
-    raters = set(Assignment.objects.filter(response__study__name="Mapped").values_list("rater__username", flat=True))
+    raters = set(
+        Assignment.objects.filter(response__study__name="Mapped").values_list("rater__username", flat=True)
+    )
     assert raters == {"expert-one", "rater2"}  # H02 is the demo's rater2
     assert mapped.assignments.get().sheet.overall == 116
 

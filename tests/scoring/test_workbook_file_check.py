@@ -19,7 +19,9 @@ LIMIT = 20 * 1024 * 1024
 def workbook(demo):
     users = get_user_model().objects
     r1, r2 = users.get(username="rater1"), users.get(username="rater2")
-    group = scoring_group_assigned(responses=[Response.objects.get(research_id="A05_FS10")], rater_a=r1, rater_b=r2)
+    group = scoring_group_assigned(
+        responses=[Response.objects.get(research_id="A05_FS10")], rater_a=r1, rater_b=r2
+    )
     return r1, workbook_export(rater=r1, group=group)[1]
 
 

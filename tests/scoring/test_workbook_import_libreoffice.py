@@ -48,7 +48,9 @@ def test_libreoffice_computes_the_sheet_totals_and_its_file_imports(demo, data_a
     assert result.problems == [] and result.stored == [response.blind_code]
     stored = response.assignments.get(rater=rater1).sheet
     assert stored.is_submitted and stored.overall == 116
-    assert json.dumps(stored.totals["steps"]) == json.dumps({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25})
+    assert json.dumps(stored.totals["steps"]) == json.dumps(
+        {"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25}
+    )
 
 
 def test_libreoffice_reads_the_exported_file_as_written(demo, tmp_path):
