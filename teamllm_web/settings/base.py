@@ -51,6 +51,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: /healthz answers whatever the Host header, without the HTTPS redirect
+    "teamllm_web.middleware.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -197,6 +199,8 @@ LLM_STUB_URL = env("LLM_STUB_URL", default="http://127.0.0.1:8765/v1")
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=120.0)
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=6)
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
+# Bearer token that lets monitoring read /status/ without a session (empty: admins only).
+STATUS_TOKEN = env("STATUS_TOKEN", default="")
 
 LOGGING = {
     "version": 1,
