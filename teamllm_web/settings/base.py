@@ -126,7 +126,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# collectstatic's target; the Docker image collects into the image (/app/staticfiles),
+# not into the data volume, so that an upgraded image serves its own static files.
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
