@@ -16,6 +16,7 @@ import time
 from datetime import timedelta
 
 import redis
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -29,6 +30,8 @@ from teamllm_web.celery import app as celery_app
 WORKERS_CACHE_SECONDS = 10
 WORKERS_INSPECT_TIMEOUT = 1.0
 BROKER_TIMEOUT = 2.0
+# A dispatch still pending after this long means the broker or the sweep is not working.
+DISPATCH_STALE_SECONDS = 120
 # kombu's Redis transport keeps priorities 3, 6 and 9 in lists named queue + sep + priority.
 _REDIS_PRIORITY_SEP = "\x06\x16"
 _REDIS_PRIORITY_STEPS = (3, 6, 9)
@@ -145,14 +148,26 @@ def stuck_runs() -> dict:
 
 
 def pending_dispatches() -> dict:
-    """Tasks recorded in the database but not yet handed to the broker.
+    """Tasks recorded in the database but not yet taken by the broker: the transactional
+    outbox (``studies.TaskOutbox``, a row per task, ``sent_at`` empty while pending).
 
-    HOOK for the transactional outbox (issue 10, "nothing lost when the broker is
-    away"): when its model lands, count its pending rows here, e.g.
-    ``{"ok": pending == 0 or oldest < 60 s, "pending": n, "oldest_seconds": s}``.
-    Until then tasks are sent on commit straight to the broker and there is nothing
-    to count."""
-    return {"ok": None, "pending": None, "note": "no outbox: tasks are sent to the broker on commit"}
+    Looked up by name so that this check works as soon as the outbox model is installed
+    and says so plainly before. Not ready-critical: pending rows are sent by the workers'
+    sweep once the broker answers; ``ok`` turns false when the oldest has waited longer
+    than DISPATCH_STALE_SECONDS."""
+    try:
+        outbox = apps.get_model("studies", "TaskOutbox")
+    except LookupError:
+        return {"ok": None, "pending": None, "note": "no outbox: tasks are sent to the broker on commit"}
+    pending = outbox.objects.filter(sent_at__isnull=True)
+    oldest = pending.order_by("created_at").values_list("created_at", flat=True).first()
+    age = round((timezone.now() - oldest).total_seconds()) if oldest else None
+    return {
+        "ok": age is None or age < DISPATCH_STALE_SECONDS,
+        "pending": pending.count(),
+        "oldest_seconds": age,
+        "with_errors": pending.exclude(last_error="").count(),
+    }
 
 
 def status_report() -> tuple[bool, dict]:

@@ -225,3 +225,48 @@ def test_status_is_ready_with_a_worker_and_caches_the_inspect(client, settings, 
     assert second["workers"]["cached"] is True
     assert second["workers"]["workers"] == body["workers"]["workers"]
     assert len(calls) == 1  # one broadcast for both requests
+
+
+@pytest.mark.django_db
+def test_pending_dispatches_say_plainly_when_there_is_no_outbox(monkeypatch):
+    def missing(app_label, model_name):
+        raise LookupError(model_name)
+
+    monkeypatch.setattr(health.apps, "get_model", missing)
+    assert health.pending_dispatches() == {
+        "ok": None,
+        "pending": None,
+        "note": "no outbox: tasks are sent to the broker on commit",
+    }
+
+
+@pytest.mark.django_db
+def test_pending_dispatches_count_the_outbox_rows_not_yet_sent(monkeypatch):
+    """Against any model with the outbox's fields (sent_at, created_at, last_error); here
+    generation runs stand in for it: heartbeat_at as sent_at, error as last_error."""
+    from django.db.models import F
+
+    common = dict(
+        study=StudyFactory(),
+        scenario=ScenarioFactory(),
+        endpoint=ModelEndpointFactory(),
+        condition=ConditionFactory(),
+    )
+    GenerationRun.objects.create(heartbeat_at=timezone.now(), **common)  # "sent"
+    GenerationRun.objects.create(error="ConnectionError", **common)  # pending, failed once
+    old = GenerationRun.objects.create(**common)  # pending
+    GenerationRun.objects.filter(pk=old.pk).update(created_at=F("created_at") - timedelta(seconds=600))
+
+    class Rows:
+        def filter(self, sent_at__isnull):
+            return GenerationRun.objects.filter(heartbeat_at__isnull=sent_at__isnull).annotate(
+                last_error=F("error")
+            )
+
+    class Outbox:
+        objects = Rows()
+
+    monkeypatch.setattr(health.apps, "get_model", lambda app_label, model_name: Outbox)
+    report = health.pending_dispatches()
+    assert report["pending"] == 2 and report["with_errors"] == 1
+    assert report["oldest_seconds"] >= 600 and report["ok"] is False
