@@ -5,12 +5,48 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.conf import settings
+from django.http import HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import translation
 
-# Anonymous users reach only these (login page, health check, static files, i18n switch).
-PUBLIC_PREFIXES = ("/accounts/login/", "/healthz", "/i18n/setlang/", "/" + settings.STATIC_URL.lstrip("/"))
+from .health import liveness
+
+LIVENESS_PATHS = ("/healthz", "/healthz/")
+
+# Anonymous users reach only these (login page, health checks, static files, i18n switch).
+# /status/ checks its own access (admins or the STATUS_TOKEN bearer token; 404 otherwise).
+PUBLIC_PREFIXES = (
+    "/accounts/login/",
+    "/healthz",
+    "/status/",
+    "/i18n/setlang/",
+    "/" + settings.STATIC_URL.lstrip("/"),
+)
+
+
+def liveness_response() -> HttpResponse:
+    alive = liveness()
+    response = HttpResponse(b"ok\n" if alive else b"unavailable\n", status=200 if alive else 503)
+    response["Content-Type"] = "text/plain; charset=utf-8"
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class LivenessMiddleware:
+    """Answer ``/healthz`` before any other middleware: whatever the Host header
+    (orchestrators probe 127.0.0.1, which is not in ALLOWED_HOSTS), without the HTTPS
+    redirect, sessions or login. Only the database is checked; the body says ``ok``."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info in LIVENESS_PATHS:
+            if request.method not in ("GET", "HEAD"):
+                return HttpResponseNotAllowed(["GET", "HEAD"])
+            return liveness_response()
+        return self.get_response(request)
 
 
 class LoginRequiredEverywhereMiddleware:

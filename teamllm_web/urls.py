@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("no-role/", views.no_role, name="no_role"),
     path("healthz", views.healthz, name="healthz"),
+    path("status/", views.status, name="status"),
     path("i18n/setlang/", views.set_language, name="set_language"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

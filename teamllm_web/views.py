@@ -1,10 +1,12 @@
-"""Site-level views: the role landing redirect, health check, language choice."""
+"""Site-level views: the role landing redirect, health checks, language choice."""
 
 from __future__ import annotations
 
+import hmac
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
@@ -12,9 +14,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring.models import RaterProfile
-from studies.roles import ADMIN, RATER, RESEARCHER, user_roles
+from studies.roles import ADMIN, RATER, RESEARCHER, is_admin, user_roles
 
-from .health import health_report
+from .health import status_report
+from .middleware import liveness_response
 
 
 @login_required
@@ -39,9 +42,32 @@ def no_role(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @never_cache
-def healthz(request: HttpRequest) -> JsonResponse:
-    ok, report = health_report()
-    return JsonResponse(report, status=200 if ok else 503)
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness; normally answered by LivenessMiddleware before reaching here."""
+    return liveness_response()
+
+
+def _bearer_token_ok(request: HttpRequest) -> bool:
+    expected = settings.STATUS_TOKEN
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not expected or scheme.lower() != "bearer" or not token.strip():
+        return False
+    return hmac.compare_digest(token.strip().encode(), expected.encode())
+
+
+@require_GET
+@never_cache
+def status(request: HttpRequest) -> JsonResponse:
+    """Readiness and operations status (JSON): 200 when ready, 503 when not.
+    Admins (session) or ``Authorization: Bearer $STATUS_TOKEN``; 403 for other
+    users, 404 for anonymous requests."""
+    if not (_bearer_token_ok(request) or is_admin(request.user)):
+        if request.user.is_authenticated:
+            return JsonResponse({"error": "forbidden"}, status=403)
+        raise Http404
+    ready, report = status_report()
+    return JsonResponse(report, status=200 if ready else 503)
 
 
 @require_POST

@@ -51,6 +51,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: /healthz answers whatever the Host header, without the HTTPS redirect
+    "teamllm_web.middleware.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -124,7 +126,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# collectstatic's target; the Docker image collects into the image (/app/staticfiles),
+# not into the data volume, so that an upgraded image serves its own static files.
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -197,6 +201,8 @@ LLM_STUB_URL = env("LLM_STUB_URL", default="http://127.0.0.1:8765/v1")
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=120.0)
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=6)
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
+# Bearer token that lets monitoring read /status/ without a session (empty: admins only).
+STATUS_TOKEN = env("STATUS_TOKEN", default="")
 
 LOGGING = {
     "version": 1,
