@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
@@ -35,6 +36,15 @@ def no_role(request: HttpRequest) -> HttpResponse:
     from django.shortcuts import render
 
     return render(request, "no_role.html")
+
+
+@require_GET
+@never_cache
+@login_required
+def csrf_token(request: HttpRequest) -> JsonResponse:
+    """A fresh CSRF token for a page that outlived its session: after logging in again
+    in another tab, the page's pending saves go through without a reload."""
+    return JsonResponse({"token": get_token(request)})
 
 
 @require_GET
