@@ -20,8 +20,11 @@ class SaveBatchForm(forms.Form):
     """One autosave request: a batch of (path, value) changes.
 
     ``batch_id`` makes a re-send after a lost reply idempotent; ``expected_version``
-    is the sheet version the page last saw (optimistic locking)."""
+    is the sheet version the page last saw (optimistic locking); ``sheet`` is the
+    sheet the changes were made on, so that a page left open by one rater never
+    writes into another's sheet after a change of user in the same browser."""
 
+    sheet = forms.IntegerField(min_value=1)
     batch_id = forms.CharField(max_length=64)
     expected_version = forms.IntegerField(min_value=0)
     changes = forms.JSONField()
@@ -50,6 +53,7 @@ class SaveBatchForm(forms.Form):
 
 
 class SubmitForm(forms.Form):
+    sheet = forms.IntegerField(min_value=1)
     expected_version = forms.IntegerField(min_value=0)
 
 

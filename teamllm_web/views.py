@@ -7,6 +7,7 @@ import hmac
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
@@ -54,6 +55,15 @@ def _bearer_token_ok(request: HttpRequest) -> bool:
     if not expected or scheme.lower() != "bearer" or not token.strip():
         return False
     return hmac.compare_digest(token.strip().encode(), expected.encode())
+
+
+@require_GET
+@never_cache
+@login_required
+def csrf_token(request: HttpRequest) -> JsonResponse:
+    """A fresh CSRF token for a page that outlived its session: after logging in again
+    in another tab, the page's pending saves go through without a reload."""
+    return JsonResponse({"token": get_token(request)})
 
 
 @require_GET

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import factory
 from django.contrib.auth import get_user_model
+from django.http import Http404
 
 from scoring.models import Assignment, RaterProfile
+from scoring.selectors import rater_assignment_get
+from scoring.services.sheets import sheet_open
 from studies.models import Condition, ModelEndpoint, Scenario, Strategy, Study
 from studies.roles import RATER
 from studies.services.responses import response_create
@@ -244,3 +247,14 @@ def stub_endpoint(stub, **overrides) -> ModelEndpoint:
         **overrides,
     }
     return ModelEndpoint.objects.update_or_create(name=name, defaults=defaults)[0]
+
+
+def own_sheet_id(client, blind_code: str) -> int:
+    """The logged-in rater's own sheet on that response: what the scoring page sends with
+    every save and submit (0 when the rater has none: such requests fail before that)."""
+    user = get_user_model().objects.get(pk=client.session["_auth_user_id"])
+    try:
+        assignment = rater_assignment_get(user=user, blind_code=blind_code)
+    except Http404:
+        return 0
+    return sheet_open(assignment=assignment, actor=user).pk

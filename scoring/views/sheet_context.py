@@ -145,7 +145,9 @@ class _DimParts:
 def _dim_parts(spec: ScoreSpec, lang: str, *, open_: bool) -> _DimParts:
     path = f"dims.{spec.key}"
     scale = _scale(spec, path, None, lang)
-    description = f' <span class="muted small">{escape(scale["description"])}</span>' if scale["description"] else ""
+    description = (
+        f' <span class="muted small">{escape(scale["description"])}</span>' if scale["description"] else ""
+    )
     head = (
         f'<div class="dim"><div class="dim-head"><span class="dim-label" id="{escape(scale["id"])}-label">'
         f'{escape(scale["label"])}</span> <span class="muted">{spec.min}–{spec.max}</span>{description}</div>'
@@ -250,14 +252,16 @@ def _computed_html(parts: dict, totals) -> str:
     """The table of the step's computed dimensions with their current values."""
     if not parts["computed_rows"]:
         return ""
-    body = "".join(f"{prefix}{totals.dimensions[key]}{suffix}" for key, prefix, suffix in parts["computed_rows"])
+    body = "".join(
+        f"{prefix}{totals.dimensions[key]}{suffix}" for key, prefix, suffix in parts["computed_rows"]
+    )
     return mark_safe(f"{parts['computed_head']}{body}</tbody></table>")  # noqa: S308 - labels escaped, values are numbers
 
 
 def _computed_parts(step, lang: str) -> dict:
     head = (
         '<table class="table computed"><thead><tr>'
-        f'<th>{escape(_("Scoring dimension"))}</th><th>{escape(_("Description"))}</th>'
+        f"<th>{escape(_('Scoring dimension'))}</th><th>{escape(_('Description'))}</th>"
         f'<th class="num">{escape(_("Score"))}</th></tr></thead><tbody>'
     )
     rows = [
@@ -441,6 +445,9 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
     code = response.blind_code
     script = {
         "code": code,
+        "sheet": sheet.pk,  # the rater's own sheet: drafts are kept per owner and sheet
+        "owner": assignment.rater_id,
+        "token_url": reverse("csrf_token"),
         "version": sheet.version,
         "last_batch_id": sheet.last_batch_id,
         "readonly": readonly,

@@ -54,6 +54,17 @@ def _bad_request(message: str, errors: list | None = None) -> JsonResponse:
     )
 
 
+def _other_sheet(sheet: ScoreSheet, form) -> JsonResponse | None:
+    """The request was made on another sheet than the requester's own (e.g. a page left
+    open by another rater before a change of user in this browser): nothing is written."""
+    if form.cleaned_data["sheet"] == sheet.pk:
+        return None
+    message = _(
+        "These changes were made on another rater's sheet (the user changed in this browser); nothing was saved."
+    )
+    return JsonResponse({"ok": False, "error": "other_sheet", "message": message}, status=409)
+
+
 def _existing_sheet(assignment) -> ScoreSheet | None:
     try:
         return assignment.sheet  # fetched with the assignment
@@ -87,6 +98,8 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     form = SaveBatchForm(data=payload) if payload is not None else None
     if form is None or not form.is_valid():
         return _bad_request(_("Malformed save request."))
+    if refused := _other_sheet(sheet, form):
+        return refused
     try:
         result = sheet_apply_changes(
             sheet_id=sheet.pk,
@@ -131,6 +144,8 @@ def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
     form = SubmitForm(data=payload) if payload is not None else None
     if form is None or not form.is_valid():
         return _bad_request(_("Malformed submit request."))
+    if refused := _other_sheet(sheet, form):
+        return refused
     try:
         sheet = sheet_submit(
             sheet_id=sheet.pk, actor=request.user, expected_version=form.cleaned_data["expected_version"]

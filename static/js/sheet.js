@@ -4,7 +4,10 @@
  * server loses nothing) and sent in batches about a second after the last
  * change. A batch carries a batch_id (a re-send after a lost reply is not
  * applied twice) and the sheet version it was made against (a stale tab gets a
- * conflict instead of overwriting newer scores). The server validates every
+ * conflict instead of overwriting newer scores). Drafts are kept per user and
+ * sheet, and every batch names its sheet: in a browser shared by several raters
+ * nobody's changes reach another's sheet, and each rater's unsent changes wait
+ * for that rater. The server validates every
  * value and returns the authoritative totals; the totals computed here are only
  * for instant feedback and are replaced by the server's once all is saved.
  */
@@ -40,10 +43,25 @@
     window.crypto.getRandomValues(a);
     return Array.prototype.map.call(a, function (b) { return (b < 16 ? "0" : "") + b.toString(16); }).join("");
   }
-  function csrfToken() {
+  var csrf = (function () {
     try { return JSON.parse(document.body.getAttribute("hx-headers"))["X-CSRFToken"]; } catch (e) { }
     var m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return m ? decodeURIComponent(m[1]) : "";
+  })();
+  function csrfToken() { return csrf; }
+  /* After the session expired and the rater logged in again (in another tab), the
+   * token this page was rendered with is void: fetch the new session's token. */
+  function refreshToken() {
+    return fetch(data.token_url, {
+      credentials: "same-origin", redirect: "manual", headers: { "Accept": "application/json" }
+    }).then(function (res) {
+      return res.ok ? res.json() : null;
+    }).then(function (body) {
+      if (!body || !body.token) return false;
+      csrf = body.token;
+      document.body.setAttribute("hx-headers", JSON.stringify({ "X-CSRFToken": csrf }));
+      return true;
+    }, function () { return false; });
   }
   function cssPath(path) { return window.CSS && CSS.escape ? CSS.escape(path) : path.replace(/"/g, '\\"'); }
 
@@ -160,9 +178,18 @@
   // ---- the durable queue ---------------------------------------------------
   var tabId = sessionStorage.getItem("teamllm.tab");
   if (!tabId) { tabId = newId(); sessionStorage.setItem("teamllm.tab", tabId); }
-  var prefix = "teamllm.sheet." + data.code + ".";
+  // drafts belong to one user's one sheet: never read for another rater in this browser
+  var prefix = "teamllm.draft." + data.owner + "." + data.sheet + ".";
   var storeKey = prefix + tabId;
-  var state = { version: data.version, inflight: null, pending: [], stopped: false, delay: 0, timer: null, current: null };
+  var state = {
+    version: data.version, inflight: null, pending: [], stopped: false, delay: 0, timer: null,
+    current: null, staleToken: false
+  };
+  // earlier releases keyed drafts by blind code only, which both raters of a pair share
+  for (var k = localStorage.length - 1; k >= 0; k--) {
+    var oldKey = localStorage.key(k);
+    if (oldKey && oldKey.indexOf("teamllm.sheet.") === 0) localStorage.removeItem(oldKey);
+  }
 
   function persist() {
     try {
@@ -266,11 +293,22 @@
   function sendNext() {
     clearTimeout(state.timer);
     if (state.stopped) return Promise.resolve(false);
+    if (state.staleToken) {
+      return refreshToken().then(function (ok) {
+        if (!ok) { retryLater(M.auth); return false; }
+        state.staleToken = false;
+        return sendNext();
+      });
+    }
     if (!state.inflight) {
       if (!state.pending.length) return Promise.resolve(true);
-      state.inflight = { batch_id: newId(), expected_version: state.version, changes: state.pending.splice(0, MAX_BATCH) };
+      state.inflight = {
+        sheet: data.sheet, batch_id: newId(), expected_version: state.version,
+        changes: state.pending.splice(0, MAX_BATCH)
+      };
       persist();
     }
+    state.inflight.sheet = data.sheet;
     setStatus(M.saving, "saving");
     return post(data.save_url, state.inflight).then(function (res) {
       return res.json().catch(function () { return null; }).then(function (body) { return { res: res, body: body }; });
@@ -290,6 +328,7 @@
         setStatus(fmt(M.saved_at, { time: clock() }), "saved");
         return true;
       }
+      if (res.status === 409 && body && body.error === "other_sheet") { otherUser(body.message); return false; }
       if (res.status === 409) { stop("conflict", M.conflict); return false; }
       if (res.status === 423) { stop("locked", M.locked); return false; }
       if (res.status === 422 && body) {
@@ -300,13 +339,27 @@
         }));
         return false;
       }
-      if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) { retryLater(M.auth); return false; }
+      if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) {
+        state.staleToken = true;
+        retryLater(M.auth);
+        return false;
+      }
       retryLater(M.offline);
       return false;
     }, function () {
       retryLater(M.offline);
       return false;
     });
+  }
+
+  /* Another rater logged in in this browser while this page was open: stop sending. The
+   * changes stay stored under their author and go out when that rater opens the sheet again. */
+  function otherUser(message) {
+    state.stopped = true;
+    clearTimeout(state.timer);
+    showBanner(message, { kind: "conflict", reload: false });
+    setStatus(M.unsaved, "error");
+    if (submitBtn) submitBtn.disabled = true;
   }
 
   /* Changes left in this browser by this tab before a reload, or by a tab that was closed. */
@@ -407,6 +460,13 @@
   function submit() {
     if (state.stopped) return;
     if (!window.confirm(M.confirm_submit)) return;
+    submitNow();
+  }
+
+  /* Drain the queue, then submit; a submit that did not get through is sent again. */
+  function submitNow() {
+    clearTimeout(state.submitTimer);
+    if (state.stopped) return;
     submitBtn.disabled = true;
     setStatus(M.submit_wait, "saving");
     var drain = function () {
@@ -416,9 +476,13 @@
       });
     };
     drain().then(function (ok) {
-      if (!ok) { submitBtn.disabled = state.stopped; return; }
+      if (!ok) {
+        // the queue could not be saved yet: the submit follows once it is
+        if (!state.stopped) { clearTimeout(state.timer); submitLater(M.offline); }
+        return;
+      }
       setStatus(M.submitting, "saving");
-      return post(data.submit_url, { expected_version: state.version }).then(function (res) {
+      return post(data.submit_url, { sheet: data.sheet, expected_version: state.version }).then(function (res) {
         return res.json().catch(function () { return null; }).then(function (body) {
           submitBtn.disabled = false;
           if (res.ok && body && body.ok) {
@@ -431,11 +495,27 @@
             showBanner(M.incomplete, { kind: "incomplete", items: body.missing });
             return;
           }
+          if (res.status === 409 && body && body.error === "other_sheet") { otherUser(body.message); return; }
           if (res.status === 409) { stop("conflict", M.conflict); return; }
-          retryLater(M.offline);
+          if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) state.staleToken = true;
+          submitLater(res.status === 403 || res.type === "opaqueredirect" ? M.auth : M.offline);
         });
-      }, function () { submitBtn.disabled = false; retryLater(M.offline); });
+      }, function () { submitLater(M.offline); });
     });
+  }
+
+  function submitLater(message) {
+    submitBtn.disabled = true;
+    state.delay = Math.min(Math.max(1000, state.delay * 2), 8000);
+    showBanner(message + " (" + fmt(M.retry_in, { s: Math.round(state.delay / 1000) }) + ")", { kind: "warn", retry: true });
+    setStatus(M.unsaved, "error");
+    state.submitTimer = setTimeout(function () {
+      if (!state.staleToken) { submitNow(); return; }
+      refreshToken().then(function (ok) {
+        if (ok) state.staleToken = false;
+        if (ok) submitNow(); else submitLater(M.auth);
+      });
+    }, state.delay);
   }
 
   // ---- start -------------------------------------------------------------------
@@ -444,7 +524,10 @@
     (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
     window.location.reload();
   });
-  retryBtn.addEventListener("click", function () { state.delay = 0; flush(); });
+  retryBtn.addEventListener("click", function () {
+    state.delay = 0;
+    if (state.submitTimer) { clearTimeout(state.submitTimer); state.submitTimer = null; submitNow(); } else flush();
+  });
   if (data.readonly) return;
   form.addEventListener("change", onChange);
   form.addEventListener("input", onInput);
@@ -458,6 +541,15 @@
   });
   if (submitBtn) submitBtn.addEventListener("click", submit);
   window.addEventListener("online", function () { if (unsaved()) { state.delay = 0; flush(); } });
+  document.querySelectorAll('form[action$="/accounts/logout/"]').forEach(function (logout) {
+    logout.addEventListener("submit", function (e) {
+      if (!unsaved() || logout.getAttribute("data-flushed")) return;
+      e.preventDefault();
+      logout.setAttribute("data-flushed", "1");
+      var done = function () { logout.submit(); };
+      Promise.race([flush(), new Promise(function (r) { setTimeout(r, 3000); })]).then(done, done);
+    });
+  });
   restore();
   document.documentElement.setAttribute("data-sheet-ready", "1");
 })();

@@ -9,7 +9,7 @@ from scoring.models import Assignment, ScoringGroup
 from scoring.selectors import rater_queue
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import SHEET_TEXTS, mirrored_changes, reference_changes, sheet_submitted
+from tests.factories import SHEET_TEXTS, mirrored_changes, own_sheet_id, reference_changes, sheet_submitted
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
@@ -57,6 +57,7 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     saved = client.post(
         f"/scoring/{response.blind_code}/save/",
         {
+            "sheet": own_sheet_id(client, response.blind_code),
             "batch_id": "cal-1",
             "expected_version": 0,
             "changes": [[p, v] for p, v in [*reference_changes(4), *SHEET_TEXTS]],
@@ -66,7 +67,7 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     assert saved.status_code == 200, saved.content
     submitted = client.post(
         f"/scoring/{response.blind_code}/submit/",
-        {"expected_version": saved.json()["version"]},
+        {"sheet": own_sheet_id(client, response.blind_code), "expected_version": saved.json()["version"]},
         content_type="application/json",
     )
     assert submitted.status_code == 200, submitted.content

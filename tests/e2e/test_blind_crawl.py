@@ -15,6 +15,7 @@ from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Strategy
 from studies.services.responses import response_create
+from tests.factories import own_sheet_id
 
 SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"
@@ -130,15 +131,16 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     for response in blind_world["own"]:
         code = response.blind_code
         assert f"/scoring/{code}/save/" in post_targets and f"/scoring/{code}/submit/" in post_targets
+        own = own_sheet_id(client, code)
         replies = [
             client.post(f"/scoring/{code}/save/", content_type="application/json",
-                        data=json.dumps({"batch_id": "c1", "expected_version": 0, "changes": [["dims.s2.focus", 3]]})),
+                        data=json.dumps({"sheet": own, "batch_id": "c1", "expected_version": 0, "changes": [["dims.s2.focus", 3]]})),
             client.post(f"/scoring/{code}/save/", content_type="application/json",
-                        data=json.dumps({"batch_id": "c2", "expected_version": 1, "changes": [["dims.s2.focus", 99]]})),
+                        data=json.dumps({"sheet": own, "batch_id": "c2", "expected_version": 1, "changes": [["dims.s2.focus", 99]]})),
             client.post(f"/scoring/{code}/save/", content_type="application/json",
-                        data=json.dumps({"batch_id": "c3", "expected_version": 0, "changes": [["dims.s2.focus", 4]]})),
+                        data=json.dumps({"sheet": own, "batch_id": "c3", "expected_version": 0, "changes": [["dims.s2.focus", 4]]})),
             client.post(f"/scoring/{code}/submit/", content_type="application/json",
-                        data=json.dumps({"expected_version": 1})),
+                        data=json.dumps({"sheet": own, "expected_version": 1})),
         ]  # fmt: skip
         assert [r.status_code for r in replies] == [200, 422, 409, 400]
         for r in replies:

@@ -32,12 +32,18 @@ EXPECTED = {
 
 
 def _requests(code, group_id, sheet_id, assignment_id):
-    save = json.dumps({"batch_id": "auth", "expected_version": 0, "changes": [["dims.s2.purpose", 3]]})
+    save = json.dumps(
+        {"sheet": sheet_id, "batch_id": "auth", "expected_version": 0, "changes": [["dims.s2.purpose", 3]]}
+    )
     return {
         "queue": ("get", "/scoring/", None),
         "sheet": ("get", f"/scoring/{code}/", None),
         "sheet_save": ("post_json", f"/scoring/{code}/save/", save),
-        "sheet_submit": ("post_json", f"/scoring/{code}/submit/", json.dumps({"expected_version": 1})),
+        "sheet_submit": (
+            "post_json",
+            f"/scoring/{code}/submit/",
+            json.dumps({"sheet": sheet_id, "expected_version": 1}),
+        ),
         "admin_home": ("get", "/manage/", None),
         "assignments": ("get", "/manage/assignments/", None),
         "assignments_post": ("post", "/manage/assignments/", {}),

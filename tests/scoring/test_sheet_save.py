@@ -9,7 +9,7 @@ from scoring.models import ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import assign, rater
+from tests.factories import assign, own_sheet_id, rater
 
 EXPECTED = {
     3: ({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25}, 116),
@@ -20,7 +20,14 @@ EXPECTED = {
 def save(client, code, changes, version, batch_id="b1"):
     return client.post(
         f"/scoring/{code}/save/",
-        data=json.dumps({"batch_id": batch_id, "expected_version": version, "changes": changes}),
+        data=json.dumps(
+            {
+                "sheet": own_sheet_id(client, code),
+                "batch_id": batch_id,
+                "expected_version": version,
+                "changes": changes,
+            }
+        ),
         content_type="application/json",
     )
 
@@ -148,7 +155,7 @@ def test_sheet_save_after_submit_is_locked(client, sheet_setup, data_a):
     version = save(client, sheet_setup.blind_code, changes, 0).json()["version"]
     submit = client.post(
         f"/scoring/{sheet_setup.blind_code}/submit/",
-        data=json.dumps({"expected_version": version}),
+        data=json.dumps({"sheet": own_sheet_id(client, sheet_setup.blind_code), "expected_version": version}),
         content_type="application/json",
     )
     assert submit.status_code == 200 and submit.json()["status"] == "submitted"
@@ -157,3 +164,27 @@ def test_sheet_save_after_submit_is_locked(client, sheet_setup, data_a):
     page = client.get(f"/scoring/{sheet_setup.blind_code}/").content.decode()
     assert 'id="submit-sheet"' not in page
     assert 'data-path="dims.s2.purpose" disabled' in page
+
+
+@pytest.mark.django_db
+def test_a_batch_made_on_another_raters_sheet_is_refused_and_saves_nothing(client, demo):
+    """Both raters of a pair share the blind code: a page rater1 left open sends its batch
+    after rater2 logged in on the same browser. The batch names rater1's sheet; nothing is
+    written to rater2's."""
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    client.login(username="rater1", password="demo-pass-2026")
+    rater1_sheet = own_sheet_id(client, code)
+    client.logout()
+    client.login(username="rater2", password="demo-pass-2026")
+    body = {"sheet": rater1_sheet, "batch_id": "x", "expected_version": 0, "changes": [["comments.1", "r1"]]}
+    reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+    assert reply.status_code == 409 and reply.json()["error"] == "other_sheet"
+    submit = client.post(
+        f"/scoring/{code}/submit/",
+        data=json.dumps({"sheet": rater1_sheet, "expected_version": 0}),
+        content_type="application/json",
+    )
+    assert submit.status_code == 409 and submit.json()["error"] == "other_sheet"
+    for sheet in ScoreSheet.objects.all():
+        assert sheet.version == 0 and not sheet.comments and sheet.status == "draft"
+    assert not SheetEvent.objects.filter(kind="change").exists()

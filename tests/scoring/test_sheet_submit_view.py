@@ -8,6 +8,7 @@ from scoring.models import ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
+from tests.factories import own_sheet_id
 
 
 def _post(client, url, payload):
@@ -21,9 +22,13 @@ def test_sheet_submit_view_lists_what_is_missing_with_control_ids(client, demo, 
     page = client.get(f"/scoring/{code}/").content.decode()
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric()) if c[0] != "dims.s2.focus"]
     version = _post(
-        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+        client,
+        f"/scoring/{code}/save/",
+        {"sheet": own_sheet_id(client, code), "batch_id": "a", "expected_version": 0, "changes": changes},
     ).json()["version"]
-    reply = _post(client, f"/scoring/{code}/submit/", {"expected_version": version})
+    reply = _post(
+        client, f"/scoring/{code}/submit/", {"sheet": own_sheet_id(client, code), "expected_version": version}
+    )
     assert reply.status_code == 400
     missing = reply.json()["missing"]
     assert {m["path"] for m in missing} == {
@@ -48,13 +53,23 @@ def test_sheet_submit_view_submits_a_complete_sheet_once(client, demo, data_a):
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
     changes += [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
     version = _post(
-        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+        client,
+        f"/scoring/{code}/save/",
+        {"sheet": own_sheet_id(client, code), "batch_id": "a", "expected_version": 0, "changes": changes},
     ).json()["version"]
-    stale = _post(client, f"/scoring/{code}/submit/", {"expected_version": version - 1})
+    stale = _post(
+        client,
+        f"/scoring/{code}/submit/",
+        {"sheet": own_sheet_id(client, code), "expected_version": version - 1},
+    )
     assert stale.status_code == 409
-    reply = _post(client, f"/scoring/{code}/submit/", {"expected_version": version})
+    reply = _post(
+        client, f"/scoring/{code}/submit/", {"sheet": own_sheet_id(client, code), "expected_version": version}
+    )
     assert reply.status_code == 200 and reply.json()["overall"] == 117
-    again = _post(client, f"/scoring/{code}/submit/", {"expected_version": version})
+    again = _post(
+        client, f"/scoring/{code}/submit/", {"sheet": own_sheet_id(client, code), "expected_version": version}
+    )
     assert again.status_code == 200  # a double submit is harmless
     sheet = ScoreSheet.objects.get(assignment__rater__username="rater2")
     assert sheet.status == "submitted" and sheet.overall == 117
@@ -69,9 +84,18 @@ def test_admin_reopens_a_submitted_sheet_with_a_reason(client, demo, data_a):
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
     changes += [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
     version = _post(
-        client, f"/scoring/{code}/save/", {"batch_id": "a", "expected_version": 0, "changes": changes}
+        client,
+        f"/scoring/{code}/save/",
+        {"sheet": own_sheet_id(client, code), "batch_id": "a", "expected_version": 0, "changes": changes},
     ).json()["version"]
-    assert _post(client, f"/scoring/{code}/submit/", {"expected_version": version}).status_code == 200
+    assert (
+        _post(
+            client,
+            f"/scoring/{code}/submit/",
+            {"sheet": own_sheet_id(client, code), "expected_version": version},
+        ).status_code
+        == 200
+    )
     sheet = ScoreSheet.objects.get(assignment__rater__username="rater2")
     client.logout()
     client.login(username="admin", password="demo-pass-2026")

@@ -1,0 +1,110 @@
+"""One browser shared by the two raters of a pair (both see the same blind code):
+unsent changes stay with their author and never reach the other rater's sheet; and a
+page whose session expired sends its changes once the rater logged in again elsewhere."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from scoring.models import ScoreSheet, SheetEvent
+from studies.models import Response
+from tests.browser import login, open_sheet
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def sheet_of(username: str) -> ScoreSheet | None:
+    return ScoreSheet.objects.filter(assignment__rater__username=username).first()
+
+
+def comment(username: str) -> str:
+    sheet = sheet_of(username)
+    return (sheet.comments or {}).get("1", "") if sheet else ""
+
+
+def logout(page) -> None:
+    with page.expect_navigation():
+        page.click("form[action$='/accounts/logout/'] button")
+
+
+def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, demo, browser):
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code)
+    # rater1 scores while the server cannot be reached, then logs out
+    page.route("**/save/", lambda route: route.abort())
+    page.fill("[data-path='comments.1']", "rater1's private note")
+    page.wait_for_function("document.getElementById('save-status').className.includes('error')")
+    logout(page)
+    page.unroute("**/save/")
+    drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('teamllm.'))")
+    rater1 = get_user_model().objects.get(username="rater1")
+    assert drafts and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in drafts)
+
+    # rater2 opens the same blind code in the same browser: nothing of rater1's arrives
+    login(page, live_server.url, "rater2")
+    open_sheet(page, live_server.url, code)
+    page.wait_for_timeout(2500)  # longer than the debounce: a restored draft would be sent by now
+    assert page.input_value("[data-path='comments.1']") == ""
+    rater2_sheet = sheet_of("rater2")
+    assert rater2_sheet.version == 0 and comment("rater2") == ""
+    assert not SheetEvent.objects.filter(sheet=rater2_sheet, kind="change").exists()
+    logout(page)
+
+    # rater1 comes back: the draft is restored and sent to rater1's own sheet
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code)
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    assert comment("rater1") == "rater1's private note"
+    assert comment("rater2") == ""
+    event = SheetEvent.objects.get(sheet=sheet_of("rater1"), kind="change", path="comments.1")
+    assert event.actor.username == "rater1"
+    context.close()
+
+
+def test_a_page_left_open_after_another_rater_logged_in_writes_nothing(live_server, demo, browser):
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    context = browser.new_context()
+    first = context.new_page()
+    login(first, live_server.url, "rater1")
+    open_sheet(first, live_server.url, code)
+    # another tab of the same browser: rater1 logs out there and rater2 logs in
+    second = context.new_page()
+    second.goto(f"{live_server.url}/scoring/")
+    logout(second)
+    login(second, live_server.url, "rater2")
+    first.fill("[data-path='comments.1']", "typed on rater1's page")
+    first.wait_for_selector("#banner[data-kind=conflict]")
+    assert "another rater" in first.text_content("#banner-text")
+    assert comment("rater2") == "" and comment("rater1") == ""
+    stored = json.loads(
+        first.evaluate(
+            "JSON.stringify(Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')))"
+        )
+    )
+    rater1 = get_user_model().objects.get(username="rater1")
+    assert stored and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in stored)
+    context.close()
+
+
+def test_after_session_expiry_the_page_sends_its_changes_once_logged_in_again(live_server, demo, browser):
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code)
+    context.clear_cookies()  # the session expired
+    page.fill("[data-path='comments.1']", "written after expiry")
+    page.wait_for_selector("#banner[data-kind=warn]")
+    assert comment("rater1") == ""
+    # the rater logs in again in another tab; the waiting page picks up the new session
+    other = context.new_page()
+    login(other, live_server.url, "rater1")
+    page.wait_for_function(
+        "document.getElementById('save-status').textContent.includes('Saved at')", timeout=20000
+    )
+    assert comment("rater1") == "written after expiry"
+    context.close()
