@@ -174,6 +174,10 @@ CELERY_TIMEZONE = TIME_ZONE
 # unless they may be reused; reconnecting costs ~10 ms per generation task. Tasks that
 # need it drop broken or expired connections themselves (close_old_connections).
 CELERY_DB_REUSE_MAX = 500
+# Tasks that must run after a commit are recorded in the database (the outbox,
+# ``studies.dispatch``) and sent after commit; every worker sends what is still
+# pending (the broker was away) this often.
+OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
 
 # Redis keys used for cross-worker coordination (concurrency limits) are prefixed
 # so that several deployments or test sessions can share one Redis server.
