@@ -15,7 +15,12 @@ from research.figures import FIGURES, FORMATS, figure_build, figure_bytes
 from research.models import ExportJob
 from research.results import fmt
 from research.selectors.research import results_get
-from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, export_job_create
+from research.services.exports import (
+    KIND_RESULTS,
+    KIND_WORKBOOKS,
+    export_job_create,
+    export_job_dispatch_pending,
+)
 from studies.models import Condition, ModelEndpoint, Study
 from studies.roles import is_admin, researcher_required
 
@@ -156,7 +161,12 @@ def export_start(request: HttpRequest) -> HttpResponse:
             models=request.POST.getlist("models"),
         )
     job = export_job_create(kind=kind, params=params, user=request.user)
-    return render(request, "research/_export_job.html", {"job": job})
+    return _job_fragment(request, job)
+
+
+def _job_fragment(request: HttpRequest, job: ExportJob) -> HttpResponse:
+    context = {"job": job, "dispatch_pending": export_job_dispatch_pending(job)}
+    return render(request, "research/_export_job.html", context)
 
 
 def _job_for(request: HttpRequest, pk: int) -> ExportJob:
@@ -169,7 +179,7 @@ def _job_for(request: HttpRequest, pk: int) -> ExportJob:
 @researcher_required
 def export_status(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job_for(request, pk)
-    response = render(request, "research/_export_job.html", {"job": job})
+    response = _job_fragment(request, job)
     if job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED):
         stop = HttpResponseStopPolling(response.content)
         return stop

@@ -20,7 +20,7 @@ from research.selectors.research import results_get
 from research.selectors.results import raw_score_rows_count
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
-from studies.dispatch import task_send_on_commit
+from studies.dispatch import outbox_pending_subjects, task_send_on_commit
 from studies.models import Condition, Study
 
 log = logging.getLogger(__name__)
@@ -41,13 +41,19 @@ def _slug(text: str) -> str:
 
 
 def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
-    """Create a job and enqueue it after commit."""
+    """Create a job and record its task with it (the task outbox): it is sent after
+    commit, or by a worker's sweep once the broker answers."""
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}")
     with transaction.atomic():
         job = ExportJob.objects.create(kind=kind, params=params, created_by=user)
         task_send_on_commit(name=EXPORT_TASK, args=(job.pk,))
     return job
+
+
+def export_job_dispatch_pending(job: ExportJob) -> bool:
+    """A queued job whose task the broker has not taken yet (it was away)."""
+    return job.status == ExportJob.Status.QUEUED and job.pk in outbox_pending_subjects(name=EXPORT_TASK)
 
 
 def _progress(job_id: int, done: int, total: int) -> None:
