@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django import forms
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
@@ -188,8 +186,12 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 @researcher_required
 def export_download(request: HttpRequest, pk: int) -> FileResponse:
+    """Streamed from the storage (any web host can serve it), to whoever may see the job."""
     job = _job_for(request, pk)
-    path = Path(job.file_path or "")
-    if job.status != ExportJob.Status.DONE or not path.is_file():
+    if job.status != ExportJob.Status.DONE or not job.file:
         raise Http404
-    return FileResponse(path.open("rb"), as_attachment=True, filename=job.file_name)
+    try:
+        handle = job.file.storage.open(job.file.name, "rb")
+    except (FileNotFoundError, OSError) as exc:  # deleted from the storage (expired, or by hand)
+        raise Http404 from exc
+    return FileResponse(handle, as_attachment=True, filename=job.file_name)

@@ -125,12 +125,19 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# Generated files (exports) go to the default storage: MEDIA_ROOT on local disk, or any
+# Django storage backend (e.g. django-storages' S3Storage) so that every web host serves them.
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": env("FILE_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env.json("FILE_STORAGE_OPTIONS", default={}),
+    },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
+# Exports (and their files) are deleted this many days after they finished; 0 keeps them.
+EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)
 # Uploaded workbooks are read from memory up to this size and refused above it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
