@@ -18,6 +18,7 @@ every task dispatched here is idempotent on the receiving side.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -38,6 +39,8 @@ SWEEP_GRACE_SECONDS = 2
 # Sent rows are kept this long (for the status page), then deleted by the sweep.
 KEEP_SENT = timedelta(days=1)
 # Publishing retries a little (a broker restarting), then gives up: the sweep goes on.
+# A sweep that finds the broker away says so at most this often.
+WARN_EVERY_SECONDS = 60
 SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
@@ -131,13 +134,28 @@ def outbox_sweep(*, limit: int = 500) -> int:
             _failed(row.pk, exc)
             rest = [other.pk for other in rows[index + 1 :]]
             TaskOutbox.objects.filter(pk__in=rest).update(claimed_until=None)
-            logger.warning("broker unreachable (%s): %d task(s) wait in the outbox", exc, len(rows) - index)
+            _warn_unreachable(
+                "broker unreachable (%s): %d task(s) wait in the outbox", exc, len(rows) - index
+            )
             break
         _sent(row.pk)
         sent += 1
     if sent:
         logger.info("sent %d task(s) left in the outbox", sent)
     return sent
+
+
+_last_warning = 0.0
+
+
+def _warn_unreachable(message: str, *args: object) -> None:
+    """Say it once a minute per process (sweeps run every few seconds), else at debug level."""
+    global _last_warning
+    now = time.monotonic()
+    level = logging.WARNING if now - _last_warning >= WARN_EVERY_SECONDS else logging.DEBUG
+    if level == logging.WARNING:
+        _last_warning = now
+    logger.log(level, message, *args)
 
 
 def outbox_pending_count() -> int:
