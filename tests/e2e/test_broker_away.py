@@ -15,12 +15,14 @@ from studies.models import Condition, Response, Scenario, Study, TaskOutbox
 from studies.rubric import load_rubric
 from tests.brokers import celery_broker, free_port
 from tests.factories import stub_endpoint
+from tests.workers import session_worker_stop
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the requests commit: on_commit runs
 
 
 @pytest.fixture
 def broker_away():
+    session_worker_stop()  # its outbox sweep would send the tasks this test keeps pending
     with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):  # nothing listens there
         yield
 

@@ -26,7 +26,7 @@ from studies.models import Condition, Response, Scenario, Study, TaskOutbox
 from studies.rubric import load_rubric
 from tests.brokers import RedisServer, celery_broker
 from tests.factories import stub_endpoint
-from tests.workers import WorkerProcess, wait_for
+from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -42,10 +42,10 @@ class Outage:
 
 
 @pytest.fixture
-def outage(_session_worker, transactional_db, settings):
+def outage(transactional_db, settings):
     """A private Redis (broker, cache, leases) and a worker on it; the session's worker
     is stopped, since its sweep would send this test's tasks through the shared Redis."""
-    _session_worker.stop()  # `celery_worker` starts it again for the tests that need it
+    session_worker_stop()  # `celery_worker` starts it again for the tests that need it
     redis = RedisServer().start()
     settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
     settings.CACHES = {

@@ -13,7 +13,10 @@ from studies.dispatch import outbox_pending_count, outbox_send, outbox_sweep, ta
 from studies.models import TaskOutbox
 from tests.brokers import celery_broker, free_port
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test runs in a transaction that is never committed (the session's worker, which
+# sweeps the outbox too, never sees these rows); the test's own commits are simulated by
+# running the on-commit callbacks when its outermost ``atomic`` block ends.
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -41,17 +44,23 @@ def _age(seconds: float = 60) -> None:
     TaskOutbox.objects.update(created_at=timezone.now() - timedelta(seconds=seconds))
 
 
-def test_the_outbox_row_is_rolled_back_with_its_transaction(sent):
-    with pytest.raises(RuntimeError), transaction.atomic():
+def test_the_outbox_row_is_rolled_back_with_its_transaction(sent, django_capture_on_commit_callbacks):
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(RuntimeError),
+        transaction.atomic(),
+    ):
         task_send_on_commit(name="calibration.tasks.response_scores_changed", args=(1,))
-        assert TaskOutbox.objects.filter(sent_at__isnull=True).count() == 1  # recorded with the transaction
+        assert TaskOutbox.objects.filter(sent_at__isnull=True).count() == 1  # recorded with it
         raise RuntimeError("the transaction fails")
     assert not TaskOutbox.objects.exists()
-    assert sent == []  # and nothing was sent
+    assert callbacks == [] and sent == []  # and nothing was sent
 
 
-def test_a_task_is_recorded_in_the_transaction_and_sent_after_commit(sent):
-    with transaction.atomic():
+def test_a_task_is_recorded_in_the_transaction_and_sent_after_commit(
+    sent, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
         row = task_send_on_commit(name="generation.tasks.run_advance", args=(7, 2), countdown=1.5)
         assert sent == []  # not before the commit: the task would not see the rows
     assert sent == [("generation.tasks.run_advance", [7, 2], 1.5)]
@@ -62,9 +71,11 @@ def test_a_task_is_recorded_in_the_transaction_and_sent_after_commit(sent):
     assert outbox_sweep() == 0 and len(sent) == 1  # a sent row is never sent again
 
 
-def test_an_unreachable_broker_is_recorded_not_raised_and_the_sweep_sends_later(monkeypatch, caplog):
+def test_an_unreachable_broker_is_recorded_not_raised_and_the_sweep_sends_later(
+    monkeypatch, caplog, django_capture_on_commit_callbacks
+):
     with celery_broker(f"redis://127.0.0.1:{free_port()}/0"):  # nothing listens there
-        with transaction.atomic():
+        with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
             task_send_on_commit(name="research.tasks.export_job_run_task", args=(5,))
         row = TaskOutbox.objects.get()  # the commit went through, the caller saw no error
         assert row.sent_at is None and row.attempts == 1
@@ -114,7 +125,6 @@ def test_the_sweep_forgets_rows_sent_long_ago(sent):
     assert old.pk != recent.pk
 
 
-@pytest.mark.django_db(transaction=False)
 def test_periodic_jobs_run_when_due_and_a_failing_one_stops_no_other(monkeypatch):
     monkeypatch.setattr(periodic_module.Periodic, "ensure_started", lambda self: None)
     jobs = periodic_module.Periodic()
@@ -131,7 +141,6 @@ def test_periodic_jobs_run_when_due_and_a_failing_one_stops_no_other(monkeypatch
     assert ran == ["fine"]
 
 
-@pytest.mark.django_db(transaction=False)
 def test_every_worker_sweeps_the_outbox(monkeypatch, settings):
     from studies import tasks as studies_tasks
 
