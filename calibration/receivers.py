@@ -7,8 +7,11 @@ from django.dispatch import receiver
 from calibration.tasks import response_scores_changed as recompute_task
 from scoring.models import ScoreSheet
 from scoring.signals import response_scores_changed
+from studies.dispatch import task_send_on_commit
 
 
 @receiver(response_scores_changed, sender=ScoreSheet, dispatch_uid="calibration.recompute")
 def _recompute_after_commit(sender, *, response_id: int, **kwargs) -> None:
-    recompute_task.delay_on_commit(response_id)
+    """Recorded in the outbox with the sheet's own transaction, sent after its commit:
+    a broker that is away delays the recompute, never loses it nor fails the submit."""
+    task_send_on_commit(name=recompute_task.name, args=(response_id,))

@@ -9,8 +9,11 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
+from studies.dispatch import outbox_pending_subjects
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
+# The name of the task that advances a run (``generation.tasks.run_advance``).
+RUN_TASK = "generation.tasks.run_advance"
 
 
 @dataclass
@@ -20,13 +23,23 @@ class RunProgress:
     tokens: int
     elapsed_seconds: int | None
     eta_seconds: int | None
+    # Its next task is recorded but the broker could not take it yet (it will start
+    # by itself when the workers are reachable).
+    dispatch_pending: bool = False
 
     @property
     def active(self) -> bool:
         return self.run.status in ACTIVE
 
 
-def run_progress(run: GenerationRun, now: datetime | None = None) -> RunProgress:
+def runs_dispatch_pending() -> set[int]:
+    """Runs whose next task waits in the outbox (the broker was away)."""
+    return outbox_pending_subjects(name=RUN_TASK)
+
+
+def run_progress(
+    run: GenerationRun, now: datetime | None = None, pending: set[int] | None = None
+) -> RunProgress:
     now = now or timezone.now()
     total = run.calls_total or 0
     done = min(run.calls_done, total) if total else run.calls_done
@@ -42,6 +55,8 @@ def run_progress(run: GenerationRun, now: datetime | None = None) -> RunProgress
         tokens=run.prompt_tokens + run.completion_tokens,
         elapsed_seconds=elapsed,
         eta_seconds=eta,
+        dispatch_pending=run.status in ACTIVE
+        and run.pk in (runs_dispatch_pending() if pending is None else pending),
     )
 
 
@@ -62,6 +77,11 @@ class BatchProgress:
         return int(100 * self.calls_done / self.calls_total) if self.calls_total else 0
 
     @property
+    def dispatch_pending(self) -> int:
+        """How many of its runs wait for the broker to take their next task."""
+        return sum(1 for p in self.runs if p.dispatch_pending)
+
+    @property
     def eta_seconds(self) -> int | None:
         etas = [p.eta_seconds for p in self.runs if p.active and p.eta_seconds is not None]
         return max(etas) if etas else None
@@ -74,7 +94,8 @@ def batch_progress(batch: GenerationBatch) -> BatchProgress:
         .order_by("id")
     )
     now = timezone.now()
-    progress = BatchProgress(batch=batch, runs=[run_progress(r, now) for r in runs])
+    pending = runs_dispatch_pending() if any(r.status in ACTIVE for r in runs) else set()
+    progress = BatchProgress(batch=batch, runs=[run_progress(r, now, pending) for r in runs])
     for run in runs:
         progress.calls_done += run.calls_done
         progress.calls_total += run.calls_total

@@ -16,12 +16,15 @@ from celery.signals import worker_ready
 from django.db import close_old_connections
 
 from generation import leases
+from generation.selectors import RUN_TASK
 from generation.services.runs import TRANSIENT_DB_ERRORS, run_step, runs_heartbeat, runs_resume_stale
+from studies.dispatch import task_send_on_commit
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(
+    name=RUN_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     ignore_result=True,
@@ -46,12 +49,10 @@ def run_advance(run_id: int, seq: int) -> str:
 
 
 def run_advance_send(*, run_id: int, seq: int, countdown: float | None = None) -> None:
-    """Send the task of call ``seq`` of a run: the ``enqueue`` the run services take
-    (they call it when their transaction commits)."""
-    if countdown:
-        run_advance.apply_async((run_id, seq), countdown=countdown)
-    else:
-        run_advance.delay(run_id, seq)
+    """Enqueue the task of call ``seq`` of a run: the ``enqueue`` the run services take.
+    It is recorded in the task outbox with the caller's transaction and sent after its
+    commit; if the broker is away, a worker's outbox sweep sends it later."""
+    task_send_on_commit(name=run_advance.name, args=(run_id, seq), countdown=countdown)
 
 
 def runs_resume_dead() -> None:

@@ -7,8 +7,17 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
+def export_upload_to(job: ExportJob, filename: str) -> str:
+    """Where an export's file is stored, relative to the storage's root."""
+    return f"exports/{job.pk}/{filename}"
+
+
 class ExportJob(models.Model):
-    """A large export built by a worker; the page polls it and offers the file."""
+    """A large export built by a worker; the page polls it and offers the file.
+
+    The file lives in Django's default storage (``STORAGES["default"]``: ``MEDIA_ROOT``
+    on local disk unless configured otherwise), so any web host can serve it; expired
+    jobs and their files are deleted after ``EXPORT_RETENTION_DAYS``."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
@@ -21,7 +30,7 @@ class ExportJob(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     progress = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
-    file_path = models.CharField(max_length=300, blank=True)
+    file = models.FileField(upload_to=export_upload_to, max_length=300, blank=True)
     file_name = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(

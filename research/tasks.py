@@ -1,14 +1,31 @@
-"""Celery tasks of research output: thin wrappers that take ids and call a service."""
+"""Celery tasks of research output: thin wrappers that take ids and call a service,
+and the periodic cleanup of expired exports in every worker."""
 
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
 
-from research.services.exports import EXPORT_TASK, export_job_run
+from research.services.exports import EXPORT_TASK, export_job_run, exports_expired_delete
+from studies.periodic import periodic
+
+CLEANUP_EVERY_SECONDS = 3600
 
 
 @shared_task(name=EXPORT_TASK, acks_late=True, reject_on_worker_lost=True)
 def export_job_run_task(job_id: int) -> None:
     """Build an export file (results workbook or offline workbooks). Idempotent: a done
-    job is skipped, a redelivered one rebuilds the same path."""
+    job is skipped, a redelivered one rebuilds its file, a deleted one is ignored."""
     export_job_run(job_id=job_id)
+
+
+@shared_task(acks_late=True)
+def exports_cleanup_task() -> int:
+    """Delete the exports older than ``EXPORT_RETENTION_DAYS`` and their files."""
+    return exports_expired_delete()
+
+
+@worker_ready.connect
+def _clean_up_exports_in_this_worker(**kwargs) -> None:
+    """Every worker deletes expired exports: at start, then hourly."""
+    periodic().every(CLEANUP_EVERY_SECONDS, name="exports cleanup", run=exports_expired_delete)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django import forms
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
@@ -15,7 +13,12 @@ from research.figures import FIGURES, FORMATS, figure_build, figure_bytes
 from research.models import ExportJob
 from research.results import fmt
 from research.selectors.research import results_get
-from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, export_job_create
+from research.services.exports import (
+    KIND_RESULTS,
+    KIND_WORKBOOKS,
+    export_job_create,
+    export_job_dispatch_pending,
+)
 from studies.models import Condition, ModelEndpoint, Study
 from studies.roles import is_admin, researcher_required
 
@@ -156,7 +159,12 @@ def export_start(request: HttpRequest) -> HttpResponse:
             models=request.POST.getlist("models"),
         )
     job = export_job_create(kind=kind, params=params, user=request.user)
-    return render(request, "research/_export_job.html", {"job": job})
+    return _job_fragment(request, job)
+
+
+def _job_fragment(request: HttpRequest, job: ExportJob) -> HttpResponse:
+    context = {"job": job, "dispatch_pending": export_job_dispatch_pending(job)}
+    return render(request, "research/_export_job.html", context)
 
 
 def _job_for(request: HttpRequest, pk: int) -> ExportJob:
@@ -169,7 +177,7 @@ def _job_for(request: HttpRequest, pk: int) -> ExportJob:
 @researcher_required
 def export_status(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job_for(request, pk)
-    response = render(request, "research/_export_job.html", {"job": job})
+    response = _job_fragment(request, job)
     if job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED):
         stop = HttpResponseStopPolling(response.content)
         return stop
@@ -178,8 +186,12 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 @researcher_required
 def export_download(request: HttpRequest, pk: int) -> FileResponse:
+    """Streamed from the storage (any web host can serve it), to whoever may see the job."""
     job = _job_for(request, pk)
-    path = Path(job.file_path or "")
-    if job.status != ExportJob.Status.DONE or not path.is_file():
+    if job.status != ExportJob.Status.DONE or not job.file:
         raise Http404
-    return FileResponse(path.open("rb"), as_attachment=True, filename=job.file_name)
+    try:
+        handle = job.file.storage.open(job.file.name, "rb")
+    except (FileNotFoundError, OSError) as exc:  # deleted from the storage (expired, or by hand)
+        raise Http404 from exc
+    return FileResponse(handle, as_attachment=True, filename=job.file_name)

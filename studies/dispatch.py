@@ -1,17 +1,174 @@
-"""Send Celery tasks by name once the current transaction commits.
+"""Celery tasks that must run after a commit, through a transactional outbox.
 
-Services enqueue through here so that they never import task modules (tasks import
-services, never the other way round), and web processes never import a worker's code."""
+Services never import task modules (tasks import services, never the other way
+round) and web processes never import a worker's code: they dispatch a task by name
+with :func:`task_send_on_commit`. That records a :class:`~studies.models.TaskOutbox`
+row in the caller's transaction, so the task exists exactly when the data it works on
+was committed, and tries to send it as soon as the transaction commits. A broker that
+cannot be reached is logged, never raised to the caller (the request that committed
+answers normally). The workers' sweep (:func:`outbox_sweep`, run by every worker
+through ``studies.periodic``) sends what is still pending once the broker answers.
+
+Each row is claimed before it is sent (a compare-and-set on ``claimed_until``), so the
+committing process and the sweeps of several workers never send it twice; a sender
+that dies between sending and marking the row sent makes it be sent again later, so
+every task dispatched here is idempotent on the receiving side.
+"""
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
 from celery import current_app
 from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from studies.models import TaskOutbox
+
+logger = logging.getLogger(__name__)
+
+# How long a sender owns a row it claimed (then another sender may take it over).
+CLAIM_SECONDS = 60
+# The committing process gets the first try: a sweep leaves younger rows alone.
+SWEEP_GRACE_SECONDS = 2
+# Sent rows are kept this long (for the status page), then deleted by the sweep.
+KEEP_SENT = timedelta(days=1)
+# Publishing retries a little (a broker restarting), then gives up: the sweep goes on.
+# A sweep that finds the broker away says so at most this often.
+WARN_EVERY_SECONDS = 60
+SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
-def task_send_on_commit(*, name: str, args: tuple = ()) -> None:
+def task_send_on_commit(*, name: str, args: Iterable[Any] = (), countdown: float | None = None) -> TaskOutbox:
+    """Record task ``name(*args)`` in the current transaction and send it after commit.
+
+    Outside a transaction (autocommit) the row is written and sent at once. If the
+    transaction rolls back, the row goes with it and nothing is sent."""
+    row = TaskOutbox.objects.create(task_name=name, args=list(args), countdown=countdown or None)
+    transaction.on_commit(lambda: _send_after_commit(row), robust=True)
+    return row
+
+
+def _send_after_commit(row: TaskOutbox) -> None:
+    try:
+        outbox_send(row)
+    except Exception:  # a database error while marking the row: the sweep sends it
+        logger.exception("could not dispatch %s; the workers' sweep will", row)
+
+
+def _unclaimed(now) -> Q:
+    return Q(sent_at__isnull=True) & (Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+
+
+def _publish(row: TaskOutbox) -> None:
     app = current_app
-    if app.conf.task_always_eager:  # debugging: run in-process like .delay() would
-        transaction.on_commit(lambda: app.tasks[name].apply(args=args))
-    else:
-        transaction.on_commit(lambda: app.send_task(name, args=list(args)))
+    if app.conf.task_always_eager:  # debugging: run in-process, as .delay() would
+        app.tasks[row.task_name].apply(args=row.args)
+        return
+    app.send_task(
+        row.task_name,
+        args=list(row.args),
+        countdown=row.countdown,
+        retry=True,
+        retry_policy=SEND_RETRY_POLICY,
+    )
+
+
+def _sent(pk: int) -> None:
+    TaskOutbox.objects.filter(pk=pk).update(
+        sent_at=timezone.now(), claimed_until=None, attempts=F("attempts") + 1, last_error=""
+    )
+
+
+def _failed(pk: int, exc: BaseException) -> None:
+    TaskOutbox.objects.filter(pk=pk).update(
+        claimed_until=None, attempts=F("attempts") + 1, last_error=f"{type(exc).__name__}: {exc}"[:2000]
+    )
+
+
+def outbox_send(row: TaskOutbox) -> bool:
+    """Claim the row and send its task; False when another sender has it, it was
+    sent already, or the broker refused (the error is recorded on the row)."""
+    now = timezone.now()
+    claimed = TaskOutbox.objects.filter(_unclaimed(now), pk=row.pk).update(
+        claimed_until=now + timedelta(seconds=CLAIM_SECONDS)
+    )
+    if not claimed:
+        return False
+    try:
+        _publish(row)
+    except Exception as exc:
+        _failed(row.pk, exc)
+        logger.warning("task %s not sent (%s); it stays in the outbox", row, exc)
+        return False
+    _sent(row.pk)
+    return True
+
+
+def outbox_sweep(*, limit: int = 500) -> int:
+    """Send pending tasks, oldest first; stop at the first broker error (the broker is
+    away: the next sweep tries again). Also forgets rows sent long ago. Returns how
+    many tasks were sent. Several workers may sweep at once: each row is claimed by
+    one of them (``SELECT ... FOR UPDATE SKIP LOCKED`` where the database has it)."""
+    now = timezone.now()
+    TaskOutbox.objects.filter(sent_at__lt=now - KEEP_SENT).delete()
+    with transaction.atomic():
+        rows = list(
+            TaskOutbox.objects.select_for_update(skip_locked=True)
+            .filter(_unclaimed(now), created_at__lt=now - timedelta(seconds=SWEEP_GRACE_SECONDS))
+            .order_by("pk")[:limit]
+        )
+        TaskOutbox.objects.filter(pk__in=[row.pk for row in rows]).update(
+            claimed_until=now + timedelta(seconds=CLAIM_SECONDS)
+        )
+    sent = 0
+    for index, row in enumerate(rows):
+        try:
+            _publish(row)
+        except Exception as exc:
+            _failed(row.pk, exc)
+            rest = [other.pk for other in rows[index + 1 :]]
+            TaskOutbox.objects.filter(pk__in=rest).update(claimed_until=None)
+            _warn_unreachable(
+                "broker unreachable (%s): %d task(s) wait in the outbox", exc, len(rows) - index
+            )
+            break
+        _sent(row.pk)
+        sent += 1
+    if sent:
+        logger.info("sent %d task(s) left in the outbox", sent)
+    return sent
+
+
+_last_warning = 0.0
+
+
+def _warn_unreachable(message: str, *args: object) -> None:
+    """Say it once a minute per process (sweeps run every few seconds), else at debug level."""
+    global _last_warning
+    now = time.monotonic()
+    level = logging.WARNING if now - _last_warning >= WARN_EVERY_SECONDS else logging.DEBUG
+    if level == logging.WARNING:
+        _last_warning = now
+    logger.log(level, message, *args)
+
+
+def outbox_pending_count() -> int:
+    """Tasks recorded but not yet taken by the broker."""
+    return TaskOutbox.objects.filter(sent_at__isnull=True).count()
+
+
+def outbox_pending_subjects(*, name: str) -> set[Any]:
+    """The first arguments (the ids the tasks work on) of the pending tasks ``name``."""
+    return {
+        args[0]
+        for args in TaskOutbox.objects.filter(task_name=name, sent_at__isnull=True).values_list(
+            "args", flat=True
+        )
+        if args
+    }

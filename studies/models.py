@@ -291,3 +291,32 @@ class ResponseItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.response_id} step {self.step} #{self.position}"
+
+
+class TaskOutbox(models.Model):
+    """A Celery task that must run after a commit, recorded in the same transaction
+    (a transactional outbox): ``studies.dispatch`` sends it after the commit and the
+    workers' sweep sends it again until the broker has taken it."""
+
+    task_name = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    countdown = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # A sender (the committing process or a worker's sweep) claims the row until then,
+    # so two senders never send it twice; a sender that died lets the claim lapse.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("task dispatch")
+        indexes = [
+            models.Index(fields=["created_at"], name="outbox_pending", condition=Q(sent_at__isnull=True)),
+            models.Index(fields=["sent_at"], name="outbox_sent"),
+        ]
+
+    def __str__(self) -> str:
+        state = "sent" if self.sent_at else "pending"
+        return f"{self.task_name}{tuple(self.args)} ({state})"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.workers import WorkerProcess
+from tests.workers import WorkerProcess, session_worker_register
 
 REFERENCE = Path(__file__).resolve().parent.parent / "studies" / "data"
 
@@ -36,6 +36,7 @@ def data_a() -> list:
 @pytest.fixture(scope="session")
 def _session_worker(django_db_setup, django_db_blocker):
     worker = WorkerProcess()
+    session_worker_register(worker)
     with django_db_blocker.unblock():
         worker.start()
     yield worker

@@ -111,6 +111,23 @@ class WorkerProcess:
             self._log.close()
 
 
+_session_workers: list[WorkerProcess] = []  # the session's shared worker, once started
+
+
+def session_worker_register(worker: WorkerProcess) -> None:
+    _session_workers.append(worker)
+
+
+def session_worker_stop() -> None:
+    """Stop the session's shared worker if it runs (``celery_worker`` starts it again).
+
+    Every worker sweeps the task outbox of the test database: a test that keeps tasks
+    pending on purpose (its broker is away) stops it, or it would send them through
+    the session's broker."""
+    for worker in _session_workers:
+        worker.stop()
+
+
 def wait_for(predicate, timeout: float = 60.0, worker: WorkerProcess | None = None):
     """Poll ``predicate`` until it returns something truthy and return that; on timeout
     fail the test with the end of the worker's log (when given)."""

@@ -55,15 +55,19 @@ TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
 
 
 class RunEnqueue(Protocol):
-    """Sends the task of call ``seq`` of a run now (after ``countdown`` seconds if given)."""
+    """Records the task of call ``seq`` of a run in the current transaction, to be sent
+    when it commits (after ``countdown`` seconds if given): ``generation.tasks.run_advance_send``
+    writes it to the task outbox (``studies.dispatch``), so a broker that is away delays
+    the run, never loses it."""
 
     def __call__(self, *, run_id: int, seq: int, countdown: float | None = None) -> object: ...
 
 
 def run_enqueue(*, enqueue: RunEnqueue, run_id: int, seq: int, countdown: float | None = None) -> None:
-    """Send the task of call ``seq`` of the run when the current transaction commits
-    (so the task never looks for rows it cannot see yet)."""
-    transaction.on_commit(lambda: enqueue(run_id=run_id, seq=seq, countdown=countdown))
+    """Enqueue the task of call ``seq`` of the run with the current transaction: it is
+    recorded now and sent when the transaction commits (so the task never looks for
+    rows it cannot see yet, and exists whenever they do)."""
+    enqueue(run_id=run_id, seq=seq, countdown=countdown)
 
 
 # --- advancing -------------------------------------------------------------------

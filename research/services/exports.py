@@ -1,18 +1,27 @@
 """Exports built by a worker (ExportJob): the results workbook and a study's offline workbooks.
 
-``export_job_run`` is idempotent: a finished job is left alone, a redelivered job
-rebuilds the same file path (overwriting), and a failure is recorded on the job.
+The file is built in a temporary folder and saved to Django's default storage
+(``STORAGES["default"]``: ``MEDIA_ROOT`` unless configured otherwise), so that any web
+host can stream it back. ``export_job_run`` is idempotent: a finished job is left
+alone, a redelivered job rebuilds its file, a failure is recorded on the job, and a job
+deleted meanwhile (expired) is skipped. Jobs and their files are deleted
+``EXPORT_RETENTION_DAYS`` after they finished (:func:`exports_expired_delete`, run
+periodically by the workers).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
-import shutil
+import tempfile
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files import File
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from research.models import ExportJob
@@ -20,7 +29,7 @@ from research.selectors.research import results_get
 from research.selectors.results import raw_score_rows_count
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
-from studies.dispatch import task_send_on_commit
+from studies.dispatch import outbox_pending_subjects, task_send_on_commit
 from studies.models import Condition, Study
 
 log = logging.getLogger(__name__)
@@ -32,16 +41,13 @@ PROGRESS_EVERY = 200
 EXPORT_TASK = "research.tasks.export_job_run_task"  # sent by name: services never import tasks
 
 
-def export_dir(job: ExportJob) -> Path:
-    return Path(settings.MEDIA_ROOT) / "exports" / str(job.pk)
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")[:60] or "study"
 
 
 def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
-    """Create a job and enqueue it after commit."""
+    """Create a job and record its task with it (the task outbox): it is sent after
+    commit, or by a worker's sweep once the broker answers."""
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}")
     with transaction.atomic():
@@ -50,33 +56,81 @@ def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
     return job
 
 
+def export_job_dispatch_pending(job: ExportJob) -> bool:
+    """A queued job whose task the broker has not taken yet (it was away)."""
+    return job.status == ExportJob.Status.QUEUED and job.pk in outbox_pending_subjects(name=EXPORT_TASK)
+
+
 def _progress(job_id: int, done: int, total: int) -> None:
     ExportJob.objects.filter(pk=job_id).update(progress=done, total=total)
 
 
-def export_job_run(*, job_id: int) -> ExportJob:
-    job = ExportJob.objects.get(pk=job_id)
-    if job.status == ExportJob.Status.DONE and job.file_path and Path(job.file_path).is_file():
+def _stored(job: ExportJob) -> bool:
+    return bool(job.file) and job.file.storage.exists(job.file.name)
+
+
+def export_job_run(*, job_id: int) -> ExportJob | None:
+    job = ExportJob.objects.filter(pk=job_id).first()
+    if job is None:  # deleted (expired) before its task ran
+        return None
+    if job.status == ExportJob.Status.DONE and _stored(job):
         return job
     ExportJob.objects.filter(pk=job_id).update(status=ExportJob.Status.RUNNING, error="", progress=0)
     try:
         study = Study.objects.get(pk=job.params["study_id"])
-        folder = export_dir(job)
-        shutil.rmtree(folder, ignore_errors=True)
-        if job.kind == KIND_RESULTS:
-            path, name = _results(job, study, folder)
-        else:
-            path, name = _workbooks(job, study, folder)
+        with tempfile.TemporaryDirectory(prefix="teamllm-export-") as tmp:
+            folder = Path(tmp)
+            if job.kind == KIND_RESULTS:
+                path, name = _results(job, study, folder)
+            else:
+                path, name = _workbooks(job, study, folder)
+            if job.file:  # a redelivered job: replace what an earlier attempt stored
+                job.file.delete(save=False)
+            with path.open("rb") as handle:
+                job.file.save(name, File(handle, name=name), save=False)
     except Exception as exc:
         log.exception("export job %s failed", job_id)
         ExportJob.objects.filter(pk=job_id).update(
             status=ExportJob.Status.FAILED, error=str(exc)[:2000], finished_at=timezone.now()
         )
-        return ExportJob.objects.get(pk=job_id)
+        return ExportJob.objects.filter(pk=job_id).first()
     ExportJob.objects.filter(pk=job_id).update(
-        status=ExportJob.Status.DONE, file_path=str(path), file_name=name, finished_at=timezone.now()
+        status=ExportJob.Status.DONE, file=job.file.name, file_name=name, finished_at=timezone.now()
     )
-    return ExportJob.objects.get(pk=job_id)
+    return ExportJob.objects.filter(pk=job_id).first()
+
+
+def exports_expired_delete(*, now: datetime | None = None) -> int:
+    """Delete the jobs that finished more than ``EXPORT_RETENTION_DAYS`` ago (and those
+    that never finished in that time), with their files. 0 days keeps everything.
+    Several workers may run it at once: each job is locked by one of them."""
+    days = float(settings.EXPORT_RETENTION_DAYS)
+    if days <= 0:
+        return 0
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    expired = ExportJob.objects.filter(
+        Q(finished_at__lt=cutoff) | Q(finished_at__isnull=True, created_at__lt=cutoff)
+    ).values_list("pk", flat=True)
+    deleted = 0
+    for pk in list(expired):
+        with transaction.atomic():
+            job = ExportJob.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
+            if job is None:
+                continue
+            if job.file:
+                _file_delete(job)
+            job.delete()
+            deleted += 1
+    if deleted:
+        log.info("deleted %d expired export(s)", deleted)
+    return deleted
+
+
+def _file_delete(job: ExportJob) -> None:
+    storage, name = job.file.storage, job.file.name
+    storage.delete(name)
+    with contextlib.suppress(NotImplementedError, OSError):  # local storage: its empty folder too
+        Path(storage.path(name)).parent.rmdir()
 
 
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:

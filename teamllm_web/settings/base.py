@@ -129,12 +129,19 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # collectstatic's target; the Docker image collects into the image (/app/staticfiles),
 # not into the data volume, so that an upgraded image serves its own static files.
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
+# Generated files (exports) go to the default storage: MEDIA_ROOT on local disk, or any
+# Django storage backend (e.g. django-storages' S3Storage) so that every web host serves them.
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": env("FILE_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env.json("FILE_STORAGE_OPTIONS", default={}),
+    },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
+# Exports (and their files) are deleted this many days after they finished; 0 keeps them.
+EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)
 # Uploaded workbooks are read from memory up to this size and refused above it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -178,6 +185,10 @@ CELERY_TIMEZONE = TIME_ZONE
 # unless they may be reused; reconnecting costs ~10 ms per generation task. Tasks that
 # need it drop broken or expired connections themselves (close_old_connections).
 CELERY_DB_REUSE_MAX = 500
+# Tasks that must run after a commit are recorded in the database (the outbox,
+# ``studies.dispatch``) and sent after commit; every worker sends what is still
+# pending (the broker was away) this often.
+OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
 
 # Redis keys used for cross-worker coordination (concurrency limits) are prefixed
 # so that several deployments or test sessions can share one Redis server.

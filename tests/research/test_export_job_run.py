@@ -16,10 +16,9 @@ from tests.workers import wait_for
 pytestmark = pytest.mark.worker
 
 
-def test_results_export_runs_in_the_worker_with_progress_and_download(
-    celery_worker, demo, client, tmp_path, settings
-):
-    settings.MEDIA_ROOT = tmp_path
+def test_results_export_runs_in_the_worker_with_progress_and_download(celery_worker, demo, client):
+    # The worker saves the file to the storage and this process (the web) streams it from
+    # there: both use the same storage, as every web host and worker of a deployment do.
     study = Response.objects.get(research_id="A05_FS10").study
     client.force_login(UserFactory(username="res2", role=RESEARCHER))
     started = client.post("/research/exports/", {"kind": "results", "study": study.pk})
@@ -40,6 +39,7 @@ def test_results_export_runs_in_the_worker_with_progress_and_download(
     assert "About" in wb.sheetnames
     client.force_login(rater("r-x", "H77"))
     assert client.get(f"/research/exports/{job.pk}/download").status_code == 403
+    job.file.delete(save=False)  # the worker wrote to the shared storage (var/media): leave nothing
 
 
 @pytest.mark.django_db

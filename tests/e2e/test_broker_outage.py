@@ -1,0 +1,165 @@
+"""A real broker killed and restarted: nothing is lost while it is down.
+
+The test runs its own ``redis-server`` (the machine's Redis on 6379 is shared with
+other sessions and is never stopped) and a real worker pointed at it, as this process
+is. With the broker killed, two raters submit their sheets, an admin launches a
+generation run and a researcher starts an export: every request answers normally and
+the pages say the work will start when the workers are reachable. When the broker is
+back, the agreement is computed, the run finishes and the export completes without
+any further action: the workers' outbox sweep sends what was recorded."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.urls import reverse
+
+from calibration.models import FinalScore
+from generation import leases
+from generation.models import GenerationRun
+from research.models import ExportJob
+from scoring.models import ScoreSheet
+from scoring.score_files import data_a_changes
+from studies.models import Condition, Response, Scenario, Study, TaskOutbox
+from studies.rubric import load_rubric
+from tests.brokers import RedisServer, celery_broker
+from tests.factories import stub_endpoint
+from tests.workers import WorkerProcess, session_worker_stop, wait_for
+
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.skipif(not RedisServer.available(), reason="needs redis-server to run a private broker"),
+]
+
+TEXTS = [[f"texts.{key}", "copied"] for key in ("condition_phrase", "stem", "kvp", "purpose")]
+
+
+class Outage:
+    def __init__(self, redis: RedisServer, worker: WorkerProcess):
+        self.redis, self.worker = redis, worker
+
+
+@pytest.fixture
+def outage(transactional_db, settings):
+    """A private Redis (broker, cache, leases) and a worker on it; the session's worker
+    is stopped, since its sweep would send this test's tasks through the shared Redis."""
+    session_worker_stop()  # `celery_worker` starts it again for the tests that need it
+    redis = RedisServer().start()
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis.url,
+            "KEY_PREFIX": settings.REDIS_KEY_PREFIX,
+        }
+    }
+    leases.reset_for_tests()
+    worker = WorkerProcess(extra_env={"CELERY_BROKER_URL": redis.url, "REDIS_URL": redis.url})
+    worker.log_path = Path(django_settings.VAR_DIR) / f"test-outage-worker-{os.getpid()}.log"
+    worker.log_path.unlink(missing_ok=True)
+    try:
+        with celery_broker(redis.url):
+            worker.start()
+            try:
+                yield Outage(redis, worker)
+            finally:
+                worker.stop()
+    finally:
+        redis.kill()
+        leases.reset_for_tests()
+
+
+def _json(client, url, payload):
+    return client.post(url, data=json.dumps(payload), content_type="application/json")
+
+
+def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub, data_a):
+    response = Response.objects.get(research_id="A05_FS10")
+    code, rubric = response.blind_code, load_rubric()
+    versions = {}
+    for index, username in ((3, "rater1"), (4, "rater2")):  # the demo pair scores A05_FS10
+        client.login(username=username, password="demo-pass-2026")
+        client.get(f"/scoring/{code}/")
+        changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
+        saved = _json(
+            client,
+            f"/scoring/{code}/save/",
+            {"batch_id": username, "expected_version": 0, "changes": changes},
+        )
+        versions[username] = saved.json()["version"]
+    endpoint = stub_endpoint(llm_stub)
+
+    outage.redis.kill()  # the broker is down
+
+    for username in ("rater1", "rater2"):
+        client.login(username=username, password="demo-pass-2026")
+        submitted = _json(client, f"/scoring/{code}/submit/", {"expected_version": versions[username]})
+        assert submitted.status_code == 200 and submitted.json()["ok"] is True  # the rater sees "Submitted"
+    assert set(ScoreSheet.objects.filter(assignment__response=response).values_list("status", flat=True)) == {
+        "submitted"
+    }
+
+    client.login(username="admin", password="demo-pass-2026")
+    launched = client.post(
+        reverse("generation:home"),
+        {
+            "study": Study.objects.get(name="CGPST demo").pk,
+            "scenarios": [Scenario.objects.get(code="FS10").pk],
+            "endpoints": [endpoint.pk],
+            "conditions": [Condition.objects.get(letter="B").pk],  # single model: 6 calls
+            "name": "during the outage",
+        },
+    )
+    assert launched.status_code == 302
+    batch_page = client.get(launched["Location"]).content.decode()
+    assert "queued, will start when the workers are reachable" in batch_page
+
+    client.login(username="researcher", password="demo-pass-2026")
+    started = client.post(reverse("research:export_start"), {"kind": "results", "study": response.study_id})
+    assert started.status_code == 200
+    assert b"The export will start by itself when they are reachable." in started.content
+
+    pending = TaskOutbox.objects.filter(sent_at__isnull=True)
+    assert sorted(pending.values_list("task_name", flat=True)) == [
+        "calibration.tasks.response_scores_changed",
+        "calibration.tasks.response_scores_changed",
+        "generation.tasks.run_advance",
+        "research.tasks.export_job_run_task",
+    ]
+    # The worker's sweep keeps trying (the oldest first, and failing) while the broker is down.
+    wait_for(lambda: pending.order_by("pk").first().attempts >= 3, timeout=60, worker=outage.worker)
+    assert not FinalScore.objects.filter(response=response).exists()
+    run = GenerationRun.objects.get()
+    job = ExportJob.objects.get()
+    assert run.status == "queued" and job.status == "queued"
+
+    outage.redis.start()  # the broker is back (empty: it kept nothing)
+
+    final = wait_for(
+        lambda: FinalScore.objects.filter(response=response).first(), timeout=120, worker=outage.worker
+    )
+    assert str(final.overall) == "116.50"  # the agreement and final score of the pair
+    run = wait_for(
+        lambda: GenerationRun.objects.filter(pk=run.pk, status__in=["succeeded", "failed"]).first(),
+        timeout=120,
+        worker=outage.worker,
+    )
+    assert run.status == "succeeded", run.error
+    assert run.calls_done == run.calls_total == 6 and run.response is not None
+    job = wait_for(
+        lambda: ExportJob.objects.filter(pk=job.pk, status__in=["done", "failed"]).first(),
+        timeout=120,
+        worker=outage.worker,
+    )
+    assert job.status == "done", job.error
+    assert not TaskOutbox.objects.filter(sent_at__isnull=True).exists()
+
+    download = client.get(reverse("research:export_download", args=[job.pk]))
+    assert download.status_code == 200 and b"".join(download.streaming_content)[:2] == b"PK"
+    job.file.delete(save=False)  # written to the shared var/media
+    client.login(username="admin", password="demo-pass-2026")
+    assert (
+        "will start when the workers are reachable" not in client.get(launched["Location"]).content.decode()
+    )
