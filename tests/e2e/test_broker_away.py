@@ -14,7 +14,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study, TaskOutbox
 from studies.rubric import load_rubric
 from tests.brokers import celery_broker, free_port
-from tests.factories import stub_endpoint
+from tests.factories import own_sheet_id, stub_endpoint
 from tests.workers import session_worker_stop
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the requests commit: on_commit runs
@@ -38,10 +38,14 @@ def test_a_submit_answers_200_and_its_agreement_task_waits_in_the_outbox(client,
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
     changes += [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
     version = _post_json(
-        client, f"/scoring/{code}/save/", {"batch_id": "b1", "expected_version": 0, "changes": changes}
+        client,
+        f"/scoring/{code}/save/",
+        {"sheet": own_sheet_id(client, code), "batch_id": "b1", "expected_version": 0, "changes": changes},
     ).json()["version"]
 
-    reply = _post_json(client, f"/scoring/{code}/submit/", {"expected_version": version})
+    reply = _post_json(
+        client, f"/scoring/{code}/submit/", {"sheet": own_sheet_id(client, code), "expected_version": version}
+    )
 
     assert reply.status_code == 200 and reply.json()["ok"] is True
     assert ScoreSheet.objects.get(assignment__rater__username="rater2").status == "submitted"

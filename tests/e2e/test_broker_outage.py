@@ -25,7 +25,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study, TaskOutbox
 from studies.rubric import load_rubric
 from tests.brokers import RedisServer, celery_broker
-from tests.factories import stub_endpoint
+from tests.factories import own_sheet_id, stub_endpoint
 from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
 pytestmark = [
@@ -86,7 +86,12 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
         saved = _json(
             client,
             f"/scoring/{code}/save/",
-            {"batch_id": username, "expected_version": 0, "changes": changes},
+            {
+                "sheet": own_sheet_id(client, code),
+                "batch_id": username,
+                "expected_version": 0,
+                "changes": changes,
+            },
         )
         versions[username] = saved.json()["version"]
     endpoint = stub_endpoint(llm_stub)
@@ -95,7 +100,11 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
 
     for username in ("rater1", "rater2"):
         client.login(username=username, password="demo-pass-2026")
-        submitted = _json(client, f"/scoring/{code}/submit/", {"expected_version": versions[username]})
+        submitted = _json(
+            client,
+            f"/scoring/{code}/submit/",
+            {"sheet": own_sheet_id(client, code), "expected_version": versions[username]},
+        )
         assert submitted.status_code == 200 and submitted.json()["ok"] is True  # the rater sees "Submitted"
     assert set(ScoreSheet.objects.filter(assignment__response=response).values_list("status", flat=True)) == {
         "submitted"

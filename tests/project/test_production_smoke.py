@@ -327,15 +327,18 @@ class Browser:
     def score_and_submit(self, code: str, changes: list) -> Reply:
         page = self.request("GET", f"/scoring/{code}/")
         assert page.status == 200, (page.status, page.text[:500])
+        sheet = int(re.search(r'"sheet": (\d+)', page.text).group(1))  # as the page's script sends it
         saved = self.request(
             "POST",
             f"/scoring/{code}/save/",
-            data={"batch_id": uuid.uuid4().hex, "expected_version": 0, "changes": changes},
+            data={"sheet": sheet, "batch_id": uuid.uuid4().hex, "expected_version": 0, "changes": changes},
         )
         assert saved.status == 200, (saved.status, saved.text[:1000])
         assert saved.json()["missing"] == []
         return self.request(
-            "POST", f"/scoring/{code}/submit/", data={"expected_version": saved.json()["version"]}
+            "POST",
+            f"/scoring/{code}/submit/",
+            data={"sheet": sheet, "expected_version": saved.json()["version"]},
         )
 
 
@@ -534,16 +537,9 @@ def test_while_the_broker_is_down_liveness_stays_green_and_status_says_why(stack
 
 
 # ===================================================================================================
-# BROKER KILLED AND RESTARTED MID-SUBMIT.
-# Needs the transactional outbox (issue 10, "nothing lost when the broker is away"): a submit
-# records its agreement task in the database in the same transaction and a dispatcher sends it
-# once the broker answers. Until that lands this fails (the submit answers 500 after its
-# commit and the agreement task is lost); strict xfail makes the test fail as soon as it
-# passes, so whoever lands the outbox removes this marker.
+# BROKER KILLED AND RESTARTED MID-SUBMIT: the transactional outbox keeps the agreement task
+# of each submit in the database until the broker answers again.
 # ===================================================================================================
-@pytest.mark.xfail(
-    strict=True, reason="needs the transactional outbox (issue 10): the task is lost while Redis is down"
-)
 def test_broker_killed_and_restarted_mid_submit(stack):
     code = stack.seed["codes"]["B05_FS10"]
     rater1, rater2 = Browser(stack), Browser(stack)
