@@ -20,7 +20,7 @@ from tests.factories import SHEET_TEXTS, reference_changes
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # HTML, quotes, braces and ampersands in what the rater typed: must come back escaped
-NASTY = '<b>"5" & \'6\'</b> {{ x }} {% y %}'
+NASTY = "<b>\"5\" & '6'</b> {{ x }} {% y %}"
 
 PARTIAL = [
     ("items.1.1.classification", "Environment"),  # Yes: the item's scores are enabled
@@ -89,7 +89,9 @@ def _fill(state: str) -> str:
         return "rater1"
     user, sheet = _sheet("rater2")  # submitted: H02's full sheet
     changes = [*reference_changes(4), *SHEET_TEXTS, ("comments.1", "Items 6-8 overlap " + NASTY)]
-    saved = sheet_apply_changes(sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="g2")
+    saved = sheet_apply_changes(
+        sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="g2"
+    )
     sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
     return "rater2"
 
