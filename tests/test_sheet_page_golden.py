@@ -117,3 +117,17 @@ def _first_difference(got: str, expected: str, name: str) -> str:
         f"{name} differs at character {at}:\n  got:      {got[max(0, at - 200) : at + 200]!r}\n"
         f"  expected: {expected[max(0, at - 200) : at + 200]!r}"
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_a_raters_entries_never_reach_another_raters_page_through_the_widget_cache(client, demo, lang):
+    """The widgets are kept per rubric version and language only: after rater1's scored
+    page has been rendered (and the widgets cached), rater2's unscored page is exactly
+    the unscored golden page (up to the user name in the header)."""
+    _page(client, _fill("partial"), lang)
+    client.logout()
+    html = _page(client, "rater2", lang).replace(">rater2<", ">rater1<")
+    golden = GOLDEN / f"sheet_empty_{lang}.html"
+    expected = golden.read_text(encoding="utf-8")
+    assert html == expected, _first_difference(html, expected, golden.name)
