@@ -8,11 +8,16 @@ only in which value is checked or selected, so each control is rendered once for
 every value it can hold (enabled and disabled), and a request picks the variant.
 
 Only the rubric and the language go in here: nothing of a response, a sheet or a
-user, so no rater's entries can reach another rater's page through this cache.
-The rubric is immutable per version and templates change only with a deploy (which
-restarts the process), so the cache never needs invalidating; it is per process
-rather than in Redis because a request needs ~80 pieces (a Redis round trip each)
-and a shared cache would serve the previous release's markup after a deploy.
+user, so no rater's entries can reach another rater's page through this cache
+(tests/test_sheet_page_golden.py checks it).
+
+The cache is kept in the process (``lru_cache``, keyed by rubric version and
+language), not in Django's cache framework (Redis here): a page uses ~100 of the
+~600 pieces, and fetching them from Redis (one round trip and unpickling ~0.6 MB,
+or ~100 round trips) costs more than the page itself; and a shared cache would
+serve the previous release's markup after a deploy changed a template. A rubric
+version never changes, a deploy restarts the processes, and runserver's template
+reloads clear it (below).
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from django.dispatch import receiver
+from django.template.backends.django import Template
 from django.template.loader import get_template
 from django.utils import translation
+from django.utils.autoreload import file_changed
 from django.utils.safestring import SafeString
 
 from scoring.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
@@ -37,8 +45,13 @@ def dom_id(path: str) -> str:
     return "f-" + path.replace(".", "-").replace(":", "-")
 
 
-def render_widget(partial: str, context: dict) -> SafeString:
-    return get_template(f"{WIDGETS}#{partial}").render(context)
+def _render(partial: str, context: dict) -> SafeString:
+    return _partial(partial).render(context)
+
+
+@lru_cache(maxsize=32)
+def _partial(name: str) -> Template:
+    return get_template(f"{WIDGETS}#{name}")  # looked up once: ~600 renders build the widgets
 
 
 def scale_data(*, spec: ScoreSpec, path: str, lang: str, where: str = "") -> dict:
@@ -75,7 +88,7 @@ class Control:
 
 def _render_control(partial: str, context: dict, value: int | None, disabled: bool) -> SafeString:
     level = next((c["text"] for c in context["scale"]["choices"] if c["score"] == value), "")
-    return render_widget(partial, {**context, "value": value, "disabled": disabled, "level": level})
+    return _render(partial, {**context, "value": value, "disabled": disabled, "level": level})
 
 
 def _control(*, spec: ScoreSpec, partial: str, context: dict) -> Control:
@@ -121,12 +134,12 @@ def _rows(step: Step, lang: str) -> list[dict]:
             "key": f"{step.number}.{pos}",
             "comment_path": f"{base}.comment",
             "comment_id": comment_id,
-            "comment_label": render_widget("hidden_label", {"for": comment_id, "label": f"{comment} {pos}"}),
+            "comment_label": _render("hidden_label", {"for": comment_id, "label": f"{comment} {pos}"}),
         }
         if step.kind == "ideas":
             row["select_id"] = dom_id(f"{base}.classification")
             row["select_path"] = f"{base}.classification"
-            row["select_label"] = render_widget(
+            row["select_label"] = _render(
                 "hidden_label", {"for": row["select_id"], "label": f"{where}: {what}"}
             )
         row["controls"] = [
@@ -143,47 +156,47 @@ def _rows(step: Step, lang: str) -> list[dict]:
 
 def _dims(step: Step, lang: str) -> list[Control]:
     """The directly scored dimensions: heading, score control, level text, level descriptions."""
-    return [
-        _control(
-            spec=spec,
-            partial="dim",
-            context={
-                "scale": scale_data(spec=spec, path=f"dims.{spec.key}", lang=lang),
-                "open": step.number == 6,  # Step 6's levels are long and read while scoring
-            },
-        )
-        for spec in step.scored_dimensions
-    ]
+    dims = []
+    for spec in step.scored_dimensions:
+        scale = scale_data(spec=spec, path=f"dims.{spec.key}", lang=lang)
+        context = {
+            "scale": scale,
+            "head": _render("dim_head", {"scale": scale}),
+            # Step 6's levels are long and read while scoring
+            "levels": _render("levels", {"scale": scale, "open": step.number == 6}),
+        }
+        dims.append(_control(spec=spec, partial="dim", context=context))
+    return dims
 
 
 def _step_widgets(rubric: Rubric, step: Step, lang: str) -> dict:
     comment_id = dom_id(f"comments.{step.number}")
     widgets: dict = {
         "dims": _dims(step, lang),
-        "comment_label": render_widget("comment_label", {"for": comment_id, "n": step.number}),
+        "comment_label": _render("comment_label", {"for": comment_id, "n": step.number}),
     }
     if step.has_items:
         heads = [scale_data(spec=spec, path="", lang=lang) for spec in step.item_scores]
-        widgets["items_head"] = render_widget(
+        widgets["items_head"] = _render(
             "items_head",
             {"heads": heads, "item_label": text(step.item_label, lang), "ideas": step.kind == "ideas"},
         )
         widgets["rows"] = _rows(step, lang)
     if step.kind == "ideas":
         categories, invalid = _categories(rubric, step, lang)
-        widgets["categories"] = render_widget("categories", {"categories": categories})
+        widgets["categories"] = _render("categories", {"categories": categories})
         widgets["options"] = {
-            key: render_widget("options", {"categories": categories, "invalid": invalid, "selected": key})
+            key: _render("options", {"categories": categories, "invalid": invalid, "selected": key})
             for key in ["", *(c["key"] for c in categories), *(t["key"] for t in invalid)]
         }
     computed = [d for d in step.dimensions if d.computed]
     if computed:
-        widgets["computed_head"] = render_widget("computed_head", {})
+        widgets["computed_head"] = _render("computed_head", {})
         widgets["computed"] = [
             {
                 "key": d.key,
                 "max": d.max,
-                "cells": render_widget(
+                "cells": _render(
                     "computed_cells", {"label": text(d.label, lang), "description": text(d.description, lang)}
                 ),
             }
@@ -198,3 +211,11 @@ def sheet_widgets(rubric_version: str, lang: str) -> dict[int, dict]:
     rubric = load_rubric(rubric_version)
     with translation.override(lang):
         return {step.number: _step_widgets(rubric, step, lang) for step in rubric.steps}
+
+
+@receiver(file_changed, dispatch_uid="scoring.sheet_widgets")
+def _template_changed(sender, file_path, **kwargs) -> None:
+    """runserver reloads edited templates without a restart; so must the widgets."""
+    if file_path.suffix == ".html":
+        sheet_widgets.cache_clear()
+        _partial.cache_clear()
