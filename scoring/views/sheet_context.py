@@ -144,7 +144,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         readonly=sheet.is_submitted,
         lang=lang,
     )
-    widgets = sheet_widgets(rubric.version, lang)
+    widgets = sheet_widgets(rubric_version=rubric.version, lang=lang)
     code = response.blind_code
     script = {
         "code": code,
@@ -154,8 +154,8 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "save_url": reverse("scoring:sheet_save", args=[code]),
         "submit_url": reverse("scoring:sheet_submit", args=[code]),
         "totals": totals.as_dict(),
-        "rubric": client_spec(rubric.version),
-        "messages": script_messages(lang),
+        "rubric": client_spec(rubric_version=rubric.version),
+        "messages": script_messages(lang=lang),
     }
     return {
         "assignment": assignment,

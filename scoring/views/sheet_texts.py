@@ -64,7 +64,7 @@ def missing_list(*, rubric: Rubric, missing: Iterable[Missing], lang: str) -> li
 
 
 @lru_cache(maxsize=8)
-def client_spec(rubric_version: str) -> dict:
+def client_spec(*, rubric_version: str) -> dict:
     """The rubric's arithmetic for the script's instant totals (the server's are authoritative)."""
     rubric = load_rubric(rubric_version)
     return {
@@ -82,7 +82,7 @@ def client_spec(rubric_version: str) -> dict:
 
 
 @lru_cache(maxsize=8)
-def script_messages(lang: str) -> dict:
+def script_messages(*, lang: str) -> dict:
     """The script's status and error messages in ``lang`` (the same for every sheet)."""
     with translation.override(lang):
         return _message_texts()

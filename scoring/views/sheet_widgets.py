@@ -82,25 +82,27 @@ class Control:
     def html(self, value: int | None, *, disabled: bool) -> SafeString:
         found = self.variants.get((value, disabled))
         if found is None:  # a value outside the scale: the services never save one
-            found = _render_control(self.partial, self.context, value, disabled)
+            found = _render_control(
+                partial=self.partial, context=self.context, value=value, disabled=disabled
+            )
         return found
 
 
-def _render_control(partial: str, context: dict, value: int | None, disabled: bool) -> SafeString:
+def _render_control(*, partial: str, context: dict, value: int | None, disabled: bool) -> SafeString:
     level = next((c["text"] for c in context["scale"]["choices"] if c["score"] == value), "")
     return _render(partial, {**context, "value": value, "disabled": disabled, "level": level})
 
 
 def _control(*, spec: ScoreSpec, partial: str, context: dict) -> Control:
     variants = {
-        (value, disabled): _render_control(partial, context, value, disabled)
+        (value, disabled): _render_control(partial=partial, context=context, value=value, disabled=disabled)
         for value in (None, *spec.choices)
         for disabled in (False, True)
     }
     return Control(spec.key, partial, context, variants)
 
 
-def _categories(rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], list[dict]]:
+def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], list[dict]]:
     """The Yes categories (the rubric's and the numbered Miscellaneous ones) and the step's invalid types."""
     categories = [
         {"key": c.key, "label": c.text(lang), "description": text(c.description, lang)}
@@ -120,7 +122,7 @@ def _categories(rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], list
     return categories, invalid
 
 
-def _rows(step: Step, lang: str) -> list[dict]:
+def _rows(*, step: Step, lang: str) -> list[dict]:
     """Per item position: the ids, paths and labels of its controls, and its score controls."""
     item_label = text(step.item_label, lang)
     comment, what = translation.gettext("Comment"), translation.gettext("category or invalid type")
@@ -154,7 +156,7 @@ def _rows(step: Step, lang: str) -> list[dict]:
     return rows
 
 
-def _dims(step: Step, lang: str) -> list[Control]:
+def _dims(*, step: Step, lang: str) -> list[Control]:
     """The directly scored dimensions: heading, score control, level text, level descriptions."""
     dims = []
     for spec in step.scored_dimensions:
@@ -169,10 +171,10 @@ def _dims(step: Step, lang: str) -> list[Control]:
     return dims
 
 
-def _step_widgets(rubric: Rubric, step: Step, lang: str) -> dict:
+def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
     comment_id = dom_id(f"comments.{step.number}")
     widgets: dict = {
-        "dims": _dims(step, lang),
+        "dims": _dims(step=step, lang=lang),
         "comment_label": _render("comment_label", {"for": comment_id, "n": step.number}),
     }
     if step.has_items:
@@ -181,9 +183,9 @@ def _step_widgets(rubric: Rubric, step: Step, lang: str) -> dict:
             "items_head",
             {"heads": heads, "item_label": text(step.item_label, lang), "ideas": step.kind == "ideas"},
         )
-        widgets["rows"] = _rows(step, lang)
+        widgets["rows"] = _rows(step=step, lang=lang)
     if step.kind == "ideas":
-        categories, invalid = _categories(rubric, step, lang)
+        categories, invalid = _categories(rubric=rubric, step=step, lang=lang)
         widgets["categories"] = _render("categories", {"categories": categories})
         widgets["options"] = {
             key: _render("options", {"categories": categories, "invalid": invalid, "selected": key})
@@ -206,11 +208,11 @@ def _step_widgets(rubric: Rubric, step: Step, lang: str) -> dict:
 
 
 @lru_cache(maxsize=16)
-def sheet_widgets(rubric_version: str, lang: str) -> dict[int, dict]:
+def sheet_widgets(*, rubric_version: str, lang: str) -> dict[int, dict]:
     """Per step number: the step's widgets in ``lang`` (keyed by rubric version and language only)."""
     rubric = load_rubric(rubric_version)
     with translation.override(lang):
-        return {step.number: _step_widgets(rubric, step, lang) for step in rubric.steps}
+        return {step.number: _step_widgets(rubric=rubric, step=step, lang=lang) for step in rubric.steps}
 
 
 @receiver(file_changed, dispatch_uid="scoring.sheet_widgets")
