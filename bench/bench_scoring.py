@@ -9,8 +9,11 @@ them fully scored), and times requests in-process through the whole Django stack
 /scoring/<blind_code>/), an autosave (POST .../save/ with two changes), and two
 reference views on the same stack: a login-protected view rendering the bare
 base template, and a login-protected view returning a plain HttpResponse. The
-SQL query count of each request is measured at a small data size (1 scenario x
-4 responses) and at full size; it must not grow. Not a test: prints a table.
+kinds of request take turns (one of each per round), so that the drifting load of
+a shared machine hits them alike; the table gives wall time and this process's
+CPU time. The SQL query count of each request is measured at a small data size
+(1 scenario x 4 responses) and at full size; it must not grow. Not a test:
+prints a table.
 """
 
 from __future__ import annotations
@@ -108,21 +111,27 @@ def build(n_scenarios: int, start: int = 0) -> None:
             sheet_apply_changes(sheet_id=sheet.pk, actor=a.rater, changes=full, expected_version=0)
 
 
-def timed(client: Client, method: str, url: str, repeat: int, body_for=None) -> tuple[list[float], int]:
-    times, queries = [], 0
+def timed_rounds(client: Client, requests: list[tuple], repeat: int) -> dict[str, dict]:
+    """``repeat`` rounds (after 20 warm-up rounds) of one request of each kind, interleaved,
+    so that the load of a shared machine drifting over minutes hits every kind alike.
+    Wall time, and CPU time of this process (not PostgreSQL's, not time spent waiting for a core)."""
+    runs = {name: {"wall": [], "cpu": [], "queries": 0} for name, *_ in requests}
     for i in range(repeat + 20):
-        with CaptureQueriesContext(connection) as ctx:
-            t0 = time.perf_counter()
-            if method == "get":
-                reply = client.get(url)
-            else:
-                reply = client.post(url, data=json.dumps(body_for(i)), content_type="application/json")
-            elapsed = time.perf_counter() - t0
-        assert reply.status_code == 200, (url, reply.status_code, reply.content[:300])
-        if i >= 20:  # warm-up done
-            times.append(elapsed * 1000)
-            queries = max(queries, len(ctx.captured_queries))
-    return times, queries
+        for name, method, url, body_for in requests:
+            with CaptureQueriesContext(connection) as ctx:
+                t0, c0 = time.perf_counter(), time.thread_time()
+                if method == "get":
+                    reply = client.get(url)
+                else:
+                    reply = client.post(url, data=json.dumps(body_for(i)), content_type="application/json")
+                wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            assert reply.status_code == 200, (url, reply.status_code, reply.content[:300])
+            if i >= 20:  # warm-up done
+                run = runs[name]
+                run["wall"].append(wall * 1000)
+                run["cpu"].append(cpu * 1000)
+                run["queries"] = max(run["queries"], len(ctx.captured_queries))
+    return runs
 
 
 def measure(repeat: int) -> dict:
@@ -133,13 +142,15 @@ def measure(repeat: int) -> dict:
     user = get_user_model().objects.get(username="bench-r1")
     client = Client()
     client.force_login(user)
-    assignment = Assignment.objects.filter(rater=user, sheet__version=0).order_by("id").first()
-    code = assignment.response.blind_code
+    # two unscored sheets: the page always shows an unscored one, autosave writes to the other
+    unscored = Assignment.objects.filter(rater=user, sheet__version=0).order_by("id")
+    page_assignment, save_assignment = unscored[:2]
+    code, save_code = page_assignment.response.blind_code, save_assignment.response.blind_code
     state = {"version": None}
 
     def save_body(i):
         if state["version"] is None:
-            state["version"] = assignment.sheet.version
+            state["version"] = save_assignment.sheet.version
         body = {
             "batch_id": f"bench-{time.time_ns()}-{i}",
             "expected_version": state["version"],
@@ -148,18 +159,26 @@ def measure(repeat: int) -> dict:
         state["version"] += 1
         return body
 
-    results = {}
-    for name, method, url, body in (
-        ("bare view (HttpResponse)", "get", "/bench/bare-http/", None),
-        ("bare view (base template)", "get", "/bench/bare-template/", None),
-        ("scoring page", "get", f"/scoring/{code}/", None),
-        ("autosave (2 changes)", "post", f"/scoring/{code}/save/", save_body),
-        ("rater queue (400 rows)", "get", "/scoring/", None),
-    ):
-        times, queries = timed(client, method, url, repeat, body)
-        q = statistics.quantiles(times, n=20)
-        results[name] = {"median": statistics.median(times), "p95": q[18], "queries": queries}
-    return results
+    runs = timed_rounds(
+        client,
+        [
+            ("bare view (HttpResponse)", "get", "/bench/bare-http/", None),
+            ("bare view (base template)", "get", "/bench/bare-template/", None),
+            ("scoring page", "get", f"/scoring/{code}/", None),
+            ("autosave (2 changes)", "post", f"/scoring/{save_code}/save/", save_body),
+            ("rater queue (400 rows)", "get", "/scoring/", None),
+        ],
+        repeat,
+    )
+    return {
+        name: {
+            "median": statistics.median(run["wall"]),
+            "p95": statistics.quantiles(run["wall"], n=20)[18],
+            "cpu": statistics.median(run["cpu"]),
+            "queries": run["queries"],
+        }
+        for name, run in runs.items()
+    }
 
 
 def main() -> None:
@@ -205,16 +224,19 @@ def main() -> None:
         teardown_databases(old, verbosity=0)
     base = full["bare view (base template)"]["median"]
     base_http = full["bare view (HttpResponse)"]["median"]
+    base_cpu = full["bare view (base template)"]["cpu"]
     print(
         f"PostgreSQL, {sizes[0]} responses, {sizes[1]} assignments, {sizes[2]} sheets; {args.repeat} requests each"
     )
     print(
-        "| request | median ms | p95 ms | x bare template view | x bare HttpResponse view | queries (small data) | queries (full data) |"
+        "| request | median ms | p95 ms | x bare template view | x bare HttpResponse view "
+        "| CPU median ms | CPU x bare template view | queries (small data) | queries (full data) |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, r in full.items():
         print(f"| {name} | {r['median']:.2f} | {r['p95']:.2f} | {r['median'] / base:.2f} | "
-              f"{r['median'] / base_http:.2f} | {small[name]['queries']} | {r['queries']} |")  # fmt: skip
+              f"{r['median'] / base_http:.2f} | {r['cpu']:.2f} | {r['cpu'] / base_cpu:.2f} | "
+              f"{small[name]['queries']} | {r['queries']} |")  # fmt: skip
 
 
 if __name__ == "__main__":

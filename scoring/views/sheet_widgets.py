@@ -1,100 +1,223 @@
-"""HTML of the scoring page's repeated controls, built once per request in Python.
+"""The scoring page's widgets that depend only on the rubric version and the language,
+rendered from templates/scoring/sheet/widgets.html once per process and kept.
 
-A sheet has about 60 score controls and 16 category selects; rendering them
-through template tags costs tens of thousands of node renders per page. These
-helpers produce the same markup with every dynamic value escaped
-(``django.utils.html.escape``), and the template inserts the results.
+A sheet has ~55 score controls (~200 radios) and 16 category selects with ~29
+options each; rendering them through the template engine on every request would
+cost several times the rest of the page. Their markup differs between responses
+only in which value is checked or selected, so each control is rendered once for
+every value it can hold (enabled and disabled), and a request picks the variant.
+
+Only the rubric and the language go in here: nothing of a response, a sheet or a
+user, so no rater's entries can reach another rater's page through this cache
+(tests/test_sheet_page_golden.py checks it).
+
+The cache is kept in the process (``lru_cache``, keyed by rubric version and
+language), not in Django's cache framework (Redis here): a page uses ~100 of the
+~600 pieces, and fetching them from Redis (one round trip and unpickling ~0.6 MB,
+or ~100 round trips) costs more than the page itself; and a shared cache would
+serve the previous release's markup after a deploy changed a template. A rubric
+version never changes, a deploy restarts the processes, and runserver's template
+reloads clear it (below).
 """
 
 from __future__ import annotations
 
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from dataclasses import dataclass
+from functools import lru_cache
+
+from django.dispatch import receiver
+from django.template.backends.django import Template
+from django.template.loader import get_template
+from django.utils import translation
+from django.utils.autoreload import file_changed
+from django.utils.safestring import SafeString
+
+from studies.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
+
+WIDGETS = "scoring/sheet/widgets.html"
 
 
-def scale_html(scale: dict, *, where: str = "", readonly: bool = False) -> SafeString:
-    """A radio group (one radio per score) addressed by the entry path."""
-    path = escape(scale["path"])
-    legend = escape(scale["label"]) + (f" · {escape(where)}" if where else "")
-    disabled = " disabled" if readonly or not scale["enabled"] else ""
-    parts = [
-        f'<fieldset class="scale" id="{escape(scale["id"])}" data-path="{path}"{disabled}>'
-        f'<legend class="visually-hidden">{legend}</legend>'
+def text(label: Label | None, lang: str) -> str:
+    return label.text(lang) if label is not None else ""
+
+
+def dom_id(path: str) -> str:
+    return "f-" + path.replace(".", "-").replace(":", "-")
+
+
+def _render(partial: str, context: dict) -> SafeString:
+    return _partial(partial).render(context)
+
+
+@lru_cache(maxsize=32)
+def _partial(name: str) -> Template:
+    return get_template(f"{WIDGETS}#{name}")  # looked up once: ~600 renders build the widgets
+
+
+def scale_data(*, spec: ScoreSpec, path: str, lang: str, where: str = "") -> dict:
+    """What the ``scale``, ``levels`` and heading partials show of a score control."""
+    levels = {lv.score: lv.text(lang) for lv in spec.levels}
+    return {
+        "id": dom_id(path),
+        "path": path,
+        "label": text(spec.label, lang),
+        "where": where,
+        "description": text(spec.description, lang),
+        "min": spec.min,
+        "max": spec.max,
+        "choices": [{"score": n, "text": levels.get(n, "")} for n in spec.choices],
+    }
+
+
+@dataclass(frozen=True)
+class Control:
+    """A score control (``partial``: a radio group, or a whole dimension with its level
+    text) rendered for every value it can hold, enabled and disabled."""
+
+    key: str  # the entry's field (elaboration, relevance, ...) or the dimension's key
+    partial: str
+    context: dict
+    variants: dict[tuple[int | None, bool], SafeString]
+
+    def html(self, value: int | None, *, disabled: bool) -> SafeString:
+        found = self.variants.get((value, disabled))
+        if found is None:  # a value outside the scale: the services never save one
+            found = _render_control(
+                partial=self.partial, context=self.context, value=value, disabled=disabled
+            )
+        return found
+
+
+def _render_control(*, partial: str, context: dict, value: int | None, disabled: bool) -> SafeString:
+    level = next((c["text"] for c in context["scale"]["choices"] if c["score"] == value), "")
+    return _render(partial, {**context, "value": value, "disabled": disabled, "level": level})
+
+
+def _control(*, spec: ScoreSpec, partial: str, context: dict) -> Control:
+    variants = {
+        (value, disabled): _render_control(partial=partial, context=context, value=value, disabled=disabled)
+        for value in (None, *spec.choices)
+        for disabled in (False, True)
+    }
+    return Control(spec.key, partial, context, variants)
+
+
+def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], list[dict]]:
+    """The Yes categories (the rubric's and the numbered Miscellaneous ones) and the step's invalid types."""
+    categories = [
+        {"key": c.key, "label": c.text(lang), "description": text(c.description, lang)}
+        for c in rubric.categories
+    ] + [
+        {"key": key, "label": rubric.category_label(key, lang), "description": ""}
+        for key in rubric.category_keys[len(rubric.categories) :]
     ]
-    for c in scale["choices"]:
-        checked = " checked" if c["checked"] else ""
-        parts.append(
-            f'<label class="pip" title="{escape(c["text"])}"><input type="radio" name="{path}" '
-            f'value="{c["score"]}"{checked}><span>{c["score"]}</span></label>'
+    invalid = [
+        {
+            "key": INVALID_PREFIX + t.key,
+            "label": text(t.label, lang),
+            "description": text(t.description, lang),
+        }
+        for t in step.invalid_types
+    ]
+    return categories, invalid
+
+
+def _rows(*, step: Step, lang: str) -> list[dict]:
+    """Per item position: the ids, paths and labels of its controls, and its score controls."""
+    item_label = text(step.item_label, lang)
+    comment, what = translation.gettext("Comment"), translation.gettext("category or invalid type")
+    rows = []
+    for pos in range(1, step.item_count + 1):
+        base = f"items.{step.number}.{pos}"
+        where = f"{item_label} {pos}"
+        comment_id = dom_id(f"{base}.comment")
+        row = {
+            "pos": pos,
+            "key": f"{step.number}.{pos}",
+            "comment_path": f"{base}.comment",
+            "comment_id": comment_id,
+            "comment_label": _render("hidden_label", {"for": comment_id, "label": f"{comment} {pos}"}),
+        }
+        if step.kind == "ideas":
+            row["select_id"] = dom_id(f"{base}.classification")
+            row["select_path"] = f"{base}.classification"
+            row["select_label"] = _render(
+                "hidden_label", {"for": row["select_id"], "label": f"{where}: {what}"}
+            )
+        row["controls"] = [
+            _control(
+                spec=spec,
+                partial="scale",
+                context={"scale": scale_data(spec=spec, path=f"{base}.{spec.key}", lang=lang, where=where)},
+            )
+            for spec in step.item_scores
+        ]
+        rows.append(row)
+    return rows
+
+
+def _dims(*, step: Step, lang: str) -> list[Control]:
+    """The directly scored dimensions: heading, score control, level text, level descriptions."""
+    dims = []
+    for spec in step.scored_dimensions:
+        scale = scale_data(spec=spec, path=f"dims.{spec.key}", lang=lang)
+        context = {
+            "scale": scale,
+            "head": _render("dim_head", {"scale": scale}),
+            # Step 6's levels are long and read while scoring
+            "levels": _render("levels", {"scale": scale, "open": step.number == 6}),
+        }
+        dims.append(_control(spec=spec, partial="dim", context=context))
+    return dims
+
+
+def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
+    comment_id = dom_id(f"comments.{step.number}")
+    widgets: dict = {
+        "dims": _dims(step=step, lang=lang),
+        "comment_label": _render("comment_label", {"for": comment_id, "n": step.number}),
+    }
+    if step.has_items:
+        heads = [scale_data(spec=spec, path="", lang=lang) for spec in step.item_scores]
+        widgets["items_head"] = _render(
+            "items_head",
+            {"heads": heads, "item_label": text(step.item_label, lang), "ideas": step.kind == "ideas"},
         )
-    parts.append("</fieldset>")
-    return mark_safe("".join(parts))  # noqa: S308 - every value above is escaped
+        widgets["rows"] = _rows(step=step, lang=lang)
+    if step.kind == "ideas":
+        categories, invalid = _categories(rubric=rubric, step=step, lang=lang)
+        widgets["categories"] = _render("categories", {"categories": categories})
+        widgets["options"] = {
+            key: _render("options", {"categories": categories, "invalid": invalid, "selected": key})
+            for key in ["", *(c["key"] for c in categories), *(t["key"] for t in invalid)]
+        }
+    computed = [d for d in step.dimensions if d.computed]
+    if computed:
+        widgets["computed_head"] = _render("computed_head", {})
+        widgets["computed"] = [
+            {
+                "key": d.key,
+                "max": d.max,
+                "cells": _render(
+                    "computed_cells", {"label": text(d.label, lang), "description": text(d.description, lang)}
+                ),
+            }
+            for d in computed
+        ]
+    return widgets
 
 
-def levels_html(scale: dict, *, summary: str, open_: bool = False) -> SafeString:
-    """The level descriptions of a score control, shown on demand."""
-    rows = "".join(f"<dt>{c['score']}</dt><dd>{escape(c['text']) or '—'}</dd>" for c in scale["choices"])
-    return mark_safe(  # noqa: S308 - every value is escaped
-        f'<details class="levels"{" open" if open_ else ""}><summary>{escape(summary)}</summary><dl>{rows}</dl></details>'
-    )
+@lru_cache(maxsize=16)
+def sheet_widgets(*, rubric_version: str, lang: str) -> dict[int, dict]:
+    """Per step number: the step's widgets in ``lang`` (keyed by rubric version and language only)."""
+    rubric = load_rubric(rubric_version)
+    with translation.override(lang):
+        return {step.number: _step_widgets(rubric=rubric, step=step, lang=lang) for step in rubric.steps}
 
 
-def options_html(
-    *, empty: str, yes_label: str, categories: list[dict], invalid_label: str, invalid: list[dict]
-) -> str:
-    """The options of a classification select (no option selected yet)."""
-    cats = "".join(f'<option value="{escape(c["key"])}">{escape(c["label"])}</option>' for c in categories)
-    bad = "".join(
-        f'<option value="{escape(t["key"])}">{escape(t["label"])} — {escape(t["description"])}</option>'
-        for t in invalid
-    )
-    return (
-        f'<option value="">{escape(empty)}</option><optgroup label="{escape(yes_label)}">{cats}</optgroup>'
-        f'<optgroup label="{escape(invalid_label)}">{bad}</optgroup>'
-    )
-
-
-def select_html(
-    *, options: str, select_id: str, path: str, label: str, value: str, readonly: bool
-) -> SafeString:
-    """A classification select with ``value`` selected."""
-    if value:
-        marker = f'<option value="{escape(value)}">'
-        options = options.replace(marker, marker[:-1] + " selected>", 1)
-    disabled = " disabled" if readonly else ""
-    return mark_safe(  # noqa: S308 - options and attributes are escaped
-        f'<label class="visually-hidden" for="{escape(select_id)}">{escape(label)}</label>'
-        f'<select id="{escape(select_id)}" data-path="{escape(path)}" class="cls"{disabled}>{options}</select>'
-    )
-
-
-def categories_html(*, summary: str, categories: list[dict]) -> SafeString:
-    """The category descriptions (Steps 1 and 3), shown on demand."""
-    rows = "".join(
-        f"<dt>{escape(c['label'])}</dt><dd>{escape(c['description'])}</dd>"
-        for c in categories
-        if c["description"]
-    )
-    return mark_safe(  # noqa: S308 - every value is escaped
-        f'<details class="levels"><summary>{escape(summary)}</summary><dl>{rows}</dl></details>'
-    )
-
-
-def item_row_html(row: dict, *, step: int, no_item: str, comment_label: str, readonly: bool) -> SafeString:
-    """One item row of Steps 1, 3 and 4: number, item text, controls, comment."""
-    pos = row["pos"]
-    if "select" in row:
-        state = " is-yes" if row["is_yes"] else (" is-invalid" if row["classification"] else "")
-        cells = [row["select"], *row["controls"]]
-    else:
-        state, cells = "", row["controls"]
-    text = escape(row["text"]) if row["present"] else f'<span class="muted">{escape(no_item)}</span>'
-    disabled = " disabled" if readonly else ""
-    controls = "".join(f"<td>{c}</td>" for c in cells)
-    return mark_safe(  # noqa: S308 - item text, comment and labels are escaped; cells are built escaped
-        f'<tr class="item-row{state}" data-item="{step}.{pos}"><th scope="row">{pos}</th>'
-        f'<td class="item-text">{text}</td>{controls}'
-        f'<td><label class="visually-hidden" for="{row["comment_id"]}">{escape(comment_label)} {pos}</label>'
-        f'<input type="text" id="{row["comment_id"]}" data-path="{row["comment_path"]}" '
-        f'value="{escape(row["comment"])}" maxlength="4000"{disabled}></td></tr>'
-    )
+@receiver(file_changed, dispatch_uid="scoring.sheet_widgets")
+def _template_changed(sender, file_path, **kwargs) -> None:
+    """runserver reloads edited templates without a restart; so must the widgets."""
+    if file_path.suffix == ".html":
+        sheet_widgets.cache_clear()
+        _partial.cache_clear()

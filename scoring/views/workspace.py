@@ -31,7 +31,8 @@ from scoring.services.sheets import (
     sheet_open,
     sheet_submit,
 )
-from scoring.views.sheet_context import missing_list, sheet_page_context
+from scoring.views.sheet_context import sheet_page_context
+from scoring.views.sheet_texts import missing_list
 from studies.roles import rater_required
 from studies.rubric import load_rubric
 
@@ -129,7 +130,7 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
             "changed": result.changed,
             "saved_at": timezone.localtime(result.saved_at).strftime("%H:%M:%S"),
             "totals": result.totals.as_dict(),
-            "missing": missing_list(rubric, result.totals.missing, _lang(request)),
+            "missing": missing_list(rubric=rubric, missing=result.totals.missing, lang=_lang(request)),
         }
     )
 
@@ -162,7 +163,7 @@ def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
                 "ok": False,
                 "error": "incomplete",
                 "message": exc.message,
-                "missing": missing_list(rubric, exc.missing, _lang(request)),
+                "missing": missing_list(rubric=rubric, missing=exc.missing, lang=_lang(request)),
             },
             status=400,
         )

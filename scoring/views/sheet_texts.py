@@ -1,0 +1,113 @@
+"""What the scoring page and its script say besides the rubric's own texts: the
+script's messages, readable names of entry paths (the "still missing" list) and of
+grid errors, and the rubric's arithmetic for the script's instant totals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from scoring.views.sheet_widgets import dom_id, text
+from studies.rubric import Missing, Rubric, load_rubric
+
+
+def grid_error_label(kind: str) -> str:
+    return {
+        "no_grid": _("No scoring grid found"),
+        "missing_cells": _("Missing cells"),
+        "ties": _("Tied scores in a column"),
+        "not_permutation": _("Column is not a permutation of 1..n"),
+        "wrong_total": _("Wrong row total"),
+        "missing_rows": _("Solutions missing from the grid"),
+    }.get(kind, kind)
+
+
+def missing_label(*, rubric: Rubric, path: str, lang: str) -> str:
+    """A readable name for an entry path (for the 'still missing' list)."""
+    parts = path.split(".")
+    try:
+        if parts[0] == "items":
+            step = rubric.step(int(parts[1]))
+            item = f"{text(step.item_label, lang)} {parts[2]}"
+            field = parts[3]
+            if field == "classification":
+                what = _("category or invalid type")
+            else:
+                what = text(step.item_score(field).label, lang)
+            return _("Step %(n)s · %(item)s · %(what)s") % {"n": step.number, "item": item, "what": what}
+        if parts[0] == "dims":
+            dim = rubric.dimension(f"{parts[1]}.{parts[2]}")
+            return _("Step %(n)s · %(what)s") % {"n": dim.step, "what": text(dim.label, lang)}
+        if parts[0] == "texts":
+            for step in rubric.steps:
+                for t in step.texts:
+                    if t.key == parts[1]:
+                        return _("Step %(n)s · %(what)s") % {"n": step.number, "what": text(t.label, lang)}
+    except (KeyError, IndexError, ValueError):
+        pass
+    return path
+
+
+def missing_list(*, rubric: Rubric, missing: Iterable[Missing], lang: str) -> list[dict]:
+    return [
+        {
+            "path": m.path,
+            "id": dom_id(m.path),
+            "step": m.step,
+            "label": missing_label(rubric=rubric, path=m.path, lang=lang),
+        }
+        for m in missing
+    ]
+
+
+@lru_cache(maxsize=8)
+def client_spec(*, rubric_version: str) -> dict:
+    """The rubric's arithmetic for the script's instant totals (the server's are authoritative)."""
+    rubric = load_rubric(rubric_version)
+    return {
+        "max_total": rubric.max_total,
+        "steps": [
+            {
+                "number": s.number,
+                "kind": s.kind,
+                "item_count": s.item_count,
+                "dimensions": [{"key": d.key, "computed": d.computed} for d in s.dimensions],
+            }
+            for s in rubric.steps
+        ],
+    }
+
+
+@lru_cache(maxsize=8)
+def script_messages(*, lang: str) -> dict:
+    """The script's status and error messages in ``lang`` (the same for every sheet)."""
+    with translation.override(lang):
+        return _message_texts()
+
+
+def _message_texts() -> dict:
+    return {
+        "saving": _("Saving…"),
+        "saved_at": _("Saved at %(time)s"),
+        "all_saved": _("All changes saved"),
+        "unsaved": _("Unsaved changes"),
+        "offline": _(
+            "Not saved: the server cannot be reached. Retrying automatically; your changes are kept in this browser."
+        ),
+        "auth": _(
+            "Not saved: your session has ended. Log in again in another tab; your changes are kept and will be sent."
+        ),
+        "conflict": _(
+            "This sheet was changed elsewhere (another tab or device). Reload to see the newest scores; unsaved changes in this tab will be discarded."
+        ),
+        "locked": _("This sheet has been submitted and is read-only. Reload to see it."),
+        "invalid": _("The server refused a value; nothing of that batch was saved:"),
+        "incomplete": _("The sheet is not complete. Still missing:"),
+        "submitting": _("Submitting…"),
+        "submit_wait": _("Saving your last changes before submitting…"),
+        "confirm_submit": _("Submit this sheet? It becomes read-only."),
+        "retry_in": _("next try in %(s)s s"),
+    }
