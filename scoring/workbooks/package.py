@@ -27,8 +27,6 @@ from .writer import (
     cell_new,
     formula_cell,
     instructions_write,
-    list_columns,
-    list_refs,
     lists_write,
     meta_write,
     response_sheet_setup,
@@ -141,19 +139,16 @@ def workbook_bytes(content: WorkbookContent) -> bytes:
     hidden_password = secrets.token_urlsafe(12)  # nobody needs to unprotect these
     wb = Workbook(write_only=True)
     styles_add(wb)
-    columns = list_columns(content)
-    refs = list_refs(columns)
-
     instructions = wb.create_sheet(INSTRUCTIONS)
     instructions.protection.sheet = True
     instructions.protection.password = hidden_password
     instructions_write(instructions)
     for sheet in content.sheets:
         ws = wb.create_sheet(sheet.blind_code)
-        response_sheet_setup(ws, content, refs)
+        response_sheet_setup(ws, content)
         _response_sheet_write(ws, content, sheet)
     lists = wb.create_sheet(LISTS)
-    lists_write(lists, columns)
+    lists_write(lists, content)
     meta = wb.create_sheet(META)
     meta_write(meta, content)
     for hidden in (lists, meta):

@@ -24,7 +24,7 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
 from openpyxl.styles.fonts import DEFAULT_FONT
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import MultiCellRange
+from openpyxl.worksheet.cell_range import CellRange, MultiCellRange
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from scoring.rubric import load_rubric
@@ -168,27 +168,21 @@ def instructions_write(ws) -> None:
         ws.append([cell_new(ws, value=text, style="note_bold" if heading else "note")])
 
 
-def list_columns(content: WorkbookContent) -> list[tuple[tuple[str, int], list[str]]]:
-    """The dropdown lists: categories, then each idea step's invalid types."""
-    rubric = load_rubric(content.rubric_version)
-    columns = [(("category", 0), category_options(rubric, content.lang))]
+@lru_cache(maxsize=16)
+def list_columns(rubric_version: str, lang: str) -> tuple[tuple[tuple[str, int], tuple[str, ...]], ...]:
+    """The dropdown lists, one column each: categories, then each idea step's invalid types."""
+    rubric = load_rubric(rubric_version)
+    columns = [(("category", 0), tuple(category_options(rubric, lang)))]
     columns += [
-        (("invalid", s.number), invalid_options(rubric, s.number, content.lang))
+        (("invalid", s.number), tuple(invalid_options(rubric, s.number, lang)))
         for s in rubric.steps
         if s.kind == "ideas"
     ]
-    return columns
+    return tuple(columns)
 
 
-def list_refs(columns: list[tuple[tuple[str, int], list[str]]]) -> dict[tuple[str, int], str]:
-    refs = {}
-    for col, (key, options) in enumerate(columns, start=1):
-        letter = get_column_letter(col)
-        refs[key] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
-    return refs
-
-
-def lists_write(ws, columns: list[tuple[tuple[str, int], list[str]]]) -> None:
+def lists_write(ws, content: WorkbookContent) -> None:
+    columns = list_columns(content.rubric_version, content.lang)
     depth = max(len(options) for _key, options in columns)
     for row in range(depth):
         ws.append([cell_new(ws, value=o[row]) if row < len(o) else None for _key, o in columns])
@@ -223,15 +217,22 @@ def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str]
     return tuple((key, " ".join(coords)) for key, coords in groups.items())
 
 
-def _validations(content: WorkbookContent, refs: dict[tuple[str, int], str]) -> list[DataValidation]:
-    found = []
-    for key, sqref in validation_ranges(content.rubric_version, content.lang):
+@lru_cache(maxsize=16)
+def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ...], tuple[CellRange, ...]]:
+    """The dropdowns and merges of a response sheet, made once: every sheet shares these
+    objects (openpyxl only reads them when it writes a sheet)."""
+    refs = {}
+    for col, (key, options) in enumerate(list_columns(rubric_version, lang), start=1):
+        letter = get_column_letter(col)
+        refs[key] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
+    validations = []
+    for key, sqref in validation_ranges(rubric_version, lang):
         kind, _step, lo, hi = key
         if kind == "score":
             formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
         else:
             formula = refs[key[:2]]
-        found.append(
+        validations.append(
             DataValidation(
                 type="list",
                 formula1=formula,
@@ -242,19 +243,20 @@ def _validations(content: WorkbookContent, refs: dict[tuple[str, int], str]) -> 
                 sqref=sqref,
             )
         )
-    return found
+    merges = tuple(CellRange(rng) for rng in sheet_layout(rubric_version, lang).merges)
+    return tuple(validations), merges
 
 
-def response_sheet_setup(ws, content: WorkbookContent, refs: dict[tuple[str, int], str]) -> None:
+def response_sheet_setup(ws, content: WorkbookContent) -> None:
     """Everything of a response sheet but its cells: columns, dropdowns, merges, panes and
     protection (the password is the token's start, as raters have always had it)."""
-    lay = sheet_layout(content.rubric_version, content.lang)
     for col, width in COLUMN_WIDTHS.items():
         ws.column_dimensions[col].width = width
     ws.column_dimensions["H"].hidden = True
-    for validation in _validations(content, refs):
+    validations, merges = _structure(content.rubric_version, content.lang)
+    for validation in validations:
         ws.data_validations.append(validation)
-    ws.merged_cells = MultiCellRange(lay.merges)
+    ws.merged_cells = MultiCellRange(merges)
     ws.freeze_panes = "A3"
     ws.protection.sheet = True
     ws.protection.password = content.token[:16] or "teamllm"
