@@ -87,14 +87,16 @@ def _sheet_plan(rubric_version: str, lang: str) -> tuple[_Row, ...]:
     heights = {
         row: row_height(lay.labels[f"B{row}"], 120) for row, kind in lay.row_kinds.items() if kind == "levels"
     }
-    rows = []
-    for number in range(1, lay.max_row + 1):
-        row_cells = tuple(cell for (row, _col), cell in sorted(cells.items()) if row == number)
-        rows.append(_Row(number, heights.get(number), slot_heights.get(number), row_cells))
-    return tuple(rows)
+    by_row: dict[int, list[_Cell]] = {}
+    for (row, _col), cell in sorted(cells.items()):
+        by_row.setdefault(row, []).append(cell)
+    return tuple(
+        _Row(n, heights.get(n), slot_heights.get(n), tuple(by_row.get(n, ())))
+        for n in range(1, lay.max_row + 1)
+    )
 
 
-def _slot_value(content: WorkbookContent, sheet: SheetContent, name: str) -> str:
+def _slot_value(*, content: WorkbookContent, sheet: SheetContent, name: str) -> str:
     if name.startswith("answer."):
         return sheet.answers[int(name.split(".")[1]) - 1]
     if name.startswith("item."):
@@ -109,13 +111,13 @@ def _slot_value(content: WorkbookContent, sheet: SheetContent, name: str) -> str
     }[name]
 
 
-def _response_sheet_write(ws, content: WorkbookContent, sheet: SheetContent) -> None:
+def _response_sheet_write(ws, *, content: WorkbookContent, sheet: SheetContent) -> None:
     """One response sheet's cells (about 330), row by row as write-only mode wants them."""
     for plan in _sheet_plan(content.rubric_version, content.lang):
         height = plan.height
         if plan.height_slot:
             name, chars_per_line = plan.height_slot
-            height = row_height(_slot_value(content, sheet, name), chars_per_line)
+            height = row_height(_slot_value(content=content, sheet=sheet, name=name), chars_per_line)
         if height:
             ws.row_dimensions[plan.number].height = height
         row: list = [None] * (plan.cells[-1].column if plan.cells else 0)
@@ -126,7 +128,7 @@ def _response_sheet_write(ws, content: WorkbookContent, sheet: SheetContent) -> 
             if cell.kind == "label":
                 value = cell.payload
             elif cell.kind == "slot":
-                value = _slot_value(content, sheet, cell.payload)
+                value = _slot_value(content=content, sheet=sheet, name=cell.payload)
             else:
                 value = sheet.values.get(cell.payload)
             row[cell.column - 1] = cell_new(ws, value=value, style=cell.style)
@@ -145,12 +147,12 @@ def workbook_bytes(content: WorkbookContent) -> bytes:
     instructions_write(instructions)
     for sheet in content.sheets:
         ws = wb.create_sheet(sheet.blind_code)
-        response_sheet_setup(ws, content)
-        _response_sheet_write(ws, content, sheet)
+        response_sheet_setup(ws, content=content)
+        _response_sheet_write(ws, content=content, sheet=sheet)
     lists = wb.create_sheet(LISTS)
-    lists_write(lists, content)
+    lists_write(lists, content=content)
     meta = wb.create_sheet(META)
-    meta_write(meta, content)
+    meta_write(meta, content=content)
     for hidden in (lists, meta):
         hidden.sheet_state = "veryHidden"
         hidden.protection.sheet = True

@@ -156,12 +156,14 @@ def cell_new(ws, *, value: Any = None, style: str | None = None) -> WriteOnlyCel
 
 
 def formula_cell(ws, *, formula: str, style: str) -> WriteOnlyCell:
+    """A computed cell (fixed by the layout, never text from a user)."""
     cell = WriteOnlyCell(ws, value=formula)  # a string starting with "=" is stored as a formula
     cell.style = style_name(style)
     return cell
 
 
 def instructions_write(ws) -> None:
+    """The bilingual instructions, one paragraph per row."""
     ws.column_dimensions["A"].width = 120
     for row, text in enumerate(INSTRUCTIONS_EN + [""] + INSTRUCTIONS_ZH, start=1):
         heading = row in (1, len(INSTRUCTIONS_EN) + 2)
@@ -181,7 +183,7 @@ def list_columns(rubric_version: str, lang: str) -> tuple[tuple[tuple[str, int],
     return tuple(columns)
 
 
-def lists_write(ws, content: WorkbookContent) -> None:
+def lists_write(ws, *, content: WorkbookContent) -> None:
     columns = list_columns(content.rubric_version, content.lang)
     depth = max(len(options) for _key, options in columns)
     for row in range(depth):
@@ -189,6 +191,7 @@ def lists_write(ws, content: WorkbookContent) -> None:
 
 
 def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
+    """What the import checks and the token signs: (key, value) rows of the Meta sheet."""
     rows = [
         ("format", FORMAT),
         ("rater", content.rater_label),
@@ -201,7 +204,7 @@ def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
     return rows
 
 
-def meta_write(ws, content: WorkbookContent) -> None:
+def meta_write(ws, *, content: WorkbookContent) -> None:
     for key, value in meta_rows(content):
         ws.append([cell_new(ws, value=key), cell_new(ws, value=value)])  # text, even "0" or "=..."
 
@@ -247,7 +250,7 @@ def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ..
     return tuple(validations), merges
 
 
-def response_sheet_setup(ws, content: WorkbookContent) -> None:
+def response_sheet_setup(ws, *, content: WorkbookContent) -> None:
     """Everything of a response sheet but its cells: columns, dropdowns, merges, panes and
     protection (the password is the token's start, as raters have always had it)."""
     for col, width in COLUMN_WIDTHS.items():
