@@ -121,7 +121,7 @@ def _header(sheet: _Sheet, columns: list[Column], lead: int) -> None:
     sheet.row(second, bold=True)
 
 
-def _table1(book: _Book, table: ConditionTable, columns, label: str) -> None:
+def _table1(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
     sheet = book.sheet(f"Table 1 ({label})")
     _header(sheet, columns, 2)
     for scenario, block in groupby(table.rows, key=lambda row: row.scenario):
@@ -133,7 +133,7 @@ def _table1(book: _Book, table: ConditionTable, columns, label: str) -> None:
             sheet.row([scenario if index == 0 else None, row.model, *(_round(v) for v in row.values)])
 
 
-def _table2(book: _Book, table: ConditionTable, columns, label: str) -> None:
+def _table2(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
     sheet = book.sheet(f"Table 2 ({label})")
     _header(sheet, columns, 1)
     for row in table.rows:

@@ -1,4 +1,4 @@
-"""The sheets of an offline scoring workbook (openpyxl's public API, write-only mode).
+"""The sheets of an offline scoring workbook (openpyxl's public API).
 
 Sheets: ``Instructions`` (English and Chinese), one sheet per response named by
 its blind code (laid out by ``layout.sheet_layout``), and two very hidden,
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell import Cell
 from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
 from openpyxl.styles.fonts import DEFAULT_FONT
 from openpyxl.utils import get_column_letter
@@ -143,9 +143,9 @@ def row_height(text: str, chars_per_line: int) -> float:
     return min(409.0, max(15.0, 15.0 * lines))
 
 
-def cell_new(ws, *, value: Any = None, style: str | None = None) -> WriteOnlyCell:
+def cell_new(ws, *, value: Any = None, style: str | None = None) -> Cell:
     """A cell for ``ws.append``: numbers stay numbers, text stays text (never a formula)."""
-    cell = WriteOnlyCell(ws)
+    cell = Cell(ws)
     if style:
         cell.style = style_name(style)  # first: a style replaces the quote prefix too
     if isinstance(value, str):
@@ -155,9 +155,9 @@ def cell_new(ws, *, value: Any = None, style: str | None = None) -> WriteOnlyCel
     return cell
 
 
-def formula_cell(ws, *, formula: str, style: str) -> WriteOnlyCell:
+def formula_cell(ws, *, formula: str, style: str) -> Cell:
     """A computed cell (fixed by the layout, never text from a user)."""
-    cell = WriteOnlyCell(ws, value=formula)  # a string starting with "=" is stored as a formula
+    cell = Cell(ws, value=formula)  # a string starting with "=" is stored as a formula
     cell.style = style_name(style)
     return cell
 
