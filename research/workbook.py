@@ -1,62 +1,94 @@
-"""The researchers' results workbook, streamed with openpyxl's write-only mode.
+"""The researchers' results workbook, streamed by XlsxWriter (``constant_memory``).
 
 Sheets: Table 1 and Table 2 per condition (the templates' two header rows with
 merged step headings), the overall table with Wilcoxon tests, Step-3 blanks
 (Table 5), efficiency, diversity, the raw long table of every submitted sheet,
-and an About sheet. Every text cell goes through ``cells.text_cell_set``, so no
-text (model names, comments, research IDs) can become a formula.
+and an About sheet. No cell is a formula: numbers are numbers, everything else
+is literal text (``_Sheet.row``), with Excel's quote prefix when it looks like one.
+
+In constant_memory mode each row goes to disk once the next row starts, so rows
+are written top to bottom, and a merge is declared no later than its first row.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Callable, Iterable
+from itertools import groupby
 from pathlib import Path
-from xml.sax.saxutils import escape
+from typing import Any
 
+import xlsxwriter
 from django.utils import timezone
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.styles import Alignment, Font
-from openpyxl.styles.cell_style import StyleArray
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import CellRange
+from xlsxwriter.utility import xl_col_to_name
 
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_iter
-from scoring.workbooks.cells import clean_text, looks_like_formula, value_cell_set
+from scoring.workbooks.cells import clean_text, looks_like_formula
 
-BOLD = Font(bold=True)
-CENTER = Alignment(horizontal="center", vertical="center", wrap_text=True)
+_OPTIONS = {
+    "constant_memory": True,
+    # should any text reach XlsxWriter's generic write() (merge_range uses it), it stays
+    # text: never a formula, a hyperlink or a number
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+    "strings_to_numbers": False,
+    "nan_inf_to_errors": True,  # a statistic that is not a number is shown as an error cell
+}
+_HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
+
+
+class _Book:
+    """The workbook and its four cell formats: (bold heading?, quote prefix?)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook):
+        self.wb = wb
+        self.formats: dict[tuple[bool, bool], Any] = {
+            (False, False): None,
+            (False, True): wb.add_format({"quote_prefix": True}),
+            (True, False): wb.add_format(_HEAD),
+            (True, True): wb.add_format({**_HEAD, "quote_prefix": True}),
+        }
+
+    def sheet(self, title: str) -> _Sheet:
+        return _Sheet(self.wb.add_worksheet(title[:31]), self.formats)
 
 
 class _Sheet:
-    """A write-only sheet that makes every cell safe."""
+    """A streamed sheet that makes every cell safe; rows are appended in order."""
 
-    def __init__(self, wb: Workbook, title: str):
-        self.ws = wb.create_sheet(title[:31])
+    def __init__(self, ws, formats: dict[tuple[bool, bool], Any]):
+        self.ws = ws
+        self.formats = formats
+        self.next_row = 0  # zero-based, as XlsxWriter counts
 
     def row(self, values: Iterable, bold: bool = False) -> None:
-        cells = []
-        for value in values:
-            cell = WriteOnlyCell(self.ws)
-            value_cell_set(cell, value)
-            if bold:
-                cell.font, cell.alignment = BOLD, CENTER
-            cells.append(cell)
-        self.ws.append(cells)
+        r = self.next_row
+        for col, value in enumerate(values):
+            self._cell(r, col, value, bold)
+        self.next_row += 1
+
+    def _cell(self, r: int, col: int, value: Any, bold: bool) -> None:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            self.ws.write_number(r, col, value, self.formats[(bold, False)])
+            return
+        text = "" if value is None else clean_text(value)  # True/False become text, as before
+        if text:
+            self.ws.write_string(r, col, text, self.formats[(bold, looks_like_formula(text))])
+        elif bold:
+            self.ws.write_blank(r, col, None, self.formats[(True, False)])  # keep the heading's look
 
     def merge(self, ref: str) -> None:
-        self.ws.merged_cells.add(CellRange(ref))
+        """Merge ``ref`` (A1 notation); call it before writing any row below its first row.
+        The first cell keeps what ``row`` writes into it."""
+        self.ws.merge_range(ref, None, None)
 
 
 def _step_header(columns: list[Column], lead: int) -> tuple[list, list, list[str]]:
     """Two header rows as in the templates and the merges of the step headings."""
     top: list = [""] + [None] * (lead - 1)
     second: list = [None] * lead
-    merges = [f"A1:{get_column_letter(lead)}2"]
+    merges = [f"A1:{xl_col_to_name(lead - 1)}2"]
     start = lead + 1
     for i, col in enumerate(columns):
         index = lead + 1 + i
@@ -64,14 +96,14 @@ def _step_header(columns: list[Column], lead: int) -> tuple[list, list, list[str
         if col.step == 0:
             top.append(col.label)
             second.append(None)
-            merges.append(f"{get_column_letter(index)}1:{get_column_letter(index)}2")
+            merges.append(f"{xl_col_to_name(index - 1)}1:{xl_col_to_name(index - 1)}2")
             start = index + 1
             continue
         top.append(f"Step-{col.step}" if index == start else None)
         second.append(col.label)
         if last_of_step:
             if index > start:
-                merges.append(f"{get_column_letter(start)}1:{get_column_letter(index)}1")
+                merges.append(f"{xl_col_to_name(start - 1)}1:{xl_col_to_name(index - 1)}1")
             start = index + 1
     return top, second, merges
 
@@ -80,44 +112,39 @@ def _round(value):
     return None if value is None else round(float(value), 4)
 
 
-def _table1(wb, table: ConditionTable, columns, label: str) -> None:
-    sheet = _Sheet(wb, f"Table 1 ({label})")
-    top, second, merges = _step_header(columns, 2)
-    sheet.row(top, bold=True)
-    sheet.row(second, bold=True)
-    row_index = 3
-    block_start, block_scenario = 3, None
-    for row in table.rows:
-        first = row.scenario != block_scenario
-        if first and block_scenario is not None and row_index - 1 > block_start:
-            sheet.merge(f"A{block_start}:A{row_index - 1}")
-        if first:
-            block_start, block_scenario = row_index, row.scenario
-        sheet.row([row.scenario if first else None, row.model, *(_round(v) for v in row.values)])
-        row_index += 1
-    if block_scenario is not None and row_index - 1 > block_start:
-        sheet.merge(f"A{block_start}:A{row_index - 1}")
-    for ref in merges:
+def _header(sheet: _Sheet, columns: list[Column], lead: int) -> None:
+    top, second, merges = _step_header(columns, lead)
+    for ref in merges:  # all start in row 1
         sheet.merge(ref)
-
-
-def _table2(wb, table: ConditionTable, columns, label: str) -> None:
-    sheet = _Sheet(wb, f"Table 2 ({label})")
-    top, second, merges = _step_header(columns, 1)
     sheet.row(top, bold=True)
     sheet.row(second, bold=True)
+
+
+def _table1(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
+    sheet = book.sheet(f"Table 1 ({label})")
+    _header(sheet, columns, 2)
+    for scenario, block in groupby(table.rows, key=lambda row: row.scenario):
+        rows = list(block)
+        if len(rows) > 1:  # one scenario cell over its models' rows
+            first = sheet.next_row + 1
+            sheet.merge(f"A{first}:A{first + len(rows) - 1}")
+        for index, row in enumerate(rows):
+            sheet.row([scenario if index == 0 else None, row.model, *(_round(v) for v in row.values)])
+
+
+def _table2(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
+    sheet = book.sheet(f"Table 2 ({label})")
+    _header(sheet, columns, 1)
     for row in table.rows:
         sheet.row([row.model, *(_round(v) for v in row.values)])
-    for ref in merges:
-        sheet.merge(ref)
 
 
-def _overall(wb, results: Results) -> None:
+def _overall(book: _Book, results: Results) -> None:
     table = results.overall
     if table is None:
         return
     a, b = table.pair
-    sheet = _Sheet(wb, f"Overall ({a} vs {b})")
+    sheet = book.sheet(f"Overall ({a} vs {b})")
     sheet.row(["Model", "Condition", *table.scenarios, "Avg", "Mark"], bold=True)
     for row in table.rows:
         sheet.row([row.model, row.condition, *(_round(v) for v in row.scores), _round(row.average), row.mark])
@@ -128,11 +155,70 @@ def _overall(wb, results: Results) -> None:
         sheet.row([t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.statistic, t.p_value, t.mark, t.note])
 
 
-def _group_means(wb, title: str, header: list[str], rows: list[list]) -> None:
-    sheet = _Sheet(wb, title)
+def _group_means(book: _Book, title: str, header: list[str], rows: list[list]) -> None:
+    sheet = book.sheet(title)
     sheet.row(header, bold=True)
     for row in rows:
         sheet.row(row)
+
+
+def _consistency_rows(table6: dict) -> list[list]:
+    return [
+        [f"{row['metric']} ({table6['headline_icc']})" if row["metric"] == "ICC" else row["metric"],
+         _round(row["before"]), _round(row["after"]), row["n"]]
+        for row in table6.get("rows", [])
+    ] + [
+        [],
+        ["Responses", table6.get("responses")],
+        ["Flagged (PCC below threshold)", table6.get("flagged"), "threshold", _round(table6.get("threshold"))],
+        ["Calibrated", table6.get("calibrated")],
+        ["Awaiting calibration", table6.get("pending")],
+    ]  # fmt: skip
+
+
+def _sheets_write(
+    book: _Book, results: Results, *, names: dict[str, str], include_raw: bool, progress
+) -> None:
+    about = book.sheet("About")
+    about.row(["CGPST results", results.study.name], bold=True)
+    about.row(["Generated", timezone.now().isoformat(timespec="seconds")])
+    about.row(["Responses with a final score", len(results.records)])
+    about.row(["Conditions", ", ".join(f"{c} = {names.get(c, c)}" for c in results.conditions)])
+    about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
+    for table in results.table1:
+        _table1(book, table, results.columns, table.condition)
+    for table in results.table2:
+        _table2(book, table, results.columns, table.condition)
+    _overall(book, results)
+    _group_means(
+        book,
+        "Step-3 blanks",
+        ["Model", "Condition", "Mean blank items in Step 3", "Responses"],
+        [[g.model, g.condition, _round(g.value), g.n] for g in results.blanks],
+    )
+    _group_means(
+        book,
+        "Consistency (Table 6)",
+        ["Metric", "Before calibration", "After calibration", "n"],
+        _consistency_rows(results.consistency),
+    )
+    _group_means(
+        book,
+        "Efficiency",
+        ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
+        [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency],
+    )
+    _group_means(
+        book,
+        "Diversity",
+        ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU)", "Responses"],
+        [[d.model, d.condition, d.step, _round(d.value), d.n] for d in results.diversity],
+    )
+    if include_raw:
+        raw = book.sheet("Raw scores")
+        raw.row(list(RAW_HEADER), bold=True)
+        for values in raw_score_rows_iter(study=results.study, on_sheet=progress):
+            raw.row(values)  # 23 rows per submitted sheet, each on disk once the next starts
 
 
 def results_workbook_write(
@@ -144,111 +230,12 @@ def results_workbook_write(
     progress: Callable[[int], None] | None = None,
 ) -> None:
     """Write the results workbook to ``path``. ``progress(n)`` is told each raw sheet written."""
-    names = condition_names or {}
-    wb = Workbook(write_only=True)
-    about = _Sheet(wb, "About")
-    about.row(["CGPST results", results.study.name], bold=True)
-    about.row(["Generated", timezone.now().isoformat(timespec="seconds")])
-    about.row(["Responses with a final score", len(results.records)])
-    about.row(["Conditions", ", ".join(f"{c} = {names.get(c, c)}" for c in results.conditions)])
-    about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
-    for table in results.table1:
-        _table1(wb, table, results.columns, table.condition)
-    for table in results.table2:
-        _table2(wb, table, results.columns, table.condition)
-    _overall(wb, results)
-    _group_means(
-        wb,
-        "Step-3 blanks",
-        ["Model", "Condition", "Mean blank items in Step 3", "Responses"],
-        [[g.model, g.condition, _round(g.value), g.n] for g in results.blanks],
-    )
-    table6 = results.consistency
-    _group_means(
-        wb,
-        "Consistency (Table 6)",
-        ["Metric", "Before calibration", "After calibration", "n"],
-        [
-            [f"{row['metric']} ({table6['headline_icc']})" if row["metric"] == "ICC" else row["metric"],
-             _round(row["before"]), _round(row["after"]), row["n"]]
-            for row in table6.get("rows", [])
-        ]
-        + [
-            [],
-            ["Responses", table6.get("responses")],
-            ["Flagged (PCC below threshold)", table6.get("flagged"), "threshold", _round(table6.get("threshold"))],
-            ["Calibrated", table6.get("calibrated")],
-            ["Awaiting calibration", table6.get("pending")],
-        ],
-    )  # fmt: skip
-    _group_means(
-        wb,
-        "Efficiency",
-        ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
-        [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency],
-    )
-    _group_means(
-        wb,
-        "Diversity",
-        ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU)", "Responses"],
-        [[d.model, d.condition, d.step, _round(d.value), d.n] for d in results.diversity],
-    )
-    raw = None
-    if include_raw:
-        raw = _Sheet(wb, "Raw scores")
-        raw.row(list(RAW_HEADER), bold=True)
-    quoted = StyleArray()
-    quoted.quotePrefix = 1
-    quoted_style = wb._cell_styles.add(quoted)  # the style text_cell_set gives formula-like text
-    out = io.BytesIO()
-    wb.save(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    raw_part = raw.ws.path.lstrip("/") if raw else None
-    with zipfile.ZipFile(out) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            data = src.read(info.filename)
-            if info.filename != raw_part:
-                dst.writestr(info, data)
-                continue
-            # the raw long table (23 rows per submitted sheet) is streamed as XML after the
-            # header openpyxl wrote: building a write-only cell per value cost ~10 times more
-            head, tail = data.decode("utf-8").split("</sheetData>", 1)
-            with dst.open(info.filename, "w") as part:
-                part.write(head.encode("utf-8"))
-                rows = raw_score_rows_iter(study=results.study, on_sheet=progress)
-                for chunk in _batched(_raw_rows_xml(rows, quoted_style), 2000):
-                    part.write("".join(chunk).encode("utf-8"))
-                part.write(("</sheetData>" + tail).encode("utf-8"))
-
-
-def _batched(items: Iterable, size: int) -> Iterable[list]:
-    batch = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _raw_rows_xml(rows: Iterable[tuple], quoted_style: int, first_row: int = 2) -> Iterable[str]:
-    """Rows as the write-only sheet would store them: numbers as numbers, every other value as
-    inline text through ``clean_text`` (quote prefix for formula-like text), None left out."""
-    letters = [get_column_letter(i) for i in range(1, len(RAW_HEADER) + 1)]
-    for r, values in enumerate(rows, start=first_row):
-        cells = []
-        for letter, value in zip(letters, values, strict=False):
-            if value is None:
-                continue
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                cells.append(f'<c r="{letter}{r}" t="n"><v>{value!r}</v></c>')
-                continue
-            text = clean_text(value)
-            if not text:
-                continue
-            style = f' s="{quoted_style}"' if looks_like_formula(text) else ""
-            cells.append(
-                f'<c r="{letter}{r}"{style} t="inlineStr"><is><t xml:space="preserve">{escape(text)}</t></is></c>'
+    try:
+        with xlsxwriter.Workbook(str(path), _OPTIONS) as wb:
+            _sheets_write(
+                _Book(wb), results, names=condition_names or {}, include_raw=include_raw, progress=progress
             )
-        yield f'<row r="{r}">{"".join(cells)}</row>'
+    except BaseException:
+        path.unlink(missing_ok=True)  # closing wrote what there was: no half workbook
+        raise

@@ -4,6 +4,9 @@ Text from LLMs, raters or researchers never becomes a formula: a string starting
 with ``= + - @`` (or a tab/CR) is stored as a plain string with Excel's quote
 prefix, so Excel shows it as text and never evaluates it. Control characters that
 XML cannot hold are dropped and over-long text is cut to Excel's cell limit.
+
+``text_cell_set`` and ``value_cell_set`` fill openpyxl cells (the offline workbooks);
+the results workbook applies the same rules with XlsxWriter formats (``results._Sheet``).
 """
 
 from __future__ import annotations

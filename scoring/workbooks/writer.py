@@ -1,32 +1,35 @@
-"""Build an offline scoring workbook (openpyxl) from plain data.
+"""The sheets of an offline scoring workbook (openpyxl's public API).
 
 Sheets: ``Instructions`` (English and Chinese), one sheet per response named by
 its blind code (laid out by ``layout.sheet_layout``), and two very hidden,
 protected sheets: ``Lists`` (dropdown values) and ``Meta`` (format, rater,
 scenario, the sheets with the version each had at export, and an HMAC token over
-them). Only the rater's cells are unlocked; the workbook structure is locked.
+them). Only the rater's cells are unlocked; ``package.workbook_bytes`` puts the
+sheets together and locks the workbook's structure.
 
-This module builds those parts with openpyxl; ``package.workbook_bytes`` assembles
-each workbook from them.
+openpyxl, not XlsxWriter, writes these files: XlsxWriter cannot lock a workbook's
+structure (its author declined the feature), and raters must not be able to
+rename, add or reorder sheets.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from copy import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
-from openpyxl.styles.cell_style import StyleArray
-from openpyxl.worksheet.cell_range import CellRange
+from openpyxl.cell import Cell
+from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
+from openpyxl.styles.fonts import DEFAULT_FONT
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.cell_range import CellRange, MultiCellRange
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from studies.rubric import load_rubric
 
-from .cells import text_cell_set
+from .cells import clean_text, value_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout
 from .vocab import category_options, invalid_options
 
@@ -100,6 +103,30 @@ FONT_SECTION = Font(bold=True, color="FFFFFF")
 FONT_BOLD = Font(bold=True)
 UNLOCKED = Protection(locked=False)
 
+# Named styles: a cell takes all of its formatting from one name, which costs a few
+# microseconds instead of re-hashing four or five style objects per cell.
+_STYLES: dict[str, dict[str, Any]] = {
+    "section": {"fill": FILL_SECTION, "font": FONT_SECTION, "alignment": CENTER},
+    "label": {"fill": FILL_LABEL, "alignment": CENTER, "border": BORDER},
+    "plain": {"alignment": WRAP, "border": BORDER},
+    "formula": {"fill": FILL_TOTAL, "border": BORDER, "alignment": CENTER},
+    "input_text": {"protection": UNLOCKED, "fill": FILL_INPUT, "border": BORDER, "alignment": WRAP},
+    "input_choice": {"protection": UNLOCKED, "fill": FILL_INPUT, "border": BORDER, "alignment": CENTER},
+    "note": {"alignment": WRAP},
+    "note_bold": {"alignment": WRAP, "font": FONT_BOLD},
+}
+
+
+def style_name(key: str) -> str:
+    """The name Excel shows in its cell-style gallery (nothing about the study)."""
+    return "Scoring " + key.replace("_", " ")
+
+
+def styles_add(wb) -> None:
+    """Register the workbook's named styles (fresh objects: a style binds to one workbook)."""
+    for key, spec in _STYLES.items():
+        wb.add_named_style(NamedStyle(style_name(key), **{"font": DEFAULT_FONT, **spec}))
+
 
 _WIDE = re.compile(
     r"[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]"
@@ -111,127 +138,60 @@ def _display_width(text: str) -> int:
 
 
 @lru_cache(maxsize=256)
-def _row_height(text: str, chars_per_line: int) -> float:
+def row_height(text: str, chars_per_line: int) -> float:
     lines = sum(max(1, math.ceil(_display_width(line) / chars_per_line)) for line in str(text).split("\n"))
     return min(409.0, max(15.0, 15.0 * lines))
 
 
-def _instructions(ws) -> None:
+def cell_new(ws, *, value: Any = None, style: str | None = None) -> Cell:
+    """A cell for ``ws.append``: numbers stay numbers, text stays text (never a formula)."""
+    cell = Cell(ws)
+    if style:
+        cell.style = style_name(style)  # first: a style replaces the quote prefix too
+    if isinstance(value, str):
+        value = clean_text(value)  # an empty text stays a blank (styled) cell
+    if value is not None and value != "":
+        value_cell_set(cell, value)
+    return cell
+
+
+def formula_cell(ws, *, formula: str, style: str) -> Cell:
+    """A computed cell (fixed by the layout, never text from a user)."""
+    cell = Cell(ws, value=formula)  # a string starting with "=" is stored as a formula
+    cell.style = style_name(style)
+    return cell
+
+
+def instructions_write(ws) -> None:
+    """The bilingual instructions, one paragraph per row."""
     ws.column_dimensions["A"].width = 120
     for row, text in enumerate(INSTRUCTIONS_EN + [""] + INSTRUCTIONS_ZH, start=1):
-        cell = ws.cell(row=row, column=1)
-        text_cell_set(cell, text)
-        cell.alignment = WRAP
-        if row in (1, len(INSTRUCTIONS_EN) + 2):
-            cell.font = FONT_BOLD
-
-
-_STYLE_SPECS = {
-    "section": {"_fills": FILL_SECTION, "_fonts": FONT_SECTION, "_alignments": CENTER},
-    "label": {"_fills": FILL_LABEL, "_alignments": CENTER, "_borders": BORDER},
-    "plain": {"_alignments": WRAP, "_borders": BORDER},
-    "formula": {"_fills": FILL_TOTAL, "_borders": BORDER, "_alignments": CENTER},
-    "input_text": {"_protections": UNLOCKED, "_fills": FILL_INPUT, "_borders": BORDER, "_alignments": WRAP},
-    "input_choice": {
-        "_protections": UNLOCKED,
-        "_fills": FILL_INPUT,
-        "_borders": BORDER,
-        "_alignments": CENTER,
-    },
-}
-_STYLE_KEYS = {
-    "_fills": "fillId",
-    "_fonts": "fontId",
-    "_alignments": "alignmentId",
-    "_borders": "borderId",
-    "_protections": "protectionId",
-}
-
-
-def _style_arrays(wb) -> dict[str, StyleArray]:
-    """Registered once per workbook and copied onto cells (setting style objects cell by
-    cell re-hashes them every time, which dominated the export)."""
-    arrays = {}
-    for name, spec in _STYLE_SPECS.items():
-        arr = StyleArray()
-        for collection, obj in spec.items():
-            setattr(arr, _STYLE_KEYS[collection], getattr(wb, collection).add(obj))
-        arrays[name] = arr
-    return arrays
-
-
-def _style_ids(wb, arrays: dict[str, StyleArray]) -> dict[str, int]:
-    """cellXfs indexes of the styles, plus quote-prefixed variants for formula-like text."""
-    ids = {}
-    for name, arr in arrays.items():
-        ids[name] = wb._cell_styles.add(arr)
-        quoted = copy(arr)
-        quoted.quotePrefix = 1
-        ids[name + "+q"] = wb._cell_styles.add(quoted)
-    return ids
+        heading = row in (1, len(INSTRUCTIONS_EN) + 2)
+        ws.append([cell_new(ws, value=text, style="note_bold" if heading else "note")])
 
 
 @lru_cache(maxsize=16)
-def _validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str], ...]:
-    """(dropdown key, space-separated cells) for every list the sheet offers."""
-    groups: dict[tuple, list[str]] = {}
-    for inp in sheet_layout(rubric_version, lang).inputs:
-        if inp.kind != "text":
-            key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
-            groups.setdefault(key, []).append(inp.coord)
-    return tuple((key, " ".join(coords)) for key, coords in groups.items())
-
-
-def _response_sheet(ws, content: WorkbookContent, list_refs: dict) -> None:
-    """The structure of a response sheet (no cells: see ``_sheet_rows``)."""
-    lay = sheet_layout(content.rubric_version, content.lang)
-    for col, width in COLUMN_WIDTHS.items():
-        ws.column_dimensions[col].width = width
-    ws.column_dimensions["H"].hidden = True
-    for key, sqref in _validation_ranges(content.rubric_version, content.lang):
-        kind, _step, lo, hi = key
-        if kind == "score":
-            formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
-        else:
-            formula = list_refs[key[:2]]
-        ws.add_data_validation(
-            DataValidation(
-                type="list",
-                formula1=formula,
-                allow_blank=True,
-                showErrorMessage=True,
-                errorTitle="CGPST",
-                error="Choose a value from the list. 请从列表中选择。",
-                sqref=sqref,
-            )
-        )
-    for rng in lay.merges:
-        ws.merged_cells.add(CellRange(rng))
-    ws.freeze_panes = "A3"
-    ws.protection.sheet = True
-    ws.protection.password = content.token[:16] or "teamllm"
-    ws.protection.formatColumns = False
-    ws.protection.formatRows = False
-
-
-def _lists(ws, content: WorkbookContent) -> dict:
-    rubric = load_rubric(content.rubric_version)
-    refs: dict[tuple, str] = {}
-    columns = [(("category", 0), category_options(rubric, content.lang))]
+def list_columns(rubric_version: str, lang: str) -> tuple[tuple[tuple[str, int], tuple[str, ...]], ...]:
+    """The dropdown lists, one column each: categories, then each idea step's invalid types."""
+    rubric = load_rubric(rubric_version)
+    columns = [(("category", 0), tuple(category_options(rubric, lang)))]
     columns += [
-        (("invalid", s.number), invalid_options(rubric, s.number, content.lang))
+        (("invalid", s.number), tuple(invalid_options(rubric, s.number, lang)))
         for s in rubric.steps
         if s.kind == "ideas"
     ]
-    for col, (key, options) in enumerate(columns, start=1):
-        letter = ws.cell(row=1, column=col).column_letter
-        for row, option in enumerate(options, start=1):
-            text_cell_set(ws.cell(row=row, column=col), option)
-        refs[key] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
-    return refs
+    return tuple(columns)
+
+
+def lists_write(ws, *, content: WorkbookContent) -> None:
+    columns = list_columns(content.rubric_version, content.lang)
+    depth = max(len(options) for _key, options in columns)
+    for row in range(depth):
+        ws.append([cell_new(ws, value=o[row]) if row < len(o) else None for _key, o in columns])
 
 
 def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
+    """What the import checks and the token signs: (key, value) rows of the Meta sheet."""
     rows = [
         ("format", FORMAT),
         ("rater", content.rater_label),
@@ -242,3 +202,66 @@ def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
     ]
     rows += [(f"sheet.{s.blind_code}", str(s.version)) for s in content.sheets]
     return rows
+
+
+def meta_write(ws, *, content: WorkbookContent) -> None:
+    for key, value in meta_rows(content):
+        ws.append([cell_new(ws, value=key), cell_new(ws, value=value)])  # text, even "0" or "=..."
+
+
+@lru_cache(maxsize=16)
+def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str], ...]:
+    """(dropdown key, space-separated cells) for every list the sheet offers."""
+    groups: dict[tuple, list[str]] = {}
+    for inp in sheet_layout(rubric_version, lang).inputs:
+        if inp.kind != "text":
+            key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
+            groups.setdefault(key, []).append(inp.coord)
+    return tuple((key, " ".join(coords)) for key, coords in groups.items())
+
+
+@lru_cache(maxsize=16)
+def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ...], tuple[CellRange, ...]]:
+    """The dropdowns and merges of a response sheet, made once: every sheet shares these
+    objects (openpyxl only reads them when it writes a sheet)."""
+    refs = {}
+    for col, (key, options) in enumerate(list_columns(rubric_version, lang), start=1):
+        letter = get_column_letter(col)
+        refs[key] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
+    validations = []
+    for key, sqref in validation_ranges(rubric_version, lang):
+        kind, _step, lo, hi = key
+        if kind == "score":
+            formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
+        else:
+            formula = refs[key[:2]]
+        validations.append(
+            DataValidation(
+                type="list",
+                formula1=formula,
+                allow_blank=True,
+                showErrorMessage=True,
+                errorTitle="CGPST",
+                error="Choose a value from the list. 请从列表中选择。",
+                sqref=sqref,
+            )
+        )
+    merges = tuple(CellRange(rng) for rng in sheet_layout(rubric_version, lang).merges)
+    return tuple(validations), merges
+
+
+def response_sheet_setup(ws, *, content: WorkbookContent) -> None:
+    """Everything of a response sheet but its cells: columns, dropdowns, merges, panes and
+    protection (the password is the token's start, as raters have always had it)."""
+    for col, width in COLUMN_WIDTHS.items():
+        ws.column_dimensions[col].width = width
+    ws.column_dimensions["H"].hidden = True
+    validations, merges = _structure(content.rubric_version, content.lang)
+    for validation in validations:
+        ws.data_validations.append(validation)
+    ws.merged_cells = MultiCellRange(merges)
+    ws.freeze_panes = "A3"
+    ws.protection.sheet = True
+    ws.protection.password = content.token[:16] or "teamllm"
+    ws.protection.formatColumns = False
+    ws.protection.formatRows = False
