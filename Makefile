@@ -3,11 +3,11 @@
 run:  ## set up and run web + worker + LLM stub with demo data (Ctrl-C stops)
 	scripts/run.sh
 
-test:  ## install what is missing, run ruff and the whole test suite
+test:  ## install what is missing, run the gates (ruff, import layers, mypy) and the whole test suite
 	scripts/test.sh
 
-lint:  ## the gates make test runs first: ruff, import layers
-	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports --no-cache
+lint:  ## the gates make test runs first: ruff, import layers, types
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports --no-cache && .venv/bin/mypy
 
 messages:  ## refresh and compile the translations
 	.venv/bin/python manage.py makemessages -l zh_Hans --no-obsolete -i ".venv/*" -i "var/*" -i "tests/*" -i "bench/*"

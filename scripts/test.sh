@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command 2: install what is missing, then run the gates (ruff, import layers) and the whole pytest suite.
+# Command 2: install what is missing, then run the gates (ruff check and format, import layers, mypy) and the whole pytest suite.
 # PostgreSQL and Redis are used when DATABASE_URL / REDIS_URL point at them
 # (.ci/run does); if unset and a local server answers, it is used too.
 set -euo pipefail
@@ -40,5 +40,7 @@ echo "==> ruff"
 .venv/bin/ruff format --check .
 echo "==> import layers (import-linter)"
 .venv/bin/lint-imports --no-cache
+echo "==> types (mypy: services, selectors, pure modules)"
+.venv/bin/mypy
 echo "==> pytest"
 exec .venv/bin/pytest "$@"

@@ -99,6 +99,7 @@ def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[As
         rows = rows.filter(rater=rater)
     by_unit: dict[tuple[int, int], list[Assignment]] = defaultdict(list)
     for a in rows:
+        assert a.group_id is not None  # read by group_id__in, which never matches NULL
         if not (hasattr(a, "sheet") and a.sheet.is_submitted):
             by_unit[(a.rater_id, a.group_id)].append(a)
     return by_unit
@@ -151,13 +152,13 @@ def _workbook_files(
     """(unit, .xlsx bytes) for each unit with open responses, reading the units' assignments,
     items and sheet entries with a few queries for all of them."""
     assignments = _open_assignments(group_ids={u.group_id for u in units}, rater=rater)
-    open_rows = [a for u in units for a in assignments.get((u.rater_id, u.group_id), [])]
-    items = _response_items({a.response_id for a in open_rows})
+    open_rows = [(u, a) for u in units for a in assignments.get((u.rater_id, u.group_id), [])]
+    items = _response_items({a.response_id for _u, a in open_rows})
     rubrics = {v: load_rubric(v) for v in {g.study.rubric_version for g in groups.values()}}
     sheets_by_rubric: dict[str, list[ScoreSheet]] = defaultdict(list)
-    for a in open_rows:
+    for u, a in open_rows:
         if hasattr(a, "sheet"):
-            sheets_by_rubric[groups[a.group_id].study.rubric_version].append(a.sheet)
+            sheets_by_rubric[groups[u.group_id].study.rubric_version].append(a.sheet)
     entries = {}
     for version, sheets in sheets_by_rubric.items():
         entries.update(sheets_entries_get(sheets=sheets, rubric=rubrics[version]))
@@ -289,7 +290,7 @@ def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
             group__isnull=False,
         ).select_related("response", "group", "sheet")
     }
-    group_ids = {a.group_id for a in assignments.values()}
+    group_ids = {a.group_id for a in assignments.values() if a.group_id is not None}  # group__isnull=False
     expected = ""
     if len(group_ids) == 1:
         expected = workbook_token(rater_id=owner.pk, group_id=group_ids.pop(), meta=meta)
