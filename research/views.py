@@ -17,6 +17,7 @@ from research.results import fmt
 from research.selectors.research import results_get
 from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, export_job_create
 from studies.models import Condition, ModelEndpoint, Study
+from studies.params import id_param
 from studies.roles import is_admin, researcher_required
 
 
@@ -146,7 +147,7 @@ def export_start(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest("unknown export")
     if kind == KIND_WORKBOOKS and not is_admin(request.user):
         return HttpResponse(status=403)
-    study = get_object_or_404(Study, pk=request.POST.get("study"))
+    study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
     params = {"study_id": study.pk}
     if kind == KIND_RESULTS:
         a, b = request.POST.get("a", ""), request.POST.get("b", "")
