@@ -181,3 +181,15 @@ def test_other_accounts_log_in_outside_demo_mode(settings):
     client = Client()
     assert attempt(client, "own-rater", "pw-test-123").status_code == 302 and logged_in(client)
     assert attempt(Client(), "own-rater", "nope").status_code == 200
+
+
+def test_throttling_counts_the_client_address_behind_trusted_proxies(settings, rf):
+    from teamllm_web.auth import client_ip
+
+    request = rf.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.9, 203.0.113.5")
+    settings.TRUSTED_PROXY_COUNT = 0
+    assert client_ip(request) == "10.0.0.1"  # no proxy trusted: a client cannot choose its address
+    settings.TRUSTED_PROXY_COUNT = 1
+    assert client_ip(request) == "203.0.113.5"  # the address our one proxy saw
+    settings.TRUSTED_PROXY_COUNT = 3
+    assert client_ip(request) == "10.0.0.1"  # fewer hops than proxies: not trusted

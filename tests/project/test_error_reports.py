@@ -148,3 +148,11 @@ def test_sentry_reports_errors_only_when_a_dsn_is_set(tmp_path, dsn):
     assert state["active"] is True and state["dsn"] == dsn
     assert state["pii"] is False
     assert {"django", "celery"} <= set(state["integrations"])
+
+
+def test_a_failed_celery_task_is_mailed_to_the_admins(settings):
+    import logging
+
+    settings.ADMINS = [("Ops", "ops@lab.example.org")]
+    logging.getLogger("celery.app.trace").error("Task calibration.tasks.x raised: boom")
+    assert len(mail.outbox) == 1 and "boom" in mail.outbox[0].subject + mail.outbox[0].body
