@@ -8,12 +8,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import transaction
 
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
-from studies.roles import ADMIN, RATER, RESEARCHER
+from studies.roles import ADMIN, DEMO_GROUP, RATER, RESEARCHER
 from studies.services.responses import records_from_data_a, responses_import
 from studies.services.roles import role_groups_ensure
 from studies.services.setup import (
@@ -91,14 +92,17 @@ def demo_seed() -> DemoReport:
             defaults={"description": "The public FS10 scenario and the scored kimi-k2 TeamLLM response."},
         )
         report = DemoReport(study=study)
+        demo_group, _ = Group.objects.get_or_create(name=DEMO_GROUP)
         for username, role, code, calibrates in DEMO_USERS:
-            user_create_with_role(
+            user = user_create_with_role(
                 username=username,
                 password=DEMO_PASSWORD,
                 role=role,
                 rater_code=code,
                 can_calibrate=calibrates,
             )
+            # marked: these accounts log in only while DEMO_MODE is on (teamllm_web.auth)
+            user.groups.add(demo_group)
             report.users.append(username)
         records = records_from_data_a(json.loads((DATA_DIR / "data_A.json").read_text(encoding="utf-8")))
         imported = responses_import(records=records, study=study)

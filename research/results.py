@@ -199,7 +199,7 @@ def table2(tables1: list[ConditionTable]) -> list[ConditionTable]:
 
 
 def _scenario_order(code: str) -> tuple:
-    digits = "".join(ch for ch in code if ch.isdigit())
+    digits = "".join(ch for ch in code if ch in "0123456789")  # "²".isdigit(), but int() fails
     return (code.rstrip("0123456789"), int(digits) if digits else 0, code)
 
 

@@ -20,6 +20,7 @@ from research.services.exports import (
     export_job_dispatch_pending,
 )
 from studies.models import Condition, ModelEndpoint, Study
+from studies.params import id_param
 from studies.roles import is_admin, researcher_required
 
 
@@ -149,7 +150,7 @@ def export_start(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest("unknown export")
     if kind == KIND_WORKBOOKS and not is_admin(request.user):
         return HttpResponse(status=403)
-    study = get_object_or_404(Study, pk=request.POST.get("study"))
+    study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
     params = {"study_id": study.pk}
     if kind == KIND_RESULTS:
         a, b = request.POST.get("a", ""), request.POST.get("b", "")

@@ -16,6 +16,8 @@ refused values go through Django's gettext, which needs settings when it runs.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,16 @@ from django.utils.translation import gettext as _
 from studies.rubric import INVALID_PREFIX, CriterionEntry, IdeaEntry, Rubric, SheetEntries
 
 MAX_TEXT = 4000
+# A whole number typed as text: ASCII digits only. ``"²".isdigit()`` and ``"⑦".isdigit()``
+# are true, but int() refuses them, and other scripts' digits are not scores either.
+ASCII_INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
+
+
+def _ascii_int(text: str) -> int:
+    """int() of ASCII digits only; ValueError for anything else (unicode digits, "1_0", " 1")."""
+    if not ASCII_INTEGER.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
 
 
 class EntryError(ValueError):
@@ -59,7 +71,7 @@ def parse_path(rubric: Rubric, path: str) -> EntryPath:
     parts = str(path).split(".")
     try:
         if parts[0] == "items" and len(parts) == 4:
-            step, pos, name = int(parts[1]), int(parts[2]), parts[3]
+            step, pos, name = _ascii_int(parts[1]), _ascii_int(parts[2]), parts[3]
             if not 1 <= step <= len(rubric.steps):
                 raise _unknown(path)
             spec = rubric.step(step)
@@ -81,7 +93,7 @@ def parse_path(rubric: Rubric, path: str) -> EntryPath:
                     return EntryPath("texts", step=rubric_step.number, key=parts[1])
             raise _unknown(path)
         if parts[0] == "comments" and len(parts) == 2:
-            step = int(parts[1])
+            step = _ascii_int(parts[1])
             if 1 <= step <= len(rubric.steps):
                 return EntryPath("comments", step=step)
     except (ValueError, KeyError, IndexError) as exc:
@@ -98,10 +110,8 @@ def _integer(path: str, value: Any, lo: int, hi: int, label: str) -> int | None:
         value = "x"
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, str):
-        value = value.strip()
-        if value.lstrip("+-").isdigit():
-            value = int(value)
+    if isinstance(value, str) and ASCII_INTEGER.fullmatch(value.strip()):
+        value = int(value.strip())
     if not isinstance(value, int) or not lo <= value <= hi:
         raise EntryError(
             path,
@@ -116,9 +126,19 @@ def _text(path: str, value: Any) -> str:
         return ""
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise EntryError(path, _("Expected text."))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise EntryError(path, _("Expected text."))
     text = str(value).replace("\x00", "")
     if len(text) > MAX_TEXT:
         raise EntryError(path, _("Text is longer than %(n)s characters.") % {"n": MAX_TEXT})
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate ("\ud800" in JSON): no database stores it
+        raise EntryError(
+            path,
+            _("Text contains a character that is not valid Unicode (at position %(n)s).")
+            % {"n": exc.start + 1},
+        ) from exc
     return text
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -14,6 +17,77 @@ from studies.roles import RATER
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# The deepest a request body of the JSON endpoints may nest (a save request needs 3:
+# the object, the list of changes, a change).
+MAX_JSON_DEPTH = 8
+MAX_VERSION = 2**31 - 1  # the sheet's version column (PositiveIntegerField)
+
+
+class JsonBodyError(ValueError):
+    """A request body that is not a JSON object the endpoints accept; the message is
+    shown to the client."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999
+        raise ValueError("number out of range")
+    return value
+
+
+def _too_deep(data: Any, limit: int) -> bool:
+    """True when containers nest deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
+def json_body(raw: bytes) -> dict:
+    """The body of a JSON endpoint as a dict, or JsonBodyError.
+
+    Strict where Python's json module is lenient: UTF-8 only (no encoded surrogates),
+    no NaN/Infinity, numbers that fit a float, nesting at most MAX_JSON_DEPTH deep
+    (100,000 ``[`` raise RecursionError in the parser, caught here as well)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonBodyError(_("The request body is not UTF-8 text.")) from exc
+    try:
+        data = json.loads(text or "{}", parse_constant=_refuse_constant, parse_float=_finite_float)
+    except RecursionError as exc:
+        raise JsonBodyError(_("The request body is nested too deeply.")) from exc
+    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, numbers too long to convert
+        raise JsonBodyError(_("The request body is not valid JSON.")) from exc
+    if not isinstance(data, dict):
+        raise JsonBodyError(_("The request body must be a JSON object."))
+    if _too_deep(data, MAX_JSON_DEPTH):
+        raise JsonBodyError(_("The request body is nested too deeply."))
+    return data
+
+
+class ChangesField(forms.Field):
+    """A list taken as it came in the JSON body (forms.JSONField would parse a string
+    holding JSON a second time)."""
+
+    def to_python(self, value: Any) -> Any:
+        if value in self.empty_values:
+            return None
+        if not isinstance(value, list):
+            raise forms.ValidationError(_("Expected a list of changes."))
+        return value
 
 
 class SaveBatchForm(forms.Form):
@@ -24,13 +98,15 @@ class SaveBatchForm(forms.Form):
     sheet the changes were made on, so that a page left open by one rater never
     writes into another's sheet after a change of user in the same browser."""
 
-    sheet = forms.IntegerField(min_value=1)
+    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
     batch_id = forms.CharField(max_length=64)
-    expected_version = forms.IntegerField(min_value=0)
-    changes = forms.JSONField()
+    expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
+    changes = ChangesField()
 
     def clean_batch_id(self) -> str:
         value = self.cleaned_data["batch_id"]
+        if not isinstance(self.data.get("batch_id"), str):  # not true, 7 or [..] turned into text
+            raise forms.ValidationError(_("Malformed batch id."))
         if not BATCH_ID.match(value):
             raise forms.ValidationError(_("Malformed batch id."))
         return value
@@ -53,8 +129,8 @@ class SaveBatchForm(forms.Form):
 
 
 class SubmitForm(forms.Form):
-    sheet = forms.IntegerField(min_value=1)
-    expected_version = forms.IntegerField(min_value=0)
+    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
+    expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
 
 
 class ReasonForm(forms.Form):

@@ -10,6 +10,9 @@ ADMIN = "Admin"
 RATER = "Rater"
 RESEARCHER = "Researcher"
 ALL_ROLES = (ADMIN, RATER, RESEARCHER)
+# Not a role: marks the accounts seed_demo created (published password), which may log
+# in only while DEMO_MODE is on (teamllm_web.auth).
+DEMO_GROUP = "Demo"
 
 
 def user_roles(user: AbstractBaseUser | AnonymousUser) -> set[str]:
@@ -22,6 +25,10 @@ def user_roles(user: AbstractBaseUser | AnonymousUser) -> set[str]:
             cached.add(ADMIN)
         user._teamllm_roles = cached
     return cached
+
+
+def is_demo_user(user) -> bool:
+    return DEMO_GROUP in user_roles(user)
 
 
 def is_admin(user) -> bool:

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from . import views
+from .auth import LoginForm
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,7 +11,11 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("status/", views.status, name="status"),
     path("i18n/setlang/", views.set_language, name="set_language"),
-    path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=LoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/csrf/", views.csrf_token, name="csrf_token"),
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),

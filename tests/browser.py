@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 
 # The ``browser`` fixture (tests/conftest.py) sets DJANGO_ALLOW_ASYNC_UNSAFE while
@@ -16,10 +17,35 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PASSWORD = "demo-pass-2026"
+# a JavaScript function expression: function () {...}, async () => ..., x => ..., ({a}) => ...
+FUNCTION = re.compile(r"^(async\s+)?(function\b|\(?[\w$\s,{}\[\]]*\)?\s*=>)")
 
 
 def launch(playwright):
+    _csp_safe_wait_for_function()
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def _csp_safe_wait_for_function() -> None:
+    """``page.wait_for_function("document.x")`` makes Playwright eval() the expression in
+    the page, which the app's Content-Security-Policy (no 'unsafe-eval') refuses; written
+    as a function, ``"() => document.x"``, it runs like evaluate(), which CSP allows. Plain
+    expressions are wrapped into functions here, so tests keep the short form and the
+    policy stays on in every browser test."""
+    from playwright.sync_api import Page
+
+    if getattr(Page.wait_for_function, "csp_safe", False):
+        return
+    original = Page.wait_for_function
+
+    def wait_for_function(self, expression: str, *args, **kwargs):
+        text = expression.strip()
+        if not FUNCTION.match(text):
+            expression = f"() => ({text})"
+        return original(self, expression, *args, **kwargs)
+
+    wait_for_function.csp_safe = True  # type: ignore[attr-defined]
+    Page.wait_for_function = wait_for_function  # type: ignore[method-assign]
 
 
 def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:

@@ -37,6 +37,8 @@ def child_env(**extra: str) -> dict[str, str]:
         CELERY_QUEUE=settings.CELERY_TASK_DEFAULT_QUEUE,
         REDIS_KEY_PREFIX=settings.REDIS_KEY_PREFIX,
         TEAMLLM_VAR_DIR=str(settings.VAR_DIR),
+        # the demo fixture turns demo mode on: its accounts log in only then (teamllm_web.auth)
+        DEMO_MODE="1" if settings.DEMO_MODE else "0",
         PYTHONUNBUFFERED="1",
     )
     if settings.REDIS_URL:

@@ -155,7 +155,7 @@ def study_resolve(name: str | None) -> Study:
     Raises Study.DoesNotExist with a message listing the choices."""
     if name:
         study = Study.objects.filter(name=name).first()
-        if study is None and name.isdigit():
+        if study is None and name.isascii() and name.isdigit():
             study = Study.objects.filter(pk=int(name)).first()
         if study is not None:
             return study

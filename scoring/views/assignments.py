@@ -24,14 +24,13 @@ from scoring.services.assignments import (
 )
 from scoring.services.sheets import SheetError, sheet_reopen
 from studies.models import Condition, Scenario, Study
+from studies.params import id_param
 from studies.roles import admin_required
 
 
 def _study_from(request: HttpRequest) -> Study | None:
-    study_id = request.GET.get("study")
-    if study_id and study_id.isdigit():
-        return Study.objects.filter(pk=int(study_id)).first()
-    return None
+    study_id = id_param(request.GET.get("study"))
+    return None if study_id is None else Study.objects.filter(pk=study_id).first()
 
 
 @admin_required

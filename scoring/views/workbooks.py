@@ -15,6 +15,7 @@ from scoring.models import ScoringGroup
 from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
 from scoring.workbooks.selectors import workbook_units_get
 from studies.models import Study
+from studies.params import id_param
 from studies.roles import admin_required, rater_required
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -91,11 +92,8 @@ def admin_workbooks(request: HttpRequest) -> HttpResponse:
             stored, problems = _import(request, form, rater=None)
             if not problems:
                 return redirect("scoring:admin_workbooks")
-    study = (
-        Study.objects.filter(pk=request.GET.get("study")).first()
-        if request.GET.get("study", "").isdigit()
-        else None
-    )
+    study_id = id_param(request.GET.get("study"))
+    study = None if study_id is None else Study.objects.filter(pk=study_id).first()
     units = workbook_units_get(study=study)
     context = {
         "units": units,

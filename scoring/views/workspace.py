@@ -8,8 +8,6 @@ authority, the page's own arithmetic is for instant feedback.
 
 from __future__ import annotations
 
-import json
-
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from scoring.forms import SaveBatchForm, SubmitForm
+from scoring.forms import JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet
 from scoring.selectors import rater_assignment_get
 from scoring.services.sheets import (
@@ -41,14 +39,6 @@ def _lang(request: HttpRequest) -> str:
     return getattr(request, "LANGUAGE_CODE", None) or get_language() or "en"
 
 
-def _json_body(request: HttpRequest) -> dict | None:
-    try:
-        data = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _bad_request(message: str, errors: list | None = None) -> JsonResponse:
     return JsonResponse(
         {"ok": False, "error": "invalid", "message": message, "errors": errors or []}, status=422
@@ -66,6 +56,10 @@ def _other_sheet(sheet: ScoreSheet, form) -> JsonResponse | None:
     return JsonResponse({"ok": False, "error": "other_sheet", "message": message}, status=409)
 
 
+def _form_errors(form) -> list[dict]:
+    return [{"path": name, "message": str(error)} for name, errors in form.errors.items() for error in errors]
+
+
 def _existing_sheet(assignment) -> ScoreSheet | None:
     try:
         return assignment.sheet  # fetched with the assignment
@@ -73,8 +67,7 @@ def _existing_sheet(assignment) -> ScoreSheet | None:
         return None
 
 
-def _sheet_for(request: HttpRequest, blind_code: str) -> ScoreSheet:
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+def _sheet_for(request: HttpRequest, assignment) -> ScoreSheet:
     return _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
 
 
@@ -94,11 +87,14 @@ def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
 def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
     409 on a version conflict, 423 when submitted, 422 on refused values."""
-    sheet = _sheet_for(request, blind_code)
-    payload = _json_body(request)
-    form = SaveBatchForm(data=payload) if payload is not None else None
-    if form is None or not form.is_valid():
-        return _bad_request(_("Malformed save request."))
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    try:
+        form = SaveBatchForm(data=json_body(request.body))
+    except JsonBodyError as exc:
+        return _bad_request(exc.message)
+    if not form.is_valid():
+        return _bad_request(_("Malformed save request."), _form_errors(form))
+    sheet = _sheet_for(request, assignment)  # opened only for a well-formed request
     if refused := _other_sheet(sheet, form):
         return refused
     try:
@@ -140,11 +136,14 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
 @rater_required
 def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
-    sheet = _sheet_for(request, blind_code)
-    payload = _json_body(request)
-    form = SubmitForm(data=payload) if payload is not None else None
-    if form is None or not form.is_valid():
-        return _bad_request(_("Malformed submit request."))
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    try:
+        form = SubmitForm(data=json_body(request.body))
+    except JsonBodyError as exc:
+        return _bad_request(exc.message)
+    if not form.is_valid():
+        return _bad_request(_("Malformed submit request."), _form_errors(form))
+    sheet = _sheet_for(request, assignment)  # opened only for a well-formed request
     if refused := _other_sheet(sheet, form):
         return refused
     try:

@@ -6,6 +6,8 @@ Every variable read here is listed in the README's configuration table.
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
+from email.utils import getaddresses
 from pathlib import Path
 
 import environ
@@ -40,6 +42,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
+    "csp",
     "django_htmx",
     "template_partials",
     "studies",
@@ -54,6 +58,7 @@ MIDDLEWARE = [
     # first: /healthz answers whatever the Host header, without the HTTPS redirect
     "teamllm_web.middleware.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -65,6 +70,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # last, as django-axes asks: turns a locked-out login into the lockout page
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "teamllm_web.urls"
@@ -113,6 +120,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- Accounts: login throttling (django-axes) and demo accounts ---------------------
+AUTHENTICATION_BACKENDS = [
+    # refuses a locked-out username + address before any password is checked
+    "teamllm_web.auth.ThrottledLoginBackend",
+    # Django's ModelBackend that refuses demo accounts unless DEMO_MODE is on
+    "teamllm_web.auth.AccountBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=15))
+# a lock holds for one username from one address: a rater mistyping elsewhere is not locked
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "teamllm_web.auth.lockout_response"  # templates/registration/locked_out.html
+AXES_CLIENT_IP_CALLABLE = "teamllm_web.auth.client_ip"
+# How many reverse proxies in front of the app append to X-Forwarded-For (0: use
+# REMOTE_ADDR); login throttling counts failures per client address.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -147,6 +172,43 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 SESSION_COOKIE_AGE = 60 * 60 * 12
+
+# --- Content-Security-Policy (django-csp) -------------------------------------------
+# No inline script, no inline handler, no inline style: every script and stylesheet is a
+# static file; data for scripts travels in <script type="application/json"> (json_script).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+
+# --- Error reports --------------------------------------------------------------------
+# Server errors (500s, failed Celery tasks) are mailed to ADMINS ("Name <a@b.org>,c@d.org").
+def parse_admins(value: str) -> list[tuple[str, str]]:
+    """ "Ada <ada@lab.org>, ops@lab.org" -> [("Ada", "ada@lab.org"), ("ops@lab.org", "ops@lab.org")]"""
+    return [(name or addr, addr) for name, addr in getaddresses([value]) if addr]
+
+
+ADMINS = parse_admins(env("ADMINS", default=""))
+MANAGERS = ADMINS
+SERVER_EMAIL = env("SERVER_EMAIL", default="teamllm-web@localhost")
+DEFAULT_FROM_EMAIL = SERVER_EMAIL
+EMAIL_SUBJECT_PREFIX = "[teamllm-web] "
+# e.g. smtp+tls://user:password@smtp.example.org:587; the default prints mails to the log
+globals().update(env.email_url_config(env("EMAIL_URL", default="") or "consolemail://"))
+# Debug pages and error mails mask credentials: settings named like URL/DSN/TOKEN and
+# passwords inside any URL (DATABASES, CACHES, CELERY_BROKER_URL, request.META).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "teamllm_web.debug.CredentialsMaskingFilter"
 
 # --- Celery and Redis -------------------------------------------------------
 REDIS_URL = env("REDIS_URL", default="")
@@ -219,9 +281,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "mail_admins": {
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+            "class": "django.utils.log.AdminEmailHandler",
+        },
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {
+        # 500s reach ADMINS through Django's own "django" logger; tasks that failed in a
+        # worker through this one
+        "celery.app.trace": {"handlers": ["mail_admins"], "level": "ERROR"},
         "django.db.backends": {"level": "WARNING"},
         # the filesystem transport has no host; kombu warns about it on every connection
         "kombu.connection": {"level": "ERROR"},

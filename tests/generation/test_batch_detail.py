@@ -41,7 +41,7 @@ def test_batch_page_shows_progress_per_run(client, batch):
     page = client.get(reverse("generation:batch_detail", args=[batch.pk]))
     html = page.content.decode()
     assert page.status_code == 200
-    assert "A90_FS10" in html and "17 / 34" in html and "width: 50%" in html
+    assert "A90_FS10" in html and "17 / 34" in html and "pct-50" in html
     assert "Step 3 · perspective · Plant" in html
     assert "1234" in html  # tokens
     assert "1 min 00 s" in html or "1 min 01 s" in html  # elapsed

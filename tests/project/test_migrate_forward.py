@@ -474,6 +474,15 @@ def fill_previous_main(old) -> dict:
 
     Session = get("sessions", "Session")
     Session.objects.create(session_key="k" * 32, session_data="e30:signed", expire_date=T0 + 24 * hour)
+    # django-axes (login throttling): a locked-out attempt, its expiry, the logs
+    access = {"user_agent": "Mozilla/5.0", "ip_address": "192.0.2.7", "username": "rater-1",
+              "http_accept": "text/html", "path_info": "/accounts/login/"}  # fmt: skip
+    attempt = get("axes", "AccessAttempt").objects.create(
+        **access, get_data="", post_data="username=rater-1", failures_since_start=10
+    )
+    get("axes", "AccessAttemptExpiration").objects.create(access_attempt=attempt, expires_at=T0 + hour)
+    get("axes", "AccessFailureLog").objects.create(**access, locked_out=True)
+    get("axes", "AccessLog").objects.create(**access, session_hash="0" * 64)
     LogEntry = get("admin", "LogEntry")
 
     def log(content_type, obj, flag):

@@ -76,6 +76,14 @@ def test_sheet_save_of_the_study_item_scores_gives_the_study_totals(client, shee
         ["dims.s1.fluency", 3],  # computed, never typed
         ["items.9.1.comment", "x"],
         ["texts.kvp", "x" * 5000],
+        # isdigit() is true for these, int() refuses them (they were a 500)
+        ["dims.s2.focus", "²"],
+        ["dims.s6.development", "⑦"],
+        ["items.4.1.relevance", "٣"],
+        ["dims.s2.focus", 1e300],
+        # a lone surrogate cannot be stored (PostgreSQL refused it: a 500)
+        ["comments.1", "ok \ud800"],
+        ["items.1.2.comment", "\udfff"],
     ],
 )
 def test_sheet_save_refuses_bad_values_and_changes_nothing(client, sheet_setup, change):
@@ -104,6 +112,45 @@ def test_sheet_save_refuses_malformed_requests(client, sheet_setup, body):
     )
     assert reply.status_code == 422
     assert ScoreSheet.objects.get(assignment__rater__username="rater1").version == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[" * 100_000, "The request body is nested too deeply."),
+        (b'{"batch_id": "b", "expected_version": 0, "changes": [["comments.1", NaN]]}',
+         "The request body is not valid JSON."),
+        (b'{"batch_id": "b", "expected_version": 0, "changes": [["dims.s2.focus", 1e999]]}',
+         "The request body is not valid JSON."),
+        (b'{"batch_id": "b", "expected_version": 0, "changes": [["comments.1", "\xed\xa0\x80"]]}',
+         "The request body is not UTF-8 text."),
+        (b'{"batch_id": "b", "expected_version": 0, "changes": "[[\\"dims.s2.purpose\\", 3]]"}',
+         "Malformed save request."),
+        (b'{"batch_id": "b", "expected_version": 99999999999999, "changes": [["dims.s2.purpose", 3]]}',
+         "Malformed save request."),
+    ],
+)  # fmt: skip
+def test_sheet_save_refuses_bodies_that_were_a_500_with_a_message(client, sheet_setup, body, message):
+    """Deep nesting raised RecursionError; NaN/Infinity and encoded surrogates reached the values."""
+    urls = [f"/scoring/{sheet_setup.blind_code}/save/"]
+    if "request body" in message:  # refused before the fields are read: submit too
+        urls.append(f"/scoring/{sheet_setup.blind_code}/submit/")
+    for url in urls:
+        reply = client.post(url, data=body, content_type="application/json")
+        assert reply.status_code == 422
+        assert reply.json()["message"] == message
+    sheet = ScoreSheet.objects.get(assignment__rater__username="rater1")
+    assert sheet.version == 0 and not SheetEvent.objects.filter(sheet=sheet, kind="change").exists()
+
+
+@pytest.mark.django_db
+def test_sheet_save_of_a_malformed_request_does_not_open_the_sheet(client, demo):
+    response = Response.objects.get(research_id="A05_FS10")
+    client.login(username="rater1", password="demo-pass-2026")
+    reply = client.post(f"/scoring/{response.blind_code}/save/", data=b"[", content_type="application/json")
+    assert reply.status_code == 422
+    assert not ScoreSheet.objects.filter(assignment__rater__username="rater1").exists()
 
 
 @pytest.mark.django_db

@@ -1,0 +1,92 @@
+"""Who may log in: login throttling (django-axes) and demo accounts only in demo mode.
+
+- ``ThrottledLoginBackend`` (first in AUTHENTICATION_BACKENDS) refuses a username that
+  failed ``AXES_FAILURE_LIMIT`` times from one address, for ``AXES_COOLOFF_TIME``, before
+  any password is checked; the lockout page says so. An admin unlocks it in the Django
+  admin (Axes > Access attempts: delete the attempt) or with ``manage.py axes_reset``.
+- ``AccountBackend`` is Django's ModelBackend except that, unless ``DEMO_MODE`` is on, it
+  refuses the demo accounts (members of the "Demo" group, which ``seed_demo`` creates)
+  and any login with the published demo password; it also ends their sessions.
+"""
+
+from __future__ import annotations
+
+from axes.backends import AxesStandaloneBackend
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
+
+from demo.services import DEMO_PASSWORD
+from studies.roles import is_demo_user
+
+
+class ThrottledLoginBackend(AxesStandaloneBackend):
+    """django-axes' lockout check. Logins made without a request (``Client.login`` in
+    tests, code) have no client address to throttle and are passed to the next backend."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+def demo_login_refused(username: str | None, password: str | None) -> bool:
+    """True when demo mode is off and this is a demo account or the demo password."""
+    if settings.DEMO_MODE:
+        return False
+    if password and password == DEMO_PASSWORD:
+        return True
+    user = get_user_model().objects.filter(username=username or "").first()
+    return user is not None and is_demo_user(user)
+
+
+class AccountBackend(ModelBackend):
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if not settings.DEMO_MODE and password == DEMO_PASSWORD:
+            return None  # the published password opens nothing outside demo mode
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+    def user_can_authenticate(self, user) -> bool:
+        # also called for every request of a logged-in session (get_user)
+        return super().user_can_authenticate(user) and (settings.DEMO_MODE or not is_demo_user(user))
+
+
+class LoginForm(AuthenticationForm):
+    """The login form, with a clear message for demo accounts outside demo mode."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": _("Your username and password didn't match. Please try again."),
+        "demo_disabled": _(
+            "Demo accounts are disabled: this server is not in demo mode. Log in with your own account."
+        ),
+    }
+
+    def clean(self):
+        if demo_login_refused(self.cleaned_data.get("username"), self.cleaned_data.get("password")):
+            raise forms.ValidationError(self.error_messages["demo_disabled"], code="demo_disabled")
+        return super().clean()
+
+
+def client_ip(request: HttpRequest) -> str | None:
+    """The client address django-axes counts failures for: REMOTE_ADDR, or with
+    ``TRUSTED_PROXY_COUNT`` reverse proxies in front, the address the outermost one saw."""
+    count = settings.TRUSTED_PROXY_COUNT
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if count > 0 and forwarded:
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if len(hops) >= count:
+            return hops[-count]
+    return request.META.get("REMOTE_ADDR")
+
+
+def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """The page a locked-out login gets (429), in the site's layout and language."""
+    minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+    context = {"minutes": minutes, "failure_limit": settings.AXES_FAILURE_LIMIT}
+    return render(request, "registration/locked_out.html", context, status=429)

@@ -1,0 +1,195 @@
+"""Accounts: login throttling with lockout and an admin unlock (django-axes), and demo
+accounts that log in only in demo mode."""
+
+from __future__ import annotations
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.test import Client
+
+import teamllm_web.auth
+from studies.roles import DEMO_GROUP
+from tests.factories import rater
+
+PASSWORD = "demo-pass-2026"
+LOGIN = "/accounts/login/"
+
+
+def attempt(client, username, password, **extra):
+    return client.post(LOGIN, {"username": username, "password": password}, **extra)
+
+
+def logged_in(client) -> bool:
+    return "_auth_user_id" in client.session
+
+
+@pytest.fixture
+def checked_passwords(monkeypatch):
+    """Counts the logins that reached a password check."""
+    calls = []
+    original = teamllm_web.auth.AccountBackend.authenticate
+
+    def counting(self, request, username=None, password=None, **kwargs):
+        calls.append(username)
+        return original(self, request, username=username, password=password, **kwargs)
+
+    monkeypatch.setattr(teamllm_web.auth.AccountBackend, "authenticate", counting)
+    return calls
+
+
+@pytest.mark.django_db
+def test_fifty_wrong_passwords_lock_the_account_even_for_the_right_one(demo, settings, checked_passwords):
+    assert settings.AXES_FAILURE_LIMIT == 10
+    client = Client()
+    statuses = [attempt(client, "rater1", f"wrong-{n}").status_code for n in range(50)]
+    # the first nine are answered with the login form; the tenth failure locks
+    assert statuses[:9] == [200] * 9
+    assert set(statuses[9:]) == {429}
+    assert len(checked_passwords) == 10  # the other 40 were never checked
+
+    reply = attempt(client, "rater1", PASSWORD)
+    assert reply.status_code == 429 and not logged_in(client)
+    page = reply.content.decode()
+    assert "Login locked" in page and "after 10 failed logins" in page and "Try again in 15 minutes" in page
+    assert 'class="topbar"' in page  # our layout
+    assert len(checked_passwords) == 10
+
+    # another username from the same address, or the same one from elsewhere, is not locked
+    other = attempt(Client(), "rater2", PASSWORD)
+    assert other.status_code == 302
+    elsewhere = Client(REMOTE_ADDR="10.9.8.7")
+    assert attempt(elsewhere, "rater1", PASSWORD).status_code == 302 and logged_in(elsewhere)
+
+
+@pytest.mark.django_db
+def test_the_lockout_page_is_translated(demo):
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    for n in range(10):
+        attempt(client, "rater1", f"wrong-{n}")
+    page = attempt(client, "rater1", PASSWORD).content.decode()
+    assert "登录已锁定" in page and "15" in page
+
+
+@pytest.mark.django_db
+def test_an_admin_unlocks_a_locked_account_in_the_django_admin(demo):
+    rater_client = Client()
+    for n in range(10):
+        attempt(rater_client, "rater1", f"wrong-{n}")
+    assert attempt(rater_client, "rater1", PASSWORD).status_code == 429
+    locked = AccessAttempt.objects.get(username="rater1")
+
+    admin = Client()
+    assert attempt(admin, "admin", PASSWORD).status_code == 302
+    listing = admin.get("/admin/axes/accessattempt/")
+    assert listing.status_code == 200 and "rater1" in listing.content.decode()
+    confirm = admin.post(
+        "/admin/axes/accessattempt/", {"action": "delete_selected", "_selected_action": [locked.pk]}
+    )
+    assert confirm.status_code == 200  # "Are you sure?"
+    done = admin.post(
+        "/admin/axes/accessattempt/",
+        {"action": "delete_selected", "_selected_action": [locked.pk], "post": "yes"},
+    )
+    assert done.status_code == 302
+    assert not AccessAttempt.objects.filter(username="rater1").exists()
+
+    reply = attempt(rater_client, "rater1", PASSWORD)
+    assert reply.status_code == 302 and logged_in(rater_client)
+
+
+@pytest.mark.django_db
+def test_a_successful_login_resets_the_failures(demo):
+    client = Client()
+    for n in range(9):
+        attempt(client, "rater1", f"wrong-{n}")
+    assert attempt(client, "rater1", PASSWORD).status_code == 302
+    client.logout()
+    for n in range(9):
+        assert attempt(client, "rater1", f"again-{n}").status_code == 200
+    assert attempt(client, "rater1", PASSWORD).status_code == 302
+
+
+# --- demo accounts -------------------------------------------------------------------
+DEMO_USERS = ["admin", "rater1", "rater2", "calibrator", "researcher"]
+
+
+@pytest.mark.django_db
+def test_seed_demo_marks_its_accounts(demo):
+    demo_group = Group.objects.get(name=DEMO_GROUP)
+    assert sorted(demo_group.user_set.values_list("username", flat=True)) == sorted(DEMO_USERS)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", DEMO_USERS)
+def test_demo_accounts_cannot_log_in_outside_demo_mode(demo, settings, username):
+    settings.DEMO_MODE = False  # the same database served with production settings
+    client = Client()
+    reply = attempt(client, username, PASSWORD)
+    assert reply.status_code == 200 and not logged_in(client)
+    assert "Demo accounts are disabled: this server is not in demo mode." in reply.content.decode()
+    # nor through the Django admin's login, nor without a request
+    from django.contrib.auth import authenticate
+
+    assert authenticate(username=username, password=PASSWORD) is None
+
+    settings.DEMO_MODE = True
+    assert attempt(Client(), username, PASSWORD).status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_demo_account_with_a_changed_password_is_still_refused(demo, settings):
+    user = get_user_model().objects.get(username="admin")  # a superuser without a rater profile
+    user.set_password("a-new-long-password-41")
+    user.save()
+    settings.DEMO_MODE = False
+    client = Client()
+    reply = attempt(client, "admin", "a-new-long-password-41")
+    assert reply.status_code == 200 and not logged_in(client)
+    assert "not in demo mode" in reply.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_demo_password_opens_no_account_outside_demo_mode(settings):
+    """Demo users seeded before they were marked still carry the published password."""
+    settings.DEMO_MODE = False
+    unmarked = rater("old-demo-rater", "H07")
+    unmarked.set_password(PASSWORD)
+    unmarked.save()
+    client = Client()
+    assert attempt(client, "old-demo-rater", PASSWORD).status_code == 200 and not logged_in(client)
+    unmarked.set_password("own-password-8812")
+    unmarked.save()
+    assert attempt(client, "old-demo-rater", "own-password-8812").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_demo_session_ends_when_demo_mode_is_off(demo, settings):
+    client = Client()
+    assert attempt(client, "rater1", PASSWORD).status_code == 302
+    assert client.get("/scoring/").status_code == 200
+    settings.DEMO_MODE = False
+    reply = client.get("/scoring/")
+    assert reply.status_code == 302 and reply["Location"].startswith(LOGIN)
+
+
+@pytest.mark.django_db
+def test_other_accounts_log_in_outside_demo_mode(settings):
+    settings.DEMO_MODE = False
+    rater("own-rater", "H08")  # password pw-test-123
+    client = Client()
+    assert attempt(client, "own-rater", "pw-test-123").status_code == 302 and logged_in(client)
+    assert attempt(Client(), "own-rater", "nope").status_code == 200
+
+
+def test_throttling_counts_the_client_address_behind_trusted_proxies(settings, rf):
+    from teamllm_web.auth import client_ip
+
+    request = rf.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.9, 203.0.113.5")
+    settings.TRUSTED_PROXY_COUNT = 0
+    assert client_ip(request) == "10.0.0.1"  # no proxy trusted: a client cannot choose its address
+    settings.TRUSTED_PROXY_COUNT = 1
+    assert client_ip(request) == "203.0.113.5"  # the address our one proxy saw
+    settings.TRUSTED_PROXY_COUNT = 3
+    assert client_ip(request) == "10.0.0.1"  # fewer hops than proxies: not trusted
