@@ -528,6 +528,8 @@
     state.delay = 0;
     if (state.submitTimer) { clearTimeout(state.submitTimer); state.submitTimer = null; submitNow(); } else flush();
   });
+  // Enter in a field never submits the sheet: saving is automatic, submitting is the button
+  form.addEventListener("submit", function (e) { e.preventDefault(); });
   if (data.readonly) return;
   form.addEventListener("change", onChange);
   form.addEventListener("input", onInput);

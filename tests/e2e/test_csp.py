@@ -22,7 +22,7 @@ STYLE_ATTR = re.compile(r"""\sstyle\s*=""", re.I)
 SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
 # Inline handlers left in files another change owns (listed, to be emptied there):
 # scoring/templates/scoring/sheet.html: <form id="sheet-form" ... onsubmit="return false">
-KNOWN_HANDLERS = {("/scoring/", 'onsubmit="return false"')}
+KNOWN_HANDLERS: set[tuple[str, str]] = set()
 ROLES = ["admin", "rater1", "calibrator", "researcher"]
 
 

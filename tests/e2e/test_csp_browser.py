@@ -93,7 +93,7 @@ def test_filters_language_switch_and_progress_bars_work_under_the_csp(live_serve
 # The one inline handler left: sheet.html's <form id="sheet-form" onsubmit="return false">,
 # in a template another change owns. Chromium reports it once when the page loads; remove
 # this entry when the attribute goes (sheet.js can call preventDefault on "submit").
-KNOWN_SHEET_VIOLATIONS = {"script-src-attr inline :0"}
+KNOWN_SHEET_VIOLATIONS: set[str] = set()
 
 
 def test_the_scoring_page_reports_no_violation_but_the_known_one(live_server, demo, browser):
