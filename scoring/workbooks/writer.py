@@ -184,6 +184,7 @@ def list_columns(rubric_version: str, lang: str) -> tuple[tuple[tuple[str, int],
 
 
 def lists_write(ws, *, content: WorkbookContent) -> None:
+    """The dropdowns' values, one list per column (``_structure`` points at them)."""
     columns = list_columns(content.rubric_version, content.lang)
     depth = max(len(options) for _key, options in columns)
     for row in range(depth):
@@ -259,6 +260,7 @@ def response_sheet_setup(ws, *, content: WorkbookContent) -> None:
     validations, merges = _structure(content.rubric_version, content.lang)
     for validation in validations:
         ws.data_validations.append(validation)
+    # the ranges only, as always: ws.merge_cells() would also create and border the covered cells
     ws.merged_cells = MultiCellRange(merges)
     ws.freeze_panes = "A3"
     ws.protection.sheet = True
