@@ -106,7 +106,9 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         "categories": widgets.get("categories", ""),
         "dims": [d.html(entries.dimensions.get(d.key), disabled=sheet.readonly) for d in widgets["dims"]],
         "computed_head": widgets.get("computed_head", ""),
-        "computed": [{**c, "value": sheet.totals.dimensions[c["key"]]} for c in widgets.get("computed", ())],
+        "computed": [
+            c.html(sheet.totals.dimensions[c.key], disabled=False) for c in widgets.get("computed", ())
+        ],
         "comment": entries.comments.get(n, ""),
         "comment_path": f"comments.{n}",
         "comment_id": dom_id(f"comments.{n}"),

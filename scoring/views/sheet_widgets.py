@@ -71,8 +71,9 @@ def scale_data(*, spec: ScoreSpec, path: str, lang: str, where: str = "") -> dic
 
 @dataclass(frozen=True)
 class Control:
-    """A score control (``partial``: a radio group, or a whole dimension with its level
-    text) rendered for every value it can hold, enabled and disabled."""
+    """A score control (``partial``: a radio group, a whole dimension with its level
+    text, or a computed dimension's row) rendered for every value it can hold,
+    enabled and disabled."""
 
     key: str  # the entry's field (elaboration, relevance, ...) or the dimension's key
     partial: str
@@ -93,11 +94,13 @@ def _render_control(*, partial: str, context: dict, value: int | None, disabled:
     return _render(partial, {**context, "value": value, "disabled": disabled, "level": level})
 
 
-def _control(*, spec: ScoreSpec, partial: str, context: dict) -> Control:
+def _control(
+    *, spec: ScoreSpec, partial: str, context: dict, states: tuple[bool, ...] = (False, True)
+) -> Control:
     variants = {
         (value, disabled): _render_control(partial=partial, context=context, value=value, disabled=disabled)
         for value in (None, *spec.choices)
-        for disabled in (False, True)
+        for disabled in states
     }
     return Control(spec.key, partial, context, variants)
 
@@ -195,13 +198,12 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
     if computed:
         widgets["computed_head"] = _render("computed_head", {})
         widgets["computed"] = [
-            {
-                "key": d.key,
-                "max": d.max,
-                "cells": _render(
-                    "computed_cells", {"label": text(d.label, lang), "description": text(d.description, lang)}
-                ),
-            }
+            _control(
+                spec=d,
+                partial="computed_row",
+                context={"key": d.key, "scale": scale_data(spec=d, path=f"dims.{d.key}", lang=lang)},
+                states=(False,),  # a total is never disabled
+            )
             for d in computed
         ]
     return widgets
