@@ -86,7 +86,7 @@ def test_changes_typed_while_the_server_is_down_arrive_after_restart(demo, app_s
     page.focus("input[name='dims.s6.development'][value='1']")
     page.keyboard.press("0")  # 10, typed during the retries
     stored = page.evaluate(
-        "() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length"
+        "() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')).length"
     )
     assert stored == 1  # kept in the browser too
     assert _sheet(response).version == 1  # nothing of it reached the database yet
@@ -102,7 +102,7 @@ def test_changes_typed_while_the_server_is_down_arrive_after_restart(demo, app_s
     assert sheet.dimension_scores.get(dimension="s2.focus").value == 7
     assert page.text_content("#total-overall") == str(sheet.overall) == str(2 + 2 + 1 + 7 + 10)
     assert (
-        page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length")
+        page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')).length")
         == 0
     )
     context.close()

@@ -190,7 +190,7 @@ def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_
     assert stale.is_hidden("#banner")
     assert stale.is_checked("input[name='dims.s2.focus'][value='9']")
     assert (
-        stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.sheet.')).length")
+        stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')).length")
         == 0
     )
     context.close()
