@@ -84,4 +84,9 @@ def test_research_page_shows_table6_from_the_agreement_statistics(researcher_cli
     html = researcher_client.get("/research/", {"study": table4.pk}).content.decode()
     assert "Table 6" in html
     table6 = html[html.index("Table 6") :]
-    assert '<td>PCC</td><td class="num">0.65</td>' in table6.replace("\n", "")
+    row = table6.replace("\n", "")
+    row = row[row.index('<th scope="row">PCC</th>') :]
+    row = row[: row.index("</tr>")]
+    # four responses: the mean with its 95% CI, not bold, and marked as no headline
+    assert '<td class="num">0.65 [' in row and "<strong>" not in row
+    assert "Not a headline: fewer than 5 responses" in row
