@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from research.cost import CostMean, RunCost
 from research.diversity import DiversityMean
 from research.group_tables import (
     BlankDisagreement,
@@ -199,6 +200,10 @@ class Results:
     blank_disagreements: list[BlankDisagreement] = field(default_factory=list)
     step_tests: list[StepTest] = field(default_factory=list)
     marks: str = MARKS_PAPER
+    # per response: diversity by step and variant (Figures 6 and 7)
+    response_diversity: dict[int, dict[int, dict[str, float | None]]] = field(default_factory=dict)
+    run_costs: list[RunCost] = field(default_factory=list)  # generation cost per run
+    cost: list[CostMean] = field(default_factory=list)  # and per model and condition
     diversity: list[DiversityMean] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
     consistency: dict = field(default_factory=dict)

@@ -142,7 +142,7 @@ def _step_spans(columns) -> list[tuple[str, int]]:
 def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpResponse:
     if name not in FIGURES or fmt_name not in FORMATS:
         raise Http404
-    form, chosen, results = _results(request, with_diversity=name == "diversity")
+    form, chosen, results = _results(request, with_diversity=name in ("diversity", "diversity_flexibility"))
     if results is None:
         raise Http404
     names = dict(Condition.objects.values_list("letter", "name"))

@@ -259,6 +259,18 @@ def _sheets_write(
         ],
         [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n] for d in results.diversity],
     )
+    _group_means(
+        book,
+        "Generation cost",
+        ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)", "Tokens out (mean)",
+         "Wall time s (mean)", "Failures", "Retries"],
+        [[c.model, c.condition, c.runs, c.succeeded, _round(c.calls), _round(c.prompt_tokens),
+          _round(c.completion_tokens), _round(c.wall_seconds), c.failures, c.retries] for c in results.cost]
+        + [[], ["Per run"], ["Research ID", "Run", "Model", "Condition", "Status", "Calls", "Tokens in",
+                             "Tokens out", "Wall time s", "Failures", "Retries"]]
+        + [[r.research_id, r.run_id, r.model, r.condition, r.status, r.calls, r.prompt_tokens,
+            r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries] for r in results.run_costs],
+    )  # fmt: skip
     if include_raw:
         raw = book.sheet("Raw scores")
         raw.row(list(RAW_HEADER), bold=True)

@@ -12,8 +12,10 @@ from __future__ import annotations
 from django.core.cache import cache
 
 from calibration.selectors.agreement import consistency_table
+from research.cost import cost_by_condition
 from research.diversity import diversity_means, text_diversity
 from research.results import Results, results_compute
+from research.selectors.generation import run_costs_get
 from research.selectors.results import response_records_get, score_records_get
 from research.significance import MARKS_PAPER
 from studies.models import Response, Study
@@ -70,4 +72,7 @@ def results_get(
     if with_diversity:
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
+        results.response_diversity = values
+    results.run_costs = run_costs_get(study=study, conditions=conditions, models=models)
+    results.cost = cost_by_condition(results.run_costs)
     return results
