@@ -349,3 +349,36 @@ def mean_defined(values: Iterable[float | None]) -> float | None:
     """Mean of the defined values (None when there are none)."""
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None
+
+
+# --- small samples -----------------------------------------------------------------------
+
+# Below this many responses, or with a 95% CI wider than this, an ICC or a mean PCC is never
+# shown as a bare headline number: n, the CI and a warning go with it.
+MIN_HEADLINE_RESPONSES = 5
+MAX_HEADLINE_CI_WIDTH = 1.0
+
+
+def mean_ci95(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """Two-sided 95% t-interval of the mean of ``values`` (None, None for fewer than two)."""
+    if len(values) < 2:
+        return None, None
+    from scipy.stats import t
+
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def small_sample_warning(n_responses: int, ci_low: float | None, ci_high: float | None) -> str:
+    """Why a value must not stand alone as a headline ("" when it may): too few responses,
+    no confidence interval, or one wider than ``MAX_HEADLINE_CI_WIDTH``."""
+    if n_responses < MIN_HEADLINE_RESPONSES:
+        return "fewer than 5 responses"
+    if ci_low is None or ci_high is None:
+        return "no confidence interval"
+    if ci_high - ci_low > MAX_HEADLINE_CI_WIDTH:
+        return "95% CI wider than 1"
+    return ""

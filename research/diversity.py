@@ -1,8 +1,22 @@
 """Diversity of a response's Step-1 and Step-3 items: 1 - mean Self-BLEU (pure, no ORM).
 
-As in the paper (section 7.2): each item is scored with nltk's sentence BLEU
-against the response's other items as references, jieba word tokens, weights
-(0.8, 0.2), smoothing method 1; diversity = 1 - the mean over the items.
+"As released" (the default) follows the study's analysis script step by step:
+
+* items: the step's answer text split at newlines; a line that starts with the next
+  expected number (1, then 2, ...) is an item, kept as ``line.lstrip()[2:]`` (the
+  first two characters after leading whitespace dropped, so "1. text" keeps its
+  leading space); every other line is skipped;
+* tokens: jieba's default ``cut`` (accurate mode, HMM on), every token it yields,
+  whitespace tokens included;
+* each item scored with nltk's ``sentence_bleu`` against all the other items as
+  references, weights (0.8, 0.2), ``SmoothingFunction().method1``; an empty item
+  scores 0 and counts in the mean;
+* diversity = 1 - the mean over the items.
+
+"Cleaned tokens" is a second, labelled variant: the same items with the whitespace
+tokens dropped (on English text whitespace tokens match each other, which raises
+Self-BLEU a lot). Fewer than two items leave diversity undefined (None): the
+release's script has no value there (it fails).
 """
 
 from __future__ import annotations
@@ -15,6 +29,10 @@ from dataclasses import dataclass
 from statistics import fmean
 
 BLEU_WEIGHTS = (0.8, 0.2)
+RELEASED = "released"
+CLEANED = "cleaned"
+VARIANTS = (RELEASED, CLEANED)
+VARIANT_LABELS = {RELEASED: "as released", CLEANED: "cleaned tokens (no whitespace)"}
 _lock = threading.Lock()
 _ready = False
 
@@ -32,34 +50,56 @@ def _jieba():
     return jieba
 
 
-def tokenize(text: str) -> list[str]:
-    """jieba word tokens without whitespace (Chinese words, English words, punctuation)."""
-    return [tok for tok in _jieba().lcut(text) if tok.strip()]
+def release_items(text: str) -> list[str]:
+    """The numbered items of a Step-1 or Step-3 answer, split as the release splits them."""
+    items = []
+    expected = 1
+    for line in (text or "").split("\n"):
+        if line.startswith(str(expected)):
+            items.append(line.lstrip()[2:])
+            expected += 1
+    return items
 
 
-def self_bleu(items: Sequence[str]) -> list[float]:
+def tokenize(text: str, *, variant: str = RELEASED) -> list[str]:
+    """jieba's default ``cut``: every token as released, or without whitespace tokens."""
+    tokens = list(_jieba().cut(text))
+    if variant == CLEANED:
+        return [tok for tok in tokens if tok.strip()]
+    if variant != RELEASED:
+        raise ValueError(f"unknown variant {variant!r}")
+    return tokens
+
+
+def self_bleu(items: Sequence[str], *, variant: str = RELEASED) -> list[float]:
     """nltk's ``sentence_bleu`` of each item against all the other items as references
-    (weights (0.8, 0.2), smoothing method 1), each item tokenized once."""
+    (weights (0.8, 0.2), smoothing method 1), each item tokenized once. Empty for fewer
+    than two items."""
+    if len(items) < 2:
+        return []
     from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
     smoothing = SmoothingFunction().method1
-    tokens = [tokenize(t) for t in items]
+    tokens = [tokenize(t, variant=variant) for t in items]
     scores = []
     for i, hypothesis in enumerate(tokens):
-        references = [t for j, t in enumerate(tokens) if j != i and t]
-        if hypothesis and references:
-            scores.append(
-                float(
-                    sentence_bleu(references, hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing)
-                )
-            )
+        references = [t for j, t in enumerate(tokens) if j != i]
+        scores.append(
+            float(sentence_bleu(references, hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing))
+        )
     return scores
 
 
-def diversity(items: Sequence[str]) -> float | None:
-    """1 - mean Self-BLEU; None for fewer than two non-empty items."""
-    scores = self_bleu([t for t in items if t and t.strip()])
+def diversity(items: Sequence[str], *, variant: str = RELEASED) -> float | None:
+    """1 - mean Self-BLEU of the items; None for fewer than two items."""
+    scores = self_bleu(items, variant=variant)
     return 1 - fmean(scores) if scores else None
+
+
+def text_diversity(text: str) -> dict[str, float | None]:
+    """Both variants of one step's answer text, split into items as released."""
+    items = release_items(text)
+    return {variant: diversity(items, variant=variant) for variant in VARIANTS}
 
 
 @dataclass(frozen=True)
@@ -68,26 +108,39 @@ class DiversityMean:
     model_number: str
     condition: str
     step: int
-    value: float | None
+    value: float | None  # as released
     n: int
+    cleaned: float | None = None  # the cleaned-token variant
 
 
 def diversity_means(
-    records, values: dict[int, dict[int, float | None]], *, steps=(1, 3)
+    records, values: dict[int, dict[int, dict[str, float | None]]], *, steps=(1, 3)
 ) -> list[DiversityMean]:
-    """Mean response diversity per model, condition and step.
+    """Mean response diversity per model, condition and step, both variants.
 
     ``records``: objects with response_id, model_number, model, condition;
-    ``values``: each response's diversity by step (None where undefined).
+    ``values``: each response's diversity by step and variant (None where undefined).
     """
-    groups: dict[tuple[str, str, str, int], list[float]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, int], dict[str, list[float]]] = defaultdict(
+        lambda: {v: [] for v in VARIANTS}
+    )
     for r in records:
         for step in steps:
             group = groups[(r.model_number, r.model, r.condition, step)]
-            value = values.get(r.response_id, {}).get(step)
-            if value is not None:
-                group.append(value)
+            by_variant = values.get(r.response_id, {}).get(step, {})
+            for variant in VARIANTS:
+                value = by_variant.get(variant)
+                if value is not None:
+                    group[variant].append(value)
     return [
-        DiversityMean(name, number, condition, step, fmean(v) if v else None, len(v))
+        DiversityMean(
+            name,
+            number,
+            condition,
+            step,
+            fmean(v[RELEASED]) if v[RELEASED] else None,
+            len(v[RELEASED]),
+            fmean(v[CLEANED]) if v[CLEANED] else None,
+        )
         for (number, name, condition, step), v in sorted(groups.items())
     ]

@@ -4,11 +4,18 @@ Pure: the figures are drawn from ``research.results.Results`` (the caller fetche
 it); matplotlib is loaded on the first figure, so importing this module (the URL
 configuration does) costs nothing.
 
-- ``steps``: step-level means per model and condition (Figure 3)
+- ``steps``: step-level means per model and condition (Figure 3), with the per-step
+  Wilcoxon marks over the first condition of the tested pair
 - ``dimensions``: dimension-level means of one step (appendix I)
 - ``efficiency``: Flexibility/Elaboration/Originality per Yes item, Steps 1 and 3 (Figure 4)
-- ``diversity``: 1 - mean Self-BLEU of Step-1 and Step-3 items (section 7.2)
+- ``diversity``: 1 - mean Self-BLEU of Step-1 and Step-3 items, as released (section 7.2)
+- ``diversity_flexibility``: each response's diversity against its Flexibility, per
+  condition, Steps 1 and 3 (Figures 6 and 7)
 - ``ablation``: overall means of TeamLLM, the no-role ablation and the baseline (Figure 5)
+
+Every y-axis runs from 0 to the rubric maximum its title states (ratios per Yes item to
+their maxima: Flexibility 1, Elaboration and Originality 2; diversity 1); a figure with
+nothing to draw says "No data yet".
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from research.results import Results
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-FIGURES = ("steps", "dimensions", "efficiency", "diversity", "ablation")
+FIGURES = ("steps", "dimensions", "efficiency", "diversity", "diversity_flexibility", "ablation")
+# the largest value of a ratio per Yes item (Flexibility <= Fluency; Elaboration, Originality <= 2 per item)
+EFFICIENCY_MAX = {"Flexibility/Fluency": 1, "Elaboration/Fluency": 2, "Originality/Fluency": 2}
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 COLORS = ["#1f5fbf", "#e07b39", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
 ABLATION_ORDER = ("A", "C", "B")  # TeamLLM, without roles, single model
@@ -47,12 +56,29 @@ def _figure_class() -> type[Figure]:
     return Figure
 
 
-def _bars(ax, models: list[str], series: dict[str, list[float | None]], title: str, ylabel: str = "") -> None:
+def _bars(
+    ax,
+    models: list[str],
+    series: dict[str, list[float | None]],
+    title: str,
+    ylabel: str = "",
+    *,
+    ymax: float | None = None,
+    marks: dict[int, str] | None = None,
+) -> bool:
+    """Grouped bars; ``marks`` (model index -> "**") go above the first series' bars.
+    Returns whether any bar has a value."""
     n = max(len(series), 1)
     width = 0.8 / n
     for i, (name, values) in enumerate(series.items()):
         xs = [x + (i - (n - 1) / 2) * width for x in range(len(models))]
         ax.bar(xs, [0 if v is None else v for v in values], width, label=name, color=COLORS[i % len(COLORS)])
+        if i == 0 and marks:
+            for x, value, index in zip(xs, values, range(len(models)), strict=True):
+                if marks.get(index) and value is not None:
+                    ax.annotate(marks[index], (x, value), ha="center", va="bottom", fontsize=8)
+    if ymax:
+        ax.set_ylim(0, ymax)
     ax.set_title(title, fontsize=9)
     ax.set_xticks(range(len(models)))
     ax.set_xticklabels(models, rotation=45, ha="right", fontsize=7)
@@ -60,6 +86,7 @@ def _bars(ax, models: list[str], series: dict[str, list[float | None]], title: s
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=8)
     ax.grid(axis="y", alpha=0.3)
+    return any(v is not None for values in series.values() for v in values)
 
 
 def _grid(n: int, cols: int = 3) -> tuple[int, int]:
@@ -83,20 +110,49 @@ def _label(letter: str, names: dict[str, str]) -> str:
     return f"{letter} {names[letter]}" if letter in names else letter
 
 
+def _column_max(results: Results, key: str) -> float:
+    """The rubric maximum of a Table 1/2 column."""
+    if key == "overall":
+        return results.rubric.max_total
+    if key.startswith("step."):
+        return results.rubric.step(int(key.removeprefix("step."))).max
+    if key.endswith(".integrity"):
+        step = results.rubric.step(int(key[1 : key.index(".")]))
+        return sum(d.max for d in step.dimensions if d.integrity)
+    return results.rubric.dimension(key).max
+
+
 def figure_build(
     name: str, results: Results, *, step: int = 1, condition_names: dict[str, str] | None = None
 ) -> Figure:
     names = condition_names or {}
     fig = _figure_class()(figsize=(11, 6.5), dpi=100, layout="constrained")
     conditions = results.conditions
+    drawn = False
     if name == "steps":
         keys = [f"step.{s.number}" for s in results.rubric.steps]
         models, values = _table2_series(results, keys)
         rows, cols = _grid(len(keys))
+        order = list(models)
+        tested = {(t.step, t.model_number): t.mark for t in results.step_tests}
+        pair = results.overall.pair if results.overall else None
+        shown = (
+            ([pair[0]] + [c for c in conditions if c != pair[0]])
+            if pair and pair[0] in conditions
+            else conditions
+        )
         for i, key in enumerate(keys):
+            number = results.rubric.steps[i].number
             ax = fig.add_subplot(rows, cols, i + 1)
-            series = {_label(c, names): [values.get((c, m, key)) for m in models] for c in conditions}
-            _bars(ax, list(models.values()), series, f"Step-{i + 1} (max {results.rubric.steps[i].max})")
+            series = {_label(c, names): [values.get((c, m, key)) for m in models] for c in shown}
+            marks = {j: tested.get((number, m), "") for j, m in enumerate(order)}
+            drawn |= _bars(
+                ax, list(models.values()), series, f"Step-{number} (max {results.rubric.steps[i].max})",
+                ymax=results.rubric.steps[i].max, marks=marks,
+            )  # fmt: skip
+        if pair and results.step_tests:
+            fig.suptitle(f"Wilcoxon signed-rank test per step and model, {pair[0]} vs {pair[1]}: ** p < 0.01"
+                         + (", * p < 0.05" if results.marks == "both" else ""), fontsize=9)  # fmt: skip
     elif name == "dimensions":
         columns = [c for c in results.columns if c.step == step and not c.key.startswith("step.")]
         models, values = _table2_series(results, [c.key for c in columns])
@@ -104,7 +160,10 @@ def figure_build(
         for i, col in enumerate(columns):
             ax = fig.add_subplot(rows, cols, i + 1)
             series = {_label(c, names): [values.get((c, m, col.key)) for m in models] for c in conditions}
-            _bars(ax, list(models.values()), series, f"Step-{step} {col.label}")
+            top = _column_max(results, col.key)
+            drawn |= _bars(
+                ax, list(models.values()), series, f"Step-{step} {col.label} (max {top:g})", ymax=top
+            )
     elif name == "efficiency":
         metrics = sorted({(g.step, g.metric) for g in results.efficiency})
         models = {g.model_number: g.model for g in sorted(results.efficiency, key=lambda g: g.model_number)}
@@ -112,7 +171,8 @@ def figure_build(
         for i, (s, metric) in enumerate(metrics):
             ax = fig.add_subplot(2, 3, i + 1)
             series = {_label(c, names): [values.get((c, m, s, metric)) for m in models] for c in conditions}
-            _bars(ax, list(models.values()), series, f"Step-{s} {metric}")
+            top = EFFICIENCY_MAX.get(metric, 1)
+            drawn |= _bars(ax, list(models.values()), series, f"Step-{s} {metric} (max {top})", ymax=top)
     elif name == "diversity":
         models = {d.model_number: d.model for d in sorted(results.diversity, key=lambda d: d.model_number)}
         values = {(d.condition, d.model_number, d.step): d.value for d in results.diversity}
@@ -120,18 +180,23 @@ def figure_build(
         for i, s in enumerate((1, 3)):
             ax = fig.add_subplot(1, 2, i + 1)
             series = {_label(c, names): [values.get((c, m, s)) for m in models] for c in present}
-            _bars(ax, list(models.values()), series, f"Step-{s} diversity (1 - Self-BLEU)")
+            title = f"Step-{s} diversity (1 - Self-BLEU, as released; max 1)"
+            drawn |= _bars(ax, list(models.values()), series, title, ymax=1)
+    elif name == "diversity_flexibility":
+        drawn = _diversity_flexibility(fig, results, names)
     elif name == "ablation":
         chosen = [c for c in ABLATION_ORDER if c in conditions] or conditions
         models, values = _table2_series(results, ["overall"])
         ax = fig.add_subplot(1, 1, 1)
         series = {_label(c, names): [values.get((c, m, "overall")) for m in models] for c in chosen}
-        _bars(
-            ax, list(models.values()), series, "Overall score: TeamLLM, without roles, baseline", "mean score"
-        )
+        title = f"Overall score: TeamLLM, without roles, baseline (max {results.rubric.max_total})"
+        drawn = _bars(ax, list(models.values()), series, title, "mean score", ymax=results.rubric.max_total)
     else:
         raise KeyError(name)
-    if not fig.axes:
+    if not drawn:
+        for ax in list(fig.axes):
+            fig.delaxes(ax)
+        fig.suptitle("")
         ax = fig.add_subplot(1, 1, 1)
         ax.text(0.5, 0.5, "No data yet", ha="center", va="center")
         ax.set_axis_off()
@@ -140,6 +205,34 @@ def figure_build(
         if handles:
             fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8)
     return fig
+
+
+def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool:
+    """Figures 6 and 7: per response, Flexibility (final score) against diversity (as released),
+    one colour per condition; Step 1 and Step 3 side by side."""
+    by_response = {r.response_id: r for r in results.records}
+    drawn = False
+    for i, s in enumerate((1, 3)):
+        ax = fig.add_subplot(1, 2, i + 1)
+        top = results.rubric.dimension(f"s{s}.flexibility").max
+        for j, condition in enumerate(results.conditions):
+            points = [
+                (record.dimensions.get(f"s{s}.flexibility"), values.get(s, {}).get("released"))
+                for rid, values in results.response_diversity.items()
+                if (record := by_response.get(rid)) is not None and record.condition == condition
+            ]
+            points = [(x, y) for x, y in points if x is not None and y is not None]
+            if points:
+                drawn = True
+                ax.scatter(*zip(*points, strict=True), s=18, label=_label(condition, names),
+                           color=COLORS[j % len(COLORS)], alpha=0.8)  # fmt: skip
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(f"Step-{s} Flexibility (max {top})", fontsize=8)
+        ax.set_ylabel("Diversity (1 - Self-BLEU, as released; max 1)", fontsize=8)
+        ax.set_title(f"Step-{s}: diversity against flexibility, per condition", fontsize=9)
+        ax.grid(alpha=0.3)
+    return drawn
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:

@@ -17,9 +17,11 @@ from research.selectors.research import results_get
 from research.services.exports import (
     KIND_RESULTS,
     KIND_WORKBOOKS,
+    KINDS,
     export_job_create,
     export_job_dispatch_pending,
 )
+from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import id_param
 from studies.roles import is_admin, researcher_required
@@ -37,6 +39,14 @@ class ResultsFilter(forms.Form):
         empty_value=1,
         choices=[(n, n) for n in range(1, 7)],
         label=_("Dimension figure step"),
+    )
+    marks = forms.ChoiceField(
+        required=False,
+        choices=[
+            (MARKS_PAPER, _("** p < 0.01 only, as the paper prints")),
+            (MARKS_BOTH, _("** p < 0.01 and * p < 0.05")),
+        ],
+        label=_("Significance marks"),
     )
 
     def __init__(self, *args, **kwargs):
@@ -64,6 +74,7 @@ class ResultsFilter(forms.Form):
             "models": data.get("models") or None,
             "pair": pair,
             "step": data.get("step") or 1,
+            "marks": data.get("marks") or MARKS_PAPER,
         }
 
 
@@ -78,6 +89,7 @@ def _results(request: HttpRequest, with_diversity: bool = True):
         models=chosen["models"],
         pair=chosen["pair"],
         with_diversity=with_diversity,
+        marks=chosen["marks"],
     )
     return form, chosen, results
 
@@ -146,7 +158,7 @@ def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpRespo
 @require_POST
 def export_start(request: HttpRequest) -> HttpResponse:
     kind = request.POST.get("kind", KIND_RESULTS)
-    if kind not in (KIND_RESULTS, KIND_WORKBOOKS):
+    if kind not in KINDS:
         return HttpResponseBadRequest("unknown export")
     if kind == KIND_WORKBOOKS and not is_admin(request.user):
         return HttpResponse(status=403)
@@ -158,6 +170,7 @@ def export_start(request: HttpRequest) -> HttpResponse:
             pair=[a, b] if a and b and a != b else None,
             conditions=request.POST.getlist("conditions"),
             models=request.POST.getlist("models"),
+            marks=MARKS_BOTH if request.POST.get("marks") == MARKS_BOTH else MARKS_PAPER,
         )
     job = export_job_create(kind=kind, params=params, user=request.user)
     return _job_fragment(request, job)
@@ -169,7 +182,7 @@ def _job_fragment(request: HttpRequest, job: ExportJob) -> HttpResponse:
 
 
 def _job_for(request: HttpRequest, pk: int) -> ExportJob:
-    job = get_object_or_404(ExportJob, pk=pk, kind__in=(KIND_RESULTS, KIND_WORKBOOKS))
+    job = get_object_or_404(ExportJob, pk=pk, kind__in=KINDS)
     if job.kind == KIND_WORKBOOKS and not is_admin(request.user):
         raise Http404
     return job

@@ -1,9 +1,10 @@
 """The researchers' results workbook, streamed by XlsxWriter (``constant_memory``).
 
 Sheets: Table 1 and Table 2 per condition (the templates' two header rows with
-merged step headings), the overall table with Wilcoxon tests, Step-3 blanks
-(Table 5), efficiency, diversity, the raw long table of every submitted sheet,
-and an About sheet. No cell is a formula: numbers are numbers, everything else
+merged step headings), the overall table with Wilcoxon tests, the per-step tests
+(Figure 3), blanks from the raters (Table 5), Table 6 with CIs, warnings and
+definitions, efficiency, diversity (as released and cleaned), the raw long table of
+every submitted sheet, and an About sheet. No cell is a formula: numbers are numbers, everything else
 is literal text (``_Sheet.row``), with Excel's quote prefix when it looks like one.
 
 In constant_memory mode each row goes to disk once the next row starts, so rows
@@ -22,12 +23,13 @@ from django.utils import timezone
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_iter
+from research.significance import MARKS_BOTH
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
 if TYPE_CHECKING:
     import xlsxwriter
 
-_OPTIONS = {
+XLSX_OPTIONS = {
     "constant_memory": True,
     # should any text reach XlsxWriter's generic write() (merge_range uses it), it stays
     # text: never a formula, a hyperlink or a number
@@ -39,7 +41,7 @@ _OPTIONS = {
 _HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
 
 
-class _Book:
+class SafeBook:
     """The workbook and its four cell formats: (bold heading?, quote prefix?)."""
 
     def __init__(self, wb: xlsxwriter.Workbook):
@@ -123,7 +125,7 @@ def _header(sheet: _Sheet, columns: list[Column], lead: int) -> None:
     sheet.row(second, bold=True)
 
 
-def _table1(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
+def _table1(book: SafeBook, table: ConditionTable, columns: list[Column], label: str) -> None:
     sheet = book.sheet(f"Table 1 ({label})")
     _header(sheet, columns, 2)
     for scenario, block in groupby(table.rows, key=lambda row: row.scenario):
@@ -135,14 +137,14 @@ def _table1(book: _Book, table: ConditionTable, columns: list[Column], label: st
             sheet.row([scenario if index == 0 else None, row.model, *(_round(v) for v in row.values)])
 
 
-def _table2(book: _Book, table: ConditionTable, columns: list[Column], label: str) -> None:
+def _table2(book: SafeBook, table: ConditionTable, columns: list[Column], label: str) -> None:
     sheet = book.sheet(f"Table 2 ({label})")
     _header(sheet, columns, 1)
     for row in table.rows:
         sheet.row([row.model, *(_round(v) for v in row.values)])
 
 
-def _overall(book: _Book, results: Results) -> None:
+def _overall(book: SafeBook, results: Results) -> None:
     table = results.overall
     if table is None:
         return
@@ -152,13 +154,18 @@ def _overall(book: _Book, results: Results) -> None:
     for row in table.rows:
         sheet.row([row.model, row.condition, *(_round(v) for v in row.scores), _round(row.average), row.mark])
     sheet.row([])
-    sheet.row([f"Wilcoxon signed-rank test, two-sided, {a} vs {b} over scenarios; ** p < 0.01, * p < 0.05"])
+    marks = (
+        "** p < 0.01, * p < 0.05 (* is our option)"
+        if table.marks == MARKS_BOTH
+        else "** p < 0.01 (as printed)"
+    )
+    sheet.row([f"Wilcoxon signed-rank test, two-sided, {a} vs {b} over scenarios; {marks}"])
     sheet.row(["Model", "n", f"Mean {a}", f"Mean {b}", "W", "p", "Mark", "Note"], bold=True)
     for t in table.tests:
         sheet.row([t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.statistic, t.p_value, t.mark, t.note])
 
 
-def _group_means(book: _Book, title: str, header: list[str], rows: list[list]) -> None:
+def _group_means(book: SafeBook, title: str, header: list[str], rows: list[list]) -> None:
     sheet = book.sheet(title)
     sheet.row(header, bold=True)
     for row in rows:
@@ -166,21 +173,39 @@ def _group_means(book: _Book, title: str, header: list[str], rows: list[list]) -
 
 
 def _consistency_rows(table6: dict) -> list[list]:
-    return [
+    selection = table6.get("selection") or {}
+    rows = [
         [f"{row['metric']} ({table6['headline_icc']})" if row["metric"] == "ICC" else row["metric"],
-         _round(row["before"]), _round(row["after"]), row["n"]]
+         _round(row["before"]), *map(_round, row["ci_before"]), _round(row["after"]),
+         *map(_round, row["ci_after"]), row["n"], row["n_responses"],
+         f"not a headline: {row['warning']}" if row["warning"] else ""]
         for row in table6.get("rows", [])
     ] + [
         [],
         ["Responses", table6.get("responses")],
-        ["Flagged (PCC below threshold)", table6.get("flagged"), "threshold", _round(table6.get("threshold"))],
+        ["Flagged (PCC at or below the threshold; pass only when r > threshold)", table6.get("flagged"),
+         "threshold", _round(table6.get("threshold"))],
         ["Calibrated", table6.get("calibrated")],
         ["Awaiting calibration", table6.get("pending")],
+        [],
+        ["Definition of 'after'", table6.get("after_definition", "")],
+        ["Final-score rule", table6.get("rule_label", ""), table6.get("rule_provenance", "")],
     ]  # fmt: skip
+    if selection.get("n"):
+        rows += [
+            [],
+            ["Calibrated responses only: mean PCC", None, None, None, None, None, None, selection["n"]],
+            ["Original pair (rater A, rater B)", _round(selection["pair"])],
+            ["Calibrator with rater A", _round(selection["calibrator_a"])],
+            ["Calibrator with rater B", _round(selection["calibrator_b"])],
+            ["Calibrator with each primary rater, mean", _round(selection["calibrator_mean"])],
+            ["Calibrator with the closer rater (the after-PCC)", _round(selection["calibrator_closer"])],
+        ]
+    return rows
 
 
 def _sheets_write(
-    book: _Book, results: Results, *, names: dict[str, str], include_raw: bool, progress
+    book: SafeBook, results: Results, *, names: dict[str, str], include_raw: bool, progress
 ) -> None:
     about = book.sheet("About")
     about.row(["CGPST results", results.study.name], bold=True)
@@ -195,16 +220,29 @@ def _sheets_write(
     _overall(book, results)
     _group_means(
         book,
-        "Step-3 blanks",
-        ["Model", "Condition", "Mean blank items in Step 3", "Responses"],
-        [[g.model, g.condition, _round(g.value), g.n] for g in results.blanks],
-    )
+        "Per step (Figure 3)",
+        ["Step", "Model", "n", "Mean (first condition)", "Mean (second condition)", "p", "Mark", "Note"],
+        [[t.step, t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.p_value, t.mark, t.note]
+         for t in results.step_tests],
+    )  # fmt: skip
+    _group_means(
+        book,
+        "Blanks (Table 5)",
+        ["Step", "Model", "Condition", "Mean blank items (raters)", "Responses", "Parser check",
+         "Raters disagree"],
+        [[g.step, g.model, g.condition, _round(g.value), g.n, _round(g.parser), g.disagreements]
+         for g in results.blanks]
+        + [[], ["Responses where the raters disagree on blanks"], ["Research ID", "Step", "Raters", "Parser"]]
+        + [[d.research_id, d.step, ", ".join(f"{r}: {c}" for r, c in d.counts), d.parser]
+           for d in results.blank_disagreements],
+    )  # fmt: skip
     _group_means(
         book,
         "Consistency (Table 6)",
-        ["Metric", "Before calibration", "After calibration", "n"],
+        ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
+         "n", "Responses", "Warning"],
         _consistency_rows(results.consistency),
-    )
+    )  # fmt: skip
     _group_means(
         book,
         "Efficiency",
@@ -214,9 +252,28 @@ def _sheets_write(
     _group_means(
         book,
         "Diversity",
-        ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU)", "Responses"],
-        [[d.model, d.condition, d.step, _round(d.value), d.n] for d in results.diversity],
+        [
+            "Model",
+            "Condition",
+            "Step",
+            "Diversity (1 - mean Self-BLEU), as released",
+            "Diversity, cleaned tokens (no whitespace)",
+            "Responses",
+        ],
+        [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n] for d in results.diversity],
     )
+    _group_means(
+        book,
+        "Generation cost",
+        ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)", "Tokens out (mean)",
+         "Wall time s (mean)", "Failures", "Retries"],
+        [[c.model, c.condition, c.runs, c.succeeded, _round(c.calls), _round(c.prompt_tokens),
+          _round(c.completion_tokens), _round(c.wall_seconds), c.failures, c.retries] for c in results.cost]
+        + [[], ["Per run"], ["Research ID", "Run", "Model", "Condition", "Status", "Calls", "Tokens in",
+                             "Tokens out", "Wall time s", "Failures", "Retries"]]
+        + [[r.research_id, r.run_id, r.model, r.condition, r.status, r.calls, r.prompt_tokens,
+            r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries] for r in results.run_costs],
+    )  # fmt: skip
     if include_raw:
         raw = book.sheet("Raw scores")
         raw.row(list(RAW_HEADER), bold=True)
@@ -237,9 +294,9 @@ def results_workbook_write(
 
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with xlsxwriter.Workbook(str(path), _OPTIONS) as wb:
+        with xlsxwriter.Workbook(str(path), XLSX_OPTIONS) as wb:
             _sheets_write(
-                _Book(wb), results, names=condition_names or {}, include_raw=include_raw, progress=progress
+                SafeBook(wb), results, names=condition_names or {}, include_raw=include_raw, progress=progress
             )
     except BaseException:
         path.unlink(missing_ok=True)  # closing wrote what there was: no half workbook

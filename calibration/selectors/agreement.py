@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
+from calibration.selectors.consistency import consistency_table, icc_headline  # noqa: F401 (Table 6, re-exported)
 from calibration.statistics import (
     ICC_FORMS,
     REASON_FEW_RATERS,
@@ -27,7 +28,7 @@ from calibration.statistics import (
     pcc,
 )
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
-from studies.models import Response, ResponseStatus, Study
+from studies.models import Response, Study
 from studies.roles import RATER
 from studies.rubric import load_rubric
 
@@ -66,14 +67,6 @@ def _user_label(user) -> str:
     return f"{user.get_username()} ({code})" if code else user.get_username()
 
 
-def _headline(forms: dict, form: str) -> dict | None:
-    value = (forms or {}).get(form)
-    if not value or value.get("icc") is None:
-        return None
-    low, high = (list(value.get("ci95") or []) + [None, None])[:2]
-    return {"icc": value["icc"], "ci_low": low, "ci_high": high, "p": value.get("p")}
-
-
 def _calibration_progress(state: ResponseState, flagged: bool) -> str:
     if not flagged:
         return NOT_FLAGGED
@@ -83,76 +76,6 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
     if cal.submitted:
         return SUBMITTED
     return IN_PROGRESS if cal.has_work else ASSIGNED
-
-
-def consistency_table(*, study: Study) -> dict:
-    """The study's Table 6: mean PCC and mean ICC before and after calibration.
-
-    * PCC before: mean r over responses with both primary sheets submitted and r
-      defined. PCC after: the same responses, each with the PCC of the pair used
-      after calibration (calibrator + closer primary rater) when calibrated, its
-      original pair otherwise (including flagged responses still waiting).
-    * ICC: mean of the study's headline form over the scoring groups (scenario x
-      rater pair, the study's unit); if no group has an ICC, over scenarios.
-
-    Returns ``{"study", "study_id", "threshold", "headline_icc", "icc_unit",
-    "rows": [{"metric": "PCC"|"ICC", "before", "after", "n"}], "responses",
-    "flagged", "calibrated", "pending", "pcc_undefined", "complete"}``; the
-    means are floats or None.
-    """
-    rows = (
-        ResponseAgreement.objects.filter(response__study=study)
-        .exclude(response__status=ResponseStatus.WITHDRAWN)
-        .exclude(reason=REASON_MISSING_SHEET)
-        .values("pcc", "after_pcc", "flagged", "response__final_score__calibrated")
-    )
-    before, after = [], []
-    flagged = calibrated = undefined = 0
-    for row in rows:
-        is_calibrated = bool(row["flagged"] and row["response__final_score__calibrated"])
-        flagged += row["flagged"]
-        calibrated += is_calibrated
-        undefined += row["pcc"] is None
-        before.append(row["pcc"])
-        after.append(row["after_pcc"] if is_calibrated else row["pcc"])
-    form = study.headline_icc
-    icc_rows = GroupAgreement.objects.filter(study=study, group__isnull=False)
-    unit = "group"
-    if not any(_headline(g.forms, form) for g in icc_rows):
-        icc_rows = GroupAgreement.objects.filter(study=study, group__isnull=True)
-        unit = "scenario"
-    by_stage: dict[str, list] = defaultdict(list)
-    for g in icc_rows:
-        value = _headline(g.forms, form)
-        by_stage[g.stage].append(value["icc"] if value else None)
-    n_icc = sum(v is not None for v in by_stage[BEFORE])
-    return {
-        "study": study.name,
-        "study_id": study.pk,
-        "threshold": float(study.agreement_threshold),
-        "headline_icc": form,
-        "icc_unit": unit,
-        "rows": [
-            {
-                "metric": "PCC",
-                "before": mean_defined(before),
-                "after": mean_defined(after),
-                "n": sum(v is not None for v in before),
-            },
-            {
-                "metric": "ICC",
-                "before": mean_defined(by_stage[BEFORE]),
-                "after": mean_defined(by_stage[AFTER]),
-                "n": n_icc,
-            },
-        ],
-        "responses": len(before),
-        "flagged": flagged,
-        "calibrated": calibrated,
-        "pending": flagged - calibrated,
-        "pcc_undefined": undefined,
-        "complete": flagged == calibrated,
-    }
 
 
 def agreement_responses(
@@ -214,12 +137,12 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
     """Headline form and all six forms (in order) of one stored ICC row."""
     forms = row.forms if row is not None else {}
     return {
-        "headline": _headline(forms, form),
+        "headline": icc_headline(forms, form, row.n_responses if row is not None else 0),
         "reason": row.reason if row is not None else "",
         "reason_label": reason_label(row.reason) if row is not None else "",
         "n": row.n_responses if row is not None else 0,
         "forms": [
-            {"name": name, "value": _headline(forms, name), "headline": name == form} for name in ICC_FORMS
+            {"name": name, "value": icc_headline(forms, name), "headline": name == form} for name in ICC_FORMS
         ],
     }
 

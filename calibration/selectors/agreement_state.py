@@ -221,7 +221,8 @@ def response_evaluate(
 ) -> Evaluation:
     """PCC, flag and final-score sheets of one response (pure).
 
-    Flagged = PCC below the threshold, or undefined (no variance). A flagged
+    Flagged = PCC at or below the threshold, or undefined (no variance): the study's
+    analysis passes a response only when r > threshold, so r == threshold is flagged. A flagged
     response has no final score until its calibrator submits; then the study's
     rule picks the sheets. The "calibrated pair" used for the after-calibration
     statistics is always the calibrator and the closer primary rater.
@@ -243,7 +244,8 @@ def response_evaluate(
     # The vectors are those of the state's submitted sheets, so both primary sheets are there.
     assert a is not None and b is not None
     before = pcc(vectors["a"], vectors["b"])
-    flagged = before.r is None or before.r < threshold  # undefined (no variance) or below
+    # as released: passes only when r > threshold (r == threshold is flagged); undefined is flagged
+    flagged = before.r is None or not before.r > threshold
     if not flagged:
         return Evaluation(
             state=state, vectors=vectors, before=before, determined=True, flagged=False,

@@ -19,6 +19,8 @@ from research.selectors.research import results_get
 from studies.models import Condition, Response, Study
 
 FIGURE_CACHE_SECONDS = 7 * 24 * 3600
+# figures that show Self-BLEU diversity (the slow part, computed only for them)
+DIVERSITY_FIGURES = ("diversity", "diversity_flexibility")
 
 
 def research_data_version(*, study: Study) -> str:
@@ -37,7 +39,7 @@ def research_data_version(*, study: Study) -> str:
 def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
     """The figure's file (svg or png) for the filters in ``chosen`` (see ``ResultsFilter``)."""
     study = chosen["study"]
-    filters = (chosen["conditions"], chosen["models"], chosen["pair"], chosen["step"])
+    filters = (chosen["conditions"], chosen["models"], chosen["pair"], chosen["step"], chosen["marks"])
     key = (
         "figure:v1:"
         + hashlib.sha256(
@@ -51,7 +53,8 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
             conditions=chosen["conditions"],
             models=chosen["models"],
             pair=chosen["pair"],
-            with_diversity=name == "diversity",
+            with_diversity=name in DIVERSITY_FIGURES,
+            marks=chosen["marks"],
         )
         names = dict(Condition.objects.values_list("letter", "name"))
         data = figure_bytes(figure_build(name, results, step=chosen["step"], condition_names=names), fmt_name)

@@ -1,8 +1,10 @@
 """Everything a researcher sees, computed once: the selectors' records through the pure tables
 (``research.results.results_compute``; ``Results`` is re-exported from there).
 
-Per-response diversity (jieba + BLEU, the slow part) is cached per response and
-text version in Django's cache, so pages and exports recompute only what changed.
+Per-response diversity (jieba + BLEU, the slow part) is computed from each answer's
+Step-1 and Step-3 text split into items as the release splits them, both variants
+(as released, cleaned tokens), and cached per response and text version in Django's
+cache, so pages and exports recompute only what changed.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 from django.core.cache import cache
 
 from calibration.selectors.agreement import consistency_table
-from research.diversity import diversity, diversity_means
+from research.cost import cost_by_condition
+from research.diversity import diversity_means, text_diversity
 from research.results import Results, results_compute
-from research.selectors.results import idea_items_get, response_records_get, score_records_get
+from research.selectors.generation import run_costs_get
+from research.selectors.results import response_records_get, score_records_get
+from research.significance import MARKS_PAPER
 from studies.models import Response, Study
 from studies.rubric import load_rubric
 
@@ -21,12 +26,12 @@ __all__ = ["DIVERSITY_STEPS", "Results", "response_diversity_get", "results_get"
 DIVERSITY_STEPS = (1, 3)
 
 
-def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, float | None]]:
-    """Diversity of Step 1 and Step 3 items per response (cached by the response's update time)."""
+def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, dict[str, float | None]]]:
+    """Diversity of Step 1 and Step 3 per response and variant (cached by the response's update time)."""
     stamps = dict(Response.objects.filter(pk__in=response_ids).values_list("pk", "updated_at"))
-    keys = {rid: f"diversity:v1:{rid}:{stamps[rid].timestamp()}" for rid in response_ids if rid in stamps}
+    keys = {rid: f"diversity:v2:{rid}:{stamps[rid].timestamp()}" for rid in response_ids if rid in stamps}
     found = cache.get_many(list(keys.values()))
-    out: dict[int, dict[int, float | None]] = {}
+    out: dict[int, dict[int, dict[str, float | None]]] = {}
     missing = []
     for rid, key in keys.items():
         if key in found:
@@ -34,11 +39,13 @@ def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, fl
         else:
             missing.append(rid)
     if missing:
-        items = idea_items_get(response_ids=missing, steps=DIVERSITY_STEPS)
+        fields = [f"step{step}" for step in DIVERSITY_STEPS]
+        texts = Response.objects.filter(pk__in=missing).values_list("pk", *fields)
         fresh = {}
-        for rid in missing:
-            by_step = items.get(rid, {})
-            out[rid] = {step: diversity(by_step.get(step, [])) for step in DIVERSITY_STEPS}
+        for rid, *answers in texts.iterator(chunk_size=500):
+            out[rid] = {
+                step: text_diversity(answer) for step, answer in zip(DIVERSITY_STEPS, answers, strict=True)
+            }
             fresh[keys[rid]] = {str(k): v for k, v in out[rid].items()}
         cache.set_many(fresh, timeout=7 * 24 * 3600)
     return out
@@ -51,6 +58,7 @@ def results_get(
     models: list[str] | None = None,
     pair: tuple[str, str] | None = None,
     with_diversity: bool = True,
+    marks: str = MARKS_PAPER,
 ) -> Results:
     results = results_compute(
         study=study,
@@ -59,8 +67,12 @@ def results_get(
         responses=response_records_get(study=study, conditions=conditions, models=models),
         pair=pair,
         consistency=consistency_table(study=study),
+        marks=marks,
     )
     if with_diversity:
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
+        results.response_diversity = values
+    results.run_costs = run_costs_get(study=study, conditions=conditions, models=models)
+    results.cost = cost_by_condition(results.run_costs)
     return results

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
 
 from calibration.models import FinalScore
-from research.results import ResponseRecord, ScoreRecord
-from scoring.models import ScoreSheet, SheetStatus
+from research.records import RaterBlanks, ResponseRecord, ScoreRecord
+from scoring.models import AssignmentRole, ItemScore, ScoreSheet, SheetStatus
 from scoring.selectors import sheet_entries_get
-from studies.models import Response, ResponseItem, ResponseStatus, Study
+from studies.models import Response, ResponseStatus, Study
 from studies.rubric import load_rubric, sheet_totals
 
 
@@ -56,6 +57,7 @@ def response_records_get(*, study: Study, conditions=None, models=None) -> list[
     rows = _filtered(
         Response.objects.filter(study=study).exclude(status=ResponseStatus.WITHDRAWN), "", conditions, models
     ).select_related("scenario", "model", "condition")
+    blanks = rater_blanks_get(study=study)
     return [
         ResponseRecord(
             response_id=r.pk,
@@ -65,22 +67,45 @@ def response_records_get(*, study: Study, conditions=None, models=None) -> list[
             condition=r.condition.letter,
             step1_blank_items=r.step1_blank_items,
             step3_blank_items=r.step3_blank_items,
+            research_id=r.research_id,
+            rater_blanks=tuple(blanks.get(r.pk, ())),
         )
         for r in rows
     ]
 
 
-def idea_items_get(*, response_ids: list[int], steps=(1, 3)) -> dict[int, dict[int, list[str]]]:
-    """The parsed Step-1 and Step-3 items of each response (for diversity)."""
-    items: dict[int, dict[int, list[str]]] = {}
-    rows = (
-        ResponseItem.objects.filter(response_id__in=response_ids, step__in=steps)
-        .order_by("response_id", "step", "position")
-        .values_list("response_id", "step", "text")
+BLANK = "blank"  # the rubric's invalid type "Blank — no response provided"
+
+
+def rater_blanks_get(*, study: Study, steps=(1, 3)) -> dict[int, list[RaterBlanks]]:
+    """Per response, the items each primary rater marked Blank on a submitted sheet, per
+    step, in assignment order (two queries)."""
+    user_field = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
+    sheets = list(
+        ScoreSheet.objects.filter(
+            status=SheetStatus.SUBMITTED,
+            assignment__response__study=study,
+            assignment__archived_at__isnull=True,
+            assignment__role=AssignmentRole.PRIMARY,
+        )
+        .order_by("assignment__response_id", "assignment__created_at", "assignment__id")
+        .values_list(
+            "pk", "assignment__response_id", "assignment__rater__rater_profile__rater_code", user_field
+        )
     )
-    for response_id, step, text in rows.iterator(chunk_size=5000):
-        items.setdefault(response_id, {}).setdefault(step, []).append(text)
-    return items
+    counts: dict[tuple[int, int], int] = {}
+    rows = (
+        ItemScore.objects.filter(sheet__in=[s[0] for s in sheets], step__in=steps)
+        .values("sheet_id", "step")
+        .annotate(blanks=Count("id", filter=Q(invalid_type=BLANK)))
+    )
+    for row in rows:
+        counts[(row["sheet_id"], row["step"])] = row["blanks"]
+    out: dict[int, list[RaterBlanks]] = {}
+    for sheet_id, response_id, code, username in sheets:
+        by_step = {step: counts.get((sheet_id, step), 0) for step in steps}
+        out.setdefault(response_id, []).append(RaterBlanks(rater=code or username, by_step=by_step))
+    return out
 
 
 RAW_HEADER = (

@@ -24,9 +24,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from research.long_export import long_csv_write, long_xlsx_write
 from research.models import ExportJob
+from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
+from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
 from research.selectors.research import results_get
 from research.selectors.results import raw_score_rows_count
+from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
 from studies.dispatch import outbox_pending_subjects, task_send_on_commit
@@ -36,7 +40,9 @@ log = logging.getLogger(__name__)
 
 KIND_RESULTS = "results"
 KIND_WORKBOOKS = "workbooks"
-KINDS = (KIND_RESULTS, KIND_WORKBOOKS)
+# the long tables for analysts: item-level scores and generation turns, CSV or xlsx
+LONG_KINDS = ("items_csv", "items_xlsx", "turns_csv", "turns_xlsx")
+KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS)
 PROGRESS_EVERY = 200
 EXPORT_TASK = "research.tasks.export_job_run_task"  # sent by name: services never import tasks
 
@@ -82,6 +88,8 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
             folder = Path(tmp)
             if job.kind == KIND_RESULTS:
                 path, name = _results(job, study, folder)
+            elif job.kind in LONG_KINDS:
+                path, name = _long_table(job, study, folder)
             else:
                 path, name = _workbooks(job, study, folder)
             if job.file:  # a redelivered job: replace what an earlier attempt stored
@@ -143,6 +151,7 @@ def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
         conditions=params.get("conditions") or None,
         models=params.get("models") or None,
         pair=pair,
+        marks=params.get("marks") or MARKS_PAPER,
     )
     _progress(job.pk, 1, total)
     name = f"results_{_slug(study.name)}.xlsx"
@@ -163,4 +172,25 @@ def _workbooks(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
         study=study, path=folder / name, progress=lambda n, t: _progress(job.pk, n, t)
     )
     _progress(job.pk, written, written)
+    return folder / name, name
+
+
+def _long_table(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
+    table, fmt = job.kind.split("_")
+    name = f"{table}_{_slug(study.name)}.{fmt}"
+    header: tuple[str, ...]
+    if table == "items":
+        header, title = ITEM_HEADER, "Item scores"
+        total = item_sheets_count(study=study)
+        rows = item_rows_iter(study=study, on_sheet=lambda n: _progress(job.pk, n, total))
+    else:
+        header, title = TURN_HEADER, "Generation turns"
+        total = turn_rows_count(study=study)
+        rows = turn_rows_iter(study=study)
+    _progress(job.pk, 0, total)
+    if fmt == "csv":
+        long_csv_write(folder / name, header, rows)
+    else:
+        long_xlsx_write(folder / name, header, rows, title=title)
+    _progress(job.pk, total, total)
     return folder / name, name

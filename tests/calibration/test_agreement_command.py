@@ -20,8 +20,11 @@ def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
     assert "0.863" in line and "rater1 (H01)" in line and "116.50" in line
     assert "ICC3k*" in out and "fewer than 3 responses" in out  # one response: no ICC, with the reason
     table6 = out.split("Table 6", 1)[1]
-    rows = {line.split()[0]: line.split()[1:] for line in table6.splitlines()[1:4] if line.strip()}
-    assert rows["PCC"] == ["0.86", "0.86", "1"] and rows["ICC"] == ["—", "—", "0"]
+    rows = {line.split()[0]: line.split() for line in table6.splitlines()[1:4] if line.strip()}
+    # one response: the mean PCC has no CI and is flagged as no headline
+    assert rows["PCC"][:8] == ["PCC", "0.86", "[—,", "—]", "0.86", "[—,", "—]", "1"]
+    assert rows["ICC"][1:4] == ["—", "[—,", "—]"]
+    assert "not a headline: fewer than 5 responses" in table6.splitlines()[2]
 
 
 def test_recompute_option_rebuilds_stored_statistics(demo, data_a, tmp_path, capsys):

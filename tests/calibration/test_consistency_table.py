@@ -1,12 +1,15 @@
 """consistency_table: the study's Table 6, before and after calibration."""
 
+import numpy as np
 import pytest
+import scipy.stats as st
 from scipy.stats import pearsonr
 
 from calibration.models import GroupAgreement
 from calibration.selectors.agreement import consistency_table
 from calibration.selectors.agreement_state import sheet_vector
 from calibration.services.calibration import response_scores_recompute
+from calibration.statistics import mean_ci95, small_sample_warning
 from scoring.models import Assignment
 from studies.rubric import load_rubric
 from tests.factories import (
@@ -89,3 +92,61 @@ def test_an_empty_study_has_no_values(db):
     table = consistency_table(study=StudyFactory())
     assert [(r["before"], r["after"], r["n"]) for r in table["rows"]] == [(None, None, 0), (None, None, 0)]
     assert table["responses"] == 0 and table["complete"]
+
+
+def test_small_samples_carry_n_ci_and_a_warning(study_with_one_disagreement):
+    """Four responses: neither the mean PCC nor the ICC may stand as a bare headline."""
+    group, _responses, sheets, _calibrator, rubric = study_with_one_disagreement
+    table = consistency_table(study=group.study)
+    pcc_row, icc_row = table["rows"]
+    pccs = [_r(a, b, rubric) for a, b in sheets]
+    low, high = st.t.interval(0.95, len(pccs) - 1, loc=np.mean(pccs), scale=st.sem(pccs))
+    assert pcc_row["ci_before"] == pytest.approx([low, high])
+    assert pcc_row["n_responses"] == 4 and pcc_row["warning"] == "fewer than 5 responses"
+    stored = GroupAgreement.objects.get(group=group, stage="before")
+    assert icc_row["ci_before"] == pytest.approx(stored.forms["ICC3k"]["ci95"])  # one group: its own CI
+    assert icc_row["n_responses"] == 4 and icc_row["warning"] == "fewer than 5 responses"
+
+
+def test_small_sample_rule():
+    assert small_sample_warning(4, 0.5, 0.6) == "fewer than 5 responses"
+    assert small_sample_warning(5, None, None) == "no confidence interval"
+    assert small_sample_warning(10, -0.2, 0.81) == "95% CI wider than 1"
+    assert small_sample_warning(10, -0.2, 0.8) == ""  # exactly 1 wide is still shown
+    assert mean_ci95([0.5]) == (None, None)
+
+
+def test_after_is_defined_and_the_selection_effect_is_shown(study_with_one_disagreement):
+    group, responses, sheets, calibrator, rubric = study_with_one_disagreement
+    flagged = responses[3]
+    a, b = sheets[3]
+    calibration = Assignment.objects.get(response=flagged, role="calibration")
+    c = sheet_submitted(calibrator, flagged, varied_changes(reference_changes(4), -2), assignment=calibration)
+    response_scores_recompute(response_id=flagged.pk)
+    table = consistency_table(study=group.study)
+    selection = table["selection"]
+    with_a, with_b = _r(c, a, rubric), _r(c, b, rubric)
+    assert selection["n"] == 1
+    assert selection["pair"] == pytest.approx(_r(a, b, rubric))
+    assert selection["calibrator_a"] == pytest.approx(with_a)
+    assert selection["calibrator_b"] == pytest.approx(with_b)
+    assert selection["calibrator_mean"] == pytest.approx((with_a + with_b) / 2)
+    assert selection["calibrator_closer"] == pytest.approx(max(with_a, with_b))
+    assert selection["calibrator_closer"] > selection["calibrator_mean"]  # the selection effect
+    assert "closer" in table["after_definition"]
+    assert table["rule"] == "calibrator_and_closer" and table["rule_provenance"].startswith("our reading")
+
+
+def test_dashboard_and_research_page_show_the_warning_and_the_definitions(
+    study_with_one_disagreement, client
+):
+    from tests.factories import UserFactory
+
+    group, *_ = study_with_one_disagreement
+    client.force_login(UserFactory(username="res-t6", role="Researcher"))
+    for url in ("/research/agreement/", "/research/"):
+        html = client.get(url, {"study": group.study.pk}).content.decode()
+        table6 = html[html.index("Table 6") :]
+        assert "Not a headline: fewer than 5 responses" in table6, url
+        assert "<strong>" not in table6[: table6.index("</table>")], url  # no bold headline number
+        assert "our reading" in table6 and "After calibration: each calibrated response" in table6, url

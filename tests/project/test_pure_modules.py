@@ -27,6 +27,10 @@ PURE_MODULES = (
     "studies.rubric.totals",
     "studies.parsing",
     "calibration.statistics",
+    "research.records",
+    "research.significance",
+    "research.group_tables",
+    "research.cost",
     "research.results",
     "research.diversity",
     "research.figures",
@@ -175,7 +179,7 @@ def test_pure_modules_work_without_django_settings():
             for sc, r in enumerate(records)
         ]
         results = results_compute(study=None, rubric=rubric, records=records, responses=responses)
-        results.diversity = diversity_means(responses, {r.response_id: {1: 0.5} for r in responses})
+        results.diversity = diversity_means(responses, {r.response_id: {1: {"released": 0.5}} for r in responses})
         totals_column = [c.key for c in results.columns].index("overall")
         out["results"] = {
             "conditions": results.conditions,
@@ -183,7 +187,7 @@ def test_pure_modules_work_without_django_settings():
             "table1_rows": [len(t.rows) for t in results.table1],
             "table2_totals": [[fmt(r.values[totals_column]) for r in t.rows] for t in results.table2],
             "tests": [[t.model_number, t.n, fmt(t.p_value, 4), t.mark] for t in results.overall.tests],
-            "blanks": [[g.condition, g.value] for g in results.blanks],
+            "blanks": [[g.condition, g.step, g.value, g.parser] for g in results.blanks],
             "diversity": sorted({(d.step, d.value) for d in results.diversity}),
         }
 
@@ -214,8 +218,8 @@ def test_pure_modules_work_without_django_settings():
         "pair": ["A", "B"],
         "table1_rows": [12, 12],
         "table2_totals": [["118.5", "128.5"], ["113.5", "123.5"]],
-        "tests": [["01", 6, "0.0312", "*"], ["02", 6, "0.0312", "*"]],
-        "blanks": [["A", 0.5], ["B", 0.5], ["A", 0.5], ["B", 0.5]],
+        "tests": [["01", 6, "0.0312", ""], ["02", 6, "0.0312", ""]],  # ** only, as printed
+        "blanks": [[c, s, None, None] for s in (1, 3) for c in "ABAB"],  # no raters' sheets
         "diversity": [[1, 0.5], [3, None]],
     }
     assert found["figure"] is True

@@ -2,7 +2,7 @@
 
 import pytest
 
-from research.results import ResponseRecord, ScoreRecord, blanks_table, efficiency_table, significance_mark
+from research.results import ScoreRecord, efficiency_table, significance_mark
 
 
 def _rec(rid, cond, flu, flex, elab, orig):
@@ -20,22 +20,7 @@ def test_efficiency_is_the_mean_of_per_response_ratios_and_skips_zero_fluency():
     assert found["Originality/Fluency"] == (pytest.approx((4 / 8 + 2 / 4) / 2), 2)
 
 
-def test_step3_blanks_per_model_and_condition():
-    rows = blanks_table(
-        [
-            ResponseRecord(i, "FS1", "10", "gemini-2.5-pro", c, 0, b)
-            for i, (c, b) in enumerate([("A", 3), ("A", 2), ("B", 0)])
-        ]
-    )
-    assert {(r.condition, r.value, r.n) for r in rows} == {("A", 2.5, 2), ("B", 0, 1)}
-
-
-def test_marks():
-    assert [significance_mark(p) for p in (0.001, 0.0099, 0.01, 0.049, 0.05, None)] == [
-        "**",
-        "**",
-        "*",
-        "*",
-        "",
-        "",
-    ]
+def test_marks_as_the_paper_prints_them_and_the_p_005_option():
+    ps = (0.001, 0.0099, 0.01, 0.049, 0.05, None)
+    assert [significance_mark(p) for p in ps] == ["**", "**", "", "", "", ""]
+    assert [significance_mark(p, "both") for p in ps] == ["**", "**", "*", "*", "", ""]

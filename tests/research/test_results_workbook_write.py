@@ -121,7 +121,8 @@ def test_export_results_command(scored, tmp_path, capsys):
         "About",
         "Table 1 (A)",
         "Table 2 (A)",
-        "Step-3 blanks",
+        "Blanks (Table 5)",
+        "Per step (Figure 3)",
         "Efficiency",
         "Diversity",
         "Raw scores",
@@ -131,7 +132,11 @@ def test_export_results_command(scored, tmp_path, capsys):
 def test_consistency_sheet_is_table6_of_the_study(scored, tmp_path):
     workbook = load_workbook(_write(scored.study, tmp_path))
     rows = [list(r) for r in workbook["Consistency (Table 6)"].iter_rows(values_only=True)]
-    assert rows[0] == ["Metric", "Before calibration", "After calibration", "n"]
+    assert rows[0][:5] == ["Metric", "Before calibration", "CI low", "CI high", "After calibration"]
     pcc = next(r for r in rows if r[0] == "PCC")
-    assert round(pcc[1], 3) == 0.863 and round(pcc[2], 3) == 0.863  # A05_FS10 agrees: nothing calibrated
+    assert round(pcc[1], 3) == 0.863 and round(pcc[4], 3) == 0.863  # A05_FS10 agrees: nothing calibrated
+    # one response: no CI, and never a bare headline
+    assert pcc[2] is None and pcc[7:10] == [1, 1, "not a headline: fewer than 5 responses"]
+    assert next(r for r in rows if r[0] == "Definition of 'after'")[1].startswith("After calibration:")
+    assert "our reading" in next(r for r in rows if r[0] == "Final-score rule")[2]
     assert next(r for r in rows if r[0] == "Calibrated")[1] == 0

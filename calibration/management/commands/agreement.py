@@ -102,8 +102,18 @@ class Command(BaseCommand):
         out(
             f"\nConsistency before and after calibration (Table 6; ICC = mean {table['headline_icc']} per {table['icc_unit']})"
         )
-        rows = [["metric", "before", "after", "n"]]
-        rows += [[r["metric"], _num(r["before"], 2), _num(r["after"], 2), str(r["n"])] for r in table["rows"]]
+        rows = [["metric", "before [95% CI]", "after [95% CI]", "n", "responses", "warning"]]
+        rows += [
+            [
+                r["metric"],
+                f"{_num(r['before'], 2)} [{_num(r['ci_before'][0], 2)}, {_num(r['ci_before'][1], 2)}]",
+                f"{_num(r['after'], 2)} [{_num(r['ci_after'][0], 2)}, {_num(r['ci_after'][1], 2)}]",
+                str(r["n"]),
+                str(r["n_responses"]),
+                f"not a headline: {r['warning']}" if r["warning"] else "",
+            ]
+            for r in table["rows"]
+        ]
         for line in _table(rows):
             out("  " + line)
         out(
@@ -111,3 +121,5 @@ class Command(BaseCommand):
             f"{table['calibrated']} calibrated, {table['pending']} awaiting calibration"
             + ("" if table["complete"] else " (the 'after' column is not final)")
         )
+        out(f"  {table['after_definition']}")
+        out(f"  Final-score rule: {table['rule_label']} ({table['rule_provenance']})")

@@ -1,0 +1,98 @@
+"""The item-level long table of every score sheet (one row per rater x response x item
+or dimension), for analysts who load it into pandas or R without reshaping.
+
+Row types: ``item`` (a Step-1/3 idea or a Step-4 criterion as the rater entered it:
+category or invalid type, elaboration, originality, correctly written, relevance, the
+item's comment), ``dimension`` (each of the 23 dimension scores, computed by
+``studies.rubric.sheet_totals``) and ``step`` (the step total with the step's comment).
+Every sheet of an active assignment is included, drafts too: ``sheet_status`` says which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.contrib.auth import get_user_model
+
+from scoring.models import ScoreSheet
+from scoring.selectors import sheets_entries_get
+from studies.models import Study
+from studies.rubric import load_rubric, sheet_totals
+
+ITEM_HEADER = (
+    "study", "scenario", "condition", "model", "research_id", "rater", "role", "sheet_status",
+    "row_type", "step", "item", "dimension", "category", "invalid_type", "elaboration",
+    "originality", "correctly_written", "relevance", "score", "comment", "rubric_version",
+    "submitted_at",
+)  # fmt: skip
+CHUNK = 200
+
+
+def _sheets(study: Study):
+    return ScoreSheet.objects.filter(
+        assignment__response__study=study, assignment__archived_at__isnull=True
+    ).order_by("assignment__response__research_id", "assignment__role", "assignment__rater_id", "pk")
+
+
+def item_sheets_count(*, study: Study) -> int:
+    return _sheets(study).count()
+
+
+def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+    """The long table, sheet by sheet (entries read in chunks of ``CHUNK`` sheets)."""
+    username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
+    sheets = _sheets(study).select_related(
+        "assignment__response__scenario", "assignment__response__model", "assignment__response__condition",
+        "assignment__rater__rater_profile",
+    ).only(
+        "pk", "status", "rubric_version", "submitted_at", "comments", "condition_phrase", "stem", "kvp",
+        "purpose", "assignment__role", "assignment__response__research_id",
+        "assignment__response__scenario__code", "assignment__response__model__name",
+        "assignment__response__condition__letter", "assignment__rater__rater_profile__rater_code",
+        username,
+    )  # fmt: skip
+    done = 0
+    chunk: list[ScoreSheet] = []
+    for sheet in sheets.iterator(chunk_size=CHUNK):
+        chunk.append(sheet)
+        if len(chunk) == CHUNK:
+            yield from _chunk_rows(study, chunk)
+            done += len(chunk)
+            chunk = []
+            if on_sheet:
+                on_sheet(done)
+    if chunk:
+        yield from _chunk_rows(study, chunk)
+        if on_sheet:
+            on_sheet(done + len(chunk))
+
+
+def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple]:
+    entries = sheets_entries_get(sheets=sheets)
+    for sheet in sheets:
+        assignment = sheet.assignment
+        response = assignment.response
+        profile = getattr(assignment.rater, "rater_profile", None)
+        rater = (profile.rater_code if profile else "") or assignment.rater.get_username()
+        rubric = load_rubric(sheet.rubric_version)
+        sheet_entries = entries[sheet.pk]
+        totals = sheet_totals(sheet_entries, rubric)
+        lead = (
+            study.name, response.scenario.code, response.condition.letter, response.model.name,
+            response.research_id, rater, assignment.role, sheet.status,
+        )  # fmt: skip
+        tail = (sheet.rubric_version, sheet.submitted_at.isoformat() if sheet.submitted_at else "")
+        for step in rubric.steps:
+            if step.kind == "ideas":
+                for position, idea in enumerate(sheet_entries.ideas.get(step.number, []), start=1):
+                    yield (*lead, "item", step.number, position, "", idea.category, idea.invalid,
+                           idea.elaboration, idea.originality, None, None, None, idea.comment, *tail)  # fmt: skip
+            elif step.kind == "criteria":
+                for position, crit in enumerate(sheet_entries.criteria, start=1):
+                    yield (*lead, "item", step.number, position, "", "", "", None, None,
+                           crit.correctly_written, crit.relevance, None, crit.comment, *tail)  # fmt: skip
+            for d in step.dimensions:
+                yield (*lead, "dimension", step.number, None, d.key, "", "", None, None, None, None,
+                       totals.dimensions.get(d.key), "", *tail)  # fmt: skip
+            yield (*lead, "step", step.number, None, f"step.{step.number}", "", "", None, None, None, None,
+                   totals.steps.get(step.number), sheet_entries.comments.get(step.number, ""), *tail)  # fmt: skip
