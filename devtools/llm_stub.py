@@ -16,7 +16,11 @@ requests of each distinct prompt fail), a provider that dies after N answers,
 429 with Retry-After, 500, timeouts, empty replies; ``reasoning`` adds DeepSeek-
 style ``reasoning_content`` (so does a model name containing "reasoning"; one containing "think"
 puts the reasoning inline in ``<think>`` tags). ``GET /_stub/stats`` and ``POST /_stub/config``
-observe and reconfigure a running stub.
+observe and reconfigure a running stub; ``GET /_stub/requests`` returns the chat
+requests it received, in order (the last ``MAX_RECORDED``). The Multi-Agent Debate's
+moderator gets JSON with no preference after the first round and a preference after
+later ones (so a debate stops early in round 2); a judge's JSON always answers;
+TeamFusion's proxies rate in JSON (1-5).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS = ("429", "500", "timeout", "empty")
+MAX_RECORDED = 2000
 SYNTHETIC_NOTE = "Generated offline by llm_stub from the request; not written by a language model."
 
 
@@ -73,6 +78,8 @@ class StubStats:
     per_prompt: Counter = field(default_factory=Counter)
     auth_headers: list[str] = field(default_factory=list)
     last_body: dict[str, Any] = field(default_factory=dict)
+    # Every chat request body, in order (the last MAX_RECORDED): ``GET /_stub/requests``.
+    bodies: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,7 +101,14 @@ _ROLE_PATTERNS = [
     re.compile(r"You are the proxy of the team member ([^.\n]+)\."),
     re.compile(r"You are (Member \d)\b"),
     re.compile(r"You are the (synthesizer)\b"),
+    re.compile(r"You are an? ([A-Z][^,.\n]*?) whose specialty is"),  # LLM Discussion
+    re.compile(r"You are a (debater|moderator)\b"),  # Multi-Agent Debate
 ]
+# The JSON the Multi-Agent Debate's moderator and judge, and TeamFusion's ratings, ask for.
+_MODERATOR = re.compile(r"Now the (\w+) round of debate")
+_WANTS_JSON = "output your answer in json format"
+_WANTS_RATING = '"representation"'
+
 _FENCED = re.compile(r"```\s*(.*?)```", re.S)
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{5,}")
 _COMMON = {"scenario", "future", "people", "should", "through", "because", "between", "however", "within"}
@@ -125,7 +139,8 @@ def detect_role(messages: list[dict[str, Any]]) -> str:
         for pattern in _ROLE_PATTERNS:
             found = pattern.search(text)
             if found:
-                return found[1].strip().title() if found[1] == "synthesizer" else found[1].strip()
+                name = found[1].strip()
+                return name.title() if name in ("synthesizer", "debater", "moderator") else name
     return "Individual"
 
 
@@ -244,7 +259,39 @@ def synthetic_reply(messages: list[dict[str, Any]], seed: int = 0) -> tuple[str,
     reasoning = (
         f"(synthetic reasoning) {role} considers {where.lower()} with {len(messages)} messages in view."
     )
+    last = next((_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    if _WANTS_RATING in last:
+        rating = {
+            "representation": rng.randint(2, 5),
+            "consensus": rng.randint(2, 5),
+            "reason": f"{SYNTHETIC_NOTE} ({role}, {where})",
+        }
+        return json.dumps(rating, ensure_ascii=False), reasoning
+    if _WANTS_JSON in last:
+        return json.dumps(_verdict(last, f"{header}\n{body}"), ensure_ascii=False), reasoning
     return f"{header}\n{body}", reasoning
+
+
+def _verdict(prompt: str, answer: str) -> dict[str, str]:
+    """A debate moderator's JSON: no preference after the first round, a preference for
+    the affirmative side after any later one; a judge's final JSON always answers."""
+    reason = f"{SYNTHETIC_NOTE} (synthetic verdict)"
+    moderator = _MODERATOR.search(prompt)
+    if moderator is None:
+        return {"Reason": reason, "debate_answer": answer}
+    if moderator[1] == "first":
+        return {
+            "Whether there is a preference": "No",
+            "Supported Side": "",
+            "Reason": reason,
+            "debate_answer": "",
+        }
+    return {
+        "Whether there is a preference": "Yes",
+        "Supported Side": "Affirmative",
+        "Reason": reason,
+        "debate_answer": answer,
+    }
 
 
 # --- the server ---------------------------------------------------------------------
@@ -361,6 +408,10 @@ class StubHandler(BaseHTTPRequestHandler):
                 payload = {"config": asdict(self.server.config), "stats": self.server.stats.as_dict()}
             payload["config"].pop("require_key", None)
             self._send_json(200, payload)
+        elif path == "/_stub/requests":
+            with self.server.lock:
+                bodies = list(self.server.stats.bodies)
+            self._send_json(200, {"requests": bodies})
         else:
             self._error(404, f"no route {path}", "not_found")
 
@@ -392,6 +443,8 @@ class StubHandler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization", "")
         fault, cfg = self.server.admit(messages, auth)
         self.server.stats.last_body = payload
+        with self.server.lock:
+            self.server.stats.bodies = [*self.server.stats.bodies[-(MAX_RECORDED - 1) :], payload]
         if fault == "401":
             received = auth.removeprefix("Bearer ")
             self._error(401, f"Incorrect API key provided: {received}.", "invalid_request_error")
