@@ -31,6 +31,10 @@ from generation.strategies.base import (
 )
 
 ROLES_FILE = "team_role.json"
+# "TeamLLM-style discussion": TeamLLM's protocol with another method's role set (the
+# first role leads). It is TeamLLM's structure, not that method: see the README.
+ROLE_SETS = {"belbin": ROLES_FILE, "llm_discussion": "llm_discussion_roles.json", "mad": "mad_roles.json"}
+OTHER_ROLE_SET_TEMPERATURE = 0.6  # the study's baseline temperature, for roles without one
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
     # The paper's Table 7 and the release's agents.py.
@@ -38,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "temperature": None,  # one temperature for every role, if a condition sets it
     "top_p": 0.9,  # the paper; None sends none, as the release's code does
     "rounds": 1,  # the release's experiment.py: rounds = 1
+    "role_set": "belbin",  # the paper's four Belbin roles
 }
 
 
@@ -62,8 +67,13 @@ def role_play_prompt(role: Mapping[str, str], roles: Sequence[Mapping[str, str]]
 
 def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     p = prompts()
-    roles = role_set(ROLES_FILE)
+    chosen = params.get("role_set", "belbin")
+    if chosen not in ROLE_SETS:
+        raise ValueError(f"role_set must be one of {', '.join(ROLE_SETS)}")
+    roles = role_set(ROLE_SETS[chosen])
     system = team_system_prompt(task, params["language"])
+    if chosen != "belbin" and params.get("temperature") is None:
+        params = {**params, "temperature": OTHER_ROLE_SET_TEMPERATURE}
     temperatures = role_temperatures(params, [r["Agent_name"] for r in roles])
     agents = [
         Agent(r["Agent_name"], system, sampling(temperatures[r["Agent_name"]], params.get("top_p")))

@@ -105,3 +105,24 @@ def test_discussion_debate_and_teamfusion_runs(celery_worker, demo, llm_stub, cl
     first = measures[0]
     assert "TeamFusion measures per iteration" in page
     assert f"Mia: {first.ratings[0][1]} / {first.ratings[0][2]}" in page
+
+
+def test_a_debate_that_dies_mid_round_resumes_where_it_stopped(celery_worker, demo, llm_stub):
+    from generation.services.batches import run_retry
+
+    llm_stub.configure(fail_after=10)  # the 11th call (step 2, round 2, Debater B) gets a 500, every time
+    run = launch(llm_stub, ["E"]).runs[0]
+    wait_for(all_finished(run.batch), worker=celery_worker)
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "Call 10 (step 2, round 2, Debater B)" in run.error
+    done = dict(run.turns.filter(error="").values_list("seq", "reply"))
+    assert sorted(done) == list(range(10))
+
+    llm_stub.reset()
+    assert run_retry(run_id=run.pk, enqueue=run_advance_send)
+    wait_for(all_finished(run.batch), worker=celery_worker)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    assert run.calls_total == run.turns.count() == 36
+    assert {s: r for s, r in run.turns.filter(seq__lt=10).values_list("seq", "reply")} == done  # kept
+    assert llm_stub.stats.requests == 26  # only the missing calls were sent

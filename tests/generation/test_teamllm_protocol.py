@@ -3,7 +3,7 @@ release's experiment code builds it (tests/generation/release_reference.py)."""
 
 import pytest
 
-from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
+from generation.strategies import ParameterError, protocol_for, protocol_run, resolve_params, task_for
 from tests.generation import release_reference as ref
 
 SCENARIO = "In 2040 the ocean around Hawaii has turned into a soup of microplastics."
@@ -96,3 +96,24 @@ def test_a_condition_can_override_one_roles_temperature():
     calls, _ = run_protocol(temperatures={"Plant": 1.1})
     assert {c.params["temperature"] for c in calls if c.role == PL} == {1.1}
     assert {c.params["temperature"] for c in calls if c.role == CO} == {0.5}
+
+
+@pytest.mark.parametrize(
+    "role_set, leader, members, calls_expected",
+    [
+        ("llm_discussion", "Environmentalist", ["Creative Professional", "Futurist", "Startup Founder"], 34),
+        ("mad", "Moderator", ["Debater A", "Debater B"], 27),
+    ],
+)
+def test_teamllm_style_discussion_runs_teamllms_protocol_with_another_role_set(
+    role_set, leader, members, calls_expected
+):
+    calls, _ = run_protocol(role_set=role_set)
+    assert len(calls) == calls_expected
+    step1 = [(c.phase, c.role) for c in calls if c.step == 1]
+    assert step1 == [("initiation", leader), *[("perspective", m) for m in members], ("consensus", leader)]
+    assert {c.params["temperature"] for c in calls} == {0.6}
+    assert f"Your role in the team is {leader}," in calls[0].messages[-1]["content"]
+    assert "、".join(members) in calls[0].messages[-1]["content"]
+    with pytest.raises(ParameterError):
+        resolve_params(strategy="teamllm", overrides={"role_set": "unknown"})
