@@ -40,7 +40,7 @@ def replayed(run):
 
 
 @pytest.mark.parametrize("top_p", ["paper", "as_released"])
-def test_teamllm_and_single_runs_send_the_releases_requests(celery_worker, demo, llm_stub, top_p):
+def test_teamllm_and_single_runs_send_the_releases_requests(celery_worker, demo, llm_stub, client, top_p):
     launched = launch(llm_stub, ["A", "B"], top_p=top_p)
     wait_for(all_finished(launched.batch), worker=celery_worker)
     team, single = sorted(launched.runs, key=lambda r: r.condition.letter)
@@ -66,6 +66,12 @@ def test_teamllm_and_single_runs_send_the_releases_requests(celery_worker, demo,
     else:
         assert all("top_p" not in b for b in bodies)  # none sent, as the release's code
     assert team.response.answers == [t.reply for t in team.turns.filter(phase="consensus").order_by("seq")]
+    client.login(username="admin", password="demo-pass-2026")
+    page = client.get(reverse("generation:run_detail", args=[team.pk])).content.decode()
+    shown = (
+        "top_p: 0.9, as the paper states" if top_p == "paper" else "top_p: none sent, as the release's code"
+    )
+    assert shown in page
 
 
 def test_discussion_debate_and_teamfusion_runs(celery_worker, demo, llm_stub, client):
