@@ -261,7 +261,7 @@ def test_generation_home_and_admin_home_render_in_chinese(client, demo):
         client,
         "admin",
         "/manage/generation/",
-        ["启动生成批次", "模型端点", "实验条件（策略）", "生成批次", "TeamFusion 偏好档案"],
+        ["启动生成批次", "模型端点", "实验条件（策略）", "生成批次", "TeamFusion 成员档案"],
     )
     _assert_translated(
         client, "admin", "/manage/", ["管理基准", "生成：启动生成批次、实时跟踪运行、查看转录"]
