@@ -205,3 +205,17 @@ def test_only_admins_invite(study, client):
         reverse("onboarding:invite", args=[study.pk]), {"file": SimpleUploadedFile("p.csv", GOOD.encode())}
     )
     assert reply.status_code == 403 and not Invitation.objects.exists()
+
+
+def test_anonymous_visitors_reach_only_the_invitation_links(study, client):
+    for url in (
+        reverse("studies:studies"),
+        reverse("studies:study", args=[study.pk]),
+        reverse("studies:scenarios_import", args=[study.pk]),
+        reverse("onboarding:invite", args=[study.pk]),
+    ):
+        reply = client.get(url)
+        assert reply.status_code == 302 and reply.url.startswith("/accounts/login/"), url
+    # the link pages answer without a login (the invitee has no password yet)
+    reply = client.get(reverse("onboarding:link", args=["MQ", "abc-def"]))
+    assert reply.status_code == 400 and "This link is not valid" in reply.content.decode()
