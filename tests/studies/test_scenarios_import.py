@@ -255,3 +255,22 @@ def test_import_page_refuses_a_file_that_is_not_a_scenario_file(study, client):
     reply = client.post(url, {"file": SimpleUploadedFile("x.json", b"\xff\xfe\x00garbage")})
     assert reply.status_code == 400 and "not UTF-8" in reply.content.decode()
     assert not Scenario.objects.exists()
+
+
+def test_forcing_on_the_page_records_the_admin_in_the_audit_trail(scored, client):
+    study, fs10 = scored
+    admin = UserFactory(username="boss", role="Admin")
+    client.force_login(admin)
+    url = reverse("studies:scenarios_import", args=[study.pk])
+    content = _jsonl([{"code": "FS10", "theme": "Ocean Soup", "text": "Corrected text."}]).encode()
+    refused = client.post(url, {"file": SimpleUploadedFile("fix.jsonl", content)})
+    assert refused.status_code == 400 and "already has scores" in refused.content.decode()
+    assert Scenario.objects.get(pk=fs10.pk).text == "Original text."
+    forced = client.post(url, {"file": SimpleUploadedFile("fix.jsonl", content), "force": "on"})
+    assert forced.status_code == 302
+    change = ScenarioTextChange.objects.get()
+    assert (change.actor, change.forced, change.new_value) == (admin, True, "Corrected text.")
+    admin.is_staff = True  # the Django admin: staff with the Admin group's permissions
+    admin.save(update_fields=["is_staff"])
+    audit = client.get(reverse("admin:studies_scenariotextchange_changelist"))
+    assert audit.status_code == 200 and "FS10" in audit.content.decode()
