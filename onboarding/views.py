@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -98,6 +100,15 @@ def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
     return render(request, "onboarding/link_problem.html", {"state": state}, status=status)
 
 
+def _activate_invitee_language(request: HttpRequest, user) -> None:
+    """The page in the language the admin gave for the invitee, unless the visitor chose one."""
+    profile = getattr(user, "rater_profile", None)
+    language = profile.language if profile is not None else ""
+    if language and not request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
+        translation.activate(language)
+        request.LANGUAGE_CODE = language
+
+
 @never_cache
 def invitation_link(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
     """Check the link, then move its token into the session and off the address bar
@@ -115,6 +126,7 @@ def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
     problem = _problem(request, user, request.session.get(SESSION_KEY, ""))
     if problem is not None:
         return problem
+    _activate_invitee_language(request, user)
     form = SetPasswordForm(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         invitation_accept(user=user, password=form.cleaned_data["new_password1"])

@@ -183,6 +183,7 @@ def _top_level_entries(text: str) -> list[tuple[int, str | None, Any]]:
 def records_from_json(text: str) -> list[ScenarioRecord]:
     problems: list[str] = []
     records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
     try:
         entries = _top_level_entries(text)
     except json.JSONDecodeError as exc:
@@ -201,12 +202,14 @@ def records_from_json(text: str) -> list[ScenarioRecord]:
             problems.append(_problem(where, key or "record", _("expected an object with theme and text")))
             continue
         records.append(record_from_mapping(where, value, problems, code=key or ""))
-    return _checked(records, problems)
+        codes.append((where, _raw_code(value, key or "")))
+    return _checked(records, problems, codes)
 
 
 def records_from_jsonl(text: str) -> list[ScenarioRecord]:
     problems: list[str] = []
     records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -220,7 +223,8 @@ def records_from_jsonl(text: str) -> list[ScenarioRecord]:
             problems.append(_problem(where, "record", _("expected a JSON object")))
             continue
         records.append(record_from_mapping(where, obj, problems))
-    return _checked(records, problems)
+        codes.append((where, _raw_code(obj)))
+    return _checked(records, problems, codes)
 
 
 def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
@@ -244,6 +248,7 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
     names = ["" if cell is None else str(cell) for cell in header]
     problems: list[str] = []
     records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
     for n, row in enumerate(rows, start=2):
         if n > MAX_RECORDS + 1:
             problems.append(_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS})
@@ -255,23 +260,37 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
             for i, cell in enumerate(row)
             if i < len(names) and (names[i].strip() or (cell is not None and str(cell).strip()))
         }
-        records.append(record_from_mapping(_("row %(n)s") % {"n": n}, data, problems))
+        where = _("row %(n)s") % {"n": n}
+        records.append(record_from_mapping(where, data, problems))
+        codes.append((where, _raw_code(data)))
     workbook.close()
-    return _checked(records, problems)
+    return _checked(records, problems, codes)
 
 
-def _checked(records: list[ScenarioRecord | None], problems: list[str]) -> list[ScenarioRecord]:
+def _raw_code(data: dict[str, Any], code: str = "") -> str:
+    """The code a record gives, valid or not (for finding duplicates among bad records too)."""
+    if code:
+        return code.strip()
+    for key, value in data.items():
+        if FIELD_ALIASES.get(_normalized_key(str(key))) == "code" and value is not None:
+            return str(value).strip()
+    return ""
+
+
+def _checked(
+    records: list[ScenarioRecord | None], problems: list[str], codes: list[tuple[str, str]]
+) -> list[ScenarioRecord]:
     found = [r for r in records if r is not None]
     seen: dict[str, str] = {}
-    for record in found:
-        first = seen.setdefault(record.code.upper(), record.where)
-        if first != record.where:
+    for where, code in codes:
+        first = seen.setdefault(code.upper(), where) if code else where
+        if first != where:
             problems.append(
                 _problem(
-                    record.where,
+                    where,
                     "code",
                     _("%(code)s appears twice in the file (first at %(first)s)")
-                    % {"code": record.code, "first": first},
+                    % {"code": code, "first": first},
                 )
             )
     if not problems and not found:

@@ -63,6 +63,7 @@ def test_admin_sets_up_a_study_and_a_rater_joins_through_the_link(live_server, b
     rater.goto(links["wang.li"])
     assert rater.url.endswith("/set-password/")  # the token is off the address bar
     assert "wang.li" in rater.inner_text("main")
+    assert "设置您的密码" in rater.inner_text("h1")  # in the language the CSV gave
     rater.fill("#id_new_password1", "Coral-reef-2035")
     rater.fill("#id_new_password2", "Coral-reef-2035")
     with rater.expect_navigation():

@@ -107,6 +107,16 @@ def test_xlsx_sheet_with_header_row(study, tmp_path):
             ["line 3, field 'code': FS1 appears twice in the file (first at line 2)"],
         ),
         (
+            "dup-bad.jsonl",
+            _jsonl(
+                [{"code": "FS2", "theme": "", "text": "one"}, {"code": "fs2", "theme": "B", "text": "two"}]
+            ),
+            [
+                "line 1, field 'theme': missing or empty",
+                "line 2, field 'code': fs2 appears twice in the file (first at line 1)",
+            ],
+        ),
+        (
             "empty.jsonl",
             _jsonl(
                 [{"code": "FS1", "theme": "A", "text": "ok"}, {"code": "FS2", "theme": "B", "text": "  "}]
