@@ -167,8 +167,9 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "sheet": sheet,
         "readonly": page.readonly,
         "code": code,
-        "theme": response.scenario.theme,
-        "scenario_text": response.scenario.text,
+        # the scenario in the rater's UI language when the study imported that version
+        "theme": response.scenario.theme_for(lang),
+        "scenario_text": response.scenario.text_for(lang),
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "calibration",
     "research",
     "generation",
+    "onboarding",
     "demo",
 ]
 
@@ -206,6 +207,10 @@ DEFAULT_FROM_EMAIL = SERVER_EMAIL
 EMAIL_SUBJECT_PREFIX = "[teamllm-web] "
 # e.g. smtp+tls://user:password@smtp.example.org:587; the default prints mails to the log
 globals().update(env.email_url_config(env("EMAIL_URL", default="") or "consolemail://"))
+# Public address of the site, for links made outside a request (invite_raters).
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+# How long an invitation's set-password link works (Django's password-reset token timeout).
+PASSWORD_RESET_TIMEOUT = env.int("INVITATION_LINK_DAYS", default=7) * 24 * 3600
 # Debug pages and error mails mask credentials: settings named like URL/DSN/TOKEN and
 # passwords inside any URL (DATABASES, CACHES, CELERY_BROKER_URL, request.META).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "teamllm_web.debug.CredentialsMaskingFilter"

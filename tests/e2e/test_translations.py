@@ -21,7 +21,16 @@ from tests.paper_table4 import load_table4
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
 # What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/).
-SOURCE_DIRS = ["studies", "scoring", "calibration", "research", "generation", "demo", "teamllm_web"]
+SOURCE_DIRS = [
+    "studies",
+    "scoring",
+    "calibration",
+    "research",
+    "generation",
+    "onboarding",
+    "demo",
+    "teamllm_web",
+]
 # the project's templates and each app's own
 TEMPLATE_DIRS = [ROOT / "templates", *(ROOT / app / "templates" for app in SOURCE_DIRS)]
 # xgettext's Python keywords plus the ones makemessages adds; value = index of the msgid.
