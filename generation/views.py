@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from generation.forms import BatchForm
-from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import batch_progress, batches_recent, run_progress, run_transcript
 from generation.services.batches import (
     BatchError,
@@ -62,10 +62,12 @@ def home(request: HttpRequest) -> HttpResponse:
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
-    context = {"batch": batch, "progress": progress}
+    # a batch is marked finished just after its last run ends: poll until both say so
+    polling = progress.active or batch.status == BatchStatus.RUNNING
+    context = {"batch": batch, "progress": progress, "polling": polling}
     if request.htmx:
         response = render(request, "generation/batch.html#runs", context)
-        if not progress.active:
+        if not polling:
             # The last fragment is still swapped in; 286 tells htmx to stop polling.
             response = HttpResponseStopPolling(response.content)
         return response
