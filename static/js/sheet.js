@@ -66,7 +66,11 @@
   function cssPath(path) { return window.CSS && CSS.escape ? CSS.escape(path) : path.replace(/"/g, '\\"'); }
 
   // ---- reading and writing controls --------------------------------------
-  function control(path) { return form.querySelector('[data-path="' + cssPath(path) + '"]'); }
+  /* The score control itself, never a button or label that names the same path. */
+  function control(path) {
+    var q = '[data-path="' + cssPath(path) + '"]';
+    return form.querySelector("fieldset" + q + ", select" + q + ", input" + q + ", textarea" + q);
+  }
   function radios(path) { return form.querySelectorAll('input[type=radio][name="' + cssPath(path) + '"]'); }
 
   function valueOf(path) {
@@ -536,7 +540,7 @@
   form.addEventListener("keydown", onKey);
   document.querySelectorAll(".use-implied").forEach(function (b) {
     b.addEventListener("click", function () {
-      var path = b.getAttribute("data-path"), v = parseInt(b.getAttribute("data-value"), 10);
+      var path = b.getAttribute("data-use-path"), v = parseInt(b.getAttribute("data-value"), 10);
       setControl(path, v);
       record(path, v);
     });
