@@ -184,3 +184,24 @@ def test_every_control_keeps_the_live_totals_equal_to_the_servers(live_server, d
     assert page.text_content("#total-overall") == str(sheet.overall)
     assert s.inputs == 24  # every input above was checked
     context.close()
+
+
+def test_the_incomplete_banner_names_each_missing_entry_once_without_stray_buttons(
+    live_server, demo, browser
+):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    login(page, live_server.url, "rater2")
+    open_sheet(page, live_server.url, response.blind_code)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#submit-sheet")
+    page.wait_for_selector("#banner[data-kind=incomplete]")
+    labels = page.locator("#banner-list a").all_text_contents()
+    assert len(labels) > 20 and len(labels) == len(set(labels)), labels
+    assert "Step 2 · Condition Phrase (copied text)" in labels
+    assert "Step 2 · Condition Phrase (score)" in labels
+    assert page.is_hidden("#banner-reload") and page.is_hidden("#banner-retry")
+    box = page.locator("#banner-reload").bounding_box()
+    assert box is None  # not laid out at all
+    context.close()
