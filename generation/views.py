@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
@@ -45,7 +46,11 @@ def home(request: HttpRequest) -> HttpResponse:
         except BatchError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, _("%(n)d run(s) queued.") % {"n": len(launch.runs)})
+            messages.success(
+                request,
+                ngettext("%(n)d run queued.", "%(n)d runs queued.", len(launch.runs))
+                % {"n": len(launch.runs)},
+            )
             for reason in launch.skipped:
                 messages.warning(request, _("Skipped %(reason)s") % {"reason": reason})
             return redirect("generation:batch_detail", batch_id=launch.batch.pk)
@@ -79,7 +84,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_cancel(batch_id=batch.pk)
-    messages.info(request, _("%(n)d run(s) cancelled.") % {"n": count})
+    messages.info(request, ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count})
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 
@@ -88,7 +93,15 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_retry_failed(batch_id=batch.pk, enqueue=run_advance_send)
-    messages.info(request, _("%(n)d run(s) resumed from their last completed turn.") % {"n": count})
+    messages.info(
+        request,
+        ngettext(
+            "%(n)d run resumed from its last completed turn.",
+            "%(n)d runs resumed from their last completed turn.",
+            count,
+        )
+        % {"n": count},
+    )
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 

@@ -117,4 +117,8 @@ def _message_texts() -> dict:
         "submit_wait": _("Saving your last changes before submitting…"),
         "confirm_submit": _("Submit this sheet? It becomes read-only."),
         "retry_in": _("next try in %(s)s s"),
+        "too_long": _(
+            "%(n)s characters: at most %(max)s can be saved. Shorten the text; it is not saved until then."
+        ),
+        "too_long_submit": _("Shorten these texts before submitting; they are not saved yet:"),
     }

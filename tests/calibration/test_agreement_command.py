@@ -21,7 +21,7 @@ def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
     assert "ICC3k*" in out and "fewer than 3 responses" in out  # one response: no ICC, with the reason
     table6 = out.split("Table 6", 1)[1]
     rows = {line.split()[0]: line.split()[1:] for line in table6.splitlines()[1:4] if line.strip()}
-    assert rows["PCC"] == ["0.86", "0.86", "1"] and rows["ICC"] == ["—", "—", "0"]
+    assert rows["PCC"] == ["0.863", "0.863", "1"] and rows["ICC"] == ["—", "—", "0"]
 
 
 def test_recompute_option_rebuilds_stored_statistics(demo, data_a, tmp_path, capsys):

@@ -205,3 +205,36 @@ def test_the_incomplete_banner_names_each_missing_entry_once_without_stray_butto
     box = page.locator("#banner-reload").bounding_box()
     assert box is None  # not laid out at all
     context.close()
+
+
+def test_a_text_over_the_limit_is_never_cut_silently(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, response.blind_code)
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
+    page.fill("#f-comments-2", "short note")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    long_text = "x" * 4100
+    page.fill("#f-comments-2", long_text)  # as a paste: one input event
+    assert len(page.input_value("#f-comments-2")) == 4100  # nothing cut
+    note = page.text_content("#f-comments-2-length")
+    assert "4100 characters" in note and "4000" in note
+    assert page.get_attribute("#f-comments-2", "aria-invalid") == "true"
+    page.wait_for_timeout(1500)  # past the autosave delay: nothing was sent
+    sheet.refresh_from_db()
+    assert sheet.comments.get("2") == "short note"
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#submit-sheet")  # refused in the page, with a link to the field
+    page.wait_for_selector("#banner[data-kind=incomplete]")
+    assert "Shorten" in page.text_content("#banner") and "Step 2" in page.text_content("#banner-list")
+    sheet.refresh_from_db()
+    assert sheet.status == "draft"
+
+    page.fill("#f-comments-2", "y" * 4000)
+    assert page.query_selector("#f-comments-2-length") is None
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    sheet.refresh_from_db()
+    assert sheet.comments.get("2") == "y" * 4000
+    context.close()

@@ -103,7 +103,7 @@ class Command(BaseCommand):
             f"\nConsistency before and after calibration (Table 6; ICC = mean {table['headline_icc']} per {table['icc_unit']})"
         )
         rows = [["metric", "before", "after", "n"]]
-        rows += [[r["metric"], _num(r["before"], 2), _num(r["after"], 2), str(r["n"])] for r in table["rows"]]
+        rows += [[r["metric"], _num(r["before"], 3), _num(r["after"], 3), str(r["n"])] for r in table["rows"]]
         for line in _table(rows):
             out("  " + line)
         out(
