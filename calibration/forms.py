@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from calibration.services.calibration import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
 from studies.models import CALIBRATION_RULES, HeadlineICC, Study
 
 
@@ -15,9 +16,15 @@ class AgreementSettingsForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="-1", max="1")
+        self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="0.01", max="1")
         self.fields["headline_icc"].choices = HeadlineICC.choices
         self.fields["final_score_rule"].choices = CALIBRATION_RULES
+
+    def clean_agreement_threshold(self):
+        value = self.cleaned_data["agreement_threshold"]
+        if value is not None and not THRESHOLD_MIN < value <= THRESHOLD_MAX:
+            raise forms.ValidationError(threshold_message(value))
+        return value
 
 
 class CalibratorForm(forms.Form):

@@ -10,7 +10,9 @@ from studies.models import Condition, ModelEndpoint, Scenario, Study
 
 
 class BatchForm(forms.Form):
-    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.filter(is_active=True))
+    study = forms.ModelChoiceField(
+        label=_("Study"), queryset=Study.objects.filter(is_active=True), empty_label=_("— choose —")
+    )
     scenarios = forms.ModelMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )

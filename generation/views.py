@@ -6,11 +6,12 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from generation.forms import BatchForm, MemberProfileForm
-from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
     batch_progress,
     batches_recent,
@@ -52,7 +53,11 @@ def home(request: HttpRequest) -> HttpResponse:
         except BatchError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, _("%(n)d run(s) queued.") % {"n": len(launch.runs)})
+            messages.success(
+                request,
+                ngettext("%(n)d run queued.", "%(n)d runs queued.", len(launch.runs))
+                % {"n": len(launch.runs)},
+            )
             for reason in launch.skipped:
                 messages.warning(request, _("Skipped %(reason)s") % {"reason": reason})
             return redirect("generation:batch_detail", batch_id=launch.batch.pk)
@@ -68,10 +73,12 @@ def home(request: HttpRequest) -> HttpResponse:
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
-    context = {"batch": batch, "progress": progress}
+    # a batch is marked finished just after its last run ends: poll until both say so
+    polling = progress.active or batch.status == BatchStatus.RUNNING
+    context = {"batch": batch, "progress": progress, "polling": polling}
     if request.htmx:
         response = render(request, "generation/batch.html#runs", context)
-        if not progress.active:
+        if not polling:
             # The last fragment is still swapped in; 286 tells htmx to stop polling.
             response = HttpResponseStopPolling(response.content)
         return response
@@ -83,7 +90,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_cancel(batch_id=batch.pk)
-    messages.info(request, _("%(n)d run(s) cancelled.") % {"n": count})
+    messages.info(request, ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count})
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 
@@ -92,7 +99,15 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_retry_failed(batch_id=batch.pk, enqueue=run_advance_send)
-    messages.info(request, _("%(n)d run(s) resumed from their last completed turn.") % {"n": count})
+    messages.info(
+        request,
+        ngettext(
+            "%(n)d run resumed from its last completed turn.",
+            "%(n)d runs resumed from their last completed turn.",
+            count,
+        )
+        % {"n": count},
+    )
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 

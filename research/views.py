@@ -28,7 +28,12 @@ from studies.roles import is_admin, researcher_required
 
 
 class ResultsFilter(forms.Form):
-    study = forms.ModelChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    study = forms.ModelChoiceField(
+        queryset=Study.objects.order_by("name"),
+        required=False,
+        label=_("Study"),
+        empty_label=_("All studies"),
+    )
     conditions = forms.MultipleChoiceField(required=False, label=_("Conditions"))
     models = forms.MultipleChoiceField(required=False, label=_("Models"))
     a = forms.ChoiceField(required=False, label=_("Test condition"))

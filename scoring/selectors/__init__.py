@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
     Assignment,
     AssignmentRole,
     DimensionScore,
+    EventKind,
     ItemScore,
     ScoreSheet,
     ScoringGroup,
+    SheetEvent,
     SheetStatus,
 )
 from studies.models import Response, ResponseItem
@@ -86,6 +88,7 @@ def rater_queue(*, user) -> list[dict]:
     blind-safe fields: blind code, scenario theme and sheet status."""
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
+        .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
         .order_by("order_key", "id")
         .values_list(
             "response__blind_code",
@@ -94,11 +97,14 @@ def rater_queue(*, user) -> list[dict]:
             "sheet__status",
             "sheet__version",
             "sheet__overall",
+            "reopened",
         )  # fmt: skip
     )
     queue = []
-    for code, theme, role, sheet_status, version, overall in rows:
+    for code, theme, role, sheet_status, version, overall, reopened in rows:
         status = _status_of(sheet_status, version)
+        if status == SheetStatus.DRAFT and reopened:
+            status = "reopened"
         queue.append(
             {
                 "blind_code": code,
@@ -129,6 +135,22 @@ def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
     ):
         items.setdefault(step, {})[position] = text
     return items
+
+
+def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict | None:
+    """Why a draft is open again: who reopened it (an administrator), when and why.
+    None for a sheet that was never reopened or is submitted again."""
+    if sheet.is_submitted or not sheet.version:
+        return None
+    event = (
+        SheetEvent.objects.filter(sheet=sheet, kind__in=[EventKind.REOPEN, EventKind.SUBMIT])
+        .select_related("actor")
+        .order_by("-id")
+        .first()
+    )
+    if event is None or event.kind != EventKind.REOPEN:
+        return None
+    return {"by": event.actor.get_username() if event.actor else "", "at": event.at, "reason": event.note}
 
 
 def _status_of(sheet_status: str | None, version: int | None) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.urls import reverse
 
 from scoring.models import Assignment, ScoreSheet
-from scoring.selectors import response_items_by_step, sheet_entries_get
+from scoring.selectors import response_items_by_step, sheet_entries_get, sheet_reopen_notice
 from scoring.views.sheet_texts import client_spec, grid_error_label, script_messages
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
@@ -174,4 +174,5 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "totals": totals,
         "max_total": rubric.max_total,
         "script": script,
+        "reopened": sheet_reopen_notice(sheet=sheet),
     }
