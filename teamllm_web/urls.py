@@ -25,4 +25,5 @@ urlpatterns = [
     path("", include("calibration.urls")),
     path("", include("research.urls")),
     path("", include("generation.urls")),
+    path("", include("training.urls")),
 ]

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "research",
     "generation",
     "demo",
+    "training",
 ]
 
 MIDDLEWARE = [

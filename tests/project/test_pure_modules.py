@@ -28,6 +28,8 @@ PURE_MODULES = (
     "research.diversity",
     "research.figures",
     "scoring.entries",
+    "training.feedback",
+    "training.drift",
 )
 HEAVY = ("scipy", "matplotlib", "pingouin", "pandas", "openai", "nltk", "jieba")
 
@@ -255,7 +257,7 @@ def test_the_url_configuration_loads_no_heavy_library():
 
 # --- no function-level imports of project modules ---------------------------------------
 
-APPS = ("studies", "scoring", "calibration", "research", "demo")
+APPS = ("studies", "scoring", "calibration", "research", "demo", "training")
 
 
 def _edited_elsewhere(module: str) -> bool:
