@@ -186,8 +186,8 @@ def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, b
 def test_trainee_crawl_of_training_sheets_and_feedback_reaches_nothing_identifying(client, blind_world):
     """The training pages show the reference values, never the model, strategy, research ID
     or whose sheets made the reference (another rater)."""
-    from tests.factories import make_response, mirrored_changes, rater, reference_changes, sheet_submitted
     from studies.rubric import load_rubric
+    from tests.factories import make_response, mirrored_changes, rater, reference_changes, sheet_submitted
     from training.services.training_set import training_enroll, training_response_add
 
     study = blind_world["own"][0].study

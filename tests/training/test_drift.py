@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from calibration.models import ResponseAgreement
 from scoring.models import ScoreSheet
-from tests.factories import rater, reference_changes, sheet_submitted, varied_changes
+from tests.factories import reference_changes, sheet_submitted, varied_changes
 from training.drift import Submission, rater_drift, rolling_mean
 
 KEYS = ("s2.focus", "s2.adequacy")
@@ -55,8 +55,8 @@ def test_signed_differences_time_and_calibration_share():
 @pytest.mark.django_db
 def test_the_drift_page_shows_each_rater_against_their_partner(scored_demo, client, django_user_model):
     """A05_FS10 (H01 vs H02, PCC 0.863) plus a second response where H01 is far off."""
-    from tests.factories import make_response, mirrored_changes
     from studies.rubric import load_rubric
+    from tests.factories import make_response, mirrored_changes
 
     study = scored_demo.study
     users = {u.username: u for u in django_user_model.objects.filter(username__in=["rater1", "rater2"])}
