@@ -21,6 +21,8 @@ from openpyxl import Workbook
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.workbook.protection import WorkbookProtection
 
+from studies.rubric import load_rubric
+
 from .layout import sheet_layout
 from .writer import (
     INSTRUCTIONS,
@@ -149,7 +151,7 @@ def workbook_bytes(content: WorkbookContent) -> bytes:
     instructions.title = INSTRUCTIONS
     instructions.protection.sheet = True
     instructions.protection.password = hidden_password
-    instructions_write(instructions)
+    instructions_write(instructions, rubric=load_rubric(content.rubric_version))
     for sheet in content.sheets:
         ws = wb.create_sheet(sheet.blind_code)
         response_sheet_setup(ws, content=content)
