@@ -27,4 +27,5 @@ urlpatterns = [
     path("", include("calibration.urls")),
     path("", include("research.urls")),
     path("", include("generation.urls")),
+    path("", include("training.urls")),
 ]

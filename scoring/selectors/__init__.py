@@ -89,6 +89,7 @@ def rater_queue(*, user) -> list[dict]:
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
         .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
+        .exclude(role=AssignmentRole.TRAINING)  # training has its own page
         .order_by("order_key", "id")
         .values_list(
             "response__blind_code",
@@ -117,15 +118,25 @@ def rater_queue(*, user) -> list[dict]:
     return queue
 
 
-def rater_assignment_get(*, user, blind_code: str) -> Assignment:
+def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> Assignment:
     """The rater's own active assignment for a blind code; Http404 for anything else
-    (someone else's response, an archived assignment, an unknown code)."""
+    (someone else's response, an archived assignment, an unknown code). Live and
+    training assignments are kept apart: ``training`` picks which."""
     return get_object_or_404(
         Assignment.objects.select_related("response__scenario", "response__study", "sheet"),
+        Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),
         rater=user,
         response__blind_code=blind_code,
         archived_at__isnull=True,
     )
+
+
+def rater_has_training_code(*, user, blind_code: str) -> bool:
+    """Whether the code is one of the rater's own training responses (the live page
+    then says where to score it instead of a bare 404)."""
+    return Assignment.objects.filter(
+        rater=user, response__blind_code=blind_code, role=AssignmentRole.TRAINING
+    ).exists()
 
 
 def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
@@ -162,7 +173,7 @@ def _status_of(sheet_status: str | None, version: int | None) -> str:
 def workload_board(*, study=None) -> dict:
     """Per rater: assigned / not started / in progress / submitted (active assignments);
     per scenario group: the pair and its progress. For admins (identifies raters)."""
-    assignments = Assignment.objects.filter(archived_at__isnull=True)
+    assignments = Assignment.objects.filter(archived_at__isnull=True).exclude(role=AssignmentRole.TRAINING)
     groups = ScoringGroup.objects.filter(archived_at__isnull=True)
     if study is not None:
         assignments = assignments.filter(response__study=study)
@@ -190,7 +201,11 @@ def workload_board(*, study=None) -> dict:
     for g in groups.select_related("scenario", "condition", "rater_a", "rater_b", "study").annotate(
         n_responses=Count(
             "scenario__responses",
-            filter=Q(scenario__responses__study=F("study"), scenario__responses__condition=F("condition")),
+            filter=Q(
+                scenario__responses__study=F("study"),
+                scenario__responses__condition=F("condition"),
+                scenario__responses__training__isnull=True,
+            ),
         )
     ):
         counts = per_group.get(g.pk, Counter())
@@ -214,7 +229,9 @@ def workload_board(*, study=None) -> dict:
 def group_detail(*, group: ScoringGroup) -> list[dict]:
     """The group's responses with each active or archived assignment and sheet (admins)."""
     responses = list(
-        Response.objects.filter(study=group.study, scenario=group.scenario, condition=group.condition)
+        Response.objects.filter(
+            study=group.study, scenario=group.scenario, condition=group.condition, training__isnull=True
+        )
         .order_by("research_id")
         .only("id", "research_id", "blind_code", "status")
     )

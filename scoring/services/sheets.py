@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
 from scoring.models import (
     Assignment,
+    AssignmentRole,
     DimensionScore,
     EventKind,
     ItemScore,
@@ -28,7 +29,7 @@ from scoring.models import (
     SheetStatus,
 )
 from scoring.selectors import sheet_entries_get
-from scoring.signals import response_scores_changed
+from scoring.signals import response_scores_changed, training_scores_changed
 from studies.parsing import ITEM_STEPS
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 
@@ -268,8 +269,15 @@ def sheet_apply_changes(
 
 
 def _scores_changed(sheet: ScoreSheet) -> None:
-    """Downstream statistics follow a submitted (or reopened) sheet, after commit."""
-    response_scores_changed.send(sender=ScoreSheet, response_id=sheet.assignment.response_id)
+    """Downstream statistics follow a submitted (or reopened) sheet, after commit;
+    a training sheet only moves its rater's qualification."""
+    assignment = sheet.assignment
+    if assignment.role == AssignmentRole.TRAINING:
+        training_scores_changed.send(
+            sender=ScoreSheet, rater_id=assignment.rater_id, study_id=assignment.response.study_id
+        )
+        return
+    response_scores_changed.send(sender=ScoreSheet, response_id=assignment.response_id)
 
 
 def sheet_submit(

@@ -114,6 +114,7 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         "comment_id": dom_id(f"comments.{n}"),
         "comment_label": widgets["comment_label"],
         **_texts(sheet=sheet, step=step),
+        **_guidelines(step=step, lang=sheet.lang),
     }
     if step.kind == "ideas":
         data["rows"] = _idea_rows(sheet=sheet, step=step, widgets=widgets)
@@ -130,6 +131,18 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         ]
         data["implied"] = response.implied_correctly_used
     return data
+
+
+def _guidelines(*, step: Step, lang: str) -> dict:
+    """The study's scoring guidelines for the step and its dimensions (the guidelines partial)."""
+    return {
+        "guideline": text(step.guideline, lang),
+        "dim_guidelines": [
+            {"label": text(d.label, lang), "text": text(d.guideline, lang)}
+            for d in step.dimensions
+            if d.guideline
+        ],
+    }
 
 
 def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:

@@ -17,6 +17,8 @@ import secrets
 from dataclasses import dataclass
 from functools import lru_cache
 
+from studies.rubric import load_rubric
+
 from .layout import sheet_layout
 from .writer import (
     INSTRUCTIONS,
@@ -150,7 +152,7 @@ def workbook_bytes(content: WorkbookContent) -> bytes:
     instructions.title = INSTRUCTIONS
     instructions.protection.sheet = True
     instructions.protection.password = hidden_password
-    instructions_write(instructions)
+    instructions_write(instructions, rubric=load_rubric(content.rubric_version))
     for sheet in content.sheets:
         ws = wb.create_sheet(sheet.blind_code)
         response_sheet_setup(ws, content=content)

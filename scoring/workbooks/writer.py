@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from studies.rubric import load_rubric
+from studies.rubric import Rubric, load_rubric
 
 from .cells import clean_text, value_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout
@@ -171,12 +171,39 @@ def formula_cell(ws, *, formula: str, style: str) -> Cell:
     return cell
 
 
-def instructions_write(ws) -> None:
-    """The bilingual instructions, one paragraph per row."""
+_GUIDELINES_HEAD = {
+    "en": ("Scoring guidelines (from the study's scoring instructions)", "Level descriptions written for this "
+           "platform (the study's sheet gives one description for these dimensions): "),
+    "zh": ("评分指南（来自研究的评分说明）", "以下维度的各级描述由本平台编写（研究的评分表对这些维度只给出一条描述）："),
+}  # fmt: skip
+
+
+def guideline_paragraphs(rubric: Rubric, lang: str) -> list[str]:
+    """The rubric's scoring guidelines, step by step, and which level texts are the platform's."""
+    head, platform = _GUIDELINES_HEAD[lang]
+    out = [head]
+    for step in rubric.steps:
+        parts = [step.guideline.text(lang)] if step.guideline else []
+        parts += [d.guideline.text(lang) for d in step.dimensions if d.guideline]
+        if parts:
+            out.append(f"{step.name.text(lang)}: " + " ".join(parts))
+    ours = [
+        f"{step.number}. {spec.label.text(lang)}"
+        for step in rubric.steps
+        for spec in (*step.item_scores, *step.dimensions)
+        if spec.levels_source == "platform"
+    ]
+    return [*out, platform + "; ".join(ours)]
+
+
+def instructions_write(ws, *, rubric: Rubric) -> None:
+    """The bilingual instructions and scoring guidelines, one paragraph per row."""
     ws.column_dimensions["A"].width = 120
-    for row, text in enumerate(INSTRUCTIONS_EN + [""] + INSTRUCTIONS_ZH, start=1):
-        heading = row in (1, len(INSTRUCTIONS_EN) + 2)
-        ws.append([cell_new(ws, value=text, style="note_bold" if heading else "note")])
+    en = [*INSTRUCTIONS_EN, "", *guideline_paragraphs(rubric, "en")]
+    zh = [*INSTRUCTIONS_ZH, "", *guideline_paragraphs(rubric, "zh")]
+    headings = {1, len(INSTRUCTIONS_EN) + 2, len(en) + 2, len(en) + len(INSTRUCTIONS_ZH) + 3}
+    for row, text in enumerate([*en, "", *zh], start=1):
+        ws.append([cell_new(ws, value=text, style="note_bold" if row in headings else "note")])
 
 
 @lru_cache(maxsize=16)

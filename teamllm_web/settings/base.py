@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "generation",
     "onboarding",
     "demo",
+    "training",
 ]
 
 MIDDLEWARE = [

@@ -35,6 +35,8 @@ PURE_MODULES = (
     "research.diversity",
     "research.figures",
     "scoring.entries",
+    "training.feedback",
+    "training.drift",
 )
 HEAVY = ("scipy", "matplotlib", "pingouin", "pandas", "openai", "nltk", "jieba")
 # What a web process must not load either (issue 14): the spreadsheet libraries and numpy.
@@ -300,7 +302,7 @@ def test_serving_the_scoring_page_and_an_autosave_loads_no_heavy_library(demo):
 
 # --- no function-level imports of project modules ---------------------------------------
 
-APPS = ("studies", "scoring", "calibration", "research", "demo")
+APPS = ("studies", "scoring", "calibration", "research", "demo", "training")
 
 
 def _edited_elsewhere(module: str) -> bool:
