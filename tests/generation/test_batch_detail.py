@@ -1,5 +1,6 @@
 """The batch page: live progress per run, htmx polling that stops when the batch is done."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -44,8 +45,9 @@ def test_batch_page_shows_progress_per_run(client, batch):
     assert "A90_FS10" in html and "17 / 34" in html and "pct-50" in html
     assert "Step 3 · perspective · Plant" in html
     assert "1234" in html  # tokens
-    assert "1 min 00 s" in html or "1 min 01 s" in html  # elapsed
-    assert "1 min 00 s" in html  # ETA: 60 s for 17 calls, 17 to go
+    # elapsed about a minute (more on a loaded machine), and the ETA the same: 17 calls done, 17 to go
+    elapsed = re.findall(r"\b1 min (\d\d) s\b", html)
+    assert len(elapsed) >= 2 and len(set(elapsed)) == 1 and int(elapsed[0]) < 30, elapsed
     assert 'hx-trigger="every 2s"' in html
     assert "&lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
 
