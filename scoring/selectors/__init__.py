@@ -81,15 +81,17 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
     return out
 
 
-def rater_queue(*, user) -> list[dict]:
+def rater_queue(*, user, language: str = "en") -> list[dict]:
     """The rater's active assignments in their own random order, with only
-    blind-safe fields: blind code, scenario theme and sheet status."""
+    blind-safe fields: blind code, scenario theme (in the rater's UI language
+    when the study has that version) and sheet status."""
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
         .order_by("order_key", "id")
         .values_list(
             "response__blind_code",
             "response__scenario__theme",
+            "response__scenario__theme_zh",
             "role",
             "sheet__status",
             "sheet__version",
@@ -97,12 +99,13 @@ def rater_queue(*, user) -> list[dict]:
         )  # fmt: skip
     )
     queue = []
-    for code, theme, role, sheet_status, version, overall in rows:
+    chinese = language.startswith("zh")
+    for code, theme, theme_zh, role, sheet_status, version, overall in rows:
         status = _status_of(sheet_status, version)
         queue.append(
             {
                 "blind_code": code,
-                "theme": theme,
+                "theme": theme_zh if chinese and theme_zh else theme,
                 "role": role,
                 "status": status,
                 "overall": overall if status != "not_started" else None,

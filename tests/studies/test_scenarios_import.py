@@ -236,9 +236,12 @@ def test_raters_read_the_scenario_in_their_ui_language(scored, client):
     client.force_login(Assignment.objects.get(rater__username="rater2").rater)
     english = client.get(f"/scoring/{code}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Original text." in english and "海洋汤的中文文本。" not in english
+    assert "Ocean Soup" in client.get("/scoring/").content.decode()
     client.cookies["django_language"] = "zh-hans"
     chinese = client.get(f"/scoring/{code}/").content.decode()
     assert "海洋汤的中文文本。" in chinese and "Original text." not in chinese
+    queue = client.get("/scoring/").content.decode()
+    assert "海洋汤" in queue and "Ocean Soup" not in queue
 
 
 def test_import_page_lists_problems_and_changes_nothing(study, client):
