@@ -83,9 +83,10 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
     return out
 
 
-def rater_queue(*, user) -> list[dict]:
+def rater_queue(*, user, language: str = "en") -> list[dict]:
     """The rater's active assignments in their own random order, with only
-    blind-safe fields: blind code, scenario theme and sheet status."""
+    blind-safe fields: blind code, scenario theme (in the rater's UI language
+    when the study has that version) and sheet status."""
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
         .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
@@ -94,6 +95,7 @@ def rater_queue(*, user) -> list[dict]:
         .values_list(
             "response__blind_code",
             "response__scenario__theme",
+            "response__scenario__theme_zh",
             "role",
             "sheet__status",
             "sheet__version",
@@ -102,14 +104,15 @@ def rater_queue(*, user) -> list[dict]:
         )  # fmt: skip
     )
     queue = []
-    for code, theme, role, sheet_status, version, overall, reopened in rows:
+    chinese = language.startswith("zh")
+    for code, theme, theme_zh, role, sheet_status, version, overall, reopened in rows:
         status = _status_of(sheet_status, version)
         if status == SheetStatus.DRAFT and reopened:
             status = "reopened"
         queue.append(
             {
                 "blind_code": code,
-                "theme": theme,
+                "theme": theme_zh if chinese and theme_zh else theme,
                 "role": role,
                 "status": status,
                 "overall": overall if status != "not_started" else None,

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring.models import ScoreSheet
@@ -29,7 +30,7 @@ def admin_home(request: HttpRequest) -> HttpResponse:
 
 @rater_required
 def queue(request: HttpRequest) -> HttpResponse:
-    items = rater_queue(user=request.user)
+    items = rater_queue(user=request.user, language=get_language())
     # labels and URLs built once, not per row (a rater may have hundreds of sheets)
     badges = {
         "submitted": format_html('<span class="badge badge-ok">{}</span>', _("Submitted")),

@@ -236,9 +236,12 @@ def test_raters_read_the_scenario_in_their_ui_language(scored, client):
     client.force_login(Assignment.objects.get(rater__username="rater2").rater)
     english = client.get(f"/scoring/{code}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Original text." in english and "海洋汤的中文文本。" not in english
+    assert "Ocean Soup" in client.get("/scoring/").content.decode()
     client.cookies["django_language"] = "zh-hans"
     chinese = client.get(f"/scoring/{code}/").content.decode()
     assert "海洋汤的中文文本。" in chinese and "Original text." not in chinese
+    queue = client.get("/scoring/").content.decode()
+    assert "海洋汤" in queue and "Ocean Soup" not in queue
 
 
 def test_import_page_lists_problems_and_changes_nothing(study, client):
@@ -284,3 +287,22 @@ def test_forcing_on_the_page_records_the_admin_in_the_audit_trail(scored, client
     admin.save(update_fields=["is_staff"])
     audit = client.get(reverse("admin:studies_scenariotextchange_changelist"))
     assert audit.status_code == 200 and "FS10" in audit.content.decode()
+
+
+def test_a_json_list_of_scenario_objects_is_read_with_its_lines(study, tmp_path):
+    text = (
+        '[\n  {"code": "FS4", "theme": "Air", "text": "Clean air."},\n  {"code": "FS5", "theme": "Soil"}\n]\n'
+    )
+    with pytest.raises(CommandError, match="line 3, field 'text': missing or empty"):
+        call_command("import_scenarios", _write(tmp_path, "list.json", text), "--study", "Lab")
+    assert not Scenario.objects.exists()
+    call_command(
+        "import_scenarios",
+        _write(tmp_path, "list.json", text.replace('"Soil"}', '"Soil", "text": "Deep."}')),
+        "--study",
+        "Lab",
+    )
+    assert list(Scenario.objects.order_by("code").values_list("code", "text")) == [
+        ("FS4", "Clean air."),
+        ("FS5", "Deep."),
+    ]
