@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from generation.models import PreferenceProfile
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
@@ -33,6 +34,22 @@ DEMO_USERS = [
     ("rater2", RATER, "H02", False),
     ("calibrator", RATER, "H03", True),
     ("researcher", RESEARCHER, None, False),
+]
+
+
+# Two illustrative team members, so TeamFusion can be launched in the demo. A real study
+# enters its members' stated preferences from their questionnaires (generation page).
+DEMO_MEMBERS = [
+    (
+        "Demo member A",
+        "I want concrete, feasible solutions that a small school could start next term, "
+        "with clear steps and low cost.",
+    ),
+    (
+        "Demo member B",
+        "I want bold, original ideas that look ten years ahead, even if they are hard to "
+        "carry out, and I care about fairness for every group affected.",
+    ),
 ]
 
 
@@ -108,6 +125,10 @@ def demo_seed() -> DemoReport:
         imported = responses_import(records=records, study=study)
         report.responses = imported.created + imported.unchanged
         demo_pair_assign(study=study)
+        for order, (name, preferences) in enumerate(DEMO_MEMBERS):
+            PreferenceProfile.objects.get_or_create(
+                study=study, name=name, defaults={"preferences": preferences, "order": order}
+            )
     return report
 
 

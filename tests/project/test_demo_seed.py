@@ -46,3 +46,16 @@ def test_seed_demo_assigns_the_demo_response_to_the_pair_rater1_rater2(settings)
     active = Assignment.objects.filter(archived_at__isnull=True, response__research_id="A05_FS10")
     assert sorted(a.rater.username for a in active) == ["rater1", "rater2"]
     assert all(a.group_id == group.pk and a.role == "primary" for a in active)
+
+
+@pytest.mark.django_db
+def test_the_demo_study_has_two_members_so_teamfusion_can_be_launched(settings):
+    from generation.services.batches import run_settings
+
+    settings.DEMO_MODE = True
+    call_command("seed_demo")
+    call_command("seed_demo")  # idempotent: still two
+    study = Study.objects.get(name="CGPST demo")
+    teamfusion = Condition.objects.get(strategy="teamfusion")
+    frozen = run_settings(study=study, scenario=Scenario.objects.get(code="FS10"), condition=teamfusion)
+    assert [p["name"] for p in frozen["params"]["profiles"]] == ["Demo member A", "Demo member B"]
