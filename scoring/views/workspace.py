@@ -8,7 +8,7 @@ authority, the page's own arithmetic is for instant feedback.
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -75,10 +75,13 @@ def _sheet_for(request: HttpRequest, assignment) -> ScoreSheet:
 @require_GET
 @rater_required
 def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
-    if rater_has_training_code(user=request.user, blind_code=blind_code):
-        # a training response is never live: say where it is scored instead of a bare 404
-        return render(request, "scoring/training_elsewhere.html", {"code": blind_code}, status=409)
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    try:
+        assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    except Http404:
+        if rater_has_training_code(user=request.user, blind_code=blind_code):
+            # a training response is never live: say where it is scored instead of a bare 404
+            return render(request, "scoring/training_elsewhere.html", {"code": blind_code}, status=409)
+        raise
     sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
     context = sheet_page_context(sheet=sheet, assignment=assignment, lang=_lang(request))
     return render(request, "scoring/sheet.html", context)

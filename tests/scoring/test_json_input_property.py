@@ -28,7 +28,9 @@ from studies.models import Response
 from studies.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
-JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save", "sheet_submit_view"}}
+# The live sheet's endpoints and the training sheet's (training/views/rater.py) read their
+# bodies through these two functions, which the fuzzing above drives.
+JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save_for", "sheet_submit_for"}}
 
 # A quick run by default; FUZZ_EXAMPLES=2000 for a long one.
 FUZZ = settings(
@@ -334,7 +336,8 @@ def test_submit_refuses_any_expected_version_of_an_incomplete_sheet(client, rate
 def test_every_json_endpoint_is_covered():
     """A view that reads a request body as JSON must be listed in JSON_VIEWS (and fuzzed above)."""
     found: dict[str, set[str]] = {}
-    for app in ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo"):
+    apps = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo")
+    for app in (*apps, "onboarding", "training"):
         for path in (ROOT / app).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
