@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from calibration.selectors.consistency import RULE_PROVENANCE
 from studies.models import CALIBRATION_RULES, HeadlineICC, Study
 
 
@@ -17,7 +19,11 @@ class AgreementSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="-1", max="1")
         self.fields["headline_icc"].choices = HeadlineICC.choices
-        self.fields["final_score_rule"].choices = CALIBRATION_RULES
+        # every rule labelled by what it is: as released, our reading or our option
+        self.fields["final_score_rule"].choices = [
+            (value, format_lazy("{} ({})", label, RULE_PROVENANCE.get(value, "")))
+            for value, label in CALIBRATION_RULES
+        ]
 
 
 class CalibratorForm(forms.Form):
