@@ -150,6 +150,8 @@ def test_dashboard_and_research_page_show_the_warning_and_the_definitions(
         assert "Not a headline: fewer than 5 responses" in table6, url
         assert "<strong>" not in table6[: table6.index("</table>")], url  # no bold headline number
         assert "our reading" in table6 and "After calibration: each calibrated response" in table6, url
+        if url == "/research/agreement/":  # the per-group ICC cells carry the warning too
+            assert "n = 4: fewer than 5 responses" in html
 
 
 def test_settings_page_labels_every_rule_by_its_provenance(db, client):
