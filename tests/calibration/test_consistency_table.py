@@ -152,6 +152,10 @@ def test_dashboard_and_research_page_show_the_warning_and_the_definitions(
         assert "our reading" in table6 and "After calibration: each calibrated response" in table6, url
         if url == "/research/agreement/":  # the per-group ICC cells carry the warning too
             assert "n = 4: fewer than 5 responses" in html
+    scenario = client.get(
+        f"/research/agreement/{group.study.pk}/scenario/{group.scenario.pk}/"
+    ).content.decode()
+    assert "n = 4: fewer than 5 responses" in scenario  # the headline form on the drill-down
 
 
 def test_settings_page_labels_every_rule_by_its_provenance(db, client):
