@@ -22,21 +22,26 @@ WORKDIR /app
 
 # Dependencies first (this layer is reused while only the code changes): the runtime
 # dependencies of pyproject.toml, each pinned (with everything they pull in) by requirements.lock.
+# EXTRA_REQUIREMENTS adds packages a deployment needs beyond them, e.g. the storage
+# backend for exports shared by several hosts:  --build-arg EXTRA_REQUIREMENTS="django-storages[s3]"
+ARG EXTRA_REQUIREMENTS=""
 COPY pyproject.toml requirements.lock ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
- && pip install -r /tmp/requirements.txt -c requirements.lock \
+ && pip install -r /tmp/requirements.txt ${EXTRA_REQUIREMENTS} -c requirements.lock \
  && pip check
 
 # The code (.dockerignore keeps out .env, var/, .venv, .git, tests, bench and devtools).
 COPY . .
 
 # Static files are collected into the image (not into the data volume, so an upgrade
-# serves the new ones) and the production checks must pass. The key below exists only
-# for these two commands; the compiled translations (locale/*/django.mo) are committed.
-RUN SECRET_KEY=build-only-key-build-only-key-build-only-key-build-only-key \
-    python manage.py collectstatic --noinput \
- && SECRET_KEY=build-only-key-build-only-key-build-only-key-build-only-key \
-    python manage.py check --deploy --fail-level WARNING
+# serves the new ones) and the production checks must pass. The key and the scratch
+# data directory exist only for these two commands (so the data directory the
+# services write stays empty and theirs); the compiled translations are committed.
+RUN export SECRET_KEY=build-only-key-build-only-key-build-only-key-build-only-key \
+           TEAMLLM_VAR_DIR=/tmp/build-var \
+ && python manage.py collectstatic --noinput \
+ && python manage.py check --deploy --fail-level WARNING \
+ && rm -rf /tmp/build-var
 
 USER teamllm
 EXPOSE 8000

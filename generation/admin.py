@@ -5,8 +5,8 @@ from generation.models import GenerationBatch, GenerationRun, PreferenceProfile,
 
 @admin.register(PreferenceProfile)
 class PreferenceProfileAdmin(admin.ModelAdmin):
-    list_display = ("name", "order", "is_active")
-    list_filter = ("is_active",)
+    list_display = ("name", "study", "order", "is_active")
+    list_filter = ("study", "is_active")
     search_fields = ("name", "preferences")
 
 

@@ -87,10 +87,11 @@ class Lease:
 class RedisSemaphores:
     name = "redis"
 
-    def __init__(self, url: str, prefix: str):
+    def __init__(self, url: str, prefix: str, timeout: float | None = None):
         import redis
 
-        self.client = redis.Redis.from_url(url)
+        # A hanging Redis raises after ``timeout`` instead of holding the worker forever.
+        self.client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self.prefix = prefix
         self._acquire = self.client.register_script(_ACQUIRE)
         self._renew = self.client.register_script(_RENEW)
@@ -175,7 +176,9 @@ def semaphores() -> RedisSemaphores | FileSemaphores:
     with _backend_lock:
         if _backend is None:
             if settings.REDIS_URL:
-                _backend = RedisSemaphores(settings.REDIS_URL, settings.REDIS_KEY_PREFIX)
+                _backend = RedisSemaphores(
+                    settings.REDIS_URL, settings.REDIS_KEY_PREFIX, settings.REDIS_TIMEOUT_SECONDS
+                )
             else:
                 _backend = FileSemaphores(Path(settings.VAR_DIR) / "locks" / settings.REDIS_KEY_PREFIX)
         return _backend

@@ -10,16 +10,32 @@ from studies.models import Condition, ModelEndpoint
 
 
 class PreferenceProfile(models.Model):
-    """A team member's stated preferences; TeamFusion gives each one a proxy agent."""
+    """A team member of a study and the preferences the member stated (e.g. in a
+    questionnaire); TeamFusion gives each active one a proxy agent. Profiles without
+    a study come from before profiles were per study and are not used."""
 
-    name = models.CharField(_("member name"), max_length=80, unique=True)
-    preferences = models.TextField(_("stated preferences"))
+    study = models.ForeignKey(
+        "studies.Study",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="member_profiles",
+        verbose_name=_("study"),
+    )
+    name = models.CharField(_("member name"), max_length=80)
+    preferences = models.TextField(
+        _("stated preferences"),
+        help_text=_("What the member said they want from the team's answer, in their own words."),
+    )
     order = models.PositiveSmallIntegerField(_("order"), default=0)
     is_active = models.BooleanField(_("active"), default=True)
 
     class Meta:
         ordering = ["order", "name"]
-        verbose_name = _("preference profile")
+        verbose_name = _("member profile")
+        constraints = [
+            models.UniqueConstraint(fields=["study", "name"], name="member_profile_unique_name_per_study")
+        ]
 
     def __str__(self) -> str:
         return self.name

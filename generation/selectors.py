@@ -9,6 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
+from generation.strategies.teamfusion import RATING_PHASE, rating_values
 from studies.dispatch import outbox_pending_subjects
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
@@ -129,3 +130,41 @@ def run_transcript(run: GenerationRun) -> list[TranscriptStep]:
             steps.append(TranscriptStep(turn.step, []))
         steps[-1].turns.append(turn)
     return steps
+
+
+@dataclass
+class FusionIteration:
+    """TeamFusion's two measures for one deliverable (one step, one iteration): each
+    proxy's ratings, the mean representation, and the consensus strength (the mean of
+    the proxies' consensus ratings). Unreadable ratings are None and left out of the means."""
+
+    step: int
+    iteration: int
+    ratings: list[tuple[str, int | None, int | None]]  # (member, representation, consensus)
+
+    @staticmethod
+    def _mean(values: list[int | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return round(sum(known) / len(known), 2) if known else None
+
+    @property
+    def representation(self) -> float | None:
+        return self._mean([r for _, r, _ in self.ratings])
+
+    @property
+    def consensus_strength(self) -> float | None:
+        return self._mean([c for _, _, c in self.ratings])
+
+
+def run_fusion_measures(run: GenerationRun) -> list[FusionIteration]:
+    """Per step and iteration, the proxies' ratings of a TeamFusion run (empty for the
+    other strategies), read from its persisted rating turns."""
+    if run.settings_snapshot.get("strategy") != "teamfusion":
+        return []
+    rows: dict[tuple[int, int], FusionIteration] = {}
+    turns = Turn.objects.filter(run=run, phase__startswith=RATING_PHASE + " ", error="").order_by("seq")
+    for step, phase, role, reply in turns.values_list("step", "phase", "role", "reply"):
+        iteration = int(phase.rsplit(" ", 1)[1])
+        row = rows.setdefault((step, iteration), FusionIteration(step, iteration, []))
+        row.ratings.append((role, *rating_values(reply)))
+    return list(rows.values())

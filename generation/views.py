@@ -6,12 +6,19 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from generation.forms import BatchForm
-from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
-from generation.selectors import batch_progress, batches_recent, run_progress, run_transcript
+from generation.forms import BatchForm, MemberProfileForm
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
+from generation.selectors import (
+    batch_progress,
+    batches_recent,
+    run_fusion_measures,
+    run_progress,
+    run_transcript,
+)
 from generation.services.batches import (
     BatchError,
     batch_cancel,
@@ -20,7 +27,7 @@ from generation.services.batches import (
     run_cancel,
     run_retry,
 )
-from generation.services.setup import preference_profiles_ensure_defaults
+from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
 from generation.tasks import run_advance_send
 from studies.models import Study
 from studies.roles import admin_required
@@ -41,19 +48,23 @@ def home(request: HttpRequest) -> HttpResponse:
                 enqueue=run_advance_send,
                 name=form.cleaned_data["name"],
                 created_by=request.user,
+                top_p=form.cleaned_data["top_p"] or "paper",
             )
         except BatchError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, _("%(n)d run(s) queued.") % {"n": len(launch.runs)})
+            messages.success(
+                request,
+                ngettext("%(n)d run queued.", "%(n)d runs queued.", len(launch.runs))
+                % {"n": len(launch.runs)},
+            )
             for reason in launch.skipped:
                 messages.warning(request, _("Skipped %(reason)s") % {"reason": reason})
             return redirect("generation:batch_detail", batch_id=launch.batch.pk)
-    preference_profiles_ensure_defaults()
     context = {
         "form": form,
         "batches": batches_recent(),
-        "profiles": PreferenceProfile.objects.all(),
+        "studies": Study.objects.filter(is_active=True),
     }
     return render(request, "generation/home.html", context)
 
@@ -62,10 +73,12 @@ def home(request: HttpRequest) -> HttpResponse:
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
-    context = {"batch": batch, "progress": progress}
+    # a batch is marked finished just after its last run ends: poll until both say so
+    polling = progress.active or batch.status == BatchStatus.RUNNING
+    context = {"batch": batch, "progress": progress, "polling": polling}
     if request.htmx:
         response = render(request, "generation/batch.html#runs", context)
-        if not progress.active:
+        if not polling:
             # The last fragment is still swapped in; 286 tells htmx to stop polling.
             response = HttpResponseStopPolling(response.content)
         return response
@@ -77,7 +90,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_cancel(batch_id=batch.pk)
-    messages.info(request, _("%(n)d run(s) cancelled.") % {"n": count})
+    messages.info(request, ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count})
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 
@@ -86,7 +99,15 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch, pk=batch_id)
     count = batch_retry_failed(batch_id=batch.pk, enqueue=run_advance_send)
-    messages.info(request, _("%(n)d run(s) resumed from their last completed turn.") % {"n": count})
+    messages.info(
+        request,
+        ngettext(
+            "%(n)d run resumed from its last completed turn.",
+            "%(n)d runs resumed from their last completed turn.",
+            count,
+        )
+        % {"n": count},
+    )
     return redirect("generation:batch_detail", batch_id=batch.pk)
 
 
@@ -98,8 +119,51 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         ),
         pk=run_id,
     )
-    context = {"run": run, "progress": run_progress(run), "steps": run_transcript(run)}
+    context = {
+        "run": run,
+        "progress": run_progress(run),
+        "steps": run_transcript(run),
+        "measures": run_fusion_measures(run),
+    }
     return render(request, "generation/run.html", context)
+
+
+@admin_required
+def members(request: HttpRequest, study_id: int) -> HttpResponse:
+    """A study's TeamFusion team: its member profiles, and a form to add or edit one."""
+    study = get_object_or_404(Study, pk=study_id)
+    profile = None
+    edit = request.GET.get("edit", "").strip()
+    if edit:
+        profile = get_object_or_404(PreferenceProfile, pk=int(edit) if edit.isdigit() else 0, study=study)
+        initial = {
+            "name": profile.name,
+            "preferences": profile.preferences,
+            "order": profile.order,
+            "is_active": profile.is_active,
+        }
+    else:
+        initial = {"order": study.member_profiles.count() + 1, "is_active": True}
+    form = MemberProfileForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            member_profile_save(study=study, profile_id=profile.pk if profile else None, **form.cleaned_data)
+        except ProfileError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("Member profile saved."))
+            return redirect("generation:members", study_id=study.pk)
+    context = {"study": study, "profiles": study.member_profiles.all(), "form": form, "editing": profile}
+    return render(request, "generation/members.html", context, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_POST
+def member_delete(request: HttpRequest, study_id: int, profile_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    if member_profile_delete(study=study, profile_id=profile_id):
+        messages.info(request, _("Member profile deleted; runs already created keep it."))
+    return redirect("generation:members", study_id=study.pk)
 
 
 def _back(request: HttpRequest, run: GenerationRun) -> HttpResponse:

@@ -13,8 +13,6 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import xlsxwriter
-
 from research.workbook import XLSX_OPTIONS, SafeBook
 
 
@@ -37,6 +35,8 @@ def long_csv_write(path: Path, header: Sequence[str], rows: Iterable[Sequence]) 
 
 def long_xlsx_write(path: Path, header: Sequence[str], rows: Iterable[Sequence], *, title: str) -> int:
     """Write the table to one sheet named ``title``; returns the number of data rows."""
+    import xlsxwriter  # lazy: web processes never load XlsxWriter
+
     path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
     try:

@@ -9,9 +9,10 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from research.figures import FIGURES, FORMATS, figure_build, figure_bytes
+from research.figures import FIGURES, FORMATS
 from research.models import ExportJob
 from research.results import fmt
+from research.selectors.figures import figure_get
 from research.selectors.research import results_get
 from research.services.exports import (
     KIND_RESULTS,
@@ -27,7 +28,12 @@ from studies.roles import is_admin, researcher_required
 
 
 class ResultsFilter(forms.Form):
-    study = forms.ModelChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    study = forms.ModelChoiceField(
+        queryset=Study.objects.order_by("name"),
+        required=False,
+        label=_("Study"),
+        empty_label=_("All studies"),
+    )
     conditions = forms.MultipleChoiceField(required=False, label=_("Conditions"))
     models = forms.MultipleChoiceField(required=False, label=_("Models"))
     a = forms.ChoiceField(required=False, label=_("Test condition"))
@@ -142,11 +148,10 @@ def _step_spans(columns) -> list[tuple[str, int]]:
 def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpResponse:
     if name not in FIGURES or fmt_name not in FORMATS:
         raise Http404
-    form, chosen, results = _results(request, with_diversity=name in ("diversity", "diversity_flexibility"))
-    if results is None:
+    chosen = ResultsFilter(request.GET or None).chosen()
+    if chosen["study"] is None:
         raise Http404
-    names = dict(Condition.objects.values_list("letter", "name"))
-    data = figure_bytes(figure_build(name, results, step=chosen["step"], condition_names=names), fmt_name)
+    data = figure_get(name=name, fmt_name=fmt_name, chosen=chosen)  # cached per data version
     response = HttpResponse(data, content_type=FORMATS[fmt_name])
     if request.GET.get("download"):
         suffix = f"-step{chosen['step']}" if name == "dimensions" else ""

@@ -16,17 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import xlsxwriter
 from django.utils import timezone
-from xlsxwriter.utility import xl_col_to_name
 
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_iter
 from research.significance import MARKS_BOTH
 from scoring.workbooks.cells import clean_text, looks_like_formula
+
+if TYPE_CHECKING:
+    import xlsxwriter
 
 XLSX_OPTIONS = {
     "constant_memory": True,
@@ -90,6 +91,8 @@ def _step_header(columns: list[Column], lead: int) -> tuple[list, list, list[str
     """Two header rows as in the templates and the merges of the step headings."""
     top: list = [""] + [None] * (lead - 1)
     second: list = [None] * lead
+    from xlsxwriter.utility import xl_col_to_name  # lazy: web processes never load XlsxWriter
+
     merges = [f"A1:{xl_col_to_name(lead - 1)}2"]
     start = lead + 1
     for i, col in enumerate(columns):
@@ -287,6 +290,8 @@ def results_workbook_write(
     progress: Callable[[int], None] | None = None,
 ) -> None:
     """Write the results workbook to ``path``. ``progress(n)`` is told each raw sheet written."""
+    import xlsxwriter  # lazy: web processes never load XlsxWriter
+
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with xlsxwriter.Workbook(str(path), XLSX_OPTIONS) as wb:

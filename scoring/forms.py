@@ -148,6 +148,10 @@ def _raters():
 
 
 class RaterChoiceField(forms.ModelChoiceField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("empty_label", _("— choose —"))
+        super().__init__(*args, **kwargs)
+
     def label_from_instance(self, obj) -> str:
         code = getattr(getattr(obj, "rater_profile", None), "rater_code", None)
         return f"{obj.get_username()} ({code})" if code else obj.get_username()
@@ -158,11 +162,22 @@ class RaterMultipleChoiceField(forms.ModelMultipleChoiceField):
         return RaterChoiceField.label_from_instance(self, obj)  # type: ignore[arg-type]
 
 
+def _default_study(form: forms.Form) -> None:
+    """With a single study there is nothing to choose: it is preselected."""
+    studies = list(Study.objects.values_list("pk", flat=True)[:2])
+    if len(studies) == 1 and not form.is_bound:
+        form.fields["study"].initial = studies[0]
+
+
 class PairAssignForm(forms.Form):
     """Assign a rater pair to one scenario under one or several conditions."""
 
-    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.all())
-    scenario = forms.ModelChoiceField(label=_("Scenario"), queryset=Scenario.objects.all())
+    study = forms.ModelChoiceField(
+        label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
+    )
+    scenario = forms.ModelChoiceField(
+        label=_("Scenario"), queryset=Scenario.objects.all(), empty_label=_("— choose —")
+    )
     conditions = forms.ModelMultipleChoiceField(
         label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
     )
@@ -173,6 +188,7 @@ class PairAssignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["rater_a"].queryset = _raters()
         self.fields["rater_b"].queryset = _raters()
+        _default_study(self)
 
     def clean(self):
         data = super().clean()
@@ -184,7 +200,9 @@ class PairAssignForm(forms.Form):
 class AutoAssignForm(forms.Form):
     """Balanced automatic assignment: raters x scenario groups."""
 
-    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.all())
+    study = forms.ModelChoiceField(
+        label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
+    )
     scenarios = forms.ModelMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
@@ -198,6 +216,7 @@ class AutoAssignForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["raters"].queryset = _raters()
+        _default_study(self)
 
     def clean_raters(self):
         raters = self.cleaned_data["raters"]

@@ -1,6 +1,14 @@
 from django.contrib import admin
 
-from studies.models import Condition, ModelEndpoint, Response, ResponseItem, Scenario, Study
+from studies.models import (
+    Condition,
+    ModelEndpoint,
+    Response,
+    ResponseItem,
+    Scenario,
+    ScenarioTextChange,
+    Study,
+)
 
 
 @admin.register(ModelEndpoint)
@@ -45,6 +53,24 @@ class ScenarioAdmin(admin.ModelAdmin):
     list_display = ("code", "theme", "study")
     list_filter = ("study",)
     search_fields = ("code", "theme", "text")
+
+
+@admin.register(ScenarioTextChange)
+class ScenarioTextChangeAdmin(admin.ModelAdmin):
+    """The audit trail of scenario texts: read only."""
+
+    list_display = ("scenario", "field_name", "at", "actor", "forced", "note")
+    list_filter = ("forced", "field_name", "scenario__study")
+    readonly_fields = ("scenario", "actor", "at", "field_name", "old_value", "new_value", "forced", "note")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class ResponseItemInline(admin.TabularInline):

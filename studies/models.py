@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -190,6 +191,9 @@ class Scenario(models.Model):
     )
     theme = models.CharField(_("theme"), max_length=200)
     text = models.TextField(_("scenario text"))
+    # Optional Simplified Chinese version: raters whose UI is in Chinese read it when it exists.
+    theme_zh = models.CharField(_("theme (Simplified Chinese)"), max_length=200, blank=True)
+    text_zh = models.TextField(_("scenario text (Simplified Chinese)"), blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -205,6 +209,37 @@ class Scenario(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} {self.theme}"
+
+    def theme_for(self, language: str) -> str:
+        """The theme in the reader's UI language when that version exists."""
+        return self.theme_zh if language.startswith("zh") and self.theme_zh else self.theme
+
+    def text_for(self, language: str) -> str:
+        """The text in the reader's UI language when that version exists."""
+        return self.text_zh if language.startswith("zh") and self.text_zh else self.text
+
+
+class ScenarioTextChange(models.Model):
+    """Audit trail of a scenario's texts: every change an import made, with the old
+    and new values; ``forced`` marks a change to a scenario that already had scores."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="text_changes")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    field_name = models.CharField(max_length=20)
+    old_value = models.TextField(blank=True)
+    new_value = models.TextField(blank=True)
+    forced = models.BooleanField(default=False)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["scenario", "at", "pk"]
+        verbose_name = _("scenario text change")
+
+    def __str__(self) -> str:
+        return f"{self.scenario.code} {self.field_name} {self.at:%Y-%m-%d %H:%M}"
 
 
 class ResponseSource(models.TextChoices):

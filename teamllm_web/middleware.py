@@ -18,6 +18,7 @@ LIVENESS_PATHS = ("/healthz", "/healthz/")
 # /status/ checks its own access (admins or the STATUS_TOKEN bearer token; 404 otherwise).
 PUBLIC_PREFIXES = (
     "/accounts/login/",
+    "/accounts/invite/",  # set-password links of invitees, who have no password yet
     "/healthz",
     "/status/",
     "/i18n/setlang/",

@@ -21,8 +21,11 @@ urlpatterns = [
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
+    path("", include("studies.urls")),
+    path("", include("onboarding.urls")),
     path("", include("scoring.urls")),
     path("", include("calibration.urls")),
     path("", include("research.urls")),
     path("", include("generation.urls")),
+    path("", include("training.urls")),
 ]

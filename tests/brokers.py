@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -92,10 +93,42 @@ def celery_broker(url: str):
 
     saved = app.conf.broker_url, app.conf.broker_transport_options
     app.conf.broker_url = url
-    app.conf.broker_transport_options = {"visibility_timeout": 3600}
+    app.conf.broker_transport_options = {
+        "visibility_timeout": 3600,
+        "socket_connect_timeout": settings.REDIS_TIMEOUT_SECONDS,
+        "socket_timeout": settings.REDIS_TIMEOUT_SECONDS,
+    }
     reset_pools()
     try:
         yield app
     finally:
         app.conf.broker_url, app.conf.broker_transport_options = saved
         reset_pools()
+
+
+@contextlib.contextmanager
+def silent_server():
+    """A TCP server that accepts connections and never answers: a Redis that hangs
+    (or a host behind a firewall that swallows the replies). Yields its redis:// URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                held.append(listener.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()

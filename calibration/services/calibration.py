@@ -419,14 +419,25 @@ def _statuses_sync(evaluations: list[Evaluation]) -> None:
 PAPER_NOMINAL_THRESHOLD = Decimal("0.70")
 
 
+# A PCC threshold of 0 or below flags no pair that agrees even slightly (-1 flags nothing at all).
+THRESHOLD_MIN, THRESHOLD_MAX = Decimal("0"), Decimal("1")
+
+
+def threshold_message(value) -> str:
+    return _(
+        "The agreement threshold must be above 0 and at most 1 (the paper uses 0.70); "
+        "%(value)s would not flag disagreeing raters."
+    ) % {"value": value}
+
+
 def study_agreement_settings_update(
     *, study_id: int, actor, threshold: Decimal, headline_icc: str, final_score_rule: str
 ) -> RecomputeReport:
     """Change the threshold, headline ICC form or final-score rule, and re-evaluate
     every flag, routing and final score of the study in the same transaction."""
     threshold = Decimal(threshold)
-    if not Decimal("-1") <= threshold <= Decimal("1"):
-        raise CalibrationError(_("The threshold must lie between -1 and 1."))
+    if not THRESHOLD_MIN < threshold <= THRESHOLD_MAX:
+        raise CalibrationError(threshold_message(threshold))
     if headline_icc not in HeadlineICC.values:
         raise CalibrationError(_("Unknown ICC form."))
     if final_score_rule not in {value for value, _label in CALIBRATION_RULES}:

@@ -10,9 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus
+from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, RunStatus
 from generation.services.runs import ACTIVE, RunEnqueue, batch_refresh, run_enqueue, run_resume
-from generation.services.setup import preference_profiles_ensure_defaults
 from generation.strategies import ParameterError, protocol_length, resolve_params
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
 from studies.services.responses import research_id_for
@@ -29,20 +28,33 @@ class BatchLaunch:
     skipped: list[str] = field(default_factory=list)
 
 
-def run_settings(*, study: Study, scenario: Scenario, condition: Condition) -> dict:
-    """The frozen settings of a new run: everything its protocol depends on."""
+TOP_P_PAPER, TOP_P_AS_RELEASED = "paper", "as_released"
+
+
+def run_settings(*, study: Study, scenario: Scenario, condition: Condition, top_p: str = TOP_P_PAPER) -> dict:
+    """The frozen settings of a new run: everything its protocol depends on, and the
+    batch's top_p choice (the paper's 0.9, or none sent as in the release's code)."""
     profiles = None
     if condition.strategy == "teamfusion" and "profiles" not in (condition.parameters or {}):
         profiles = [
-            {"name": p.name, "preferences": p.preferences} for p in preference_profiles_ensure_defaults()
+            {"name": p.name, "preferences": p.preferences}
+            for p in PreferenceProfile.objects.filter(study=study, is_active=True)
         ]
+        if len(profiles) < 2:
+            raise ParameterError(
+                _(
+                    "TeamFusion needs at least two active member profiles in this study; "
+                    "enter them on the study's member profiles page."
+                )
+            )
     params = resolve_params(
         strategy=condition.strategy,
         overrides=condition.parameters or {},
         language=study.response_language,
         profiles=profiles,
+        top_p_as_released=top_p == TOP_P_AS_RELEASED,
     )
-    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text}
+    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text, "top_p": top_p}
 
 
 def batch_create(
@@ -54,14 +66,18 @@ def batch_create(
     enqueue: RunEnqueue,
     name: str = "",
     created_by=None,
+    top_p: str = TOP_P_PAPER,
 ) -> BatchLaunch:
     """A batch of scenarios x endpoints x conditions, each run enqueued on commit
     through ``enqueue`` (``generation.tasks.run_advance_send``).
 
-    Combinations whose research ID already has a response in the study, or a run
+    ``top_p`` is ``"paper"`` (0.9, the default) or ``"as_released"`` (none sent),
+    recorded in every run's settings. Combinations whose research ID already has a response in the study, or a run
     that is active or succeeded, are skipped (and reported). Raises
     :class:`BatchError` when nothing is left to run or a setting is unusable."""
     scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
+    if top_p not in (TOP_P_PAPER, TOP_P_AS_RELEASED):
+        raise BatchError(_("Unknown top_p choice."))
     if not (scenarios and endpoints and conditions):
         raise BatchError(_("Choose at least one scenario, one model endpoint and one condition."))
     for endpoint in endpoints:
@@ -97,7 +113,9 @@ def batch_create(
                         )
                         continue
                     try:
-                        snapshot = run_settings(study=study, scenario=scenario, condition=condition)
+                        snapshot = run_settings(
+                            study=study, scenario=scenario, condition=condition, top_p=top_p
+                        )
                     except ParameterError as exc:
                         raise BatchError(
                             _("Condition %(letter)s: %(error)s") % {"letter": condition.letter, "error": exc}

@@ -324,10 +324,20 @@ def run_finish(*, run_id: int, answers: list[str]) -> Response | None:
             run.response = response
             run.status = RunStatus.SUCCEEDED
             run.current_phase = "done"
+            # A debate that ended early made fewer calls than the most it could make.
+            run.calls_total = run.calls_done
         run.finished_at = timezone.now()
         run.heartbeat_at = None
         run.save(
-            update_fields=["response", "status", "error", "current_phase", "finished_at", "heartbeat_at"]
+            update_fields=[
+                "response",
+                "status",
+                "error",
+                "current_phase",
+                "calls_total",
+                "finished_at",
+                "heartbeat_at",
+            ]
         )
         if run.batch_id:
             batch_id = run.batch_id

@@ -73,14 +73,14 @@ def _validate(strategy: str, params: Mapping[str, Any]) -> None:
     for key in ("temperature", "proxy_temperature", "synthesizer_temperature"):
         _number(params, key, 0, 2)
     _number(params, "top_p", 0, 1)
-    for key in ("rounds", "refinement_rounds"):
+    for key in ("rounds", "iterations", "turns"):
         value = params.get(key)
         if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 5
+            not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10
         ):
-            raise ParameterError(f"{key} must be a whole number from 0 to 5")
-    if params.get("rounds") == 0:
-        raise ParameterError("rounds must be at least 1")
+            raise ParameterError(f"{key} must be a whole number from 1 to 10")
+    if not isinstance(params.get("answer_from", ""), str):
+        raise ParameterError("answer_from must be a member's name")
     temps = params.get("temperatures", {})
     if not isinstance(temps, Mapping):
         raise ParameterError("temperatures must be an object {role: temperature}")
@@ -102,8 +102,12 @@ def resolve_params(
     overrides: Mapping[str, Any] | None = None,
     language: str | None = None,
     profiles: list[dict[str, str]] | None = None,
+    top_p_as_released: bool = False,
 ) -> dict[str, Any]:
-    """The complete parameters of a run. Raises :class:`ParameterError`."""
+    """The complete parameters of a run. Raises :class:`ParameterError`.
+
+    ``top_p_as_released`` (a batch's choice) sends no top_p, as the release's code;
+    by default the strategies send the paper's 0.9."""
     if strategy not in STRATEGIES:
         raise ParameterError(f"unknown strategy {strategy!r}")
     overrides = dict(overrides or {})
@@ -113,6 +117,8 @@ def resolve_params(
         defaults["language"] = language
     if strategy == "teamfusion" and profiles is not None:
         defaults["profiles"] = profiles
+    if top_p_as_released and "top_p" not in overrides:
+        defaults["top_p"] = None  # the release's code sends no top_p
     if "temperature" in overrides and "temperatures" not in overrides and "temperatures" in defaults:
         # A single temperature set by the condition applies to every role.
         defaults["temperatures"] = {}

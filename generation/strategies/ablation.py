@@ -1,6 +1,7 @@
 """TeamLLM without roles (the paper's ablation): four unnamed members with the
 neutral ``ablation_prompt``; each answers in turn, seeing the answers given before
-it; the last member's answer is the step answer."""
+it; the last member's answer is the step answer. The release has no code for it:
+its history lines are TeamLLM's as the release writes them."""
 
 from __future__ import annotations
 
@@ -15,13 +16,12 @@ from generation.strategies.base import (
     fill,
     join,
     localize,
+    log_answer,
     prompts,
     role_temperatures,
     sampling,
     says,
     scenario_block,
-    section,
-    step_answer_entry,
     step_prompt,
 )
 
@@ -34,13 +34,12 @@ DEFAULTS: dict[str, Any] = {
     "temperatures": {},
     "top_p": 0.9,
     "rounds": 1,
-    "warm_up": True,
 }
 
 
 def member_system_prompt(task: TaskSpec, name: str, language: str) -> str:
     p = prompts()
-    others = ", ".join(m for m in MEMBERS if m != name)
+    others = "、".join(m for m in MEMBERS if m != name)
     return join(
         fill(p["ablation_prompt"], Agent_Name=name, Other_Members=others),
         scenario_block(task),
@@ -55,23 +54,23 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         Agent(
             name,
             member_system_prompt(task, name, params["language"]),
-            sampling(temperatures[name], params["top_p"]),
+            sampling(temperatures[name], params.get("top_p")),
         )
         for name in MEMBERS
     ]
     dialogue = Dialogue()
-    if params.get("warm_up", True):
-        transcript: list[str] = []
-        for member in members:
-            intro = yield from dialogue.ask(
-                member,
-                step=0,
-                phase="warm_up",
-                content=join(section(p["Warm_Up_Transcript_Header"], transcript), p["ablation_warmup"]),
-            )
-            transcript.append(says(member.name, intro))
+    header = p["Release_History_Header"]
+    warm: list[str] = []
+    for member in members:
+        intro = yield from dialogue.ask(
+            member,
+            step=0,
+            phase="warm_up",
+            content=join(header + "\n".join(warm) if warm else "", p["ablation_warmup"]),
+        )
+        warm.append(says(member.name, intro))
 
-    log_history: list[str] = []
+    log_his = [header]
     answers: list[str] = []
     for step in task.steps:
         step_history: list[str] = []
@@ -83,13 +82,12 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                     step=step.number,
                     phase="member",
                     content=join(
-                        section(p["Earlier_Answers_Header"], log_history),
                         step_prompt(step),
-                        section(p["Step_Transcript_Header"], step_history),
+                        "\n\n".join(log_his + step_history),
                         p["Ablation_Step_Answer"],
                     ),
                 )
                 step_history.append(says(member.name, answer))
-        log_history.append(step_answer_entry(step, answer))
+        log_his.append(log_answer(step.number, answer))
         answers.append(answer)
     return answers

@@ -106,11 +106,6 @@ def join(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def section(header: str, lines: list[str]) -> str:
-    """A header and its lines (a transcript or the earlier answers), or nothing when empty."""
-    return join(header, "\n\n".join(lines)) if lines else ""
-
-
 def says(role: str, text: str) -> str:
     """A transcript line as the reference writes it."""
     return f"{role} says: {text}"
@@ -130,12 +125,28 @@ def scenario_block(task: TaskSpec) -> str:
     return fill(prompts()["Future_Scenario"], Future_Scenario=task.scenario)
 
 
-def step_answer_entry(step: StepSpec, answer: str) -> str:
-    """How an agreed step answer is kept in the cross-step log (log_history)."""
-    return f"{step.name}:\n{answer}"
+def log_answer(step_number: int, answer: str) -> str:
+    """A step's answer as the release keeps it in ``log_his``: the text after the first
+    full-width colon of "Co-Ordinator says: <answer>" (the release's ``index('：')``;
+    without one the release would stop with an error, so the whole answer is kept)."""
+    plain = answer[answer.index("：") + 1 :].strip() if "：" in answer else answer.strip()
+    return fill(prompts()["Release_Step_Answer"], Step_Number=step_number) + plain
 
 
-def sampling(temperature: float, top_p: float) -> dict[str, float]:
+def earlier_answers(answers: list[str]) -> str:
+    """The answers of the earlier steps in the release's wording (TeamLLM's ``log_his``),
+    for the protocols whose source method has a single task; empty before step 2."""
+    if not answers:
+        return ""
+    entries = [log_answer(n, a) for n, a in enumerate(answers, start=1)]
+    return "\n\n".join([prompts()["Release_History_Header"], *entries])
+
+
+def sampling(temperature: float, top_p: float | None) -> dict[str, float]:
+    """The request's sampling parameters. ``top_p`` None sends none, as the release's
+    experiment code does (the paper states 0.9)."""
+    if top_p is None:
+        return {"temperature": float(temperature)}
     return {"temperature": float(temperature), "top_p": float(top_p)}
 
 

@@ -1,26 +1,147 @@
-"""Multi-Agent Debate baseline (Liang et al., 2024) with the role set of
-``mad_roles.json``, on TeamLLM's step structure: the Moderator opens the warm-up,
-initiates each step and writes the consensus answer; Debater A and Debater B argue
-in turn for two rounds (a debate needs a rebuttal), each seeing the whole exchange."""
+"""Multi-Agent Debate (Liang et al., 2024) with the role set of ``mad_roles.json``, as
+the method's published code runs a debate: Debater A (the affirmative side) answers
+the topic; Debater B (the negative side) is told to disagree with A's answer; the
+Moderator judges at the end of each round, in JSON, whether there is a clear
+preference, which ends the debate; otherwise each debater answers the other's latest
+argument in a new round. After the last round without a preference a Judge (with the
+moderator's instructions) lists the candidates and gives the final answer.
+One debate per CGPST step; the topic is the scenario, the answers of the earlier
+steps (in the release's wording) and the step.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from generation.strategies.base import Protocol, TaskSpec, role_set
-from generation.strategies.teamllm import team_protocol
+from generation.strategies.base import (
+    Agent,
+    Dialogue,
+    Protocol,
+    TaskSpec,
+    earlier_answers,
+    fill,
+    join,
+    localize,
+    prompts,
+    role_set,
+    role_temperatures,
+    sampling,
+    scenario_block,
+    step_prompt,
+)
 
 ROLES_FILE = "mad_roles.json"
+MODERATOR, DEBATER_A, DEBATER_B, JUDGE = "Moderator", "Debater A", "Debater B", "Judge"
+ROUND_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
-    "temperature": 0.6,
+    "temperature": 0.6,  # the study's baseline temperature (the method's code uses 0)
     "temperatures": {},
     "top_p": 0.9,
-    "rounds": 2,
-    "warm_up": True,
+    "rounds": 3,  # the method's max_round
 }
+_JSON = re.compile(r"\{.*\}", re.S)
+
+
+def verdict(reply: str) -> dict[str, Any]:
+    """The JSON object in a moderator's or judge's reply ({} when there is none; the
+    method's code would stop with an error there)."""
+    found = _JSON.search(reply)
+    if not found:
+        return {}
+    try:
+        value = json.loads(found[0])
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return "\n".join(_text(v) for v in value)
+    if value in (None, ""):
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def debate_answer(data: Mapping[str, Any]) -> str:
+    return _text(data.get("debate_answer"))
+
+
+def has_preference(data: Mapping[str, Any]) -> bool:
+    """The moderator states a preference and gives the answer: the debate ends."""
+    stated = str(data.get("Whether there is a preference", "")).strip().lower()
+    return stated.startswith("yes") and bool(debate_answer(data))
 
 
 def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    return team_protocol(task=task, params=params, roles=role_set(ROLES_FILE))
+    p = prompts()
+    roles = {r["Agent_name"]: r for r in role_set(ROLES_FILE)}
+    temperatures = role_temperatures(params, [MODERATOR, DEBATER_A, DEBATER_B, JUDGE])
+    language_line = localize(p["Language_Requirement"], params["language"])
+    rounds = int(params["rounds"])
+    if rounds > len(ROUND_NAMES):
+        raise ValueError(f"rounds must be at most {len(ROUND_NAMES)}")
+    dialogue = Dialogue()
+    answers: list[str] = []
+    for step in task.steps:
+        topic = join(scenario_block(task), earlier_answers(answers), step_prompt(step), language_line)
+
+        def agent(name: str, role: str, topic: str = topic) -> Agent:
+            system = roles[role]["Role_Prompt"] + p["MAD_Topic_Line"] + topic
+            return Agent(name, system, sampling(temperatures[name], params.get("top_p")))
+
+        a, b, moderator = (
+            agent(DEBATER_A, DEBATER_A),
+            agent(DEBATER_B, DEBATER_B),
+            agent(MODERATOR, MODERATOR),
+        )
+        n = step.number
+        aff = yield from dialogue.ask(a, step=n, phase="round 1", content=topic)
+        neg = yield from dialogue.ask(
+            b, step=n, phase="round 1", content=fill(p["MAD_Negative"], Aff_Ans=aff)
+        )
+        first_aff, first_neg = aff, neg
+        judged: dict[str, Any] = {}
+        for number in range(1, rounds + 1):
+            if number > 1:
+                aff = yield from dialogue.ask(
+                    a, step=n, phase=f"round {number}", content=fill(p["MAD_Debate"], Oppo_Ans=neg)
+                )
+                neg = yield from dialogue.ask(
+                    b, step=n, phase=f"round {number}", content=fill(p["MAD_Debate"], Oppo_Ans=aff)
+                )
+            reply = yield from dialogue.ask(
+                moderator,
+                step=n,
+                phase=f"judgement {number}",
+                content=fill(p["MAD_Moderator"], Round=ROUND_NAMES[number - 1], Aff_Ans=aff, Neg_Ans=neg),
+            )
+            judged = verdict(reply)
+            if has_preference(judged):
+                break
+        else:
+            # No preference after the last round: the final judgement, on the debaters'
+            # first answers (the method's code reads memory_lst[2] of each side).
+            judge = agent(JUDGE, MODERATOR)
+            yield from dialogue.ask(
+                judge,
+                step=n,
+                phase="final judgement",
+                content=fill(p["MAD_Judge_Candidates"], Aff_Ans=first_aff, Neg_Ans=first_neg),
+            )
+            reply = yield from dialogue.ask(
+                judge,
+                step=n,
+                phase="final judgement",
+                content=fill(p["MAD_Judge_Final"], Debate_Topic=topic),
+            )
+            judged = verdict(reply)
+        # A verdict without an answer (unparseable JSON, an empty field) keeps the whole reply.
+        answers.append(debate_answer(judged) or reply.strip())
+    return answers

@@ -1,5 +1,6 @@
 """Single model (condition B, the study's baseline): one conversation, one user
-message per step, temperature 0.6."""
+message per step, temperature 0.6, as the release's ``Collaboration.py`` (``Single``)
+sends it: the step template, a blank line, and the release's suffix."""
 
 from __future__ import annotations
 
@@ -30,12 +31,15 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         scenario_block(task),
         localize(p["Emphasis_Individual"], params["language"]),
     )
-    agent = Agent(ROLE, system, sampling(params["temperature"], params["top_p"]))
+    agent = Agent(ROLE, system, sampling(params["temperature"], params.get("top_p")))
     dialogue = Dialogue()
     answers = []
     for step in task.steps:
         answer = yield from dialogue.ask(
-            agent, step=step.number, phase="answer", content=join(step_prompt(step), p["Single_Step_Answer"])
+            agent,
+            step=step.number,
+            phase="answer",
+            content=join(step_prompt(step), p["Release_Single_Step_Answer"]),
         )
         answers.append(answer)
     return answers

@@ -1,14 +1,22 @@
-"""TeamFusion (Liu et al., 2026) adapted to CGPST: one proxy agent per team member,
-conditioned on that member's stated preferences (PreferenceProfile); per step a
-structured discussion that makes agreements and disagreements explicit; a neutral
-synthesizer writes the step answer; optional refinement rounds in which the proxies
-critique the synthesis and the synthesizer revises it.
+"""TeamFusion (Liu et al., 2026) on CGPST, in the paper's phases: Represent (one proxy
+agent per team member, conditioned on that member's stated preferences, with the
+proxy guidelines the paper quotes), a structured discussion that makes agreements and
+disagreements explicit, Synthesize (a neutral synthesizer writes the deliverable,
+reading the discussion from its end), and further iterations in which the proxies
+discuss the deliverable and the synthesizer refines it (4 iterations by default, as
+the authors state). After every synthesis each proxy rates, in a separate
+conversation, how well the deliverable represents its member and how strong a
+consensus it is: the paper's two measures, per iteration
+(``generation.selectors.run_fusion_measures``).
 
-The exact message flow is documented in ``generation/strategies/README.md``.
+The members are the study's member profiles (entered by an admin), frozen into the
+run when it is created. The message flow is in ``generation/strategies/README.md``.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +25,7 @@ from generation.strategies.base import (
     Dialogue,
     Protocol,
     TaskSpec,
+    earlier_answers,
     fill,
     join,
     localize,
@@ -24,128 +33,135 @@ from generation.strategies.base import (
     sampling,
     says,
     scenario_block,
-    section,
-    step_answer_entry,
     step_prompt,
 )
 
 SYNTHESIZER = "Synthesizer"
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
-    "proxy_temperature": 0.7,  # proxies argue for their member: some variety
+    "proxy_temperature": 0.7,  # the paper gives none: proxies argue, with some variety
     "synthesizer_temperature": 0.4,  # the synthesis should be faithful to the discussion
     "top_p": 0.9,
-    "rounds": 1,  # rounds of structured discussion (after the proposals)
-    "refinement_rounds": 1,  # critique + revision rounds (0 = none)
-    # Filled from the active PreferenceProfiles when a run is created; a condition may
-    # set its own list of {"name", "preferences"}.
+    "iterations": 4,  # the authors: "fixed at 4 per task"
+    "turns": 1,  # speaking turns per proxy in each iteration's discussion
+    # The study's active member profiles, frozen when a run is created; a condition
+    # may set its own list of {"name", "preferences"}.
     "profiles": [],
 }
+RATING_PHASE = "rating"
+_JSON = re.compile(r"\{.*?\}", re.S)
+
+
+def phase(name: str, iteration: int) -> str:
+    return f"{name} {iteration}"
+
+
+def rating_values(reply: str) -> tuple[int | None, int | None]:
+    """(representation, consensus) from a proxy's rating reply; None where unreadable."""
+    found = _JSON.search(reply)
+    data: Any = {}
+    if found:
+        try:
+            data = json.loads(found[0])
+        except ValueError:
+            data = {}
+
+    def value(key: str) -> int | None:
+        raw = data.get(key) if isinstance(data, dict) else None
+        try:
+            number = int(raw)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return None
+        return number if 1 <= number <= 5 else None
+
+    return value("representation"), value("consensus")
+
+
+def proxy_system(task: TaskSpec, profile: Mapping[str, str], names: list[str], language: str) -> str:
+    p = prompts()
+    return join(
+        p["TeamFusion_Team_Description"],
+        scenario_block(task),
+        fill(
+            p["TeamFusion_Proxy"],
+            Member_Name=profile["name"],
+            Other_Members="、".join(n for n in names if n != profile["name"]),
+            Preferences=profile["preferences"],
+        ),
+        p["TeamFusion_Proxy_Guidelines"],
+        localize(p["Language_Requirement"], language),
+    )
 
 
 def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     p = prompts()
     profiles = params["profiles"]
     if len(profiles) < 2:
-        raise ValueError("TeamFusion needs at least two preference profiles")
+        raise ValueError("TeamFusion needs at least two member profiles")
     names = [prof["name"] for prof in profiles]
     if len(set(names)) != len(names) or SYNTHESIZER in names:
-        raise ValueError("TeamFusion profile names must be distinct and not 'Synthesizer'")
-    emphasis = localize(p["Emphasis_Individual"], params["language"])
-    proxies = [
-        Agent(
-            prof["name"],
-            join(
-                p["TeamFusion_Team_Description"],
-                scenario_block(task),
-                fill(
-                    p["TeamFusion_Proxy"],
-                    Member_Name=prof["name"],
-                    Other_Members=", ".join(n for n in names if n != prof["name"]),
-                    Preferences=prof["preferences"],
-                ),
-                emphasis,
-            ),
-            sampling(params["proxy_temperature"], params["top_p"]),
-        )
-        for prof in profiles
-    ]
-    synthesizer = Agent(
-        SYNTHESIZER,
-        join(p["TeamFusion_Team_Description"], scenario_block(task), p["TeamFusion_Synthesizer"], emphasis),
-        sampling(params["synthesizer_temperature"], params["top_p"]),
+        raise ValueError("TeamFusion member names must be distinct and not 'Synthesizer'")
+    language = params["language"]
+    systems = {prof["name"]: proxy_system(task, prof, names, language) for prof in profiles}
+    proxy_params = sampling(params["proxy_temperature"], params.get("top_p"))
+    synth_system = join(
+        p["TeamFusion_Team_Description"],
+        scenario_block(task),
+        p["TeamFusion_Synthesizer"],
+        localize(p["Language_Requirement"], language),
     )
     dialogue = Dialogue()
-    log_history: list[str] = []
     answers: list[str] = []
     for step in task.steps:
-        # Each agent starts every step afresh: the earlier answers carry the context
-        # across steps, the transcript within the step (TeamLLM's dual history).
-        for agent in (*proxies, synthesizer):
-            agent.reset()
-        earlier = section(p["Earlier_Answers_Header"], log_history)
-        step_text = step_prompt(step)
+        # Every agent starts each step afresh; the earlier answers carry the context.
+        proxies = [Agent(n, systems[n], proxy_params) for n in names]
+        synthesizer = Agent(
+            SYNTHESIZER, synth_system, sampling(params["synthesizer_temperature"], params.get("top_p"))
+        )
+        task_text = join(earlier_answers(answers), step_prompt(step))
         transcript: list[str] = []
-        for proxy in proxies:
-            proposal = yield from dialogue.ask(
-                proxy,
-                step=step.number,
-                phase="proposal",
-                content=join(
-                    earlier,
-                    step_text,
-                    section(p["Step_Transcript_Header"], transcript),
-                    p["TeamFusion_Propose"],
-                ),
-            )
-            transcript.append(says(proxy.name, proposal))
-        for _ in range(int(params["rounds"])):
-            for proxy in proxies:
-                # The proxy's own list already holds its proposal prompt; it now sees
-                # everything said since, and answers with explicit agree/disagree.
-                reply = yield from dialogue.ask(
-                    proxy,
-                    step=step.number,
-                    phase="discussion",
-                    content=join(section(p["Step_Transcript_Header"], transcript), p["TeamFusion_Discuss"]),
-                )
-                transcript.append(says(proxy.name, reply))
-        yield from dialogue.ask(
-            synthesizer,
-            step=step.number,
-            phase="agreements",
-            content=join(
-                earlier,
-                step_text,
-                section(p["Step_Transcript_Header"], transcript),
-                fill(p["TeamFusion_Agreements"], Step_Number=step.number),
-            ),
-        )
-        draft = yield from dialogue.ask(
-            synthesizer,
-            step=step.number,
-            phase="synthesis",
-            content=fill(p["TeamFusion_Synthesize"], Step_Number=step.number),
-        )
-        for _ in range(int(params["refinement_rounds"])):
-            critiques: list[str] = []
-            for proxy in proxies:
-                critique = yield from dialogue.ask(
-                    proxy,
-                    step=step.number,
-                    phase="critique",
-                    content=fill(p["TeamFusion_Critique"], Step_Number=step.number, Draft=draft),
-                )
-                critiques.append(says(proxy.name, critique))
+        seen = dict.fromkeys(names, 0)  # how much of the transcript each proxy has been shown
+        synth_seen = 0
+        draft = ""
+        for iteration in range(1, int(params["iterations"]) + 1):
+            if iteration == 1:
+                instruction = fill(p["TeamFusion_Discuss"], Step_Number=step.number)
+            else:
+                instruction = fill(p["TeamFusion_Refine"], Step_Number=step.number, Draft=draft)
+            for _ in range(int(params["turns"])):
+                for proxy in proxies:
+                    new = transcript[seen[proxy.name] :]
+                    reply = yield from dialogue.ask(
+                        proxy,
+                        step=step.number,
+                        phase=phase("discussion", iteration),
+                        content=join(
+                            task_text if not proxy.messages[1:] else "",
+                            join(p["TeamFusion_Discussion_Header"], "\n\n".join(new)) if new else "",
+                            instruction,
+                        ),
+                    )
+                    transcript.append(says(proxy.name, reply))
+                    seen[proxy.name] = len(transcript)
+            new = transcript[synth_seen:]
             draft = yield from dialogue.ask(
                 synthesizer,
                 step=step.number,
-                phase="revision",
+                phase=phase("synthesis", iteration),
                 content=join(
-                    section(p["Critiques_Header"], critiques),
-                    fill(p["TeamFusion_Revise"], Step_Number=step.number),
+                    task_text if iteration == 1 else "",
+                    join(p["TeamFusion_Discussion_Header"], "\n\n".join(new)),
+                    fill(p["TeamFusion_Synthesize"], Step_Number=step.number),
                 ),
             )
-        log_history.append(step_answer_entry(step, draft))
+            synth_seen = len(transcript)
+            for name in names:
+                # A separate conversation: rating must not change what the proxy says next.
+                yield from dialogue.ask(
+                    Agent(name, systems[name], proxy_params),
+                    step=step.number,
+                    phase=phase(RATING_PHASE, iteration),
+                    content=fill(p["TeamFusion_Rate"], Step_Number=step.number, Draft=draft),
+                )
         answers.append(draft)
     return answers

@@ -1,9 +1,10 @@
 """TeamLLM (condition A): four Belbin roles, warm-up, then per step task initiation,
-perspective sharing and consensus building, as in the study's reference.
+perspective sharing and consensus building, composed exactly as the release's
+experiment code (``Collaboration.py``, ``RoleplayCollaboration``) sends them.
 
-The same protocol, with other role sets, runs the LLM Discussion and Multi-Agent
-Debate baselines (:func:`team_protocol`): the first role leads (opens the warm-up,
-initiates each step, writes the consensus answer), the others speak in turn.
+Every string that code adds to the templates of ``prompts.json`` is in
+``supplementary_prompts.json`` (``Release_*``); the separators ('\\n' after the
+warm-up role-play, none before ``Converge``) are the release's too.
 """
 
 from __future__ import annotations
@@ -19,26 +20,29 @@ from generation.strategies.base import (
     fill,
     join,
     localize,
+    log_answer,
     prompts,
     role_set,
     role_temperatures,
     sampling,
     says,
     scenario_block,
-    section,
-    step_answer_entry,
     step_prompt,
 )
 
 ROLES_FILE = "team_role.json"
+# "TeamLLM-style discussion": TeamLLM's protocol with another method's role set (the
+# first role leads). It is TeamLLM's structure, not that method: see the README.
+ROLE_SETS = {"belbin": ROLES_FILE, "llm_discussion": "llm_discussion_roles.json", "mad": "mad_roles.json"}
+OTHER_ROLE_SET_TEMPERATURE = 0.6  # the study's baseline temperature, for roles without one
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
-    # The paper's Table 7.
+    # The paper's Table 7 and the release's agents.py.
     "temperatures": {"Co-Ordinator": 0.5, "Plant": 0.8, "Monitor Evaluator": 0.4, "Implementer": 0.4},
     "temperature": None,  # one temperature for every role, if a condition sets it
-    "top_p": 0.9,
-    "rounds": 1,  # rounds of perspective sharing per step
-    "warm_up": True,
+    "top_p": 0.9,  # the paper; None sends none, as the release's code does
+    "rounds": 1,  # the release's experiment.py: rounds = 1
+    "role_set": "belbin",  # the paper's four Belbin roles
 }
 
 
@@ -56,49 +60,55 @@ def role_play_prompt(role: Mapping[str, str], roles: Sequence[Mapping[str, str]]
         prompts()["Team_Role_Setting"],
         Team_Role=role["Agent_name"],
         Role_Speciality=role["Role_Speciality"],
-        Other_Members=", ".join(others),
+        Other_Members="、".join(others),  # the release joins the names with '、'
         Role_Prompt=role["Role_Prompt"],
     )
 
 
-def team_protocol(
-    *, task: TaskSpec, params: Mapping[str, Any], roles: Sequence[Mapping[str, str]]
-) -> Protocol:
+def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     p = prompts()
+    chosen = params.get("role_set", "belbin")
+    if chosen not in ROLE_SETS:
+        raise ValueError(f"role_set must be one of {', '.join(ROLE_SETS)}")
+    roles = role_set(ROLE_SETS[chosen])
     system = team_system_prompt(task, params["language"])
+    if chosen != "belbin" and params.get("temperature") is None:
+        params = {**params, "temperature": OTHER_ROLE_SET_TEMPERATURE}
     temperatures = role_temperatures(params, [r["Agent_name"] for r in roles])
     agents = [
-        Agent(r["Agent_name"], system, sampling(temperatures[r["Agent_name"]], params["top_p"]))
+        Agent(r["Agent_name"], system, sampling(temperatures[r["Agent_name"]], params.get("top_p")))
         for r in roles
     ]
     role_play = {a.name: role_play_prompt(r, roles) for a, r in zip(agents, roles, strict=True)}
     leader, members = agents[0], agents[1:]
     dialogue = Dialogue()
+    header = p["Release_History_Header"]
 
-    if params.get("warm_up", True):
-        transcript: list[str] = []
-        opening = yield from dialogue.ask(
-            leader, step=0, phase="warm_up", content=join(role_play[leader.name], p["Team_Warm_Up"])
+    # Warm-up (step 0)
+    warm: list[str] = []
+    opening = yield from dialogue.ask(
+        leader, step=0, phase="warm_up", content=role_play[leader.name] + "\n" + p["Team_Warm_Up"]
+    )
+    warm.append(says(leader.name, opening))
+    for member in members:
+        intro = yield from dialogue.ask(
+            member,
+            step=0,
+            phase="warm_up",
+            content=role_play[member.name]
+            + "\n\n"
+            + header
+            + "\n".join(warm)
+            + "\n\n"
+            + p["Release_Warm_Up_Introduce"],
         )
-        transcript.append(says(leader.name, opening))
-        for member in members:
-            intro = yield from dialogue.ask(
-                member,
-                step=0,
-                phase="warm_up",
-                content=join(
-                    role_play[member.name],
-                    section(p["Warm_Up_Transcript_Header"], transcript),
-                    p["Warm_Up_Introduce"],
-                ),
-            )
-            transcript.append(says(member.name, intro))
+        warm.append(says(member.name, intro))
 
-    log_history: list[str] = []  # the agreed answers of the earlier steps
+    log_his = [header]  # the header, then each agreed step answer
     answers: list[str] = []
     for step in task.steps:
         step_text = step_prompt(step)
-        step_history: list[str] = []  # this step's transcript
+        step_history: list[str] = []
         opening = yield from dialogue.ask(
             leader,
             step=step.number,
@@ -106,35 +116,29 @@ def team_protocol(
             content=join(role_play[leader.name], step_text, p["Task_Initiation"]),
         )
         step_history.append(says(leader.name, opening))
+        answer = ""
         for _ in range(int(params["rounds"])):
             for member in members:
                 view = yield from dialogue.ask(
                     member,
                     step=step.number,
                     phase="perspective",
-                    content=join(
-                        role_play[member.name],
-                        section(p["Earlier_Answers_Header"], log_history),
-                        section(p["Step_Transcript_Header"], step_history),
-                    ),
+                    content=role_play[member.name] + "\n\n" + "\n\n".join(log_his + step_history),
                 )
                 step_history.append(says(member.name, view))
-        answer = yield from dialogue.ask(
-            leader,
-            step=step.number,
-            phase="consensus",
-            content=join(
-                role_play[leader.name],
-                step_text,
-                section(p["Earlier_Answers_Header"], log_history),
-                section(p["Step_Transcript_Header"], step_history),
-                fill(p["Converge"], Step_Number=step.number),
-            ),
-        )
-        log_history.append(step_answer_entry(step, answer))
+            # The release builds consensus at the end of every round; the last is the answer.
+            answer = yield from dialogue.ask(
+                leader,
+                step=step.number,
+                phase="consensus",
+                content=role_play[leader.name]
+                + "\n\n"
+                + step_text
+                + "\n\n"
+                + "\n\n".join(log_his + step_history)
+                + fill(p["Converge"], Step_Number=step.number),
+            )
+            step_history.append(says(leader.name, answer))
+        log_his.append(log_answer(step.number, answer))
         answers.append(answer)
     return answers
-
-
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    return team_protocol(task=task, params=params, roles=role_set(ROLES_FILE))

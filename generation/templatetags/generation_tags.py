@@ -45,3 +45,10 @@ def run_status_label(status: str) -> str:
         return str(RunStatus(status).label)
     except ValueError:
         return status
+
+
+@register.filter
+def lead_phase(phase: str) -> bool:
+    """The turns that make a step's answer (or may): shown highlighted."""
+    name = phase.split(" ", 1)[0]
+    return name in ("consensus", "answer", "synthesis", "final", "judgement")

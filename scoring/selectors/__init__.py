@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
     Assignment,
     AssignmentRole,
     DimensionScore,
+    EventKind,
     ItemScore,
     ScoreSheet,
     ScoringGroup,
+    SheetEvent,
     SheetStatus,
 )
 from studies.models import Response, ResponseItem
@@ -86,6 +88,8 @@ def rater_queue(*, user) -> list[dict]:
     blind-safe fields: blind code, scenario theme and sheet status."""
     rows = (
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
+        .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
+        .exclude(role=AssignmentRole.TRAINING)  # training has its own page
         .order_by("order_key", "id")
         .values_list(
             "response__blind_code",
@@ -94,11 +98,14 @@ def rater_queue(*, user) -> list[dict]:
             "sheet__status",
             "sheet__version",
             "sheet__overall",
+            "reopened",
         )  # fmt: skip
     )
     queue = []
-    for code, theme, role, sheet_status, version, overall in rows:
+    for code, theme, role, sheet_status, version, overall, reopened in rows:
         status = _status_of(sheet_status, version)
+        if status == SheetStatus.DRAFT and reopened:
+            status = "reopened"
         queue.append(
             {
                 "blind_code": code,
@@ -111,15 +118,25 @@ def rater_queue(*, user) -> list[dict]:
     return queue
 
 
-def rater_assignment_get(*, user, blind_code: str) -> Assignment:
+def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> Assignment:
     """The rater's own active assignment for a blind code; Http404 for anything else
-    (someone else's response, an archived assignment, an unknown code)."""
+    (someone else's response, an archived assignment, an unknown code). Live and
+    training assignments are kept apart: ``training`` picks which."""
     return get_object_or_404(
         Assignment.objects.select_related("response__scenario", "response__study", "sheet"),
+        Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),
         rater=user,
         response__blind_code=blind_code,
         archived_at__isnull=True,
     )
+
+
+def rater_has_training_code(*, user, blind_code: str) -> bool:
+    """Whether the code is one of the rater's own training responses (the live page
+    then says where to score it instead of a bare 404)."""
+    return Assignment.objects.filter(
+        rater=user, response__blind_code=blind_code, role=AssignmentRole.TRAINING
+    ).exists()
 
 
 def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
@@ -131,6 +148,22 @@ def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
     return items
 
 
+def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict | None:
+    """Why a draft is open again: who reopened it (an administrator), when and why.
+    None for a sheet that was never reopened or is submitted again."""
+    if sheet.is_submitted or not sheet.version:
+        return None
+    event = (
+        SheetEvent.objects.filter(sheet=sheet, kind__in=[EventKind.REOPEN, EventKind.SUBMIT])
+        .select_related("actor")
+        .order_by("-id")
+        .first()
+    )
+    if event is None or event.kind != EventKind.REOPEN:
+        return None
+    return {"by": event.actor.get_username() if event.actor else "", "at": event.at, "reason": event.note}
+
+
 def _status_of(sheet_status: str | None, version: int | None) -> str:
     if sheet_status is None or (sheet_status == SheetStatus.DRAFT and not version):
         return "not_started"
@@ -140,7 +173,7 @@ def _status_of(sheet_status: str | None, version: int | None) -> str:
 def workload_board(*, study=None) -> dict:
     """Per rater: assigned / not started / in progress / submitted (active assignments);
     per scenario group: the pair and its progress. For admins (identifies raters)."""
-    assignments = Assignment.objects.filter(archived_at__isnull=True)
+    assignments = Assignment.objects.filter(archived_at__isnull=True).exclude(role=AssignmentRole.TRAINING)
     groups = ScoringGroup.objects.filter(archived_at__isnull=True)
     if study is not None:
         assignments = assignments.filter(response__study=study)
@@ -168,7 +201,11 @@ def workload_board(*, study=None) -> dict:
     for g in groups.select_related("scenario", "condition", "rater_a", "rater_b", "study").annotate(
         n_responses=Count(
             "scenario__responses",
-            filter=Q(scenario__responses__study=F("study"), scenario__responses__condition=F("condition")),
+            filter=Q(
+                scenario__responses__study=F("study"),
+                scenario__responses__condition=F("condition"),
+                scenario__responses__training__isnull=True,
+            ),
         )
     ):
         counts = per_group.get(g.pk, Counter())
@@ -192,7 +229,9 @@ def workload_board(*, study=None) -> dict:
 def group_detail(*, group: ScoringGroup) -> list[dict]:
     """The group's responses with each active or archived assignment and sheet (admins)."""
     responses = list(
-        Response.objects.filter(study=group.study, scenario=group.scenario, condition=group.condition)
+        Response.objects.filter(
+            study=group.study, scenario=group.scenario, condition=group.condition, training__isnull=True
+        )
         .order_by("research_id")
         .only("id", "research_id", "blind_code", "status")
     )

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
+from scoring.selectors.qualification import raters_not_qualified
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 from studies.roles import is_rater
 
@@ -32,12 +33,25 @@ class AssignmentError(Exception):
         self.message = message
 
 
-def _check_pair(rater_a, rater_b) -> None:
+def _check_pair(rater_a, rater_b, *, study: Study) -> None:
     if rater_a is None or rater_b is None or rater_a.pk == rater_b.pk:
         raise AssignmentError(_("Choose two different raters."))
     for user in (rater_a, rater_b):
         if not is_rater(user):
             raise AssignmentError(_("%(user)s is not a rater.") % {"user": user.get_username()})
+    _check_qualified([rater_a, rater_b], study=study)
+
+
+def _check_qualified(raters: Sequence, *, study: Study) -> None:
+    """Live work goes only to raters who qualified on the study's training set."""
+    if unqualified := raters_not_qualified(study=study, raters=raters):
+        names = ", ".join(u.get_username() for u in unqualified)
+        raise AssignmentError(
+            _(
+                "Not yet qualified on this study's training set: %(users)s. They must pass the training first, or an administrator lets them through with a reason."
+            )
+            % {"users": names}
+        )
 
 
 def _group_responses(group: ScoringGroup):
@@ -113,7 +127,7 @@ def group_assign_pair(
     """Give the pair every response of ``scenario`` under each condition (one
     ScoringGroup per condition). A group that already has this pair is only synced;
     a group with another pair is an error (use ``group_reassign``). All or nothing."""
-    _check_pair(rater_a, rater_b)
+    _check_pair(rater_a, rater_b, study=study)
     conditions = list(conditions)
     if not conditions:
         raise AssignmentError(_("Choose at least one condition."))
@@ -188,7 +202,7 @@ def group_reassign(*, group: ScoringGroup, rater_a, rater_b, actor, reason: str)
     """Give a scenario group a new pair. A rater who stays keeps their sheets; a rater
     who leaves has their assignments archived (sheets kept, audit event written);
     a new rater gets every response of the group. Returns the new group."""
-    _check_pair(rater_a, rater_b)
+    _check_pair(rater_a, rater_b, study=group.study)
     reason = (reason or "").strip()
     if not reason:
         raise AssignmentError(_("Give a reason."))
@@ -304,6 +318,7 @@ def plan_for_study(
     for user in raters:
         if not is_rater(user):
             raise AssignmentError(_("%(user)s is not a rater.") % {"user": user.get_username()})
+    _check_qualified(raters, study=study)
     scenarios, conditions = list(scenarios), list(conditions)
     taken = set(
         ScoringGroup.objects.filter(study=study, archived_at__isnull=True).values_list(

@@ -28,7 +28,13 @@ from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.roles import RATER
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
-from studies.services.responses import RecordError, records_from_data_a, responses_import
+from studies.services.responses import (
+    RecordError,
+    UnknownNames,
+    records_from_data_a,
+    responses_import,
+    responses_unknown_names,
+)
 from studies.services.roles import role_groups_ensure
 
 
@@ -47,6 +53,8 @@ class ScoreImportReport:
     responses_created: list[str] = field(default_factory=list)
     raters_created: list[str] = field(default_factory=list)
     groups_created: list[str] = field(default_factory=list)
+    created_objects: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     scenario_ids: set[int] = field(default_factory=set)
 
     def summary(self) -> str:
@@ -56,6 +64,7 @@ class ScoreImportReport:
         ]
         for label, items in (
             ("responses created", self.responses_created),
+            ("also created", self.created_objects),
             ("raters created", self.raters_created),
             ("scoring groups created", self.groups_created),
         ):
@@ -221,14 +230,18 @@ def scores_import(
                     f"{r.where}: no response {r.research_id} in study {study.name} (use --create-missing)"
                     for r in missing
                 ]
+                + responses_unknown_names(records=missing, study=study)
             )
         if missing:
             try:
-                report.responses_created = responses_import(
-                    records=missing, study=study, create_missing=True
-                ).created
+                created = responses_import(records=missing, study=study, create_missing=True)
+            except UnknownNames as exc:
+                raise ScoreImportError(exc.problems) from exc
             except RecordError as exc:
                 raise ScoreImportError([str(exc)]) from exc
+            report.responses_created = created.created
+            report.created_objects = created.created_objects
+            report.warnings = created.warnings
         for record in records:
             response = Response.objects.select_related("study", "scenario", "condition").get(
                 study=study, research_id=record.research_id

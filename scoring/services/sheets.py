@@ -11,13 +11,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
 from scoring.models import (
     Assignment,
+    AssignmentRole,
     DimensionScore,
     EventKind,
     ItemScore,
@@ -27,9 +29,9 @@ from scoring.models import (
     SheetStatus,
 )
 from scoring.selectors import sheet_entries_get
-from scoring.signals import response_scores_changed
+from scoring.signals import response_scores_changed, training_scores_changed
 from studies.parsing import ITEM_STEPS
-from studies.rubric import INVALID_PREFIX, SheetTotals, load_rubric, sheet_totals
+from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 
 
 class SheetError(Exception):
@@ -74,67 +76,125 @@ class SaveResult:
     replayed: bool = False
 
 
+def _item_row(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> ItemScore:
+    """The ItemScore row of one item, every column taken from ``entries``."""
+    if rubric.step(step).kind == "ideas":
+        idea = entries.ideas[step][pos - 1]
+        return ItemScore(
+            sheet=sheet,
+            step=step,
+            position=pos,
+            category=idea.category,
+            invalid_type=idea.invalid,
+            elaboration=idea.elaboration,
+            originality=idea.originality,
+            comment=idea.comment,
+        )
+    crit = entries.criteria[pos - 1]
+    return ItemScore(
+        sheet=sheet,
+        step=step,
+        position=pos,
+        correctly_written=crit.correctly_written,
+        relevance=crit.relevance,
+        comment=crit.comment,
+    )
+
+
+# Every column an item row's upsert rewrites (all of them but the key).
+_ITEM_COLUMNS = [
+    "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
+]  # fmt: skip
+
+
 def sheet_open(*, assignment: Assignment, actor=None) -> ScoreSheet:
     """The assignment's sheet, created with its item and dimension rows on first open.
-    Items the response does not have (fewer than 8) start as Blank."""
-    existing = ScoreSheet.objects.filter(assignment=assignment).first()
-    if existing:
-        return existing
+    Items the response does not have (fewer than 8) start as Blank.
+
+    A first open is five statements: one count of the response's items and one INSERT
+    each for the sheet (with its totals, computed in memory), its item rows, its
+    dimension rows and the audit event."""
+    try:
+        return assignment.sheet  # no query when the caller fetched it with select_related
+    except ScoreSheet.DoesNotExist:
+        pass
     rubric = load_rubric(assignment.response.study.rubric_version)
-    with transaction.atomic():
-        sheet, created = ScoreSheet.objects.get_or_create(
-            assignment=assignment, defaults={"rubric_version": rubric.version}
-        )
-        if not created:
-            return sheet
-        present = {step: assignment.response.items.filter(step=step).count() for step in ITEM_STEPS}
-        rows = []
-        for step in rubric.steps:
-            if not step.has_items:
-                continue
-            for pos in range(1, step.item_count + 1):
-                blank = step.kind == "ideas" and pos > present.get(step.number, 0)
-                rows.append(
-                    ItemScore(
-                        sheet=sheet, step=step.number, position=pos, invalid_type="blank" if blank else ""
-                    )
-                )
-        ItemScore.objects.bulk_create(rows)
-        DimensionScore.objects.bulk_create(
-            DimensionScore(sheet=sheet, dimension=d.key) for s in rubric.steps for d in s.scored_dimensions
-        )
-        totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
-        sheet.totals = totals.as_dict()
-        sheet.overall = totals.overall
-        sheet.save(update_fields=["totals", "overall"])
-        SheetEvent.objects.create(sheet=sheet, actor=actor, kind=EventKind.CREATE, version=0)
+    present = dict(
+        assignment.response.items.filter(step__in=ITEM_STEPS)
+        .order_by()
+        .values("step")
+        .annotate(n=Count("id"))
+        .values_list("step", "n")
+    )
+    entries = SheetEntries.empty(rubric)
+    for step in rubric.steps:
+        if step.kind == "ideas":
+            for idea in entries.ideas[step.number][present.get(step.number, 0) :]:
+                idea.invalid = "blank"
+    totals = sheet_totals(entries, rubric)
+    try:
+        with transaction.atomic():
+            sheet = ScoreSheet.objects.create(
+                assignment=assignment,
+                rubric_version=rubric.version,
+                totals=totals.as_dict(),
+                overall=totals.overall,
+            )
+            ItemScore.objects.bulk_create(
+                _item_row(sheet, rubric, entries, step.number, pos)
+                for step in rubric.steps
+                if step.has_items
+                for pos in range(1, step.item_count + 1)
+            )
+            DimensionScore.objects.bulk_create(
+                DimensionScore(sheet=sheet, dimension=key) for key in entries.dimensions
+            )
+            SheetEvent.objects.create(sheet=sheet, actor=actor, kind=EventKind.CREATE, version=0)
+    except IntegrityError:
+        # Opened at the same moment elsewhere (another tab): the other request created it.
+        existing = ScoreSheet.objects.filter(assignment=assignment).first()
+        if existing is None:
+            raise
+        return existing
     return sheet
 
 
-def _store(sheet: ScoreSheet, where: EntryPath, value: Any, dirty_fields: set[str]) -> None:
-    """Write one cleaned value (one UPDATE; the rows exist since ``sheet_open``)."""
-    if where.kind == "items":
-        rows = ItemScore.objects.filter(sheet=sheet, step=where.step, position=where.position)
-        if where.field == "classification":
-            if value.startswith(INVALID_PREFIX):
-                fields = {"category": "", "invalid_type": value[len(INVALID_PREFIX) :]}
-            else:
-                fields = {"category": value, "invalid_type": ""}
+def _store(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]) -> set[str]:
+    """Write the rows the applied changes touched: at most one upsert of item rows and
+    one of dimension rows, whatever the number of changes. Texts and comments live on
+    the sheet row; their names are returned for the caller's single UPDATE."""
+    items: dict[tuple[int, int], ItemScore] = {}
+    dims: dict[str, DimensionScore] = {}
+    dirty: set[str] = set()
+    for where in applied:
+        if where.kind == "items":
+            key = (where.step, where.position)
+            items[key] = _item_row(sheet, rubric, entries, *key)
+        elif where.kind == "dims":
+            dims[where.key] = DimensionScore(
+                sheet=sheet, dimension=where.key, value=entries.dimensions[where.key]
+            )
+        elif where.kind == "texts":
+            setattr(sheet, where.key, entries.texts[where.key])
+            dirty.add(where.key)
         else:
-            fields = {where.field: value}
-        if not rows.update(**fields):
-            ItemScore.objects.create(sheet=sheet, step=where.step, position=where.position, **fields)
-    elif where.kind == "dims":
-        if not DimensionScore.objects.filter(sheet=sheet, dimension=where.key).update(value=value):
-            DimensionScore.objects.create(sheet=sheet, dimension=where.key, value=value)
-    elif where.kind == "texts":
-        setattr(sheet, where.key, value)
-        dirty_fields.add(where.key)
-    else:
-        comments = dict(sheet.comments or {})
-        comments[str(where.step)] = value
-        sheet.comments = comments
-        dirty_fields.add("comments")
+            sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
+            dirty.add("comments")
+    if items:
+        ItemScore.objects.bulk_create(
+            items.values(),
+            update_conflicts=True,
+            unique_fields=["sheet", "step", "position"],
+            update_fields=_ITEM_COLUMNS,
+        )
+    if dims:
+        DimensionScore.objects.bulk_create(
+            dims.values(),
+            update_conflicts=True,
+            unique_fields=["sheet", "dimension"],
+            update_fields=["value"],
+        )
+    return dirty
 
 
 def sheet_apply_changes(
@@ -180,9 +240,7 @@ def sheet_apply_changes(
             applied.extend(apply_value(entries, where, cleaned))
         if errors:
             raise InvalidEntries(errors)
-        dirty: set[str] = set()
-        for where, _old, new in applied:
-            _store(sheet, where, new, dirty)
+        dirty = _store(sheet, rubric, entries, [where for where, _old, _new in applied])
         totals = sheet_totals(entries, rubric)
         now = timezone.now()
         if applied:
@@ -211,8 +269,15 @@ def sheet_apply_changes(
 
 
 def _scores_changed(sheet: ScoreSheet) -> None:
-    """Downstream statistics follow a submitted (or reopened) sheet, after commit."""
-    response_scores_changed.send(sender=ScoreSheet, response_id=sheet.assignment.response_id)
+    """Downstream statistics follow a submitted (or reopened) sheet, after commit;
+    a training sheet only moves its rater's qualification."""
+    assignment = sheet.assignment
+    if assignment.role == AssignmentRole.TRAINING:
+        training_scores_changed.send(
+            sender=ScoreSheet, rater_id=assignment.rater_id, study_id=assignment.response.study_id
+        )
+        return
+    response_scores_changed.send(sender=ScoreSheet, response_id=assignment.response_id)
 
 
 def sheet_submit(

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from scoring.forms import AutoAssignForm, PairAssignForm, PlanApplyForm, ReasonForm, ReassignForm
@@ -52,7 +53,15 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
         except AssignmentError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, _("Pair assigned to %(n)s scenario group(s).") % {"n": len(groups)})
+            messages.success(
+                request,
+                ngettext(
+                    "Pair assigned to %(n)s scenario group.",
+                    "Pair assigned to %(n)s scenario groups.",
+                    len(groups),
+                )
+                % {"n": len(groups)},
+            )
             return redirect("scoring:assignments")
     study = _study_from(request)
     board = workload_board(study=study)
@@ -129,7 +138,15 @@ def auto_assign_apply(request: HttpRequest) -> HttpResponse:
     except AssignmentError as exc:
         messages.error(request, exc.message)
         return redirect("scoring:auto_assign")
-    messages.success(request, _("Plan applied: %(n)s scenario group(s) assigned.") % {"n": len(groups)})
+    messages.success(
+        request,
+        ngettext(
+            "Plan applied: %(n)s scenario group assigned.",
+            "Plan applied: %(n)s scenario groups assigned.",
+            len(groups),
+        )
+        % {"n": len(groups)},
+    )
     return redirect("scoring:workload")
 
 
@@ -148,7 +165,13 @@ def workload(request: HttpRequest) -> HttpResponse:
 def sync_assignments(request: HttpRequest) -> HttpResponse:
     created = sum(study_sync_assignments(study=s, actor=request.user) for s in Study.objects.all())
     messages.success(
-        request, _("%(n)s new assignment(s) created for responses added later.") % {"n": created}
+        request,
+        ngettext(
+            "%(n)s new assignment created for responses added later.",
+            "%(n)s new assignments created for responses added later.",
+            created,
+        )
+        % {"n": created},
     )
     return redirect("scoring:assignments")
 

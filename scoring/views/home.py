@@ -35,8 +35,14 @@ def queue(request: HttpRequest) -> HttpResponse:
         "submitted": format_html('<span class="badge badge-ok">{}</span>', _("Submitted")),
         "draft": format_html('<span class="badge badge-warn">{}</span>', _("Draft")),
         "not_started": format_html('<span class="badge">{}</span>', _("Not started")),
+        "reopened": format_html('<span class="badge badge-bad">{}</span>', _("Reopened")),
     }
-    actions = {"submitted": _("View"), "draft": _("Continue"), "not_started": _("Start")}
+    actions = {
+        "submitted": _("View"),
+        "draft": _("Continue"),
+        "reopened": _("Continue"),
+        "not_started": _("Start"),
+    }
     url_template = reverse("scoring:sheet", args=["CODE"])
     for item in items:
         item["url"] = url_template.replace("CODE", item["blind_code"])
@@ -46,7 +52,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     context = {
         "items": items,
         "done": done,
-        "started": sum(1 for i in items if i["status"] == "draft"),
+        "started": sum(1 for i in items if i["status"] in ("draft", "reopened")),
         "labels": {"calibration": _("Calibration")},
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.urls import reverse
 
 from scoring.models import Assignment, ScoreSheet
-from scoring.selectors import response_items_by_step, sheet_entries_get
+from scoring.selectors import response_items_by_step, sheet_entries_get, sheet_reopen_notice
 from scoring.views.sheet_texts import client_spec, grid_error_label, script_messages
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
@@ -114,6 +114,7 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         "comment_id": dom_id(f"comments.{n}"),
         "comment_label": widgets["comment_label"],
         **_texts(sheet=sheet, step=step),
+        **_guidelines(step=step, lang=sheet.lang),
     }
     if step.kind == "ideas":
         data["rows"] = _idea_rows(sheet=sheet, step=step, widgets=widgets)
@@ -130,6 +131,18 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         ]
         data["implied"] = response.implied_correctly_used
     return data
+
+
+def _guidelines(*, step: Step, lang: str) -> dict:
+    """The study's scoring guidelines for the step and its dimensions (the guidelines partial)."""
+    return {
+        "guideline": text(step.guideline, lang),
+        "dim_guidelines": [
+            {"label": text(d.label, lang), "text": text(d.guideline, lang)}
+            for d in step.dimensions
+            if d.guideline
+        ],
+    }
 
 
 def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:
@@ -167,10 +180,12 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "sheet": sheet,
         "readonly": page.readonly,
         "code": code,
-        "theme": response.scenario.theme,
-        "scenario_text": response.scenario.text,
+        # the scenario in the rater's UI language when the study imported that version
+        "theme": response.scenario.theme_for(lang),
+        "scenario_text": response.scenario.text_for(lang),
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
         "script": script,
+        "reopened": sheet_reopen_notice(sheet=sheet),
     }

@@ -40,12 +40,19 @@ def missing_label(*, rubric: Rubric, path: str, lang: str) -> str:
             return _("Step %(n)s · %(item)s · %(what)s") % {"n": step.number, "item": item, "what": what}
         if parts[0] == "dims":
             dim = rubric.dimension(f"{parts[1]}.{parts[2]}")
-            return _("Step %(n)s · %(what)s") % {"n": dim.step, "what": text(dim.label, lang)}
+            label = text(dim.label, lang)
+            if any(text(t.label, lang) == label for t in rubric.step(dim.step).texts):
+                # Step 2 scores the copied texts under their own names: say which is meant
+                return _("Step %(n)s · %(what)s (score)") % {"n": dim.step, "what": label}
+            return _("Step %(n)s · %(what)s") % {"n": dim.step, "what": label}
         if parts[0] == "texts":
             for step in rubric.steps:
                 for t in step.texts:
                     if t.key == parts[1]:
-                        return _("Step %(n)s · %(what)s") % {"n": step.number, "what": text(t.label, lang)}
+                        return _("Step %(n)s · %(what)s (copied text)") % {
+                            "n": step.number,
+                            "what": text(t.label, lang),
+                        }
     except (KeyError, IndexError, ValueError):
         pass
     return path
@@ -110,4 +117,8 @@ def _message_texts() -> dict:
         "submit_wait": _("Saving your last changes before submitting…"),
         "confirm_submit": _("Submit this sheet? It becomes read-only."),
         "retry_in": _("next try in %(s)s s"),
+        "too_long": _(
+            "%(n)s characters: at most %(max)s can be saved. Shorten the text; it is not saved until then."
+        ),
+        "too_long_submit": _("Shorten these texts before submitting; they are not saved yet:"),
     }

@@ -66,6 +66,8 @@ def scale_data(*, spec: ScoreSpec, path: str, lang: str, where: str = "") -> dic
         "min": spec.min,
         "max": spec.max,
         "choices": [{"score": n, "text": levels.get(n, "")} for n in spec.choices],
+        # the study's sheet gives one description for some dimensions: say which levels are ours
+        "platform": spec.levels_source == "platform",
     }
 
 

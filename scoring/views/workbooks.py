@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from scoring.models import ScoringGroup
 from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
@@ -47,7 +47,13 @@ def _import(request: HttpRequest, form: UploadForm, rater) -> tuple[list, list]:
     result = workbook_import(data=data, actor=request.user, rater=rater)
     if result.ok:
         messages.success(
-            request, _("Stored and submitted %(n)s sheet(s) from the workbook.") % {"n": len(result.stored)}
+            request,
+            ngettext(
+                "Stored and submitted %(n)s sheet from the workbook.",
+                "Stored and submitted %(n)s sheets from the workbook.",
+                len(result.stored),
+            )
+            % {"n": len(result.stored)},
         )
     return result.stored, result.problems
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring.forms import JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet
-from scoring.selectors import rater_assignment_get
+from scoring.selectors import rater_assignment_get, rater_has_training_code
 from scoring.services.sheets import (
     InvalidEntries,
     SheetIncomplete,
@@ -75,6 +75,9 @@ def _sheet_for(request: HttpRequest, assignment) -> ScoreSheet:
 @require_GET
 @rater_required
 def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
+    if rater_has_training_code(user=request.user, blind_code=blind_code):
+        # a training response is never live: say where it is scored instead of a bare 404
+        return render(request, "scoring/training_elsewhere.html", {"code": blind_code}, status=409)
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
     sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
     context = sheet_page_context(sheet=sheet, assignment=assignment, lang=_lang(request))
@@ -88,6 +91,11 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
     409 on a version conflict, 423 when submitted, 422 on refused values."""
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    return sheet_save_for(request, assignment)
+
+
+def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
+    """The autosave of one of the requester's assignments (live or training)."""
     try:
         form = SaveBatchForm(data=json_body(request.body))
     except JsonBodyError as exc:
@@ -137,6 +145,11 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
 def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    return sheet_submit_for(request, assignment, redirect=reverse("scoring:sheet", args=[blind_code]))
+
+
+def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> JsonResponse:
+    """The submit of one of the requester's assignments; ``redirect``: where the page goes next."""
     try:
         form = SubmitForm(data=json_body(request.body))
     except JsonBodyError as exc:
@@ -172,6 +185,6 @@ def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
             "status": sheet.status,
             "version": sheet.version,
             "overall": sheet.overall,
-            "redirect": reverse("scoring:sheet", args=[blind_code]),
+            "redirect": redirect,
         }
     )

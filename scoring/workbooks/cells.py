@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 EXCEL_CELL_LIMIT = 32767
 
 
 def clean_text(text: Any) -> str:
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE  # lazy: openpyxl stays out of web processes
+
     text = ILLEGAL_CHARACTERS_RE.sub("", str(text))
     if len(text) > EXCEL_CELL_LIMIT:
         text = text[: EXCEL_CELL_LIMIT - 1] + "…"

@@ -17,9 +17,7 @@ import secrets
 from dataclasses import dataclass
 from functools import lru_cache
 
-from openpyxl import Workbook
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-from openpyxl.workbook.protection import WorkbookProtection
+from studies.rubric import load_rubric
 
 from .layout import sheet_layout
 from .writer import (
@@ -58,6 +56,8 @@ class _Row:
 @lru_cache(maxsize=16)
 def _sheet_plan(rubric_version: str, lang: str) -> tuple[_Row, ...]:
     """The cells of a response sheet row by row, in column order, with their styles."""
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string  # lazy (web)
+
     lay = sheet_layout(rubric_version, lang)
     section = set(lay.section_rows)
     cells: dict[tuple[int, int], _Cell] = {}
@@ -142,6 +142,9 @@ def _response_sheet_write(ws, *, content: WorkbookContent, sheet: SheetContent) 
 def workbook_bytes(content: WorkbookContent) -> bytes:
     """The .xlsx file for ``content``: Instructions, one sheet per response, Lists and Meta
     (both very hidden); every sheet and the structure protected."""
+    from openpyxl import Workbook  # lazy: openpyxl stays out of web processes
+    from openpyxl.workbook.protection import WorkbookProtection
+
     hidden_password = secrets.token_urlsafe(12)  # nobody needs to unprotect these
     wb = Workbook()
     styles_add(wb)
@@ -149,7 +152,7 @@ def workbook_bytes(content: WorkbookContent) -> bytes:
     instructions.title = INSTRUCTIONS
     instructions.protection.sheet = True
     instructions.protection.password = hidden_password
-    instructions_write(instructions)
+    instructions_write(instructions, rubric=load_rubric(content.rubric_version))
     for sheet in content.sheets:
         ws = wb.create_sheet(sheet.blind_code)
         response_sheet_setup(ws, content=content)

@@ -187,6 +187,7 @@ def sheet_read(ws, meta: WorkbookMeta) -> tuple[ParsedSheet, list[Problem]]:
 
     changes: list[tuple[str, Any]] = []
     cells: dict[str, str] = {}
+    bad_rows: set[str] = set()
     for inp in lay.inputs:
         path = inp.path
         if inp.kind == "invalid":
@@ -214,10 +215,13 @@ def sheet_read(ws, meta: WorkbookMeta) -> tuple[ParsedSheet, list[Problem]]:
                 )
                 bad = True
             if bad:
+                bad_rows.add(base)  # its scores would only repeat the problem ("only Yes items")
                 continue
             entry_path = f"{base}.classification"
             changes.append((entry_path, classification_value(cat, inv)))
             cells[entry_path] = inp.coord
+            continue
+        if inp.kind == "score" and path.rsplit(".", 1)[0] in bad_rows:
             continue
         if path in raw:
             changes.append(
@@ -228,13 +232,18 @@ def sheet_read(ws, meta: WorkbookMeta) -> tuple[ParsedSheet, list[Problem]]:
     refused: list[EntryError] = []
     entries = entries_from_changes(changes, rubric, errors=refused)
     problems.extend(Problem(ws.title, cells.get(exc.path, ""), exc.message) for exc in refused)
-    if not problems:
-        for missing in sheet_totals(entries, rubric).missing:
-            path = missing.path.replace(".classification", ".category")
-            coord = by_path[path].coord if path in by_path else ""
-            problems.append(
-                Problem(ws.title, coord, _("This cell needs a value before the sheet can be submitted."))
-            )
+    # empty required cells too, in the same pass (a cell already named above is not named twice)
+    named = {p.cell for p in problems if p.cell}
+    for missing in sheet_totals(entries, rubric).missing:
+        path = missing.path.replace(".classification", ".category")
+        coord = by_path[path].coord if path in by_path else ""
+        invalid = by_path.get(path.removesuffix(".category") + ".invalid")
+        related = {coord, invalid.coord} if invalid and path.endswith(".category") else {coord}
+        if named & related:
+            continue
+        problems.append(
+            Problem(ws.title, coord, _("This cell needs a value before the sheet can be submitted."))
+        )
     return ParsedSheet(ws.title, changes, cells), problems
 
 

@@ -18,20 +18,20 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openpyxl.cell import Cell
-from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
-from openpyxl.styles.fonts import DEFAULT_FONT
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import CellRange, MultiCellRange
-from openpyxl.worksheet.datavalidation import DataValidation
-
-from studies.rubric import load_rubric
+from studies.rubric import Rubric, load_rubric
 
 from .cells import clean_text, value_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout
 from .vocab import category_options, invalid_options
+
+if TYPE_CHECKING:
+    # openpyxl is imported where a workbook is written or read, never by a web
+    # process that only serves pages (issue 14: lean web workers).
+    from openpyxl.cell import Cell
+    from openpyxl.worksheet.cell_range import CellRange
+    from openpyxl.worksheet.datavalidation import DataValidation
 
 INSTRUCTIONS = "Instructions"
 LISTS = "Lists"
@@ -91,30 +91,32 @@ class WorkbookContent:
     token: str = ""
 
 
-_THIN = Side(style="thin", color="7F7F7F")
-BORDER = Border(left=_THIN, right=_THIN, top=_THIN, bottom=_THIN)
-WRAP = Alignment(wrap_text=True, vertical="top")
-CENTER = Alignment(wrap_text=True, vertical="center", horizontal="center")
-FILL_INPUT = PatternFill("solid", fgColor="FFF2CC")
-FILL_TOTAL = PatternFill("solid", fgColor="FFD966")
-FILL_LABEL = PatternFill("solid", fgColor="DDEBF7")
-FILL_SECTION = PatternFill("solid", fgColor="000000")
-FONT_SECTION = Font(bold=True, color="FFFFFF")
-FONT_BOLD = Font(bold=True)
-UNLOCKED = Protection(locked=False)
+@lru_cache(maxsize=1)
+def _styles() -> dict[str, dict[str, Any]]:
+    """Named styles: a cell takes all of its formatting from one name, which costs a few
+    microseconds instead of re-hashing four or five style objects per cell."""
+    from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection, Side
 
-# Named styles: a cell takes all of its formatting from one name, which costs a few
-# microseconds instead of re-hashing four or five style objects per cell.
-_STYLES: dict[str, dict[str, Any]] = {
-    "section": {"fill": FILL_SECTION, "font": FONT_SECTION, "alignment": CENTER},
-    "label": {"fill": FILL_LABEL, "alignment": CENTER, "border": BORDER},
-    "plain": {"alignment": WRAP, "border": BORDER},
-    "formula": {"fill": FILL_TOTAL, "border": BORDER, "alignment": CENTER},
-    "input_text": {"protection": UNLOCKED, "fill": FILL_INPUT, "border": BORDER, "alignment": WRAP},
-    "input_choice": {"protection": UNLOCKED, "fill": FILL_INPUT, "border": BORDER, "alignment": CENTER},
-    "note": {"alignment": WRAP},
-    "note_bold": {"alignment": WRAP, "font": FONT_BOLD},
-}
+    thin = Side(style="thin", color="7F7F7F")
+    border = Border(left=thin, right=thin, top=thin, bottom=thin)
+    wrap = Alignment(wrap_text=True, vertical="top")
+    center = Alignment(wrap_text=True, vertical="center", horizontal="center")
+    fill_input = PatternFill("solid", fgColor="FFF2CC")
+    unlocked = Protection(locked=False)
+    return {
+        "section": {
+            "fill": PatternFill("solid", fgColor="000000"),
+            "font": Font(bold=True, color="FFFFFF"),
+            "alignment": center,
+        },
+        "label": {"fill": PatternFill("solid", fgColor="DDEBF7"), "alignment": center, "border": border},
+        "plain": {"alignment": wrap, "border": border},
+        "formula": {"fill": PatternFill("solid", fgColor="FFD966"), "border": border, "alignment": center},
+        "input_text": {"protection": unlocked, "fill": fill_input, "border": border, "alignment": wrap},
+        "input_choice": {"protection": unlocked, "fill": fill_input, "border": border, "alignment": center},
+        "note": {"alignment": wrap},
+        "note_bold": {"alignment": wrap, "font": Font(bold=True)},
+    }
 
 
 def style_name(key: str) -> str:
@@ -124,7 +126,10 @@ def style_name(key: str) -> str:
 
 def styles_add(wb) -> None:
     """Register the workbook's named styles (fresh objects: a style binds to one workbook)."""
-    for key, spec in _STYLES.items():
+    from openpyxl.styles import NamedStyle
+    from openpyxl.styles.fonts import DEFAULT_FONT
+
+    for key, spec in _styles().items():
         wb.add_named_style(NamedStyle(style_name(key), **{"font": DEFAULT_FONT, **spec}))
 
 
@@ -145,6 +150,8 @@ def row_height(text: str, chars_per_line: int) -> float:
 
 def cell_new(ws, *, value: Any = None, style: str | None = None) -> Cell:
     """A cell for ``ws.append``: numbers stay numbers, text stays text (never a formula)."""
+    from openpyxl.cell import Cell
+
     cell = Cell(ws)
     if style:
         cell.style = style_name(style)  # first: a style replaces the quote prefix too
@@ -157,17 +164,46 @@ def cell_new(ws, *, value: Any = None, style: str | None = None) -> Cell:
 
 def formula_cell(ws, *, formula: str, style: str) -> Cell:
     """A computed cell (fixed by the layout, never text from a user)."""
+    from openpyxl.cell import Cell
+
     cell = Cell(ws, value=formula)  # a string starting with "=" is stored as a formula
     cell.style = style_name(style)
     return cell
 
 
-def instructions_write(ws) -> None:
-    """The bilingual instructions, one paragraph per row."""
+_GUIDELINES_HEAD = {
+    "en": ("Scoring guidelines (from the study's scoring instructions)", "Level descriptions written for this "
+           "platform (the study's sheet gives one description for these dimensions): "),
+    "zh": ("评分指南（来自研究的评分说明）", "以下维度的各级描述由本平台编写（研究的评分表对这些维度只给出一条描述）："),
+}  # fmt: skip
+
+
+def guideline_paragraphs(rubric: Rubric, lang: str) -> list[str]:
+    """The rubric's scoring guidelines, step by step, and which level texts are the platform's."""
+    head, platform = _GUIDELINES_HEAD[lang]
+    out = [head]
+    for step in rubric.steps:
+        parts = [step.guideline.text(lang)] if step.guideline else []
+        parts += [d.guideline.text(lang) for d in step.dimensions if d.guideline]
+        if parts:
+            out.append(f"{step.name.text(lang)}: " + " ".join(parts))
+    ours = [
+        f"{step.number}. {spec.label.text(lang)}"
+        for step in rubric.steps
+        for spec in (*step.item_scores, *step.dimensions)
+        if spec.levels_source == "platform"
+    ]
+    return [*out, platform + "; ".join(ours)]
+
+
+def instructions_write(ws, *, rubric: Rubric) -> None:
+    """The bilingual instructions and scoring guidelines, one paragraph per row."""
     ws.column_dimensions["A"].width = 120
-    for row, text in enumerate(INSTRUCTIONS_EN + [""] + INSTRUCTIONS_ZH, start=1):
-        heading = row in (1, len(INSTRUCTIONS_EN) + 2)
-        ws.append([cell_new(ws, value=text, style="note_bold" if heading else "note")])
+    en = [*INSTRUCTIONS_EN, "", *guideline_paragraphs(rubric, "en")]
+    zh = [*INSTRUCTIONS_ZH, "", *guideline_paragraphs(rubric, "zh")]
+    headings = {1, len(INSTRUCTIONS_EN) + 2, len(en) + 2, len(en) + len(INSTRUCTIONS_ZH) + 3}
+    for row, text in enumerate([*en, "", *zh], start=1):
+        ws.append([cell_new(ws, value=text, style="note_bold" if row in headings else "note")])
 
 
 @lru_cache(maxsize=16)
@@ -225,6 +261,10 @@ def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str]
 def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ...], tuple[CellRange, ...]]:
     """The dropdowns and merges of a response sheet, made once: every sheet shares these
     objects (openpyxl only reads them when it writes a sheet)."""
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.cell_range import CellRange
+    from openpyxl.worksheet.datavalidation import DataValidation
+
     refs = {}
     for col, (key, options) in enumerate(list_columns(rubric_version, lang), start=1):
         letter = get_column_letter(col)
@@ -257,6 +297,8 @@ def response_sheet_setup(ws, *, content: WorkbookContent) -> None:
     for col, width in COLUMN_WIDTHS.items():
         ws.column_dimensions[col].width = width
     ws.column_dimensions["H"].hidden = True
+    from openpyxl.worksheet.cell_range import MultiCellRange
+
     validations, merges = _structure(content.rubric_version, content.lang)
     for validation in validations:
         ws.data_validations.append(validation)

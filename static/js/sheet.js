@@ -66,7 +66,11 @@
   function cssPath(path) { return window.CSS && CSS.escape ? CSS.escape(path) : path.replace(/"/g, '\\"'); }
 
   // ---- reading and writing controls --------------------------------------
-  function control(path) { return form.querySelector('[data-path="' + cssPath(path) + '"]'); }
+  /* The score control itself, never a button or label that names the same path. */
+  function control(path) {
+    var q = '[data-path="' + cssPath(path) + '"]';
+    return form.querySelector("fieldset" + q + ", select" + q + ", input" + q + ", textarea" + q);
+  }
   function radios(path) { return form.querySelectorAll('input[type=radio][name="' + cssPath(path) + '"]'); }
 
   function valueOf(path) {
@@ -428,8 +432,35 @@
     var t = e.target;
     var path = t.getAttribute("data-path");
     if (!path || t.classList.contains("cls")) return;
+    if (!lengthOk(t, path)) return;
     record(path, t.value);
     mirror(path, t.value);
+  }
+
+  /* A text over the limit is never cut silently: the field says so and keeps it
+   * unsaved (the server would refuse it) until it is short enough. */
+  var tooLong = {};
+  function lengthOk(t, path) {
+    var max = parseInt(t.getAttribute("data-maxlength") || "0", 10);
+    var note = document.getElementById(t.id + "-length");
+    if (!max || t.value.length <= max) {
+      if (note) note.remove();
+      t.removeAttribute("aria-invalid");
+      delete tooLong[path];
+      return true;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = t.id + "-length";
+      note.className = "field-error";
+      note.setAttribute("role", "alert");
+      t.insertAdjacentElement("afterend", note);
+      t.setAttribute("aria-describedby", note.id);
+    }
+    note.textContent = fmt(M.too_long, { n: t.value.length, max: max });
+    t.setAttribute("aria-invalid", "true");
+    tooLong[path] = t.id;
+    return false;
   }
 
   /* Number keys pick a score, Delete/Backspace clears it; arrows work natively. */
@@ -459,6 +490,14 @@
 
   function submit() {
     if (state.stopped) return;
+    var long = Object.keys(tooLong);
+    if (long.length) {
+      showBanner(M.too_long_submit, { kind: "incomplete", items: long.map(function (p) {
+        var label = document.querySelector('label[for="' + tooLong[p] + '"]');
+        return { id: tooLong[p], label: label ? label.textContent : p };
+      }) });
+      return;
+    }
     if (!window.confirm(M.confirm_submit)) return;
     submitNow();
   }
@@ -536,7 +575,7 @@
   form.addEventListener("keydown", onKey);
   document.querySelectorAll(".use-implied").forEach(function (b) {
     b.addEventListener("click", function () {
-      var path = b.getAttribute("data-path"), v = parseInt(b.getAttribute("data-value"), 10);
+      var path = b.getAttribute("data-use-path"), v = parseInt(b.getAttribute("data-value"), 10);
       setControl(path, v);
       record(path, v);
     });

@@ -7,6 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from studies.rubric.schema import (
+    LEVEL_SOURCES,
     Category,
     InvalidType,
     Label,
@@ -28,8 +29,10 @@ def _label(raw, where: str) -> Label:
     return Label(en=str(raw["en"]), zh=str(raw["zh"]))
 
 
-def _levels(raw: list, lo: int, hi: int, where: str) -> tuple[Level, ...]:
-    levels = tuple(Level(int(lv["score"]), str(lv["en"]), str(lv["zh"])) for lv in raw)
+def _levels(raw: list, lo: int, hi: int, where: str, source) -> tuple[Level, ...]:
+    if raw and source not in LEVEL_SOURCES:
+        raise RubricError(f"{where}: levels_source must be one of {', '.join(LEVEL_SOURCES)}")
+    levels = tuple(Level(int(lv["score"]), str(lv["en"]), str(lv["zh"]), str(source)) for lv in raw)
     if levels and sorted(lv.score for lv in levels) != list(range(lo, hi + 1)):
         raise RubricError(f"{where}: level scores must cover {lo}..{hi} exactly once")
     for lv in levels:
@@ -50,12 +53,17 @@ def _score_spec(raw: dict, where: str, step: int) -> ScoreSpec:
         label=_label(raw.get("label"), f"{where} label"),
         min=lo,
         max=hi,
-        levels=_levels(raw.get("levels", []), lo, hi, where),
+        levels=_levels(raw.get("levels", []), lo, hi, where, raw.get("levels_source")),
         computed=str(raw.get("computed", "")),
         integrity=bool(raw.get("integrity", False)),
         description=_label(raw["description"], f"{where} description") if "description" in raw else None,
         step=step,
+        guideline=_optional_label(raw, "guideline", where),
     )
+
+
+def _optional_label(raw: dict, key: str, where: str) -> Label | None:
+    return _label(raw[key], f"{where} {key}") if key in raw else None
 
 
 _COMPUTED = {"fluency", "flexibility", "elaboration", "originality"}
@@ -122,6 +130,7 @@ def parse_rubric(data: dict) -> Rubric:
                 for t in raw.get("texts", [])
             ),
             shows_step2_texts=tuple(raw.get("shows_step2_texts", [])),
+            guideline=_optional_label(raw, "guideline", where),
         )
         if sum(d.max for d in dims) != step.max:
             raise RubricError(

@@ -15,11 +15,17 @@ class RubricError(ValueError):
     """The rubric definition file is malformed."""
 
 
+# Where a level description comes from: the study's own scoring sheet, or written for
+# this platform (the sheet gives one description for some dimensions; see the README).
+LEVEL_SOURCES = ("sheet", "platform")
+
+
 @dataclass(frozen=True)
 class Level:
     score: int
     en: str
     zh: str
+    source: str = "sheet"
 
     def text(self, lang: str) -> str:
         return self.zh if lang.startswith("zh") else self.en
@@ -50,6 +56,11 @@ class ScoreSpec:
     integrity: bool = False
     description: Label | None = None
     step: int = 0
+    guideline: Label | None = None  # the study's scoring guideline for this dimension
+
+    @property
+    def levels_source(self) -> str:
+        return self.levels[0].source if self.levels else ""
 
     @property
     def choices(self) -> range:
@@ -98,6 +109,7 @@ class Step:
     item_scores: tuple[ScoreSpec, ...] = ()
     texts: tuple[TextSpec, ...] = ()
     shows_step2_texts: tuple[str, ...] = ()
+    guideline: Label | None = None  # the study's scoring guideline for the step
 
     @property
     def has_items(self) -> bool:

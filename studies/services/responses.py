@@ -11,8 +11,19 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from studies.models import Condition, ModelEndpoint, Response, ResponseItem, ResponseSource, Scenario, Study
+from studies.models import (
+    Condition,
+    ModelEndpoint,
+    Response,
+    ResponseItem,
+    ResponseSource,
+    Scenario,
+    Strategy,
+    Study,
+)
 from studies.parsing import parse_response
+from studies.services.scenarios import released_scenario
+from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from studies.signals import response_created
 
 RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
@@ -26,6 +37,17 @@ class RecordError(Exception):
         self.record = record
         self.field = field_name
         self.message = message
+
+
+class UnknownNames(RecordError):
+    """Names the file uses that the installation does not know, all of them at once."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("file", "names", "; ".join(problems))
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
 
 
 class ResponseExists(Exception):
@@ -114,6 +136,7 @@ class ImportReport:
     created: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     created_objects: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [
@@ -237,10 +260,15 @@ def records_from_file(path: str | Path) -> list[ResponseRecord]:
     return records_from_jsonl(text)
 
 
+def _find_model(name: str) -> ModelEndpoint | None:
+    model = ModelEndpoint.objects.filter(name=name).first()
+    if model is None and re.fullmatch(r"\d{2}", name):
+        model = ModelEndpoint.objects.filter(model_number=name).first()
+    return model
+
+
 def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportReport) -> ModelEndpoint:
-    model = ModelEndpoint.objects.filter(name=record.model).first()
-    if model is None and re.fullmatch(r"\d{2}", record.model):
-        model = ModelEndpoint.objects.filter(model_number=record.model).first()
+    model = _find_model(record.model)
     if model is None:
         if not create_missing:
             raise RecordError(
@@ -258,10 +286,69 @@ def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportR
                 "model",
                 _("cannot create model %(m)r: no free model number") % {"m": record.model},
             )
-        name = record.model if number != record.model else f"model-{number}"
-        model = ModelEndpoint.objects.create(name=name, model_number=number)
-        report.created_objects.append(f"model {name}")
+        paper = {n: (name, model_name) for n, name, model_name in PAPER_MODELS}
+        if number != record.model:
+            name, model_name = record.model, ""
+        elif number in paper:  # the paper's numbering: 05 is kimi-k2
+            name, model_name = paper[number]
+        else:
+            name, model_name = f"model-{number}", ""
+        model = ModelEndpoint.objects.create(name=name, model_number=number, model_name=model_name)
+        report.created_objects.append(f"model {number} {name}")
     return model
+
+
+def _resolve_condition(record: ResponseRecord, create_missing: bool, report: ImportReport) -> Condition:
+    condition = Condition.objects.filter(letter=record.condition).first()
+    if condition is not None:
+        return condition
+    if not create_missing:
+        raise RecordError(
+            record.where,
+            "condition",
+            _("unknown condition letter %(c)r (use --create-missing to create it)") % {"c": record.condition},
+        )
+    standard = {letter: (name, strategy) for letter, name, strategy in DEFAULT_CONDITIONS}
+    name, strategy = standard.get(record.condition, (f"Condition {record.condition}", Strategy.SINGLE))
+    if record.condition not in standard:
+        report.warnings.append(
+            f"condition {record.condition} is not a standard one: created with the single-model strategy; "
+            "set its name and strategy in the Django admin"
+        )
+    condition = Condition.objects.create(letter=record.condition, name=name, strategy=strategy)
+    report.created_objects.append(f"condition {record.condition} ({name})")
+    return condition
+
+
+def _create_scenario(record: ResponseRecord, study: Study, report: ImportReport) -> Scenario:
+    released = released_scenario(record.scenario)
+    if released is not None:  # the release's public scenario: its real text
+        scenario = Scenario.objects.create(study=study, code=released.code, **released.values())
+        report.created_objects.append(f"scenario {record.scenario} (text from the release)")
+        return scenario
+    scenario = Scenario.objects.create(study=study, code=record.scenario, theme=record.scenario, text="")
+    report.created_objects.append(f"scenario {record.scenario}")
+    report.warnings.append(
+        f"scenario {record.scenario} was created with an empty text: import its text "
+        f"(import_scenarios FILE --study {study.name!r}) before raters score it"
+    )
+    return scenario
+
+
+def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> list[str]:
+    """Every scenario, model and condition the records name that does not exist, each once
+    with the first record that uses it."""
+    problems: dict[tuple[str, str], str] = {}
+    for rec in records:
+        checks = (
+            ("condition", rec.condition, Condition.objects.filter(letter=rec.condition).exists()),
+            ("scenario", rec.scenario, scenario_for(study=study, code=rec.scenario) is not None),
+            ("model", rec.model, _find_model(rec.model) is not None),
+        )
+        for kind, name, known in checks:
+            if not known and (kind, name) not in problems:
+                problems[(kind, name)] = f"{rec.where}: unknown {kind} {name!r}"
+    return [f"{p} (use --create-missing to create it)" for p in problems.values()]
 
 
 def responses_import(
@@ -271,6 +358,10 @@ def responses_import(
     no-op; a different response under an existing research ID is an error."""
     report = ImportReport()
     seen: set[str] = set()
+    if not create_missing:
+        unknown = responses_unknown_names(records=records, study=study)
+        if unknown:
+            raise UnknownNames(unknown)
     with transaction.atomic():
         for rec in records:
             if rec.research_id in seen:
@@ -279,23 +370,8 @@ def responses_import(
             m = RESEARCH_ID.match(rec.research_id)
             if not m:
                 raise RecordError(rec.where, "research_id", _("not a research ID like A05_FS10"))
-            condition = Condition.objects.filter(letter=rec.condition).first()
-            if condition is None:
-                raise RecordError(
-                    rec.where, "condition", _("unknown condition letter %(c)r") % {"c": rec.condition}
-                )
-            scenario = scenario_for(study=study, code=rec.scenario)
-            if scenario is None:
-                if not create_missing:
-                    raise RecordError(
-                        rec.where,
-                        "scenario",
-                        _("unknown scenario %(s)r (use --create-missing to create it)") % {"s": rec.scenario},
-                    )
-                scenario = Scenario.objects.create(
-                    study=study, code=rec.scenario, theme=rec.scenario, text=""
-                )
-                report.created_objects.append(f"scenario {rec.scenario}")
+            condition = _resolve_condition(rec, create_missing, report)
+            scenario = scenario_for(study=study, code=rec.scenario) or _create_scenario(rec, study, report)
             model = _resolve_model(rec, create_missing, report)
             expected = research_id_for(condition=condition, model=model, scenario=scenario)
             if rec.research_id != expected:

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group, Permission
 from studies.roles import ADMIN, ALL_ROLES
 
 # Admins get every permission of these apps (the Django admin shows them their models).
-ADMIN_PERMISSION_APPS = ["studies", "scoring", "calibration", "research", "generation", "auth"]
+ADMIN_PERMISSION_APPS = ["studies", "scoring", "calibration", "research", "generation", "onboarding", "auth"]
 
 
 def role_groups_ensure() -> dict[str, Group]:

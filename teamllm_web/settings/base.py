@@ -51,7 +51,9 @@ INSTALLED_APPS = [
     "calibration",
     "research",
     "generation",
+    "onboarding",
     "demo",
+    "training",
 ]
 
 MIDDLEWARE = [
@@ -206,6 +208,10 @@ DEFAULT_FROM_EMAIL = SERVER_EMAIL
 EMAIL_SUBJECT_PREFIX = "[teamllm-web] "
 # e.g. smtp+tls://user:password@smtp.example.org:587; the default prints mails to the log
 globals().update(env.email_url_config(env("EMAIL_URL", default="") or "consolemail://"))
+# Public address of the site, for links made outside a request (invite_raters).
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+# How long an invitation's set-password link works (Django's password-reset token timeout).
+PASSWORD_RESET_TIMEOUT = env.int("INVITATION_LINK_DAYS", default=7) * 24 * 3600
 # Debug pages and error mails mask credentials: settings named like URL/DSN/TOKEN and
 # passwords inside any URL (DATABASES, CACHES, CELERY_BROKER_URL, request.META).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "teamllm_web.debug.CredentialsMaskingFilter"
@@ -213,6 +219,9 @@ DEFAULT_EXCEPTION_REPORTER_FILTER = "teamllm_web.debug.CredentialsMaskingFilter"
 # --- Celery and Redis -------------------------------------------------------
 REDIS_URL = env("REDIS_URL", default="")
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="") or REDIS_URL or "filesystem://"
+# Connect and read timeout for every Redis connection (broker, cache, endpoint leases).
+REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=2.0)
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT_SECONDS
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("queue", "processed", "control"):
@@ -231,7 +240,11 @@ else:
     # Redis re-delivers an unacknowledged task after this many seconds; generation
     # runs are long, so keep it well above the longest task.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        # A broker host that drops packets or a Redis that hangs must not hold a web
+        # request: publishing gives up after these and the outbox sends later.
+        "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+        "socket_timeout": REDIS_TIMEOUT_SECONDS,
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
@@ -259,9 +272,15 @@ REDIS_KEY_PREFIX = env("REDIS_KEY_PREFIX", default="teamllm")
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache, but a Redis that is down or hangs is a cache miss
+            # (logged), not a 500: the cache only ever holds what can be recomputed.
+            "BACKEND": "teamllm_web.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_KEY_PREFIX,
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+                "socket_timeout": REDIS_TIMEOUT_SECONDS,
+            },
         }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}

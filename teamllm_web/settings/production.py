@@ -9,8 +9,15 @@ DEBUG = env.bool("DEBUG", default=False)
 if DEBUG:
     raise ImproperlyConfigured("DEBUG must be off in production.")
 SECRET_KEY = env("SECRET_KEY", default="")
+# Words that mark a placeholder copied from documentation, not a generated key.
+_PLACEHOLDER_WORDS = ("change-me", "changeme", "example", "your-secret", "secret-key", "insecure")
 if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5:
     raise ImproperlyConfigured("Set SECRET_KEY (50+ random characters) to run in production.")
+if any(word in SECRET_KEY.lower() for word in _PLACEHOLDER_WORDS):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is a placeholder; generate one: "
+        'python3 -c "import secrets; print(secrets.token_urlsafe(50))"'
+    )
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)

@@ -22,7 +22,7 @@ def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
     table6 = out.split("Table 6", 1)[1]
     rows = {line.split()[0]: line.split() for line in table6.splitlines()[1:4] if line.strip()}
     # one response: the mean PCC has no CI and is flagged as no headline
-    assert rows["PCC"][:8] == ["PCC", "0.86", "[—,", "—]", "0.86", "[—,", "—]", "1"]
+    assert rows["PCC"][:8] == ["PCC", "0.863", "[—,", "—]", "0.863", "[—,", "—]", "1"]
     assert rows["ICC"][1:4] == ["—", "[—,", "—]"]
     assert "not a headline: fewer than 5 responses" in table6.splitlines()[2]
 

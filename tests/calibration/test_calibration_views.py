@@ -138,6 +138,21 @@ def test_admin_sets_the_papers_threshold_in_one_click(client, flagged):
     assert response.agreement.__class__.objects.get(response=response).threshold == Decimal("0.700")
 
 
+@pytest.mark.parametrize("value", ["-1", "0", "-0.5", "1.5", "5"])
+def test_a_threshold_that_cannot_flag_disagreement_is_refused_with_a_message(client, flagged, value):
+    response, _calibration, _users = flagged
+    _login(client, "admin")
+    page = client.post(
+        f"/manage/studies/{response.study_id}/agreement/",
+        {"agreement_threshold": value, "headline_icc": "ICC3k", "final_score_rule": "calibrator_and_closer"},
+    )
+    assert page.status_code == 200  # the form again, with the message; nothing saved
+    html = page.content.decode()
+    assert "above 0 and at most 1" in html
+    response.study.refresh_from_db()
+    assert response.study.agreement_threshold == Decimal("0.650")
+
+
 def test_admin_reassigns_the_calibrator(client, flagged):
     response, calibration, users = flagged
     from tests.factories import rater

@@ -180,3 +180,46 @@ def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, b
     client.login(username="rater1", password="demo-pass-2026")
     visited, _ = crawl(client, forbidden_patterns())
     assert (f"/calibration/{b05.blind_code}/", 200) in visited
+
+
+@pytest.mark.django_db
+def test_trainee_crawl_of_training_sheets_and_feedback_reaches_nothing_identifying(client, blind_world):
+    """The training pages show the reference values, never the model, strategy, research ID
+    or whose sheets made the reference (another rater)."""
+    from studies.rubric import load_rubric
+    from tests.factories import make_response, mirrored_changes, rater, reference_changes, sheet_submitted
+    from training.services.training_set import training_enroll, training_response_add
+
+    study = blind_world["own"][0].study
+    experts = [rater("expert-one", "H05"), rater("expert-two", "H06")]
+    golds = []
+    for model, letter in (("03", "C"), ("04", "D")):
+        source = make_response(study=study, model=ModelEndpoint.objects.get(model_number=model),
+                               condition=Condition.objects.get(letter=letter), scenario=Scenario.objects.get(code="FS10", study=None))  # fmt: skip
+        for expert, index in zip(experts, (3, 4), strict=True):
+            sheet_submitted(expert, source, reference_changes(index))
+        golds.append(training_response_add(study=study, research_id=source.research_id))
+    rater1 = get_user_model().objects.get(username="rater1")
+    training_enroll(rater=rater1, study=study)
+    submitted = Assignment.objects.get(rater=rater1, response=golds[0].response)
+    sheet_submitted(
+        rater1, golds[0].response, mirrored_changes(reference_changes(3), load_rubric()), assignment=submitted
+    )
+
+    client.login(username="rater1", password="demo-pass-2026")
+    patterns = forbidden_patterns() + [
+        re.compile(p) for p in (r"expert-one", r"expert-two", r"\bH05\b", r"\bH06\b")
+    ]
+    visited, post_targets = crawl(client, patterns)
+    reached = dict(visited)
+    feedback, sheet = golds[0].response.blind_code, golds[1].response.blind_code
+    assert reached["/training/"] == 200
+    assert reached[f"/training/{feedback}/feedback/"] == 200
+    assert reached[f"/training/{sheet}/"] == 200
+    assert f"/training/{sheet}/save/" in post_targets and f"/training/{sheet}/submit/" in post_targets
+    page = client.get(f"/training/{feedback}/feedback/").content.decode()
+    assert "PCC with the reference" in page and "Below the threshold" in page
+    # the live page of a training code and the training page of a live code: refused, and mute
+    for url in (f"/scoring/{sheet}/", f"/training/{blind_world['own'][0].blind_code}/"):
+        reply = client.get(url)
+        assert reply.status_code in (404, 409) and not leaks(reply.content.decode(), patterns)

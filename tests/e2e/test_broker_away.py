@@ -13,7 +13,7 @@ from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study, TaskOutbox
 from studies.rubric import load_rubric
-from tests.brokers import celery_broker, free_port
+from tests.brokers import celery_broker, free_port, silent_server
 from tests.factories import own_sheet_id, stub_endpoint
 from tests.workers import session_worker_stop
 
@@ -27,11 +27,18 @@ def broker_away():
         yield
 
 
+@pytest.fixture
+def broker_hanging():
+    session_worker_stop()
+    with silent_server() as url, celery_broker(url):
+        yield
+
+
 def _post_json(client, url, payload):
     return client.post(url, data=json.dumps(payload), content_type="application/json")
 
 
-def test_a_submit_answers_200_and_its_agreement_task_waits_in_the_outbox(client, demo, data_a, broker_away):
+def _submit_a05_as_rater2(client, data_a):
     code = Response.objects.get(research_id="A05_FS10").blind_code
     client.login(username="rater2", password="demo-pass-2026")
     client.get(f"/scoring/{code}/")
@@ -43,9 +50,13 @@ def test_a_submit_answers_200_and_its_agreement_task_waits_in_the_outbox(client,
         {"sheet": own_sheet_id(client, code), "batch_id": "b1", "expected_version": 0, "changes": changes},
     ).json()["version"]
 
-    reply = _post_json(
+    return _post_json(
         client, f"/scoring/{code}/submit/", {"sheet": own_sheet_id(client, code), "expected_version": version}
     )
+
+
+def test_a_submit_answers_200_and_its_agreement_task_waits_in_the_outbox(client, demo, data_a, broker_away):
+    reply = _submit_a05_as_rater2(client, data_a)
 
     assert reply.status_code == 200 and reply.json()["ok"] is True
     assert ScoreSheet.objects.get(assignment__rater__username="rater2").status == "submitted"
@@ -92,3 +103,15 @@ def test_an_export_answers_normally_and_says_it_waits(client, demo, broker_away)
     polled = client.get(reverse("research:export_status", args=[job.pk]))
     assert polled.status_code == 200 and b"every 1s" in polled.content  # still polling
     assert b"The export will start by itself" in polled.content
+
+
+def test_a_broker_that_hangs_does_not_hold_the_submit(client, demo, data_a, broker_hanging):
+    # The broker accepts the connection and never answers: publishing times out
+    # (REDIS_TIMEOUT_SECONDS), the submit answers, and the task waits in the outbox.
+    reply = _submit_a05_as_rater2(client, data_a)
+
+    assert reply.status_code == 200 and reply.json()["ok"] is True
+    assert ScoreSheet.objects.get(assignment__rater__username="rater2").status == "submitted"
+    task = TaskOutbox.objects.get(task_name="calibration.tasks.response_scores_changed")
+    assert task.sent_at is None and task.attempts == 1
+    assert "timeout" in task.last_error.lower() or "timed out" in task.last_error.lower()

@@ -21,7 +21,16 @@ from tests.paper_table4 import load_table4
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
 # What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/).
-SOURCE_DIRS = ["studies", "scoring", "calibration", "research", "generation", "demo", "teamllm_web"]
+SOURCE_DIRS = [
+    "studies",
+    "scoring",
+    "calibration",
+    "research",
+    "generation",
+    "onboarding",
+    "demo",
+    "teamllm_web",
+]
 # the project's templates and each app's own
 TEMPLATE_DIRS = [ROOT / "templates", *(ROOT / app / "templates" for app in SOURCE_DIRS)]
 # xgettext's Python keywords plus the ones makemessages adds; value = index of the msgid.
@@ -261,7 +270,7 @@ def test_generation_home_and_admin_home_render_in_chinese(client, demo):
         client,
         "admin",
         "/manage/generation/",
-        ["启动生成批次", "模型端点", "实验条件（策略）", "生成批次", "TeamFusion 偏好档案"],
+        ["启动生成批次", "模型端点", "实验条件（策略）", "生成批次", "TeamFusion 成员档案"],
     )
     _assert_translated(
         client, "admin", "/manage/", ["管理基准", "生成：启动生成批次、实时跟踪运行、查看转录"]

@@ -32,16 +32,21 @@ def test_ablation_prompts_have_no_roles_and_show_earlier_members():
     expected = (
         PROMPTS["ablation_prompt"]
         .replace("{Agent_Name}", "Member 2")
-        .replace("{Other_Members}", "Member 1, Member 3, Member 4")
+        .replace("{Other_Members}", "Member 1、Member 3、Member 4")
     )
     assert system.startswith(expected)
     assert "Team_Role" not in system and "Co-Ordinator" not in system
     assert calls[0].messages[-1]["content"] == PROMPTS["ablation_warmup"]
+    assert calls[1].messages[-1]["content"] == (
+        "The following is the historical record up to now: Member 1 says: <Member 1 at 0>\n\n"
+        + PROMPTS["ablation_warmup"]
+    )
     member3_step2 = next(c for c in calls if c.step == 2 and c.role == "Member 3")
     text = member3_step2.messages[-1]["content"]
     step2 = [c for c in calls if c.step == 2]
     assert f"Member 1 says: <Member 1 at {step2[0].seq}>" in text
     assert f"Member 2 says: <Member 2 at {step2[1].seq}>" in text
     step1_answer = next(c for c in calls if c.step == 1 and c.role == "Member 4")
-    assert f"<Member 4 at {step1_answer.seq}>" in text  # the earlier step's answer
+    # the earlier step's answer, in the release's wording
+    assert f"The answer of Step-1 is：\n<Member 4 at {step1_answer.seq}>" in text
     assert "The information for Step 2 is as follows:" in text

@@ -55,9 +55,16 @@ def test_polling_gets_the_fragment_and_stops_when_the_batch_is_done(client, batc
     url = reverse("generation:batch_detail", args=[batch.pk])
     running = client.get(url, headers={"HX-Request": "true"})
     assert running.status_code == 200
-    assert running.content.decode().lstrip().startswith('<section id="runs"')
+    assert running.content.decode().lstrip().startswith('<div id="batch-live"')
+    assert b"Cancel the batch" in running.content and b"Running" in running.content
     assert b"<html" not in running.content
     GenerationRun.objects.filter(batch=batch).update(status=RunStatus.SUCCEEDED, calls_done=34)
+    # the runs have ended but the batch is not marked finished yet: keep polling
+    ended = client.get(url, headers={"HX-Request": "true"})
+    assert ended.status_code == 200 and b"hx-trigger" in ended.content
+    GenerationBatch.objects.filter(pk=batch.pk).update(status="finished")
     done = client.get(url, headers={"HX-Request": "true"})
     assert done.status_code == 286  # htmx: stop polling (the fragment is still swapped in)
     assert b"34 / 34" in done.content and b"hx-trigger" not in done.content
+    # the swapped-in fragment carries the batch's status and no cancel button
+    assert b"Finished" in done.content and b"Cancel the batch" not in done.content

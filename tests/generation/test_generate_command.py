@@ -30,3 +30,16 @@ def test_generate_refuses_unknown_things_clearly(demo, llm_stub):
     with pytest.raises(CommandError, match="a response with this research ID exists"):
         call_command("generate", scenario="FS10", model="05", condition="A")  # A05_FS10 is the demo response
     assert not GenerationRun.objects.exists()
+
+
+def test_generate_records_the_top_p_choice(demo, llm_stub):
+    stub_endpoint(llm_stub)
+    call_command("generate", scenario="FS10", model="stub", strategy="single", top_p="as_released")
+    run = GenerationRun.objects.get()
+    assert (
+        run.settings_snapshot["top_p"] == "as_released" and run.settings_snapshot["params"]["top_p"] is None
+    )
+    with pytest.raises(CommandError):
+        call_command(
+            "generate", "--scenario", "FS10", "--model", "stub", "--strategy", "single", "--top-p", "0.5"
+        )

@@ -33,8 +33,7 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
     endpoint = stub_endpoint(llm_stub)
     page = admin_client.get(reverse("generation:home"))
     assert page.status_code == 200
-    assert PreferenceProfile.objects.count() == 3  # TeamFusion's default team, editable by admins
-    assert b"Community Advocate" in page.content
+    assert PreferenceProfile.objects.count() == 0  # no fixed personas: members are entered per study
     study = Study.objects.get(name="CGPST demo")
     conditions = Condition.objects.filter(letter__in=["A", "B"])
     with django_capture_on_commit_callbacks() as callbacks:
@@ -46,6 +45,7 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
                 "endpoints": [endpoint.pk],
                 "conditions": [c.pk for c in conditions],
                 "name": "first",
+                "top_p": "paper",
             },
         )
     batch = GenerationBatch.objects.get(name="first")
@@ -55,13 +55,17 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
     runs = GenerationRun.objects.filter(batch=batch).order_by("condition__letter")
     assert [r.settings_snapshot["research_id"] for r in runs] == ["A90_FS10", "B90_FS10"]
     assert [r.calls_total for r in runs] == [34, 6]
+    assert all(
+        r.settings_snapshot["top_p"] == "paper" and r.settings_snapshot["params"]["top_p"] == 0.9
+        for r in runs
+    )
     assert len(callbacks) == 2  # one first task per run, enqueued on commit
 
     # launching the same again skips both, with the reason
     again = admin_client.post(
         reverse("generation:home"),
         {"study": study.pk, "scenarios": [Scenario.objects.get(code="FS10").pk], "endpoints": [endpoint.pk],
-         "conditions": [c.pk for c in conditions]},
+         "conditions": [c.pk for c in conditions], "top_p": "paper"},
     )  # fmt: skip
     assert again.status_code == 200
     assert b"already queued, running or done" in again.content

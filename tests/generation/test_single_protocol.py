@@ -26,7 +26,7 @@ def test_single_is_one_conversation_of_six_calls():
     assert [m["content"] for m in last if m["role"] == "assistant"] == [f"answer {n}" for n in range(1, 6)]
     assert last[-1]["content"].startswith("The information for Step 6 is as follows:")
     assert last[-1]["content"].endswith(
-        "Please provide the answer directly that meets the Step Output requirement."
+        '\n\nPlease provide the answer directly that meets the "Step Output" requirement!'
     )
     assert answers == [f"answer {n}" for n in range(1, 7)]
 

@@ -1,8 +1,12 @@
+# ruff: noqa: S310 - urlopen on the local stub's http:// URL
 """The stub's synthetic answers have the shape each step asks for, so a stub run
 gives a scoreable response; and they are labelled as synthetic."""
 
+import json
+
 from devtools.llm_stub import detect_role, detect_step, synthetic_reply
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
+from generation.strategies.teamfusion import rating_values
 from studies.parsing import grid_errors, parse_grid, split_numbered_items
 
 
@@ -56,3 +60,56 @@ def test_warm_up_prompts_get_an_introduction():
     calls = teamllm_calls()
     intro, _ = synthetic_reply(calls[2].messages)
     assert "· Warm-up · Monitor Evaluator]" in intro and "I am Monitor Evaluator" in intro
+
+
+def strategy_calls(strategy, **profiles):
+    params = resolve_params(strategy=strategy, **profiles)
+    calls, answers = protocol_run(
+        protocol_for(
+            strategy=strategy, task=task_for("In 2040 the ocean is a soup of microplastics."), params=params
+        ),
+        lambda call: synthetic_reply(call.messages)[0],
+    )
+    return calls, answers
+
+
+def test_llm_discussion_members_and_steps_are_recognised():
+    calls, answers = strategy_calls("llm_discussion")
+    assert all(detect_step(c.messages) == c.step for c in calls)
+    assert all(detect_role(c.messages) == c.role for c in calls)
+    assert len(split_numbered_items(answers[0]).items) == 8
+
+
+def test_the_debate_moderator_answers_in_json_and_prefers_in_round_two():
+    calls, answers = strategy_calls("mad")
+    assert len(calls) == 6 * 6  # every debate ends at the moderator's preference in round 2
+    first = next(c for c in calls if c.phase == "judgement 1")
+    assert json.loads(synthetic_reply(first.messages)[0])["Whether there is a preference"] == "No"
+    second = json.loads(synthetic_reply(next(c for c in calls if c.phase == "judgement 2").messages)[0])
+    assert second["Whether there is a preference"] == "Yes" and second["debate_answer"]
+    assert len(split_numbered_items(answers[0]).items) == 8  # the moderator's answer has the step's shape
+    assert grid_errors(parse_grid(answers[4])) == []
+
+
+def test_teamfusion_proxies_rate_in_json():
+    profiles = [{"name": "Ann", "preferences": "x"}, {"name": "Bo", "preferences": "y"}]
+    calls, answers = strategy_calls("teamfusion", profiles=profiles)
+    ratings = [rating_values(synthetic_reply(c.messages)[0]) for c in calls if c.phase.startswith("rating")]
+    assert len(ratings) == 6 * 4 * 2
+    assert all(r is not None and 1 <= r <= 5 and 1 <= c <= 5 for r, c in ratings)
+    assert {detect_role(c.messages) for c in calls} == {"Ann", "Bo", "Synthesizer"}
+    assert len(split_numbered_items(answers[2]).items) == 8
+
+
+def test_the_stub_records_every_request_body(llm_stub):
+    import urllib.request
+
+    for n in range(3):
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": f"hello {n}"}]}).encode()
+        request = urllib.request.Request(
+            llm_stub.base_url + "/chat/completions", body, {"Content-Type": "application/json"}
+        )
+        urllib.request.urlopen(request, timeout=10).read()
+    with urllib.request.urlopen(llm_stub.base_url.removesuffix("/v1") + "/_stub/requests", timeout=10) as r:
+        recorded = json.loads(r.read())["requests"]
+    assert [b["messages"][0]["content"] for b in recorded] == ["hello 0", "hello 1", "hello 2"]

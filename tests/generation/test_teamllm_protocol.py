@@ -1,140 +1,89 @@
-"""TeamLLM's protocol: the exact calls, and each prompt composed as the reference says."""
-
-import json
-from pathlib import Path
+"""TeamLLM's and the single model's protocols: every message list exactly as the
+release's experiment code builds it (tests/generation/release_reference.py)."""
 
 import pytest
 
-from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
-from generation.strategies.base import cgpst_steps
+from generation.strategies import ParameterError, protocol_for, protocol_run, resolve_params, task_for
+from tests.generation import release_reference as ref
 
-DATA = Path(__file__).resolve().parents[2] / "generation" / "data"
-PROMPTS = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
-ROLES = json.loads((DATA / "team_role.json").read_text(encoding="utf-8"))
 SCENARIO = "In 2040 the ocean around Hawaii has turned into a soup of microplastics."
 CO, PL, ME, IMP = "Co-Ordinator", "Plant", "Monitor Evaluator", "Implementer"
 
 
-def run_protocol(**overrides):
-    params = resolve_params(strategy="teamllm", overrides=overrides)
+def reply_for(role, messages):
+    """Distinct replies; the Co-Ordinator's contain a full-width colon (as Chinese answers
+    do), whose first occurrence the release's log keeps the text after."""
+    n = sum(1 for m in messages if m["role"] == "user")
+    if role == CO:
+        return f"第{n}轮答案：\n1. {role} item {n}\n2. 另一项：细节"
+    return f"<{role} reply {n}>"
+
+
+def run_protocol(strategy="teamllm", **overrides):
+    params = resolve_params(strategy=strategy, overrides=overrides)
     return protocol_run(
-        protocol_for(strategy="teamllm", task=task_for(SCENARIO), params=params),
-        lambda call: f"<reply {call.seq} by {call.role}>",
+        protocol_for(strategy=strategy, task=task_for(SCENARIO), params=params),
+        lambda call: reply_for(call.role, call.messages),
     )
 
 
-def role_play(name):
-    role = next(r for r in ROLES if r["Agent_name"] == name)
-    others = ", ".join(r["Agent_name"] for r in ROLES if r["Agent_name"] != name)
-    return (
-        PROMPTS["Team_Role_Setting"]
-        .replace("{Team_Role}", name)
-        .replace("{Role_Speciality}", role["Role_Speciality"])
-        .replace("{Other_Members}", others)
-        .replace("{Role_Prompt}", role["Role_Prompt"])
-    )
-
-
-def user(call):
-    assert call.messages[-1]["role"] == "user"
-    return call.messages[-1]["content"]
-
-
-def test_teamllm_makes_34_calls_in_the_papers_order_and_temperatures():
-    calls, answers = run_protocol()
-    assert len(calls) == 34
-    assert [c.seq for c in calls] == list(range(34))
-    expected = [(0, "warm_up", r) for r in (CO, PL, ME, IMP)]
-    for step in range(1, 7):
-        expected += [(step, "initiation", CO), (step, "perspective", PL), (step, "perspective", ME)]
-        expected += [(step, "perspective", IMP), (step, "consensus", CO)]
-    assert [(c.step, c.phase, c.role) for c in calls] == expected
-    temperatures = {CO: 0.5, PL: 0.8, ME: 0.4, IMP: 0.4}
-    assert all(c.params == {"temperature": temperatures[c.role], "top_p": 0.9} for c in calls)
-    # the consensus replies are the six step answers
-    assert answers == [f"<reply {c.seq} by {CO}>" for c in calls if c.phase == "consensus"]
-
-
-def test_every_agent_gets_the_team_system_prompt_and_keeps_its_own_messages():
-    calls, _ = run_protocol()
-    system = "\n\n".join(
-        [
-            PROMPTS["FPSP_Overall_Description_Team"],
-            PROMPTS["Future_Scenario"].replace("{Future_Scenario}", SCENARIO),
-            PROMPTS["Emphasis_Team"],
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_every_teamllm_message_list_is_the_releases(rounds):
+    calls, answers = run_protocol(rounds=rounds)
+    expected = ref.teamllm(SCENARIO, reply_for, rounds=rounds)
+    assert len(calls) == len(expected) == 4 + 6 * (1 + 4 * rounds)
+    for call, (role, messages) in zip(calls, expected, strict=True):
+        assert call.role == role
+        assert call.messages == messages, f"call {call.seq} ({call.step}, {call.phase}, {call.role})"
+    # the last consensus of each step is its answer
+    assert (
+        answers
+        == [c.messages and reply_for(CO, c.messages) for c in calls if c.phase == "consensus"][
+            rounds - 1 :: rounds
         ]
     )
-    assert all(c.messages[0] == {"role": "system", "content": system} for c in calls)
-    assert "All responses should be in Chinese" in system
-    # the Plant's list: its warm-up exchange, then its step-1 prompt (nobody else's turns)
-    plant_step1 = next(c for c in calls if c.role == PL and c.step == 1)
-    assert [m["role"] for m in plant_step1.messages] == ["system", "user", "assistant", "user"]
-    assert plant_step1.messages[2]["content"] == "<reply 1 by Plant>"
-    # the Co-Ordinator at the step-6 consensus: warm-up + 5 x (initiation, consensus) + initiation 6
-    co_last = calls[-1]
-    assert len(co_last.messages) == 1 + 2 * 12 + 1
 
 
-def test_warm_up_opens_with_the_co_ordinator_and_members_introduce_themselves():
+def test_teamllm_strings_as_the_release_sends_them():
     calls, _ = run_protocol()
-    assert user(calls[0]) == role_play(CO) + "\n\n" + PROMPTS["Team_Warm_Up"]
-    monitor = user(calls[2])
-    assert monitor.startswith(role_play(ME))
-    assert "Co-Ordinator says: <reply 0 by Co-Ordinator>" in monitor
-    assert "Plant says: <reply 1 by Plant>" in monitor
-    assert monitor.endswith("introduce yourself, within 120 words.")
-    assert monitor.index("Co-Ordinator says") < monitor.index("Plant says")
-
-
-def test_initiation_carries_the_step_template_and_initiation_prompt():
-    calls, _ = run_protocol()
-    step3 = cgpst_steps()[2]
-    initiation = next(c for c in calls if c.step == 3 and c.phase == "initiation")
-    step_template = (
-        PROMPTS["Task_Step"]
-        .replace("{Step_Number}", "3")
-        .replace("{Step_Name}", step3.name)
-        .replace("{Step_Description}", step3.description)
-        .replace("{Step_Output}", step3.output)
+    plant_intro = calls[1].messages[-1]["content"]
+    assert "The other team members are Co-Ordinator、Monitor Evaluator、Implementer," in plant_intro
+    assert "\n\nThe following is the historical record up to now: Co-Ordinator says: " in plant_intro
+    assert plant_intro.endswith(
+        "Please note, this stage does not involve tasks, only introduce yourself. "
+        "Keep your introduction within 120 words."
     )
-    assert user(initiation) == "\n\n".join([role_play(CO), step_template, PROMPTS["Task_Initiation"]])
+    assert calls[0].messages[-1]["content"].endswith("\n" + ref.PROMPTS["Team_Warm_Up"])
+    plant_step2 = next(c for c in calls if c.step == 2 and c.role == PL).messages[-1]["content"]
+    # the text after the first full-width colon of the step-1 consensus
+    assert "The answer of Step-1 is：\n1. Co-Ordinator item 3\n2. 另一项：细节" in plant_step2
+    consensus = next(c for c in calls if c.step == 1 and c.phase == "consensus").messages[-1]["content"]
+    assert "<Implementer reply 2>The discussion for Step 1 has concluded." in consensus  # no separator
 
 
-def test_perspective_sharing_sees_earlier_answers_and_this_steps_transcript_only():
+def test_teamllm_temperatures_and_top_p():
     calls, _ = run_protocol()
-    by_seq = {c.seq: c for c in calls}
-    implementer_step2 = next(c for c in calls if c.step == 2 and c.role == IMP)
-    text = user(implementer_step2)
-    assert text.startswith(role_play(IMP))
-    step1_answer = f"<reply {next(c.seq for c in calls if c.step == 1 and c.phase == 'consensus')} by {CO}>"
-    assert step1_answer in text  # log_history
-    for seq in (9, 10, 11):  # step 2: initiation, Plant, Monitor Evaluator
-        assert f"{by_seq[seq].role} says: <reply {seq} by {by_seq[seq].role}>" in text
-    assert "<reply 5 by Plant>" not in text  # step 1's discussion stays in step 1
-    assert "<reply 1 by Plant>" not in text  # nor the warm-up
+    temperatures = {CO: 0.5, PL: 0.8, ME: 0.4, IMP: 0.4}
+    assert all(c.params == {"temperature": temperatures[c.role], "top_p": 0.9} for c in calls)
+    params = resolve_params(strategy="teamllm", top_p_as_released=True)
+    assert params["top_p"] is None
+    calls, _ = protocol_run(
+        protocol_for(strategy="teamllm", task=task_for(SCENARIO), params=params), lambda c: "x"
+    )
+    assert all(c.params == {"temperature": temperatures[c.role]} for c in calls)  # none sent
 
 
-def test_consensus_prompt_carries_earlier_answers_and_this_steps_transcript():
-    calls, _ = run_protocol()
-    consensus = next(c for c in calls if c.step == 3 and c.phase == "consensus")
-    text = user(consensus)
-    assert text.startswith(role_play(CO) + "\n\nThe information for Step 3 is as follows:")
-    assert text.endswith(PROMPTS["Converge"].replace("{Step_Number}", "3"))
-    answers = [f"<reply {c.seq} by {CO}>" for c in calls if c.phase == "consensus"]
-    assert answers[0] in text and answers[1] in text and answers[2] not in text
-    step3 = [c for c in calls if c.step == 3 and c.phase != "consensus"]
-    lines = [f"{c.role} says: <reply {c.seq} by {c.role}>" for c in step3]
-    positions = [text.index(line) for line in lines]
-    assert positions == sorted(positions)  # in speaking order
-    assert text.index(answers[1]) < positions[0]  # earlier answers, then the transcript
-
-
-@pytest.mark.parametrize("rounds, expected", [(1, 34), (2, 52), (3, 70)])
-def test_rounds_of_perspective_sharing_are_a_setting(rounds, expected):
-    calls, _ = run_protocol(rounds=rounds)
-    assert len(calls) == expected
-    step1 = [c.role for c in calls if c.step == 1]
-    assert step1 == [CO] + [PL, ME, IMP] * rounds + [CO]
+def test_every_single_model_message_list_is_the_releases():
+    calls, answers = run_protocol("single")
+    expected = ref.single(SCENARIO, reply_for)
+    assert [(c.role, c.messages) for c in calls] == expected
+    assert (
+        calls[0]
+        .messages[-1]["content"]
+        .endswith('\n\nPlease provide the answer directly that meets the "Step Output" requirement!')
+    )
+    assert all(c.params == {"temperature": 0.6, "top_p": 0.9} for c in calls)
+    assert len(answers) == 6
 
 
 def test_language_is_a_setting():
@@ -147,3 +96,24 @@ def test_a_condition_can_override_one_roles_temperature():
     calls, _ = run_protocol(temperatures={"Plant": 1.1})
     assert {c.params["temperature"] for c in calls if c.role == PL} == {1.1}
     assert {c.params["temperature"] for c in calls if c.role == CO} == {0.5}
+
+
+@pytest.mark.parametrize(
+    "role_set, leader, members, calls_expected",
+    [
+        ("llm_discussion", "Environmentalist", ["Creative Professional", "Futurist", "Startup Founder"], 34),
+        ("mad", "Moderator", ["Debater A", "Debater B"], 27),
+    ],
+)
+def test_teamllm_style_discussion_runs_teamllms_protocol_with_another_role_set(
+    role_set, leader, members, calls_expected
+):
+    calls, _ = run_protocol(role_set=role_set)
+    assert len(calls) == calls_expected
+    step1 = [(c.phase, c.role) for c in calls if c.step == 1]
+    assert step1 == [("initiation", leader), *[("perspective", m) for m in members], ("consensus", leader)]
+    assert {c.params["temperature"] for c in calls} == {0.6}
+    assert f"Your role in the team is {leader}," in calls[0].messages[-1]["content"]
+    assert "、".join(members) in calls[0].messages[-1]["content"]
+    with pytest.raises(ParameterError):
+        resolve_params(strategy="teamllm", overrides={"role_set": "unknown"})

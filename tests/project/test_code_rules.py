@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo")
+APPS = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo", "training")
 FORBIDDEN = {
     "mark_safe": re.compile(r"\bmark_safe\b"),  # HTML built from data belongs in a template
     "noqa S308": re.compile(r"noqa: *S308"),

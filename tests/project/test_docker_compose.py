@@ -8,6 +8,8 @@ import pytest
 import yaml
 from django.urls import resolve
 
+from tests.compose import dotenv, interpolate
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,7 +48,7 @@ def test_docker_compose_environment_points_at_real_settings(compose):
     settings_module = env["DJANGO_SETTINGS_MODULE"]
     assert importlib.util.find_spec(settings_module) is not None
     assert env["DATABASE_URL"].startswith("postgres://") and "@postgres:" in env["DATABASE_URL"]
-    assert env["REDIS_URL"].startswith("redis://redis:")
+    assert env["REDIS_URL"].startswith("redis://") and "@redis:6379/" in env["REDIS_URL"]
     # every variable the compose file sets is documented in the README
     readme = (ROOT / "README.md").read_text()
     for name in env:
@@ -63,3 +65,24 @@ def test_dockerfile_uses_the_production_settings():
     text = (ROOT / "Dockerfile").read_text()
     assert "teamllm_web.settings.production" in text
     assert "python:3.11" in text
+
+
+def test_compose_refuses_to_start_until_the_database_password_is_set(compose):
+    documented = dotenv(ROOT / ".env.example")  # copied unchanged
+    url = compose["services"]["web"]["environment"]["DATABASE_URL"]
+    with pytest.raises(ValueError, match="set POSTGRES_PASSWORD in .env"):
+        interpolate(url, documented)
+    filled = interpolate(url, {**documented, "POSTGRES_PASSWORD": "s3cret"})
+    assert filled == "postgres://teamllm:s3cret@postgres:5432/teamllm"
+
+
+def test_the_redis_password_reaches_the_server_the_clients_and_the_health_check(compose):
+    services = compose["services"]
+    variables = {"REDIS_PASSWORD": "r3d1s"}
+    assert (
+        interpolate(services["web"]["environment"]["REDIS_URL"], variables) == "redis://:r3d1s@redis:6379/0"
+    )
+    command = [interpolate(a, variables) for a in services["redis"]["command"]]
+    assert command[command.index("--requirepass") + 1] == "r3d1s"
+    assert interpolate(services["redis"]["environment"]["REDISCLI_AUTH"], variables) == "r3d1s"
+    assert "grep -q PONG" in " ".join(services["redis"]["healthcheck"]["test"])

@@ -2,6 +2,7 @@
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import uuid
@@ -16,6 +17,7 @@ from django.utils import timezone
 from generation.models import GenerationRun, RunStatus
 from teamllm_web import health
 from teamllm_web.celery import app as celery_app
+from tests.compose import dotenv
 from tests.factories import ConditionFactory, ModelEndpointFactory, ScenarioFactory, StudyFactory, UserFactory
 from tests.workers import database_url_for_tests
 
@@ -24,13 +26,8 @@ TOKEN = "status-token-for-tests-0123456789"
 
 
 def dotenv_example() -> dict[str, str]:
-    values = {}
-    for line in (ROOT / ".env.example").read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and "=" in line:
-            key, _, value = line.partition("=")
-            values[key.strip()] = value.strip()
-    return values
+    """The documented .env with its required secret filled in, as the README says."""
+    return {**dotenv(ROOT / ".env.example"), "SECRET_KEY": secrets.token_urlsafe(50)}
 
 
 @pytest.fixture

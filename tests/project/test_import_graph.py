@@ -10,7 +10,17 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo", "devtools")
+PACKAGES = (
+    "teamllm_web",
+    "studies",
+    "scoring",
+    "calibration",
+    "research",
+    "generation",
+    "demo",
+    "training",
+    "devtools",
+)
 
 
 def _cycles(adjacency: dict[str, set[str]]) -> list[list[str]]:

@@ -29,3 +29,22 @@ def test_production_settings_refuse_debug():
     result = _manage("check", SECRET_KEY="x7" * 30 + "qpzmWNVB", DEBUG="1")
     assert result.returncode != 0
     assert "DEBUG" in result.stderr
+
+
+def test_production_settings_refuse_a_placeholder_secret_key():
+    # the key an earlier .env.example shipped, and the "django-insecure-" of startproject
+    for placeholder in (
+        "change-me-to-50-random-characters-change-me-to-50-random-chars",
+        "django-insecure-" + "k3j4h5g6f7d8s9a0" * 3,
+    ):
+        result = _manage("check", SECRET_KEY=placeholder)
+        assert result.returncode != 0 and "placeholder" in result.stderr, placeholder
+
+
+def test_the_documented_env_file_leaves_the_secrets_to_fill_in():
+    values = dict(
+        line.split("=", 1)
+        for line in (ROOT / ".env.example").read_text().splitlines()
+        if line and line[0] != "#"
+    )
+    assert values["SECRET_KEY"] == "" and values["POSTGRES_PASSWORD"] == ""

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -34,10 +35,12 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import psycopg
 import pytest
+import redis
 import yaml
 
 from scoring.score_files import data_a_changes
 from studies.rubric import load_rubric
+from tests.compose import dotenv, interpolate
 
 pytestmark = pytest.mark.smoke
 
@@ -53,16 +56,6 @@ IMAGE_PATHS = ("/var/lib/teamllm", "/app/staticfiles", "/tmp/matplotlib")
 
 
 # --- what compose would run ------------------------------------------------------------
-
-
-def dotenv(path: Path) -> dict[str, str]:
-    values = {}
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and "=" in line:
-            key, _, value = line.partition("=")
-            values[key.strip()] = value.strip()
-    return values
 
 
 def dockerfile_env() -> dict[str, str]:
@@ -105,9 +98,16 @@ class Stack:
         self.web_port = free_port()
         self.db_name = f"teamllm_smoke_{uuid.uuid4().hex[:10]}"
         self.admin_url = _pg_admin_url()
-        dotenv_values = dotenv(ROOT / ".env.example")
-        self.host = dotenv_values["ALLOWED_HOSTS"].split(",")[0].strip()
-        self.origin = dotenv_values["CSRF_TRUSTED_ORIGINS"].split(",")[0].strip()
+        # the documented .env, with the lines marked "required" filled in as the README says
+        # (and a Redis password, as a server whose Redis other hosts reach has)
+        self.dotenv = {
+            **dotenv(ROOT / ".env.example"),
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "POSTGRES_PASSWORD": secrets.token_hex(12),
+            "REDIS_PASSWORD": secrets.token_hex(12),
+        }
+        self.host = self.dotenv["ALLOWED_HOSTS"].split(",")[0].strip()
+        self.origin = self.dotenv["CSRF_TRUSTED_ORIGINS"].split(",")[0].strip()
         self.hostname = socket.gethostname()
 
     # -- environment
@@ -121,8 +121,9 @@ class Stack:
         image = {k: v for k, v in dockerfile_env().items() if k not in ("PATH", "VIRTUAL_ENV")}
         env.update(image)
         if SERVICES[service].get("env_file"):
-            env.update(dotenv(ROOT / ".env.example"))  # the documented .env
-        env.update({k: str(v) for k, v in (SERVICES[service].get("environment") or {}).items()})
+            env.update(self.dotenv)
+        environment = SERVICES[service].get("environment") or {}
+        env.update({k: interpolate(str(v), self.dotenv) for k, v in environment.items()})
         admin = urlsplit(self.admin_url)
         for key, value in list(env.items()):
             parts = urlsplit(value) if "://" in value else None
@@ -184,7 +185,9 @@ class Stack:
 
     # -- redis (the compose service "redis", private to this test)
     def redis_start(self) -> None:
-        argv = ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"]
+        # the compose service's command (its password), on a private port, without persistence
+        argv = [interpolate(str(a), self.dotenv) for a in SERVICES["redis"]["command"]]
+        argv += ["--port", str(self.redis_port), "--bind", "127.0.0.1"]
         argv += ["--save", "", "--appendonly", "no", "--daemonize", "no"]
         self.start("redis", argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
         wait_for(lambda: self.redis_ping(), 15, "redis-server did not start", self)
@@ -193,20 +196,27 @@ class Stack:
         self.stop("redis", sig=signal.SIGKILL)
 
     def redis_ping(self) -> bool:
+        client = redis.Redis(
+            port=self.redis_port,
+            password=self.dotenv["REDIS_PASSWORD"],
+            socket_timeout=1,
+            socket_connect_timeout=1,
+        )
         try:
-            with socket.create_connection(("127.0.0.1", self.redis_port), timeout=1) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
+            return bool(client.ping())
+        except redis.RedisError:
             return False
+        finally:
+            client.close()
 
     # -- postgres (the compose service "postgres": its user, password and a fresh database)
     def database_create(self) -> None:
-        pg = SERVICES["postgres"]["environment"]
+        pg = {k: interpolate(str(v), self.dotenv) for k, v in SERVICES["postgres"]["environment"].items()}
         user, password = pg["POSTGRES_USER"], pg["POSTGRES_PASSWORD"]
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             with contextlib.suppress(psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation):
-                conn.execute(f"CREATE ROLE {user} LOGIN PASSWORD '{password}'")
+                conn.execute(f"CREATE ROLE {user} LOGIN")
+            conn.execute(f"ALTER ROLE {user} PASSWORD '{password}'")
             conn.execute(f'CREATE DATABASE "{self.db_name}" OWNER {user}')
 
     def database_drop(self) -> None:
@@ -226,7 +236,9 @@ class Stack:
         kind, args = test[0], test[1:]
         if service == "web":
             args = [a.replace("127.0.0.1:8000", f"127.0.0.1:{self.web_port}") for a in args]
-        args = [a.replace("$$", "$") for a in args]  # compose's escape for a literal $
+        if service == "redis":
+            args = [a.replace("redis-cli", f"redis-cli -p {self.redis_port}") for a in args]
+        args = [interpolate(a, self.dotenv) for a in args]
         if kind == "CMD-SHELL":
             argv = ["/bin/sh", "-c", " ".join(args)]
         else:
@@ -446,6 +458,8 @@ def _agreement(stack: Stack, research_id: str):
 
 
 def test_health_checks_pass_exactly_as_compose_runs_them(stack):
+    redis_check = stack.healthcheck("redis")
+    assert redis_check.returncode == 0, redis_check.stdout + redis_check.stderr
     web = stack.healthcheck("web")
     assert web.returncode == 0, web.stdout + web.stderr
     worker = wait_for(

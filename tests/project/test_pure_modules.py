@@ -14,6 +14,9 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from studies.models import Response
 from tests.generation.test_import_cycles import PROJECT, ROOT, imports_of, module_name, python_files, where
 from tests.workers import child_env
 
@@ -32,8 +35,12 @@ PURE_MODULES = (
     "research.diversity",
     "research.figures",
     "scoring.entries",
+    "training.feedback",
+    "training.drift",
 )
 HEAVY = ("scipy", "matplotlib", "pingouin", "pandas", "openai", "nltk", "jieba")
+# What a web process must not load either (issue 14): the spreadsheet libraries and numpy.
+WEB_HEAVY = (*HEAVY, "openpyxl", "xlsxwriter", "numpy")
 
 
 def _path(module: str):
@@ -253,13 +260,49 @@ def test_the_url_configuration_loads_no_heavy_library():
     assert result.returncode == 0, result.stderr
     loaded = set(json.loads(result.stdout.strip().splitlines()[-1]))
     assert "research.views" in loaded and "research.figures" in loaded  # the check sees the pages
-    heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY)
+    assert "scoring.views.workbooks" in loaded and "research.workbook" in loaded
+    heavy = sorted(m for m in loaded if m.split(".")[0] in WEB_HEAVY)
+    assert not heavy, heavy
+
+
+@pytest.mark.django_db(transaction=True)
+def test_serving_the_scoring_page_and_an_autosave_loads_no_heavy_library(demo):
+    """A web process that serves raters (page, autosave, queue) never loads a heavy library."""
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        import django
+        django.setup()
+        from django.contrib.auth import get_user_model
+        from django.test import Client
+        client = Client()
+        client.force_login(get_user_model().objects.get(username="rater1"))
+        statuses = [client.get("/scoring/").status_code, client.get("/scoring/{code}/").status_code]
+        from scoring.models import ScoreSheet
+        sheet = ScoreSheet.objects.get(
+            assignment__rater__username="rater1", assignment__response__blind_code="{code}"
+        ).pk
+        body = {{"sheet": sheet, "batch_id": "b1", "expected_version": 0, "changes": [["dims.s2.focus", 3]]}}
+        statuses.append(
+            client.post("/scoring/{code}/save/", data=json.dumps(body), content_type="application/json").status_code
+        )
+        print(json.dumps({{"statuses": statuses, "loaded": sorted(sys.modules)}}))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=180
+    )
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found["statuses"] == [200, 200, 200]
+    heavy = sorted(m for m in found["loaded"] if m.split(".")[0] in WEB_HEAVY)
     assert not heavy, heavy
 
 
 # --- no function-level imports of project modules ---------------------------------------
 
-APPS = ("studies", "scoring", "calibration", "research", "demo")
+APPS = ("studies", "scoring", "calibration", "research", "demo", "training")
 
 
 def _edited_elsewhere(module: str) -> bool:

@@ -78,6 +78,12 @@ def test_sheets_are_named_by_blind_code_and_only_scoring_cells_are_editable(expo
     assert needs_list <= validated
     instructions = " ".join(str(c.value) for c in wb["Instructions"]["A"] if c.value)
     assert "yellow cells" in instructions and "黄色单元格" in instructions
+    # the study's scoring guidelines in both languages, and which level texts are the platform's
+    assert "Only solutions that respond to the KVP and support the purpose" in instructions
+    assert "只有回应核心问题的 KVP 并支持其目的的解决方案" in instructions
+    assert "Level descriptions written for this platform" in instructions
+    assert "2. Focus of the underlying problem" in instructions and "1. Elaboration" in instructions
+    assert "6. Humaneness" not in instructions  # Step 6's levels are the sheet's own
 
 
 def test_response_text_never_becomes_a_formula(exported):

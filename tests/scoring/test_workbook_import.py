@@ -8,6 +8,7 @@ from scoring.score_files import data_a_changes
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from scoring.services.workbooks import IMPORT_NOTE, workbook_export, workbook_import
+from scoring.workbooks.layout import sheet_layout
 from studies.models import ModelEndpoint, Response
 from studies.rubric import load_rubric
 from tests.factories import make_response, rater, scoring_group_assigned
@@ -81,6 +82,24 @@ def test_out_of_range_and_missing_values_store_nothing_and_name_every_cell(setup
     assert (first, "E8") in found and (first, "C9") in found
     assert any(p.sheet == second for p in result.problems)  # the untouched sheet is incomplete
     assert _imported_sheets() == 0 and not ScoreSheet.objects.filter(status="submitted").exists()
+
+
+def test_one_upload_lists_bad_values_and_empty_required_cells_together(setup):
+    name, data = workbook_export(rater=setup["r1"], group=setup["group"])
+    wb = open_workbook(data)
+    first, second = setup["first"].blind_code, setup["second"].blind_code
+    for code in (first, second):
+        fill_sheet(wb[code], setup["changes"])
+    focus = sheet_layout(load_rubric().version, "en").input_by_path["dims.s2.focus"].coord
+    wb[first]["E8"] = 3  # out of range
+    wb[first][focus] = None  # a required cell left empty on the same sheet
+    wb[second]["C9"] = "Not a category"
+    result = workbook_import(data=save_workbook(wb), actor=setup["r1"], rater=setup["r1"])
+    found = {(p.sheet, p.cell): p.message for p in result.problems}
+    assert (first, "E8") in found and (second, "C9") in found
+    assert "needs a value" in found[(first, focus)]
+    assert len(found) == len(result.problems) == 3  # each cell named once, nothing else
+    assert _imported_sheets() == 0
 
 
 def test_formula_typed_into_a_scoring_cell_is_refused(setup):

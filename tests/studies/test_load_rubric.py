@@ -57,3 +57,47 @@ def test_load_rubric_refuses_unknown_or_traversing_versions():
         load_rubric("nope")
     with pytest.raises(RubricError):
         load_rubric("../settings")
+
+
+# The level descriptions written for this platform (the study's sheet gives one description
+# for these dimensions); every other level text is the study's sheet. Listed in the README.
+PLATFORM_LEVELS = {"elaboration", "originality", "s2.focus", "s2.adequacy", "s5.correctly_used"}
+
+
+def test_every_level_description_says_where_it_comes_from():
+    rubric = load_rubric("cgpst-v1")
+    specs = [spec for step in rubric.steps for spec in (*step.item_scores, *step.dimensions) if spec.levels]
+    assert {s.key for s in specs if s.levels_source == "platform"} == PLATFORM_LEVELS
+    assert all(level.source in ("sheet", "platform") for s in specs for level in s.levels)
+    assert {s.key for s in specs if s.levels_source == "sheet"} >= {"s2.condition_phrase", "s6.development"}
+
+
+def test_the_study_guidelines_are_in_both_languages():
+    rubric = load_rubric("cgpst-v1")
+    assert rubric.step(3).guideline.en.startswith("Only solutions that respond to the KVP")
+    assert rubric.step(3).guideline.zh.startswith("只有回应核心问题的 KVP")
+    assert "closeness and logical consistency" in rubric.dimension("s2.focus").guideline.en
+    assert rubric.dimension("s5.correctly_used").guideline.zh
+
+
+@pytest.mark.parametrize("source", [None, "ours"])
+def test_parse_rubric_rejects_levels_without_a_known_source(raw, source):
+    bad = copy.deepcopy(raw)
+    dim = bad["steps"][1]["dimensions"][0]
+    dim.pop("levels_source")
+    if source:
+        dim["levels_source"] = source
+    with pytest.raises(RubricError, match="levels_source must be one of sheet, platform"):
+        parse_rubric(bad)
+
+
+def test_the_readme_lists_the_level_texts_written_for_this_platform():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Where the level descriptions come from", 1)[1].split("\n## ", 1)[0]
+    rubric = load_rubric("cgpst-v1")
+    for key in PLATFORM_LEVELS:
+        spec = next(s for step in rubric.steps for s in (*step.item_scores, *step.dimensions) if s.key == key)
+        assert f"`{key}`" in section, key
+        assert spec.levels_source == "platform"

@@ -106,8 +106,8 @@ class Command(BaseCommand):
         rows += [
             [
                 r["metric"],
-                f"{_num(r['before'], 2)} [{_num(r['ci_before'][0], 2)}, {_num(r['ci_before'][1], 2)}]",
-                f"{_num(r['after'], 2)} [{_num(r['ci_after'][0], 2)}, {_num(r['ci_after'][1], 2)}]",
+                f"{_num(r['before'], 3)} [{_num(r['ci_before'][0], 3)}, {_num(r['ci_before'][1], 3)}]",
+                f"{_num(r['after'], 3)} [{_num(r['ci_after'][0], 3)}, {_num(r['ci_after'][1], 3)}]",
                 str(r["n"]),
                 str(r["n_responses"]),
                 f"not a headline: {r['warning']}" if r["warning"] else "",

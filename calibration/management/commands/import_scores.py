@@ -48,6 +48,8 @@ class Command(BaseCommand):
         except ScoreImportError as exc:
             lines = "\n".join(f"  - {p}" for p in exc.problems)
             raise CommandError(f"Nothing imported ({len(exc.problems)} problem(s)):\n{lines}") from exc
+        for warning in report.warnings:
+            self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
         for scenario_id in sorted(report.scenario_ids):
             scenario_agreement_recompute(study_id=study_obj.pk, scenario_id=scenario_id)
         self.stdout.write(self.style.SUCCESS(f"Study {study_obj.name}: {report.summary()}"))

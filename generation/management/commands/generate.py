@@ -26,6 +26,12 @@ class Command(BaseCommand):
         parser.add_argument("--strategy", choices=Strategy.values, help="strategy (uses its first condition)")
         parser.add_argument("--condition", help="condition letter (instead of --strategy)")
         parser.add_argument("--study", help="study name (default: the only active study)")
+        parser.add_argument(
+            "--top-p",
+            choices=["paper", "as_released"],
+            default="paper",
+            help="top_p 0.9 as the paper states (default), or none sent as the release's code",
+        )
         parser.add_argument("--wait", action="store_true", help="wait for the run to end")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
 
@@ -46,6 +52,7 @@ class Command(BaseCommand):
                 conditions=[condition],
                 enqueue=run_advance_send,
                 name=f"generate {opts['scenario']} {model.name} {condition.letter}",
+                top_p=opts["top_p"],
             )
         except BatchError as exc:
             raise CommandError(str(exc)) from exc

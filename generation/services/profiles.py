@@ -1,0 +1,52 @@
+"""A study's team members for TeamFusion: their profiles (stated preferences), entered
+by an admin from the members' own questionnaires."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from generation.models import PreferenceProfile
+from studies.models import Study
+
+
+class ProfileError(ValueError):
+    """The profile cannot be saved; nothing was changed."""
+
+
+def member_profile_save(
+    *,
+    study: Study,
+    name: str,
+    preferences: str,
+    order: int = 0,
+    is_active: bool = True,
+    profile_id: int | None = None,
+) -> PreferenceProfile:
+    """Create a member profile in the study, or update ``profile_id`` (of that study).
+    A run already created keeps the profiles it was created with."""
+    name, preferences = name.strip(), preferences.strip()
+    if not name or not preferences:
+        raise ProfileError(_("A member needs a name and stated preferences."))
+    if name == "Synthesizer":
+        raise ProfileError(_("“Synthesizer” is the name of TeamFusion's synthesizer; choose another name."))
+    with transaction.atomic():
+        clash = PreferenceProfile.objects.filter(study=study, name=name)
+        if profile_id is not None:
+            clash = clash.exclude(pk=profile_id)
+        if clash.exists():
+            raise ProfileError(_("This study already has a member named “%(name)s”.") % {"name": name})
+        if profile_id is None:
+            return PreferenceProfile.objects.create(
+                study=study, name=name, preferences=preferences, order=order, is_active=is_active
+            )
+        profile = PreferenceProfile.objects.select_for_update().get(pk=profile_id, study=study)
+        profile.name, profile.preferences = name, preferences
+        profile.order, profile.is_active = order, is_active
+        profile.save(update_fields=["name", "preferences", "order", "is_active"])
+        return profile
+
+
+def member_profile_delete(*, study: Study, profile_id: int) -> bool:
+    deleted, _ = PreferenceProfile.objects.filter(pk=profile_id, study=study).delete()
+    return bool(deleted)

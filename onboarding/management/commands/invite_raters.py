@@ -1,0 +1,61 @@
+import sys
+from urllib.parse import urljoin
+
+from django.conf import settings
+from django.core.mail import get_connection
+from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
+
+from onboarding.csv_files import InviteFileError, invitees_from_csv
+from onboarding.services import raters_invite
+from studies.management.options import study_from_option
+
+
+class Command(BaseCommand):
+    help = (
+        "Invite people from a CSV (username, name, email, language, roles, optional rater_code), "
+        "all-or-nothing, and print one set-password link per invitee: username<TAB>link. "
+        "Mails go through the configured backend (the console backend prints them to stderr here)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--study", required=True, help="Study name.")
+        parser.add_argument(
+            "--base-url",
+            default="",
+            help="Public address of the site for the links (default: SITE_URL).",
+        )
+        parser.add_argument("--no-email", action="store_true", help="Only print the links.")
+
+    def handle(self, *args, file, study, base_url, no_email, **options):
+        study_obj = study_from_option(study)
+        base = (base_url or settings.SITE_URL).rstrip("/") + "/"
+        try:
+            with open(file, "rb") as fh:
+                content = fh.read()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {file}: {exc.strerror}") from exc
+
+        def link_for(uidb64: str, token: str) -> str:
+            return urljoin(base, reverse("onboarding:link", args=[uidb64, token]).lstrip("/"))
+
+        # stdout carries only the links; a console mail backend writes to stderr instead
+        connection = None if no_email else get_connection(stream=sys.stderr)
+        try:
+            links = raters_invite(
+                study=study_obj,
+                invitees=invitees_from_csv(content),
+                actor=None,
+                link_for=link_for,
+                connection=connection,
+                email=not no_email,
+            )
+        except InviteFileError as exc:
+            lines = "\n".join(f"  - {p}" for p in exc.problems)
+            raise CommandError(f"Nobody invited ({len(exc.problems)} problem(s)):\n{lines}") from exc
+        for link in links:
+            self.stdout.write(f"{link.username}\t{link.link}")
+        not_sent = [link.username for link in links if not link.emailed]
+        if not_sent and not no_email:
+            self.stderr.write(f"Not emailed (pass these links on yourself): {', '.join(not_sent)}")

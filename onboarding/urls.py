@@ -1,0 +1,13 @@
+from django.urls import path
+
+from onboarding import views
+
+app_name = "onboarding"
+
+urlpatterns = [
+    path("manage/studies/<int:study_id>/invite/", views.invite_page, name="invite"),
+    path("manage/invitations/<int:invitation_id>/renew/", views.invitation_renew_view, name="renew"),
+    # public: the invitee has no password yet (teamllm_web.middleware.PUBLIC_PREFIXES)
+    path("accounts/invite/<uidb64>/set-password/", views.set_password_page, name="set_password"),
+    path("accounts/invite/<uidb64>/<token>/", views.invitation_link, name="link"),
+]

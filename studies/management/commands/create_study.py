@@ -1,0 +1,32 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from studies.services.studies import CGPST_RELEASE, EMPTY, StudySetupError, study_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a study: from the CGPST (TeamLLM release) template (scenario FS10, the paper's ten "
+        "models, the standard conditions, rubric version, threshold 0.65, headline ICC3k, final-score "
+        "rule) or empty."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        kind = parser.add_mutually_exclusive_group(required=True)
+        kind.add_argument("--template", choices=[CGPST_RELEASE], help="Start from a template.")
+        kind.add_argument("--empty", action="store_true", help="An empty study with the default settings.")
+        parser.add_argument("--description", default="")
+
+    def handle(self, *args, name, template, empty, description, **options):
+        try:
+            study = study_create(name=name, template=EMPTY if empty else template, description=description)
+        except StudySetupError as exc:
+            raise CommandError(str(exc)) from exc
+        scenarios = ", ".join(study.scenarios.values_list("code", flat=True)) or "none"
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Study {study.name} created: scenarios {scenarios}; threshold {study.agreement_threshold}, "
+                f"headline {study.headline_icc}, final-score rule {study.final_score_rule}, "
+                f"rubric {study.rubric_version}."
+            )
+        )

@@ -1,0 +1,336 @@
+"""Reading scenario files (pure: no database): the released JSON (``{"FS10": {"theme",
+"text"}}``), a JSON list of objects, JSON Lines, or an xlsx sheet with a header row.
+
+Every record gets a code, a theme, an English text and optionally a Simplified Chinese
+theme and text. Every problem is collected with its line (or row) and field, so a file
+is refused with all of its problems at once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from studies.problems import FileProblems
+
+CODE = re.compile(r"^[A-Za-z0-9-]{1,20}$")
+# A tag (<p>, </div>, <br/>, <a href=...>) or a comment: scenario texts are plain text.
+HTML = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(\s[^<>]*)?/?\s*>|<!--")
+MAX_THEME = 200
+MAX_TEXT = 100_000
+MAX_RECORDS = 2000
+# xlsx uploads: refuse zip bombs before openpyxl inflates anything.
+MAX_XLSX_UNCOMPRESSED = 50 * 1024 * 1024
+
+# Accepted names of each field (keys of JSON objects, header cells of xlsx sheets).
+FIELD_ALIASES = {
+    "code": "code",
+    "id": "code",
+    "scenario": "code",
+    "theme": "theme",
+    "text": "text",
+    "text_en": "text",
+    "theme_en": "theme",
+    "theme_zh": "theme_zh",
+    "theme_zh_hans": "theme_zh",
+    "text_zh": "text_zh",
+    "text_zh_hans": "text_zh",
+}
+REQUIRED = ("code", "theme", "text")
+
+
+@dataclass(frozen=True)
+class ScenarioRecord:
+    where: str  # "line 3" or "row 4"
+    code: str
+    theme: str
+    text: str
+    theme_zh: str = ""
+    text_zh: str = ""
+
+    def values(self) -> dict[str, str]:
+        return {"theme": self.theme, "text": self.text, "theme_zh": self.theme_zh, "text_zh": self.text_zh}
+
+
+class ScenarioFileError(FileProblems):
+    """The file cannot be imported; ``problems`` lists every reason, each with its place."""
+
+
+def _problem(where: str, field_name: str, message: str) -> str:
+    return _("%(where)s, field '%(field)s': %(message)s") % {
+        "where": where,
+        "field": field_name,
+        "message": message,
+    }
+
+
+def _normalized_key(key: str) -> str:
+    return re.sub(r"[\s-]+", "_", key.strip().lower())
+
+
+def record_from_mapping(
+    where: str, data: dict[str, Any], problems: list[str], code: str = ""
+) -> None | ScenarioRecord:
+    """One record from a key/value mapping; appends its problems and returns None if any."""
+    values: dict[str, str] = {}
+    found = len(problems)
+    if code:
+        values["code"] = code
+    for key, value in data.items():
+        name = FIELD_ALIASES.get(_normalized_key(str(key)))
+        if name is None:
+            problems.append(
+                _problem(where, str(key), _("unknown field (expected code, theme, text, theme_zh, text_zh)"))
+            )
+            continue
+        if value is None:
+            value = ""
+        if isinstance(value, int | float) and not isinstance(value, bool) and name == "code":
+            value = str(value)
+        if not isinstance(value, str):
+            problems.append(_problem(where, str(key), _("must be text")))
+            continue
+        values[name] = value.strip() if name in ("code", "theme", "theme_zh") else value.strip("\n\r ")
+    if len(problems) > found:
+        return None
+    for name in REQUIRED:
+        if not values.get(name):
+            problems.append(_problem(where, name, _("missing or empty")))
+    value_code = values.get("code", "")
+    if value_code and not CODE.match(value_code):
+        problems.append(_problem(where, "code", _("letters, digits and dashes only, at most 20 (e.g. FS10)")))
+    for name in ("theme", "theme_zh"):
+        if len(values.get(name, "")) > MAX_THEME:
+            problems.append(_problem(where, name, _("longer than %(n)s characters") % {"n": MAX_THEME}))
+    for name in ("text", "text_zh"):
+        if len(values.get(name, "")) > MAX_TEXT:
+            problems.append(_problem(where, name, _("longer than %(n)s characters") % {"n": MAX_TEXT}))
+    for name in ("theme", "text", "theme_zh", "text_zh"):
+        match = HTML.search(values.get(name, ""))
+        if match:
+            problems.append(
+                _problem(
+                    where,
+                    name,
+                    _("contains HTML (%(tag)s); scenario texts are plain text")
+                    % {"tag": match.group(0)[:40]},
+                )
+            )
+    if len(problems) > found:
+        return None
+    return ScenarioRecord(
+        where=where,
+        code=values["code"],
+        theme=values["theme"],
+        text=values["text"],
+        theme_zh=values.get("theme_zh", ""),
+        text_zh=values.get("text_zh", ""),
+    )
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _skip_ws(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def _top_level_entries(text: str) -> list[tuple[int, str | None, Any]]:
+    """The top-level entries of a JSON object or list with the line each starts on
+    (``json.loads`` would keep only the last of two equal keys and forget the lines)."""
+    decoder = json.JSONDecoder()
+    index = _skip_ws(text, 0)
+    opening = text[index]
+    closing = "}" if opening == "{" else "]"
+    index = _skip_ws(text, index + 1)
+    entries: list[tuple[int, str | None, Any]] = []
+    if text[index : index + 1] == closing:
+        return entries
+    while True:
+        line = _line_of(text, index)
+        key = None
+        if opening == "{":
+            if text[index : index + 1] != '"':
+                raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, index)
+            key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+            index = _skip_ws(text, index)
+            if text[index : index + 1] != ":":
+                raise json.JSONDecodeError("Expecting ':' delimiter", text, index)
+            index = _skip_ws(text, index + 1)
+        value, index = decoder.raw_decode(text, index)
+        entries.append((line, key, value))
+        index = _skip_ws(text, index)
+        if text[index : index + 1] == ",":
+            index = _skip_ws(text, index + 1)
+            continue
+        if text[index : index + 1] == closing:
+            break
+        raise json.JSONDecodeError(f"Expecting ',' or '{closing}'", text, index)
+    if _skip_ws(text, index + 1) != len(text):
+        raise json.JSONDecodeError("Extra data", text, _skip_ws(text, index + 1))
+    return entries
+
+
+def records_from_json(text: str) -> list[ScenarioRecord]:
+    problems: list[str] = []
+    records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
+    try:
+        entries = _top_level_entries(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioFileError(
+            [
+                _problem(
+                    _("line %(n)s") % {"n": exc.lineno},
+                    "json",
+                    _("not valid JSON (%(err)s)") % {"err": exc.msg},
+                )
+            ]
+        ) from exc
+    for line, key, value in entries:
+        where = _("line %(n)s") % {"n": line}
+        if not isinstance(value, dict):
+            problems.append(_problem(where, key or "record", _("expected an object with theme and text")))
+            continue
+        records.append(record_from_mapping(where, value, problems, code=key or ""))
+        codes.append((where, _raw_code(value, key or "")))
+    return _checked(records, problems, codes)
+
+
+def records_from_jsonl(text: str) -> list[ScenarioRecord]:
+    problems: list[str] = []
+    records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = _("line %(n)s") % {"n": n}
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(_problem(where, "record", _("expected a JSON object")))
+            continue
+        records.append(record_from_mapping(where, obj, problems))
+        codes.append((where, _raw_code(obj)))
+    return _checked(records, problems, codes)
+
+
+def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
+    """The first sheet: a header row (code, theme, text, optional theme_zh, text_zh), one scenario per row."""
+    from openpyxl import load_workbook  # loaded only for xlsx files
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            if sum(info.file_size for info in archive.infolist()) > MAX_XLSX_UNCOMPRESSED:
+                raise ScenarioFileError([_("The workbook is too large once unpacked.")])
+        workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except ScenarioFileError:
+        raise
+    except Exception as exc:  # openpyxl raises many kinds on a damaged or foreign file
+        raise ScenarioFileError([_("Not a readable xlsx workbook.")]) from exc
+    sheet = workbook.worksheets[0]
+    rows = sheet.iter_rows(values_only=True)
+    header = next(rows, None)
+    if not header:
+        raise ScenarioFileError([_("The first sheet is empty: it needs a header row (code, theme, text).")])
+    names = ["" if cell is None else str(cell) for cell in header]
+    problems: list[str] = []
+    records: list[ScenarioRecord | None] = []
+    codes: list[tuple[str, str]] = []
+    for n, row in enumerate(rows, start=2):
+        if n > MAX_RECORDS + 1:
+            problems.append(_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS})
+            break
+        if all(cell is None or str(cell).strip() == "" for cell in row):
+            continue
+        data = {
+            names[i]: ("" if cell is None else cell)
+            for i, cell in enumerate(row)
+            if i < len(names) and (names[i].strip() or (cell is not None and str(cell).strip()))
+        }
+        where = _("row %(n)s") % {"n": n}
+        records.append(record_from_mapping(where, data, problems))
+        codes.append((where, _raw_code(data)))
+    workbook.close()
+    return _checked(records, problems, codes)
+
+
+def _raw_code(data: dict[str, Any], code: str = "") -> str:
+    """The code a record gives, valid or not (for finding duplicates among bad records too)."""
+    if code:
+        return code.strip()
+    for key, value in data.items():
+        if FIELD_ALIASES.get(_normalized_key(str(key))) == "code" and value is not None:
+            return str(value).strip()
+    return ""
+
+
+def _checked(
+    records: list[ScenarioRecord | None], problems: list[str], codes: list[tuple[str, str]]
+) -> list[ScenarioRecord]:
+    found = [r for r in records if r is not None]
+    seen: dict[str, str] = {}
+    for where, code in codes:
+        first = seen.setdefault(code.upper(), where) if code else where
+        if first != where:
+            problems.append(
+                _problem(
+                    where,
+                    "code",
+                    _("%(code)s appears twice in the file (first at %(first)s)")
+                    % {"code": code, "first": first},
+                )
+            )
+    if not problems and not found:
+        problems.append(_("The file has no scenarios."))
+    if len(found) > MAX_RECORDS:
+        problems.append(_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS})
+    if problems:
+        raise ScenarioFileError(problems)
+    return found
+
+
+def records_from_upload(name: str, content: bytes) -> list[ScenarioRecord]:
+    """Any accepted format, told apart by the file name and its first character."""
+    if name.lower().endswith(".xlsx") or content[:2] == b"PK":
+        return records_from_xlsx(content)
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError([_("The file is not UTF-8 text (nor an xlsx workbook).")]) from exc
+    stripped = text.lstrip()
+    if not stripped:
+        raise ScenarioFileError([_("The file has no scenarios.")])
+    if name.lower().endswith(".jsonl"):
+        return records_from_jsonl(text)
+    if stripped[0] in "[" or (stripped[0] == "{" and not _is_json_lines(text)):
+        return records_from_json(text)
+    return records_from_jsonl(text)
+
+
+def _is_json_lines(text: str) -> bool:
+    """A file whose every non-empty line is a JSON object of its own."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        # one line: a JSON Lines record has a "code" key, the released format has codes as keys
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError:
+            return False
+        return isinstance(obj, dict) and any(_normalized_key(k) in ("code", "id") for k in obj)
+    try:
+        return all(isinstance(json.loads(line), dict) for line in lines)
+    except json.JSONDecodeError:
+        return False

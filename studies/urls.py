@@ -1,0 +1,15 @@
+from django.urls import path
+
+from studies import views
+
+app_name = "studies"
+
+urlpatterns = [
+    path("manage/studies/", views.studies_page, name="studies"),
+    path("manage/studies/<int:study_id>/", views.study_page, name="study"),
+    path(
+        "manage/studies/<int:study_id>/scenarios/import/",
+        views.scenarios_import_page,
+        name="scenarios_import",
+    ),
+]

@@ -1,0 +1,120 @@
+"""How many SQL statements a sheet costs (issue 14): a whole sheet is saved in a
+handful of statements whatever the number of fields, an autosave of two changes
+and a first open stay small. Counted on PostgreSQL inside the test's transaction,
+so each count includes the SAVEPOINT/RELEASE pair of the service's atomic block."""
+
+import json
+
+import pytest
+
+from scoring.entries import entries_from_changes
+from scoring.models import ItemScore, ScoreSheet, SheetEvent
+from scoring.selectors import rater_assignment_get, sheet_entries_get
+from scoring.services.sheets import sheet_apply_changes, sheet_open
+from studies.models import Response
+from studies.rubric import load_rubric, sheet_totals
+
+# Statements every request of a logged-in rater makes before the view's own work:
+# session, user (with the rater profile), roles, the assignment by blind code.
+REQUEST_OVERHEAD = 4
+
+
+def whole_sheet(rubric) -> list[list]:
+    """Every field of the form, each set to a non-default value (102 fields)."""
+    changes: list[list] = []
+    for step in rubric.steps:
+        for pos in range(1, step.item_count + 1) if step.has_items else ():
+            base = f"items.{step.number}.{pos}"
+            if step.kind == "ideas":
+                changes.append([f"{base}.classification", rubric.category_keys[pos % 3]])
+            changes += [[f"{base}.{spec.key}", spec.max] for spec in step.item_scores]
+            changes.append([f"{base}.comment", f"comment {step.number}.{pos}"])
+        changes += [[f"dims.{d.key}", d.max - 1] for d in step.scored_dimensions]
+        changes += [[f"texts.{t.key}", f"{t.key} text"] for t in step.texts]
+        changes.append([f"comments.{step.number}", f"step {step.number} comment"])
+    return changes
+
+
+@pytest.fixture
+def opened(demo, client):
+    response = Response.objects.get(research_id="A05_FS10")
+    client.login(username="rater1", password="demo-pass-2026")
+    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    return response
+
+
+def _post_save(client, code, sheet_id, changes, version, batch_id):
+    body = {"sheet": sheet_id, "batch_id": batch_id, "expected_version": version, "changes": changes}
+    return client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+
+
+@pytest.mark.django_db
+def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_event(
+    opened, django_assert_max_num_queries
+):
+    rubric = load_rubric()
+    changes = whole_sheet(rubric)
+    assert len(changes) == 102
+    sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
+    user = sheet.assignment.rater
+    with django_assert_max_num_queries(10):
+        result = sheet_apply_changes(
+            sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="whole"
+        )
+    expected = entries_from_changes([tuple(c) for c in changes], rubric)
+    stored = sheet_entries_get(sheet=ScoreSheet.objects.get(pk=sheet.pk), rubric=rubric)
+    assert stored == expected  # every field, read back from the rows
+    assert result.version == 1  # one version bump for the whole batch
+    assert result.totals == sheet_totals(expected, rubric)
+    assert ScoreSheet.objects.get(pk=sheet.pk).overall == result.totals.overall
+    events = SheetEvent.objects.filter(sheet=sheet, kind="change")
+    assert events.count() == result.changed == 102  # one audit row per changed field
+    assert set(events.values_list("version", flat=True)) == {1}
+    # a re-send of the same batch is not applied twice, and costs no write
+    with django_assert_max_num_queries(5):
+        again = sheet_apply_changes(
+            sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="whole"
+        )
+    assert again.replayed and again.version == 1
+    assert SheetEvent.objects.filter(sheet=sheet, kind="change").count() == 102
+
+
+@pytest.mark.django_db
+def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
+    opened, client, django_assert_max_num_queries
+):
+    code = opened.blind_code
+    sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 9):
+        reply = _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole")
+    assert reply.status_code == 200, reply.content
+    assert reply.json()["changed"] == 102
+    # an autosave of two changes: one item row and one dimension (was 14 statements,
+    # one UPDATE per change; now one upsert per kind of row)
+    two = [["dims.s2.focus", 3], ["items.1.2.comment", "shorter"]]
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 9):
+        reply = _post_save(client, code, sheet.pk, two, 1, "two")
+    assert reply.status_code == 200, reply.content
+    assert ItemScore.objects.get(sheet=sheet, step=1, position=2).comment == "shorter"
+    assert ScoreSheet.objects.get(pk=sheet.pk).version == 2
+
+
+@pytest.mark.django_db
+def test_opening_a_sheet_for_the_first_time_is_a_few_statements(demo, client, django_assert_max_num_queries):
+    response = Response.objects.get(research_id="A05_FS10")
+    rater2 = (
+        ScoreSheet._meta.get_field("assignment")
+        .related_model.objects.get(response=response, rater__username="rater2")
+        .rater
+    )
+    assignment = rater_assignment_get(user=rater2, blind_code=response.blind_code)
+    with django_assert_max_num_queries(7):  # count of items, four INSERTs, savepoints
+        sheet = sheet_open(assignment=assignment, actor=rater2)
+    assert sheet.version == 0 and sheet.overall == 0
+    assert SheetEvent.objects.filter(sheet=sheet, kind="create").count() == 1
+    assert sheet_open(assignment=assignment, actor=rater2) == sheet  # a second open creates nothing
+    # the first open of the page by the other rater, whole request (was 24 statements)
+    client.login(username="rater1", password="demo-pass-2026")
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 10):
+        assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    assert ScoreSheet.objects.filter(assignment__response=response).count() == 2

@@ -1,0 +1,286 @@
+"""import_scenarios and the scenario import page: released JSON, JSON Lines, xlsx;
+all-or-nothing with line and field; identical re-import a no-op; scored texts only when forced."""
+
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from openpyxl import Workbook
+
+from scoring.models import Assignment
+from studies.models import Response, Scenario, ScenarioTextChange, Study
+from tests.conftest import REFERENCE
+from tests.factories import UserFactory, reference_changes, sheet_submitted
+
+pytestmark = pytest.mark.django_db
+RELEASED = REFERENCE / "future_scenarios_en.json"
+
+
+@pytest.fixture
+def study():
+    return Study.objects.create(name="Lab")
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _jsonl(records):
+    return "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n"
+
+
+def _xlsx(rows) -> bytes:
+    workbook = Workbook()
+    for row in rows:
+        workbook.active.append(row)
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+def test_released_json_imports_and_reimport_changes_nothing(study, capsys):
+    call_command("import_scenarios", str(RELEASED), "--study", "Lab")
+    fs10 = Scenario.objects.get(study=study, code="FS10")
+    assert fs10.theme == "Ocean Soup" and "Jobie Sakai" in fs10.text
+    created_at = fs10.created_at
+    call_command("import_scenarios", str(RELEASED), "--study", "Lab")
+    assert "0 scenario(s) created, 0 updated, 1 already present and identical" in capsys.readouterr().out
+    assert Scenario.objects.get(pk=fs10.pk).created_at == created_at
+    assert not ScenarioTextChange.objects.exists()
+
+
+def test_json_lines_with_chinese_text(study, tmp_path):
+    path = _write(
+        tmp_path,
+        "lab.jsonl",
+        _jsonl(
+            [
+                {
+                    "code": "FS1",
+                    "theme": "Water",
+                    "text": "In 2050 ...",
+                    "theme_zh": "水",
+                    "text_zh": "2050年……",
+                },
+                {"code": "FS2", "theme": "Cities", "text": "Cities float."},
+            ]
+        ),
+    )
+    call_command("import_scenarios", path, "--study", "Lab")
+    fs1 = Scenario.objects.get(study=study, code="FS1")
+    assert (fs1.text_for("zh-hans"), fs1.text_for("en"), fs1.theme_for("zh-hans")) == (
+        "2050年……",
+        "In 2050 ...",
+        "水",
+    )
+    fs2 = Scenario.objects.get(study=study, code="FS2")
+    assert fs2.text_for("zh-hans") == "Cities float."  # no Chinese version: the English one
+
+
+def test_xlsx_sheet_with_header_row(study, tmp_path):
+    path = tmp_path / "lab.xlsx"
+    path.write_bytes(
+        _xlsx(
+            [
+                ["Code", "Theme", "Text", "Text_zh-Hans"],
+                ["FS3", "Forests", "Trees talk.", "树木会说话。"],
+                [None, None],
+            ]
+        )
+    )
+    call_command("import_scenarios", str(path), "--study", "Lab")
+    fs3 = Scenario.objects.get(study=study, code="FS3")
+    assert (fs3.theme, fs3.text, fs3.text_zh) == ("Forests", "Trees talk.", "树木会说话。")
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        (
+            "dup.json",
+            '{\n  "FS1": {"theme": "A", "text": "one"},\n  "FS1": {"theme": "B", "text": "two"}\n}\n',
+            ["line 3, field 'code': FS1 appears twice in the file (first at line 2)"],
+        ),
+        (
+            "dup-bad.jsonl",
+            _jsonl(
+                [{"code": "FS2", "theme": "", "text": "one"}, {"code": "fs2", "theme": "B", "text": "two"}]
+            ),
+            [
+                "line 1, field 'theme': missing or empty",
+                "line 2, field 'code': fs2 appears twice in the file (first at line 1)",
+            ],
+        ),
+        (
+            "empty.jsonl",
+            _jsonl(
+                [{"code": "FS1", "theme": "A", "text": "ok"}, {"code": "FS2", "theme": "B", "text": "  "}]
+            ),
+            ["line 2, field 'text': missing or empty"],
+        ),
+        (
+            "html.jsonl",
+            _jsonl(
+                [
+                    {"code": "FS1", "theme": "A", "text": "Read <b>this</b>"},
+                    {"code": "FS2", "theme": "<i>B</i>", "text": "x"},
+                ]
+            ),
+            [
+                "line 1, field 'text': contains HTML (<b>); scenario texts are plain text",
+                "line 2, field 'theme': contains HTML (<i>); scenario texts are plain text",
+            ],
+        ),
+        (
+            "typo.jsonl",
+            _jsonl([{"code": "FS1", "theme": "A", "txet": "x"}]),
+            ["line 1, field 'txet': unknown field"],
+        ),
+        (
+            "broken.json",
+            '{\n  "FS1": {"theme": "A", "text": "x"\n}\n',
+            ["line 4, field 'json': not valid JSON (Expecting ',' or '}')"],
+        ),
+    ],
+)
+def test_bad_files_list_every_problem_with_line_and_field_and_change_nothing(
+    study, tmp_path, name, content, expected
+):
+    Scenario.objects.create(study=study, code="FS1", theme="Old", text="old text")
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scenarios", _write(tmp_path, name, content), "--study", "Lab")
+    message = str(excinfo.value)
+    assert message.startswith("Nothing imported")
+    for part in expected:
+        assert part in message
+    assert list(Scenario.objects.values_list("code", "theme", "text")) == [("FS1", "Old", "old text")]
+
+
+def test_xlsx_problems_name_the_row(study, tmp_path):
+    path = tmp_path / "bad.xlsx"
+    path.write_bytes(_xlsx([["code", "theme", "text"], ["FS1", "A", "fine"], ["FS 2", "B", ""]]))
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scenarios", str(path), "--study", "Lab")
+    assert "row 3, field 'text': missing or empty" in str(excinfo.value)
+    assert "row 3, field 'code': letters, digits and dashes only" in str(excinfo.value)
+    assert not Scenario.objects.exists()
+
+
+@pytest.fixture
+def scored(demo):
+    """The demo's FS10, copied into the study with a submitted sheet on a response of it."""
+    study = Study.objects.get(name="CGPST demo")
+    response = Response.objects.get(research_id="A05_FS10")
+    own = Scenario.objects.create(study=study, code="FS10", theme="Ocean Soup", text="Original text.")
+    Response.objects.filter(pk=response.pk).update(scenario=own)
+    rater1 = Assignment.objects.get(response=response, rater__username="rater1").rater
+    sheet_submitted(rater1, Response.objects.get(pk=response.pk), reference_changes(3))
+    return study, own
+
+
+def test_changed_text_of_a_scored_scenario_needs_force_and_is_audited(scored, tmp_path):
+    study, fs10 = scored
+    path = _write(
+        tmp_path, "new.jsonl", _jsonl([{"code": "FS10", "theme": "Ocean Soup", "text": "Rewritten text."}])
+    )
+    with pytest.raises(
+        CommandError, match="scenario FS10 already has scores; its text is replaced only when forced"
+    ):
+        call_command("import_scenarios", path, "--study", study.name)
+    assert Scenario.objects.get(pk=fs10.pk).text == "Original text."
+    assert not ScenarioTextChange.objects.exists()
+    call_command("import_scenarios", path, "--study", study.name, "--force")
+    assert Scenario.objects.get(pk=fs10.pk).text == "Rewritten text."
+    change = ScenarioTextChange.objects.get()
+    assert (change.field_name, change.old_value, change.new_value, change.forced) == (
+        "text",
+        "Original text.",
+        "Rewritten text.",
+        True,
+    )
+    assert "new.jsonl" in change.note
+
+
+def test_filling_an_empty_text_is_allowed_without_force(scored, tmp_path):
+    study, fs10 = scored
+    Scenario.objects.filter(pk=fs10.pk).update(text="")
+    path = _write(
+        tmp_path, "fill.jsonl", _jsonl([{"code": "FS10", "theme": "Ocean Soup", "text": "Now filled."}])
+    )
+    call_command("import_scenarios", path, "--study", study.name)
+    assert Scenario.objects.get(pk=fs10.pk).text == "Now filled."
+    assert ScenarioTextChange.objects.get().forced is False
+
+
+def test_unscored_scenario_updates_are_recorded(study, tmp_path):
+    Scenario.objects.create(study=study, code="FS1", theme="A", text="old")
+    call_command(
+        "import_scenarios",
+        _write(tmp_path, "a.jsonl", _jsonl([{"code": "FS1", "theme": "A", "text": "new"}])),
+        "--study",
+        "Lab",
+    )
+    change = ScenarioTextChange.objects.get()
+    assert (change.old_value, change.new_value, change.forced) == ("old", "new", False)
+
+
+def test_raters_read_the_scenario_in_their_ui_language(scored, client):
+    _, fs10 = scored
+    Scenario.objects.filter(pk=fs10.pk).update(text_zh="海洋汤的中文文本。", theme_zh="海洋汤")
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    client.force_login(Assignment.objects.get(rater__username="rater2").rater)
+    english = client.get(f"/scoring/{code}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Original text." in english and "海洋汤的中文文本。" not in english
+    client.cookies["django_language"] = "zh-hans"
+    chinese = client.get(f"/scoring/{code}/").content.decode()
+    assert "海洋汤的中文文本。" in chinese and "Original text." not in chinese
+
+
+def test_import_page_lists_problems_and_changes_nothing(study, client):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    url = reverse("studies:scenarios_import", args=[study.pk])
+    bad = SimpleUploadedFile(
+        "s.jsonl", _jsonl([{"code": "FS1", "theme": "A", "text": "<script>x</script>"}]).encode()
+    )
+    reply = client.post(url, {"file": bad})
+    assert reply.status_code == 400
+    assert "line 1, field &#x27;text&#x27;: contains HTML" in reply.content.decode()
+    assert not Scenario.objects.exists()
+    good = SimpleUploadedFile("s.json", RELEASED.read_bytes())
+    reply = client.post(url, {"file": good})
+    assert reply.status_code == 302
+    assert Scenario.objects.filter(study=study, code="FS10").exists()
+
+
+def test_import_page_refuses_a_file_that_is_not_a_scenario_file(study, client):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    url = reverse("studies:scenarios_import", args=[study.pk])
+    reply = client.post(url, {"file": SimpleUploadedFile("x.xlsx", b"PK\x03\x04 not really a zip")})
+    assert reply.status_code == 400 and "Not a readable xlsx workbook." in reply.content.decode()
+    reply = client.post(url, {"file": SimpleUploadedFile("x.json", b"\xff\xfe\x00garbage")})
+    assert reply.status_code == 400 and "not UTF-8" in reply.content.decode()
+    assert not Scenario.objects.exists()
+
+
+def test_forcing_on_the_page_records_the_admin_in_the_audit_trail(scored, client):
+    study, fs10 = scored
+    admin = UserFactory(username="boss", role="Admin")
+    client.force_login(admin)
+    url = reverse("studies:scenarios_import", args=[study.pk])
+    content = _jsonl([{"code": "FS10", "theme": "Ocean Soup", "text": "Corrected text."}]).encode()
+    refused = client.post(url, {"file": SimpleUploadedFile("fix.jsonl", content)})
+    assert refused.status_code == 400 and "already has scores" in refused.content.decode()
+    assert Scenario.objects.get(pk=fs10.pk).text == "Original text."
+    forced = client.post(url, {"file": SimpleUploadedFile("fix.jsonl", content), "force": "on"})
+    assert forced.status_code == 302
+    change = ScenarioTextChange.objects.get()
+    assert (change.actor, change.forced, change.new_value) == (admin, True, "Corrected text.")
+    admin.is_staff = True  # the Django admin: staff with the Admin group's permissions
+    admin.save(update_fields=["is_staff"])
+    audit = client.get(reverse("admin:studies_scenariotextchange_changelist"))
+    assert audit.status_code == 200 and "FS10" in audit.content.decode()

@@ -1,0 +1,98 @@
+"""A study from the CGPST release template or empty: by command and on the admin page."""
+
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
+from tests.conftest import REFERENCE
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_template_brings_fs10_the_papers_models_conditions_and_settings(capsys):
+    call_command("create_study", "Lab study", "--template", "cgpst-release")
+    study = Study.objects.get(name="Lab study")
+    assert study.agreement_threshold == Decimal("0.650")
+    assert study.headline_icc == "ICC3k"
+    assert study.final_score_rule == "calibrator_and_closer"
+    assert study.rubric_version == "cgpst-v1"
+    released = json.loads((REFERENCE / "future_scenarios_en.json").read_text(encoding="utf-8"))
+    fs10 = Scenario.objects.get(study=study)
+    assert (fs10.code, fs10.theme, fs10.text) == (
+        "FS10",
+        "Ocean Soup",
+        released["FS10"]["text"].strip("\n\r "),
+    )
+    assert fs10.text.startswith("As Jobie Sakai leans on the railing")
+    assert set(ModelEndpoint.objects.values_list("model_number", "name")) == {
+        (n, name) for n, name, _ in PAPER_MODELS
+    }
+    assert set(Condition.objects.values_list("letter", flat=True)) == {c[0] for c in DEFAULT_CONDITIONS}
+    assert "scenarios FS10" in capsys.readouterr().out
+
+
+def test_empty_study_has_the_defaults_and_nothing_else():
+    call_command("create_study", "Blank", "--empty")
+    study = Study.objects.get(name="Blank")
+    assert not study.scenarios.exists()
+    assert ModelEndpoint.objects.count() == 0 and Condition.objects.count() == 0
+    assert study.agreement_threshold == Decimal("0.650")
+
+
+def test_a_second_study_of_the_same_name_is_refused():
+    call_command("create_study", "Twice", "--empty")
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("create_study", "twice", "--template", "cgpst-release")
+    assert Study.objects.count() == 1 and Scenario.objects.count() == 0
+
+
+def test_the_command_needs_a_template_or_empty():
+    with pytest.raises(CommandError):
+        call_command("create_study", "Neither")
+    assert not Study.objects.exists()
+
+
+def test_admin_creates_a_study_from_the_template_on_the_page(client):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    page = client.get(reverse("studies:studies"))
+    assert page.status_code == 200 and "CGPST (TeamLLM release)" in page.content.decode()
+    reply = client.post(reverse("studies:studies"), {"name": "Web study", "template": "cgpst-release"})
+    study = Study.objects.get(name="Web study")
+    assert reply.status_code == 302 and reply.url == reverse("studies:study", args=[study.pk])
+    detail = client.get(reply.url).content.decode()
+    assert "FS10" in detail and "Ocean Soup" in detail and "ICC3k" in detail
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"name": "  ", "template": "cgpst-release"}, "This field is required"),
+        ({"name": "X", "template": "nonsense"}, "Select a valid choice"),
+    ],
+)
+def test_bad_study_form_input_says_why_and_creates_nothing(client, data, message):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    reply = client.post(reverse("studies:studies"), data)
+    assert reply.status_code == 200 and message in reply.content.decode()
+    assert not Study.objects.exists()
+
+
+def test_duplicate_name_on_the_page_is_a_form_error(client):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    client.post(reverse("studies:studies"), {"name": "Same", "template": "empty"})
+    reply = client.post(reverse("studies:studies"), {"name": "Same", "template": "cgpst-release"})
+    assert reply.status_code == 200 and "already exists" in reply.content.decode()
+    assert Study.objects.count() == 1 and not Scenario.objects.exists()
+
+
+def test_only_admins_reach_the_study_pages(client):
+    client.force_login(UserFactory(username="r", role="Rater"))
+    assert client.get(reverse("studies:studies")).status_code == 403
+    assert client.post(reverse("studies:studies"), {"name": "X", "template": "empty"}).status_code == 403
+    assert not Study.objects.exists()

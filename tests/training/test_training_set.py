@@ -1,0 +1,104 @@
+"""A study's training set: gold copies that are never live, with a reference sheet."""
+
+import pytest
+
+from calibration.models import FinalScore, ResponseAgreement
+from calibration.statistics import pcc
+from scoring.models import Assignment, ScoreSheet, TrainingResponse
+from scoring.selectors import rater_queue, workload_board
+from scoring.services.assignments import study_sync_assignments
+from studies.models import Response, ResponseItem, ResponseStatus, TaskOutbox
+from studies.rubric import load_rubric
+from tests.factories import mirrored_changes, rater, reference_changes, sheet_submitted
+from training.feedback import normalized, sheet_feedback
+from training.services.training_set import TrainingError, training_enroll, training_response_add
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_default_training_set_is_a_copy_of_a05_fs10_with_the_mean_of_h01_and_h02(gold):
+    source = Response.objects.get(research_id="A05_FS10")
+    copy = gold.response
+    assert copy.pk != source.pk and copy.blind_code != source.blind_code
+    assert copy.status == ResponseStatus.WITHDRAWN  # never live
+    assert copy.answers == source.answers and copy.scenario_id == source.scenario_id
+    assert list(ResponseItem.objects.filter(response=copy).values_list("step", "position", "text")) == list(
+        ResponseItem.objects.filter(response=source).values_list("step", "position", "text")
+    )
+    assert gold.reference["overall"] == 116.5  # (116 + 117) / 2, as the study's final score
+    assert gold.reference["steps"] == {"1": 26.0, "2": 22.0, "3": 31.0, "4": 12.0, "5": 4.0, "6": 21.5}
+    assert gold.reference_note == "mean of H01, H02"
+    assert sorted(s.assignment.rater.username for s in gold.reference_sheets.all()) == ["rater1", "rater2"]
+
+
+def test_a_gold_response_with_a_sheet_of_the_admins_choice(scored_demo):
+    training = training_response_add(study=scored_demo.study, research_id="A05_FS10", rater_codes=["H02"])
+    assert training.reference["overall"] == 117 and training.reference_note == "mean of H02"
+
+
+@pytest.mark.parametrize(
+    ("research_id", "codes", "message"),
+    [
+        ("A05_FS10", [], "has no submitted sheet to serve as the reference"),  # nothing scored yet
+        ("A05_FS10", ["H07"], "No submitted sheet of H07"),
+        ("Z99_FS10", [], "The study has no response Z99_FS10"),
+    ],
+)
+def test_a_training_response_without_a_reference_sheet_is_refused_and_changes_nothing(
+    demo, research_id, codes, message
+):
+    responses = Response.objects.count()
+    with pytest.raises(TrainingError) as caught:
+        training_response_add(study=demo.study, research_id=research_id, rater_codes=codes)
+    assert message in caught.value.message
+    assert Response.objects.count() == responses and not TrainingResponse.objects.exists()
+
+
+def test_training_sheets_never_reach_queue_agreement_final_scores_or_live_assignment(gold):
+    study = gold.study
+    trainee = rater("trainee", "H09")
+    training_enroll(rater=trainee, study=study)
+    outbox = TaskOutbox.objects.count()
+    sheet_submitted(trainee, gold.response, reference_changes(3), role="training")
+    assert TaskOutbox.objects.count() == outbox  # no agreement recompute was queued
+    assert not ResponseAgreement.objects.filter(response=gold.response).exists()
+    assert not FinalScore.objects.filter(response=gold.response).exists()
+    assert rater_queue(user=trainee) == []  # training has its own page
+    assert all(r["username"] != "trainee" for r in workload_board(study=study)["raters"])
+    # "assign responses added later" never hands the copy to the live pair
+    study_sync_assignments(study=study)
+    assert not Assignment.objects.filter(response=gold.response).exclude(role="training").exists()
+    # the live response keeps its own agreement and final score
+    assert FinalScore.objects.get(response__research_id="A05_FS10").overall == 116.5
+
+
+def test_feedback_compares_with_the_reference_and_ranks_the_dimensions_missed_most(gold):
+    rubric = load_rubric()
+    h01 = ScoreSheet.objects.get(
+        assignment__rater__username="rater1", assignment__response__research_id="A05_FS10"
+    )
+    feedback = sheet_feedback(totals=h01.totals, reference=gold.reference, rubric=rubric, threshold=0.65)
+    expected = pcc(
+        normalized(h01.totals["dimensions"], rubric), normalized(gold.reference["dimensions"], rubric)
+    )
+    assert feedback.pcc == pytest.approx(expected.r) and feedback.passed
+    assert feedback.overall == (116.0, 116.5)
+    gaps = {g.spec.key: g.difference for g in feedback.dimensions}
+    assert (
+        gaps["s6.humaneness"]
+        == h01.totals["dimensions"]["s6.humaneness"] - gold.reference["dimensions"]["s6.humaneness"]
+    )
+    ranked = [g.relative for g in feedback.missed_most]
+    assert ranked == sorted(ranked, reverse=True) and len(ranked) == 3
+    assert max(g.relative for g in feedback.dimensions) == ranked[0]
+
+
+def test_a_disagreeing_sheet_fails(gold):
+    rubric = load_rubric()
+    trainee = rater("trainee", "H09")
+    training_enroll(rater=trainee, study=gold.study)
+    sheet = sheet_submitted(
+        trainee, gold.response, mirrored_changes(reference_changes(3), rubric), role="training"
+    )
+    feedback = sheet_feedback(totals=sheet.totals, reference=gold.reference, rubric=rubric, threshold=0.65)
+    assert feedback.pcc is not None and feedback.pcc < 0.65 and not feedback.passed

@@ -1,0 +1,47 @@
+"""Forms of the training pages."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from studies.roles import RATER
+
+
+class GoldResponseForm(forms.Form):
+    research_id = forms.CharField(label=_("Research ID of a scored response"), max_length=64)
+    raters = forms.CharField(
+        label=_("Reference sheets (rater IDs or usernames)"),
+        max_length=200,
+        required=False,
+        help_text=_("Separated by spaces or commas; empty: the mean of the response's two primary sheets."),
+    )
+
+    def rater_codes(self) -> list[str]:
+        return [p for p in self.cleaned_data["raters"].replace(",", " ").split() if p]
+
+
+class TrainingSettingsForm(forms.Form):
+    threshold = forms.DecimalField(
+        label=_("Qualification threshold (PCC)"),
+        max_digits=4,
+        decimal_places=3,
+        min_value=-1,
+        max_value=1,
+        required=False,
+        help_text=_("Empty: the study's agreement threshold."),
+    )
+    required_sheets = forms.IntegerField(label=_("Training sheets required"), min_value=1, max_value=50)
+
+
+class OverrideForm(forms.Form):
+    rater = forms.ModelChoiceField(label=_("Rater"), queryset=get_user_model().objects.none())
+    reason = forms.CharField(label=_("Reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+    revoke = forms.BooleanField(label=_("Revoke an earlier override instead"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rater"].queryset = (
+            get_user_model().objects.filter(groups__name=RATER, is_active=True).order_by("username")
+        )

@@ -1,0 +1,181 @@
+"""Reads of the training set: a trainee's own view (blind-safe), feedback, the admin's overview."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from scoring.models import (
+    Assignment,
+    AssignmentRole,
+    RaterQualification,
+    ScoreSheet,
+    TrainingResponse,
+    TrainingSettings,
+)
+from studies.models import Study
+from studies.roles import RATER
+from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
+from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
+
+
+def training_settings_of(*, study: Study) -> TrainingSettings:
+    """The study's training settings (the defaults, unsaved, when it has none yet)."""
+    return TrainingSettings.objects.filter(study=study).first() or TrainingSettings(study=study)
+
+
+def qualification_threshold(*, study: Study, settings: TrainingSettings | None = None) -> float:
+    settings = settings or training_settings_of(study=study)
+    return float(settings.threshold if settings.threshold is not None else study.agreement_threshold)
+
+
+def _status(sheet: ScoreSheet | None) -> str:
+    if sheet is None or (not sheet.is_submitted and not sheet.version):
+        return "not_started"
+    return sheet.status
+
+
+def rater_training_home(*, user) -> list[dict]:
+    """Per active study with a training set: the rater's progress and their training
+    responses by blind code only (no research ID, model, condition or other rater)."""
+    studies = Study.objects.filter(is_active=True, training_responses__archived_at__isnull=True).distinct()
+    out = []
+    for study in studies:
+        settings = training_settings_of(study=study)
+        q = RaterQualification.objects.filter(rater=user, study=study).first()
+        items = []
+        for a in (
+            Assignment.objects.filter(
+                rater=user,
+                role=AssignmentRole.TRAINING,
+                archived_at__isnull=True,
+                response__training__study=study,
+            )
+            .select_related("response__scenario", "sheet")
+            .order_by("order_key", "id")
+        ):
+            sheet = getattr(a, "sheet", None)
+            items.append(
+                {"code": a.response.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)}
+            )
+        n_training = TrainingResponse.objects.filter(study=study, archived_at__isnull=True).count()
+        out.append(
+            {
+                "study": study,
+                "threshold": qualification_threshold(study=study, settings=settings),
+                "required": settings.required_sheets,
+                "passed": q.passed if q else 0,
+                "attempts": q.attempts if q else 0,
+                "qualified": bool(q and q.qualified_at),
+                "cleared": bool(q and q.may_score_live),
+                "items": items,
+                "can_start": len(items) < n_training,
+            }
+        )
+    return out
+
+
+def training_feedback_get(*, assignment: Assignment, lang: str) -> dict:
+    """The feedback on a submitted training sheet: reference values and gaps only."""
+    training = TrainingResponse.objects.select_related("study").get(response_id=assignment.response_id)
+    sheet = assignment.sheet
+    rubric = load_rubric(sheet.rubric_version)
+    threshold = qualification_threshold(study=training.study)
+    feedback: Feedback = sheet_feedback(
+        totals=sheet.totals, reference=training.reference, rubric=rubric, threshold=threshold
+    )
+    q = RaterQualification.objects.filter(rater_id=assignment.rater_id, study=training.study).first()
+    settings = training_settings_of(study=training.study)
+    return {
+        "feedback": feedback,
+        "steps": [
+            {
+                "number": n,
+                "name": rubric.step(n).name.text(lang),
+                "yours": yours,
+                "reference": ref,
+                "diff": yours - ref,
+            }
+            for n, yours, ref in feedback.steps
+        ],
+        "dimensions": [_gap_row(g, lang) for g in feedback.dimensions],
+        "missed": [_guideline(g, rubric, lang) for g in feedback.missed_most],
+        "qualified": bool(q and q.qualified_at),
+        "passed_count": q.passed if q else 0,
+        "required": settings.required_sheets,
+    }
+
+
+def _gap_row(gap: DimensionGap, lang: str) -> dict:
+    return {
+        "step": gap.step,
+        "label": gap.spec.label.text(lang),
+        "yours": gap.yours,
+        "reference": gap.reference,
+        "diff": gap.difference,
+        "max": gap.spec.max,
+    }
+
+
+def _level_text(spec: ScoreSpec, score: float, lang: str) -> str:
+    level = next((lv for lv in spec.levels if lv.score == round(score)), None)
+    return level.text(lang) if level else ""
+
+
+def _guideline(gap: DimensionGap, rubric: Rubric, lang: str) -> dict:
+    """What the rubric says about a dimension the trainee missed: the step's guideline,
+    the dimension's description, and the level texts of their score and the reference."""
+    step = rubric.step(gap.step)
+    return {
+        **_gap_row(gap, lang),
+        "guideline": (gap.spec.guideline or step.guideline or Label("", "")).text(lang),
+        "platform_levels": gap.spec.levels_source == "platform",
+        "description": gap.spec.description.text(lang) if gap.spec.description else "",
+        "your_level": _level_text(gap.spec, gap.yours, lang),
+        "reference_level": _level_text(gap.spec, gap.reference, lang),
+    }
+
+
+def training_admin_overview(*, study: Study) -> dict:
+    """For admins: the training set (with research IDs and references) and every rater's
+    qualification and training results."""
+    settings = training_settings_of(study=study)
+    threshold = qualification_threshold(study=study, settings=settings)
+    responses = list(
+        TrainingResponse.objects.filter(study=study)
+        .select_related("response", "source")
+        .order_by("created_at")
+    )
+    quals = {
+        q.rater_id: q for q in RaterQualification.objects.filter(study=study).select_related("override_by")
+    }
+    results: dict[int, list[float | None]] = {}
+    for rater_id, version, totals, reference in ScoreSheet.objects.filter(
+        assignment__role=AssignmentRole.TRAINING,
+        assignment__response__training__study=study,
+        status="submitted",
+    ).values_list(
+        "assignment__rater_id", "rubric_version", "totals", "assignment__response__training__reference"
+    ):
+        results.setdefault(rater_id, []).append(
+            training_pcc(totals=totals, reference=reference, rubric=load_rubric(version))[0]
+        )
+    raters = (
+        get_user_model()
+        .objects.filter(groups__name=RATER, is_active=True)
+        .select_related("rater_profile")
+        .order_by("username")
+    )
+    rows = []
+    for user in raters:
+        q = quals.get(user.pk)
+        rows.append(
+            {
+                "user": user,
+                "code": getattr(getattr(user, "rater_profile", None), "rater_code", None) or "",
+                "pccs": results.get(user.pk, []),
+                "qualification": q,
+                "qualified": bool(q and q.qualified_at),
+                "cleared": bool(q and q.may_score_live),
+            }
+        )
+    return {"settings": settings, "threshold": threshold, "responses": responses, "raters": rows}

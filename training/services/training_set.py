@@ -1,0 +1,152 @@
+"""A study's training set: gold responses copied out of live work, with their reference.
+
+A training response is a copy of a scored response (new blind code, research ID with a
+``~T`` suffix) whose status is Withdrawn, so every live path (assignment, agreement,
+final scores, research output) leaves it out; its reference is the mean of the expert
+sheets the admin chose. Trainees get training assignments on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from scoring.models import (
+    Assignment,
+    AssignmentRole,
+    ScoreSheet,
+    SheetStatus,
+    TrainingResponse,
+    TrainingSettings,
+)
+from studies.models import Response, ResponseItem, ResponseStatus, Study
+from studies.rubric import load_rubric
+from training.feedback import reference_mean
+
+DEFAULT_GOLD = "A05_FS10"  # the released, fully scored response (H01 and H02)
+_COPIED = (
+    "scenario_id", "model_id", "condition_id", "step1", "step2", "step3", "step4", "step5", "step6",
+    "source", "step1_blank_items", "step3_blank_items", "grid", "grid_errors", "implied_correctly_used",
+    "parse_notes",
+)  # fmt: skip
+
+
+class TrainingError(Exception):
+    """A training-set request that cannot be carried out; ``message`` is for the user."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _reference_sheets(*, response: Response, rater_codes: Sequence[str]) -> list[ScoreSheet]:
+    sheets = ScoreSheet.objects.filter(
+        assignment__response=response,
+        status=SheetStatus.SUBMITTED,
+        assignment__role__in=[AssignmentRole.PRIMARY, AssignmentRole.CALIBRATION],
+    ).select_related("assignment__rater__rater_profile")
+    if rater_codes:
+        wanted = {c.strip() for c in rater_codes if c.strip()}
+        sheets = sheets.filter(assignment__archived_at__isnull=True)
+        chosen = [
+            s
+            for s in sheets
+            if {getattr(getattr(s.assignment.rater, "rater_profile", None), "rater_code", None),
+                s.assignment.rater.get_username()} & wanted
+        ]  # fmt: skip
+        found = {
+            getattr(getattr(s.assignment.rater, "rater_profile", None), "rater_code", None) for s in chosen
+        }
+        found |= {s.assignment.rater.get_username() for s in chosen}
+        if unknown := sorted(wanted - found):
+            raise TrainingError(
+                _("No submitted sheet of %(raters)s for %(response)s.")
+                % {"raters": ", ".join(unknown), "response": response.research_id}
+            )
+        return chosen
+    return list(sheets.filter(assignment__role=AssignmentRole.PRIMARY, assignment__archived_at__isnull=True))
+
+
+def _sheet_name(sheet: ScoreSheet) -> str:
+    rater = sheet.assignment.rater
+    return getattr(getattr(rater, "rater_profile", None), "rater_code", None) or rater.get_username()
+
+
+def training_response_add(
+    *, study: Study, research_id: str, rater_codes: Sequence[str] = (), actor=None
+) -> TrainingResponse:
+    """Mark a scored response as gold: copy it into the training set with the mean of the
+    chosen submitted sheets (by rater code or username; none: its primary pair) as the
+    reference. Without a submitted reference sheet nothing changes."""
+    research_id = (research_id or "").strip()
+    source = Response.objects.filter(study=study, research_id=research_id, training__isnull=True).first()
+    if source is None:
+        raise TrainingError(_("The study has no response %(id)s.") % {"id": research_id or "—"})
+    sheets = _reference_sheets(response=source, rater_codes=rater_codes)
+    if not sheets:
+        raise TrainingError(
+            _("%(id)s has no submitted sheet to serve as the reference; a training response needs one.")
+            % {"id": research_id}
+        )
+    rubric = load_rubric(study.rubric_version)
+    if any(s.rubric_version != rubric.version for s in sheets):
+        raise TrainingError(
+            _("The reference sheets were scored with another rubric version than the study's.")
+        )
+    reference = reference_mean([s.totals for s in sheets], rubric)
+    with transaction.atomic():
+        n = TrainingResponse.objects.filter(source=source).count() + 1
+        copy = Response.objects.create(
+            study=study,
+            research_id=f"{source.research_id}~T{n}",
+            status=ResponseStatus.WITHDRAWN,  # never live
+            **{name: getattr(source, name) for name in _COPIED},
+        )
+        ResponseItem.objects.bulk_create(
+            ResponseItem(response=copy, step=i.step, position=i.position, text=i.text)
+            for i in ResponseItem.objects.filter(response=source)
+        )
+        training = TrainingResponse.objects.create(
+            study=study,
+            response=copy,
+            source=source,
+            reference=reference,
+            reference_note=_("mean of %(raters)s") % {"raters": ", ".join(_sheet_name(s) for s in sheets)},
+            created_by=actor,
+        )
+        training.reference_sheets.set(sheets)
+    return training
+
+
+def training_set_add_default(*, study: Study, actor=None) -> TrainingResponse:
+    """The default training set: a copy of the released A05_FS10 with the mean of H01
+    and H02 (import data_A.json into the study first)."""
+    if TrainingResponse.objects.filter(study=study, source__research_id=DEFAULT_GOLD).exists():
+        raise TrainingError(_("%(id)s is already in the training set.") % {"id": DEFAULT_GOLD})
+    return training_response_add(study=study, research_id=DEFAULT_GOLD, rater_codes=(), actor=actor)
+
+
+def training_settings_get(*, study: Study) -> TrainingSettings:
+    return TrainingSettings.objects.get_or_create(study=study)[0]
+
+
+def training_enroll(*, rater, study: Study) -> int:
+    """Give the rater a training assignment on every training response of the study they
+    have not scored yet; returns how many were created. Idempotent."""
+    created = 0
+    with transaction.atomic():
+        for training in TrainingResponse.objects.filter(study=study, archived_at__isnull=True):
+            has = Assignment.objects.filter(
+                rater=rater, response_id=training.response_id, role=AssignmentRole.TRAINING
+            ).exists()
+            if not has:
+                Assignment.objects.create(
+                    rater=rater,
+                    response_id=training.response_id,
+                    role=AssignmentRole.TRAINING,
+                    created_by=rater,
+                )
+                created += 1
+    return created

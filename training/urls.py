@@ -1,0 +1,21 @@
+from django.urls import path
+
+from training.views import drift, manage, rater
+
+app_name = "training"
+
+urlpatterns = [
+    path("training/", rater.training_home, name="home"),
+    path("training/study/<int:study_id>/start/", rater.training_start, name="start"),
+    path("training/<str:blind_code>/", rater.training_sheet, name="sheet"),
+    path("training/<str:blind_code>/save/", rater.training_save, name="save"),
+    path("training/<str:blind_code>/submit/", rater.training_submit, name="submit"),
+    path("training/<str:blind_code>/feedback/", rater.training_feedback, name="feedback"),
+    path("training/<str:blind_code>/again/", rater.training_again, name="again"),
+    path("manage/training/", manage.training_manage, name="manage"),
+    path("manage/training/gold/", manage.training_gold_add, name="gold_add"),
+    path("manage/training/default/", manage.training_default_add, name="default_add"),
+    path("manage/training/settings/", manage.training_settings, name="settings"),
+    path("manage/training/override/", manage.training_override, name="override"),
+    path("research/drift/", drift.drift_page, name="drift"),
+]
