@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from calibration.selectors.consistency import RULE_PROVENANCE
 from calibration.services.calibration import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
 from studies.models import CALIBRATION_RULES, HeadlineICC, Study
 
@@ -18,7 +20,11 @@ class AgreementSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="0.01", max="1")
         self.fields["headline_icc"].choices = HeadlineICC.choices
-        self.fields["final_score_rule"].choices = CALIBRATION_RULES
+        # every rule labelled by what it is: as released, our reading or our option
+        self.fields["final_score_rule"].choices = [
+            (value, format_lazy("{} ({})", label, RULE_PROVENANCE.get(value, "")))
+            for value, label in CALIBRATION_RULES
+        ]
 
     def clean_agreement_threshold(self):
         value = self.cleaned_data["agreement_threshold"]

@@ -332,7 +332,8 @@ def closer_primary(
     calibrator: Sequence[float], vector_a: Sequence[float], vector_b: Sequence[float]
 ) -> Closeness:
     """The primary rater closer to the calibrator: the higher PCC with the
-    calibrator's vector (the study's rule). If that does not decide (a PCC is
+    calibrator's vector (our reading: the release keeps two sheets per calibrated
+    response without saying which; see the README, Fidelity). If that does not decide (a PCC is
     undefined or both are equal), the smaller mean absolute difference of the
     normalized scores decides; a complete tie goes to rater A."""
     pcc_a, pcc_b = pcc(calibrator, vector_a), pcc(calibrator, vector_b)

@@ -71,23 +71,28 @@ def tokenize(text: str, *, variant: str = RELEASED) -> list[str]:
     return tokens
 
 
-def self_bleu(items: Sequence[str], *, variant: str = RELEASED) -> list[float]:
-    """nltk's ``sentence_bleu`` of each item against all the other items as references
-    (weights (0.8, 0.2), smoothing method 1), each item tokenized once. Empty for fewer
-    than two items."""
-    if len(items) < 2:
+def _bleu_scores(tokens: list[list[str]]) -> list[float]:
+    """nltk's ``sentence_bleu`` of each tokenized item against all the others as references."""
+    if len(tokens) < 2:
         return []
     from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
     smoothing = SmoothingFunction().method1
-    tokens = [tokenize(t, variant=variant) for t in items]
-    scores = []
-    for i, hypothesis in enumerate(tokens):
-        references = [t for j, t in enumerate(tokens) if j != i]
-        scores.append(
-            float(sentence_bleu(references, hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing))
+    return [
+        float(
+            sentence_bleu(
+                tokens[:i] + tokens[i + 1 :], hypothesis, weights=BLEU_WEIGHTS, smoothing_function=smoothing
+            )
         )
-    return scores
+        for i, hypothesis in enumerate(tokens)
+    ]
+
+
+def self_bleu(items: Sequence[str], *, variant: str = RELEASED) -> list[float]:
+    """nltk's ``sentence_bleu`` of each item against all the other items as references
+    (weights (0.8, 0.2), smoothing method 1), each item tokenized once. Empty for fewer
+    than two items."""
+    return _bleu_scores([tokenize(t, variant=variant) for t in items])
 
 
 def diversity(items: Sequence[str], *, variant: str = RELEASED) -> float | None:
@@ -97,9 +102,14 @@ def diversity(items: Sequence[str], *, variant: str = RELEASED) -> float | None:
 
 
 def text_diversity(text: str) -> dict[str, float | None]:
-    """Both variants of one step's answer text, split into items as released."""
-    items = release_items(text)
-    return {variant: diversity(items, variant=variant) for variant in VARIANTS}
+    """Both variants of one step's answer text, split into items as released (jieba runs once)."""
+    released = [tokenize(item) for item in release_items(text)]
+    cleaned = [[tok for tok in tokens if tok.strip()] for tokens in released]
+    out: dict[str, float | None] = {}
+    for variant, tokens in ((RELEASED, released), (CLEANED, cleaned)):
+        scores = _bleu_scores(tokens)
+        out[variant] = 1 - fmean(scores) if scores else None
+    return out
 
 
 @dataclass(frozen=True)

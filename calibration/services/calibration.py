@@ -11,7 +11,7 @@ are only written when their values change.
 Decisions (documented in the README):
 * A flagged response has NO final score until its calibrator submits (status
   "Awaiting calibration"), so no uncalibrated score can reach research output.
-* After calibration the study's rule picks the sheets; the "calibrated pair"
+* After calibration the study's final-score rule picks the sheets; the "calibrated pair"
   behind the after-calibration PCC/ICC is always the calibrator and the closer
   primary rater, whatever the final-score rule.
 * Lowering the threshold archives calibration assignments nobody has started;

@@ -150,3 +150,20 @@ def test_dashboard_and_research_page_show_the_warning_and_the_definitions(
         assert "Not a headline: fewer than 5 responses" in table6, url
         assert "<strong>" not in table6[: table6.index("</table>")], url  # no bold headline number
         assert "our reading" in table6 and "After calibration: each calibrated response" in table6, url
+        if url == "/research/agreement/":  # the per-group ICC cells carry the warning too
+            assert "n = 4: fewer than 5 responses" in html
+    scenario = client.get(
+        f"/research/agreement/{group.study.pk}/scenario/{group.scenario.pk}/"
+    ).content.decode()
+    assert "n = 4: fewer than 5 responses" in scenario  # the headline form on the drill-down
+
+
+def test_settings_page_labels_every_rule_by_its_provenance(db, client):
+    from tests.factories import StudyFactory, UserFactory
+
+    study = StudyFactory()
+    client.force_login(UserFactory(username="admin-rules", role="Admin"))
+    html = client.get(f"/manage/studies/{study.pk}/agreement/").content.decode()
+    assert "Calibrator and the closer primary rater, averaged (our reading:" in html
+    assert html.count("our option: not in the paper or the release") == 2
+    assert "(r > threshold): a PCC equal to the threshold goes to calibration" in html

@@ -113,3 +113,21 @@ def test_researchers_start_long_exports_and_raters_cannot(demo, client):
     started = client.post("/research/exports/", {"kind": "items_xlsx", "study": study.pk})
     assert started.status_code == 200 and ExportJob.objects.get().kind == "items_xlsx"
     assert client.post("/research/exports/", {"kind": "nope", "study": study.pk}).status_code == 400
+
+
+def test_research_page_and_workbook_show_the_generation_cost(runs, client, tmp_path):
+    from openpyxl import load_workbook
+
+    from research.selectors.research import results_get
+    from research.workbook import results_workbook_write
+
+    response, done, failed = runs
+    client.force_login(UserFactory(username="res-cost", role=RESEARCHER))
+    html = client.get("/research/", {"study": response.study.pk}).content.decode()
+    cost = html[html.index('id="cost"') :]
+    cost = cost[: cost.index("</section>")]
+    assert '<td>A05_FS10</td><td>succeeded</td><td class="num">2</td><td class="num">250</td>' in cost
+    path = tmp_path / "results.xlsx"
+    results_workbook_write(results_get(study=response.study, with_diversity=False), path)
+    rows = [list(r) for r in load_workbook(path)["Generation cost"].iter_rows(values_only=True)]
+    assert rows[1][2:4] == [2, 1] and rows[1][8:10] == [1, 6]  # runs, succeeded; failures, retries

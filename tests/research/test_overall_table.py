@@ -51,3 +51,18 @@ def test_analyze_command_prints_the_table(table4, capsys):
     assert line.rstrip().endswith("135.35**")
     gemini = next(ln for ln in out.splitlines() if ln.startswith("gemini-2.5-pro") and "0.1289" in ln)
     assert gemini
+
+
+def test_marks_default_to_the_papers_and_the_p_005_mark_is_an_option(table4, capsys):
+    call_command("analyze", "--study", table4.name)
+    assert "** p < 0.01, as the paper prints" in capsys.readouterr().out
+    call_command("analyze", "--study", table4.name, "--marks", "both")
+    out = capsys.readouterr().out
+    assert "** p < 0.01, * p < 0.05" in out
+    # Table 4 has no model with 0.01 <= p < 0.05 (the paper prints no single star): marks unchanged
+    line = next(ln for ln in out.splitlines() if ln.startswith("qwen3-instruct") and " A " in ln)
+    assert line.rstrip().endswith("135.35**")
+    both = results_get(study=table4, with_diversity=False, marks="both").overall
+    assert [t.mark for t in both.tests] == [
+        t.mark for t in results_get(study=table4, with_diversity=False).overall.tests
+    ]

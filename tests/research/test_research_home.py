@@ -91,5 +91,6 @@ def test_research_page_shows_table6_from_the_agreement_statistics(researcher_cli
     row = row[row.index('<th scope="row">PCC</th>') :]
     row = row[: row.index("</tr>")]
     # four responses: the mean with its 95% CI, not bold, and marked as no headline
-    assert '<td class="num">0.650 [' in row and "<strong>" not in row
+    # the mean 0.65 and its t-interval over the four PCCs (0.5, 0.6, 0.7, 0.8), three decimals
+    assert '<td class="num">0.650 [0.445, 0.855]</td>' in row and "<strong>" not in row
     assert "Not a headline: fewer than 5 responses" in row

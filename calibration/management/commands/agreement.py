@@ -123,3 +123,11 @@ class Command(BaseCommand):
         )
         out(f"  {table['after_definition']}")
         out(f"  Final-score rule: {table['rule_label']} ({table['rule_provenance']})")
+        selection = table["selection"]
+        if selection.get("n"):
+            out(
+                f"  Calibrated responses only (n = {selection['n']}), mean PCC: original pair "
+                f"{_num(selection['pair'])}; calibrator with rater A {_num(selection['calibrator_a'])}, "
+                f"with rater B {_num(selection['calibrator_b'])}, mean {_num(selection['calibrator_mean'])}, "
+                f"with the closer rater (after) {_num(selection['calibrator_closer'])}"
+            )

@@ -7,13 +7,15 @@ from django.core.management.base import BaseCommand, CommandError
 from research.results import fmt
 from research.selectors.research import results_get
 from research.selectors.results import study_resolve
+from research.significance import MARK_MODES, MARKS_BOTH, MARKS_PAPER
 from studies.models import Study
 
 
 class Command(BaseCommand):
     help = (
         "Print the overall table (mean final score per model, condition and scenario) with a "
-        "two-sided Wilcoxon signed-rank test per model: ** p < 0.01, * p < 0.05."
+        "two-sided Wilcoxon signed-rank test per model: ** p < 0.01 as the paper prints it "
+        "(--marks both adds * p < 0.05, our option)."
     )
 
     def add_arguments(self, parser):
@@ -24,14 +26,20 @@ class Command(BaseCommand):
             metavar=("X", "Y"),
             help="the pair of condition letters to test (default: A B)",
         )
+        parser.add_argument(
+            "--marks",
+            choices=MARK_MODES,
+            default=MARKS_PAPER,
+            help="paper: ** p < 0.01 only, as printed (default); both: also * p < 0.05",
+        )
 
-    def handle(self, *args, study=None, conditions=None, **options):
+    def handle(self, *args, study=None, conditions=None, marks=MARKS_PAPER, **options):
         try:
             chosen = study_resolve(study)
         except Study.DoesNotExist as exc:
             raise CommandError(str(exc)) from exc
         pair = tuple(c.upper() for c in conditions) if conditions else None
-        results = results_get(study=chosen, pair=pair, with_diversity=False)
+        results = results_get(study=chosen, pair=pair, with_diversity=False, marks=marks)
         table = results.overall
         if table is None or not table.rows:
             raise CommandError(f"{chosen.name}: no final scores under two conditions to compare yet")
@@ -41,7 +49,8 @@ class Command(BaseCommand):
         out = self.stdout
         out.write(f"Study: {chosen.name}")
         out.write(
-            f"Overall score per scenario; Wilcoxon signed-rank test {a} vs {b} per model (two-sided; ** p < 0.01, * p < 0.05)"
+            f"Overall score per scenario; Wilcoxon signed-rank test {a} vs {b} per model (two-sided; "
+            + ("** p < 0.01, * p < 0.05)" if marks == MARKS_BOTH else "** p < 0.01, as the paper prints)")
         )
         width = max(len(r.model) for r in table.rows) + 2
         header = (
