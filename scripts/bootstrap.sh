@@ -17,6 +17,9 @@ have="$(cat "$stamp" 2>/dev/null || true)"
 if [ "$have" = "$want dev" ] || { [ "$extras" = runtime ] && [ "$have" = "$want runtime" ]; }; then
   exit 0
 fi
+# A current pip: the one a new venv brings (23.x with Python 3.11) resolves and installs
+# the same lock more slowly.
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
 if [ "$extras" = dev ]; then
   echo "==> installing dependencies and development tools (pinned by requirements.lock)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e ".[dev]"
