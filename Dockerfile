@@ -45,4 +45,5 @@ RUN export SECRET_KEY=build-only-key-build-only-key-build-only-key-build-only-ke
 
 USER teamllm
 EXPOSE 8000
-CMD ["gunicorn", "teamllm_web.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120"]
+# Worker class and counts: gunicorn.conf.py (WEB_CONCURRENCY processes x GUNICORN_THREADS threads).
+CMD ["gunicorn", "teamllm_web.wsgi:application", "--bind", "0.0.0.0:8000"]

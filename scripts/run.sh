@@ -36,7 +36,23 @@ pids+=($!)
 $PY manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)
 
-sleep 2
+# The URL is printed once the server answers (not before): /healthz, up to two minutes.
+if ! $PY - "http://$HOST:$PORT/healthz" <<'PYEOF'
+import sys, time, urllib.request
+for _ in range(1200):
+    try:
+        with urllib.request.urlopen(sys.argv[1], timeout=2) as reply:
+            if reply.status == 200:
+                sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+PYEOF
+then
+  echo "==> the web server did not answer on http://$HOST:$PORT/healthz" >&2
+  exit 1
+fi
 cat <<MSG
 
   teamllm-web is running:  http://$HOST:$PORT/

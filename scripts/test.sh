@@ -4,7 +4,7 @@
 # (.ci/run does); if unset and a local server answers, it is used too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh
+scripts/bootstrap.sh dev
 PY=.venv/bin/python
 
 # Debian packages the tests drive: Chromium for the browser tests (Playwright cannot

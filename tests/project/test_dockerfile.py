@@ -246,3 +246,20 @@ def test_the_build_context_holds_everything_the_services_import(tmp_path):
 @pytest.mark.parametrize("name", ["docker-compose.yml", "Dockerfile", ".dockerignore"])
 def test_deployment_files_are_in_the_repository(name):
     assert (ROOT / name).is_file()
+
+
+def test_gunicorn_runs_threaded_workers_sized_by_the_environment(monkeypatch):
+    """The image's CMD leaves the worker class and counts to gunicorn.conf.py (bench/README.md)."""
+    import runpy
+
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    monkeypatch.delenv("GUNICORN_THREADS", raising=False)
+    default = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert default["worker_class"] == "gthread"
+    assert default["workers"] >= 2 and default["threads"] == 4
+    monkeypatch.setenv("WEB_CONCURRENCY", "3")
+    monkeypatch.setenv("GUNICORN_THREADS", "6")
+    sized = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert (sized["workers"], sized["threads"]) == (3, 6)
+    cmd = dict(instructions())["CMD"]
+    assert "--workers" not in cmd and "--worker-class" not in cmd and "--threads" not in cmd
