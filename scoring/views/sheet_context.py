@@ -169,6 +169,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "code": code,
         "theme": response.scenario.theme,
         "scenario_text": response.scenario.text,
+        "scenario_key": response.scenario_id,
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,

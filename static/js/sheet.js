@@ -557,7 +557,31 @@
     }, state.delay);
   }
 
+  // ---- layout --------------------------------------------------------------------
+  /* The scenario is open on this rater's first visit to it and collapsed after: read once,
+   * it is one click away. The key names only the rater and the scenario (both known to them). */
+  function scenarioPanel() {
+    var panel = document.getElementById("scenario");
+    if (!panel) return;
+    var key = panel.getAttribute("data-seen-key");
+    var seen = null;
+    try { seen = localStorage.getItem(key); } catch (e) { /* storage disabled: open it */ }
+    if (!seen) {
+      panel.open = true;
+      try { localStorage.setItem(key, String(Date.now())); } catch (e) { }
+    }
+    panel.setAttribute("data-first-read", seen ? "0" : "1");
+  }
+  /* Headings and controls scrolled to stop below the sticky summary, whatever its height. */
+  function stickyHeight() {
+    var summary = document.getElementById("summary");
+    if (summary) document.documentElement.style.setProperty("--sticky-h", summary.offsetHeight + "px");
+  }
+
   // ---- start -------------------------------------------------------------------
+  scenarioPanel();
+  stickyHeight();
+  window.addEventListener("resize", stickyHeight);
   reloadBtn.addEventListener("click", function () {
     localStorage.removeItem(storeKey);
     (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
