@@ -157,6 +157,9 @@ class ScoreSheet(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # time the rater actively worked on the sheet in the web page (focus and input; idle
+    # pauses of a few minutes left out): the scoring cost a lab reports
+    active_seconds = models.PositiveIntegerField(_("active time (s)"), default=0)
 
     class Meta:
         verbose_name = _("score sheet")

@@ -24,6 +24,7 @@ urlpatterns = [
     path("scoring/<str:blind_code>/", workspace.sheet_page, name="sheet"),
     path("scoring/<str:blind_code>/save/", workspace.sheet_save, name="sheet_save"),
     path("scoring/<str:blind_code>/submit/", workspace.sheet_submit_view, name="sheet_submit"),
+    path("scoring/<str:blind_code>/time/", workspace.sheet_active_time, name="sheet_time"),
     # assignment administration
     path("manage/assignments/", assignments.assignments_page, name="assignments"),
     path("manage/assignments/auto/", assignments.auto_assign, name="auto_assign"),

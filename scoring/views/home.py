@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
 from scoring.models import ScoreSheet
-from scoring.selectors import rater_queue
+from scoring.selectors import rater_queue, rater_queue_left
 from studies.models import Response, Scenario, Study
 from studies.roles import admin_required, rater_required
 
@@ -56,5 +56,6 @@ def queue(request: HttpRequest) -> HttpResponse:
         "labels": {"calibration": _("Calibration")},
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,
+        "left": rater_queue_left(user=request.user, queue=items),
     }
     return render(request, "scoring/queue.html", context)
