@@ -141,6 +141,21 @@ class ActiveTimeForm(forms.Form):
     seconds = forms.IntegerField(min_value=1, max_value=ACTIVE_REPORT_MAX)
 
 
+class FlagForm(forms.Form):
+    note = forms.CharField(
+        label=_("What is wrong with this response?"),
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("For example: text cut off, wrong language, a step missing or unreadable."),
+    )
+
+
+class FlagResolveForm(forms.Form):
+    flag = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+    action = forms.ChoiceField(choices=[("withdraw", "withdraw"), ("dismiss", "dismiss")])
+    note = forms.CharField(label=_("Reason"), max_length=1000, required=False)
+
+
 class ReasonForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
 

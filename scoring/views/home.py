@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
-from scoring.models import ScoreSheet
+from scoring.models import ResponseFlag, ScoreSheet
 from scoring.selectors import rater_queue, rater_queue_left
 from studies.models import Response, Scenario, Study
 from studies.roles import admin_required, rater_required
@@ -23,6 +23,7 @@ def admin_home(request: HttpRequest) -> HttpResponse:
         "n_scenarios": Scenario.objects.count(),
         "n_responses": Response.objects.count(),
         "n_submitted": ScoreSheet.objects.filter(status="submitted").count(),
+        "n_open_flags": ResponseFlag.objects.filter(resolution="").count(),
     }
     return render(request, "scoring/admin_home.html", context)
 

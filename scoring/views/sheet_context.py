@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
-from scoring.models import Assignment, ScoreSheet
+from scoring.models import Assignment, ResponseFlag, ScoreSheet
 from scoring.selectors import (
     rater_queue,
     rater_queue_left,
@@ -182,6 +182,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "max_total": rubric.max_total,
         "script": script,
         "reopened": sheet_reopen_notice(sheet=sheet),
+        "my_flags": list(ResponseFlag.objects.filter(response=response, rater_id=assignment.rater_id)),
         # after a submit: what is left, and the next response one click away
         "queue_left": (
             rater_queue_left(user=assignment.rater, queue=rater_queue(user=assignment.rater), after=code)
