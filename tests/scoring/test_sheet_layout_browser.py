@@ -54,6 +54,22 @@ def test_screenshots_of_the_key_pages(live_server, partly_scored, browser, width
     page.goto(f"{live_server.url}/scoring/NOSUCHCODE/")
     shot(page, "404")
     context.close()
+    # the admin's forms: one look for every control
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    login(page, live_server.url, "admin")
+    styles = []
+    for name, url in [("assignments", "/manage/assignments/"), ("generation", "/manage/generation/")]:
+        page.goto(f"{live_server.url}{url}")
+        shot(page, name)
+        styles.append(
+            page.evaluate(
+                """() => { const s = getComputedStyle(document.querySelector("main select"));
+                   return [s.borderTopWidth, s.borderTopStyle, s.borderRadius, s.paddingTop, s.fontSize]; }"""
+            )
+        )
+    assert styles[0] == styles[1], styles
+    context.close()
 
 
 FITS = """() => {
