@@ -11,6 +11,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from scoring.services.active_time import ACTIVE_REPORT_MAX
 from scoring.services.assignments import PlannedGroup
 from studies.models import Condition, Scenario, Study
 from studies.roles import RATER
@@ -131,6 +132,28 @@ class SaveBatchForm(forms.Form):
 class SubmitForm(forms.Form):
     sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
     expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
+
+
+class ActiveTimeForm(forms.Form):
+    """Active time measured in the scoring page since its last report."""
+
+    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
+    seconds = forms.IntegerField(min_value=1, max_value=ACTIVE_REPORT_MAX)
+
+
+class FlagForm(forms.Form):
+    note = forms.CharField(
+        label=_("What is wrong with this response?"),
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("For example: text cut off, wrong language, a step missing or unreadable."),
+    )
+
+
+class FlagResolveForm(forms.Form):
+    flag = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+    action = forms.ChoiceField(choices=[("withdraw", "withdraw"), ("dismiss", "dismiss")])
+    note = forms.CharField(label=_("Reason"), max_length=1000, required=False)
 
 
 class ReasonForm(forms.Form):

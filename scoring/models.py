@@ -158,6 +158,9 @@ class ScoreSheet(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    # time the rater actively worked on the sheet in the web page (focus and input; idle
+    # pauses of a few minutes left out): the scoring cost a lab reports
+    active_seconds = models.PositiveIntegerField(_("active time (s)"), default=0)
 
     class Meta:
         verbose_name = _("score sheet")
@@ -319,3 +322,32 @@ class RaterQualification(models.Model):
     @property
     def may_score_live(self) -> bool:
         return self.qualified_at is not None or self.override_at is not None
+
+
+class FlagResolution(models.TextChoices):
+    OPEN = "", _("Open")
+    WITHDRAWN = "withdrawn", _("Response withdrawn")
+    DISMISSED = "dismissed", _("Dismissed")
+
+
+class ResponseFlag(models.Model):
+    """A rater's report that a response is broken or unreadable; an admin withdraws the
+    response from the study (archived, never deleted) or dismisses the report."""
+
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="flags")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(_("what is wrong"))
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolution = models.CharField(max_length=10, choices=FlagResolution.choices, blank=True, default="")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolution_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("response flag")
+
+    def __str__(self) -> str:
+        return f"Flag {self.pk} on response {self.response_id}"

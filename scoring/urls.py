@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring.views import assignments, home, workbooks, workspace
+from scoring.views import assignments, flags, home, workbooks, workspace
 
 app_name = "scoring"
 
@@ -24,6 +24,9 @@ urlpatterns = [
     path("scoring/<str:blind_code>/", workspace.sheet_page, name="sheet"),
     path("scoring/<str:blind_code>/save/", workspace.sheet_save, name="sheet_save"),
     path("scoring/<str:blind_code>/submit/", workspace.sheet_submit_view, name="sheet_submit"),
+    path("scoring/<str:blind_code>/time/", workspace.sheet_active_time, name="sheet_time"),
+    path("scoring/<str:blind_code>/flag/", flags.response_flag, name="response_flag"),
+    path("manage/flags/", flags.flags_page, name="flags"),
     # assignment administration
     path("manage/assignments/", assignments.assignments_page, name="assignments"),
     path("manage/assignments/auto/", assignments.auto_assign, name="auto_assign"),

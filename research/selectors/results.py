@@ -119,6 +119,7 @@ RAW_HEADER = (
     "step",
     "dimension",
     "score",
+    "active_minutes",  # the sheet's active scoring time in the web page (empty for imports)
 )
 
 
@@ -145,12 +146,13 @@ def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
             "pk", "rubric_version", "totals", "assignment__response__research_id",
             "assignment__response__blind_code", "assignment__response__scenario__code",
             "assignment__response__model__name", "assignment__response__condition__letter",
-            "assignment__rater__rater_profile__rater_code", username, "assignment__role",
+            "assignment__rater__rater_profile__rater_code", username, "assignment__role", "active_seconds",
         )
     )  # fmt: skip
     for index, row in enumerate(sheets.iterator(chunk_size=1000), start=1):
         sheet_id, rubric_version, totals, research_id, blind_code, scenario, model, condition = row[:8]
-        rater_code, rater_username, role = row[8:]
+        rater_code, rater_username, role, active_seconds = row[8:]
+        active_minutes = round(active_seconds / 60, 2) if active_seconds else None
         rubric = load_rubric(rubric_version)
         totals = totals or {}
         if not totals.get("dimensions"):
@@ -170,6 +172,7 @@ def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
                 dim.step,
                 dim.key,
                 scores.get(dim.key),
+                active_minutes,
             )
         if on_sheet:
             on_sheet(index)

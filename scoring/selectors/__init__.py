@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Avg, Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
@@ -119,6 +119,29 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
             }
         )
     return queue
+
+
+def rater_pace_seconds(*, user) -> float | None:
+    """The rater's own pace: mean active time of their submitted sheets that have one."""
+    return ScoreSheet.objects.filter(
+        assignment__rater=user, status=SheetStatus.SUBMITTED, active_seconds__gt=0
+    ).aggregate(pace=Avg("active_seconds"))["pace"]
+
+
+def rater_queue_left(*, user, queue: list[dict], after: str = "") -> dict:
+    """What is left in the rater's queue: how many, the next one (after ``after`` in the
+    rater's order, wrapping round) and an estimate in minutes from the rater's own pace."""
+    open_codes = [item["blind_code"] for item in queue if item["status"] != SheetStatus.SUBMITTED]
+    codes = [item["blind_code"] for item in queue]
+    start = codes.index(after) + 1 if after in codes else 0
+    ordered = codes[start:] + codes[:start]
+    following = [c for c in ordered if c in set(open_codes) and c != after]
+    pace = rater_pace_seconds(user=user) if open_codes else None
+    return {
+        "left": len(open_codes),
+        "next": following[0] if following else None,
+        "minutes": max(1, round(len(open_codes) * pace / 60)) if pace else None,
+    }
 
 
 def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> Assignment:

@@ -10,8 +10,8 @@ from django.utils.html import format_html
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from scoring.models import ScoreSheet
-from scoring.selectors import rater_queue
+from scoring.models import ResponseFlag, ScoreSheet
+from scoring.selectors import rater_queue, rater_queue_left
 from studies.models import Response, Scenario, Study
 from studies.roles import admin_required, rater_required
 
@@ -24,6 +24,7 @@ def admin_home(request: HttpRequest) -> HttpResponse:
         "n_scenarios": Scenario.objects.count(),
         "n_responses": Response.objects.count(),
         "n_submitted": ScoreSheet.objects.filter(status="submitted").count(),
+        "n_open_flags": ResponseFlag.objects.filter(resolution="").count(),
     }
     return render(request, "scoring/admin_home.html", context)
 
@@ -57,5 +58,6 @@ def queue(request: HttpRequest) -> HttpResponse:
         "labels": {"calibration": _("Calibration")},
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,
+        "left": rater_queue_left(user=request.user, queue=items),
     }
     return render(request, "scoring/queue.html", context)

@@ -15,8 +15,14 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
-from scoring.models import Assignment, ScoreSheet
-from scoring.selectors import response_items_by_step, sheet_entries_get, sheet_reopen_notice
+from scoring.models import Assignment, ResponseFlag, ScoreSheet
+from scoring.selectors import (
+    rater_queue,
+    rater_queue_left,
+    response_items_by_step,
+    sheet_entries_get,
+    sheet_reopen_notice,
+)
 from scoring.views.sheet_texts import client_spec, grid_error_label, script_messages
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
@@ -171,6 +177,7 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "readonly": page.readonly,
         "save_url": reverse("scoring:sheet_save", args=[code]),
         "submit_url": reverse("scoring:sheet_submit", args=[code]),
+        "time_url": reverse("scoring:sheet_time", args=[code]),
         "totals": totals.as_dict(),
         "rubric": client_spec(rubric_version=rubric.version),
         "messages": script_messages(lang=lang),
@@ -183,9 +190,17 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         # the scenario in the rater's UI language when the study imported that version
         "theme": response.scenario.theme_for(lang),
         "scenario_text": response.scenario.text_for(lang),
+        "scenario_key": response.scenario_id,
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
         "script": script,
         "reopened": sheet_reopen_notice(sheet=sheet),
+        "my_flags": list(ResponseFlag.objects.filter(response=response, rater_id=assignment.rater_id)),
+        # after a submit: what is left, and the next response one click away
+        "queue_left": (
+            rater_queue_left(user=assignment.rater, queue=rater_queue(user=assignment.rater), after=code)
+            if page.readonly
+            else None
+        ),
     }

@@ -191,7 +191,7 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
         widgets["rows"] = _rows(step=step, lang=lang)
     if step.kind == "ideas":
         categories, invalid = _categories(rubric=rubric, step=step, lang=lang)
-        widgets["categories"] = _render("categories", {"categories": categories})
+        widgets["categories"] = _render("categories", {"categories": categories, "invalid": invalid})
         widgets["options"] = {
             key: _render("options", {"categories": categories, "invalid": invalid, "selected": key})
             for key in ["", *(c["key"] for c in categories), *(t["key"] for t in invalid)]

@@ -17,9 +17,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from scoring.forms import JsonBodyError, SaveBatchForm, SubmitForm, json_body
+from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet
 from scoring.selectors import rater_assignment_get, rater_has_training_code
+from scoring.services.active_time import sheet_active_time_add
 from scoring.services.sheets import (
     InvalidEntries,
     SheetIncomplete,
@@ -191,3 +192,23 @@ def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> Json
             "redirect": redirect,
         }
     )
+
+
+@never_cache
+@require_POST
+@rater_required
+def sheet_active_time(request: HttpRequest, blind_code: str) -> JsonResponse:
+    """The page's active-time report (about once a minute, and when it is left)."""
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    try:
+        form = ActiveTimeForm(data=json_body(request.body))
+    except JsonBodyError as exc:
+        return _bad_request(exc.message)
+    if not form.is_valid():
+        return _bad_request(_("Malformed time report."), _form_errors(form))
+    sheet = _existing_sheet(assignment)
+    if sheet is None or form.cleaned_data["sheet"] != sheet.pk:
+        message = _("This time report was made for another sheet; nothing was recorded.")
+        return JsonResponse({"ok": False, "error": "other_sheet", "message": message}, status=409)
+    added = sheet_active_time_add(sheet_id=sheet.pk, seconds=form.cleaned_data["seconds"])
+    return JsonResponse({"ok": added})

@@ -406,6 +406,42 @@
     }
   }
 
+  // ---- active time -----------------------------------------------------------
+  /* Time counts while the page has focus and the rater acts (types, clicks, scrolls,
+   * moves the pointer); a pause longer than IDLE_MS is left out. Reported about once
+   * a minute, before a submit and when the page is left. */
+  var IDLE_MS = 180000, REPORT_MS = 60000;
+  var active = { last: null, ms: 0 };
+  function activity() {
+    var now = Date.now();
+    if (active.last !== null && now - active.last <= IDLE_MS) active.ms += now - active.last;
+    active.last = document.hasFocus() ? now : null;
+  }
+  function reportTime(leaving) {
+    var seconds = Math.min(Math.floor(active.ms / 1000), 900);
+    if (seconds < 1) return Promise.resolve();
+    active.ms -= seconds * 1000;
+    return fetch(data.time_url, {
+      method: "POST", credentials: "same-origin", keepalive: !!leaving,
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ sheet: data.sheet, seconds: seconds })
+    }).then(function (res) {
+      if (!res.ok && res.status >= 500) active.ms += seconds * 1000;  // try again with the next report
+    }, function () { active.ms += seconds * 1000; });
+  }
+  function trackTime() {
+    ["input", "change", "keydown", "click", "scroll", "pointermove", "focus"].forEach(function (kind) {
+      window.addEventListener(kind, activity, { capture: true, passive: true });
+    });
+    window.addEventListener("blur", function () { activity(); active.last = null; });
+    setInterval(function () { reportTime(false); }, REPORT_MS);
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "hidden") { activity(); reportTime(true); }
+    });
+    window.addEventListener("pagehide", function () { activity(); reportTime(true); });
+    activity();
+  }
+
   // ---- events ----------------------------------------------------------------
   function onChange(e) {
     var t = e.target;
@@ -521,7 +557,7 @@
         return;
       }
       setStatus(M.submitting, "saving");
-      return post(data.submit_url, { sheet: data.sheet, expected_version: state.version }).then(function (res) {
+      return reportTime(false).then(function () { return post(data.submit_url, { sheet: data.sheet, expected_version: state.version }).then(function (res) {
         return res.json().catch(function () { return null; }).then(function (body) {
           submitBtn.disabled = false;
           if (res.ok && body && body.ok) {
@@ -539,7 +575,7 @@
           if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) state.staleToken = true;
           submitLater(res.status === 403 || res.type === "opaqueredirect" ? M.auth : M.offline);
         });
-      }, function () { submitLater(M.offline); });
+      }, function () { submitLater(M.offline); }); });
     });
   }
 
@@ -557,7 +593,31 @@
     }, state.delay);
   }
 
+  // ---- layout --------------------------------------------------------------------
+  /* The scenario is open on this rater's first visit to it and collapsed after: read once,
+   * it is one click away. The key names only the rater and the scenario (both known to them). */
+  function scenarioPanel() {
+    var panel = document.getElementById("scenario");
+    if (!panel) return;
+    var key = panel.getAttribute("data-seen-key");
+    var seen = null;
+    try { seen = localStorage.getItem(key); } catch (e) { /* storage disabled: open it */ }
+    if (!seen) {
+      panel.open = true;
+      try { localStorage.setItem(key, String(Date.now())); } catch (e) { }
+    }
+    panel.setAttribute("data-first-read", seen ? "0" : "1");
+  }
+  /* Headings and controls scrolled to stop below the sticky summary, whatever its height. */
+  function stickyHeight() {
+    var summary = document.getElementById("summary");
+    if (summary) document.documentElement.style.setProperty("--sticky-h", summary.offsetHeight + "px");
+  }
+
   // ---- start -------------------------------------------------------------------
+  scenarioPanel();
+  stickyHeight();
+  window.addEventListener("resize", stickyHeight);
   reloadBtn.addEventListener("click", function () {
     localStorage.removeItem(storeKey);
     (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
@@ -581,6 +641,7 @@
     });
   });
   if (submitBtn) submitBtn.addEventListener("click", submit);
+  trackTime();
   window.addEventListener("online", function () { if (unsaved()) { state.delay = 0; flush(); } });
   document.querySelectorAll('form[action$="/accounts/logout/"]').forEach(function (logout) {
     logout.addEventListener("submit", function (e) {

@@ -27,6 +27,8 @@ def test_counts_use_plural_forms(client, demo):
     assert n == 1
     assert re.search(r'stat-n">1</span>\s*response\s*</div>', html), html
     assert "1</span> responses" not in html
+    _login(client, "rater1")
+    assert "0 of 1 sheet submitted" in client.get("/scoring/").content.decode()
 
 
 def test_no_choice_shows_dashes(client, demo):

@@ -87,18 +87,19 @@ def test_table1_row_is_the_final_score_of_the_two_raters(scored, tmp_path, data_
 def test_raw_long_table_has_every_dimension_of_every_submitted_sheet(scored, tmp_path):
     wb = load_workbook(_write(scored.study, tmp_path))
     rows = list(wb["Raw scores"].iter_rows(values_only=True))
-    assert rows[0][:2] == ("research_id", "blind_code") and rows[0][-4:] == (
+    assert rows[0][:2] == ("research_id", "blind_code") and rows[0][-5:] == (
         "role",
         "step",
         "dimension",
         "score",
+        "active_minutes",
     )
     body = rows[1:]
     assert len(body) == 2 * 23
     by_rater = {}
     for r in body:
         by_rater.setdefault(r[5], 0)
-        by_rater[r[5]] += r[-1]
+        by_rater[r[5]] += r[-2]  # score (the last column is the active time)
     assert by_rater == {"H01": 116, "H02": 117}
 
 

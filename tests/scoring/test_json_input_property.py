@@ -30,7 +30,7 @@ from studies.rubric import load_rubric
 ROOT = Path(__file__).resolve().parents[2]
 # The live sheet's endpoints and the training sheet's (training/views/rater.py) read their
 # bodies through these two functions, which the fuzzing above drives.
-JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save_for", "sheet_submit_for"}}
+JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save_for", "sheet_submit_for", "sheet_active_time"}}
 
 # A quick run by default; FUZZ_EXAMPLES=2000 for a long one.
 FUZZ = settings(
@@ -297,7 +297,11 @@ def test_save_refuses_arbitrary_bad_json_with_4xx_and_changes_nothing(client, ra
 @pytest.mark.django_db
 def test_save_and_submit_refuse_any_json_value_and_raw_bytes(client, rater_sheet):
     before = snapshot()
-    urls = [f"/scoring/{rater_sheet}/save/", f"/scoring/{rater_sheet}/submit/"]
+    urls = [
+        f"/scoring/{rater_sheet}/save/",
+        f"/scoring/{rater_sheet}/submit/",
+        f"/scoring/{rater_sheet}/time/",
+    ]
 
     @FUZZ
     @given(
@@ -327,6 +331,44 @@ def test_submit_refuses_any_expected_version_of_an_incomplete_sheet(client, rate
             {"expected_version": SCALARS | BAD_VERSION | st.just(0)}, optional={"x": ANY_JSON}
         )
     )
+    def run(body):
+        check_refused(post_raw(client, url, dump(body)), before)
+
+    run()
+
+
+@pytest.mark.django_db
+def test_the_active_time_report_refuses_bad_values_and_other_sheets(client, rater_sheet):
+    url = f"/scoring/{rater_sheet}/time/"
+    sheet = ScoreSheet.objects.get(
+        assignment__response__blind_code=rater_sheet, assignment__rater__username="rater1"
+    )
+    before = snapshot()
+
+    # either the sheet is wrong (another id, not an id) or the seconds are (never 1..900)
+    wrong_sheet = (
+        st.integers(min_value=sheet.pk + 1) | st.integers(max_value=sheet.pk - 1) | st.text(max_size=6)
+    )
+    wrong_seconds = (
+        st.integers(max_value=0)
+        | st.integers(min_value=901)
+        | HUGE_INT
+        | UNICODE_DIGITS
+        | NON_FINITE
+        | st.text(alphabet="abc-x ", max_size=6)
+        | CONTAINERS
+    )
+
+    @FUZZ
+    @given(
+        body=st.fixed_dictionaries({"sheet": wrong_sheet, "seconds": SCALARS}, optional={"x": ANY_JSON})
+        | st.fixed_dictionaries(
+            {"sheet": st.just(sheet.pk), "seconds": wrong_seconds}, optional={"x": ANY_JSON}
+        )
+    )
+    @example(body={"sheet": sheet.pk + 1000, "seconds": 30})  # another sheet: refused
+    @example(body={"sheet": sheet.pk, "seconds": "²"})
+    @example(body={"sheet": sheet.pk, "seconds": float("nan")})
     def run(body):
         check_refused(post_raw(client, url, dump(body)), before)
 

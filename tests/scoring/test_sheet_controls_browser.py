@@ -238,3 +238,24 @@ def test_a_text_over_the_limit_is_never_cut_silently(live_server, demo, browser)
     sheet.refresh_from_db()
     assert sheet.comments.get("2") == "y" * 4000
     context.close()
+
+
+def test_the_page_measures_active_time_and_reports_it_when_left(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, response.blind_code)
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
+    page.bring_to_front()
+    for value in (1, 2, 3, 4, 5):  # about five seconds of work
+        page.click(f"fieldset[data-path='dims.s6.impact'] label:has(input[value='{value}'])")
+        page.wait_for_timeout(1000)
+    page.goto(f"{live_server.url}/scoring/")  # leaving the page sends the report
+    for _ in range(50):
+        sheet.refresh_from_db()
+        if sheet.active_seconds:
+            break
+        page.wait_for_timeout(100)
+    assert 4 <= sheet.active_seconds <= 10, sheet.active_seconds
+    context.close()

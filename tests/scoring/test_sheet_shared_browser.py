@@ -40,7 +40,7 @@ def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, dem
     page.wait_for_function("document.getElementById('save-status').className.includes('error')")
     logout(page)
     page.unroute("**/save/")
-    drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('teamllm.'))")
+    drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.'))")
     rater1 = get_user_model().objects.get(username="rater1")
     assert drafts and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in drafts)
 

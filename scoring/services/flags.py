@@ -1,0 +1,63 @@
+"""Raters flag broken or unreadable responses; admins withdraw the response from the
+study (its status becomes "withdrawn", its assignments are archived with the reason:
+nothing is deleted) or dismiss the flag."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring.models import Assignment, FlagResolution, ResponseFlag
+from scoring.services.assignments import assignment_archive
+from studies.models import Response, ResponseStatus
+
+MAX_NOTE = 2000
+
+
+class FlagError(ValueError):
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def response_flag_create(*, assignment: Assignment, note: str) -> ResponseFlag:
+    """The rater of ``assignment`` reports its response as broken, with a note."""
+    note = (note or "").strip()
+    if not note:
+        raise FlagError(_("Say what is wrong with the response."))
+    if len(note) > MAX_NOTE:
+        raise FlagError(_("The note is longer than %(n)s characters.") % {"n": MAX_NOTE})
+    return ResponseFlag.objects.create(
+        response_id=assignment.response_id, rater_id=assignment.rater_id, note=note
+    )
+
+
+def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = "") -> ResponseFlag:
+    """Withdraw the flagged response (every open flag on it is resolved with it) or
+    dismiss this flag."""
+    note = (note or "").strip()
+    if withdraw and not note:
+        raise FlagError(_("Give a reason for withdrawing the response."))
+    with transaction.atomic():
+        flag = ResponseFlag.objects.select_for_update().get(pk=flag_id)
+        if flag.resolution:
+            raise FlagError(_("This flag has already been handled."))
+        now = timezone.now()
+        if not withdraw:
+            flag.resolution, flag.resolved_by, flag.resolved_at, flag.resolution_note = (
+                FlagResolution.DISMISSED, actor, now, note,
+            )  # fmt: skip
+            flag.save(update_fields=["resolution", "resolved_by", "resolved_at", "resolution_note"])
+            return flag
+        response = Response.objects.select_for_update().get(pk=flag.response_id)
+        response.status = ResponseStatus.WITHDRAWN
+        response.save(update_fields=["status"])
+        reason = _("Response withdrawn (flagged as broken): %(note)s") % {"note": note}
+        for assignment in Assignment.objects.filter(response=response, archived_at__isnull=True):
+            assignment_archive(assignment=assignment, actor=actor, reason=reason)
+        ResponseFlag.objects.filter(response=response, resolution="").update(
+            resolution=FlagResolution.WITHDRAWN, resolved_by=actor, resolved_at=now, resolution_note=note
+        )
+        flag.refresh_from_db()
+        return flag

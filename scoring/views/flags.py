@@ -1,0 +1,61 @@
+"""Broken responses: a rater flags the response on the scoring page; admins see the
+flags and withdraw the response from the study or dismiss the flag."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from scoring.forms import FlagForm, FlagResolveForm
+from scoring.models import ResponseFlag
+from scoring.selectors import rater_assignment_get
+from scoring.services.flags import FlagError, response_flag_create, response_flag_resolve
+from studies.roles import admin_required, rater_required
+
+
+@require_POST
+@rater_required
+def response_flag(request: HttpRequest, blind_code: str) -> HttpResponse:
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    form = FlagForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect("scoring:sheet", blind_code=blind_code)
+    try:
+        response_flag_create(assignment=assignment, note=form.cleaned_data["note"])
+    except FlagError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Thank you: the response is reported; an administrator will look at it."))
+    return redirect("scoring:sheet", blind_code=blind_code)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def flags_page(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = FlagResolveForm(request.POST)
+        if form.is_valid():
+            try:
+                response_flag_resolve(
+                    flag_id=form.cleaned_data["flag"],
+                    actor=request.user,
+                    withdraw=form.cleaned_data["action"] == "withdraw",
+                    note=form.cleaned_data["note"],
+                )
+            except (FlagError, ResponseFlag.DoesNotExist) as exc:
+                messages.error(request, getattr(exc, "message", _("No such flag.")))
+            else:
+                messages.success(request, _("Done."))
+                return redirect("scoring:flags")
+        else:
+            messages.error(request, _("Choose what to do with the flag."))
+    flags = ResponseFlag.objects.select_related("response__scenario", "rater", "resolved_by")
+    context = {
+        "open_flags": flags.filter(resolution="")[:500],
+        "handled": flags.exclude(resolution="")[:100],
+    }
+    return render(request, "scoring/flags.html", context)

@@ -1,0 +1,87 @@
+"""Active scoring time reported by the page and stored with the sheet (and in the raw
+research table); the queue's "left" count, time estimate from the rater's own pace and
+the "Next response" link after a submit."""
+
+import json
+
+import pytest
+
+from research.selectors.results import RAW_HEADER, raw_score_rows_iter
+from scoring.models import Assignment, ScoreSheet
+from studies.models import ModelEndpoint, Response
+from tests.factories import make_response, own_sheet_id, reference_changes, sheet_submitted
+
+pytestmark = pytest.mark.django_db
+
+
+def _post(client, url, payload):
+    return client.post(url, data=json.dumps(payload), content_type="application/json")
+
+
+def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    client.login(username="rater1", password="demo-pass-2026")
+    sheet_id = own_sheet_id(client, code)
+    url = f"/scoring/{code}/time/"
+    assert _post(client, url, {"sheet": sheet_id, "seconds": 61}).json() == {"ok": True}
+    assert _post(client, url, {"sheet": sheet_id, "seconds": 30}).status_code == 200
+    assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == 91
+    for bad in (0, -5, 901, "x", None):  # out of range or not a number: refused, nothing added
+        assert _post(client, url, {"sheet": sheet_id, "seconds": bad}).status_code == 422
+    assert _post(client, url, {"sheet": sheet_id + 999, "seconds": 5}).status_code == 409
+    assert client.post(url, data="{not json", content_type="application/json").status_code == 422
+    assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == 91
+    client.logout()
+    client.login(username="calibrator", password="demo-pass-2026")  # not this rater's response
+    assert _post(client, url, {"sheet": sheet_id, "seconds": 5}).status_code == 404
+    assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == 91
+
+
+def test_queue_estimate_from_own_pace_and_next_response_after_submit(client, demo, django_user_model):
+    rater1 = django_user_model.objects.get(username="rater1")
+    first = Response.objects.get(research_id="A05_FS10")
+    second = make_response(
+        study=first.study,
+        scenario=first.scenario,
+        model=ModelEndpoint.objects.get(model_number="01"),
+        condition=first.condition,
+    )
+    third = make_response(
+        study=first.study,
+        scenario=first.scenario,
+        model=ModelEndpoint.objects.get(model_number="02"),
+        condition=first.condition,
+    )
+    for response in (second, third):
+        Assignment.objects.get_or_create(rater=rater1, response=response)
+    client.login(username="rater1", password="demo-pass-2026")
+    queue = client.get("/scoring/").content.decode()
+    assert "3 responses left" in queue and "at your pace" not in queue  # no pace yet
+
+    sheet = sheet_submitted(rater1, first, reference_changes(3))
+    ScoreSheet.objects.filter(pk=sheet.pk).update(active_seconds=600)  # 10 minutes for the first
+    queue = client.get("/scoring/").content.decode()
+    assert "2 responses left" in queue and "about 20 minutes at your pace" in queue
+    page = client.get(f"/scoring/{first.blind_code}/").content.decode()  # after the submit
+    assert 'id="next-response"' in page
+    codes = [
+        a.response.blind_code for a in Assignment.objects.filter(rater=rater1).order_by("order_key", "id")
+    ]
+    open_codes = [c for c in codes if c != first.blind_code]
+    after = codes[codes.index(first.blind_code) + 1 :] + codes[: codes.index(first.blind_code)]
+    expected = next(c for c in after if c in open_codes)
+    assert f'id="next-response" href="/scoring/{expected}/"' in page
+
+    # the research output carries the active time (minutes) of each submitted sheet
+    rows = list(raw_score_rows_iter(study=first.study))
+    column = RAW_HEADER.index("active_minutes")
+    assert rows and {r[column] for r in rows} == {10.0}
+
+
+def test_nothing_left_says_so(client, demo, django_user_model):
+    rater1 = django_user_model.objects.get(username="rater1")
+    response = Response.objects.get(research_id="A05_FS10")
+    sheet_submitted(rater1, response, reference_changes(3))
+    client.login(username="rater1", password="demo-pass-2026")
+    page = client.get(f"/scoring/{response.blind_code}/").content.decode()
+    assert "Nothing left in your queue" in page and 'id="next-response"' not in page
