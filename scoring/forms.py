@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from scoring.services.active_time import ACTIVE_REPORT_MAX
@@ -134,11 +135,23 @@ class SubmitForm(forms.Form):
     expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
 
 
+class JsonIntegerField(forms.IntegerField):
+    """A whole number sent as a JSON number: no strings (Django's IntegerField reads
+    "٣" or "３" as 3), no booleans, no fractions."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValidationError(_("Enter a whole number."), code="invalid")
+        return value
+
+
 class ActiveTimeForm(forms.Form):
     """Active time measured in the scoring page since its last report."""
 
-    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
-    seconds = forms.IntegerField(min_value=1, max_value=ACTIVE_REPORT_MAX)
+    sheet = JsonIntegerField(min_value=1, max_value=2**63 - 1)
+    seconds = JsonIntegerField(min_value=1, max_value=ACTIVE_REPORT_MAX)
 
 
 class FlagForm(forms.Form):

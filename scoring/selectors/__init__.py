@@ -13,6 +13,7 @@ from scoring.models import (
     DimensionScore,
     EventKind,
     ItemScore,
+    ResponseFlag,
     ScoreSheet,
     ScoringGroup,
     SheetEvent,
@@ -148,8 +149,12 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
     """The rater's own active assignment for a blind code; Http404 for anything else
     (someone else's response, an archived assignment, an unknown code). Live and
     training assignments are kept apart: ``training`` picks which."""
+    # whether the rater flagged this response, in the same query (the page then lists the flags)
+    flagged = Exists(ResponseFlag.objects.filter(response=OuterRef("response"), rater=user))
     return get_object_or_404(
-        Assignment.objects.select_related("response__scenario", "response__study", "sheet"),
+        Assignment.objects.select_related("response__scenario", "response__study", "sheet").annotate(
+            flagged_by_rater=flagged
+        ),
         Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),
         rater=user,
         response__blind_code=blind_code,

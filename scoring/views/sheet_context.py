@@ -196,7 +196,11 @@ def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) 
         "max_total": rubric.max_total,
         "script": script,
         "reopened": sheet_reopen_notice(sheet=sheet),
-        "my_flags": list(ResponseFlag.objects.filter(response=response, rater_id=assignment.rater_id)),
+        "my_flags": (
+            list(ResponseFlag.objects.filter(response=response, rater_id=assignment.rater_id))
+            if getattr(assignment, "flagged_by_rater", True)  # annotated by rater_assignment_get
+            else []
+        ),
         # after a submit: what is left, and the next response one click away
         "queue_left": (
             rater_queue_left(user=assignment.rater, queue=rater_queue(user=assignment.rater), after=code)
