@@ -28,7 +28,7 @@ from studies.models import Response
 from studies.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
-JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save", "sheet_submit_view"}}
+JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save", "sheet_submit_view", "sheet_active_time"}}
 
 # A quick run by default; FUZZ_EXAMPLES=2000 for a long one.
 FUZZ = settings(
@@ -295,7 +295,11 @@ def test_save_refuses_arbitrary_bad_json_with_4xx_and_changes_nothing(client, ra
 @pytest.mark.django_db
 def test_save_and_submit_refuse_any_json_value_and_raw_bytes(client, rater_sheet):
     before = snapshot()
-    urls = [f"/scoring/{rater_sheet}/save/", f"/scoring/{rater_sheet}/submit/"]
+    urls = [
+        f"/scoring/{rater_sheet}/save/",
+        f"/scoring/{rater_sheet}/submit/",
+        f"/scoring/{rater_sheet}/time/",
+    ]
 
     @FUZZ
     @given(
