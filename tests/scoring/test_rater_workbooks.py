@@ -91,3 +91,32 @@ def test_admin_lists_and_downloads_any_raters_workbook(client, group):
     rater2 = get_user_model().objects.get(username="rater2")
     response = client.get(f"/manage/workbooks/{rater2.pk}/{group.pk}/download")
     assert response.status_code == 200 and "H02_FS10.xlsx" in response["Content-Disposition"]
+
+
+def test_one_upload_lists_every_problem_including_empty_required_cells(client, group, data_a):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from scoring.workbooks.layout import sheet_layout
+    from tests.workbook_fill import fill_sheet, open_workbook, save_workbook
+
+    _login(client, "rater1")
+    html = client.get("/scoring/workbooks/").content.decode()
+    href = next(
+        part.split('"')[0]
+        for part in html.split('href="')
+        if part.startswith("/scoring/workbooks/") and "download" in part
+    )
+    wb = open_workbook(client.get(href).content)
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    fill_sheet(wb[code], data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS)
+    inputs = sheet_layout(load_rubric().version, "en").input_by_path
+    wb[code][inputs["items.1.1.elaboration"].coord] = 7  # out of range
+    wb[code][inputs["dims.s6.impact"].coord] = None  # required, left empty
+    page = client.post(
+        "/scoring/workbooks/", {"file": SimpleUploadedFile("H01_FS10.xlsx", save_workbook(wb))}
+    )
+    html = page.content.decode()
+    assert "Nothing was stored" in html
+    assert inputs["items.1.1.elaboration"].coord in html and "from 0 to 2" in html
+    assert inputs["dims.s6.impact"].coord in html and "needs a value" in html
+    assert not ScoreSheet.objects.filter(status="submitted").exists()
