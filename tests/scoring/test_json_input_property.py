@@ -28,7 +28,8 @@ from studies.models import Response
 from studies.rubric import load_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
-JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save", "sheet_submit_view"}}
+# the readers behind the live endpoints (fuzzed below) and the training ones (training.views.rater)
+JSON_VIEWS = {"scoring/views/workspace.py": {"sheet_save_for", "sheet_submit_for"}}
 
 # A quick run by default; FUZZ_EXAMPLES=2000 for a long one.
 FUZZ = settings(
@@ -334,7 +335,16 @@ def test_submit_refuses_any_expected_version_of_an_incomplete_sheet(client, rate
 def test_every_json_endpoint_is_covered():
     """A view that reads a request body as JSON must be listed in JSON_VIEWS (and fuzzed above)."""
     found: dict[str, set[str]] = {}
-    for app in ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo"):
+    for app in (
+        "teamllm_web",
+        "studies",
+        "scoring",
+        "calibration",
+        "research",
+        "generation",
+        "demo",
+        "training",
+    ):
         for path in (ROOT / app).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
