@@ -183,3 +183,14 @@ def test_the_assignment_page_refuses_an_unqualified_rater_with_a_message(gold, a
     qualification_override(rater=partner, study=study, actor=None, reason="pilot")
     assert admin_client.post("/manage/assignments/", data).status_code == 302
     assert ScoringGroup.objects.filter(condition=b, rater_a=trainee).exists()
+
+
+def test_the_assignment_pages_list_who_is_not_yet_qualified(gold, admin_client):
+    study = gold.study
+    rater("trainee", "H09")
+    cleared = rater("partner", "H10")
+    qualification_override(rater=cleared, study=study, actor=None, reason="pilot")
+    for url in ("/manage/assignments/", "/manage/assignments/auto/"):
+        html = admin_client.get(url).content.decode()
+        listed = html.split('id="unqualified"', 1)[1].split("</div>", 1)[0]
+        assert f"{study.name}:" in listed and "trainee" in listed and "partner" not in listed
