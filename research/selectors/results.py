@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 
 from calibration.models import FinalScore
 from research.results import ResponseRecord, ScoreRecord
-from scoring.models import ScoreSheet, SheetStatus
+from scoring.models import AssignmentRole, ScoreSheet, SheetStatus
 from scoring.selectors import sheet_entries_get
 from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric, sheet_totals
@@ -106,7 +106,7 @@ def _raw_sheets(study: Study):
         status=SheetStatus.SUBMITTED,
         assignment__response__study=study,
         assignment__archived_at__isnull=True,
-    )
+    ).exclude(assignment__role=AssignmentRole.TRAINING)  # training sheets are never research output
 
 
 def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
