@@ -7,4 +7,4 @@ class TrainingConfig(AppConfig):
     verbose_name = _("Rater training and drift")
 
     def ready(self) -> None:
-        from training import receivers  # noqa: F401  (connects the signal receivers)
+        from training import receivers  # noqa: F401  (signal receivers, the rubric versions' source)

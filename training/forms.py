@@ -7,6 +7,8 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from studies.roles import RATER
+from studies.rubric import Rubric
+from training.services.rubric import LANGS, rubric_text
 
 
 class GoldResponseForm(forms.Form):
@@ -45,3 +47,34 @@ class OverrideForm(forms.Form):
         self.fields["rater"].queryset = (
             get_user_model().objects.filter(groups__name=RATER, is_active=True).order_by("username")
         )
+
+
+class RubricTextsForm(forms.Form):
+    """Every guideline and level text of one step, in English and Chinese (paths as in
+    ``training.services.rubric``)."""
+
+    def __init__(self, *args, rubric: Rubric, document: dict, step: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.groups: list[tuple[str, list[str]]] = []
+        s = rubric.step(step)
+        self._add(str(_("Step guideline")), [f"step|{step}|{lang}" for lang in LANGS], document)
+        for spec in (*s.item_scores, *s.dimensions):
+            paths = [f"guide|{step}|{spec.key}|{lang}" for lang in LANGS]
+            paths += [f"level|{step}|{spec.key}|{lv.score}|{lang}" for lv in spec.levels for lang in LANGS]
+            self._add(spec.label.en, paths, document)
+
+    def _add(self, title: str, paths: list[str], document: dict) -> None:
+        for path in paths:
+            parts = path.split("|")
+            what = _("Level %(n)s") % {"n": parts[3]} if parts[0] == "level" else _("Guideline")
+            self.fields[path] = forms.CharField(
+                label=f"{what} ({'English' if parts[-1] == 'en' else '中文'})",
+                required=False,
+                max_length=4000,
+                initial=rubric_text(document, path),
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
+        self.groups.append((title, paths))
+
+    def grouped(self) -> list:
+        return [(title, [self[p] for p in paths]) for title, paths in self.groups]

@@ -1,4 +1,5 @@
-"""Qualification follows the rater's training sheets (submitted or reopened)."""
+"""Qualification follows the rater's training sheets (submitted or reopened); rubric versions
+made by a study's admin are read from the database."""
 
 from __future__ import annotations
 
@@ -6,7 +7,12 @@ from django.dispatch import receiver
 
 from scoring.models import ScoreSheet
 from scoring.signals import training_scores_changed
+from studies.rubric.loader import rubric_source_register
+from training.selectors.rubric import rubric_revision_data
 from training.services.qualification import qualification_recompute
+
+# a study's edited rubric versions live in the database
+rubric_source_register(rubric_revision_data)
 
 
 @receiver(training_scores_changed, sender=ScoreSheet, dispatch_uid="training.qualification")

@@ -132,7 +132,7 @@ def _raw_sheets(study: Study):
         status=SheetStatus.SUBMITTED,
         assignment__response__study=study,
         assignment__archived_at__isnull=True,
-    )
+    ).exclude(assignment__role=AssignmentRole.TRAINING)  # training sheets are never research output
 
 
 def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:

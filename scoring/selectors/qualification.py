@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.contrib.auth import get_user_model
+
 from scoring.models import RaterQualification, TrainingResponse
 from studies.models import Study
+from studies.roles import RATER
 
 
 def study_has_training_set(*, study: Study) -> bool:
@@ -24,3 +27,17 @@ def raters_not_qualified(*, study: Study, raters: Iterable) -> list:
         if q.may_score_live
     }
     return [u for u in raters if u.pk not in cleared]
+
+
+def unqualified_by_study() -> list[tuple[Study, list[str]]]:
+    """For the assignment pages: per active study with a training set, the raters it will
+    not give live work to yet (usernames)."""
+    raters = list(
+        get_user_model().objects.filter(groups__name=RATER, is_active=True).order_by("username").distinct()
+    )
+    studies = Study.objects.filter(is_active=True, training_responses__archived_at__isnull=True).distinct()
+    out = []
+    for study in studies.order_by("name"):
+        if names := [u.get_username() for u in raters_not_qualified(study=study, raters=raters)]:
+            out.append((study, names))
+    return out

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from scoring.forms import AutoAssignForm, PairAssignForm, PlanApplyForm, ReasonForm, ReassignForm
 from scoring.models import Assignment, ScoreSheet, ScoringGroup
 from scoring.selectors import group_detail, workload_board
+from scoring.selectors.qualification import unqualified_by_study
 from scoring.services.assignments import (
     AssignmentError,
     assignment_archive,
@@ -65,7 +66,8 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
             return redirect("scoring:assignments")
     study = _study_from(request)
     board = workload_board(study=study)
-    context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study}
+    context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study,
+               "unqualified": unqualified_by_study()}  # fmt: skip
     return render(request, "scoring/assignments.html", context)
 
 
@@ -121,7 +123,11 @@ def auto_assign(request: HttpRequest) -> HttpResponse:
                     "apply_form": apply_form,
                 },
             )
-    return render(request, "scoring/auto_assign.html", {"form": form, "plan": None})
+    return render(
+        request,
+        "scoring/auto_assign.html",
+        {"form": form, "plan": None, "unqualified": unqualified_by_study()},
+    )
 
 
 @admin_required

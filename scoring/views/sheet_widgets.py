@@ -68,6 +68,7 @@ def scale_data(*, spec: ScoreSpec, path: str, lang: str, where: str = "") -> dic
         "choices": [{"score": n, "text": levels.get(n, "")} for n in spec.choices],
         # the study's sheet gives one description for some dimensions: say which levels are ours
         "platform": spec.levels_source == "platform",
+        "edited": spec.levels_source == "edited",
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -32,7 +33,12 @@ def _label(raw, where: str) -> Label:
 def _levels(raw: list, lo: int, hi: int, where: str, source) -> tuple[Level, ...]:
     if raw and source not in LEVEL_SOURCES:
         raise RubricError(f"{where}: levels_source must be one of {', '.join(LEVEL_SOURCES)}")
-    levels = tuple(Level(int(lv["score"]), str(lv["en"]), str(lv["zh"]), str(source)) for lv in raw)
+    # a level a study's admin rewrote says so itself ("source": "edited")
+    levels = tuple(
+        Level(int(lv["score"]), str(lv["en"]), str(lv["zh"]), str(lv.get("source", source))) for lv in raw
+    )
+    if any(lv.source not in LEVEL_SOURCES for lv in levels):
+        raise RubricError(f"{where}: a level's source must be one of {', '.join(LEVEL_SOURCES)}")
     if levels and sorted(lv.score for lv in levels) != list(range(lo, hi + 1)):
         raise RubricError(f"{where}: level scores must cover {lo}..{hi} exactly once")
     for lv in levels:
@@ -173,15 +179,37 @@ def parse_rubric(data: dict) -> Rubric:
     )
 
 
+# Versions that are not files (a study's edited guidelines and level texts) come from a
+# source the app layer registers (it reads them from the database). A version never
+# changes once made, so caching by version stays right.
+_sources: list[Callable[[str], dict | None]] = []
+
+
+def rubric_source_register(source: Callable[[str], dict | None]) -> None:
+    """Add a lookup ``version -> rubric document or None`` for versions without a file."""
+    if source not in _sources:
+        _sources.append(source)
+
+
+def rubric_data(version: str) -> dict:
+    """The JSON document of a rubric version: its file, else a registered source."""
+    path = RUBRIC_DIR / f"{version}.json"
+    if path.is_file() and path.parent == RUBRIC_DIR:
+        return json.loads(path.read_text(encoding="utf-8"))
+    for source in _sources:
+        data = source(version)
+        if data is not None:
+            return data
+    raise RubricError(f"no rubric file for version {version!r}")
+
+
 @cache
 def load_rubric(version: str = DEFAULT_RUBRIC_VERSION) -> Rubric:
-    """The rubric of that version from ``studies/rubric/<version>.json`` (validated, cached)."""
-    path = RUBRIC_DIR / f"{version}.json"
-    if not path.is_file() or path.parent != RUBRIC_DIR:
-        raise RubricError(f"no rubric file for version {version!r}")
-    rubric = parse_rubric(json.loads(path.read_text(encoding="utf-8")))
+    """The rubric of that version from ``studies/rubric/<version>.json`` or a registered
+    source (validated, cached)."""
+    rubric = parse_rubric(rubric_data(version))
     if rubric.version != version:
-        raise RubricError(f"{path.name} declares version {rubric.version!r}")
+        raise RubricError(f"rubric {version!r} declares version {rubric.version!r}")
     return rubric
 
 

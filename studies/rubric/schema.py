@@ -15,9 +15,10 @@ class RubricError(ValueError):
     """The rubric definition file is malformed."""
 
 
-# Where a level description comes from: the study's own scoring sheet, or written for
-# this platform (the sheet gives one description for some dimensions; see the README).
-LEVEL_SOURCES = ("sheet", "platform")
+# Where a level description comes from: the study's own scoring sheet, written for this
+# platform (the sheet gives one description for some dimensions; see the README), or
+# edited by a study's admin (a rubric version of that study).
+LEVEL_SOURCES = ("sheet", "platform", "edited")
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ class ScoreSpec:
 
     @property
     def levels_source(self) -> str:
-        return self.levels[0].source if self.levels else ""
+        """``edited`` if a study's admin rewrote any level, else where the levels come from."""
+        sources = {lv.source for lv in self.levels}
+        return "edited" if "edited" in sources else (self.levels[0].source if self.levels else "")
 
     @property
     def choices(self) -> range:

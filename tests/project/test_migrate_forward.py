@@ -28,7 +28,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-NEW_APPS = ("studies", "calibration", "research")
+NEW_APPS = ("studies", "calibration", "research", "training")
 OLD_APPS = ("scoring", "generation")
 # The previous main's last migrations of the apps the models came from.
 OLD_LEAVES = [("scoring", "0001_initial"), ("generation", "0002_initial")]

@@ -87,7 +87,7 @@ def test_parse_rubric_rejects_levels_without_a_known_source(raw, source):
     dim.pop("levels_source")
     if source:
         dim["levels_source"] = source
-    with pytest.raises(RubricError, match="levels_source must be one of sheet, platform"):
+    with pytest.raises(RubricError, match="levels_source must be one of sheet, platform, edited"):
         parse_rubric(bad)
 
 

@@ -162,3 +162,35 @@ def test_the_admin_page_marks_gold_and_refuses_a_response_without_reference(
     )
     assert reply.status_code == 200
     assert client.get("/manage/training/").status_code == 302  # anonymous: to the login
+
+
+def test_the_assignment_page_refuses_an_unqualified_rater_with_a_message(gold, admin_client):
+    study = gold.study
+    trainee, partner = rater("trainee", "H09"), rater("partner", "H10")
+    fs10, b = Scenario.objects.get(code="FS10"), Condition.objects.get(letter="B")
+    data = {
+        "study": study.pk,
+        "scenario": fs10.pk,
+        "conditions": [b.pk],
+        "rater_a": trainee.pk,
+        "rater_b": partner.pk,
+    }
+    reply = admin_client.post("/manage/assignments/", data)
+    assert reply.status_code == 200
+    assert "Not yet qualified on this study&#x27;s training set: trainee, partner." in reply.content.decode()
+    assert not ScoringGroup.objects.filter(condition=b).exists()
+    qualification_override(rater=trainee, study=study, actor=None, reason="pilot")
+    qualification_override(rater=partner, study=study, actor=None, reason="pilot")
+    assert admin_client.post("/manage/assignments/", data).status_code == 302
+    assert ScoringGroup.objects.filter(condition=b, rater_a=trainee).exists()
+
+
+def test_the_assignment_pages_list_who_is_not_yet_qualified(gold, admin_client):
+    study = gold.study
+    rater("trainee", "H09")
+    cleared = rater("partner", "H10")
+    qualification_override(rater=cleared, study=study, actor=None, reason="pilot")
+    for url in ("/manage/assignments/", "/manage/assignments/auto/"):
+        html = admin_client.get(url).content.decode()
+        listed = html.split('id="unqualified"', 1)[1].split("</div>", 1)[0]
+        assert f"{study.name}:" in listed and "trainee" in listed and "partner" not in listed

@@ -4,6 +4,7 @@ import pytest
 
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.statistics import pcc
+from research.selectors.results import raw_score_rows_count, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet, TrainingResponse
 from scoring.selectors import rater_queue, workload_board
 from scoring.services.assignments import study_sync_assignments
@@ -70,6 +71,10 @@ def test_training_sheets_never_reach_queue_agreement_final_scores_or_live_assign
     assert not Assignment.objects.filter(response=gold.response).exclude(role="training").exists()
     # the live response keeps its own agreement and final score
     assert FinalScore.objects.get(response__research_id="A05_FS10").overall == 116.5
+    # research output: the raw long table has the two experts' sheets, never the trainee's
+    rows = list(raw_score_rows_iter(study=study))
+    assert raw_score_rows_count(study=study) == 2 and rows
+    assert all(gold.response.blind_code not in row and "H09" not in row for row in rows)
 
 
 def test_feedback_compares_with_the_reference_and_ranks_the_dimensions_missed_most(gold):

@@ -91,7 +91,10 @@ def training_response_add(
             % {"id": research_id}
         )
     rubric = load_rubric(study.rubric_version)
-    if any(s.rubric_version != rubric.version for s in sheets):
+    shape = [(d.key, d.min, d.max) for d in rubric.dimensions]  # edited texts do not matter
+    if any(
+        [(d.key, d.min, d.max) for d in load_rubric(s.rubric_version).dimensions] != shape for s in sheets
+    ):
         raise TrainingError(
             _("The reference sheets were scored with another rubric version than the study's.")
         )

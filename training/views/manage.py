@@ -7,18 +7,23 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from studies.models import Study
 from studies.roles import admin_required
-from training.forms import GoldResponseForm, OverrideForm, TrainingSettingsForm
+from studies.rubric import load_rubric
+from studies.rubric.loader import rubric_data
+from training.forms import GoldResponseForm, OverrideForm, RubricTextsForm, TrainingSettingsForm
+from training.selectors.rubric import study_rubric_revisions
 from training.selectors.training import training_admin_overview
 from training.services.qualification import (
     qualification_override,
     qualification_override_revoke,
     training_settings_update,
 )
+from training.services.rubric import rubric_revise
 from training.services.training_set import TrainingError, training_response_add, training_set_add_default
 
 
@@ -133,3 +138,40 @@ def training_override(request: HttpRequest) -> HttpResponse:
         return _("Saved, with your reason.")
 
     return _post(request, OverrideForm, change)
+
+
+@admin_required
+def training_rubric(request: HttpRequest) -> HttpResponse:
+    """Edit the study's guidelines and level texts, one step at a time; saving makes a new
+    rubric version for the study (sheets keep theirs)."""
+    studies, study = _study(request)
+    if study is None:
+        return redirect("training:manage")
+    rubric = load_rubric(study.rubric_version)
+    try:
+        step = min(max(int(request.GET.get("step") or request.POST.get("step") or 1), 1), len(rubric.steps))
+    except ValueError:
+        step = 1
+    document = rubric_data(study.rubric_version)
+    form = RubricTextsForm(request.POST or None, rubric=rubric, document=document, step=step)
+    if request.method == "POST" and form.is_valid():
+        try:
+            revision = rubric_revise(study=study, changes=form.cleaned_data, actor=request.user)
+        except TrainingError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(
+                request,
+                _("Saved as rubric version %(version)s; sheets already opened keep their version.")
+                % {"version": revision.version},
+            )
+            return redirect(f"{reverse('training:rubric')}?study={study.pk}&step={step}")
+    context = {
+        "studies": studies,
+        "study": study,
+        "step": step,
+        "steps": [(s.number, s.name.text(get_language() or "en")) for s in rubric.steps],
+        "form": form,
+        "revisions": study_rubric_revisions(study=study),
+    }
+    return render(request, "training/rubric.html", context)
