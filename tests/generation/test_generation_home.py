@@ -33,7 +33,11 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
     endpoint = stub_endpoint(llm_stub)
     page = admin_client.get(reverse("generation:home"))
     assert page.status_code == 200
-    assert PreferenceProfile.objects.count() == 0  # no fixed personas: members are entered per study
+    # no fixed personas in the code: members are entered per study (the demo seeds two)
+    assert set(PreferenceProfile.objects.values_list("study__name", "name")) == {
+        ("CGPST demo", "Demo member A"),
+        ("CGPST demo", "Demo member B"),
+    }
     study = Study.objects.get(name="CGPST demo")
     conditions = Condition.objects.filter(letter__in=["A", "B"])
     with django_capture_on_commit_callbacks() as callbacks:

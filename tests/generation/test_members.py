@@ -16,6 +16,12 @@ def admin_client(client, demo):
     return client
 
 
+@pytest.fixture(autouse=True)
+def without_the_demo_members(demo):
+    """These tests enter the demo study's members themselves."""
+    PreferenceProfile.objects.filter(study__name="CGPST demo").delete()
+
+
 def url(study):
     return reverse("generation:members", args=[study.pk])
 

@@ -76,6 +76,7 @@ def test_teamllm_and_single_runs_send_the_releases_requests(celery_worker, demo,
 
 def test_discussion_debate_and_teamfusion_runs(celery_worker, demo, llm_stub, client):
     study = Study.objects.get(name="CGPST demo")
+    PreferenceProfile.objects.filter(study=study).delete()  # this study's members instead of the demo's
     for order, (name, preferences) in enumerate(
         [
             ("Mia", "Wants concrete, local solutions."),
