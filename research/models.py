@@ -30,6 +30,10 @@ class ExportJob(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     progress = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    step = models.CharField(max_length=100, blank=True)  # what is being built now (a sheet's name)
+    # every stored progress update, oldest first: {"done", "total", "step", "at"}; shows which
+    # part of a slow export took the time
+    progress_log = models.JSONField(default=list, blank=True)
     file = models.FileField(upload_to=export_upload_to, max_length=300, blank=True)
     file_name = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)

@@ -14,6 +14,7 @@ are written top to bottom, and a merge is declared no later than its first row.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from django.utils import timezone
 
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
-from research.selectors.results import RAW_HEADER, raw_score_rows_iter
+from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
@@ -38,14 +39,17 @@ XLSX_OPTIONS = {
     "strings_to_numbers": False,
     "nan_inf_to_errors": True,  # a statistic that is not a number is shown as an error cell
 }
+# progress(done, total, sheet being written)
+Progress = Callable[[int, int, str], None]
 _HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
 
 
 class SafeBook:
     """The workbook and its four cell formats: (bold heading?, quote prefix?)."""
 
-    def __init__(self, wb: xlsxwriter.Workbook):
+    def __init__(self, wb: xlsxwriter.Workbook, on_sheet: Callable[[str], None] | None = None):
         self.wb = wb
+        self.on_sheet = on_sheet  # told each sheet's name as it starts
         self.formats: dict[tuple[bool, bool], Any] = {
             (False, False): None,
             (False, True): wb.add_format({"quote_prefix": True}),
@@ -54,7 +58,10 @@ class SafeBook:
         }
 
     def sheet(self, title: str) -> _Sheet:
-        return _Sheet(self.wb.add_worksheet(title[:31]), self.formats)
+        ws = self.wb.add_worksheet(title[:31])
+        if self.on_sheet:
+            self.on_sheet(ws.name)
+        return _Sheet(ws, self.formats)
 
 
 class _Sheet:
@@ -204,81 +211,88 @@ def _consistency_rows(table6: dict) -> list[list]:
     return rows
 
 
-def _sheets_write(
-    book: SafeBook, results: Results, *, names: dict[str, str], include_raw: bool, progress
-) -> None:
+def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about = book.sheet("About")
     about.row(["CGPST results", results.study.name], bold=True)
     about.row(["Generated", timezone.now().isoformat(timespec="seconds")])
     about.row(["Responses with a final score", len(results.records)])
     about.row(["Conditions", ", ".join(f"{c} = {names.get(c, c)}" for c in results.conditions)])
     about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
-    for table in results.table1:
-        _table1(book, table, results.columns, table.condition)
-    for table in results.table2:
-        _table2(book, table, results.columns, table.condition)
-    _overall(book, results)
-    _group_means(
-        book,
-        "Per step (Figure 3)",
-        ["Step", "Model", "n", "Mean (first condition)", "Mean (second condition)", "p", "Mark", "Note"],
-        [[t.step, t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.p_value, t.mark, t.note]
-         for t in results.step_tests],
-    )  # fmt: skip
-    _group_means(
-        book,
-        "Blanks (Table 5)",
-        ["Step", "Model", "Condition", "Mean blank items (raters)", "Responses", "Parser check",
-         "Raters disagree"],
-        [[g.step, g.model, g.condition, _round(g.value), g.n, _round(g.parser), g.disagreements]
-         for g in results.blanks]
-        + [[], ["Responses where the raters disagree on blanks"], ["Research ID", "Step", "Raters", "Parser"]]
-        + [[d.research_id, d.step, ", ".join(f"{r}: {c}" for r, c in d.counts), d.parser]
-           for d in results.blank_disagreements],
-    )  # fmt: skip
-    _group_means(
-        book,
-        "Consistency (Table 6)",
-        ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
-         "n", "Responses", "Warning"],
-        _consistency_rows(results.consistency),
-    )  # fmt: skip
-    _group_means(
-        book,
-        "Efficiency",
-        ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
-        [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency],
-    )
-    _group_means(
-        book,
-        "Diversity",
-        [
-            "Model",
-            "Condition",
-            "Step",
-            "Diversity (1 - mean Self-BLEU), as released",
-            "Diversity, cleaned tokens (no whitespace)",
-            "Responses",
-        ],
-        [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n] for d in results.diversity],
-    )
-    _group_means(
-        book,
-        "Generation cost",
-        ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)", "Tokens out (mean)",
-         "Wall time s (mean)", "Failures", "Retries"],
-        [[c.model, c.condition, c.runs, c.succeeded, _round(c.calls), _round(c.prompt_tokens),
-          _round(c.completion_tokens), _round(c.wall_seconds), c.failures, c.retries] for c in results.cost]
-        + [[], ["Per run"], ["Research ID", "Run", "Model", "Condition", "Status", "Calls", "Tokens in",
-                             "Tokens out", "Wall time s", "Failures", "Retries"]]
-        + [[r.research_id, r.run_id, r.model, r.condition, r.status, r.calls, r.prompt_tokens,
-            r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries] for r in results.run_costs],
-    )  # fmt: skip
-    if include_raw:
-        raw = book.sheet("Raw scores")
-        raw.row(list(RAW_HEADER), bold=True)
-        for values in raw_score_rows_iter(study=results.study, on_sheet=progress):
-            raw.row(values)  # 23 rows per submitted sheet, each on disk once the next starts
+
+
+def _raw(book: SafeBook, results: Results, on_sheet: Callable[[int], None]) -> None:
+    raw = book.sheet("Raw scores")
+    raw.row(list(RAW_HEADER), bold=True)
+    for values in raw_score_rows_iter(study=results.study, on_sheet=on_sheet):
+        raw.row(values)  # 23 rows per submitted sheet, each on disk once the next starts
+
+
+def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[Callable[[], None]]:
+    """The sheets in order, one writer each (all but the raw table), so that the number of
+    sheets is known before the first is written."""
+    steps: list[Callable[[], None]] = [partial(_about, book, results, names)]
+    steps += [partial(_table1, book, t, results.columns, t.condition) for t in results.table1]
+    steps += [partial(_table2, book, t, results.columns, t.condition) for t in results.table2]
+    if results.overall is not None:
+        steps.append(partial(_overall, book, results))
+    steps += [
+        partial(_group_means, book, "Per step (Figure 3)",
+                ["Step", "Model", "n", "Mean (first condition)", "Mean (second condition)", "p", "Mark", "Note"],
+                [[t.step, t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.p_value, t.mark, t.note]
+                 for t in results.step_tests]),
+        partial(_group_means, book, "Blanks (Table 5)",
+                ["Step", "Model", "Condition", "Mean blank items (raters)", "Responses", "Parser check",
+                 "Raters disagree"],
+                [[g.step, g.model, g.condition, _round(g.value), g.n, _round(g.parser), g.disagreements]
+                 for g in results.blanks]
+                + [[], ["Responses where the raters disagree on blanks"],
+                   ["Research ID", "Step", "Raters", "Parser"]]
+                + [[d.research_id, d.step, ", ".join(f"{r}: {c}" for r, c in d.counts), d.parser]
+                   for d in results.blank_disagreements]),
+        partial(_group_means, book, "Consistency (Table 6)",
+                ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
+                 "n", "Responses", "Warning"],
+                _consistency_rows(results.consistency)),
+        partial(_group_means, book, "Efficiency",
+                ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
+                [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),
+        partial(_group_means, book, "Diversity",
+                ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU), as released",
+                 "Diversity, cleaned tokens (no whitespace)", "Responses"],
+                [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n]
+                 for d in results.diversity]),
+        partial(_group_means, book, "Generation cost",
+                ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)",
+                 "Tokens out (mean)", "Wall time s (mean)", "Failures", "Retries"],
+                [[c.model, c.condition, c.runs, c.succeeded, _round(c.calls), _round(c.prompt_tokens),
+                  _round(c.completion_tokens), _round(c.wall_seconds), c.failures, c.retries]
+                 for c in results.cost]
+                + [[], ["Per run"], ["Research ID", "Run", "Model", "Condition", "Status", "Calls", "Tokens in",
+                                     "Tokens out", "Wall time s", "Failures", "Retries"]]
+                + [[r.research_id, r.run_id, r.model, r.condition, r.status, r.calls, r.prompt_tokens,
+                    r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries]
+                   for r in results.run_costs]),
+    ]  # fmt: skip
+    return steps
+
+
+class _Counter:
+    """Steps done (sheets written, and each submitted sheet of the raw table) and the
+    sheet being written, told to ``report`` at every step."""
+
+    def __init__(self, report: Progress):
+        self.report = report
+        self.done = self.total = 0
+        self.sheet = ""
+
+    def sheet_started(self, name: str) -> None:
+        self.sheet = name
+        self.report(self.done, self.total, name)
+
+    def raw_sheet_written(self, n: int) -> None:
+        self.done += 1
+        self.total = max(self.total, self.done + 1)  # a sheet submitted since it was counted
+        self.report(self.done, self.total, self.sheet)
 
 
 def results_workbook_write(
@@ -287,17 +301,28 @@ def results_workbook_write(
     *,
     condition_names: dict[str, str] | None = None,
     include_raw: bool = True,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> None:
-    """Write the results workbook to ``path``. ``progress(n)`` is told each raw sheet written."""
+    """Write the results workbook to ``path``. ``progress(done, total, sheet)`` is told as
+    each sheet starts and as each submitted sheet goes into the raw table, ``done`` rising
+    by one from 0; the last call, ``(total, total, "")``, comes once the file is closed.
+    ``total`` is the number of sheets plus the number of submitted sheets."""
     import xlsxwriter  # lazy: web processes never load XlsxWriter
 
+    counter = _Counter(progress or (lambda done, total, sheet: None))
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with xlsxwriter.Workbook(str(path), XLSX_OPTIONS) as wb:
-            _sheets_write(
-                SafeBook(wb), results, names=condition_names or {}, include_raw=include_raw, progress=progress
-            )
+            book = SafeBook(wb, on_sheet=counter.sheet_started)
+            steps = _steps(book, results, names=condition_names or {})
+            if include_raw:
+                steps.append(partial(_raw, book, results, counter.raw_sheet_written))
+            raw_sheets = raw_score_rows_count(study=results.study) if include_raw else 0
+            counter.total = len(steps) + raw_sheets
+            for write in steps:
+                write()
+                counter.done += 1  # told with the next sheet, or once the file is closed
     except BaseException:
         path.unlink(missing_ok=True)  # closing wrote what there was: no half workbook
         raise
+    counter.report(counter.done, counter.done, "")

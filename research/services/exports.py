@@ -21,7 +21,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Func, JSONField, Q, Value
 from django.utils import timezone
 
 from research.long_export import long_csv_write, long_xlsx_write
@@ -29,7 +29,6 @@ from research.models import ExportJob
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
 from research.selectors.research import results_get
-from research.selectors.results import raw_score_rows_count
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
@@ -67,8 +66,16 @@ def export_job_dispatch_pending(job: ExportJob) -> bool:
     return job.status == ExportJob.Status.QUEUED and job.pk in outbox_pending_subjects(name=EXPORT_TASK)
 
 
-def _progress(job_id: int, done: int, total: int) -> None:
-    ExportJob.objects.filter(pk=job_id).update(progress=done, total=total)
+def _progress(job_id: int, done: int, total: int, step: str = "") -> None:
+    """Store the progress (its own commit: the job's page polls it) and append it to the
+    job's log in the same statement."""
+    entry = {"done": done, "total": total, "step": step, "at": timezone.now().isoformat()}
+    ExportJob.objects.filter(pk=job_id).update(
+        progress=done,
+        total=total,
+        step=step,
+        progress_log=Func(F("progress_log"), Value([entry], JSONField()), arg_joiner=" || ", function=""),
+    )
 
 
 def _stored(job: ExportJob) -> bool:
@@ -81,7 +88,9 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
         return None
     if job.status == ExportJob.Status.DONE and _stored(job):
         return job
-    ExportJob.objects.filter(pk=job_id).update(status=ExportJob.Status.RUNNING, error="", progress=0)
+    ExportJob.objects.filter(pk=job_id).update(
+        status=ExportJob.Status.RUNNING, error="", progress=0, total=0, step="", progress_log=[]
+    )
     try:
         study = Study.objects.get(pk=job.params["study_id"])
         with tempfile.TemporaryDirectory(prefix="teamllm-export-") as tmp:
@@ -144,25 +153,25 @@ def _file_delete(job: ExportJob) -> None:
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
     params = job.params
     pair = tuple(params["pair"]) if params.get("pair") else None
-    total = raw_score_rows_count(study=study) + 1
-    _progress(job.pk, 0, total)
-    results = results_get(
+    results = results_get(  # the total is known once the results say which tables there are
         study=study,
         conditions=params.get("conditions") or None,
         models=params.get("models") or None,
         pair=pair,
         marks=params.get("marks") or MARKS_PAPER,
     )
-    _progress(job.pk, 1, total)
     name = f"results_{_slug(study.name)}.xlsx"
+    last_step = ""
 
-    def on_sheet(n: int) -> None:
-        if n % PROGRESS_EVERY == 0:
-            _progress(job.pk, n + 1, total)
+    def on_step(done: int, total: int, step: str) -> None:
+        nonlocal last_step
+        # each sheet as it starts, the raw table every PROGRESS_EVERY sheets, and the end
+        if step != last_step or done % PROGRESS_EVERY == 0 or done == total:
+            _progress(job.pk, done, total, step)
+        last_step = step
 
     names = dict(Condition.objects.values_list("letter", "name"))
-    results_workbook_write(results, folder / name, condition_names=names, progress=on_sheet)
-    _progress(job.pk, total, total)
+    results_workbook_write(results, folder / name, condition_names=names, progress=on_step)
     return folder / name, name
 
 
