@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 
-from scoring.models import RaterQualification, TrainingResponse
+from scoring.models import Assignment, AssignmentRole, RaterQualification, TrainingResponse
 from studies.models import Study
 from studies.roles import RATER
 
@@ -40,4 +40,16 @@ def unqualified_by_study() -> list[tuple[Study, list[str]]]:
     for study in studies.order_by("name"):
         if names := [u.get_username() for u in raters_not_qualified(study=study, raters=raters)]:
             out.append((study, names))
+    return out
+
+
+def raters_trained_on(*, response_ids: Iterable[int]) -> dict[int, set[int]]:
+    """Per live response, the raters who had a training copy of it (archived or not: they
+    have seen its reference), who must never score the original."""
+    out: dict[int, set[int]] = {}
+    rows = Assignment.objects.filter(
+        role=AssignmentRole.TRAINING, response__training__source_id__in=list(response_ids)
+    ).values_list("response__training__source_id", "rater_id")
+    for source_id, rater_id in rows:
+        out.setdefault(source_id, set()).add(rater_id)
     return out
