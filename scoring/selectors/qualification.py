@@ -53,3 +53,21 @@ def raters_trained_on(*, response_ids: Iterable[int]) -> dict[int, set[int]]:
     for source_id, rater_id in rows:
         out.setdefault(source_id, set()).add(rater_id)
     return out
+
+
+def raters_blocked(*, raters: Iterable, study: Study | None) -> dict[int, list[str]]:
+    """For the rater dropdowns: per rater id, the names of the studies (``study``, or every
+    active study with a training set) that give them no live work until they qualify."""
+    raters = list(raters)
+    studies = (
+        [study]
+        if study is not None
+        else Study.objects.filter(is_active=True, training_responses__archived_at__isnull=True)
+        .distinct()
+        .order_by("name")
+    )
+    out: dict[int, list[str]] = {}
+    for one in studies:
+        for user in raters_not_qualified(study=one, raters=raters):
+            out.setdefault(user.pk, []).append(one.name)
+    return out

@@ -121,6 +121,9 @@ def test_a_study_from_the_template_to_the_drift_page(live_server, browser, celer
     with admin.expect_navigation():
         admin.click("text=Add the default: A05_FS10, mean of H01 and H02")
     assert "A05_FS10 is in the training set" in admin.inner_text(".messages")
+    admin.goto(f"{base}/manage/assignments/")  # nobody has qualified yet: nobody can be chosen
+    ada_option = admin.locator("#id_rater_a option", has_text="ada")
+    assert ada_option.is_disabled() and "not qualified yet (Ocean lab)" in ada_option.inner_text()
 
     # both raters set their passwords through their links and train
     raters = {}
