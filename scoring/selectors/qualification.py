@@ -71,3 +71,11 @@ def raters_blocked(*, raters: Iterable, study: Study | None) -> dict[int, list[s
         for user in raters_not_qualified(study=one, raters=raters):
             out.setdefault(user.pk, []).append(one.name)
     return out
+
+
+def training_open_to(*, rater, study: Study):
+    """The study's active training responses the rater may train on: not the copy of a
+    response they score (or scored) live, whose reference would show them their
+    partner's work and the answer to their own sheet."""
+    live = Assignment.objects.filter(rater=rater).exclude(role=AssignmentRole.TRAINING).values("response_id")
+    return TrainingResponse.objects.filter(study=study, archived_at__isnull=True).exclude(source_id__in=live)

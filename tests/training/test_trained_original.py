@@ -90,3 +90,19 @@ def test_the_assignment_page_shows_the_refusal(client, gold, trainee, admin_user
     assert reply.status_code == 200
     assert "has seen its reference scores" in reply.content.decode()
     assert not Assignment.objects.filter(rater=trainee, role="primary").exists()
+
+
+def test_a_live_rater_of_the_original_never_trains_on_its_copy(client, gold):
+    """rater1 (H01) scores A05_FS10 live: its training copy's reference (the mean with
+    H02's sheet) would show them their partner's work."""
+    from django.contrib.auth import get_user_model
+
+    live_rater = get_user_model().objects.get(username="rater1")
+    assert Assignment.objects.filter(rater=live_rater, response=gold.source, role="primary").exists()
+    assert training_enroll(rater=live_rater, study=gold.study) == 0
+    client.force_login(live_rater)
+    page = client.get("/training/").content.decode()
+    assert "Start training" not in page and f"no-training-{gold.study.pk}" in page
+    client.post(f"/training/study/{gold.study.pk}/start/")
+    assert not Assignment.objects.filter(rater=live_rater, role="training").exists()
+    assert client.get(f"/training/{gold.response.blind_code}/").status_code == 404
