@@ -12,9 +12,11 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from scoring.selectors.qualification import raters_blocked
 from scoring.services.active_time import ACTIVE_REPORT_MAX
 from scoring.services.assignments import PlannedGroup
 from studies.models import Condition, Scenario, Study
+from studies.params import id_param
 from studies.roles import RATER
 
 MAX_CHANGES_PER_BATCH = 500
@@ -183,19 +185,53 @@ def _raters():
     )
 
 
+class _MarkingWidget:
+    """Options whose value is in ``disabled_values`` are rendered disabled."""
+
+    disabled_values: frozenset[str] = frozenset()
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)  # type: ignore[misc]
+        if str(getattr(value, "value", value)) in self.disabled_values:
+            option["attrs"]["disabled"] = True
+        return option
+
+
+class RaterSelect(_MarkingWidget, forms.Select):
+    pass
+
+
+class RaterCheckboxes(_MarkingWidget, forms.CheckboxSelectMultiple):
+    pass
+
+
+def _rater_label(field, obj) -> str:
+    code = getattr(getattr(obj, "rater_profile", None), "rater_code", None)
+    label = f"{obj.get_username()} ({code})" if code else obj.get_username()
+    if studies := getattr(field, "blocked", {}).get(obj.pk):
+        return _("%(rater)s: not qualified yet (%(studies)s)") % {
+            "rater": label,
+            "studies": ", ".join(studies),
+        }
+    return label
+
+
 class RaterChoiceField(forms.ModelChoiceField):
+    widget = RaterSelect
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("empty_label", _("— choose —"))
         super().__init__(*args, **kwargs)
 
     def label_from_instance(self, obj) -> str:
-        code = getattr(getattr(obj, "rater_profile", None), "rater_code", None)
-        return f"{obj.get_username()} ({code})" if code else obj.get_username()
+        return _rater_label(self, obj)
 
 
 class RaterMultipleChoiceField(forms.ModelMultipleChoiceField):
+    widget = RaterCheckboxes
+
     def label_from_instance(self, obj) -> str:
-        return RaterChoiceField.label_from_instance(self, obj)  # type: ignore[arg-type]
+        return _rater_label(self, obj)
 
 
 def _default_study(form: forms.Form) -> None:
@@ -203,6 +239,20 @@ def _default_study(form: forms.Form) -> None:
     studies = list(Study.objects.values_list("pk", flat=True)[:2])
     if len(studies) == 1 and not form.is_bound:
         form.fields["study"].initial = studies[0]
+
+
+def _mark_unqualified(form: forms.Form, names: tuple[str, ...], study: Study | None) -> None:
+    """Raters a study with a training set will not give live work to (not qualified, not
+    let through) say so in the rater choices; when the form's study is known they are
+    also disabled there. The services refuse them in any case."""
+    if study is None and "study" in form.fields:
+        study_id = id_param(form.data.get("study")) if form.is_bound else form.fields["study"].initial
+        study = Study.objects.filter(pk=study_id).first() if study_id else None
+    blocked = raters_blocked(raters=_raters(), study=study)
+    for name in names:
+        field = form.fields[name]
+        field.blocked = blocked  # type: ignore[attr-defined]
+        field.widget.disabled_values = frozenset(str(pk) for pk in blocked) if study else frozenset()
 
 
 class PairAssignForm(forms.Form):
@@ -220,11 +270,14 @@ class PairAssignForm(forms.Form):
     rater_a = RaterChoiceField(label=_("First rater"), queryset=_raters())
     rater_b = RaterChoiceField(label=_("Second rater"), queryset=_raters())
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["rater_a"].queryset = _raters()
         self.fields["rater_b"].queryset = _raters()
         _default_study(self)
+        if study is not None and not self.is_bound:
+            self.fields["study"].initial = study.pk
+        _mark_unqualified(self, ("rater_a", "rater_b"), study if not self.is_bound else None)
 
     def clean(self):
         data = super().clean()
@@ -245,14 +298,13 @@ class AutoAssignForm(forms.Form):
     conditions = forms.ModelMultipleChoiceField(
         label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
     )
-    raters = RaterMultipleChoiceField(
-        label=_("Raters"), queryset=_raters(), widget=forms.CheckboxSelectMultiple
-    )
+    raters = RaterMultipleChoiceField(label=_("Raters"), queryset=_raters(), widget=RaterCheckboxes)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["raters"].queryset = _raters()
         _default_study(self)
+        _mark_unqualified(self, ("raters",), None)
 
     def clean_raters(self):
         raters = self.cleaned_data["raters"]
@@ -288,7 +340,8 @@ class ReassignForm(forms.Form):
     rater_b = RaterChoiceField(label=_("Second rater"), queryset=_raters())
     reason = forms.CharField(label=_("Reason"), max_length=1000)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["rater_a"].queryset = _raters()
         self.fields["rater_b"].queryset = _raters()
+        _mark_unqualified(self, ("rater_a", "rater_b"), study)

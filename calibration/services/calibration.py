@@ -45,6 +45,7 @@ from calibration.services.agreement_sync import (
     rows_update,
 )
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
+from scoring.selectors.qualification import raters_trained_on
 from studies.models import (
     CALIBRATION_RULES,
     FinalScoreRule,
@@ -168,8 +169,10 @@ def _route(evaluations: list[Evaluation], *, actor, report: RecomputeReport) -> 
     if not needing:
         return
     loads = calibrator_loads()
+    trained = raters_trained_on(response_ids=[e.state.response_id for e in needing])
     for e in needing:
-        busy = e.state.assigned_rater_ids
+        # nor a calibrator who saw this response's reference sheet in training
+        busy = e.state.assigned_rater_ids | trained.get(e.state.response_id, set())
         choice = min(
             (uid for uid in loads if uid not in busy), key=lambda uid: (loads[uid], uid), default=None
         )
@@ -235,6 +238,10 @@ def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
             return Assignment.objects.get(pk=current.assignment_id)
         if calibrator.pk in state.assigned_rater_ids:
             raise CalibrationError(_("This rater already scores this response."))
+        if calibrator.pk in raters_trained_on(response_ids=[response.pk]).get(response.pk, ()):
+            raise CalibrationError(
+                _("This rater trained on a copy of this response and has seen its reference scores.")
+            )
         if current is not None:
             if current.submitted:
                 raise CalibrationError(

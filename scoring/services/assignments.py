@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
-from scoring.selectors.qualification import raters_not_qualified
+from scoring.selectors.qualification import raters_not_qualified, raters_trained_on
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 from studies.roles import is_rater
 
@@ -72,6 +72,16 @@ def _assign(*, rater, response: Response, group: ScoringGroup | None, actor, rol
             existing.group = group
             existing.save(update_fields=["group"])
         return None
+    if role != AssignmentRole.TRAINING and rater.pk in raters_trained_on(response_ids=[response.pk]).get(
+        response.pk, ()
+    ):
+        # they saw the reference sheet of this very response in training
+        raise AssignmentError(
+            _(
+                "%(user)s trained on a copy of %(response)s and has seen its reference scores; they may not score it live. Choose another rater."
+            )
+            % {"user": rater.get_username(), "response": response.research_id}
+        )
     return Assignment.objects.create(rater=rater, response=response, group=group, role=role, created_by=actor)
 
 

@@ -39,7 +39,7 @@ def _study_from(request: HttpRequest) -> Study | None:
 @require_http_methods(["GET", "POST"])
 def assignments_page(request: HttpRequest) -> HttpResponse:
     """Assign a pair to a scenario under one or more conditions; the list of active groups."""
-    form = PairAssignForm(request.POST or None)
+    form = PairAssignForm(request.POST or None, study=_study_from(request))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -192,6 +192,7 @@ def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
     reassign_form = ReassignForm(
         request.POST if request.POST.get("action") == "reassign" else None,
         initial={"rater_a": group.rater_a_id, "rater_b": group.rater_b_id},
+        study=group.study,
     )
     archive_form = ReasonForm(request.POST if request.POST.get("action") == "archive" else None)
     if request.method == "POST":

@@ -97,3 +97,27 @@ def test_reason_by_the_calibrator_only_after_submitting(flagged):
     decision = calibration_decision_record(response_id=response.pk, actor=admin, reason="Confirmed.")
     assert decision.decided_by == admin
     assert ScoreSheet.objects.filter(assignment__response=response, assignment__role="primary").count() == 2
+
+
+def test_a_calibrator_who_trained_on_the_response_is_never_its_calibrator(flagged):
+    """A calibrator who had a training copy of the response has seen its reference: the
+    automatic routing passes them over and the admin's choice is refused."""
+    from training.services.training_set import training_enroll, training_response_add
+
+    group, response, first = flagged
+    admin = UserFactory(username="boss", role=ADMIN)
+    trainee = rater("cal-trainee", can_calibrate=True)
+    training_response_add(study=response.study, research_id=response.research_id, rater_codes=[], actor=admin)
+    training_enroll(rater=trainee, study=response.study)
+    with pytest.raises(CalibrationError, match="trained on a copy of this response"):
+        calibration_assign(response_id=response.pk, calibrator=trainee, actor=admin)
+    assert _active(response).rater == first
+    # with the calibrator gone, routing has nobody left: the trainee is passed over
+    Assignment.objects.filter(rater=first).update(archived_at="2026-01-01T00:00Z")
+    first.rater_profile.can_calibrate = False
+    first.rater_profile.save()
+    response_scores_recompute(response_id=response.pk)
+    assert not Assignment.objects.filter(
+        response=response, role="calibration", archived_at__isnull=True
+    ).exists()
+    assert not Assignment.objects.filter(rater=trainee, role="calibration").exists()

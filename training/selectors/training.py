@@ -12,6 +12,7 @@ from scoring.models import (
     TrainingResponse,
     TrainingSettings,
 )
+from scoring.selectors.qualification import training_open_to
 from studies.models import Study
 from studies.roles import RATER
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
@@ -57,7 +58,7 @@ def rater_training_home(*, user) -> list[dict]:
             items.append(
                 {"code": a.response.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)}
             )
-        n_training = TrainingResponse.objects.filter(study=study, archived_at__isnull=True).count()
+        n_training = training_open_to(rater=user, study=study).count()
         out.append(
             {
                 "study": study,

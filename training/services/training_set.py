@@ -21,6 +21,7 @@ from scoring.models import (
     TrainingResponse,
     TrainingSettings,
 )
+from scoring.selectors.qualification import training_open_to
 from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric
 from training.feedback import reference_mean
@@ -137,10 +138,11 @@ def training_settings_get(*, study: Study) -> TrainingSettings:
 
 def training_enroll(*, rater, study: Study) -> int:
     """Give the rater a training assignment on every training response of the study they
-    have not scored yet; returns how many were created. Idempotent."""
+    have not scored yet (never the copy of a response they score live); returns how many
+    were created. Idempotent."""
     created = 0
     with transaction.atomic():
-        for training in TrainingResponse.objects.filter(study=study, archived_at__isnull=True):
+        for training in training_open_to(rater=rater, study=study):
             has = Assignment.objects.filter(
                 rater=rater, response_id=training.response_id, role=AssignmentRole.TRAINING
             ).exists()
