@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -25,69 +26,41 @@ _WARN_EVERY_SECONDS = 60.0
 class ResilientRedisCache(RedisCache):
     _last_warning = 0.0
 
-    def _unreachable(self, exc: BaseException) -> None:
-        now = time.monotonic()
-        if now - ResilientRedisCache._last_warning >= _WARN_EVERY_SECONDS:
-            ResilientRedisCache._last_warning = now
-            logger.warning("cache unreachable, serving without it: %s: %s", type(exc).__name__, exc)
+    def _guarded(self, fallback: Any, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, or ``fallback`` (logged) when Redis cannot be reached."""
+        try:
+            return call(*args)
+        except _UNREACHABLE as exc:
+            now = time.monotonic()
+            if now - ResilientRedisCache._last_warning >= _WARN_EVERY_SECONDS:
+                ResilientRedisCache._last_warning = now
+                logger.warning("cache unreachable, serving without it: %s: %s", type(exc).__name__, exc)
+            return fallback
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
-        try:
-            return super().get(key, default, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return default
+        return self._guarded(default, super().get, key, default, version)
 
     def get_many(self, keys: Any, version: int | None = None) -> dict[str, Any]:
-        try:
-            return super().get_many(keys, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return {}
+        return self._guarded({}, super().get_many, keys, version)
 
     def has_key(self, key: Any, version: int | None = None) -> bool:
-        try:
-            return super().has_key(key, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return False
+        return self._guarded(False, super().has_key, key, version)
 
     def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
-        try:
-            super().set(key, value, timeout, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
+        self._guarded(None, super().set, key, value, timeout, version)
 
     def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
-        try:
-            return super().add(key, value, timeout, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return False
+        return self._guarded(False, super().add, key, value, timeout, version)
 
     def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> list[str]:
-        try:
-            return super().set_many(data, timeout, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return list(data)  # Django's contract: the keys that were not stored
+        # Django's contract: the keys that were not stored
+        return self._guarded(list(data), super().set_many, data, timeout, version)
 
     def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
-        try:
-            return super().touch(key, timeout, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return False
+        return self._guarded(False, super().touch, key, timeout, version)
 
     def delete(self, key: Any, version: int | None = None) -> bool:
-        try:
-            return super().delete(key, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
-            return False
+        return self._guarded(False, super().delete, key, version)
 
     def delete_many(self, keys: Any, version: int | None = None) -> None:
-        try:
-            super().delete_many(keys, version)
-        except _UNREACHABLE as exc:
-            self._unreachable(exc)
+        self._guarded(None, super().delete_many, keys, version)
