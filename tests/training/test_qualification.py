@@ -194,3 +194,15 @@ def test_the_assignment_pages_list_who_is_not_yet_qualified(gold, admin_client):
         html = admin_client.get(url).content.decode()
         listed = html.split('id="unqualified"', 1)[1].split("</div>", 1)[0]
         assert f"{study.name}:" in listed and "trainee" in listed and "partner" not in listed
+
+
+def test_the_feedback_names_the_scenario_in_the_raters_language(client, gold, settings):
+    Scenario.objects.filter(pk=gold.response.scenario_id).update(theme_zh="海洋浓汤")
+    _trainee(client, "trainee-zh", "H19")
+    code = _training_code(client, gold.study)
+    reply = _score(client, code, mirrored_changes(reference_changes(3), load_rubric()))
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    assert "海洋浓汤" in client.get(reply["redirect"]).content.decode()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    html = client.get(reply["redirect"]).content.decode()
+    assert "Ocean Soup" in html and "海洋浓汤" not in html

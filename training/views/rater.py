@@ -131,7 +131,7 @@ def training_feedback(request: HttpRequest, assignment: Assignment, blind_code: 
     if sheet is None or not sheet.is_submitted:
         return redirect("training:sheet", blind_code=blind_code)
     context = training_feedback_get(assignment=assignment, lang=_lang(request))
-    context.update(code=blind_code, theme=assignment.response.scenario.theme)
+    context.update(code=blind_code, theme=assignment.response.scenario.theme_for(_lang(request)))
     return render(request, "training/feedback.html", context)
 
 
