@@ -75,6 +75,16 @@ class AssignmentRole(models.TextChoices):
     PRIMARY = "primary", _("Primary")
     CALIBRATION = "calibration", _("Calibration")
     TRAINING = "training", _("Training")
+    JUDGE = "judge", _("LLM judge")
+
+
+class HumanAssignmentManager(models.Manager["Assignment"]):
+    """The default manager leaves out LLM-judge assignments, so no human queue, agreement
+    statistic, final score or export can pick up a judge's work by forgetting a filter.
+    The judging app (and a study that opts in) reads them through ``all_objects``."""
+
+    def get_queryset(self) -> models.QuerySet[Assignment]:
+        return super().get_queryset().exclude(role=AssignmentRole.JUDGE)
 
 
 class Assignment(models.Model):
@@ -96,7 +106,11 @@ class Assignment(models.Model):
     archived_at = models.DateTimeField(null=True, blank=True)
     archived_reason = models.TextField(blank=True)
 
+    all_objects = models.Manager()  # judges' work included
+    objects = HumanAssignmentManager()
+
     class Meta:
+        default_manager_name = "objects"
         ordering = ["rater", "order_key"]
         verbose_name = _("assignment")
         constraints = [
@@ -130,6 +144,14 @@ class SheetSource(models.TextChoices):
     WEB = "web", _("Web form")
     WORKBOOK = "workbook", _("Offline workbook")
     IMPORT = "import", _("Score import")
+    JUDGE = "judge", _("LLM judge")
+
+
+class HumanSheetManager(models.Manager["ScoreSheet"]):
+    """Sheets of human raters only (see HumanAssignmentManager); ``all_objects`` has all."""
+
+    def get_queryset(self) -> models.QuerySet[ScoreSheet]:
+        return super().get_queryset().exclude(assignment__role=AssignmentRole.JUDGE)
 
 
 class ScoreSheet(models.Model):
@@ -162,7 +184,11 @@ class ScoreSheet(models.Model):
     # pauses of a few minutes left out): the scoring cost a lab reports
     active_seconds = models.PositiveIntegerField(_("active time (s)"), default=0)
 
+    all_objects = models.Manager()  # judges' work included
+    objects = HumanSheetManager()
+
     class Meta:
+        default_manager_name = "objects"
         verbose_name = _("score sheet")
 
     def __str__(self) -> str:

@@ -152,7 +152,7 @@ def sheet_open(*, assignment: Assignment, actor=None) -> ScoreSheet:
             SheetEvent.objects.create(sheet=sheet, actor=actor, kind=EventKind.CREATE, version=0)
     except IntegrityError:
         # Opened at the same moment elsewhere (another tab): the other request created it.
-        existing = ScoreSheet.objects.filter(assignment=assignment).first()
+        existing = ScoreSheet.all_objects.filter(assignment=assignment).first()
         if existing is None:
             raise
         return existing
@@ -216,7 +216,7 @@ def sheet_apply_changes(
     """
     changes = list(changes)
     with transaction.atomic():
-        sheet = ScoreSheet.objects.select_for_update().get(pk=sheet_id)
+        sheet = ScoreSheet.all_objects.select_for_update().get(pk=sheet_id)
         rubric = load_rubric(sheet.rubric_version)
         if batch_id and sheet.last_batch_id == batch_id:
             entries = sheet_entries_get(sheet=sheet, rubric=rubric)
@@ -288,7 +288,7 @@ def sheet_submit(
     ``require_texts=False`` is for imports of files that never recorded the
     Step-2 rater texts (data_A.json); every score must still be present."""
     with transaction.atomic():
-        sheet = ScoreSheet.objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+        sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
         if sheet.is_submitted:
             return sheet
         if expected_version is not None and expected_version != sheet.version:
@@ -322,7 +322,7 @@ def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
     if not reason:
         raise SheetError(_("Give a reason for reopening the sheet."))
     with transaction.atomic():
-        sheet = ScoreSheet.objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+        sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
         if not sheet.is_submitted:
             raise SheetError(_("Only submitted sheets can be reopened."))
         sheet.status = SheetStatus.DRAFT
@@ -360,7 +360,7 @@ def sheet_fill_and_submit(
         event_kind=EventKind.IMPORT,
         note=note,
     )
-    ScoreSheet.objects.filter(pk=sheet.pk).update(source=source)
+    ScoreSheet.all_objects.filter(pk=sheet.pk).update(source=source)
     return sheet_submit(
         sheet_id=sheet.pk, actor=actor, expected_version=None, note=note, require_texts=require_texts
     )

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "onboarding",
     "demo",
     "training",
+    "judging",
 ]
 
 MIDDLEWARE = [

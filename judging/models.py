@@ -1,0 +1,169 @@
+"""An LLM judge: a model endpoint that scores responses with the study's rubric as a
+non-human rater, and the batches, tasks and calls that run it.
+
+A judge's sheets are ordinary ``scoring.ScoreSheet`` rows on ``Assignment`` rows of role
+``judge`` held by the judge's own user (inactive, no password). The default managers of
+Assignment and ScoreSheet leave them out, so no human page, statistic or export sees
+them unless it asks for ``all_objects``."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from studies.models import ModelEndpoint, Response, Scenario, Study
+
+
+class Judge(models.Model):
+    """A model endpoint plus a versioned judge prompt and its sampling settings."""
+
+    name = models.CharField(_("name"), max_length=80, unique=True)
+    endpoint = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="judges")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="judge",
+        help_text=_("The non-human rater whose sheets hold this judge's scores."),
+    )
+    prompt_version = models.CharField(_("prompt version"), max_length=40)
+    temperature = models.FloatField(
+        _("temperature"), default=0.0, validators=[MinValueValidator(0), MaxValueValidator(2)]
+    )
+    samples = models.PositiveSmallIntegerField(
+        _("samples per response"),
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(10)],
+        help_text=_("With more than one, the stored sheet is the mean of the samples."),
+    )
+    structured_output = models.BooleanField(
+        _("structured output"),
+        default=True,
+        help_text=_("Send the sheet's JSON schema as response_format (when the endpoint supports it)."),
+    )
+    provider_family = models.CharField(
+        _("provider family"),
+        max_length=80,
+        blank=True,
+        help_text=_(
+            "e.g. 'openai' or 'qwen': responses of models of this family are reported apart (self-preference)."
+        ),
+    )
+    is_active = models.BooleanField(_("active"), default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("LLM judge")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JudgeBatchStatus(models.TextChoices):
+    RUNNING = "running", _("Running")
+    FINISHED = "finished", _("Finished")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class JudgeBatch(models.Model):
+    """One judge scoring the (non-withdrawn) responses of a study, or of one scenario.
+    The settings are copied here so a later change of the judge does not rewrite history."""
+
+    study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="judge_batches")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="batches")
+    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    prompt_version = models.CharField(max_length=40)
+    temperature = models.FloatField()
+    samples = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=12, choices=JudgeBatchStatus.choices, default=JudgeBatchStatus.RUNNING
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("judge batch")
+        verbose_name_plural = _("judge batches")
+
+    def __str__(self) -> str:
+        return f"{self.judge} on {self.study} #{self.pk}"
+
+
+class JudgeTaskStatus(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class JudgeTask(models.Model):
+    """One response scored by the batch's judge: ends with a stored, submitted sheet
+    or as failed with its reason (the raw output stays on its calls)."""
+
+    batch = models.ForeignKey(JudgeBatch, on_delete=models.CASCADE, related_name="tasks")
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(
+        max_length=12, choices=JudgeTaskStatus.choices, default=JudgeTaskStatus.QUEUED, db_index=True
+    )
+    sheet = models.OneToOneField(
+        "scoring.ScoreSheet", null=True, blank=True, on_delete=models.SET_NULL, related_name="judge_task"
+    )
+    attempts = models.PositiveIntegerField(
+        default=0, help_text=_("How many times a worker started this task.")
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("judge task")
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "response"], name="judge_task_unique_per_batch")
+        ]
+
+    def __str__(self) -> str:
+        return f"Judge task {self.pk} ({self.status})"
+
+
+class JudgeCall(models.Model):
+    """One provider call of a task, persisted as soon as it completes, with the raw
+    output and what validation found. ``attempt`` 2 is the re-ask with the errors."""
+
+    task = models.ForeignKey(JudgeTask, on_delete=models.CASCADE, related_name="calls")
+    sample = models.PositiveSmallIntegerField()
+    attempt = models.PositiveSmallIntegerField()
+    messages = models.JSONField(help_text=_("The exact messages sent."))
+    request_params = models.JSONField(default=dict, blank=True)
+    raw_output = models.TextField(blank=True)
+    parsed = models.JSONField(null=True, blank=True, help_text=_("The validated sheet entries, when valid."))
+    errors = models.JSONField(default=list, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "sample", "attempt"]
+        verbose_name = _("judge call")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "sample", "attempt"], name="judge_call_unique_per_attempt"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id} sample {self.sample} attempt {self.attempt}"
+
+    @property
+    def is_valid(self) -> bool:
+        return self.parsed is not None
