@@ -29,6 +29,8 @@ SOURCE_DIRS = [
     "generation",
     "onboarding",
     "demo",
+    "training",
+    "judging",
     "teamllm_web",
 ]
 # the project's templates and each app's own
