@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from calibration.selectors.consistency import RULE_PROVENANCE
 from calibration.services.calibration import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
+from studies.forms import UploadForm
 from studies.models import CALIBRATION_RULES, HeadlineICC, Study
 
 
@@ -51,3 +52,39 @@ class DecisionReasonForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_("A short note: where the first two sheets disagreed and how you judged it."),
     )
+
+
+class ScoreImportForm(UploadForm):
+    file = forms.FileField(
+        label=_("Score file"),
+        help_text=_(
+            "The study's data_A.json format: [response_id, [rater1, rater2], scenario_id, scores1, scores2] "
+            "per response."
+        ),
+    )
+    raters = forms.CharField(
+        label=_("Rater IDs to existing users"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "H01=alice\nH02=bob"}),
+        help_text=_(
+            "One CODE=USERNAME per line. Rater IDs not listed are matched by rater ID, or created as "
+            "raters without a usable password."
+        ),
+    )
+    create_missing = forms.BooleanField(
+        label=_("Create the responses (and their scenarios and models) that do not exist yet"),
+        required=False,
+    )
+
+    def clean_raters(self) -> dict[str, str]:
+        mapping: dict[str, str] = {}
+        for number, line in enumerate(self.cleaned_data["raters"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            code, sep, username = line.partition("=")
+            if not sep or not code.strip() or not username.strip():
+                raise forms.ValidationError(
+                    _("Line %(n)s: expected CODE=USERNAME, e.g. H01=alice.") % {"n": number}
+                )
+            mapping[code.strip()] = username.strip()
+        return mapping

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from calibration.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm
+from calibration.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm, ScoreImportForm
 from calibration.selectors.agreement import (
     agreement_groups,
     agreement_responses,
@@ -36,8 +36,10 @@ from calibration.services.calibration import (
 )
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from scoring.models import Assignment, AssignmentRole
+from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.models import Response, Scenario, Study
 from studies.roles import admin_required, is_admin, rater_required, researcher_required
+from studies.views import import_page_done, import_page_render
 
 
 def _chosen_study(request: HttpRequest, studies: list[Study]) -> Study | None:
@@ -207,3 +209,28 @@ def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpRespons
                 return redirect(f"{reverse('calibration:agreement_dashboard')}?study={study.pk}")
     context = {"study": study, "form": form, "paper_threshold": PAPER_NOMINAL_THRESHOLD}
     return render(request, "calibration/settings.html", context)
+
+
+@admin_required
+def scores_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Upload a data_A.json-style score file. The sheets' own signals send the
+    recompute of agreement, routing and final scores to the workers."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = ScoreImportForm(request.POST or None, request.FILES or None)
+    problems: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            report = scores_import_upload(
+                content=upload.read(),
+                name=upload.name,
+                study=study,
+                actor=request.user,
+                rater_map=form.cleaned_data["raters"],
+                create_missing=form.cleaned_data["create_missing"],
+            )
+        except ScoreImportError as exc:
+            problems = exc.problems
+        else:
+            return import_page_done(request, study=study, summary=report.summary(), warnings=report.warnings)
+    return import_page_render(request, study=study, form=form, problems=problems, kind="scores")

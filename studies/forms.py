@@ -27,7 +27,17 @@ class StudyCreateForm(forms.Form):
     )
 
 
-class ScenarioImportForm(forms.Form):
+class UploadForm(forms.Form):
+    """A file upload held to the request size limit."""
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            raise forms.ValidationError(_("The file is too large."))
+        return upload
+
+
+class ScenarioImportForm(UploadForm):
     file = forms.FileField(
         label=_("Scenario file"),
         help_text=_(
@@ -40,8 +50,16 @@ class ScenarioImportForm(forms.Form):
         required=False,
     )
 
-    def clean_file(self):
-        upload = self.cleaned_data["file"]
-        if upload.size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            raise forms.ValidationError(_("The file is too large."))
-        return upload
+
+class ResponseImportForm(UploadForm):
+    file = forms.FileField(
+        label=_("Response file"),
+        help_text=_(
+            "The study's data_A.json format, or JSON Lines with one object per line: research_id, "
+            "scenario, model, condition, steps (six texts)."
+        ),
+    )
+    create_missing = forms.BooleanField(
+        label=_("Create the scenarios and models the file names that this study does not have yet"),
+        required=False,
+    )

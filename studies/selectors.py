@@ -23,3 +23,7 @@ def studies_overview() -> QuerySet[Study]:
     return Study.objects.annotate(
         n_scenarios=Count("scenarios", distinct=True), n_responses=Count("responses", distinct=True)
     ).order_by("name")
+
+
+def study_response_count(*, study: Study) -> int:
+    return study.responses.count()

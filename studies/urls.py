@@ -12,4 +12,9 @@ urlpatterns = [
         views.scenarios_import_page,
         name="scenarios_import",
     ),
+    path(
+        "manage/studies/<int:study_id>/responses/import/",
+        views.responses_import_page,
+        name="responses_import",
+    ),
 ]

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from studies.forms import ScenarioImportForm, StudyCreateForm
+from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm
 from studies.models import Study
 from studies.roles import admin_required
 from studies.scenario_files import ScenarioFileError, records_from_upload
-from studies.selectors import studies_overview
+from studies.selectors import studies_overview, study_response_count
+from studies.services.responses import (
+    RecordError,
+    UnknownNames,
+    response_records_from_upload,
+    responses_import,
+)
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import StudySetupError, study_create
 
@@ -39,7 +47,11 @@ def studies_page(request: HttpRequest) -> HttpResponse:
 def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     scenarios = study.scenarios.order_by("code")
-    return render(request, "studies/study.html", {"study": study, "scenarios": scenarios})
+    return render(
+        request,
+        "studies/study.html",
+        {"study": study, "scenarios": scenarios, "response_count": study_response_count(study=study)},
+    )
 
 
 @admin_required
@@ -61,12 +73,43 @@ def scenarios_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
         except ScenarioFileError as exc:
             problems = exc.problems
         else:
-            messages.success(request, report.summary())
-            return redirect("studies:study", study_id=study.pk)
+            return import_page_done(request, study=study, summary=report.summary())
+    return import_page_render(request, study=study, form=form, problems=problems, kind="scenarios")
+
+
+@admin_required
+def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    form = ResponseImportForm(request.POST or None, request.FILES or None)
+    problems: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            records = response_records_from_upload(form.cleaned_data["file"].read())
+            report = responses_import(
+                records=records, study=study, create_missing=form.cleaned_data["create_missing"]
+            )
+        except UnknownNames as exc:
+            problems = exc.problems
+        except RecordError as exc:
+            problems = [str(exc)]
+        else:
+            return import_page_done(request, study=study, summary=report.summary(), warnings=report.warnings)
+    return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
+
+
+def import_page_render(
+    request: HttpRequest, *, study: Study, form, problems: list[str], kind: str
+) -> HttpResponse:
+    """An import page (scenarios, responses, scores): 400 when the file was refused."""
     status = 400 if problems or form.errors else 200
-    return render(
-        request,
-        "studies/scenarios_import.html",
-        {"study": study, "form": form, "problems": problems},
-        status=status,
-    )
+    context = {"study": study, "form": form, "problems": problems, "kind": kind}
+    return render(request, "studies/import.html", context, status=status)
+
+
+def import_page_done(
+    request: HttpRequest, *, study: Study, summary: str, warnings: Sequence[str] = ()
+) -> HttpResponse:
+    messages.success(request, summary)
+    for warning in warnings:
+        messages.warning(request, warning)
+    return redirect("studies:study", study_id=study.pk)

@@ -314,9 +314,18 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
 def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
+        content = path.read_bytes()
+    except OSError as exc:
         raise ScoreImportError([f"cannot read {path}: {exc}"]) from exc
+    return scores_import_upload(content=content, name=path.name, **kwargs)
+
+
+def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportReport:
+    """A score file's bytes (a file or the import page's upload), all-or-nothing."""
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ScoreImportError([f"{name}: not UTF-8 text ({exc.reason})"]) from exc
     except json.JSONDecodeError as exc:
-        raise ScoreImportError([f"{path.name}: not valid JSON (line {exc.lineno}: {exc.msg})"]) from exc
-    return scores_import(data=data, source_name=path.name, **kwargs)
+        raise ScoreImportError([f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})"]) from exc
+    return scores_import(data=data, source_name=name, **kwargs)

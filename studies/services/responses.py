@@ -246,8 +246,20 @@ def records_from_file(path: str | Path) -> list[ResponseRecord]:
         raise RecordError(
             "file", "file", _("cannot read %(path)s: %(err)s") % {"path": path, "err": exc}
         ) from exc
-    stripped = text.lstrip()
-    if stripped.startswith("["):
+    return records_from_text(text)
+
+
+def response_records_from_upload(content: bytes) -> list[ResponseRecord]:
+    """An uploaded file (the import page) in either format."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RecordError("file", "file", _("the file is not UTF-8 text")) from exc
+    return records_from_text(text)
+
+
+def records_from_text(text: str) -> list[ResponseRecord]:
+    if text.lstrip().startswith("["):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
