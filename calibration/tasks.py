@@ -11,8 +11,9 @@ from calibration.services.calibration import response_scores_recompute
 @shared_task(
     acks_late=True,
     reject_on_worker_lost=True,
-    # A deadlock or a lost connection (e.g. with a response being created in the same
-    # scenario when a backlog is sent at once) is retried: the recompute must not be lost.
+    # A lost connection or a deadlock is retried: the recompute must not be lost. (The
+    # scenario lock no longer blocks a response being created in the scenario; see
+    # calibration.services.calibration._lock_scenarios.)
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=1,
     retry_backoff_max=30,

@@ -81,8 +81,16 @@ class RecomputeReport:
 
 
 def _lock_scenarios(scenario_ids) -> None:
-    """Serialize recomputes of the same scenario (routing must not race)."""
-    list(Scenario.objects.select_for_update().filter(pk__in=sorted(set(scenario_ids))).order_by("pk"))
+    """Serialize recomputes of the same scenario (routing must not race). FOR NO KEY
+    UPDATE, not FOR UPDATE: a response inserted in the scenario meanwhile (a generation
+    run finishing) takes FOR KEY SHARE on the scenario row for its foreign key, which
+    FOR UPDATE would block, and the two transactions could deadlock; NO KEY UPDATE
+    still excludes a second recompute."""
+    list(
+        Scenario.objects.select_for_update(no_key=True)
+        .filter(pk__in=sorted(set(scenario_ids)))
+        .order_by("pk")
+    )
 
 
 def response_scores_recompute(*, response_id: int) -> RecomputeReport | None:
