@@ -6,7 +6,8 @@ Creates a throw-away database (bench_<name>) on the PostgreSQL server of
 DATABASE_URL, loads 10 scenarios x 40 responses x 2 raters (800 sheets, half of
 them fully scored), and times requests in-process through the whole Django stack
 (middleware, session, auth, templates, ORM): the scoring page (GET
-/scoring/<blind_code>/), an autosave (POST .../save/ with two changes), and two
+/scoring/<blind_code>/), an autosave (POST .../save/ with two changes), a
+whole-sheet save (all 102 fields in one request, every field changed), and two
 reference views on the same stack: a login-protected view rendering the bare
 base template, and a login-protected view returning a plain HttpResponse. The
 kinds of request take turns (one of each per round), so that the drifting load of
@@ -142,22 +143,32 @@ def measure(repeat: int) -> dict:
     user = get_user_model().objects.get(username="bench-r1")
     client = Client()
     client.force_login(user)
-    # two unscored sheets: the page always shows an unscored one, autosave writes to the other
+    # three unscored sheets: the page always shows an unscored one, autosave writes to
+    # the second, the whole-sheet save (all 102 fields, each changed) to the third
     unscored = Assignment.objects.filter(rater=user, sheet__version=0).order_by("id")
-    page_assignment, save_assignment = unscored[:2]
+    page_assignment, save_assignment, whole_assignment = unscored[:3]
     code, save_code = page_assignment.response.blind_code, save_assignment.response.blind_code
-    state = {"version": None}
+    whole_code = whole_assignment.response.blind_code
+    versions: dict[int, int] = {}
+
+    def body_for(assignment, changes):
+        sheet = assignment.sheet
+        version = versions.setdefault(sheet.pk, sheet.version)
+        versions[sheet.pk] += 1
+        return {"sheet": sheet.pk, "batch_id": f"bench-{time.time_ns()}", "expected_version": version,
+                "changes": changes}  # fmt: skip
 
     def save_body(i):
-        if state["version"] is None:
-            state["version"] = save_assignment.sheet.version
-        body = {
-            "batch_id": f"bench-{time.time_ns()}-{i}",
-            "expected_version": state["version"],
-            "changes": [["dims.s2.focus", 5 + i % 2], ["items.1.3.comment", f"comment {i}"]],
-        }
-        state["version"] += 1
-        return body
+        return body_for(
+            save_assignment, [["dims.s2.focus", 5 + i % 2], ["items.1.3.comment", f"comment {i}"]]
+        )
+
+    from load_test import whole_sheet  # bench/ is this script's directory: the load test's 102 fields
+
+    sheets = [whole_sheet(0), whole_sheet(1)]
+
+    def whole_body(i):
+        return body_for(whole_assignment, sheets[i % 2])
 
     runs = timed_rounds(
         client,
@@ -166,6 +177,7 @@ def measure(repeat: int) -> dict:
             ("bare view (base template)", "get", "/bench/bare-template/", None),
             ("scoring page", "get", f"/scoring/{code}/", None),
             ("autosave (2 changes)", "post", f"/scoring/{save_code}/save/", save_body),
+            ("whole sheet (102 fields)", "post", f"/scoring/{whole_code}/save/", whole_body),
             ("rater queue (400 rows)", "get", "/scoring/", None),
         ],
         repeat,

@@ -22,7 +22,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
 from demo.services import DEMO_PASSWORD
-from studies.roles import is_demo_user
+from studies.roles import is_demo_user, user_roles_annotations, user_roles_attach
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):
@@ -52,12 +52,18 @@ class AccountBackend(ModelBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
     def get_user(self, user_id):
-        # Every request of a session: the user and the rater profile that
-        # UserLanguageMiddleware reads, in one query instead of two.
+        # Every request of a session: the user, the rater profile that
+        # UserLanguageMiddleware reads and the user's roles, in one query instead of three.
         try:
-            user = get_user_model()._default_manager.select_related("rater_profile").get(pk=user_id)
+            user = (
+                get_user_model()
+                ._default_manager.select_related("rater_profile")
+                .annotate(**user_roles_annotations())
+                .get(pk=user_id)
+            )
         except get_user_model().DoesNotExist:
             return None
+        user_roles_attach(user)
         return user if self.user_can_authenticate(user) else None
 
     def user_can_authenticate(self, user) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Avg, Count, Exists, F, OuterRef, Q
+from django.db.models import Avg, CharField, Count, Exists, F, IntegerField, OuterRef, Q, Value
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
@@ -28,7 +28,7 @@ def sheet_rubric(sheet: ScoreSheet) -> Rubric:
 
 
 def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> SheetEntries:
-    """The raw entries of a sheet as plain dataclasses (two queries)."""
+    """The raw entries of a sheet as plain dataclasses (one query)."""
     return sheets_entries_get(sheets=[sheet], rubric=rubric)[sheet.pk]
 
 
@@ -64,8 +64,38 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple) -> None
         )
 
 
+def _sheet_rows(sheet_ids: list[int]):
+    """The item and dimension rows of the sheets in one query (UNION ALL): each row is
+    ``(sheet_id, *_ITEM_SCORE_FIELDS)``; a dimension row has step 0, its key in the
+    category column and its value in the elaboration column."""
+    items = (
+        ItemScore.objects.filter(sheet_id__in=sheet_ids)
+        .order_by()
+        .values_list("sheet_id", *_ITEM_SCORE_FIELDS)
+    )
+    zero, blank, null = Value(0, IntegerField()), Value("", CharField()), Value(None, IntegerField())
+    dims = (
+        DimensionScore.objects.filter(sheet_id__in=sheet_ids)
+        .order_by()
+        .annotate(row_zero=zero, row_blank=blank, row_null=null)
+        .values_list(
+            "sheet_id",
+            "row_zero",
+            "row_zero",
+            "dimension",
+            "row_blank",
+            "value",
+            "row_null",
+            "row_null",
+            "row_null",
+            "row_blank",
+        )  # fmt: skip
+    )
+    return items.union(dims, all=True)
+
+
 def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None) -> dict[int, SheetEntries]:
-    """The raw entries of many sheets by sheet id (two queries for all of them).
+    """The raw entries of many sheets by sheet id (one query for all of them).
     ``rubric``: the sheets' rubric when they all share one, else each sheet's own."""
     out: dict[int, SheetEntries] = {}
     rubrics: dict[int, Rubric] = {}
@@ -74,13 +104,11 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
         out[sheet.pk] = _entries_empty(sheet, rubrics[sheet.pk])
     if not out:
         return out
-    rows = ItemScore.objects.filter(sheet_id__in=list(out)).values_list("sheet_id", *_ITEM_SCORE_FIELDS)
-    for sheet_id, *row in rows:
-        _entries_put_item(out[sheet_id], rubrics[sheet_id], row)
-    for sheet_id, dimension, value in DimensionScore.objects.filter(sheet_id__in=list(out)).values_list(
-        "sheet_id", "dimension", "value"
-    ):
-        out[sheet_id].dimensions[dimension] = value
+    for sheet_id, *row in _sheet_rows(list(out)):
+        if row[0] == 0:  # a dimension row
+            out[sheet_id].dimensions[row[2]] = row[4]
+        else:
+            _entries_put_item(out[sheet_id], rubrics[sheet_id], row)
     return out
 
 

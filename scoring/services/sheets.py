@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,18 +19,17 @@ from scoring.entries import EntryError, EntryPath, apply_value, clean_value, par
 from scoring.models import (
     Assignment,
     AssignmentRole,
-    DimensionScore,
     EventKind,
-    ItemScore,
     ScoreSheet,
     SheetEvent,
     SheetSource,
     SheetStatus,
 )
 from scoring.selectors import sheet_entries_get
+from scoring.services.sheet_open import sheet_open, sheet_open_entries
+from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.parsing import ITEM_STEPS
-from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
+from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
 
 class SheetError(Exception):
@@ -60,6 +58,18 @@ class SheetIncomplete(SheetError):
         self.missing = missing
 
 
+class OtherSheet(SheetError):
+    """The changes were made on another sheet than the requester's own."""
+
+    def __init__(self, own_sheet_id: int):
+        super().__init__(
+            _(
+                "These changes were made on another rater's sheet (the user changed in this browser); nothing was saved."
+            )
+        )
+        self.own_sheet_id = own_sheet_id
+
+
 class InvalidEntries(SheetError):
     def __init__(self, errors: list[EntryError]):
         super().__init__("; ".join(f"{e.path}: {e.message}" for e in errors))
@@ -74,127 +84,6 @@ class SaveResult:
     saved_at: datetime
     changed: int
     replayed: bool = False
-
-
-def _item_row(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> ItemScore:
-    """The ItemScore row of one item, every column taken from ``entries``."""
-    if rubric.step(step).kind == "ideas":
-        idea = entries.ideas[step][pos - 1]
-        return ItemScore(
-            sheet=sheet,
-            step=step,
-            position=pos,
-            category=idea.category,
-            invalid_type=idea.invalid,
-            elaboration=idea.elaboration,
-            originality=idea.originality,
-            comment=idea.comment,
-        )
-    crit = entries.criteria[pos - 1]
-    return ItemScore(
-        sheet=sheet,
-        step=step,
-        position=pos,
-        correctly_written=crit.correctly_written,
-        relevance=crit.relevance,
-        comment=crit.comment,
-    )
-
-
-# Every column an item row's upsert rewrites (all of them but the key).
-_ITEM_COLUMNS = [
-    "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
-]  # fmt: skip
-
-
-def sheet_open(*, assignment: Assignment, actor=None) -> ScoreSheet:
-    """The assignment's sheet, created with its item and dimension rows on first open.
-    Items the response does not have (fewer than 8) start as Blank.
-
-    A first open is five statements: one count of the response's items and one INSERT
-    each for the sheet (with its totals, computed in memory), its item rows, its
-    dimension rows and the audit event."""
-    try:
-        return assignment.sheet  # no query when the caller fetched it with select_related
-    except ScoreSheet.DoesNotExist:
-        pass
-    rubric = load_rubric(assignment.response.study.rubric_version)
-    present = dict(
-        assignment.response.items.filter(step__in=ITEM_STEPS)
-        .order_by()
-        .values("step")
-        .annotate(n=Count("id"))
-        .values_list("step", "n")
-    )
-    entries = SheetEntries.empty(rubric)
-    for step in rubric.steps:
-        if step.kind == "ideas":
-            for idea in entries.ideas[step.number][present.get(step.number, 0) :]:
-                idea.invalid = "blank"
-    totals = sheet_totals(entries, rubric)
-    try:
-        with transaction.atomic():
-            sheet = ScoreSheet.objects.create(
-                assignment=assignment,
-                rubric_version=rubric.version,
-                totals=totals.as_dict(),
-                overall=totals.overall,
-            )
-            ItemScore.objects.bulk_create(
-                _item_row(sheet, rubric, entries, step.number, pos)
-                for step in rubric.steps
-                if step.has_items
-                for pos in range(1, step.item_count + 1)
-            )
-            DimensionScore.objects.bulk_create(
-                DimensionScore(sheet=sheet, dimension=key) for key in entries.dimensions
-            )
-            SheetEvent.objects.create(sheet=sheet, actor=actor, kind=EventKind.CREATE, version=0)
-    except IntegrityError:
-        # Opened at the same moment elsewhere (another tab): the other request created it.
-        existing = ScoreSheet.all_objects.filter(assignment=assignment).first()
-        if existing is None:
-            raise
-        return existing
-    return sheet
-
-
-def _store(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]) -> set[str]:
-    """Write the rows the applied changes touched: at most one upsert of item rows and
-    one of dimension rows, whatever the number of changes. Texts and comments live on
-    the sheet row; their names are returned for the caller's single UPDATE."""
-    items: dict[tuple[int, int], ItemScore] = {}
-    dims: dict[str, DimensionScore] = {}
-    dirty: set[str] = set()
-    for where in applied:
-        if where.kind == "items":
-            key = (where.step, where.position)
-            items[key] = _item_row(sheet, rubric, entries, *key)
-        elif where.kind == "dims":
-            dims[where.key] = DimensionScore(
-                sheet=sheet, dimension=where.key, value=entries.dimensions[where.key]
-            )
-        elif where.kind == "texts":
-            setattr(sheet, where.key, entries.texts[where.key])
-            dirty.add(where.key)
-        else:
-            sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
-            dirty.add("comments")
-    if items:
-        ItemScore.objects.bulk_create(
-            items.values(),
-            update_conflicts=True,
-            unique_fields=["sheet", "step", "position"],
-            update_fields=_ITEM_COLUMNS,
-        )
-    if dims:
-        DimensionScore.objects.bulk_create(
-            dims.values(),
-            update_conflicts=True,
-            unique_fields=["sheet", "dimension"],
-            update_fields=["value"],
-        )
-    return dirty
 
 
 def sheet_apply_changes(
@@ -217,54 +106,117 @@ def sheet_apply_changes(
     changes = list(changes)
     with transaction.atomic():
         sheet = ScoreSheet.all_objects.select_for_update().get(pk=sheet_id)
-        rubric = load_rubric(sheet.rubric_version)
-        if batch_id and sheet.last_batch_id == batch_id:
-            entries = sheet_entries_get(sheet=sheet, rubric=rubric)
-            return SaveResult(
-                sheet, sheet.version, sheet_totals(entries, rubric), sheet.updated_at, 0, replayed=True
+        return _apply_locked(
+            sheet,
+            actor=actor,
+            changes=changes,
+            expected_version=expected_version,
+            batch_id=batch_id,
+            allow_submitted=allow_submitted,
+            event_kind=event_kind,
+            note=note,
+        )
+
+
+def rater_sheet_apply_changes(
+    *,
+    rater,
+    blind_code: str,
+    sheet_id: int,
+    changes: list[tuple[str, Any]],
+    expected_version: int,
+    batch_id: str,
+) -> SaveResult | None:
+    """A rater's autosave on their own live sheet (``sheet_apply_changes`` with the
+    rater's web-page rules), the sheet found by the rater and the response's blind code
+    and locked in one statement instead of an assignment lookup and a lock.
+
+    None when the rater has no opened live sheet for the code (not opened yet, not
+    theirs, archived, a training response): the caller then takes the general path,
+    which says which. Raises OtherSheet when the changes were made on another sheet
+    than the rater's own (a page left open before a change of user); nothing is written."""
+    changes = list(changes)
+    with transaction.atomic():
+        sheet = (
+            ScoreSheet.objects.select_for_update(of=("self",))
+            .filter(
+                assignment__rater=rater,
+                assignment__response__blind_code=blind_code,
+                assignment__archived_at__isnull=True,
             )
-        if sheet.is_submitted and not allow_submitted:
-            raise SheetLocked(_("This sheet has been submitted and is read-only."))
-        if expected_version is not None and expected_version != sheet.version:
-            raise VersionConflict(sheet.version)
+            .exclude(assignment__role=AssignmentRole.TRAINING)
+            .first()
+        )
+        if sheet is None:
+            return None
+        if sheet.pk != sheet_id:
+            raise OtherSheet(sheet.pk)
+        return _apply_locked(
+            sheet, actor=rater, changes=changes, expected_version=expected_version, batch_id=batch_id
+        )
+
+
+def _apply_locked(
+    sheet: ScoreSheet,
+    *,
+    actor,
+    changes: list[tuple[str, Any]],
+    expected_version: int | None,
+    batch_id: str,
+    allow_submitted: bool = False,
+    event_kind: str = EventKind.CHANGE,
+    note: str = "",
+) -> SaveResult:
+    """``sheet_apply_changes`` on a sheet row locked by the caller's transaction: one read
+    of its rows, at most one upsert of item rows and one of dimension rows, one UPDATE
+    of the sheet and one INSERT of every audit event."""
+    rubric = load_rubric(sheet.rubric_version)
+    if batch_id and sheet.last_batch_id == batch_id:
         entries = sheet_entries_get(sheet=sheet, rubric=rubric)
-        errors: list[EntryError] = []
-        applied: list[tuple[EntryPath, Any, Any]] = []
-        for path, value in changes:
-            try:
-                where = parse_path(rubric, path)
-                cleaned = clean_value(rubric, entries, where, value)
-            except EntryError as exc:
-                errors.append(exc)
-                continue
-            applied.extend(apply_value(entries, where, cleaned))
-        if errors:
-            raise InvalidEntries(errors)
-        dirty = _store(sheet, rubric, entries, [where for where, _old, _new in applied])
-        totals = sheet_totals(entries, rubric)
-        now = timezone.now()
-        if applied:
-            sheet.version += 1
-        sheet.totals = totals.as_dict()
-        sheet.overall = totals.overall
-        sheet.last_batch_id = batch_id
-        sheet.updated_at = now
-        sheet.save(
-            update_fields=sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"})
+        return SaveResult(
+            sheet, sheet.version, sheet_totals(entries, rubric), sheet.updated_at, 0, replayed=True
         )
-        SheetEvent.objects.bulk_create(
-            SheetEvent(
-                sheet=sheet,
-                actor=actor,
-                kind=event_kind,
-                path=str(where),
-                old_value=old,
-                new_value=new,
-                version=sheet.version,
-                note=note,
-            )
-            for where, old, new in applied
+    if sheet.is_submitted and not allow_submitted:
+        raise SheetLocked(_("This sheet has been submitted and is read-only."))
+    if expected_version is not None and expected_version != sheet.version:
+        raise VersionConflict(sheet.version)
+    entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+    errors: list[EntryError] = []
+    applied: list[tuple[EntryPath, Any, Any]] = []
+    for path, value in changes:
+        try:
+            where = parse_path(rubric, path)
+            cleaned = clean_value(rubric, entries, where, value)
+        except EntryError as exc:
+            errors.append(exc)
+            continue
+        applied.extend(apply_value(entries, where, cleaned))
+    if errors:
+        raise InvalidEntries(errors)
+    dirty = rows_store(sheet, rubric, entries, [where for where, _old, _new in applied])
+    totals = sheet_totals(entries, rubric)
+    now = timezone.now()
+    if applied:
+        sheet.version += 1
+    sheet.totals = totals.as_dict()
+    sheet.overall = totals.overall
+    sheet.last_batch_id = batch_id
+    sheet.updated_at = now
+    sheet.save(update_fields=sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"}))
+    actor_id = actor.pk if actor is not None else None
+    SheetEvent.objects.bulk_create(
+        SheetEvent(
+            sheet_id=sheet.pk,
+            actor_id=actor_id,
+            kind=event_kind,
+            path=str(where),
+            old_value=old,
+            new_value=new,
+            version=sheet.version,
+            note=note,
         )
+        for where, old, new in applied
+    )
     return SaveResult(sheet, sheet.version, totals, now, len(applied))
 
 
@@ -368,6 +320,7 @@ def sheet_fill_and_submit(
 
 __all__ = [
     "InvalidEntries",
+    "OtherSheet",
     "SaveResult",
     "SheetError",
     "SheetIncomplete",
@@ -376,7 +329,9 @@ __all__ = [
     "VersionConflict",
     "sheet_apply_changes",
     "sheet_fill_and_submit",
+    "rater_sheet_apply_changes",
     "sheet_open",
+    "sheet_open_entries",
     "sheet_reopen",
     "sheet_submit",
 ]

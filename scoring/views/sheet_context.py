@@ -151,17 +151,27 @@ def _guidelines(*, step: Step, lang: str) -> dict:
     }
 
 
-def sheet_page_context(*, sheet: ScoreSheet, assignment: Assignment, lang: str) -> dict:
+def sheet_page_context(
+    *,
+    sheet: ScoreSheet,
+    assignment: Assignment,
+    lang: str,
+    items: dict[int, dict[int, str]] | None = None,
+    entries: SheetEntries | None = None,
+) -> dict:
+    """``items`` (the response's item texts) and ``entries`` (the sheet's, e.g. as a
+    first open just created them) are read here unless the caller has them."""
     rubric = load_rubric(sheet.rubric_version)
     response = assignment.response
-    entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+    if entries is None:
+        entries = sheet_entries_get(sheet=sheet, rubric=rubric)
     totals = sheet_totals(entries, rubric)
     page = _Sheet(
         rubric=rubric,
         assignment=assignment,
         entries=entries,
         totals=totals,
-        items=response_items_by_step(response=response),
+        items=items if items is not None else response_items_by_step(response=response),
         readonly=sheet.is_submitted,
         lang=lang,
     )

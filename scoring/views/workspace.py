@@ -19,19 +19,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet
-from scoring.selectors import rater_assignment_get, rater_has_training_code
+from scoring.selectors import rater_assignment_get, rater_has_training_code, response_items_by_step
 from scoring.services.active_time import sheet_active_time_add
 from scoring.services.sheets import (
     InvalidEntries,
+    OtherSheet,
+    SaveResult,
+    SheetError,
     SheetIncomplete,
     SheetLocked,
     VersionConflict,
+    rater_sheet_apply_changes,
     sheet_apply_changes,
     sheet_open,
+    sheet_open_entries,
     sheet_submit,
 )
 from scoring.views.sheet_context import sheet_page_context
 from scoring.views.sheet_texts import missing_list
+from studies.parsing import ITEM_STEPS
 from studies.roles import rater_required
 from studies.rubric import load_rubric
 
@@ -51,10 +57,7 @@ def _other_sheet(sheet: ScoreSheet, form) -> JsonResponse | None:
     open by another rater before a change of user in this browser): nothing is written."""
     if form.cleaned_data["sheet"] == sheet.pk:
         return None
-    message = _(
-        "These changes were made on another rater's sheet (the user changed in this browser); nothing was saved."
-    )
-    return JsonResponse({"ok": False, "error": "other_sheet", "message": message}, status=409)
+    return _save_refused(OtherSheet(sheet.pk))
 
 
 def _form_errors(form) -> list[dict]:
@@ -83,8 +86,17 @@ def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
             # a training response is never live: say where it is scored instead of a bare 404
             return render(request, "scoring/training_elsewhere.html", {"code": blind_code}, status=409)
         raise
-    sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
-    context = sheet_page_context(sheet=sheet, assignment=assignment, lang=_lang(request))
+    items = response_items_by_step(response=assignment.response)
+    # a first open creates the sheet from the item counts read here, and the page shows
+    # the entries it created without reading them back
+    sheet, entries = sheet_open_entries(
+        assignment=assignment,
+        actor=request.user,
+        item_counts={step: len(texts) for step, texts in items.items() if step in ITEM_STEPS},
+    )
+    context = sheet_page_context(
+        sheet=sheet, assignment=assignment, lang=_lang(request), items=items, entries=entries
+    )
     return render(request, "scoring/sheet.html", context)
 
 
@@ -93,9 +105,66 @@ def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
 @rater_required
 def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
-    409 on a version conflict, 423 when submitted, 422 on refused values."""
+    409 on a version conflict, 423 when submitted, 422 on refused values.
+
+    An opened sheet is found, checked and locked in one statement
+    (``rater_sheet_apply_changes``); anything else (a malformed request, a code that is
+    not the rater's, a sheet not opened yet) takes the general path, which answers
+    404 for a code that is not the rater's before anything else."""
+    try:
+        form: SaveBatchForm | None = SaveBatchForm(data=json_body(request.body))
+    except JsonBodyError:
+        form = None
+    if form is not None and form.is_valid():
+        try:
+            result = rater_sheet_apply_changes(
+                rater=request.user,
+                blind_code=blind_code,
+                sheet_id=form.cleaned_data["sheet"],
+                changes=form.cleaned_data["changes"],
+                expected_version=form.cleaned_data["expected_version"],
+                batch_id=form.cleaned_data["batch_id"],
+            )
+        except SheetError as exc:
+            return _save_refused(exc)
+        if result is not None:
+            return _saved(request, result)
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
     return sheet_save_for(request, assignment)
+
+
+def _save_refused(exc: SheetError) -> JsonResponse:
+    """The answer to a save (or submit) the sheet refused; nothing was written."""
+    if isinstance(exc, OtherSheet):
+        return JsonResponse({"ok": False, "error": "other_sheet", "message": exc.message}, status=409)
+    if isinstance(exc, VersionConflict):
+        return JsonResponse(
+            {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
+            status=409,
+        )
+    if isinstance(exc, SheetLocked):
+        return JsonResponse({"ok": False, "error": "locked", "message": exc.message}, status=423)
+    if isinstance(exc, InvalidEntries):
+        return _bad_request(
+            _("Some values were refused; nothing was saved."),
+            [{"path": e.path, "message": e.message} for e in exc.errors],
+        )
+    raise exc
+
+
+def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
+    rubric = load_rubric(result.sheet.rubric_version)
+    return JsonResponse(
+        {
+            "ok": True,
+            "version": result.version,
+            "replayed": result.replayed,
+            "changed": result.changed,
+            "saved_at": timezone.localtime(result.saved_at).strftime("%H:%M:%S"),
+            "totals": result.totals.as_dict(),
+            "missing": missing_list(rubric=rubric, missing=result.totals.missing, lang=_lang(request)),
+        }
+    )
 
 
 def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
@@ -117,30 +186,9 @@ def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
             expected_version=form.cleaned_data["expected_version"],
             batch_id=form.cleaned_data["batch_id"],
         )
-    except VersionConflict as exc:
-        return JsonResponse(
-            {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
-            status=409,
-        )
-    except SheetLocked as exc:
-        return JsonResponse({"ok": False, "error": "locked", "message": exc.message}, status=423)
-    except InvalidEntries as exc:
-        return _bad_request(
-            _("Some values were refused; nothing was saved."),
-            [{"path": e.path, "message": e.message} for e in exc.errors],
-        )
-    rubric = load_rubric(sheet.rubric_version)
-    return JsonResponse(
-        {
-            "ok": True,
-            "version": result.version,
-            "replayed": result.replayed,
-            "changed": result.changed,
-            "saved_at": timezone.localtime(result.saved_at).strftime("%H:%M:%S"),
-            "totals": result.totals.as_dict(),
-            "missing": missing_list(rubric=rubric, missing=result.totals.missing, lang=_lang(request)),
-        }
-    )
+    except SheetError as exc:
+        return _save_refused(exc)
+    return _saved(request, result)
 
 
 @never_cache
@@ -168,10 +216,7 @@ def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> Json
             sheet_id=sheet.pk, actor=request.user, expected_version=form.cleaned_data["expected_version"]
         )
     except VersionConflict as exc:
-        return JsonResponse(
-            {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
-            status=409,
-        )
+        return _save_refused(exc)
     except SheetIncomplete as exc:
         rubric = load_rubric(sheet.rubric_version)
         return JsonResponse(

@@ -235,3 +235,32 @@ def test_a_batch_made_on_another_raters_sheet_is_refused_and_saves_nothing(clien
     for sheet in ScoreSheet.objects.all():
         assert sheet.version == 0 and not sheet.comments and sheet.status == "draft"
     assert not SheetEvent.objects.filter(kind="change").exists()
+
+
+@pytest.mark.django_db
+def test_the_one_statement_save_of_an_opened_sheet_keeps_every_refusal(client, demo):
+    """A save to an opened sheet finds and locks it by rater and blind code in one statement
+    (issue 14). It still refuses a batch made on another sheet, and an archived assignment's
+    opened sheet is out of reach (404); neither writes anything."""
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    client.login(username="rater1", password="demo-pass-2026")
+    rater1_sheet = own_sheet_id(client, code)
+    client.logout()
+    client.login(username="rater2", password="demo-pass-2026")
+    rater2_sheet = own_sheet_id(client, code)  # opened: the one-statement path applies
+    body = {"sheet": rater1_sheet, "batch_id": "x", "expected_version": 0, "changes": [["comments.1", "r1"]]}
+    reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+    assert reply.status_code == 409 and reply.json()["error"] == "other_sheet"
+    assert not SheetEvent.objects.filter(kind="change").exists()
+    body["sheet"] = rater2_sheet
+    reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+    assert reply.status_code == 200 and reply.json()["version"] == 1
+    from scoring.services.assignments import assignment_archive
+
+    assignment = ScoreSheet.objects.get(pk=rater2_sheet).assignment
+    assignment_archive(assignment=assignment, actor=None, reason="test")
+    body.update(batch_id="y", expected_version=1, changes=[["comments.1", "after archive"]])
+    reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+    assert reply.status_code == 404
+    assert ScoreSheet.all_objects.get(pk=rater2_sheet).comments == {"1": "r1"}
+    assert ScoreSheet.objects.get(pk=rater1_sheet).version == 0

@@ -1,0 +1,78 @@
+"""Opening a score sheet: created with its item and dimension rows on first open."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
+from scoring.services.sheet_rows import item_row
+from studies.parsing import ITEM_STEPS
+from studies.rubric import SheetEntries, load_rubric, sheet_totals
+
+
+def sheet_open(
+    *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
+) -> ScoreSheet:
+    """The assignment's sheet, created with its item and dimension rows on first open."""
+    return sheet_open_entries(assignment=assignment, actor=actor, item_counts=item_counts)[0]
+
+
+def sheet_open_entries(
+    *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
+) -> tuple[ScoreSheet, SheetEntries | None]:
+    """The assignment's sheet, created with its item and dimension rows on first open,
+    and, when it was created here, its entries (the caller need not read back the rows it
+    just wrote; None for a sheet that existed). Items the response does not have (fewer
+    than 8) start as Blank; ``item_counts``: the response's items per step, when the
+    caller has read them already.
+
+    A first open is four INSERTs (the sheet with its totals computed in memory, its item
+    rows, its dimension rows, the audit event) in one transaction, after one count of the
+    response's items unless ``item_counts`` is given."""
+    try:
+        return assignment.sheet, None  # no query when the caller fetched it with select_related
+    except ScoreSheet.DoesNotExist:
+        pass
+    rubric = load_rubric(assignment.response.study.rubric_version)
+    if item_counts is None:
+        item_counts = dict(
+            assignment.response.items.filter(step__in=ITEM_STEPS)
+            .order_by()
+            .values("step")
+            .annotate(n=Count("id"))
+            .values_list("step", "n")
+        )
+    entries = SheetEntries.empty(rubric)
+    for step in rubric.steps:
+        if step.kind == "ideas":
+            for idea in entries.ideas[step.number][item_counts.get(step.number, 0) :]:
+                idea.invalid = "blank"
+    totals = sheet_totals(entries, rubric)
+    try:
+        with transaction.atomic():
+            sheet = ScoreSheet.objects.create(
+                assignment=assignment,
+                rubric_version=rubric.version,
+                totals=totals.as_dict(),
+                overall=totals.overall,
+            )
+            ItemScore.objects.bulk_create(
+                item_row(sheet, rubric, entries, step.number, pos)
+                for step in rubric.steps
+                if step.has_items
+                for pos in range(1, step.item_count + 1)
+            )
+            DimensionScore.objects.bulk_create(
+                DimensionScore(sheet_id=sheet.pk, dimension=key) for key in entries.dimensions
+            )
+            SheetEvent.objects.create(sheet_id=sheet.pk, actor=actor, kind=EventKind.CREATE, version=0)
+    except IntegrityError:
+        # Opened at the same moment elsewhere (another tab): the other request created it.
+        existing = ScoreSheet.all_objects.filter(assignment=assignment).first()
+        if existing is None:
+            raise
+        return existing, None
+    return sheet, entries

@@ -1,0 +1,79 @@
+"""The rows of a score sheet as the writes store them: an item row from the entries,
+and the upserts of the rows a batch of changes touched."""
+
+from __future__ import annotations
+
+from scoring.entries import EntryPath
+from scoring.models import DimensionScore, ItemScore, ScoreSheet
+from studies.rubric import Rubric, SheetEntries
+
+
+def item_row(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> ItemScore:
+    """The ItemScore row of one item, every column taken from ``entries``."""
+    if rubric.step(step).kind == "ideas":
+        idea = entries.ideas[step][pos - 1]
+        return ItemScore(
+            sheet_id=sheet.pk,
+            step=step,
+            position=pos,
+            category=idea.category,
+            invalid_type=idea.invalid,
+            elaboration=idea.elaboration,
+            originality=idea.originality,
+            comment=idea.comment,
+        )
+    crit = entries.criteria[pos - 1]
+    return ItemScore(
+        sheet_id=sheet.pk,
+        step=step,
+        position=pos,
+        correctly_written=crit.correctly_written,
+        relevance=crit.relevance,
+        comment=crit.comment,
+    )
+
+
+# Every column an item row's upsert rewrites (all of them but the key).
+ITEM_COLUMNS = [
+    "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
+]  # fmt: skip
+
+
+def rows_store(
+    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]
+) -> set[str]:
+    """Write the rows the applied changes touched: at most one upsert of item rows and
+    one of dimension rows, whatever the number of changes. Texts and comments live on
+    the sheet row; their names are returned for the caller's single UPDATE."""
+    items: set[tuple[int, int]] = set()  # each touched item once, however many of its fields changed
+    dims: set[str] = set()
+    dirty: set[str] = set()
+    for where in applied:
+        if where.kind == "items":
+            items.add((where.step, where.position))
+        elif where.kind == "dims":
+            dims.add(where.key)
+        elif where.kind == "texts":
+            setattr(sheet, where.key, entries.texts[where.key])
+            dirty.add(where.key)
+        else:
+            sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
+            dirty.add("comments")
+    if items:
+        ItemScore.objects.bulk_create(
+            [item_row(sheet, rubric, entries, *key) for key in sorted(items)],
+            update_conflicts=True,
+            unique_fields=["sheet", "step", "position"],
+            update_fields=ITEM_COLUMNS,
+        )
+    if dims:
+        DimensionScore.objects.bulk_create(
+            [
+                DimensionScore(sheet_id=sheet.pk, dimension=key, value=entries.dimensions[key])
+                for key in sorted(dims)
+            ],
+            update_conflicts=True,
+            unique_fields=["sheet", "dimension"],
+            update_fields=["value"],
+        )
+    return dirty
