@@ -7,12 +7,14 @@ fresh scratch database (created and dropped here). Then, through the whole Djang
 
 1. the results page (/research/?study=...): cold (empty cache), then warm (median, p95)
 2. one figure (steps.svg): cold, then warm
-3. the results workbook as the export job writes it (``export_job_run``): with a cold
-   diversity cache, then warm (median of --repeat)
+3. the results workbook as the export job writes it (``export_job_run``): with cold caches
+   (diversity and results), then warm (median of --repeat), and written from freshly
+   computed results with the diversity cached (``results_get`` + ``results_workbook_write``)
 
 Run:  DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/bench_research.py
       --repeat N (default 5 workbooks, 20x that many warm page requests); --profile FILE writes a
-      cProfile of one warm workbook to FILE and of one warm results page to FILE.page
+      cProfile of one warm workbook to FILE, a cold one to FILE.cold and one warm results page
+      to FILE.page
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import cProfile
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +38,10 @@ def _ms(samples: list[float]) -> str:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
     return f"median {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms (n={len(ordered)})"
+
+
+def _s(samples: list[float]) -> str:
+    return f"median {statistics.median(samples):.2f} s (min {min(samples):.2f}, max {max(samples):.2f})"
 
 
 def _timed_get(client, url: str, params: dict) -> float:
@@ -56,7 +63,14 @@ def main() -> None:
     from django.test import Client
 
     from research.models import ExportJob
+    from research.selectors.research import results_get
+
+    try:
+        from research.selectors.versions import research_data_version
+    except ImportError:  # before the results were cached, it was the figures' own
+        from research.selectors.figures import research_data_version
     from research.services.exports import KIND_RESULTS, export_job_run
+    from research.workbook import results_workbook_write
     from studies.roles import RESEARCHER
     from tests.factories import UserFactory
 
@@ -96,16 +110,37 @@ def main() -> None:
             profiler.runcall(client.get, "/research/", params)
             profiler.dump_stats(args.profile + ".page")
             print(f"profile of one warm results page: {args.profile}.page")
+        versions = []
+        for _ in range(50):
+            t = time.perf_counter()
+            research_data_version(study=study)
+            versions.append(time.perf_counter() - t)
+        print(f"data version: {_ms(versions)}")
         print(f"results page: cold {cold_page * 1000:.0f} ms; warm {_ms(warm_page)}")
         print(f"figure steps.svg: cold {cold_figure * 1000:.0f} ms; warm {_ms(warm_figure)}")
 
         if args.pages_only:
             return
         cache.clear()
+        if args.profile:  # the cold workbook, profiled (its time is then not comparable)
+            profiler = cProfile.Profile()
+            profiler.runcall(workbook)
+            profiler.dump_stats(args.profile + ".cold")
+            print(f"profile of one cold workbook: {args.profile}.cold")
+            cache.clear()
         cold_book = workbook()
         warm_books = [workbook() for _ in range(args.repeat)]
-        print(f"results workbook (export job): cold caches {cold_book:.2f} s; warm diversity cache "
-              f"median {statistics.median(warm_books):.2f} s (min {min(warm_books):.2f}, max {max(warm_books):.2f})")  # fmt: skip
+        # the same workbook from freshly computed results (diversity cached): what the export
+        # job did before the results were cached, and what it does after a change of the data
+        out = Path(tempfile.mkdtemp(prefix="bench-research-"))
+        fresh_books = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            results_workbook_write(results_get(study=study), out / "results.xlsx")
+            fresh_books.append(time.perf_counter() - t)
+        print(f"results workbook (export job), cold caches: {cold_book:.2f} s")
+        print(f"results workbook (export job), warm caches: {_s(warm_books)}")
+        print(f"results workbook, results computed, diversity cached: {_s(fresh_books)}")
         if args.profile:
             profiler = cProfile.Profile()
             profiler.runcall(workbook)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import hashlib
 
-from django.db.models import F, Func, OuterRef, QuerySet, Subquery
+from django.db.models import Case, CharField, F, Func, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Cast, Concat
 
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
 from generation.models import GenerationRun, RunStatus, Turn
@@ -29,46 +30,65 @@ from scoring.models import ScoreSheet, SheetStatus
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Study
 
 
-def _aggregate(rows: QuerySet, function: str, field: str = "id") -> Subquery:
-    """``function(field)`` over ``rows`` as a scalar subquery. ``Func`` instead of Django's
-    aggregates: the ORM then adds no GROUP BY, and the subquery yields one row."""
-    return Subquery(rows.order_by().annotate(value=Func(F(field), function=function)).values("value")[:1])
+def _count(where: Q | None = None) -> Func:
+    """COUNT(*), or the number of rows matching ``where``."""
+    if where is None:
+        return Func(F("id"), function="COUNT")
+    return Func(Case(When(where, then=Value(1)), default=Value(0)), function="SUM")
 
 
-def _count_and_newest(rows: QuerySet, field: str) -> tuple[Subquery, Subquery]:
-    return _aggregate(rows, "COUNT"), _aggregate(rows, "MAX", field)
+def _newest(field: str) -> Func:
+    return Func(F(field), function="MAX")
+
+
+def _summary(rows: QuerySet, *aggregates: Func) -> Subquery:
+    """The ``aggregates`` over ``rows`` as one scalar subquery (one scan of the table), as
+    text. ``Func`` instead of Django's aggregates: the ORM then adds no GROUP BY, and the
+    subquery yields one row."""
+    parts: list = []
+    for aggregate in aggregates:
+        parts += [Cast(aggregate, CharField()), Value("|")]
+    text = Concat(*parts, output_field=CharField())
+    return Subquery(rows.order_by().annotate(summary=text).values("summary")[:1])
 
 
 def research_data_version(*, study: Study) -> str:
     """Changes whenever something the study's research output shows changes (module docstring)."""
     here = OuterRef("pk")
-    submitted = ScoreSheet.objects.filter(assignment__response__study=here, status=SheetStatus.SUBMITTED)
-    runs = GenerationRun.objects.filter(study=here)
-    parts = {
-        "finals": _count_and_newest(FinalScore.objects.filter(response__study=here), "computed_at"),
-        "responses": _count_and_newest(Response.objects.filter(study=here), "updated_at"),
-        # withdrawing saves only the status
-        "withdrawn": _aggregate(
-            Response.objects.filter(study=here, status=ResponseStatus.WITHDRAWN), "COUNT"
-        ),
-        "sheets": _count_and_newest(submitted, "updated_at"),
-        "active_sheets": _aggregate(submitted.filter(assignment__archived_at__isnull=True), "COUNT"),
-        "pairs": _count_and_newest(ResponseAgreement.objects.filter(response__study=here), "computed_at"),
-        "groups": _count_and_newest(GroupAgreement.objects.filter(study=here), "computed_at"),
-        "runs": (_aggregate(runs, "MAX", "started_at"), _aggregate(runs, "MAX", "finished_at")),
-        "turns": _count_and_newest(Turn.objects.filter(run__study=here), "id"),
-    }
-    for status in RunStatus.values:
-        parts[f"runs_{status}"] = _aggregate(runs.filter(status=status), "COUNT")
-    expressions = {}
-    for name, value in parts.items():
-        for i, expression in enumerate(value if isinstance(value, tuple) else (value,)):
-            expressions[f"{name}_{i}"] = expression
-    row = Study.objects.filter(pk=study.pk).values(
-        "rubric_version", "agreement_threshold", "headline_icc", "final_score_rule", **expressions
+    active_sheets = ScoreSheet.objects.filter(
+        assignment__response__study=here, status=SheetStatus.SUBMITTED, assignment__archived_at__isnull=True
     )
-    names = Condition.objects.values_list("letter", "name").union(
-        ModelEndpoint.objects.values_list("model_number", "name"), all=True
+    runs = [_count(Q(status=status)) for status in RunStatus.values]
+    summaries = {
+        "finals": _summary(FinalScore.objects.filter(response__study=here), _count(), _newest("computed_at")),
+        # withdrawing saves only the status, not updated_at
+        "responses": _summary(
+            Response.objects.filter(study=here),
+            _count(),
+            _count(Q(status=ResponseStatus.WITHDRAWN)),
+            _newest("updated_at"),
+        ),
+        "sheets": _summary(active_sheets, _count(), _newest("updated_at")),
+        "pairs": _summary(
+            ResponseAgreement.objects.filter(response__study=here), _count(), _newest("computed_at")
+        ),
+        "groups": _summary(GroupAgreement.objects.filter(study=here), _count(), _newest("computed_at")),
+        "runs": _summary(
+            GenerationRun.objects.filter(study=here), *runs, _newest("started_at"), _newest("finished_at")
+        ),
+        "turns": _summary(Turn.objects.filter(run__study=here), _count(), _newest("id")),
+    }
+    row = Study.objects.filter(pk=study.pk).values(
+        "rubric_version",
+        "agreement_threshold",
+        "headline_icc",
+        "final_score_rule",
+        **{f"summary_{name}": summary for name, summary in summaries.items()},
+    )
+    names = (
+        Condition.objects.order_by()
+        .values_list("letter", "name")
+        .union(ModelEndpoint.objects.order_by().values_list("model_number", "name"), all=True)
     )
     values = row.first()
     state = [study.pk, sorted(values.items()) if values else None, sorted(names)]

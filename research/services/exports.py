@@ -28,7 +28,7 @@ from research.long_export import long_csv_write, long_xlsx_write
 from research.models import ExportJob
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
-from research.selectors.research import results_get
+from research.selectors.research import results_cached_get
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
@@ -153,7 +153,9 @@ def _file_delete(job: ExportJob) -> None:
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
     params = job.params
     pair = tuple(params["pair"]) if params.get("pair") else None
-    results = results_get(  # the total is known once the results say which tables there are
+    # the total is known once the results say which tables there are; the results page
+    # has usually computed (and cached) the same results for this data version already
+    results = results_cached_get(
         study=study,
         conditions=params.get("conditions") or None,
         models=params.get("models") or None,

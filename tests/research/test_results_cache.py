@@ -2,17 +2,21 @@
 page computes no tables and draws no figure, and any change of what they show (a score, a
 withdrawn response, a setting, a name) gives a new version, so nothing stale is served."""
 
+import io
 import re
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
 from django.test import override_settings
+from openpyxl import load_workbook
 
 import research.selectors.figures as figure_selectors
 import research.selectors.research as research_selectors
 from calibration.models import FinalScore
+from research.models import ExportJob
 from research.selectors.versions import research_data_version
+from research.services.exports import export_job_run
 from studies.models import ModelEndpoint, ResponseStatus
 from studies.roles import RESEARCHER
 from tests.brokers import free_port
@@ -125,3 +129,29 @@ def test_without_redis_the_page_is_computed_every_time(researcher, study, calls)
         assert "135.35**" in _page(researcher, study)
         assert "135.35**" in _page(researcher, study)
     assert calls["tables"] == 2
+
+
+def test_an_export_after_a_change_shows_the_new_score(researcher, study, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    user = UserFactory(username="res-export-cache", role=RESEARCHER)
+
+    def overall_of_model_01() -> float:
+        job = ExportJob.objects.create(kind="results", params={"study_id": study.pk}, created_by=user)
+        job = export_job_run(job_id=job.pk)
+        assert job.status == ExportJob.Status.DONE, job.error
+        with job.file.open("rb") as handle:
+            book = load_workbook(io.BytesIO(handle.read()), read_only=True)
+        sheet = book[next(name for name in book.sheetnames if name.startswith("Overall"))]
+        rows = [row for row in sheet.iter_rows(values_only=True) if row[:2] == ("qwen3-instruct", "A")]
+        return rows[0][-2]  # the average over the scenarios
+
+    _page(researcher, study)  # the page caches the results the export uses
+    before = overall_of_model_01()
+    final = FinalScore.objects.get(
+        response__study=study, response__model__model_number="01", response__condition__letter="A",
+        response__scenario__code="FS1",
+    )  # fmt: skip
+    final.overall += Decimal("40")
+    final.save()
+    after = overall_of_model_01()
+    assert (before, after) == (135.35, 139.35)
