@@ -31,7 +31,9 @@ from studies.rubric import load_rubric
 __all__ = ["DIVERSITY_STEPS", "Results", "response_diversity_get", "results_cached_get", "results_get"]
 
 DIVERSITY_STEPS = (1, 3)
-RESULTS_CACHE_SECONDS = 7 * 24 * 3600
+# ~0.65 MB pickled for 400 responses; every change of the data makes a new entry and the old
+# one is never read again, so they are kept for a day, not a week
+RESULTS_CACHE_SECONDS = 24 * 3600
 
 
 def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, dict[str, float | None]]]:
