@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
@@ -13,7 +14,8 @@ from research.figures import FIGURES, FORMATS
 from research.models import ExportJob
 from research.results import fmt
 from research.selectors.figures import figure_get
-from research.selectors.research import results_get
+from research.selectors.research import results_cached_get
+from research.selectors.versions import research_data_version
 from research.services.exports import (
     KIND_RESULTS,
     KIND_WORKBOOKS,
@@ -83,53 +85,62 @@ class ResultsFilter(forms.Form):
         }
 
 
-def _results(request: HttpRequest, with_diversity: bool = True):
+def _results(request: HttpRequest):
+    """The filter form, what it chose, the results and the key of their rendered tables
+    (data version and filters). The results are lazy: the page's tables are a cached
+    fragment, and a warm page never reads them."""
     form = ResultsFilter(request.GET or None)
     chosen = form.chosen()
     if chosen["study"] is None:
-        return form, chosen, None
-    results = results_get(
-        study=chosen["study"],
-        conditions=chosen["conditions"],
-        models=chosen["models"],
-        pair=chosen["pair"],
-        with_diversity=with_diversity,
-        marks=chosen["marks"],
+        return form, chosen, None, ""
+    version = research_data_version(study=chosen["study"])
+    filters = (chosen["conditions"], chosen["models"], chosen["pair"], chosen["marks"])
+    results = SimpleLazyObject(
+        lambda: results_cached_get(
+            study=chosen["study"],
+            conditions=chosen["conditions"],
+            models=chosen["models"],
+            pair=chosen["pair"],
+            marks=chosen["marks"],
+            version=version,
+        )
     )
-    return form, chosen, results
+    return form, chosen, results, f"{version}:{filters!r}"
 
 
 def _rows_for_display(rows, digits=2):
     return [[fmt(v, digits) for v in row.values] for row in rows]
 
 
+def _tables(results) -> dict:
+    """Tables 1 and 2 per condition, their values as the paper prints them."""
+    names = dict(Condition.objects.values_list("letter", "name"))
+    return {
+        key: [
+            (
+                t.condition,
+                names.get(t.condition, ""),
+                list(zip(t.rows, _rows_for_display(t.rows), strict=True)),
+            )
+            for t in getattr(results, key)
+        ]
+        for key in ("table1", "table2")
+    } | {"step_spans": _step_spans(results.columns)}
+
+
 @researcher_required
 def research_home(request: HttpRequest) -> HttpResponse:
-    form, chosen, results = _results(request)
-    context = {"form": form, "chosen": chosen, "results": results, "figures": FIGURES}
+    form, chosen, results, tables_key = _results(request)
+    context = {
+        "form": form,
+        "chosen": chosen,
+        "results": results,
+        "figures": FIGURES,
+        "tables_key": tables_key,
+        "query": request.GET.urlencode(),
+    }
     if results is not None:
-        names = dict(Condition.objects.values_list("letter", "name"))
-        context.update(
-            condition_names=names,
-            table1=[
-                (
-                    t.condition,
-                    names.get(t.condition, ""),
-                    list(zip(t.rows, _rows_for_display(t.rows), strict=True)),
-                )
-                for t in results.table1
-            ],
-            table2=[
-                (
-                    t.condition,
-                    names.get(t.condition, ""),
-                    list(zip(t.rows, _rows_for_display(t.rows), strict=True)),
-                )
-                for t in results.table2
-            ],
-            step_spans=_step_spans(results.columns),
-            query=request.GET.urlencode(),
-        )
+        context["tables"] = SimpleLazyObject(lambda: _tables(results))
     return render(request, "research/home.html", context)
 
 

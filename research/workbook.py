@@ -41,6 +41,8 @@ XLSX_OPTIONS = {
 }
 # progress(done, total, sheet being written)
 Progress = Callable[[int, int, str], None]
+# short texts remembered per sheet (ids, codes, labels), and at most this many of them
+SHORT_TEXT, MAX_TEXTS = 64, 100_000
 _HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
 
 
@@ -70,6 +72,7 @@ class _Sheet:
     def __init__(self, ws, formats: dict[tuple[bool, bool], Any]):
         self.ws = ws
         self.formats = formats
+        self.texts: dict[str, tuple[str, bool]] = {}
         self.next_row = 0  # zero-based, as XlsxWriter counts
 
     def row(self, values: Iterable, bold: bool = False) -> None:
@@ -82,11 +85,22 @@ class _Sheet:
         if isinstance(value, int | float) and not isinstance(value, bool):
             self.ws.write_number(r, col, value, self.formats[(bold, False)])
             return
-        text = "" if value is None else clean_text(value)  # True/False become text, as before
+        text, formula = ("", False) if value is None else self._text(value)  # True/False become text
         if text:
-            self.ws.write_string(r, col, text, self.formats[(bold, looks_like_formula(text))])
+            self.ws.write_string(r, col, text, self.formats[(bold, formula)])
         elif bold:
             self.ws.write_blank(r, col, None, self.formats[(True, False)])  # keep the heading's look
+
+    def _text(self, value: Any) -> tuple[str, bool]:
+        """The cell's text and whether it looks like a formula, once per distinct short value:
+        the raw table repeats the same ids, codes and labels on every row."""
+        found = self.texts.get(value) if isinstance(value, str) else None
+        if found is None:
+            text = clean_text(value)
+            found = (text, looks_like_formula(text))
+            if isinstance(value, str) and len(value) <= SHORT_TEXT and len(self.texts) < MAX_TEXTS:
+                self.texts[value] = found
+        return found
 
     def merge(self, ref: str) -> None:
         """Merge ``ref`` (A1 notation); call it before writing any row below its first row.

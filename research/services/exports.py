@@ -12,6 +12,7 @@ periodically by the workers).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 import tempfile
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files import File
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Func, JSONField, Q, Value
 from django.utils import timezone
 
@@ -28,7 +29,7 @@ from research.long_export import long_csv_write, long_xlsx_write
 from research.models import ExportJob
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
-from research.selectors.research import results_get
+from research.selectors.research import results_cached_get
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
@@ -71,11 +72,18 @@ def _progress(job_id: int, done: int, total: int, step: str = "") -> None:
     job's log in the same statement."""
     entry = {"done": done, "total": total, "step": step, "at": timezone.now().isoformat()}
     ExportJob.objects.filter(pk=job_id).update(
-        progress=done,
-        total=total,
-        step=step,
-        progress_log=Func(F("progress_log"), Value([entry], JSONField()), arg_joiner=" || ", function=""),
+        progress=done, total=total, step=step, progress_log=_appended(F("progress_log"), entry)
     )
+
+
+def _appended(log: F, entry: dict) -> Func:
+    """SQL that appends ``entry`` to the JSON array ``log``: jsonb's ``||`` on PostgreSQL,
+    ``json_insert(log, '$[#]', json(entry))`` on SQLite (where ``||`` joins text, which the
+    column's JSON check rejects: ``make run``'s exports failed)."""
+    if connection.vendor == "sqlite":
+        item = Func(Value(json.dumps(entry)), function="json")
+        return Func(log, Value("$[#]"), item, function="json_insert", output_field=JSONField())
+    return Func(log, Value([entry], JSONField()), arg_joiner=" || ", function="")
 
 
 def _stored(job: ExportJob) -> bool:
@@ -153,7 +161,9 @@ def _file_delete(job: ExportJob) -> None:
 def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
     params = job.params
     pair = tuple(params["pair"]) if params.get("pair") else None
-    results = results_get(  # the total is known once the results say which tables there are
+    # the total is known once the results say which tables there are; the results page
+    # has usually computed (and cached) the same results for this data version already
+    results = results_cached_get(
         study=study,
         conditions=params.get("conditions") or None,
         models=params.get("models") or None,

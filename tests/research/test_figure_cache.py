@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from calibration.models import FinalScore
-from research.selectors.figures import research_data_version
+from research.selectors.versions import research_data_version
 from studies.roles import RESEARCHER
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
@@ -31,7 +31,7 @@ def test_a_figure_is_drawn_once_per_data_version(client):
     again, served = _get(client, study)
     assert again == first
     assert served < drawn  # the second answer reads no scores: only the data version
-    assert served <= 10  # session, user, roles, the filter form, four aggregates
+    assert served <= 10  # session, user, roles, the filter form, the data version (two queries)
 
     version = research_data_version(study=study)
     final = FinalScore.objects.filter(response__study=study).order_by("id").first()
