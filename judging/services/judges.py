@@ -47,6 +47,8 @@ def judge_create(
         raise JudgeError(_("The temperature must be between 0 and 2."))
     if not 1 <= samples <= 10:
         raise JudgeError(_("Samples per response must be between 1 and 10."))
+    if not endpoint.base_url:
+        raise JudgeError(_("Endpoint %(name)s has no base URL.") % {"name": endpoint.name})
     if Judge.objects.filter(name=name).exists():
         raise JudgeError(_("A judge named %(name)s exists already.") % {"name": name})
     user_model = get_user_model()
