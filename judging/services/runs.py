@@ -173,7 +173,7 @@ def _run_locked(task_id: int) -> str:
                 return outcome
             first = outcome
         if first.is_valid:
-            valid.append(first.parsed)
+            valid.append(first.parsed or {})
             continue
         if second is None:
             messages = reask_messages(first_messages, first.raw_output, first.errors)
@@ -187,7 +187,7 @@ def _run_locked(task_id: int) -> str:
             )
             _finish(task_id, JudgeTaskStatus.FAILED, reason)
             return "failed"
-        valid.append(second.parsed)
+        valid.append(second.parsed or {})
     combined = samples_combine(shape, valid)
     if not combined.ok:
         _finish(
