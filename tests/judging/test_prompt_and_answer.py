@@ -158,3 +158,25 @@ def test_rounding_is_half_up():
 
 def test_shape_counts_only_present_items():
     assert SheetShape(rubric=RUBRIC, present={1: 12}).items_present(1) == 8
+
+
+def test_the_stub_refuses_an_unknown_judge_fault():
+    from devtools.llm_stub import StubConfig
+
+    with pytest.raises(ValueError, match="unknown judge fault"):
+        StubConfig().update({"judge_fault": "poetry"})
+
+
+def test_the_stub_judge_answers_a_valid_sheet_derived_from_the_response():
+    from devtools.llm_judge_stub import judge_answer
+
+    messages = judge_messages(version="cgpst-judge-v1", rubric=RUBRIC, view=VIEW)
+    answer = judge_answer({}, messages)  # the schema read from the prompt
+    assert answer_check(SHAPE, json.dumps(answer)).ok
+    assert answer["items.1.2.classification"].startswith("invalid:")  # "Food": too short to be a Yes item
+    assert not answer["items.1.1.classification"].startswith("invalid:")
+    longer = ResponseView(**{**VIEW.__dict__, "steps": {**VIEW.steps, 6: "A detailed plan. " * 60}})
+    other = judge_answer({}, judge_messages(version="cgpst-judge-v1", rubric=RUBRIC, view=longer))
+    assert sum(other[k] for k in other if k.startswith("dims.s6.")) > sum(
+        answer[k] for k in answer if k.startswith("dims.s6.")
+    )
