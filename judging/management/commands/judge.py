@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 from django.db.models import Q
 
 from judging.models import JudgeBatch, JudgeBatchStatus
@@ -50,8 +51,11 @@ class Command(BaseCommand):
             if scenario is None:
                 raise CommandError(f"unknown scenario {opts['scenario']!r} in study {study}")
         try:
-            judge = judge_for_endpoint(endpoint=endpoint)
-            batch = judge_batch_launch(study=study, judge=judge, scenario=scenario, samples=opts["samples"])
+            with transaction.atomic():  # a refused batch leaves no new judge behind
+                judge = judge_for_endpoint(endpoint=endpoint)
+                batch = judge_batch_launch(
+                    study=study, judge=judge, scenario=scenario, samples=opts["samples"]
+                )
         except (JudgeError, BatchError) as exc:
             raise CommandError(str(exc)) from exc
         self.stderr.write(f"judge batch {batch.pk} queued: {batch.tasks.count()} response(s), judge {judge}")
