@@ -102,3 +102,28 @@ def test_cancel_stops_queued_tasks(client, demo, judge, study):
     client.post(reverse("judging:batch_cancel", args=[batch.pk]))
     assert batch.tasks.get().status == JudgeTaskStatus.CANCELLED
     assert judge_task_run(task_id=batch.tasks.get().pk) == "inactive"
+
+
+def test_bad_input_on_the_judges_page_is_refused_clearly(client, demo, judge, llm_stub):
+    _admin(client)
+    base = {
+        "form": "judge",
+        "judge-endpoint": judge.endpoint.pk,
+        "judge-prompt_version": "cgpst-judge-v1",
+        "judge-temperature": "0",
+        "judge-samples": "1",
+    }
+    for data, message in (
+        ({**base, "judge-name": "stub judge"}, "A judge named stub judge exists already."),
+        ({**base, "judge-name": "x", "judge-temperature": "hot"}, "Enter a number."),
+        ({**base, "judge-name": "x", "judge-samples": "11"}, "less than or equal to 10"),
+        ({**base, "judge-name": "x", "judge-prompt_version": "v0"}, "Select a valid choice."),
+    ):
+        reply = client.post(reverse("judging:home"), data)
+        assert reply.status_code == 200 and message in reply.content.decode(), message
+    assert Judge.objects.count() == 1
+    reply = client.post(
+        reverse("judging:home"), {"form": "batch", "batch-study": "nope", "batch-judge": judge.pk}
+    )
+    assert reply.status_code == 200 and not JudgeBatch.objects.exists()
+    assert client.get(reverse("judging:batch_detail", args=[999])).status_code == 404
