@@ -20,7 +20,8 @@ observe and reconfigure a running stub; ``GET /_stub/requests`` returns the chat
 requests it received, in order (the last ``MAX_RECORDED``). The Multi-Agent Debate's
 moderator gets JSON with no preference after the first round and a preference after
 later ones (so a debate stops early in round 2); a judge's JSON always answers;
-TeamFusion's proxies rate in JSON (1-5).
+TeamFusion's proxies rate in JSON (1-5). A CGPST judge prompt (``judging``) gets a
+score sheet as JSON (``devtools.llm_judge_stub``), or a bad one on request (``judge_fault``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 # The synthetic text lives in its own module; its names are the stub's interface too.
+from devtools.llm_judge_stub import JUDGE_FAULTS, is_judge_request, judge_reply
 from devtools.llm_synthetic import SYNTHETIC_NOTE as SYNTHETIC_NOTE
 from devtools.llm_synthetic import _text, synthetic_reply
 from devtools.llm_synthetic import detect_role as detect_role
@@ -62,6 +64,10 @@ class StubConfig:
     reasoning: bool = False
     require_key: str = ""  # when set, other keys get a 401 (which echoes them, as providers do)
     seed: int = 0
+    # As an LLM judge (devtools.llm_judge_stub): the first N attempts of a judge
+    # conversation answer with this fault (prose, truncated, category, range, extra, missing).
+    judge_fault: str = ""
+    judge_fault_attempts: int = 1
 
     def update(self, values: dict[str, Any]) -> None:
         known = {f.name for f in fields(self)}
@@ -72,6 +78,8 @@ class StubConfig:
         bad = [f for f in self.faults if f not in FAULT_KINDS]
         if bad:
             raise ValueError(f"unknown fault kind(s) {bad}; known: {FAULT_KINDS}")
+        if self.judge_fault and self.judge_fault not in JUDGE_FAULTS:
+            raise ValueError(f"unknown judge fault {self.judge_fault!r}; known: {JUDGE_FAULTS}")
 
 
 @dataclass
@@ -267,7 +275,13 @@ class StubHandler(BaseHTTPRequestHandler):
             return
         ok = False
         try:
-            text, reasoning = synthetic_reply(messages, cfg.seed)
+            if is_judge_request(messages):
+                text, reasoning = (
+                    judge_reply(payload, messages, cfg.judge_fault, cfg.judge_fault_attempts),
+                    "",
+                )
+            else:
+                text, reasoning = synthetic_reply(messages, cfg.seed)
             if fault == "timeout":
                 time.sleep(cfg.timeout_seconds)
             elif cfg.latency_ms:

@@ -27,5 +27,6 @@ urlpatterns = [
     path("", include("calibration.urls")),
     path("", include("research.urls")),
     path("", include("generation.urls")),
+    path("", include("judging.urls")),
     path("", include("training.urls")),
 ]

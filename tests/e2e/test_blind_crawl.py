@@ -11,14 +11,18 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
+from judging.services.judges import judge_create
+from judging.services.sheets import judge_sheet_store
 from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Strategy
 from studies.services.responses import response_create
-from tests.factories import own_sheet_id
+from tests.factories import SHEET_TEXTS, own_sheet_id, reference_changes
 
 SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"
+JUDGE_NAME = "Crawl-Judge-4417"
+JUDGE_SECRET = "JUDGE-PRIVATE-KVP-9902"
 HOSTILE = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
 ATTR_URL = re.compile(
@@ -48,7 +52,14 @@ def blind_world(demo):
     )
     sheet_apply_changes(sheet_id=other.pk, actor=users["rater2"], expected_version=0,
                         changes=[("comments.2", SECRET_COMMENT), ("texts.kvp", SECRET_KVP), ("dims.s2.focus", 9)])  # fmt: skip
-    return {"own": [a05, b05], "other_only": [e07]}
+    # an LLM judge's submitted sheets on the rater's own responses: never reachable
+    judge = judge_create(name=JUDGE_NAME, endpoint=ModelEndpoint.objects.get(name="stub"))
+    for response in (a05, b05):
+        values = dict(
+            [*reference_changes(3), *SHEET_TEXTS, ("texts.kvp", JUDGE_SECRET), ("comments.2", JUDGE_SECRET)]
+        )
+        judge_sheet_store(judge=judge, response=response, values=values, note=f"LLM judge {JUDGE_NAME}")
+    return {"own": [a05, b05], "other_only": [e07], "judge": judge}
 
 
 def forbidden_patterns():
@@ -66,6 +77,14 @@ def forbidden_patterns():
         patterns.append(re.escape(str(label)))
     patterns += [r"TeamLLM", r"(?i)belbin", r"(?i)\bablation\b", r"(?i)kimi", r"(?i)research[ _]id"]
     patterns += [r"rater2", r"\bH02\b", re.escape(SECRET_COMMENT), re.escape(SECRET_KVP)]
+    # the LLM judge: its name, user, rater ID and sheet never reach a human rater
+    patterns += [
+        re.escape(JUDGE_NAME),
+        re.escape(JUDGE_SECRET),
+        r"(?i)judge-crawl",
+        r"\bJ01\b",
+        r"(?i)llm judge",
+    ]
     return [re.compile(p) for p in patterns]
 
 
@@ -168,7 +187,6 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
 def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, blind_world):
     """After the calibration sheet is submitted the comparison opens; it still names no one."""
     from scoring.services.sheets import sheet_submit
-    from tests.factories import SHEET_TEXTS, reference_changes
 
     b05 = blind_world["own"][1]
     rater1 = get_user_model().objects.get(username="rater1")

@@ -1,0 +1,97 @@
+"""Judge pages (admins and researchers): judges, launching batches, live batch progress."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from judging.forms import BatchLaunchForm, JudgeForm
+from judging.models import Judge, JudgeBatch, JudgeBatchStatus
+from judging.selectors.batches import batch_failed_tasks, batch_progress_get
+from judging.services.judges import JudgeError, judge_create
+from judging.services.runs import BatchError, judge_batch_cancel, judge_batch_launch, judge_batch_retry
+from studies.roles import researcher_required
+
+
+@researcher_required
+def home(request: HttpRequest) -> HttpResponse:
+    """The judges, a form to add one, a form to launch a batch, the recent batches."""
+    judge_form = JudgeForm(request.POST if request.POST.get("form") == "judge" else None, prefix="judge")
+    launch_form = BatchLaunchForm(
+        request.POST if request.POST.get("form") == "batch" else None, prefix="batch"
+    )
+    if request.method == "POST" and judge_form.is_bound and judge_form.is_valid():
+        try:
+            judge = judge_create(**judge_form.cleaned_data)
+        except JudgeError as exc:
+            judge_form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("Judge %(name)s created.") % {"name": judge.name})
+            return redirect("judging:home")
+    if request.method == "POST" and launch_form.is_bound and launch_form.is_valid():
+        data = launch_form.cleaned_data
+        try:
+            batch = judge_batch_launch(
+                study=data["study"],
+                judge=data["judge"],
+                scenario=data["scenario_obj"],
+                samples=data["samples"],
+                actor=request.user,
+            )
+        except BatchError as exc:
+            launch_form.add_error(None, str(exc))
+        else:
+            return redirect("judging:batch_detail", batch_id=batch.pk)
+    context = {
+        "judges": Judge.objects.select_related("endpoint", "user__rater_profile"),
+        "batches": JudgeBatch.objects.select_related("judge", "study", "scenario")[:30],
+        "judge_form": judge_form,
+        "launch_form": launch_form,
+    }
+    return render(request, "judging/home.html", context)
+
+
+@researcher_required
+def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(
+        JudgeBatch.objects.select_related("judge__endpoint", "study", "scenario"), pk=batch_id
+    )
+    progress = batch_progress_get(batch=batch)
+    polling = batch.status == JudgeBatchStatus.RUNNING
+    context = {
+        "batch": batch,
+        "progress": progress,
+        "failed": batch_failed_tasks(batch=batch),
+        "polling": polling,
+    }
+    if request.htmx:
+        response = render(request, "judging/batch.html#live", context)
+        if not polling:
+            response = HttpResponseStopPolling(response.content)
+        return response
+    return render(request, "judging/batch.html", context)
+
+
+@researcher_required
+@require_POST
+def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(JudgeBatch, pk=batch_id)
+    count = judge_batch_cancel(batch=batch)
+    messages.info(request, ngettext("%(n)d task cancelled.", "%(n)d tasks cancelled.", count) % {"n": count})
+    return redirect("judging:batch_detail", batch_id=batch.pk)
+
+
+@researcher_required
+@require_POST
+def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = get_object_or_404(JudgeBatch, pk=batch_id)
+    count = judge_batch_retry(batch=batch)
+    messages.info(
+        request, ngettext("%(n)d task queued again.", "%(n)d tasks queued again.", count) % {"n": count}
+    )
+    return redirect("judging:batch_detail", batch_id=batch.pk)
