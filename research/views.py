@@ -9,6 +9,8 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from judging.models import Judge
+from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.figures import FIGURES, FORMATS
 from research.models import ExportJob
 from research.results import fmt
@@ -25,6 +27,7 @@ from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import id_param
 from studies.roles import is_admin, researcher_required
+from studies.rubric import load_rubric
 
 
 class ResultsFilter(forms.Form):
@@ -214,3 +217,66 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
     except (FileNotFoundError, OSError) as exc:  # deleted from the storage (expired, or by hand)
         raise Http404 from exc
     return FileResponse(handle, as_attachment=True, filename=job.file_name)
+
+
+class JudgeFilter(forms.Form):
+    study = forms.ModelChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    judge = forms.ModelChoiceField(
+        queryset=Judge.objects.order_by("name"), required=False, label=_("LLM judge")
+    )
+
+
+PCC_PAIR_LABELS = {
+    "human_pair": _("Rater A with rater B (the human pair)"),
+    "judge_a": _("Judge with rater A"),
+    "judge_b": _("Judge with rater B"),
+    "judge_calibrator": _("Judge with the calibrator"),
+    "judge_final": _("Judge with the final score"),
+}
+
+ICC_SETS = (
+    _("Rater A and rater B"),
+    _("A, B and the judge"),
+    _("Judge in place of rater A"),
+    _("Judge in place of rater B"),
+)
+
+
+@researcher_required
+def research_judge(request: HttpRequest) -> HttpResponse:
+    """The judge measured against the human raters of one study (bad choices fall back to
+    the first study and its first judge with sheets, with a message)."""
+    form = JudgeFilter(request.GET or None)
+    data = form.cleaned_data if form.is_valid() else {}
+    study = data.get("study") or Study.objects.order_by("name").first()
+    judges = judges_with_sheets(study=study) if study else []
+    judge = data.get("judge") or (judges[0] if judges else None)
+    context: dict = {"form": form, "study": study, "judges": judges, "judge": judge, "comparison": None}
+    if study is not None and judge is not None:
+        comparison = judge_comparison_get(study=study, judge=judge)
+        rubric = load_rubric(study.rubric_version)
+        lang = "zh" if (request.LANGUAGE_CODE or "").startswith("zh") else "en"
+        labels = {d.key: f"{d.step}. {d.label.text(lang)}" for d in rubric.dimensions}
+        labels.update({f"step:{s.number}": _("Step %(n)s total") % {"n": s.number} for s in rubric.steps})
+        labels["overall"] = _("Overall")
+        context.update(
+            comparison=comparison,
+            pccs=[(PCC_PAIR_LABELS[p.label], p.value) for p in comparison.pccs],
+            dimensions=[(labels[d.key], d.value) for d in comparison.dimensions],
+            steps=[(labels[d.key], d.value) for d in comparison.steps],
+            iccs=[
+                (
+                    row.scenario,
+                    [
+                        (label, result, result.form(comparison.headline_icc))
+                        for label, result in zip(
+                            ICC_SETS,
+                            (row.humans, row.judge_added, row.judge_for_a, row.judge_for_b),
+                            strict=True,
+                        )
+                    ],
+                )
+                for row in comparison.iccs
+            ],
+        )
+    return render(request, "research/judge.html", context)
