@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from judging.models import Judge
-from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
+from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
 from research.figures import FIGURES, FORMATS
 from research.models import ExportJob
 from research.results import fmt
@@ -256,9 +256,7 @@ def research_judge(request: HttpRequest) -> HttpResponse:
         comparison = judge_comparison_get(study=study, judge=judge)
         rubric = load_rubric(study.rubric_version)
         lang = "zh" if (request.LANGUAGE_CODE or "").startswith("zh") else "en"
-        labels = {d.key: f"{d.step}. {d.label.text(lang)}" for d in rubric.dimensions}
-        labels.update({f"step:{s.number}": _("Step %(n)s total") % {"n": s.number} for s in rubric.steps})
-        labels["overall"] = _("Overall")
+        labels = difference_labels(rubric=rubric, lang=lang)
         context.update(
             comparison=comparison,
             pccs=[(PCC_PAIR_LABELS[p.label], p.value) for p in comparison.pccs],

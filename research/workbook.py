@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
+from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
 if TYPE_CHECKING:
@@ -220,6 +222,16 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
 
 
+def _judges(book: SafeBook, results: Results, judges: list) -> None:
+    sheet = book.sheet(SHEET_TITLE)
+    sheet.row([SHEET_TITLE, results.study.name], bold=True)
+    sheet.row(["Judge sheets are never part of the final scores, Table 6 or calibration here."])
+    sheet.row([])
+    for judge in judges:
+        for values, bold in judge_sheet_rows(judge_comparison_get(study=results.study, judge=judge)):
+            sheet.row(values, bold=bold)
+
+
 def _raw(book: SafeBook, results: Results, on_sheet: Callable[[int], None]) -> None:
     raw = book.sheet("Raw scores")
     raw.row(list(RAW_HEADER), bold=True)
@@ -273,6 +285,9 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                     r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries]
                    for r in results.run_costs]),
     ]  # fmt: skip
+    judges = judges_with_sheets(study=results.study)
+    if judges:  # the sheet exists only when a judge scored responses of the study
+        steps.append(partial(_judges, book, results, judges))
     return steps
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from calibration.models import FinalScore
 from calibration.selectors.agreement_state import sheet_vector, states_load
 from judging.comparison import (
@@ -166,3 +168,11 @@ def judge_comparison_get(*, study: Study, judge: Judge) -> JudgeComparison:
         thresholds=threshold_comparisons(rows, threshold),
         self_preference=self_preference(rows),
     )
+
+
+def difference_labels(*, rubric: Rubric, lang: str) -> dict[str, str]:
+    """Row labels of the differences: "2. Focus" per dimension, "Step 2 total", "Overall"."""
+    labels = {d.key: f"{d.step}. {d.label.text(lang)}" for d in rubric.dimensions}
+    labels.update({f"step:{s.number}": _("Step %(n)s total") % {"n": s.number} for s in rubric.steps})
+    labels["overall"] = _("Overall")
+    return labels
