@@ -11,15 +11,13 @@ from tests.factories import (
 from tests.judgecmp.factories import judge_make, judge_sheet
 
 
-@pytest.fixture
-def judged(db):
-    """One scenario, four responses scored by a human pair (the last pair disagrees: it
-    falls under the threshold) and by a judge whose own model generated the first response."""
+def humans_scored():
+    """One scenario, four responses scored by a human pair; the last pair disagrees (it
+    falls under the threshold)."""
     from studies.rubric import load_rubric
 
     rubric = load_rubric()
     group, responses = scoring_group(n_responses=4)
-    judge = judge_make("j1", endpoint=responses[0].model)
     sheets = []
     for index, response in enumerate(responses):
         a_changes = varied_changes(reference_changes(3), index - 1)
@@ -28,7 +26,28 @@ def judged(db):
             b_changes = mirrored_changes(b_changes, rubric)
         a = sheet_submitted(group.rater_a, response, a_changes, group=group)
         b = sheet_submitted(group.rater_b, response, b_changes, group=group)
-        j = judge_sheet(judge, response, varied_changes(reference_changes(3 + index % 2), -index))
-        sheets.append((response, a, b, j))
-    response_scores_recompute(response_id=responses[0].pk)
+        sheets.append((response, a, b))
+    return group, sheets
+
+
+def judge_scores(judge, sheets):
+    """The judge's sheets on the responses: an imperfect copy of one expert's."""
+    return [
+        (
+            response,
+            a,
+            b,
+            judge_sheet(judge, response, varied_changes(reference_changes(3 + index % 2), -index)),
+        )
+        for index, (response, a, b) in enumerate(sheets)
+    ]
+
+
+@pytest.fixture
+def judged(db):
+    """``humans_scored`` and a judge whose own model generated the first response."""
+    group, human = humans_scored()
+    judge = judge_make("j1", endpoint=human[0][0].model)
+    sheets = judge_scores(judge, human)
+    response_scores_recompute(response_id=human[0][0].pk)
     return judge, group, sheets
