@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from calibration.selectors.consistency import judge_calibrated_label
 from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
@@ -52,6 +53,7 @@ class SafeBook:
     def __init__(self, wb: xlsxwriter.Workbook, on_sheet: Callable[[str], None] | None = None):
         self.wb = wb
         self.on_sheet = on_sheet  # told each sheet's name as it starts
+        self.last: _Sheet | None = None  # the sheet written last
         self.formats: dict[tuple[bool, bool], Any] = {
             (False, False): None,
             (False, True): wb.add_format({"quote_prefix": True}),
@@ -63,7 +65,8 @@ class SafeBook:
         ws = self.wb.add_worksheet(title[:31])
         if self.on_sheet:
             self.on_sheet(ws.name)
-        return _Sheet(ws, self.formats)
+        self.last = _Sheet(ws, self.formats)
+        return self.last
 
 
 class _Sheet:
@@ -222,6 +225,13 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
 
 
+def _labelled(book: SafeBook, write: Callable[[], None], label: str) -> None:
+    write()
+    assert book.last is not None  # the writer made its sheet
+    book.last.row([])
+    book.last.row([label], bold=True)
+
+
 def _judges(book: SafeBook, results: Results, judges: list) -> None:
     sheet = book.sheet(SHEET_TITLE)
     sheet.row([SHEET_TITLE, results.study.name], bold=True)
@@ -285,6 +295,10 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                     r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries]
                    for r in results.run_costs]),
     ]  # fmt: skip
+    label = judge_calibrated_label(study=results.study)
+    if label:  # the study's opt-in: every sheet built on final scores says so under its table
+        steps = [steps[0]] + [partial(_labelled, book, write, label) for write in steps[1:-2]] + steps[-2:]
+        steps[0] = partial(_labelled, book, steps[0], label)
     judges = judges_with_sheets(study=results.study)
     if judges:  # the sheet exists only when a judge scored responses of the study
         steps.append(partial(_judges, book, results, judges))
