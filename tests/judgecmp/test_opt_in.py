@@ -120,3 +120,11 @@ def test_admin_opts_in_on_the_page_researchers_cannot(db, client):
     assert FinalScore.objects.filter(response__study=group.study, judge_calibrated=True).count() == 1
     client.post("/research/judge/opt-in", {"study": group.study.pk, "off": "1"})
     assert not FinalScore.objects.filter(response__study=group.study, judge_calibrated=True).exists()
+
+
+def test_scenario_page_says_the_judge_calibrated(opted_in, client):
+    group, judge, sheets, calibrator, report = opted_in
+    client.force_login(UserFactory(username="res-scn", role=RESEARCHER))
+    html = client.get(f"/research/agreement/{group.study.pk}/scenario/{group.scenario.pk}/").content.decode()
+    assert html.count("calibrated by the LLM judge (study opt-in)") == 1
+    assert "flagged, no calibrator" not in html
