@@ -108,6 +108,9 @@ class FinalScore(models.Model):
     rule = models.CharField(max_length=30, choices=FinalScoreRule.choices)
     sheets = models.ManyToManyField(ScoreSheet, blank=True, related_name="+")
     calibrated = models.BooleanField(default=False)
+    judge_calibrated = models.BooleanField(
+        default=False, help_text=_("The study's opted-in LLM judge was the third (calibrating) rater.")
+    )
     note = models.TextField(blank=True)
     computed_at = models.DateTimeField(auto_now=True)
 

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from calibration.selectors.consistency import judge_calibrated_label
+from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
+from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
 if TYPE_CHECKING:
@@ -52,6 +55,7 @@ class SafeBook:
     def __init__(self, wb: xlsxwriter.Workbook, on_sheet: Callable[[str], None] | None = None):
         self.wb = wb
         self.on_sheet = on_sheet  # told each sheet's name as it starts
+        self.last: _Sheet | None = None  # the sheet written last
         self.formats: dict[tuple[bool, bool], Any] = {
             (False, False): None,
             (False, True): wb.add_format({"quote_prefix": True}),
@@ -63,7 +67,8 @@ class SafeBook:
         ws = self.wb.add_worksheet(title[:31])
         if self.on_sheet:
             self.on_sheet(ws.name)
-        return _Sheet(ws, self.formats)
+        self.last = _Sheet(ws, self.formats)
+        return self.last
 
 
 class _Sheet:
@@ -234,6 +239,23 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
 
 
+def _labelled(book: SafeBook, write: Callable[[], None], label: str) -> None:
+    write()
+    assert book.last is not None  # the writer made its sheet
+    book.last.row([])
+    book.last.row([label], bold=True)
+
+
+def _judges(book: SafeBook, results: Results, judges: list) -> None:
+    sheet = book.sheet(SHEET_TITLE)
+    sheet.row([SHEET_TITLE, results.study.name], bold=True)
+    sheet.row(["Judge sheets are never part of the final scores, Table 6 or calibration here."])
+    sheet.row([])
+    for judge in judges:
+        for values, bold in judge_sheet_rows(judge_comparison_get(study=results.study, judge=judge)):
+            sheet.row(values, bold=bold)
+
+
 def _raw(book: SafeBook, results: Results, on_sheet: Callable[[int], None]) -> None:
     raw = book.sheet("Raw scores")
     raw.row(list(RAW_HEADER), bold=True)
@@ -287,6 +309,13 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                     r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries]
                    for r in results.run_costs]),
     ]  # fmt: skip
+    label = judge_calibrated_label(study=results.study)
+    if label:  # the study's opt-in: every sheet built on final scores says so under its table
+        steps = [steps[0]] + [partial(_labelled, book, write, label) for write in steps[1:-2]] + steps[-2:]
+        steps[0] = partial(_labelled, book, steps[0], label)
+    judges = judges_with_sheets(study=results.study)
+    if judges:  # the sheet exists only when a judge scored responses of the study
+        steps.append(partial(_judges, book, results, judges))
     return steps
 
 

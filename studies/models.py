@@ -165,6 +165,18 @@ class Study(models.Model):
     response_language = models.CharField(
         _("response language"), max_length=5, choices=Language.choices, default=Language.CHINESE
     )
+    calibrating_judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("LLM judge counted as third rater"),
+        help_text=_(
+            "Opt-in (the judge's rater account): its sheet calibrates responses under the threshold "
+            "that have no submitted human calibration sheet. Empty: judges never count."
+        ),
+    )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -42,6 +42,7 @@ NOT_FLAGGED, UNASSIGNED, ASSIGNED, IN_PROGRESS, SUBMITTED = (
     "in_progress",
     "submitted",
 )
+BY_JUDGE = "by_judge"  # the study's opted-in LLM judge stands in until a human calibrator submits
 
 
 REASON_LABELS = {
@@ -71,6 +72,8 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
     if not flagged:
         return NOT_FLAGGED
     cal = state.calibration
+    if (cal is None or not cal.submitted) and state.judge is not None:
+        return BY_JUDGE
     if cal is None:
         return UNASSIGNED
     if cal.submitted:

@@ -65,6 +65,7 @@ class ResponseState:
     calibration: SheetState | None = None
     n_primary: int = 0
     assigned_rater_ids: set[int] = field(default_factory=set)
+    judge: SheetState | None = None  # the study's opted-in judge's sheet (Study.calibrating_judge)
 
     @property
     def pair_rater_ids(self) -> set[int]:
@@ -115,6 +116,8 @@ def states_load(
         (g["scenario_id"], g["condition_id"]): g for g in groups.values() if g["archived_at"] is None
     }
     primaries: dict[int, list[SheetState]] = defaultdict(list)
+    if study.calibrating_judge_id is not None:
+        _judge_sheets_attach(states, judge_user_id=study.calibrating_judge_id)
     rows = (
         Assignment.objects.filter(response_id__in=list(states), archived_at__isnull=True)
         .order_by("created_at", "id")
@@ -178,6 +181,34 @@ def states_load(
     return list(states.values())
 
 
+def _judge_sheets_attach(states: dict[int, ResponseState], *, judge_user_id: int) -> None:
+    """The opted-in judge's active sheets (``all_objects``: the default manager leaves judges out)."""
+    rows = (
+        Assignment.all_objects.filter(
+            response_id__in=list(states),
+            rater_id=judge_user_id,
+            role=AssignmentRole.JUDGE,
+            archived_at__isnull=True,
+        )
+        .order_by("created_at", "id")
+        .values("id", "response_id", "rater_id", "role", "sheet__id", "sheet__status", "sheet__version",
+                "sheet__totals")
+    )  # fmt: skip
+    for row in rows:
+        sheet = SheetState(
+            assignment_id=row["id"],
+            rater_id=row["rater_id"],
+            role=row["role"],
+            group_id=None,
+            sheet_id=row["sheet__id"],
+            status=row["sheet__status"],
+            version=row["sheet__version"] or 0,
+            totals=row["sheet__totals"],
+        )
+        if sheet.submitted:  # the latest submitted sheet of the judge counts
+            states[row["response_id"]].judge = sheet
+
+
 @dataclass(frozen=True)
 class Evaluation:
     state: ResponseState
@@ -193,6 +224,7 @@ class Evaluation:
     final_rule: str | None
     note: str
     status: str
+    judge_calibrated: bool = False  # the opted-in judge's sheet stood in for the calibrator
 
     @property
     def replaced_slot(self) -> str | None:
@@ -203,10 +235,17 @@ class Evaluation:
 
 
 def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float]]:
-    """The normalized vectors of the submitted sheets: "a", "b" and "c" (the calibrator)."""
+    """The normalized vectors of the submitted sheets: "a", "b", "c" (the calibrator) and "j"
+    (the study's opted-in judge)."""
+    sheets = (
+        ("a", state.slots.get("a")),
+        ("b", state.slots.get("b")),
+        ("c", state.calibration),
+        ("j", state.judge),
+    )
     return {
         key: sheet_vector(totals, rubric)
-        for key, sheet in (("a", state.slots.get("a")), ("b", state.slots.get("b")), ("c", state.calibration))
+        for key, sheet in sheets
         if sheet is not None and (totals := sheet.submitted_totals) is not None
     }
 
@@ -253,6 +292,10 @@ def response_evaluate(
             after_slots={"a": vectors["a"], "b": vectors["b"]}, final_sheets=(a, b),
             final_rule=FinalScoreRule.MEAN_OF_PAIR, note="", status=ResponseStatus.FINAL,
         )  # fmt: skip
+    by_judge = "c" not in vectors and "j" in vectors and state.judge is not None
+    if by_judge:  # the study's opt-in: the judge is the third rater until a human calibrator submits
+        cal = state.judge
+        vectors = {**vectors, "c": vectors["j"]}
     if "c" not in vectors:
         return Evaluation(
             state=state, vectors=vectors, before=before, determined=True, flagged=True,
@@ -277,13 +320,15 @@ def response_evaluate(
         return "undefined" if result.r is None else f"{result.r:.3f}"
 
     note = (
-        f"Calibrated. Closer primary rater: Rater {closeness.slot.upper()} (by {closeness.by}; "
+        ("Calibrated by the LLM judge as third rater (study opt-in). " if by_judge else "Calibrated. ")
+        + f"Closer primary rater: Rater {closeness.slot.upper()} (by {closeness.by}; "
         f"PCC with the calibrator: Rater A {fmt(closeness.pcc_a)}, Rater B {fmt(closeness.pcc_b)})."
     )
     return Evaluation(
         state=state, vectors=vectors, before=before, determined=True, flagged=True,
         calibrated=True, closeness=closeness, after_pcc=after.r, after_slots=after_slots,
         final_sheets=final_sheets, final_rule=rule, note=note, status=ResponseStatus.FINAL,
+        judge_calibrated=by_judge,
     )  # fmt: skip
 
 
@@ -297,8 +342,9 @@ def responses_evaluate(
     for v in vectors:
         if "a" in v and "b" in v:
             pairs.append((v["a"], v["b"]))
-            if "c" in v:
-                pairs += [(v["c"], v["a"]), (v["c"], v["b"])]
+            for third in ("c", "j"):
+                if third in v:
+                    pairs += [(v[third], v["a"]), (v[third], v["b"])]
     pcc_many(pairs)  # fills the memo that response_evaluate reads
     return [
         response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric, vectors=v)

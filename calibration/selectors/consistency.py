@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
-from calibration.models import GroupAgreement, ResponseAgreement
+from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import responses_evaluate, states_load
 from calibration.statistics import (
     REASON_MISSING_SHEET,
@@ -199,6 +200,25 @@ def consistency_table(*, study: Study) -> dict:
         "rule": rule,
         "rule_label": str(FinalScoreRule(rule).label) if rule in FinalScoreRule.values else rule,
         "rule_provenance": str(RULE_PROVENANCE.get(rule, "")),
+        "judge_label": judge_calibrated_label(study=study),
         "after_definition": str(AFTER_DEFINITION),
         "selection": selection_effect(study=study) if calibrated else {"n": 0},
     }
+
+
+def judge_calibrated_count(*, study: Study) -> int:
+    """Final scores in which the study's opted-in LLM judge was the third rater."""
+    return FinalScore.objects.filter(response__study=study, judge_calibrated=True).count()
+
+
+def judge_calibrated_label(*, study: Study) -> str:
+    """The label every table built on final scores or the calibrated pair carries when an
+    opted-in judge calibrated some responses ("" when none)."""
+    n = judge_calibrated_count(study=study)
+    if not n:
+        return ""
+    return ngettext(
+        "Includes an LLM judge as third rater for %(n)s response.",
+        "Includes an LLM judge as third rater for %(n)s responses.",
+        n,
+    ) % {"n": n}

@@ -173,7 +173,8 @@ def _route(evaluations: list[Evaluation], *, actor, report: RecomputeReport) -> 
             if e.state.calibration and e.state.calibration.assignment_id in idle:
                 e.state.calibration = None
         report.archived.extend(idle)
-    needing = [e for e in evaluations if e.flagged and e.state.calibration is None]
+    # a response the study's opted-in judge calibrates needs no human calibrator
+    needing = [e for e in evaluations if e.flagged and e.state.calibration is None and not e.judge_calibrated]
     if not needing:
         return
     loads = calibrator_loads()
@@ -370,6 +371,7 @@ def _final_scores_sync(evaluations: list[Evaluation]) -> None:
             "dimensions": dims,
             "rule": e.final_rule,
             "calibrated": e.calibrated,
+            "judge_calibrated": e.judge_calibrated,
             "note": e.note,
         }
         if current is None:
