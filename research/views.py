@@ -267,6 +267,8 @@ def research_judge(request: HttpRequest) -> HttpResponse:
     study = data.get("study") or Study.objects.order_by("name").first()
     judges = judges_with_sheets(study=study) if study else []
     judge = data.get("judge") or (judges[0] if judges else None)
+    if not form.is_bound:  # show the study and judge the page fell back to
+        form.initial = {"study": study.pk if study else None, "judge": judge.pk if judge else None}
     context: dict = {
         "form": form,
         "study": study,

@@ -61,3 +61,10 @@ def test_study_without_judge_sheets(researcher_client, judged):
 def test_raters_are_refused(client, judged):
     client.force_login(rater("r-judge", "H77"))
     assert client.get("/research/judge/").status_code == 403
+
+
+def test_the_page_without_a_choice_selects_what_it_shows(researcher_client, judged):
+    judge, group, _ = judged
+    html = researcher_client.get("/research/judge/").content.decode()
+    assert f'<option value="{group.study.pk}" selected>' in html
+    assert f'<option value="{judge.pk}" selected>' in html
