@@ -2,7 +2,7 @@
 (``research.results.results_compute``; ``Results`` is re-exported from there).
 
 ``results_cached_get`` keeps the whole ``Results`` in Django's cache per data version
-(``research.selectors.versions``) and filters: the results page and the figures compute
+(``research.selectors.versions``), filters and language: the results page and the figures compute
 the tables once per change of the data, not per request.
 
 Per-response diversity (jieba + BLEU, the slow part) is computed from each answer's
@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 
 from django.core.cache import cache
+from django.utils.translation import get_language
 
 from calibration.selectors.agreement import consistency_table
 from research.cost import cost_by_condition
@@ -89,7 +90,9 @@ def results_get(
 
 
 def _results_key(version: str, filters: tuple, with_diversity: bool) -> str:
-    return "results:v1:" + hashlib.sha256(repr((version, filters, with_diversity)).encode()).hexdigest()
+    # the language too: Table 6 carries its rule and definitions as translated text
+    key = (version, filters, with_diversity, get_language())
+    return "results:v2:" + hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def results_cached_get(

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 from django.core.cache import cache
 from django.test import override_settings
+from django.utils import translation
 from openpyxl import load_workbook
 
 import research.selectors.figures as figure_selectors
@@ -155,3 +156,18 @@ def test_an_export_after_a_change_shows_the_new_score(researcher, study, setting
     final.save()
     after = overall_of_model_01()
     assert (before, after) == (135.35, 139.35)
+
+
+def test_each_language_gets_its_own_tables(study, calls):
+    """Table 6 carries translated text: a page first computed in English must not serve
+    those words to a rater reading in Chinese (and the reverse)."""
+    with translation.override("en"):
+        english = research_selectors.results_cached_get(study=study, with_diversity=False)
+    with translation.override("zh-hans"):
+        chinese = research_selectors.results_cached_get(study=study, with_diversity=False)
+        chinese_again = research_selectors.results_cached_get(study=study, with_diversity=False)
+    assert english.consistency["after_definition"].startswith("After calibration:")
+    assert chinese.consistency["after_definition"] != english.consistency["after_definition"]
+    assert not chinese.consistency["after_definition"].startswith("After calibration")
+    assert chinese_again.consistency == chinese.consistency
+    assert calls["tables"] == 2  # once per language, then from the cache
