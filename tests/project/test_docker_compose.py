@@ -2,12 +2,16 @@
 
 import importlib
 import re
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+import redis
 import yaml
 from django.urls import resolve
 
+from tests.brokers import free_port
 from tests.compose import dotenv, interpolate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,3 +90,30 @@ def test_the_redis_password_reaches_the_server_the_clients_and_the_health_check(
     assert command[command.index("--requirepass") + 1] == "r3d1s"
     assert interpolate(services["redis"]["environment"]["REDISCLI_AUTH"], variables) == "r3d1s"
     assert "grep -q PONG" in " ".join(services["redis"]["healthcheck"]["test"])
+
+
+def test_compose_redis_runs_with_a_ceiling_that_spares_the_queues(compose, tmp_path):
+    """The compose Redis command, as compose interpolates it (no password set), starts a real
+    redis-server whose memory ceiling evicts only keys with an expiry (the cache), never the
+    broker's queues."""
+    command = [interpolate(str(part), {}) for part in _command(compose["services"]["redis"])]
+    assert command[0] == "redis-server"
+    port = free_port()
+    overrides = ["--port", str(port), "--dir", str(tmp_path), "--appendonly", "no"]
+    server = subprocess.Popen([*command, *overrides], stdout=subprocess.DEVNULL)
+    try:
+        client = redis.Redis(port=port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.1)
+        config = client.config_get("maxmemory*")
+        assert config["maxmemory-policy"] == "volatile-lru"
+        assert int(config["maxmemory"]) == 512 * 1024 * 1024
+    finally:
+        server.kill()
+        server.wait()
