@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from generation.models import PreferenceProfile
+from judging.services.judges import judge_for_endpoint
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
@@ -91,6 +92,7 @@ class DemoReport:
     study: Study
     users: list[str] = field(default_factory=list)
     responses: list[str] = field(default_factory=list)
+    judge: str = ""
 
 
 def demo_seed() -> DemoReport:
@@ -102,13 +104,15 @@ def demo_seed() -> DemoReport:
     with transaction.atomic():
         conditions_ensure_defaults()
         endpoints_ensure_paper_models()
-        endpoint_ensure_stub()
+        stub = endpoint_ensure_stub()
+        # an LLM judge on the bundled stub, so /manage/judges/ can be tried at once
+        demo_judge = judge_for_endpoint(endpoint=stub)
         scenarios_load_shared()
         study, _ = Study.objects.get_or_create(
             name=DEMO_STUDY,
             defaults={"description": "The public FS10 scenario and the scored kimi-k2 TeamLLM response."},
         )
-        report = DemoReport(study=study)
+        report = DemoReport(study=study, judge=demo_judge.name)
         demo_group, _ = Group.objects.get_or_create(name=DEMO_GROUP)
         for username, role, code, calibrates in DEMO_USERS:
             user = user_create_with_role(

@@ -32,6 +32,7 @@ def test_judge_reports_failures_with_an_exit_code(celery_worker, demo, llm_stub,
 
 def test_judge_refuses_bad_input_clearly(demo, llm_stub):
     stub_endpoint(llm_stub)
+    judges = list(Judge.objects.values_list("pk", "name", "samples"))  # the demo's own judge
     with pytest.raises(CommandError, match="unknown study"):
         call_command("judge", study="nope", model="stub")
     with pytest.raises(CommandError, match="unknown model endpoint"):
@@ -42,4 +43,5 @@ def test_judge_refuses_bad_input_clearly(demo, llm_stub):
         call_command("judge", study="CGPST demo", model="stub", samples=0)
     with pytest.raises(CommandError, match="no base URL"):
         call_command("judge", study="CGPST demo", model="kimi-k2")
-    assert not JudgeBatch.objects.exists() and not Judge.objects.exists()
+    assert not JudgeBatch.objects.exists()
+    assert list(Judge.objects.values_list("pk", "name", "samples")) == judges

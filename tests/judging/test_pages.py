@@ -34,7 +34,8 @@ def test_staff_create_a_judge_and_launch_a_batch(client, demo, llm_stub):
     endpoint = stub_endpoint(llm_stub)
     _admin(client)
     page = client.get(reverse("judging:home"))
-    assert page.status_code == 200 and "No judges yet." in page.content.decode()
+    demo_judge = Judge.objects.get()  # seed_demo's judge on the stub
+    assert page.status_code == 200 and demo_judge.name in page.content.decode()
     response = client.post(
         reverse("judging:home"),
         {
@@ -49,14 +50,14 @@ def test_staff_create_a_judge_and_launch_a_batch(client, demo, llm_stub):
         },
     )
     assert response.status_code == 302
-    judge = Judge.objects.get()
+    judge = Judge.objects.exclude(pk=demo_judge.pk).get()
     assert (judge.temperature, judge.samples, judge.user.is_active, judge.user.has_usable_password()) == (
         0.3,
         2,
         False,
         False,
     )
-    assert judge.user.rater_profile.rater_code == "J01"
+    assert judge.user.rater_profile.rater_code == "J02"  # the next free code after the demo's J01
     bad = client.post(
         reverse("judging:home"),
         {"form": "batch", "batch-study": demo.study.pk, "batch-judge": judge.pk, "batch-scenario": "FS99"},
@@ -106,6 +107,7 @@ def test_cancel_stops_queued_tasks(client, demo, judge, study):
 
 def test_bad_input_on_the_judges_page_is_refused_clearly(client, demo, judge, llm_stub):
     _admin(client)
+    judges = Judge.objects.count()
     base = {
         "form": "judge",
         "judge-endpoint": judge.endpoint.pk,
@@ -121,7 +123,7 @@ def test_bad_input_on_the_judges_page_is_refused_clearly(client, demo, judge, ll
     ):
         reply = client.post(reverse("judging:home"), data)
         assert reply.status_code == 200 and message in reply.content.decode(), message
-    assert Judge.objects.count() == 1
+    assert Judge.objects.count() == judges
     reply = client.post(
         reverse("judging:home"), {"form": "batch", "batch-study": "nope", "batch-judge": judge.pk}
     )

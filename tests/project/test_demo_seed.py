@@ -2,6 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from judging.models import Judge
 from scoring.models import RaterProfile
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
 
@@ -23,6 +24,10 @@ def test_seed_demo_is_idempotent(settings):
     assert ModelEndpoint.objects.get(name="stub").base_url.startswith("http://127.0.0.1")
     assert Condition.objects.get(letter="A").strategy == "teamllm"
     assert Condition.objects.get(letter="B").strategy == "single"
+    # one LLM judge on the stub, inactive as a login, with a J rater code (not twice)
+    judge = Judge.objects.get()
+    assert judge.endpoint.name == "stub" and not judge.user.is_active
+    assert judge.user.rater_profile.rater_code == "J01"
 
 
 @pytest.mark.django_db

@@ -14,3 +14,4 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"Demo study: {report.study.name}"))
         self.stdout.write(f"Responses: {', '.join(report.responses)}")
         self.stdout.write(f"Demo users (password {DEMO_PASSWORD}): {', '.join(report.users)}")
+        self.stdout.write(f"LLM judge on the stub: {report.judge}")
