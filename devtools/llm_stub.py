@@ -32,6 +32,7 @@ import json
 import os
 import random
 import re
+import signal
 import threading
 import time
 import uuid
@@ -435,6 +436,10 @@ def main(*, argv: list[str] | None = None) -> None:
         server = stub_serve(opts.host, opts.port, config, quiet=not opts.verbose_http)
     except OSError as exc:
         parser.error(f"cannot listen on {opts.host}:{opts.port}: {exc}")
+    # Ctrl-C and SIGTERM stop it even when started in the background by a shell, which
+    # starts it with SIGINT ignored (Python then installs no handler of its own).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     # Callers (make run, the tests, the benchmarks) read the URL from this first line.
     print(
         f"llm_stub: OpenAI-compatible synthetic answers at {server.base_url} "

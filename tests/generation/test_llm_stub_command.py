@@ -24,9 +24,11 @@ def start_stub():
     procs = []
 
     def start(*args):
+        # started with SIGINT ignored, as a shell starts a background job: Ctrl-C must still stop it
         proc = subprocess.Popen(
             [sys.executable, "-m", "devtools.llm_stub", "--port", "0", *args],
             cwd=ROOT, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509
         )  # fmt: skip
         procs.append(proc)
         line = proc.stdout.readline().decode()
