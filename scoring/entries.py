@@ -67,7 +67,24 @@ def _unknown(path: str) -> EntryError:
     return EntryError(str(path), _("Unknown field."))
 
 
+# Paths already parsed, per rubric version (a version's rubric never changes): a whole
+# sheet sends ~100 paths per save, each parsed the same way every time. Only valid paths
+# are kept (bounded by the rubric), never an error (its message is in the rater's language).
+_parsed: dict[tuple[str, str], EntryPath] = {}
+
+
 def parse_path(rubric: Rubric, path: str) -> EntryPath:
+    """Where ``path`` points on a sheet of ``rubric``; EntryError for an unknown or computed field."""
+    if not isinstance(path, str):
+        return _parse_path(rubric, path)
+    key = (rubric.version, path)
+    where = _parsed.get(key)
+    if where is None:
+        where = _parsed[key] = _parse_path(rubric, path)
+    return where
+
+
+def _parse_path(rubric: Rubric, path: str) -> EntryPath:
     parts = str(path).split(".")
     try:
         if parts[0] == "items" and len(parts) == 4:

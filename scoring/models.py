@@ -253,11 +253,13 @@ class EventKind(models.TextChoices):
 class SheetEvent(models.Model):
     """The audit trail: every change to a sheet, with who, when, old and new value."""
 
-    sheet = models.ForeignKey(ScoreSheet, on_delete=models.PROTECT, related_name="events")
+    # indexed by ``sheet_event_by_kind`` (sheet, kind, id), which also serves sheet-only lookups
+    sheet = models.ForeignKey(ScoreSheet, on_delete=models.PROTECT, related_name="events", db_index=False)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # not indexed: nothing looks events up by time, and each save writes up to ~100 of them
+    at = models.DateTimeField(auto_now_add=True)
     kind = models.CharField(max_length=10, choices=EventKind.choices)
     path = models.CharField(max_length=80, blank=True)
     old_value = models.JSONField(null=True, blank=True)
@@ -268,6 +270,11 @@ class SheetEvent(models.Model):
     class Meta:
         ordering = ["sheet", "id"]
         verbose_name = _("sheet event")
+        indexes = [
+            # the queue's "reopened" and the page's reopen notice look for a sheet's
+            # reopen and submit events among its hundreds of change events
+            models.Index(fields=["sheet", "kind", "id"], name="sheet_event_by_kind"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.path} v{self.version}"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import Exists, OuterRef
+from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
 
 ADMIN = "Admin"
 RATER = "Rater"
@@ -20,19 +21,28 @@ DEMO_GROUP = "Demo"
 KNOWN_GROUPS = (*ALL_ROLES, DEMO_GROUP)
 
 
-def user_roles_annotations() -> dict[str, Exists]:
-    """One EXISTS per known group, to annotate on the user query of every request
-    (``teamllm_web.auth.AccountBackend.get_user``) so that the roles cost no query of
-    their own; ``user_roles_attach`` turns them into the user's cached roles."""
-    return {
-        f"_in_group_{n}": Exists(Group.objects.filter(user=OuterRef("pk"), name=name))
-        for n, name in enumerate(KNOWN_GROUPS)
-    }
+def user_roles_annotations() -> dict[str, Subquery]:
+    """The user's known groups as one number (bit n set: member of ``KNOWN_GROUPS[n]``),
+    to annotate on the user query of every request (``teamllm_web.auth.AccountBackend.
+    get_user``) so that the roles cost no query of their own; ``user_roles_attach`` turns
+    it into the user's cached roles. One subquery, not one EXISTS per group: PostgreSQL
+    planned four subqueries in ~1.3 ms, on every request."""
+    memberships = get_user_model().groups.through.objects.filter(user_id=OuterRef("pk"))
+    bits = Sum(
+        Case(
+            *(When(group__name=name, then=Value(1 << n)) for n, name in enumerate(KNOWN_GROUPS)),
+            default=Value(0),
+            output_field=IntegerField(),
+        )
+    )
+    mask = memberships.order_by().values("user_id").annotate(mask=bits).values("mask")
+    return {"_known_groups_mask": Subquery(mask, output_field=IntegerField())}
 
 
 def user_roles_attach(user) -> None:
     """Cache the roles read by ``user_roles_annotations`` on the user."""
-    roles = {name for n, name in enumerate(KNOWN_GROUPS) if getattr(user, f"_in_group_{n}", False)}
+    mask = getattr(user, "_known_groups_mask", None) or 0
+    roles = {name for n, name in enumerate(KNOWN_GROUPS) if mask & (1 << n)}
     if user.is_superuser:
         roles.add(ADMIN)
     user._teamllm_roles = roles

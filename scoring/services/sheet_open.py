@@ -9,6 +9,7 @@ from django.db.models import Count
 
 from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
 from scoring.services.sheet_rows import item_row
+from studies.bulk import rows_insert
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 
@@ -59,14 +60,20 @@ def sheet_open_entries(
                 totals=totals.as_dict(),
                 overall=totals.overall,
             )
-            ItemScore.objects.bulk_create(
-                item_row(sheet, rubric, entries, step.number, pos)
-                for step in rubric.steps
-                if step.has_items
-                for pos in range(1, step.item_count + 1)
+            rows_insert(
+                ItemScore,
+                [
+                    item_row(rubric, entries, step.number, pos)
+                    for step in rubric.steps
+                    if step.has_items
+                    for pos in range(1, step.item_count + 1)
+                ],
+                same={"sheet_id": sheet.pk},
             )
-            DimensionScore.objects.bulk_create(
-                DimensionScore(sheet_id=sheet.pk, dimension=key) for key in entries.dimensions
+            rows_insert(
+                DimensionScore,
+                [{"dimension": key, "value": None} for key in entries.dimensions],
+                same={"sheet_id": sheet.pk},
             )
             SheetEvent.objects.create(sheet_id=sheet.pk, actor=actor, kind=EventKind.CREATE, version=0)
     except IntegrityError:

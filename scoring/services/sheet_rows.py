@@ -3,34 +3,41 @@ and the upserts of the rows a batch of changes touched."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from scoring.entries import EntryPath
 from scoring.models import DimensionScore, ItemScore, ScoreSheet
+from studies.bulk import rows_insert
 from studies.rubric import Rubric, SheetEntries
 
 
-def item_row(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> ItemScore:
-    """The ItemScore row of one item, every column taken from ``entries``."""
+def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict[str, Any]:
+    """The columns of one item's ItemScore row (all but the sheet), taken from ``entries``."""
     if rubric.step(step).kind == "ideas":
         idea = entries.ideas[step][pos - 1]
-        return ItemScore(
-            sheet_id=sheet.pk,
-            step=step,
-            position=pos,
-            category=idea.category,
-            invalid_type=idea.invalid,
-            elaboration=idea.elaboration,
-            originality=idea.originality,
-            comment=idea.comment,
-        )
+        return {
+            "step": step,
+            "position": pos,
+            "category": idea.category,
+            "invalid_type": idea.invalid,
+            "elaboration": idea.elaboration,
+            "originality": idea.originality,
+            "correctly_written": None,
+            "relevance": None,
+            "comment": idea.comment,
+        }
     crit = entries.criteria[pos - 1]
-    return ItemScore(
-        sheet_id=sheet.pk,
-        step=step,
-        position=pos,
-        correctly_written=crit.correctly_written,
-        relevance=crit.relevance,
-        comment=crit.comment,
-    )
+    return {
+        "step": step,
+        "position": pos,
+        "category": "",
+        "invalid_type": "",
+        "elaboration": None,
+        "originality": None,
+        "correctly_written": crit.correctly_written,
+        "relevance": crit.relevance,
+        "comment": crit.comment,
+    }
 
 
 # Every column an item row's upsert rewrites (all of them but the key).
@@ -60,20 +67,19 @@ def rows_store(
             sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
             dirty.add("comments")
     if items:
-        ItemScore.objects.bulk_create(
-            [item_row(sheet, rubric, entries, *key) for key in sorted(items)],
-            update_conflicts=True,
-            unique_fields=["sheet", "step", "position"],
-            update_fields=ITEM_COLUMNS,
+        rows_insert(
+            ItemScore,
+            [item_row(rubric, entries, *key) for key in sorted(items)],
+            same={"sheet_id": sheet.pk},
+            conflict=["sheet", "step", "position"],
+            update=ITEM_COLUMNS,
         )
     if dims:
-        DimensionScore.objects.bulk_create(
-            [
-                DimensionScore(sheet_id=sheet.pk, dimension=key, value=entries.dimensions[key])
-                for key in sorted(dims)
-            ],
-            update_conflicts=True,
-            unique_fields=["sheet", "dimension"],
-            update_fields=["value"],
+        rows_insert(
+            DimensionScore,
+            [{"dimension": key, "value": entries.dimensions[key]} for key in sorted(dims)],
+            same={"sheet_id": sheet.pk},
+            conflict=["sheet", "dimension"],
+            update=["value"],
         )
     return dirty

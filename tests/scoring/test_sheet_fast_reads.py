@@ -1,0 +1,156 @@
+"""The reads of a save made without the ORM's compilation (issue 14): the sheet found and
+locked by rater and blind code, the sheet's item and dimension rows, the parsed paths.
+Each must give what the ORM's query (or the uncached parse) gives."""
+
+import pytest
+from django.db import transaction
+from django.utils import timezone, translation
+
+from scoring.entries import EntryError, parse_path
+from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet
+from scoring.selectors import _ITEM_SCORE_FIELDS, sheets_entries_get
+from scoring.services.sheets import (
+    _NOT_LIVE,
+    _rater_sheet_lock_sql,
+    rater_sheet_apply_changes,
+    sheet_apply_changes,
+    sheet_open,
+)
+from studies.rubric import load_rubric
+from tests.factories import assign, make_response, maximal_changes, rater
+
+pytestmark = pytest.mark.django_db
+
+
+def _orm_lookup(user, code: str):
+    """The query the hand-written lock replaces, as the ORM says it."""
+    return (
+        ScoreSheet.objects.filter(
+            assignment__rater=user,
+            assignment__response__blind_code=code,
+            assignment__archived_at__isnull=True,
+        )
+        .exclude(assignment__role="training")
+        .first()
+    )
+
+
+def _sql_lookup(user, code: str):
+    with transaction.atomic():
+        return next(
+            iter(ScoreSheet.all_objects.raw(_rater_sheet_lock_sql(), [user.pk, code, *_NOT_LIVE])), None
+        )
+
+
+@pytest.fixture
+def sheets():
+    """One rater's sheets of every kind, and another rater's."""
+    me, other = rater("fast-me"), rater("fast-other")
+    cases = {}
+    for role in ("primary", "calibration", "training", "judge"):
+        response = make_response()
+        cases[role] = (response, sheet_open(assignment=assign(me, response, role=role)))
+    archived = make_response()
+    sheet = sheet_open(assignment=assign(me, archived))
+    Assignment.all_objects.filter(pk=sheet.assignment_id).update(archived_at=timezone.now())
+    cases["archived"] = (archived, sheet)
+    theirs = make_response()
+    cases["other rater's"] = (theirs, sheet_open(assignment=assign(other, theirs)))
+    unopened = make_response()
+    assign(me, unopened)
+    cases["not opened"] = (unopened, None)
+    return me, cases
+
+
+def test_the_lock_finds_exactly_the_sheets_the_orm_finds(sheets):
+    me, cases = sheets
+    found = {}
+    for name, (response, _sheet) in cases.items():
+        sql, orm = _sql_lookup(me, response.blind_code), _orm_lookup(me, response.blind_code)
+        assert (sql.pk if sql else None) == (orm.pk if orm else None), name
+        found[name] = sql
+    assert found["primary"].pk == cases["primary"][1].pk
+    assert found["calibration"].pk == cases["calibration"][1].pk
+    assert [name for name, sheet in found.items() if sheet is None] == [
+        "training", "judge", "archived", "other rater's", "not opened",
+    ]  # fmt: skip
+    # the row read by hand is the whole model row
+    sheet = found["primary"]
+    reference = ScoreSheet.all_objects.get(pk=sheet.pk)
+    for field in ScoreSheet._meta.concrete_fields:
+        assert getattr(sheet, field.attname) == getattr(reference, field.attname), field.name
+
+
+def test_the_save_writes_only_where_the_lock_found_a_sheet(sheets):
+    me, cases = sheets
+    for name, (response, sheet) in cases.items():
+        result = rater_sheet_apply_changes(
+            rater=me,
+            blind_code=response.blind_code,
+            sheet_id=sheet.pk if sheet else 1,
+            changes=[("dims.s2.focus", 2)],
+            expected_version=0,
+            batch_id=f"b-{name}".replace(" ", "-").replace("'", ""),
+        )
+        assert (result is not None) == (name in ("primary", "calibration")), name
+        if sheet is not None:
+            stored = DimensionScore.objects.get(sheet=sheet, dimension="s2.focus").value
+            assert stored == (2 if result is not None else None), name
+
+
+def _orm_rows(sheet_ids):
+    items = ItemScore.objects.filter(sheet_id__in=sheet_ids).values_list("sheet_id", *_ITEM_SCORE_FIELDS)
+    dims = DimensionScore.objects.filter(sheet_id__in=sheet_ids).values_list("sheet_id", "dimension", "value")
+    return sorted(items), sorted(dims)
+
+
+def test_the_rows_read_by_hand_are_the_rows_the_orm_reads():
+    rubric = load_rubric()
+    user = rater("fast-rows")
+    sheets = [sheet_open(assignment=assign(user, make_response())) for _ in range(3)]
+    sheet_apply_changes(
+        sheet_id=sheets[0].pk, actor=user, changes=maximal_changes(rubric), expected_version=0
+    )
+    sheet_apply_changes(
+        sheet_id=sheets[1].pk,
+        actor=user,
+        changes=[
+            ("items.1.2.classification", "invalid:duplicate"),
+            ("items.1.2.comment", "it's 'quoted' 想法"),
+        ],
+        expected_version=0,
+    )
+    sheets = [ScoreSheet.all_objects.get(pk=s.pk) for s in sheets]
+    entries = sheets_entries_get(sheets=sheets, rubric=rubric)
+    items, dims = _orm_rows([s.pk for s in sheets])
+    assert len(items) == 3 * sum(step.item_count for step in rubric.steps if step.has_items)
+    for sheet_id, step_no, position, category, invalid, elab, orig, written, relevance, comment in items:
+        step = rubric.step(step_no)
+        if step.kind == "ideas":
+            idea = entries[sheet_id].ideas[step_no][position - 1]
+            assert (idea.category, idea.invalid, idea.elaboration, idea.originality, idea.comment) == (
+                category, invalid, elab, orig, comment,
+            )  # fmt: skip
+        else:
+            crit = entries[sheet_id].criteria[position - 1]
+            assert (crit.correctly_written, crit.relevance, crit.comment) == (written, relevance, comment)
+    for sheet_id, key, value in dims:
+        assert entries[sheet_id].dimensions[key] == value
+    assert entries[sheets[1].pk].ideas[1][1].comment == "it's 'quoted' 想法"
+    assert any(v is not None for v in entries[sheets[0].pk].dimensions.values())
+
+
+def test_a_parsed_path_is_the_same_as_a_fresh_parse_and_errors_are_never_kept():
+    rubric = load_rubric()
+    first = parse_path(rubric, "items.3.4.originality")
+    assert parse_path(rubric, "items.3.4.originality") is first  # kept
+    assert (first.kind, first.step, first.position, first.field) == ("items", 3, 4, "originality")
+    assert parse_path(rubric, "dims.s2.focus").key == "s2.focus"
+    messages = []
+    for language in ("en", "zh-hans", "en"):
+        with translation.override(language), pytest.raises(EntryError) as refused:
+            parse_path(rubric, "items.3.99.originality")
+        messages.append(refused.value.message)
+    assert messages[0] == messages[2] != messages[1]  # each in the language of its request
+    with pytest.raises(EntryError):
+        parse_path(rubric, ["items", "1"])  # not text: refused, not a crash of the cache
