@@ -30,7 +30,12 @@ import django  # noqa: E402
 
 django.setup()
 
+from celery import current_app  # noqa: E402
 from django.db import connection  # noqa: E402
+
+# No worker runs here: the tasks that creating a response sends (its diversity, through the
+# outbox) go to an in-memory broker and are dropped instead of piling up in the configured Redis.
+current_app.conf.broker_url = "memory://"
 
 N_SCENARIOS, N_MODELS, CONDITIONS = 10, 10, ("A", "B", "C", "D")
 WORDS = [

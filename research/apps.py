@@ -6,3 +6,6 @@ class ResearchConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "research"
     verbose_name = _("Research")
+
+    def ready(self) -> None:
+        from research import receivers  # noqa: F401 - connects the signal receivers

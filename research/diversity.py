@@ -21,6 +21,7 @@ release's script has no value there (it fails).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections import defaultdict
@@ -33,6 +34,10 @@ RELEASED = "released"
 CLEANED = "cleaned"
 VARIANTS = (RELEASED, CLEANED)
 VARIANT_LABELS = {RELEASED: "as released", CLEANED: "cleaned tokens (no whitespace)"}
+# the steps whose items are scored, and the version of this computation: a stored value
+# whose stamp was made with another version is recomputed (bump it when the method changes)
+DIVERSITY_STEPS = (1, 3)
+DIVERSITY_VERSION = 1
 _lock = threading.Lock()
 _ready = False
 
@@ -110,6 +115,32 @@ def text_diversity(text: str) -> dict[str, float | None]:
         scores = _bleu_scores(tokens)
         out[variant] = 1 - fmean(scores) if scores else None
     return out
+
+
+StepsDiversity = dict[int, dict[str, float | None]]  # step -> variant -> value
+
+
+def answers_diversity(answers: Sequence[str]) -> StepsDiversity:
+    """Both variants of each of ``DIVERSITY_STEPS``, from those steps' answer texts in order."""
+    return {step: text_diversity(text) for step, text in zip(DIVERSITY_STEPS, answers, strict=True)}
+
+
+def answers_stamp(answers: Sequence[str]) -> str:
+    """Identifies the texts (and the computation's version) a diversity value was computed from."""
+    digest = hashlib.sha256(f"diversity v{DIVERSITY_VERSION}".encode())
+    for text in answers:
+        encoded = text.encode()
+        digest.update(b"%d:" % len(encoded) + encoded)  # length-prefixed: no two lists collide
+    return digest.hexdigest()
+
+
+def diversity_to_json(values: StepsDiversity) -> dict[str, dict[str, float | None]]:
+    """JSON object keys are strings: ``{"1": {...}, "3": {...}}``."""
+    return {str(step): dict(by_variant) for step, by_variant in values.items()}
+
+
+def diversity_from_json(stored: dict[str, dict[str, float | None]]) -> StepsDiversity:
+    return {int(step): dict(by_variant) for step, by_variant in stored.items()}
 
 
 @dataclass(frozen=True)

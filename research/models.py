@@ -50,3 +50,26 @@ class ExportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} ({self.status})"
+
+
+class ResponseDiversity(models.Model):
+    """A response's diversity (Steps 1 and 3, both variants: ``research.diversity``), computed by
+    a worker when the response arrives or its text changes, so no page or export has to.
+
+    ``values`` is ``{"1": {"released": x, "cleaned": y}, "3": {...}}`` (None where undefined);
+    ``stamp`` is ``research.diversity.answers_stamp`` of the Step-1 and Step-3 texts it was
+    computed from: a row whose stamp differs from the response's current texts is stale."""
+
+    response = models.OneToOneField(
+        "studies.Response", on_delete=models.CASCADE, primary_key=True, related_name="diversity"
+    )
+    values = models.JSONField()
+    stamp = models.CharField(max_length=64)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("response diversity")
+        verbose_name_plural = _("response diversities")
+
+    def __str__(self) -> str:
+        return f"diversity of response {self.response_id}"

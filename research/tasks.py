@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.db import InterfaceError, OperationalError
 
+from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from research.services.exports import EXPORT_TASK, export_job_run, exports_expired_delete
 from studies.periodic import periodic
 
@@ -17,6 +19,21 @@ def export_job_run_task(job_id: int) -> None:
     """Build an export file (results workbook or offline workbooks). Idempotent: a done
     job is skipped, a redelivered one rebuilds its file, a deleted one is ignored."""
     export_job_run(job_id=job_id)
+
+
+@shared_task(
+    name=DIVERSITY_TASK,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),  # a lost connection: computed on a retry
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=8,
+)
+def response_diversity_compute_task(response_id: int) -> None:
+    """A response arrived or its Step-1/Step-3 text changed: store its diversity. Idempotent:
+    a row already computed from the current texts is left alone, a deleted response ignored."""
+    response_diversity_compute(response_id=response_id)
 
 
 @shared_task(acks_late=True)

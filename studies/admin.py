@@ -9,6 +9,7 @@ from studies.models import (
     ScenarioTextChange,
     Study,
 )
+from studies.signals import response_answers_changed
 
 
 @admin.register(ModelEndpoint)
@@ -96,3 +97,9 @@ class ResponseAdmin(admin.ModelAdmin):
     search_fields = ("research_id", "blind_code")
     readonly_fields = ("blind_code", "grid", "grid_errors", "parse_notes", "created_at", "updated_at")
     inlines = [ResponseItemInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        steps = [n for n in range(1, 7) if f"step{n}" in form.changed_data]
+        if change and steps:  # in the admin's transaction: e.g. research recomputes diversity
+            response_answers_changed.send(sender=Response, response=obj, steps=steps)

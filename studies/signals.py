@@ -4,3 +4,6 @@ from django.dispatch import Signal
 
 # Sent inside the transaction that created a response (kwargs: ``response``).
 response_created = Signal()
+# Sent inside the transaction that changed a stored response's answer texts (kwargs:
+# ``response``, ``steps``: the numbers of the steps whose text changed).
+response_answers_changed = Signal()

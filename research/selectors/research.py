@@ -5,10 +5,9 @@
 (``research.selectors.versions``), filters and language: the results page and the figures compute
 the tables once per change of the data, not per request.
 
-Per-response diversity (jieba + BLEU, the slow part) is computed from each answer's
-Step-1 and Step-3 text split into items as the release splits them, both variants
-(as released, cleaned tokens), and cached per response and text version in Django's
-cache, so pages and exports recompute only what changed.
+Per-response diversity (jieba + BLEU, the slow part) is read from the rows a worker
+stored when each response arrived (``research.selectors.diversity``), so even cold
+results compute it only for a response whose row is missing or stale.
 """
 
 from __future__ import annotations
@@ -20,46 +19,21 @@ from django.utils.translation import get_language
 
 from calibration.selectors.agreement import consistency_table
 from research.cost import cost_by_condition
-from research.diversity import diversity_means, text_diversity
+from research.diversity import DIVERSITY_STEPS, diversity_means
 from research.results import Results, results_compute
+from research.selectors.diversity import response_diversity_get
 from research.selectors.generation import run_costs_get
 from research.selectors.results import response_records_get, score_records_get
 from research.selectors.versions import research_data_version
 from research.significance import MARKS_PAPER
-from studies.models import Response, Study
+from studies.models import Study
 from studies.rubric import load_rubric
 
 __all__ = ["DIVERSITY_STEPS", "Results", "response_diversity_get", "results_cached_get", "results_get"]
 
-DIVERSITY_STEPS = (1, 3)
 # ~0.65 MB pickled for 400 responses; every change of the data makes a new entry and the old
 # one is never read again, so they are kept for a day, not a week
 RESULTS_CACHE_SECONDS = 24 * 3600
-
-
-def response_diversity_get(*, response_ids: list[int]) -> dict[int, dict[int, dict[str, float | None]]]:
-    """Diversity of Step 1 and Step 3 per response and variant (cached by the response's update time)."""
-    stamps = dict(Response.objects.filter(pk__in=response_ids).values_list("pk", "updated_at"))
-    keys = {rid: f"diversity:v2:{rid}:{stamps[rid].timestamp()}" for rid in response_ids if rid in stamps}
-    found = cache.get_many(list(keys.values()))
-    out: dict[int, dict[int, dict[str, float | None]]] = {}
-    missing = []
-    for rid, key in keys.items():
-        if key in found:
-            out[rid] = {int(k): v for k, v in found[key].items()}
-        else:
-            missing.append(rid)
-    if missing:
-        fields = [f"step{step}" for step in DIVERSITY_STEPS]
-        texts = Response.objects.filter(pk__in=missing).values_list("pk", *fields)
-        fresh = {}
-        for rid, *answers in texts.iterator(chunk_size=500):
-            out[rid] = {
-                step: text_diversity(answer) for step, answer in zip(DIVERSITY_STEPS, answers, strict=True)
-            }
-            fresh[keys[rid]] = {str(k): v for k, v in out[rid].items()}
-        cache.set_many(fresh, timeout=7 * 24 * 3600)
-    return out
 
 
 def results_get(

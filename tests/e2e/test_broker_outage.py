@@ -19,7 +19,7 @@ from django.urls import reverse
 from calibration.models import FinalScore
 from generation import leases
 from generation.models import GenerationRun
-from research.models import ExportJob
+from research.models import ExportJob, ResponseDiversity
 from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study, TaskOutbox
@@ -95,6 +95,9 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
         )
         versions[username] = saved.json()["version"]
     endpoint = stub_endpoint(llm_stub)
+    # the demo response's diversity task is done before the broker goes: a task still running
+    # when it goes makes the worker exit (kombu cannot restore its unacknowledged message)
+    wait_for(lambda: ResponseDiversity.objects.filter(response=response).exists(), worker=outage.worker)
 
     outage.redis.kill()  # the broker is down
 

@@ -1,0 +1,130 @@
+"""Where a response's diversity gets stored (issue 14): every way a response arrives or its
+Step-1/Step-3 text changes dispatches the task, a real worker stores the row, and
+``manage.py diversity_backfill`` fills a database made before the rows existed."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+import research.services.diversity as diversity_services
+from research.diversity import text_diversity
+from research.models import ResponseDiversity
+from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
+from studies.models import Response, TaskOutbox
+from studies.services.responses import ResponseRecord, responses_import
+from tests.factories import SAMPLE_ANSWERS, ConditionFactory, StudyFactory, UserFactory, make_response
+from tests.workers import wait_for
+
+pytestmark = pytest.mark.django_db
+
+
+def _diversity_tasks() -> list[list]:
+    return list(
+        TaskOutbox.objects.filter(task_name=DIVERSITY_TASK).order_by("pk").values_list("args", flat=True)
+    )
+
+
+def test_an_import_dispatches_one_task_per_new_response_and_none_for_an_identical_one(settings):
+    study = StudyFactory(name="Import study")
+    ConditionFactory(letter="B", name="Baseline")
+    records = [
+        ResponseRecord(f"line {n}", f"B0{n}_FS7", "FS7", f"0{n}", "B", list(SAMPLE_ANSWERS)) for n in (1, 2)
+    ]
+    responses_import(records=records, study=study, create_missing=True)
+    ids = sorted(Response.objects.filter(study=study).values_list("pk", flat=True))
+    assert sorted(args[0] for args in _diversity_tasks()) == ids
+
+    responses_import(records=records, study=study)  # re-import: nothing new, nothing to compute
+    assert len(_diversity_tasks()) == 2
+
+
+def _admin_post_data(page) -> dict:
+    """The change form as the browser would post it back unchanged (the item inline included)."""
+    data = {}
+    forms = [page.context["adminform"].form]
+    for inline in page.context["inline_admin_formsets"]:
+        formset = inline.formset
+        data.update(
+            {formset.management_form.add_prefix(k): v for k, v in formset.management_form.initial.items()}
+        )
+        forms += formset.forms
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            data[form.add_prefix(name)] = "" if value is None else value
+    return data
+
+
+def test_an_admin_edit_of_step_1_or_3_dispatches_the_task_and_of_step_2_does_not(client):
+    response = make_response()
+    TaskOutbox.objects.all().delete()
+    client.force_login(UserFactory(username="div-admin", is_staff=True, is_superuser=True))
+    url = f"/admin/studies/response/{response.pk}/change/"
+
+    data = _admin_post_data(client.get(url))
+    data["step2"] = "an edited Step 2"
+    assert client.post(url, data).status_code == 302
+    assert Response.objects.get(pk=response.pk).step2 == "an edited Step 2"
+    assert _diversity_tasks() == []  # Step 2 is not in diversity
+
+    data = _admin_post_data(client.get(url))
+    data["step3"] = "1. an edited item\n2. another edited item"
+    assert client.post(url, data).status_code == 302
+    assert Response.objects.get(pk=response.pk).step3.startswith("1. an edited item")
+    assert _diversity_tasks() == [[response.pk]]
+
+
+@pytest.mark.django_db(transaction=True)  # the deferred foreign key is checked at the commit
+def test_a_response_deleted_while_its_diversity_is_computed_is_ignored(monkeypatch):
+    response = make_response()
+    real = diversity_services.answers_diversity
+
+    def deleting(answers):
+        Response.objects.filter(pk=response.pk).delete()
+        return real(answers)
+
+    monkeypatch.setattr(diversity_services, "answers_diversity", deleting)
+    assert response_diversity_compute(response_id=response.pk) is False
+    assert not ResponseDiversity.objects.exists()
+
+
+def test_backfill_computes_the_missing_and_stale_rows_once():
+    study = StudyFactory(name="Backfill study")
+    first = make_response(study=study, research_id="A01_FS1")
+    second = make_response(study=study, research_id="B01_FS1")
+    elsewhere = make_response(research_id="C01_FS1")
+    response_diversity_compute(response_id=second.pk)
+    Response.objects.filter(pk=second.pk).update(step1="1. plankton\n2. plankton ocean")  # now stale
+
+    out = StringIO()
+    call_command("diversity_backfill", "--study", "Backfill study", stdout=out)
+    assert out.getvalue().strip() == "2 response(s) computed, 0 already stored"
+    assert set(ResponseDiversity.objects.values_list("response_id", flat=True)) == {first.pk, second.pk}
+    row = ResponseDiversity.objects.get(response=second)
+    assert row.values["1"] == text_diversity("1. plankton\n2. plankton ocean")
+
+    out = StringIO()
+    call_command("diversity_backfill", stdout=out)  # every study
+    assert out.getvalue().strip() == "1 response(s) computed, 2 already stored"
+    assert ResponseDiversity.objects.filter(response=elsewhere).exists()
+    out = StringIO()
+    call_command("diversity_backfill", stdout=out)
+    assert out.getvalue().strip() == "0 response(s) computed, 3 already stored"
+
+
+def test_backfill_names_the_studies_when_the_study_is_unknown():
+    StudyFactory(name="The only study")
+    with pytest.raises(CommandError, match="The only study"):
+        call_command("diversity_backfill", "--study", "No such study")
+
+
+@pytest.mark.worker
+def test_the_demo_response_s_diversity_is_stored_by_a_real_worker(celery_worker, demo):
+    response = Response.objects.get(research_id="A05_FS10")
+    assert _diversity_tasks() == [[response.pk]]
+    row = wait_for(lambda: ResponseDiversity.objects.filter(response=response).first(), worker=celery_worker)
+    assert row.values == {"1": text_diversity(response.step1), "3": text_diversity(response.step3)}
+    assert TaskOutbox.objects.get(task_name=DIVERSITY_TASK).sent_at is not None
