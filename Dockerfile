@@ -41,7 +41,10 @@ RUN export SECRET_KEY=build-only-key-build-only-key-build-only-key-build-only-ke
            TEAMLLM_VAR_DIR=/tmp/build-var \
  && python manage.py collectstatic --noinput \
  && python manage.py check --deploy --fail-level WARNING \
- && rm -rf /tmp/build-var
+ && rm -rf /tmp/build-var \
+ && python -m compileall -q /app
+# (the app's own bytecode too: PYTHONDONTWRITEBYTECODE keeps the services from writing it, so
+# without it every web and worker process would compile the app's modules when it starts)
 
 USER teamllm
 EXPOSE 8000

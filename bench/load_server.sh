@@ -30,10 +30,12 @@ if [ -z "${KEEP_DB:-}" ]; then  # KEEP_DB=1: restart gunicorn on the data as it 
   psql "$PGURL/postgres" -qc "DROP DATABASE IF EXISTS $LOAD_DB WITH (FORCE)" -c "CREATE DATABASE $LOAD_DB"
 fi
 
-if [ ! -s "$RUN/redis.pid" ] || ! kill -0 "$(cat "$RUN/redis.pid")" 2>/dev/null; then
+# A Redis on REDIS_PORT (the one an earlier run started, on that port: a Redis left on another
+# port is not this server's broker).
+if ! redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
   redis-server --port "$REDIS_PORT" --save "" --appendonly no --daemonize yes \
     --pidfile "$RUN/redis.pid" --logfile "$RUN/redis.log"
-  sleep 0.5
+  for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 fi
 
 export DJANGO_SETTINGS_MODULE=teamllm_web.settings.production

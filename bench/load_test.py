@@ -20,7 +20,10 @@ Modes:
 Prints per kind of request: count, errors, median / p95 ms, and the throughput;
 with ``--server-pid`` (gunicorn's master) also the web tier's memory, sampled every
 second: the largest sum of RSS of the master and its workers, and of PSS
-(proportional: pages shared by forked workers are counted once overall).
+(proportional: pages shared by forked workers are counted once overall), and the
+web tier's CPU time per timed request; with ``--pg-database NAME`` also the CPU time
+of the PostgreSQL backends serving that database (and the WAL writer) per request.
+Two cores serve at most 2000 / (web + database + client) CPU ms requests per second.
 ``--json FILE`` appends the figures as one JSON line.
 """
 
@@ -30,6 +33,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
 import statistics
@@ -295,14 +299,60 @@ def web_memory(pid: int) -> tuple[float, float, int]:
     return rss / 1024, pss / 1024, len(pids)
 
 
-async def sample_memory(pid: int, peak: dict, stop: asyncio.Event) -> None:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU of a process so far (``/proc/<pid>/stat``), in seconds; None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+class CpuMeter:
+    """CPU time a changing set of processes spends from now on: sampled every second, so a
+    database connection closed and opened again (``DB_CONN_MAX_AGE``) is counted too, up to
+    its last second."""
+
+    def __init__(self, find):
+        self.find, self.seen, self.total = find, {}, 0.0
+        for pid in find():
+            self.seen[pid] = cpu_seconds(pid) or 0.0
+
+    def sample(self) -> None:
+        for pid in self.find():
+            now = cpu_seconds(pid)
+            if now is not None:
+                self.total += max(0.0, now - self.seen.get(pid, 0.0))  # a new process: all of it
+                self.seen[pid] = now
+
+
+def postgres_backends(database: str) -> list[int]:
+    """The PostgreSQL server processes serving ``database`` (their titles name it), and the WAL
+    writer, which writes what their commits log."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            title = stat.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("postgres: ") and (f" {database} " in title or "walwriter" in title):
+            out.append(int(stat.parent.name))
+    return out
+
+
+async def sample_server(pid: int, meters: list[CpuMeter], peak: dict, stop: asyncio.Event) -> None:
     while not stop.is_set():
-        rss, pss, count = web_memory(pid)
-        if rss > peak.get("rss", 0):
-            peak.update(rss=rss, processes=count)
-        peak["pss"] = max(peak.get("pss", 0), pss)
+        if pid:
+            rss, pss, count = web_memory(pid)
+            if rss > peak.get("rss", 0):
+                peak.update(rss=rss, processes=count)
+            peak["pss"] = max(peak.get("pss", 0), pss)
+        for meter in meters:
+            meter.sample()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 1.0)
+    for meter in meters:
+        meter.sample()
 
 
 async def run(args) -> dict:
@@ -319,15 +369,17 @@ async def run(args) -> dict:
     stats.times, stats.errors = {}, {}
     peak: dict = {}
     stop = asyncio.Event()
-    memory = asyncio.create_task(sample_memory(args.server_pid, peak, stop)) if args.server_pid else None
+    web = CpuMeter(lambda: _children(args.server_pid) if args.server_pid else [])
+    database = CpuMeter(lambda: postgres_backends(args.pg_database) if args.pg_database else [])
+    sampler = asyncio.create_task(sample_server(args.server_pid, [web, database], peak, stop))
     started = time.monotonic()
     clock["deadline"] = started + args.duration
     clock_set.set()
     await asyncio.gather(*tasks)
     elapsed = time.monotonic() - started
     stop.set()
-    if memory:
-        await memory
+    await sampler
+    peak["cpu"] = (web.total, database.total)
     return report(args, stats, elapsed, peak, logins)
 
 
@@ -357,6 +409,11 @@ def report(args, stats: Stats, elapsed: float, peak: dict, logins: dict) -> dict
         "label": args.label,
         "login_errors": sum(logins["errors"].values()),
     }
+    timed = sum(r["n"] for r in rows.values())
+    web_cpu, db_cpu = peak.get("cpu", (0.0, 0.0))
+    if timed:
+        out["web_cpu_ms_per_request"] = round(1000 * web_cpu / timed, 2) if args.server_pid else None
+        out["db_cpu_ms_per_request"] = round(1000 * db_cpu / timed, 2) if args.pg_database else None
     print(
         f"{args.label} mode={args.mode} raters={args.raters} {elapsed:.0f}s errors={out['errors']}"
         f" login errors={out['login_errors']}"
@@ -364,10 +421,15 @@ def report(args, stats: Stats, elapsed: float, peak: dict, logins: dict) -> dict
     print(f"{'request':<18} {'n':>6} {'err':>4} {'median':>8} {'p95':>8} {'per s':>7}")
     for kind, r in rows.items():
         print(f"{kind:<18} {r['n']:>6} {r['errors']:>4} {r['median']:>8} {r['p95']:>8} {r['per_s']:>7}")
-    if peak:
+    if peak.get("rss"):
         print(
             f"web tier: {out['web_processes']} processes, RSS {out['web_rss_mb']} MB, PSS {out['web_pss_mb']} MB"
         )
+    if out.get("web_cpu_ms_per_request") is not None:
+        print(f"web tier CPU per request: {out['web_cpu_ms_per_request']} ms", end="")
+        if out.get("db_cpu_ms_per_request") is not None:
+            print(f", PostgreSQL ({args.pg_database}) {out['db_cpu_ms_per_request']} ms", end="")
+        print()
     for sample in stats.error_samples:
         print("  error:", sample)
     return out
@@ -381,6 +443,9 @@ def main() -> None:
     parser.add_argument("--mode", choices=("rater", "whole"), default="rater")
     parser.add_argument("--think", type=float, default=1.0, help="scales the 1-3 s pause between autosaves")
     parser.add_argument("--server-pid", type=int, default=0, help="gunicorn master pid, for memory")
+    parser.add_argument(
+        "--pg-database", default="", help="database name: also count its PostgreSQL backends' CPU (same host)"
+    )
     parser.add_argument("--label", default="")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
