@@ -255,8 +255,15 @@ class SheetEvent(models.Model):
 
     # indexed by ``sheet_event_by_kind`` (sheet, kind, id), which also serves sheet-only lookups
     sheet = models.ForeignKey(ScoreSheet, on_delete=models.PROTECT, related_name="events", db_index=False)
+    # not indexed: every save writes up to ~100 events, and only deleting a user (rare: accounts
+    # are deactivated) looks events up by actor
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,
     )
     # not indexed: nothing looks events up by time, and each save writes up to ~100 of them
     at = models.DateTimeField(auto_now_add=True)

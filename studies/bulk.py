@@ -53,6 +53,15 @@ def rows_insert(
         rows_insert_orm(model, rows, same=same, conflict=conflict, update=update)
 
 
+def column(model: type[models.Model], name: str) -> str:
+    """The quoted column of a model's field (``sheet`` -> ``"sheet_id"``), for SQL made from
+    the models' ``_meta`` rather than written with names that could drift from them."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise ValueError(f"{model.__name__}.{name} is not a column")
+    return connection.ops.quote_name(field.column)
+
+
 def _fields(model: type[models.Model], names: list[str]) -> dict[str, models.Field]:
     meta = model._meta
     fields = {name: meta.get_field(name) for name in names}

@@ -21,6 +21,7 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
+from studies.bulk import column
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
@@ -75,17 +76,16 @@ def _sheet_rows_sql() -> tuple[str, str]:
     in the category column and its value in the elaboration column. ``{ids}`` is replaced
     by one placeholder per sheet."""
     quote = connection.ops.quote_name
-    items, dims = ItemScore._meta, DimensionScore._meta
-    item_cols = [quote(items.get_field(name).column) for name in ("sheet", *_ITEM_SCORE_FIELDS)]
-    sheet, key, value = (quote(dims.get_field(name).column) for name in ("sheet", "dimension", "value"))
+    item_cols = [column(ItemScore, name) for name in ("sheet", *_ITEM_SCORE_FIELDS)]
+    sheet, key, value = (column(DimensionScore, name) for name in ("sheet", "dimension", "value"))
     # names from the models' _meta; the sheet ids are parameters
     first = (
         f"SELECT {', '.join(item_cols)} "  # noqa: S608
-        f"FROM {quote(items.db_table)} WHERE {item_cols[0]} IN ({{ids}})"
+        f"FROM {quote(ItemScore._meta.db_table)} WHERE {item_cols[0]} IN ({{ids}})"
     )
     second = (
         f"SELECT {sheet}, 0, 0, {key}, '', {value}, NULL, NULL, NULL, '' "  # noqa: S608
-        f"FROM {quote(dims.db_table)} WHERE {sheet} IN ({{ids}})"
+        f"FROM {quote(DimensionScore._meta.db_table)} WHERE {sheet} IN ({{ids}})"
     )
     return first, second
 
@@ -114,7 +114,7 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
         if row[0] == 0:  # a dimension row
             out[sheet_id].dimensions[row[2]] = row[4]
         else:
-            _entries_put_item(out[sheet_id], rubrics[sheet_id], row)
+            _entries_put_item(out[sheet_id], rubrics[sheet_id], tuple(row))
     return out
 
 

@@ -30,7 +30,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.bulk import rows_insert
+from studies.bulk import column, rows_insert
 from studies.models import Response
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
@@ -168,17 +168,17 @@ def _rater_sheet_lock_sql() -> str:
     quote = connection.ops.quote_name
     sheets, assignments, responses = ScoreSheet._meta, Assignment._meta, Response._meta
 
-    def col(meta, name: str) -> str:
-        return f"{quote(meta.db_table)}.{quote(meta.get_field(name).column)}"
+    def col(model, name: str) -> str:
+        return f"{quote(model._meta.db_table)}.{column(model, name)}"
 
     lock = f" FOR UPDATE OF {quote(sheets.db_table)}" if connection.features.has_select_for_update_of else ""
     return (
         f"SELECT {quote(sheets.db_table)}.* FROM {quote(sheets.db_table)} "  # noqa: S608 (names from _meta)
-        f"JOIN {quote(assignments.db_table)} ON {col(assignments, 'id')} = {col(sheets, 'assignment')} "
-        f"JOIN {quote(responses.db_table)} ON {col(responses, 'id')} = {col(assignments, 'response')} "
-        f"WHERE {col(assignments, 'rater')} = %s AND {col(responses, 'blind_code')} = %s "
-        f"AND {col(assignments, 'archived_at')} IS NULL AND {col(assignments, 'role')} NOT IN (%s, %s) "
-        f"ORDER BY {col(sheets, 'id')} LIMIT 1{lock}"
+        f"JOIN {quote(assignments.db_table)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
+        f"JOIN {quote(responses.db_table)} ON {col(Response, 'id')} = {col(Assignment, 'response')} "
+        f"WHERE {col(Assignment, 'rater')} = %s AND {col(Response, 'blind_code')} = %s "
+        f"AND {col(Assignment, 'archived_at')} IS NULL AND {col(Assignment, 'role')} NOT IN (%s, %s) "
+        f"ORDER BY {col(ScoreSheet, 'id')} LIMIT 1{lock}"
     )
 
 
