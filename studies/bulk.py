@@ -80,7 +80,7 @@ def _insert_sql(
     conflict: tuple[str, ...],
     update: tuple[str, ...],
 ) -> str:
-    """PostgreSQL: ``INSERT ... SELECT ... FROM jsonb_to_recordset(%s)``, made once per
+    """PostgreSQL: ``INSERT ... SELECT ... FROM jsonb_array_elements(%s)``, made once per
     shape of call. The rows travel as JSON arrays, one per row (``["x", 3]``), unpacked by
     position: ``jsonb_array_elements`` and ``->>`` casts need no per-row key names."""
     fields = _fields(model, [*same, *per_row])

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 import teamllm_web.auth
-from studies.roles import DEMO_GROUP
+from studies.roles import ADMIN, DEMO_GROUP, KNOWN_GROUPS, RATER, RESEARCHER, user_roles
 from tests.factories import rater
 
 PASSWORD = "demo-pass-2026"
@@ -193,3 +193,28 @@ def test_throttling_counts_the_client_address_behind_trusted_proxies(settings, r
     assert client_ip(request) == "203.0.113.5"  # the address our one proxy saw
     settings.TRUSTED_PROXY_COUNT = 3
     assert client_ip(request) == "10.0.0.1"  # fewer hops than proxies: not trusted
+
+
+@pytest.mark.django_db
+def test_the_roles_read_with_the_user_are_the_users_groups(django_assert_num_queries):
+    """Every request reads the user, the rater profile and the roles in one query; the roles
+    come as one bit per known group and must be exactly the user's known groups."""
+    backend = teamllm_web.auth.AccountBackend()
+    groups = {name: Group.objects.get_or_create(name=name)[0] for name in (*KNOWN_GROUPS, "Other lab")}
+    cases = {
+        "roles-none": [],
+        "roles-rater": [RATER],
+        "roles-two": [RATER, RESEARCHER],
+        "roles-other": ["Other lab", RESEARCHER],
+        "roles-all-but-demo": [ADMIN, RATER, RESEARCHER],
+    }
+    for username, names in cases.items():
+        user = rater(username) if RATER in names else get_user_model().objects.create_user(username)
+        user.groups.set([groups[name] for name in names])
+        with django_assert_num_queries(1):
+            loaded = backend.get_user(user.pk)
+            roles = user_roles(loaded)
+            _ = getattr(loaded, "rater_profile", None)  # read with the user, no query of its own
+        assert roles == set(names) - {"Other lab"}, username
+    boss = get_user_model().objects.create_superuser("roles-super", password="x-long-password-1")
+    assert user_roles(backend.get_user(boss.pk)) == {ADMIN}
