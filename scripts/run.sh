@@ -15,9 +15,6 @@ PY=.venv/bin/python
 
 $PY manage.py migrate --noinput -v0
 $PY manage.py seed_demo
-# the demo response's diversity is stored by the worker's task; this also fills a database
-# seeded before diversity was stored (computes nothing when every row is there)
-$PY manage.py diversity_backfill
 
 pids=()
 cleanup() {

@@ -53,6 +53,11 @@ def rows_insert(
         rows_insert_orm(model, rows, same=same, conflict=conflict, update=update)
 
 
+def table(model: type[models.Model]) -> str:
+    """The quoted table of a model, for SQL made from the models' ``_meta``."""
+    return connection.ops.quote_name(model._meta.db_table)
+
+
 def column(model: type[models.Model], name: str) -> str:
     """The quoted column of a model's field (``sheet`` -> ``"sheet_id"``), for SQL made from
     the models' ``_meta`` rather than written with names that could drift from them."""
@@ -84,23 +89,18 @@ def _insert_sql(
     shape of call. The rows travel as JSON arrays, one per row (``["x", 3]``), unpacked by
     position: ``jsonb_array_elements`` and ``->>`` casts need no per-row key names."""
     fields = _fields(model, [*same, *per_row])
-    quote = connection.ops.quote_name
-    meta = model._meta
-    columns = [quote(fields[name].column) for name in [*same, *per_row]]
+    columns = [column(model, name) for name in [*same, *per_row]]
     shared = [f"CAST(%s AS {fields[name].db_type(connection)})" for name in same]
     picked = [_element(i, fields[name]) for i, name in enumerate(per_row)]
     # names and types come from the model's _meta, every value is a parameter
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) "  # noqa: S608
+        f"INSERT INTO {table(model)} ({', '.join(columns)}) "  # noqa: S608
         f"SELECT {', '.join([*shared, *picked])} "
         f"FROM jsonb_array_elements(CAST(%s AS jsonb)) AS r(row)"
     )
     if conflict:
-        keys = ", ".join(quote(meta.get_field(name).column) for name in conflict)  # type: ignore[union-attr]
-        sets = ", ".join(
-            f"{quote(col)} = EXCLUDED.{quote(col)}"
-            for col in (meta.get_field(name).column for name in update)  # type: ignore[union-attr]
-        )
+        keys = ", ".join(column(model, name) for name in conflict)
+        sets = ", ".join(f"{column(model, name)} = EXCLUDED.{column(model, name)}" for name in update)
         sql += f" ON CONFLICT ({keys}) DO UPDATE SET {sets}" if sets else f" ON CONFLICT ({keys}) DO NOTHING"
     return sql
 

@@ -21,7 +21,7 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
-from studies.bulk import column
+from studies.bulk import column, table
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
@@ -68,35 +68,27 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple) -> None
 
 
 @functools.cache
-def _sheet_rows_sql() -> tuple[str, str]:
+def _sheet_rows_sql() -> str:
     """The item and dimension rows of sheets in one statement (UNION ALL), as SQL made once
     from the models' tables and columns: the ORM's compilation of the same union took
     ~1.9 ms of CPU per read, ten times its execution, on every save (bench/README.md).
     Each row is ``(sheet_id, *_ITEM_SCORE_FIELDS)``; a dimension row has step 0, its key
-    in the category column and its value in the elaboration column. ``{ids}`` is replaced
-    by one placeholder per sheet."""
-    quote = connection.ops.quote_name
+    in the category column and its value in the elaboration column. ``{ids}`` stands for
+    one placeholder per sheet (twice: once per table)."""
     item_cols = [column(ItemScore, name) for name in ("sheet", *_ITEM_SCORE_FIELDS)]
     sheet, key, value = (column(DimensionScore, name) for name in ("sheet", "dimension", "value"))
     # names from the models' _meta; the sheet ids are parameters
-    first = (
-        f"SELECT {', '.join(item_cols)} "  # noqa: S608
-        f"FROM {quote(ItemScore._meta.db_table)} WHERE {item_cols[0]} IN ({{ids}})"
+    return (
+        f"SELECT {', '.join(item_cols)} FROM {table(ItemScore)} WHERE {item_cols[0]} IN ({{ids}}) "  # noqa: S608
+        f"UNION ALL SELECT {sheet}, 0, 0, {key}, '', {value}, NULL, NULL, NULL, '' "
+        f"FROM {table(DimensionScore)} WHERE {sheet} IN ({{ids}})"
     )
-    second = (
-        f"SELECT {sheet}, 0, 0, {key}, '', {value}, NULL, NULL, NULL, '' "  # noqa: S608
-        f"FROM {quote(DimensionScore._meta.db_table)} WHERE {sheet} IN ({{ids}})"
-    )
-    return first, second
 
 
 def _sheet_rows(sheet_ids: list[int]) -> list[tuple]:
-    first, second = _sheet_rows_sql()
     ids = ", ".join(["%s"] * len(sheet_ids))
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"{first.format(ids=ids)} UNION ALL {second.format(ids=ids)}", [*sheet_ids, *sheet_ids]
-        )
+        cursor.execute(_sheet_rows_sql().format(ids=ids), [*sheet_ids, *sheet_ids])
         return cursor.fetchall()
 
 

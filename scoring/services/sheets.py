@@ -30,7 +30,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.bulk import column, rows_insert
+from studies.bulk import column, rows_insert, table
 from studies.models import Response
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
@@ -165,17 +165,15 @@ def _rater_sheet_lock_sql() -> str:
     rows as ``ScoreSheet.objects.filter(assignment__rater=..., assignment__response__
     blind_code=..., assignment__archived_at=None).exclude(assignment__role=TRAINING)``
     (the default manager also leaves out judges), which a test compares."""
-    quote = connection.ops.quote_name
-    sheets, assignments, responses = ScoreSheet._meta, Assignment._meta, Response._meta
 
     def col(model, name: str) -> str:
-        return f"{quote(model._meta.db_table)}.{column(model, name)}"
+        return f"{table(model)}.{column(model, name)}"
 
-    lock = f" FOR UPDATE OF {quote(sheets.db_table)}" if connection.features.has_select_for_update_of else ""
+    lock = f" FOR UPDATE OF {table(ScoreSheet)}" if connection.features.has_select_for_update_of else ""
     return (
-        f"SELECT {quote(sheets.db_table)}.* FROM {quote(sheets.db_table)} "  # noqa: S608 (names from _meta)
-        f"JOIN {quote(assignments.db_table)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
-        f"JOIN {quote(responses.db_table)} ON {col(Response, 'id')} = {col(Assignment, 'response')} "
+        f"SELECT {table(ScoreSheet)}.* FROM {table(ScoreSheet)} "  # noqa: S608 (names from _meta)
+        f"JOIN {table(Assignment)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
+        f"JOIN {table(Response)} ON {col(Response, 'id')} = {col(Assignment, 'response')} "
         f"WHERE {col(Assignment, 'rater')} = %s AND {col(Response, 'blind_code')} = %s "
         f"AND {col(Assignment, 'archived_at')} IS NULL AND {col(Assignment, 'role')} NOT IN (%s, %s) "
         f"ORDER BY {col(ScoreSheet, 'id')} LIMIT 1{lock}"
