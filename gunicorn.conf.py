@@ -7,8 +7,9 @@ spends much of its time waiting for PostgreSQL, which threads overlap; processes
 are what use more than one core (Python runs one thread at a time per process).
 
 Size it with two variables: ``WEB_CONCURRENCY`` processes (default: the number of
-cores, at least 2) and ``GUNICORN_THREADS`` threads each (default 4). Each process
-takes about 75 MB; keep processes x threads within the database's connection limit.
+cores, at least 2) and ``GUNICORN_THREADS`` threads each (default 4). Each worker
+process takes about 95 MB once it has served; keep processes x threads within the
+database's connection limit.
 """
 
 import os

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
+from django.db import connection
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
 
 ADMIN = "Admin"
@@ -37,6 +38,26 @@ def user_roles_annotations() -> dict[str, Subquery]:
     )
     mask = memberships.order_by().values("user_id").annotate(mask=bits).values("mask")
     return {"_known_groups_mask": Subquery(mask, output_field=IntegerField())}
+
+
+def user_roles_mask_sql(user_id: str) -> tuple[str, list[str]]:
+    """``user_roles_annotations`` as SQL (and its parameters) for hand-made queries: the
+    known-groups mask of the user whose id is the SQL expression ``user_id``; NULL for a
+    user in no group, as the annotation."""
+    user_model = get_user_model()
+    through = user_model.groups.through
+    group = user_model._meta.get_field("groups").related_model
+    quote = connection.ops.quote_name
+    member = f"{quote(through._meta.db_table)}.{quote(through._meta.get_field('user').column)}"
+    joined = f"{quote(through._meta.db_table)}.{quote(through._meta.get_field('group').column)}"
+    group_id = f"{quote(group._meta.db_table)}.{quote(group._meta.pk.column)}"
+    name = f"{quote(group._meta.db_table)}.{quote(group._meta.get_field('name').column)}"
+    bits = " ".join(f"WHEN {name} = %s THEN {1 << n}" for n in range(len(KNOWN_GROUPS)))
+    sql = (
+        f"(SELECT SUM(CASE {bits} ELSE 0 END) FROM {quote(through._meta.db_table)} "  # noqa: S608 (from _meta)
+        f"JOIN {quote(group._meta.db_table)} ON {group_id} = {joined} WHERE {member} = {user_id})"
+    )
+    return sql, list(KNOWN_GROUPS)
 
 
 def user_roles_attach(user) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from scoring.entries import EntryPath
 from scoring.models import DimensionScore, ItemScore, ScoreSheet
-from studies.bulk import rows_insert
+from studies.bulk import Writes, rows_insert
 from studies.rubric import Rubric, SheetEntries
 
 
@@ -47,10 +47,10 @@ ITEM_COLUMNS = [
 
 
 def rows_store(
-    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]
+    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath], *, writes: Writes
 ) -> set[str]:
-    """Write the rows the applied changes touched: at most one upsert of item rows and
-    one of dimension rows, whatever the number of changes. Texts and comments live on
+    """Add to ``writes`` the rows the applied changes touched: at most one upsert of item
+    rows and one of dimension rows, whatever the number of changes. Texts and comments live on
     the sheet row; their names are returned for the caller's single UPDATE."""
     items: set[tuple[int, int]] = set()  # each touched item once, however many of its fields changed
     dims: set[str] = set()
@@ -73,6 +73,7 @@ def rows_store(
             same={"sheet_id": sheet.pk},
             conflict=["sheet", "step", "position"],
             update=ITEM_COLUMNS,
+            writes=writes,
         )
     if dims:
         rows_insert(
@@ -81,5 +82,6 @@ def rows_store(
             same={"sheet_id": sheet.pk},
             conflict=["sheet", "dimension"],
             update=["value"],
+            writes=writes,
         )
     return dirty

@@ -30,7 +30,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.bulk import column, rows_insert, table
+from studies.bulk import Writes, column, model_from_row, row_columns, row_update, rows_insert, table
 from studies.models import Response
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
@@ -140,10 +140,7 @@ def rater_sheet_apply_changes(
     than the rater's own (a page left open before a change of user); nothing is written."""
     changes = list(changes)
     with transaction.atomic():
-        sheet = next(
-            iter(ScoreSheet.all_objects.raw(_rater_sheet_lock_sql(), [rater.pk, blind_code, *_NOT_LIVE])),
-            None,
-        )
+        sheet = _rater_sheet_locked(rater_id=rater.pk, blind_code=blind_code)
         if sheet is None:
             return None
         if sheet.pk != sheet_id:
@@ -151,6 +148,15 @@ def rater_sheet_apply_changes(
         return _apply_locked(
             sheet, actor=rater, changes=changes, expected_version=expected_version, batch_id=batch_id
         )
+
+
+def _rater_sheet_locked(*, rater_id: int, blind_code: str) -> ScoreSheet | None:
+    """The rater's opened live (or calibration) sheet of a blind code, locked until the
+    caller's transaction ends; None when there is none."""
+    with connection.cursor() as cursor:
+        cursor.execute(_rater_sheet_lock_sql(), [rater_id, blind_code, *_NOT_LIVE])
+        row = cursor.fetchone()
+    return model_from_row(ScoreSheet, row) if row is not None else None
 
 
 # assignments whose sheets a rater's autosave never reaches by blind code
@@ -171,7 +177,7 @@ def _rater_sheet_lock_sql() -> str:
 
     lock = f" FOR UPDATE OF {table(ScoreSheet)}" if connection.features.has_select_for_update_of else ""
     return (
-        f"SELECT {table(ScoreSheet)}.* FROM {table(ScoreSheet)} "  # noqa: S608 (names from _meta)
+        f"SELECT {row_columns(ScoreSheet)} FROM {table(ScoreSheet)} "  # noqa: S608 (names from _meta)
         f"JOIN {table(Assignment)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
         f"JOIN {table(Response)} ON {col(Response, 'id')} = {col(Assignment, 'response')} "
         f"WHERE {col(Assignment, 'rater')} = %s AND {col(Response, 'blind_code')} = %s "
@@ -193,7 +199,7 @@ def _apply_locked(
 ) -> SaveResult:
     """``sheet_apply_changes`` on a sheet row locked by the caller's transaction: one read
     of its rows, at most one upsert of item rows and one of dimension rows, one UPDATE
-    of the sheet and one INSERT of every audit event."""
+    of the sheet and one INSERT of every audit event, the writes sent together."""
     rubric = load_rubric(sheet.rubric_version)
     if batch_id and sheet.last_batch_id == batch_id:
         entries = sheet_entries_get(sheet=sheet, rubric=rubric)
@@ -217,7 +223,8 @@ def _apply_locked(
         applied.extend(apply_value(entries, where, cleaned))
     if errors:
         raise InvalidEntries(errors)
-    dirty = rows_store(sheet, rubric, entries, [where for where, _old, _new in applied])
+    writes = Writes()  # one round trip for the upserts, the UPDATE and the events
+    dirty = rows_store(sheet, rubric, entries, [where for where, _old, _new in applied], writes=writes)
     totals = sheet_totals(entries, rubric)
     now = timezone.now()
     if applied:
@@ -226,7 +233,9 @@ def _apply_locked(
     sheet.overall = totals.overall
     sheet.last_batch_id = batch_id
     sheet.updated_at = now
-    sheet.save(update_fields=sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"}))
+    row_update(
+        sheet, sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"}), writes=writes
+    )
     rows_insert(
         SheetEvent,
         [{"path": str(where), "old_value": old, "new_value": new} for where, old, new in applied],
@@ -238,7 +247,9 @@ def _apply_locked(
             "version": sheet.version,
             "note": note,
         },
+        writes=writes,
     )
+    writes.send()
     return SaveResult(sheet, sheet.version, totals, now, len(applied))
 
 

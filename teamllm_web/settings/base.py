@@ -175,6 +175,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 SESSION_COOKIE_AGE = 60 * 60 * 12
+# Django's database sessions, loaded with SQL made once (teamllm_web/sessions.py)
+SESSION_ENGINE = "teamllm_web.sessions"
 
 # --- Content-Security-Policy (django-csp) -------------------------------------------
 # No inline script, no inline handler, no inline style: every script and stylesheet is a

@@ -10,8 +10,7 @@ from scoring.entries import EntryError, parse_path
 from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet
 from scoring.selectors import _ITEM_SCORE_FIELDS, sheets_entries_get
 from scoring.services.sheets import (
-    _NOT_LIVE,
-    _rater_sheet_lock_sql,
+    _rater_sheet_locked,
     rater_sheet_apply_changes,
     sheet_apply_changes,
     sheet_open,
@@ -37,9 +36,7 @@ def _orm_lookup(user, code: str):
 
 def _sql_lookup(user, code: str):
     with transaction.atomic():
-        return next(
-            iter(ScoreSheet.all_objects.raw(_rater_sheet_lock_sql(), [user.pk, code, *_NOT_LIVE])), None
-        )
+        return _rater_sheet_locked(rater_id=user.pk, blind_code=code)
 
 
 @pytest.fixture
@@ -64,6 +61,11 @@ def sheets():
 
 def test_the_lock_finds_exactly_the_sheets_the_orm_finds(sheets):
     me, cases = sheets
+    primary = cases["primary"][1]  # JSON, text and date columns with values, for the whole-row check
+    sheet_apply_changes(
+        sheet_id=primary.pk, actor=me, changes=maximal_changes(load_rubric(primary.rubric_version))[:40],
+        expected_version=0, batch_id="whole-row",
+    )  # fmt: skip
     found = {}
     for name, (response, _sheet) in cases.items():
         sql, orm = _sql_lookup(me, response.blind_code), _orm_lookup(me, response.blind_code)
@@ -77,6 +79,7 @@ def test_the_lock_finds_exactly_the_sheets_the_orm_finds(sheets):
     # the row read by hand is the whole model row
     sheet = found["primary"]
     reference = ScoreSheet.all_objects.get(pk=sheet.pk)
+    assert reference.totals and reference.version == 1 and sheet.updated_at > sheet.created_at
     for field in ScoreSheet._meta.concrete_fields:
         assert getattr(sheet, field.attname) == getattr(reference, field.attname), field.name
 

@@ -5,12 +5,13 @@ rows it stores must be exactly the rows ``bulk_create`` stores, for every kind o
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from scoring.models import DimensionScore, ItemScore, SheetEvent
+from scoring.models import DimensionScore, ItemScore, ScoreSheet, SheetEvent
 from scoring.services.sheets import sheet_open
-from studies.bulk import rows_insert, rows_insert_orm
+from studies.bulk import Writes, row_update, rows_insert, rows_insert_orm
 from tests.factories import assign, make_response, rater
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +185,51 @@ def test_shared_values_are_cast_to_their_columns(sheet):
     assert (event.at, event.version, event.actor_id, event.old_value, event.new_value) == (
         at, 2**31 - 1, None, {"a": 1}, "2",
     )  # fmt: skip
+
+
+def test_row_update_writes_the_named_fields_as_save_does_and_only_those(sheet):
+    """``row_update`` (the sheet's UPDATE of every save) stores what ``save(update_fields=...)``
+    stores, for text, JSON and date columns, leaves the other columns alone, and refuses to
+    pretend when the row is gone."""
+    later = timezone.now() + timedelta(minutes=5)
+    by_hand, by_orm = ScoreSheet.objects.get(pk=sheet.pk), ScoreSheet.objects.get(pk=sheet.pk)
+    for copy in (by_hand, by_orm):
+        copy.stem, copy.comments, copy.totals = AWKWARD_TEXTS[2], {"1": AWKWARD_TEXTS[3]}, {"overall": 7}
+        copy.updated_at, copy.version = later, 4
+        copy.purpose = "not written: not among the fields"
+    fields = ["comments", "stem", "totals", "updated_at", "version"]
+    row_update(by_hand, fields)
+    stored_by_hand = ScoreSheet.objects.values(*fields, "purpose").get(pk=sheet.pk)
+    by_orm.save(update_fields=fields)  # save's auto_now rewrites updated_at; row_update does not
+    stored_by_orm = ScoreSheet.objects.values(*fields, "purpose").get(pk=sheet.pk)
+    assert {**stored_by_hand, "updated_at": None} == {**stored_by_orm, "updated_at": None}
+    assert stored_by_hand["purpose"] == "" and stored_by_hand["updated_at"] == later
+    ghost = ScoreSheet(pk=10**9, version=1)
+    with pytest.raises(DatabaseError):
+        row_update(ghost, ["version"])
+
+
+def test_writes_sent_together_are_all_written_or_none(sheet):
+    """``Writes``: several statements in one round trip on PostgreSQL; each is checked
+    (rows expected), and a batch that fails writes nothing inside its transaction."""
+    writes = Writes()
+    rows_insert(DimensionScore, [{"dimension": "s2.focus", "value": 3}], same={"sheet_id": sheet.pk},
+                conflict=["sheet", "dimension"], update=["value"], writes=writes)  # fmt: skip
+    sheet.stem = "together"
+    row_update(sheet, ["stem"], writes=writes)
+    assert not DimensionScore.objects.filter(
+        sheet=sheet, dimension="s2.focus", value=3
+    ).exists()  # not yet sent
+    with CaptureQueriesContext(connection) as captured:
+        writes.send()
+    assert len(captured.captured_queries) == 1
+    assert DimensionScore.objects.get(sheet=sheet, dimension="s2.focus").value == 3
+    assert ScoreSheet.objects.get(pk=sheet.pk).stem == "together"
+
+    failing = Writes()
+    rows_insert(DimensionScore, [{"dimension": "s2.focus", "value": 1}], same={"sheet_id": sheet.pk},
+                conflict=["sheet", "dimension"], update=["value"], writes=failing)  # fmt: skip
+    row_update(ScoreSheet(pk=10**9, stem="ghost"), ["stem"], writes=failing)
+    with pytest.raises(DatabaseError, match="0 rows written, 1 expected"), transaction.atomic():
+        failing.send()
+    assert DimensionScore.objects.get(sheet=sheet, dimension="s2.focus").value == 3  # rolled back
