@@ -75,7 +75,11 @@ class WorkerProcess:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        self._wait_ready(timeout)
+        try:
+            self._wait_ready(timeout)
+        except BaseException:
+            self.stop()  # a worker that never answered is not left running after the session
+            raise
         return self
 
     def _wait_ready(self, timeout: float) -> None:

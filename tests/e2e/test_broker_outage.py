@@ -47,20 +47,23 @@ def outage(transactional_db, settings):
     is stopped, since its sweep would send this test's tasks through the shared Redis."""
     session_worker_stop()  # `celery_worker` starts it again for the tests that need it
     redis = RedisServer().start()
-    settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": redis.url,
-            "KEY_PREFIX": settings.REDIS_KEY_PREFIX,
-        }
-    }
-    leases.reset_for_tests()
     worker = WorkerProcess(extra_env={"CELERY_BROKER_URL": redis.url, "REDIS_URL": redis.url})
     worker.log_path = Path(django_settings.VAR_DIR) / f"test-outage-worker-{os.getpid()}.log"
     worker.log_path.unlink(missing_ok=True)
     try:
+        # celery_broker first: Celery reads Django's settings on its first use, which may be
+        # here, and it restores the URL it read; read after the override below, that was this
+        # test's Redis, and the tests after this one found their broker dead
         with celery_broker(redis.url):
+            settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
+            settings.CACHES = {
+                "default": {
+                    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                    "LOCATION": redis.url,
+                    "KEY_PREFIX": settings.REDIS_KEY_PREFIX,
+                }
+            }
+            leases.reset_for_tests()
             worker.start()
             try:
                 yield Outage(redis, worker)
