@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from django.db import DatabaseError, connection, models
+from django.db import DatabaseError, connection, models, transaction
 
 
 def rows_insert(
@@ -51,7 +51,9 @@ def rows_insert(
         (writes or Writes()).add(sql, params).send_unless(writes)
     else:
         _fields(model, [*same, *rows[0]])
-        rows_insert_orm(model, rows, same=same, conflict=conflict, update=update)
+        (writes or Writes()).add_call(
+            functools.partial(rows_insert_orm, model, rows, same=same, conflict=conflict, update=update)
+        ).send_unless(writes)
 
 
 def row_update(instance: models.Model, fields: Sequence[str], *, writes: Writes | None = None) -> None:
@@ -74,18 +76,24 @@ def row_update(instance: models.Model, fields: Sequence[str], *, writes: Writes 
 
 
 class Writes:
-    """Statements sent together at ``send()``: on PostgreSQL in one round trip (the text
-    of several statements in one ``execute``, which psycopg's client-side binding, Django's
-    default, allows), elsewhere one by one. A whole-sheet save's upserts, UPDATE and audit
-    INSERT cost four round trips' worth of driver and Django work before."""
+    """Writes sent together at ``send()``, in the order they were added, all or none: on
+    PostgreSQL the statements go in one round trip (the text of several statements in one
+    ``execute``, which psycopg's client-side binding, Django's default, allows), elsewhere
+    one by one. A whole-sheet save's upserts, UPDATE and audit INSERT cost four round trips'
+    worth of driver and Django work before."""
 
     def __init__(self) -> None:
-        self._statements: list[tuple[str, list[Any], int | None, str]] = []
+        self._statements: list[tuple[str, list[Any], int | None, str] | Callable[[], None]] = []
 
     def add(self, sql: str, params: Sequence[Any], *, rows: int | None = None, what: str = "") -> Writes:
-        """Add a statement; with ``rows``, ``send`` raises ``DatabaseError`` unless it
-        touches exactly that many rows."""
+        """Add a statement; with ``rows``, ``send`` raises ``DatabaseError`` (and writes
+        nothing) unless it touches exactly that many rows."""
         self._statements.append((sql, list(params), rows, what))
+        return self
+
+    def add_call(self, write: Callable[[], None]) -> Writes:
+        """Add a write made by other means (the ORM), run in its turn."""
+        self._statements.append(write)
         return self
 
     def send_unless(self, owner: Writes | None) -> None:
@@ -94,28 +102,39 @@ class Writes:
             self.send()
 
     def send(self) -> None:
-        statements, self._statements = self._statements, []
-        if not statements:
+        steps, self._statements = self._statements, []
+        if not steps:
             return
-        with connection.cursor() as cursor:
-            if connection.vendor == "postgresql" and not connection.settings_dict.get("OPTIONS", {}).get(
-                "server_side_binding"
-            ):
+        # inside the caller's transaction (the save's) no savepoint: the batch is one more statement
+        with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+            statements = [step for step in steps if not callable(step)]
+            if len(statements) == len(steps) and _one_round_trip():
                 cursor.execute(
-                    "; ".join(sql for sql, *_ in statements),
-                    [p for _, params, *_ in statements for p in params],
+                    "; ".join(sql for sql, *_ in statements), [p for _, ps, *_ in statements for p in ps]
                 )
                 counts = [cursor.rowcount]
                 while cursor.nextset():
                     counts.append(cursor.rowcount)
             else:
                 counts = []
-                for sql, params, *_ in statements:
-                    cursor.execute(sql, params)
-                    counts.append(cursor.rowcount)
-        for (_sql, _params, rows, what), count in zip(statements, counts, strict=True):
-            if rows is not None and count != rows:
-                raise DatabaseError(f"{what}: {count} rows written, {rows} expected")
+                for step in steps:
+                    if callable(step):
+                        step()
+                    else:
+                        cursor.execute(step[0], step[1])
+                        counts.append(cursor.rowcount)
+            if len(counts) != len(statements):
+                raise DatabaseError(f"{len(statements)} statements sent, {len(counts)} results")
+            for (_sql, _params, rows, what), count in zip(statements, counts, strict=True):
+                if rows is not None and count != rows:
+                    raise DatabaseError(f"{what}: {count} rows written, {rows} expected")
+
+
+def _one_round_trip() -> bool:
+    """PostgreSQL with client-side binding: several statements may share one execute."""
+    return connection.vendor == "postgresql" and not connection.settings_dict.get("OPTIONS", {}).get(
+        "server_side_binding"
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -151,7 +170,7 @@ def _row_reading(model: type[models.Model]) -> tuple[list[str], list[tuple[int, 
     converters = []
     for i, field in enumerate(model._meta.concrete_fields):
         col = field.get_col(model._meta.db_table)
-        functions = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
+        functions = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
         if functions:
             converters.append((i, col, functions))
     return [f.attname for f in model._meta.concrete_fields], converters

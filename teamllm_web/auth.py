@@ -83,7 +83,7 @@ def _user_with_profile(user_id) -> tuple[bool, Any]:
 
 
 @functools.cache
-def _user_with_profile_sql() -> tuple[str, list[str]]:
+def _user_with_profile_sql() -> tuple[str, tuple[str, ...]]:
     """The user's columns, the profile's, the profile's id again, the roles mask."""
     user_model = get_user_model()
     relation = user_model._meta.get_field("rater_profile")
@@ -97,7 +97,7 @@ def _user_with_profile_sql() -> tuple[str, list[str]]:
         f"LEFT JOIN {profiles} ON {profiles}.{column(profile_model, relation.field.name)} = {user_id} "
         f"WHERE {user_id} = %s"
     )
-    return sql, params
+    return sql, tuple(params)
 
 
 class AccountBackend(ModelBackend):

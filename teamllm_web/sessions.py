@@ -23,8 +23,11 @@ class SessionStore(DatabaseSessionStore):
         Django's ``load``; a tampered payload is refused by ``decode``."""
         model = self.model
         alias = router.db_for_read(model)
-        with connections[alias].cursor() as cursor:
-            cursor.execute(_load_sql(model, alias), [self.session_key, timezone.now()])
+        db = connections[alias]
+        # the time as the ORM would send it (naive UTC on a database without time zones)
+        now = model._meta.get_field("expire_date").get_db_prep_value(timezone.now(), db)
+        with db.cursor() as cursor:
+            cursor.execute(_load_sql(model, alias), [self.session_key, now])
             row = cursor.fetchone()
         if row is None:
             self._session_key = None

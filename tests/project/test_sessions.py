@@ -56,3 +56,29 @@ def test_a_logged_in_rater_stays_logged_in_and_logging_out_ends_the_session(sett
     client.post("/accounts/logout/")
     assert not Session.objects.filter(pk=key).exists()
     assert client.get("/scoring/").url.startswith("/accounts/login/")
+
+
+def test_a_password_change_or_a_deactivation_ends_the_other_sessions():
+    """Django checks the session's password hash against the user read by
+    ``AccountBackend.get_user``'s own query: a changed password logs the old session out, as
+    does a deactivated account."""
+    user = rater("session-changes")
+    for change in ("password", "inactive"):
+        client = Client()
+        client.post("/accounts/login/", {"username": "session-changes", "password": "pw-test-123"})
+        assert client.get("/scoring/").status_code == 200
+        if change == "password":
+            user.set_password("a-new-password-77")
+            user.save()
+            user.set_password("pw-test-123")  # back, with a new salt: the old hash no longer matches
+            user.save()
+        else:
+            user.is_active = False
+            user.save()
+        assert client.get("/scoring/").url.startswith("/accounts/login/"), change
+
+
+def test_short_or_missing_session_keys_load_nothing():
+    for key in (None, "", "short"):
+        store = SessionStore(key)
+        assert store.load() == {} and store.session_key is None

@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from django.db import connection
 
 from scoring.entries import entries_from_changes
 from scoring.models import ItemScore, ScoreSheet, SheetEvent
@@ -22,6 +23,9 @@ from studies.rubric import load_rubric, sheet_totals
 REQUEST_OVERHEAD = 2
 # The aim of issue 14 for a whole-sheet save and a first open, whole request.
 REQUEST_MAX = 10
+# A save's writes (two upserts, the sheet's UPDATE, the events' INSERT): one round trip on
+# PostgreSQL (studies.bulk.Writes), one statement each elsewhere (SQLite, for make run).
+WRITES = 1 if connection.vendor == "postgresql" else 4
 
 
 def whole_sheet(rubric) -> list[list]:
@@ -76,16 +80,14 @@ def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_e
     user = sheet.assignment.rater
     # savepoint, lock, one read of the rows, the writes (two upserts, the sheet's UPDATE and
     # the events' INSERT, sent in one round trip), release
-    with django_assert_max_num_queries(5) as captured:
+    with django_assert_max_num_queries(4 + WRITES) as captured:
         result = sheet_apply_changes(
             sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="whole"
         )
-    writes = [q["sql"] for q in captured.captured_queries if "scoring_sheetevent" in q["sql"]]
-    assert (
-        len(writes) == 1
-        and writes[0].count("INSERT INTO") == 3
-        and writes[0].count('UPDATE "scoring_scoresheet"') == 1
-    )
+    if connection.vendor == "postgresql":  # the four writes in one statement text
+        writes = [q["sql"] for q in captured.captured_queries if "scoring_sheetevent" in q["sql"]]
+        assert len(writes) == 1 and writes[0].count("INSERT INTO") == 3
+        assert writes[0].count('UPDATE "scoring_scoresheet"') == 1
     expected = entries_from_changes([tuple(c) for c in changes], rubric)
     stored = sheet_entries_get(sheet=ScoreSheet.objects.get(pk=sheet.pk), rubric=rubric)
     assert stored == expected  # every field, read back from the rows
@@ -111,14 +113,14 @@ def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
     code = opened.blind_code
     sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
     # the sheet found by rater and blind code and locked in one statement, then the 4 above
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 5):
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + WRITES):
         reply = _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole")
     assert reply.status_code == 200, reply.content
     assert reply.json()["changed"] == 102
     # an autosave of two changes: one item row and one dimension (was 14 statements,
     # one UPDATE per change; now one upsert per kind of row)
     two = [["dims.s2.focus", 3], ["items.1.2.comment", "shorter"]]
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 5):
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + WRITES):
         reply = _post_save(client, code, sheet.pk, two, 1, "two")
     assert reply.status_code == 200, reply.content
     assert ItemScore.objects.get(sheet=sheet, step=1, position=2).comment == "shorter"
