@@ -75,3 +75,16 @@ def test_error_pages_are_styled_and_lead_back(client, demo):
     assert broken.status_code == 500
     html = broken.content.decode()
     assert "css/app.css" in html and "Go to your start page" in html and 'href="/"' in html
+
+
+def test_every_page_names_an_icon_that_is_served(client, demo):
+    """Without an icon link browsers fetch /favicon.ico, a 404 in every page's console."""
+    for username, url in (("rater1", "/scoring/"), ("admin", "/manage/"), (None, "/accounts/login/")):
+        if username:
+            _login(client, username)
+        html = client.get(url).content.decode()
+        icon = re.search(r'<link rel="icon" type="image/svg\+xml" href="([^"]+)"', html)
+        assert icon, url
+        served = client.get(icon.group(1))
+        assert served.status_code == 200 and b"<svg" in b"".join(served.streaming_content), url
+        client.logout()
