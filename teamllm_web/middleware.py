@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY, logout
 from django.http import HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -55,6 +56,10 @@ class LoginRequiredEverywhereMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        if not request.user.is_authenticated and request.session.get(SESSION_KEY) is not None:
+            # a session whose account may no longer log in (deactivated, deleted, a demo account
+            # outside demo mode) ends for good, not only until the account is active again
+            logout(request)
         if not request.user.is_authenticated and not request.path.startswith(PUBLIC_PREFIXES):
             # The Django admin's own login page is not offered either: one login for everyone.
             return redirect(f"{reverse('login')}?next={quote(request.path)}")

@@ -82,3 +82,18 @@ def test_short_or_missing_session_keys_load_nothing():
     for key in (None, "", "short"):
         store = SessionStore(key)
         assert store.load() == {} and store.session_key is None
+
+
+def test_a_deactivated_account_s_session_stays_ended_when_it_is_active_again():
+    user = rater("session-reactivated")
+    client = Client()
+    client.post("/accounts/login/", {"username": "session-reactivated", "password": "pw-test-123"})
+    key = client.session.session_key
+    assert client.get("/scoring/").status_code == 200
+    user.is_active = False
+    user.save()
+    assert client.get("/scoring/").url.startswith("/accounts/login/")
+    assert not Session.objects.filter(pk=key).exists()  # ended, not only refused
+    user.is_active = True
+    user.save()
+    assert client.get("/scoring/").url.startswith("/accounts/login/")  # logging in again is needed
