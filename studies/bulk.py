@@ -39,6 +39,7 @@ def rows_insert(
     if not rows:
         return
     same = dict(same or {})
+    batch = writes if writes is not None else Writes()
     if connection.vendor == "postgresql":
         sql = _insert_sql(model, tuple(same), tuple(rows[0]), tuple(conflict), tuple(update))
         meta = model._meta
@@ -48,12 +49,14 @@ def rows_insert(
         ]
         per_row = list(rows[0])
         params.append(json.dumps([[row[name] for name in per_row] for row in rows]))
-        (writes or Writes()).add(sql, params).send_unless(writes)
+        batch.add(sql, params)
     else:
         _fields(model, [*same, *rows[0]])
-        (writes or Writes()).add_call(
+        batch.add_call(
             functools.partial(rows_insert_orm, model, rows, same=same, conflict=conflict, update=update)
-        ).send_unless(writes)
+        )
+    if writes is None:
+        batch.send()
 
 
 def row_update(instance: models.Model, fields: Sequence[str], *, writes: Writes | None = None) -> None:
@@ -70,9 +73,10 @@ def row_update(instance: models.Model, fields: Sequence[str], *, writes: Writes 
         field = meta.get_field(name)
         params.append(field.get_db_prep_save(getattr(instance, field.attname), connection))  # type: ignore[union-attr]
     params.append(instance.pk)
-    (writes or Writes()).add(
-        _update_sql(model, names), params, rows=1, what=f"{model.__name__} {instance.pk}"
-    ).send_unless(writes)
+    batch = writes if writes is not None else Writes()
+    batch.add(_update_sql(model, names), params, rows=1, what=f"{model.__name__} {instance.pk}")
+    if writes is None:
+        batch.send()
 
 
 class Writes:
@@ -85,21 +89,14 @@ class Writes:
     def __init__(self) -> None:
         self._statements: list[tuple[str, list[Any], int | None, str] | Callable[[], None]] = []
 
-    def add(self, sql: str, params: Sequence[Any], *, rows: int | None = None, what: str = "") -> Writes:
+    def add(self, sql: str, params: Sequence[Any], *, rows: int | None = None, what: str = "") -> None:
         """Add a statement; with ``rows``, ``send`` raises ``DatabaseError`` (and writes
         nothing) unless it touches exactly that many rows."""
         self._statements.append((sql, list(params), rows, what))
-        return self
 
-    def add_call(self, write: Callable[[], None]) -> Writes:
+    def add_call(self, write: Callable[[], None]) -> None:
         """Add a write made by other means (the ORM), run in its turn."""
         self._statements.append(write)
-        return self
-
-    def send_unless(self, owner: Writes | None) -> None:
-        """Send now unless the statements belong to ``owner``'s batch (sent by its owner)."""
-        if owner is None:
-            self.send()
 
     def send(self) -> None:
         steps, self._statements = self._statements, []
@@ -157,9 +154,9 @@ def model_from_row(model: type[models.Model], row: Sequence[Any]):
     booleans typed), then ``Model.from_db``."""
     names, converters = _row_reading(model)
     values = list(row)
-    for i, field, functions in converters:
+    for i, col, functions in converters:
         for convert in functions:
-            values[i] = convert(values[i], field, connection)
+            values[i] = convert(values[i], col, connection)
     return model.from_db(connection.alias, names, values)
 
 

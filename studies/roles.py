@@ -6,8 +6,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db import connection
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
+
+from studies.bulk import column, table
 
 ADMIN = "Admin"
 RATER = "Rater"
@@ -47,15 +48,12 @@ def user_roles_mask_sql(user_id: str) -> tuple[str, list[str]]:
     user_model = get_user_model()
     through = user_model.groups.through
     group = user_model._meta.get_field("groups").related_model
-    quote = connection.ops.quote_name
-    member = f"{quote(through._meta.db_table)}.{quote(through._meta.get_field('user').column)}"
-    joined = f"{quote(through._meta.db_table)}.{quote(through._meta.get_field('group').column)}"
-    group_id = f"{quote(group._meta.db_table)}.{quote(group._meta.pk.column)}"
-    name = f"{quote(group._meta.db_table)}.{quote(group._meta.get_field('name').column)}"
+    name = f"{table(group)}.{column(group, 'name')}"
     bits = " ".join(f"WHEN {name} = %s THEN {1 << n}" for n in range(len(KNOWN_GROUPS)))
     sql = (
-        f"(SELECT SUM(CASE {bits} ELSE 0 END) FROM {quote(through._meta.db_table)} "  # noqa: S608 (from _meta)
-        f"JOIN {quote(group._meta.db_table)} ON {group_id} = {joined} WHERE {member} = {user_id})"
+        f"(SELECT SUM(CASE {bits} ELSE 0 END) FROM {table(through)} "  # noqa: S608 (from _meta)
+        f"JOIN {table(group)} ON {table(group)}.{column(group, group._meta.pk.name)} = "
+        f"{table(through)}.{column(through, 'group')} WHERE {table(through)}.{column(through, 'user')} = {user_id})"
     )
     return sql, list(KNOWN_GROUPS)
 

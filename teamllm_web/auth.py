@@ -66,9 +66,8 @@ def _user_with_profile(user_id) -> tuple[bool, Any]:
     query cost more CPU than running it, on every request). ``(True, None)`` for a user
     without a rater profile, whom the caller reads with the ORM."""
     user_model = get_user_model()
-    profile_model = user_model._meta.get_field("rater_profile").related_model
+    sql, params, profile_model = _user_with_profile_sql()
     n, m = len(user_model._meta.concrete_fields), len(profile_model._meta.concrete_fields)
-    sql, params = _user_with_profile_sql()
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, user_id])
         row = cursor.fetchone()
@@ -83,8 +82,9 @@ def _user_with_profile(user_id) -> tuple[bool, Any]:
 
 
 @functools.cache
-def _user_with_profile_sql() -> tuple[str, tuple[str, ...]]:
-    """The user's columns, the profile's, the profile's id again, the roles mask."""
+def _user_with_profile_sql() -> tuple[str, tuple[str, ...], Any]:
+    """The SQL (the user's columns, the profile's, the profile's id again, the roles mask),
+    its parameters before the user id, and the profile model."""
     user_model = get_user_model()
     relation = user_model._meta.get_field("rater_profile")
     profile_model = relation.related_model
@@ -97,7 +97,7 @@ def _user_with_profile_sql() -> tuple[str, tuple[str, ...]]:
         f"LEFT JOIN {profiles} ON {profiles}.{column(profile_model, relation.field.name)} = {user_id} "
         f"WHERE {user_id} = %s"
     )
-    return sql, tuple(params)
+    return sql, tuple(params), profile_model
 
 
 class AccountBackend(ModelBackend):

@@ -16,6 +16,8 @@ from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionS
 from django.db import connections, router
 from django.utils import timezone
 
+from studies.bulk import column, table
+
 
 class SessionStore(DatabaseSessionStore):
     def load(self) -> dict[str, Any]:
@@ -27,7 +29,7 @@ class SessionStore(DatabaseSessionStore):
         # the time as the ORM would send it (naive UTC on a database without time zones)
         now = model._meta.get_field("expire_date").get_db_prep_value(timezone.now(), db)
         with db.cursor() as cursor:
-            cursor.execute(_load_sql(model, alias), [self.session_key, now])
+            cursor.execute(_load_sql(model), [self.session_key, now])
             row = cursor.fetchone()
         if row is None:
             self._session_key = None
@@ -36,14 +38,8 @@ class SessionStore(DatabaseSessionStore):
 
 
 @functools.cache
-def _load_sql(model, alias: str) -> str:
-    quote = connections[alias].ops.quote_name
-    meta = model._meta
-
-    def col(name: str) -> str:
-        return quote(meta.get_field(name).column)
-
+def _load_sql(model) -> str:
     return (
-        f"SELECT {col('session_data')} FROM {quote(meta.db_table)} "  # noqa: S608 (names from _meta)
-        f"WHERE {col('session_key')} = %s AND {col('expire_date')} > %s"
+        f"SELECT {column(model, 'session_data')} FROM {table(model)} "  # noqa: S608 (names from _meta)
+        f"WHERE {column(model, 'session_key')} = %s AND {column(model, 'expire_date')} > %s"
     )
