@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from studies.models import (
+    AuditEvent,
     Condition,
     ModelEndpoint,
     Response,
@@ -103,3 +104,21 @@ class ResponseAdmin(admin.ModelAdmin):
         steps = [n for n in range(1, 7) if f"step{n}" in form.changed_data]
         if change and steps:  # in the admin's transaction: e.g. research recomputes diversity
             response_answers_changed.send(sender=Response, response=obj, steps=steps)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """The audit trail of the product's pages and commands: read only."""
+
+    list_display = ("at", "action", "target", "study", "actor")
+    list_filter = ("action", "study")
+    search_fields = ("action", "target", "reason", "actor__username")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from studies.rubric import DEFAULT_RUBRIC_VERSION
@@ -367,3 +368,32 @@ class TaskOutbox(models.Model):
     def __str__(self) -> str:
         state = "sent" if self.sent_at else "pending"
         return f"{self.task_name}{tuple(self.args)} ({state})"
+
+
+class AuditEvent(models.Model):
+    """Who changed what outside a score sheet (sheets keep their own ``SheetEvent``
+    trail): study settings, model endpoints, conditions, accounts and roles,
+    invitations. Append-only; written by ``studies.services.audit.audit_record`` inside
+    the transaction of the change it records."""
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # e.g. "endpoint.create", "study.settings", "account.deactivate"
+    action = models.CharField(max_length=60, db_index=True)
+    # what was changed, as "<app>.<model>:<pk>" (kept when the object is deleted)
+    target = models.CharField(max_length=120, blank=True)
+    study = models.ForeignKey(
+        Study, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    )
+    # {field: [old, new]} for edits; other facts of the action otherwise
+    changes = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        verbose_name = _("audit event")
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.action} {self.target}"

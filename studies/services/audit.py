@@ -1,0 +1,42 @@
+"""The audit trail of changes made through the product's pages and commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from studies.models import AuditEvent, Study
+
+
+def audit_target(instance: models.Model) -> str:
+    """``"<app_label>.<model_name>:<pk>"``: names the object even after it is deleted."""
+    return f"{instance._meta.label_lower}:{instance.pk}"
+
+
+def audit_changes(*, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    """``{field: [old, new]}`` for the fields whose value differs."""
+    return {key: [before.get(key), value] for key, value in after.items() if before.get(key) != value}
+
+
+def audit_record(
+    *,
+    actor,
+    action: str,
+    target: models.Model | str = "",
+    study: Study | None = None,
+    changes: dict[str, Any] | None = None,
+    reason: str = "",
+) -> AuditEvent:
+    """Record one change; call it inside the transaction that makes the change, so the
+    event exists exactly when the change was committed. ``changes`` must be JSON."""
+    if isinstance(target, models.Model):
+        target = audit_target(target)
+    return AuditEvent.objects.create(
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        action=action,
+        target=target,
+        study=study,
+        changes=changes or {},
+        reason=reason,
+    )
