@@ -1,16 +1,17 @@
 from django.contrib import admin
 
 from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, Turn
+from studies.inspection import InspectionAdmin, InspectionTabularInline
 
 
 @admin.register(PreferenceProfile)
-class PreferenceProfileAdmin(admin.ModelAdmin):
+class PreferenceProfileAdmin(InspectionAdmin):
     list_display = ("name", "study", "order", "is_active")
     list_filter = ("study", "is_active")
     search_fields = ("name", "preferences")
 
 
-class RunInline(admin.TabularInline):
+class RunInline(InspectionTabularInline):
     model = GenerationRun
     extra = 0
     fields = ("scenario", "endpoint", "condition", "status", "calls_done", "calls_total")
@@ -19,14 +20,14 @@ class RunInline(admin.TabularInline):
 
 
 @admin.register(GenerationBatch)
-class GenerationBatchAdmin(admin.ModelAdmin):
+class GenerationBatchAdmin(InspectionAdmin):
     list_display = ("__str__", "study", "status", "created_by", "created_at", "finished_at")
     list_filter = ("status", "study")
     inlines = [RunInline]
 
 
 @admin.register(GenerationRun)
-class GenerationRunAdmin(admin.ModelAdmin):
+class GenerationRunAdmin(InspectionAdmin):
     list_display = (
         "id",
         "batch",
@@ -46,7 +47,7 @@ class GenerationRunAdmin(admin.ModelAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(admin.ModelAdmin):
+class TurnAdmin(InspectionAdmin):
     list_display = (
         "run",
         "seq",

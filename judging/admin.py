@@ -1,25 +1,15 @@
-"""Django admin: judges are editable (settings only); batches, tasks and calls are read-only records."""
+"""Django admin: judges, batches, tasks and calls, read only (judges are set up on /manage/judges/)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
 from judging.models import Judge, JudgeBatch, JudgeCall, JudgeTask
-
-
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+from studies.inspection import InspectionAdmin
 
 
 @admin.register(Judge)
-class JudgeAdmin(admin.ModelAdmin):
+class JudgeAdmin(InspectionAdmin):
     list_display = (
         "name",
         "endpoint",
@@ -31,25 +21,19 @@ class JudgeAdmin(admin.ModelAdmin):
     )
     readonly_fields = ("user", "endpoint", "prompt_version", "created_at")
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False  # created on the judges page or by `manage.py judge` (with their rater user)
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(JudgeBatch)
-class JudgeBatchAdmin(ReadOnly):
+class JudgeBatchAdmin(InspectionAdmin):
     list_display = ("pk", "judge", "study", "scenario", "status", "samples", "created_at", "finished_at")
     list_filter = ("status",)
 
 
 @admin.register(JudgeTask)
-class JudgeTaskAdmin(ReadOnly):
+class JudgeTaskAdmin(InspectionAdmin):
     list_display = ("pk", "batch", "response", "status", "attempts", "finished_at")
     list_filter = ("status",)
 
 
 @admin.register(JudgeCall)
-class JudgeCallAdmin(ReadOnly):
+class JudgeCallAdmin(InspectionAdmin):
     list_display = ("pk", "task", "sample", "attempt", "prompt_tokens", "completion_tokens", "latency_ms")

@@ -9,42 +9,43 @@ from scoring.models import (
     ScoringGroup,
     SheetEvent,
 )
+from studies.inspection import InspectionAdmin, InspectionTabularInline
 
 
 @admin.register(RaterProfile)
-class RaterProfileAdmin(admin.ModelAdmin):
+class RaterProfileAdmin(InspectionAdmin):
     list_display = ("user", "rater_code", "can_calibrate", "language")
     list_filter = ("can_calibrate", "language")
     search_fields = ("user__username", "rater_code")
 
 
 @admin.register(ScoringGroup)
-class ScoringGroupAdmin(admin.ModelAdmin):
+class ScoringGroupAdmin(InspectionAdmin):
     list_display = ("__str__", "study", "scenario", "condition", "rater_a", "rater_b", "archived_at")
     list_filter = ("study", "condition", "archived_at")
     search_fields = ("scenario__code", "rater_a__username", "rater_b__username")
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(InspectionAdmin):
     list_display = ("rater", "response", "role", "group", "created_at", "archived_at")
     list_filter = ("role", "archived_at", "response__study")
     search_fields = ("rater__username", "response__research_id", "response__blind_code")
     raw_id_fields = ("response", "group")
 
 
-class ItemScoreInline(admin.TabularInline):
+class ItemScoreInline(InspectionTabularInline):
     model = ItemScore
     extra = 0
 
 
-class DimensionScoreInline(admin.TabularInline):
+class DimensionScoreInline(InspectionTabularInline):
     model = DimensionScore
     extra = 0
 
 
 @admin.register(ScoreSheet)
-class ScoreSheetAdmin(admin.ModelAdmin):
+class ScoreSheetAdmin(InspectionAdmin):
     list_display = (
         "id",
         "assignment",
@@ -62,13 +63,7 @@ class ScoreSheetAdmin(admin.ModelAdmin):
 
 
 @admin.register(SheetEvent)
-class SheetEventAdmin(admin.ModelAdmin):
+class SheetEventAdmin(InspectionAdmin):
     list_display = ("sheet", "kind", "path", "old_value", "new_value", "actor", "at", "version")
     list_filter = ("kind",)
     search_fields = ("path", "note", "actor__username")
-
-    def has_change_permission(self, request, obj=None):
-        return False  # the audit trail is append-only
-
-    def has_delete_permission(self, request, obj=None):
-        return False

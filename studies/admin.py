@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from studies.inspection import InspectionAdmin, InspectionTabularInline
 from studies.models import (
     AuditEvent,
     Condition,
@@ -10,11 +11,10 @@ from studies.models import (
     ScenarioTextChange,
     Study,
 )
-from studies.signals import response_answers_changed
 
 
 @admin.register(ModelEndpoint)
-class ModelEndpointAdmin(admin.ModelAdmin):
+class ModelEndpointAdmin(InspectionAdmin):
     list_display = (
         "model_number",
         "name",
@@ -29,14 +29,14 @@ class ModelEndpointAdmin(admin.ModelAdmin):
 
 
 @admin.register(Condition)
-class ConditionAdmin(admin.ModelAdmin):
+class ConditionAdmin(InspectionAdmin):
     list_display = ("letter", "name", "strategy")
     list_filter = ("strategy",)
     search_fields = ("letter", "name")
 
 
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(InspectionAdmin):
     list_display = (
         "name",
         "rubric_version",
@@ -51,37 +51,28 @@ class StudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
+class ScenarioAdmin(InspectionAdmin):
     list_display = ("code", "theme", "study")
     list_filter = ("study",)
     search_fields = ("code", "theme", "text")
 
 
 @admin.register(ScenarioTextChange)
-class ScenarioTextChangeAdmin(admin.ModelAdmin):
+class ScenarioTextChangeAdmin(InspectionAdmin):
     """The audit trail of scenario texts: read only."""
 
     list_display = ("scenario", "field_name", "at", "actor", "forced", "note")
     list_filter = ("forced", "field_name", "scenario__study")
     readonly_fields = ("scenario", "actor", "at", "field_name", "old_value", "new_value", "forced", "note")
 
-    def has_add_permission(self, request):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ResponseItemInline(admin.TabularInline):
+class ResponseItemInline(InspectionTabularInline):
     model = ResponseItem
     extra = 0
 
 
 @admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
+class ResponseAdmin(InspectionAdmin):
     list_display = (
         "research_id",
         "blind_code",
@@ -99,26 +90,11 @@ class ResponseAdmin(admin.ModelAdmin):
     readonly_fields = ("blind_code", "grid", "grid_errors", "parse_notes", "created_at", "updated_at")
     inlines = [ResponseItemInline]
 
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        steps = [n for n in range(1, 7) if f"step{n}" in form.changed_data]
-        if change and steps:  # in the admin's transaction: e.g. research recomputes diversity
-            response_answers_changed.send(sender=Response, response=obj, steps=steps)
-
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(InspectionAdmin):
     """The audit trail of the product's pages and commands: read only."""
 
     list_display = ("at", "action", "target", "study", "actor")
     list_filter = ("action", "study")
     search_fields = ("action", "target", "reason", "actor__username")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -15,6 +15,7 @@ from research.models import ResponseDiversity
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from studies.models import Response, TaskOutbox
 from studies.services.responses import ResponseRecord, responses_import
+from studies.signals import response_answers_changed
 from tests.factories import SAMPLE_ANSWERS, ConditionFactory, StudyFactory, UserFactory, make_response
 from tests.workers import wait_for
 
@@ -41,40 +42,27 @@ def test_an_import_dispatches_one_task_per_new_response_and_none_for_an_identica
     assert len(_diversity_tasks()) == 2
 
 
-def _admin_post_data(page) -> dict:
-    """The change form as the browser would post it back unchanged (the item inline included)."""
-    data = {}
-    forms = [page.context["adminform"].form]
-    for inline in page.context["inline_admin_formsets"]:
-        formset = inline.formset
-        data.update(
-            {formset.management_form.add_prefix(k): v for k, v in formset.management_form.initial.items()}
-        )
-        forms += formset.forms
-    for form in forms:
-        for name in form.fields:
-            value = form[name].value()
-            data[form.add_prefix(name)] = "" if value is None else value
-    return data
+def test_a_change_of_step_1_or_3_text_dispatches_the_task_and_of_step_2_does_not():
+    """The core's signal contract: whatever changes a stored response's answers sends
+    ``response_answers_changed`` in its transaction (the Django admin no longer edits them)."""
+    response = make_response()
+    TaskOutbox.objects.all().delete()
+    response_answers_changed.send(sender=Response, response=response, steps=[2])
+    assert _diversity_tasks() == []  # Step 2 is not in diversity
+    response_answers_changed.send(sender=Response, response=response, steps=[3])
+    assert _diversity_tasks() == [[response.pk]]
 
 
-def test_an_admin_edit_of_step_1_or_3_dispatches_the_task_and_of_step_2_does_not(client):
+def test_the_django_admin_cannot_edit_a_responses_text(client):
     response = make_response()
     TaskOutbox.objects.all().delete()
     client.force_login(UserFactory(username="div-admin", is_staff=True, is_superuser=True))
     url = f"/admin/studies/response/{response.pk}/change/"
-
-    data = _admin_post_data(client.get(url))
-    data["step2"] = "an edited Step 2"
-    assert client.post(url, data).status_code == 302
-    assert Response.objects.get(pk=response.pk).step2 == "an edited Step 2"
-    assert _diversity_tasks() == []  # Step 2 is not in diversity
-
-    data = _admin_post_data(client.get(url))
-    data["step3"] = "1. an edited item\n2. another edited item"
-    assert client.post(url, data).status_code == 302
-    assert Response.objects.get(pk=response.pk).step3.startswith("1. an edited item")
-    assert _diversity_tasks() == [[response.pk]]
+    page = client.get(url)
+    assert page.status_code == 200 and b"step3" in page.content  # inspection still works
+    assert client.post(url, {"step3": "1. an edited item"}).status_code == 403
+    assert Response.objects.get(pk=response.pk).step3 == response.step3
+    assert _diversity_tasks() == []
 
 
 @pytest.mark.django_db(transaction=True)  # the deferred foreign key is checked at the commit

@@ -1,0 +1,43 @@
+"""The Django admin as an inspection tool: every domain model is shown read only.
+
+Changes to a study (scores, settings, endpoints, conditions, accounts) go through the
+product's pages and services, which validate them, check the role, audit them and run
+their recomputes; an admin form would do none of that. This holds for superusers too
+(``ModelAdmin`` grants them every permission), so the permission hooks answer ``False``
+whoever asks, and inlines are read only as well."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+
+class InspectionAdmin(admin.ModelAdmin):
+    """A read-only ``ModelAdmin``: list, search, filter and view; never add, change or delete."""
+
+    actions = None  # no "delete selected"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class InspectionTabularInline(admin.TabularInline):
+    """A read-only inline of an ``InspectionAdmin``."""
+
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
