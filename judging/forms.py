@@ -49,3 +49,11 @@ class BatchLaunchForm(forms.Form):
                 self.add_error("scenario", _("Unknown scenario %(code)s in this study.") % {"code": code})
             data["scenario_obj"] = scenario
         return data
+
+
+class JudgeSettingsForm(forms.ModelForm):
+    """A judge's changeable settings (``judging.services.judges.JUDGE_SETTINGS``)."""
+
+    class Meta:
+        model = Judge
+        fields = ["temperature", "samples", "structured_output", "provider_family", "is_active"]

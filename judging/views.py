@@ -10,10 +10,10 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from judging.forms import BatchLaunchForm, JudgeForm
+from judging.forms import BatchLaunchForm, JudgeForm, JudgeSettingsForm
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_failed_tasks, batch_progress_get
-from judging.services.judges import JudgeError, judge_create
+from judging.services.judges import JudgeError, judge_create, judge_update
 from judging.services.runs import BatchError, judge_batch_cancel, judge_batch_launch, judge_batch_retry
 from studies.roles import researcher_required
 
@@ -54,6 +54,23 @@ def home(request: HttpRequest) -> HttpResponse:
         "launch_form": launch_form,
     }
     return render(request, "judging/home.html", context)
+
+
+@researcher_required
+def judge_edit(request: HttpRequest, judge_id: int) -> HttpResponse:
+    """Change a judge's sampling settings, provider family or activity (audited)."""
+    judge = get_object_or_404(Judge.objects.select_related("endpoint"), pk=judge_id)
+    form = JudgeSettingsForm(request.POST or None, instance=Judge.objects.get(pk=judge.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            judge_update(judge=judge, actor=request.user, **form.cleaned_data)
+        except JudgeError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("Judge %(name)s saved.") % {"name": judge.name})
+            return redirect("judging:home")
+    status = 400 if form.errors else 200
+    return render(request, "judging/judge_edit.html", {"judge": judge, "form": form}, status=status)
 
 
 @researcher_required

@@ -12,6 +12,7 @@ from judging.models import Judge
 from judging.prompt import CURRENT_PROMPT_VERSION, UnknownPromptVersion, prompt_versions
 from scoring.models import RaterProfile
 from studies.models import ModelEndpoint
+from studies.services.audit import audit_changes, audit_record
 
 
 class JudgeError(ValueError):
@@ -85,3 +86,35 @@ def judge_for_endpoint(*, endpoint: ModelEndpoint, prompt_version: str = CURRENT
         )
     except UnknownPromptVersion as exc:
         raise JudgeError(str(exc)) from exc
+
+
+# What an admin or researcher may change on a judge after creating it (the endpoint and
+# prompt version define the judge: a different one is a new judge).
+JUDGE_SETTINGS = ("temperature", "samples", "structured_output", "provider_family", "is_active")
+
+
+def judge_update(*, judge: Judge, actor, **values) -> Judge:
+    """Change a judge's sampling settings, family or activity, audited. Batches keep the
+    settings they were launched with."""
+    unknown = set(values) - set(JUDGE_SETTINGS)
+    if unknown:
+        raise JudgeError(
+            _("These judge settings cannot be changed: %(names)s.") % {"names": ", ".join(sorted(unknown))}
+        )
+    if "temperature" in values and not 0 <= values["temperature"] <= 2:
+        raise JudgeError(_("The temperature must be between 0 and 2."))
+    if "samples" in values and not 1 <= values["samples"] <= 10:
+        raise JudgeError(_("Samples per response must be between 1 and 10."))
+    if "provider_family" in values:
+        values["provider_family"] = (values["provider_family"] or "").strip()
+    with transaction.atomic():
+        judge = Judge.objects.select_for_update().get(pk=judge.pk)
+        before = {name: getattr(judge, name) for name in values}
+        changes = audit_changes(before=before, after=values)
+        if not changes:
+            return judge
+        for name, value in values.items():
+            setattr(judge, name, value)
+        judge.save(update_fields=list(values))
+        audit_record(actor=actor, action="judge.update", target=judge, changes=changes)
+    return judge
