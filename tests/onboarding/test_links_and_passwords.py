@@ -5,6 +5,7 @@ validators on every path where a password is chosen."""
 
 import getpass
 import io
+import logging
 import re
 
 import pytest
@@ -233,3 +234,29 @@ def test_createsuperuser_refuses_weak_passwords_interactively(monkeypatch):
 class _Tty(io.StringIO):
     def isatty(self):
         return True
+
+
+def test_the_server_log_never_holds_an_invitation_token(client, invited, settings):
+    """Django logs every 4xx with its path; a throttled answer to a link that still
+    works would write a usable token to the log. The log handlers redact it."""
+    from onboarding.logs import InvitationTokenFilter
+
+    settings.INVITATION_LINK_FAILURE_LIMIT = 1
+    _user, link = invited
+    token = link.rstrip("/").rsplit("/", 1)[1]
+    [console] = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, InvitationTokenFilter) for f in h.filters)
+        and isinstance(h, logging.StreamHandler)
+    ]
+    stream = io.StringIO()
+    old = console.setStream(stream)
+    try:
+        client.get(reverse("onboarding:link", args=["MQ", "abc-0123456789abcdef"]))
+        assert client.get(link).status_code == 429  # the good link, throttled: logged as a 4xx
+    finally:
+        console.setStream(old)
+    logged = stream.getvalue()
+    assert "Too Many Requests" in logged and "/accounts/invite/" in logged and "[token]" in logged
+    assert token not in logged and "abc-0123456789abcdef" not in logged
