@@ -35,7 +35,7 @@ from onboarding.services import (
 )
 from onboarding.tokens import VALID, invitation_tokens
 from studies.models import Study
-from studies.roles import admin_required
+from studies.roles import ADMIN, RATER, RESEARCHER, admin_required
 
 SESSION_KEY = "onboarding_invitation_link"
 
@@ -110,8 +110,8 @@ def account_page(request: HttpRequest, user_id: int) -> HttpResponse:
     if account is None:
         raise Http404
     current = set(account["roles"])
-    initial = [name for name, group in (("researcher", "Researcher"), ("admin", "Admin")) if group in current]
-    if "Rater" in current:
+    initial = [name for name, group in (("researcher", RESEARCHER), ("admin", ADMIN)) if group in current]
+    if RATER in current:
         initial.append("calibrator" if account["can_calibrate"] else "rater")
     form = AccountRolesForm(request.POST or None, initial={"roles": initial})
     if request.method == "POST" and form.is_valid():
@@ -146,7 +146,12 @@ def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
         except AccountError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, _("Saved."))
+            done = (
+                _("%(u)s can log in again.")
+                if form.cleaned_data["active"]
+                else _("%(u)s can no longer log in.")
+            )
+            messages.success(request, done % {"u": get_user_model().objects.get(pk=user_id).username})
     return redirect("onboarding:account", user_id=user_id)
 
 

@@ -53,7 +53,10 @@ def test_only_admins_see_the_account_pages(client):
 
 def test_deactivate_and_reactivate_are_audited(client, boss):
     target = rater("r1", "H01")
-    client.post(reverse("onboarding:account_active", args=[target.pk]), {"active": "", "reason": "left"})
+    reply = client.post(
+        reverse("onboarding:account_active", args=[target.pk]), {"active": "", "reason": "left"}, follow=True
+    )
+    assert "r1 can no longer log in." in reply.content.decode()
     assert not User.objects.get(pk=target.pk).is_active
     client.post(reverse("onboarding:account_active", args=[target.pk]), {"active": "on"})
     assert User.objects.get(pk=target.pk).is_active
@@ -65,10 +68,12 @@ def test_deactivate_and_reactivate_are_audited(client, boss):
 def test_roles_change_with_staff_following_admin_and_never_with_a_password(client, boss):
     target = UserFactory(username="res", role=RESEARCHER, password="Own-password-2030")
     url = reverse("onboarding:account", args=[target.pk])
+    assert 'value="researcher" id="id_roles_2" checked' in client.get(url).content.decode()
     reply = client.post(url, {"roles": ["calibrator"]})
     assert reply.status_code == 302
     assert _groups(target) == {RATER}
     assert RaterProfile.objects.get(user=target).can_calibrate
+    assert 'value="calibrator" id="id_roles_1" checked' in client.get(url).content.decode()
     target.refresh_from_db()
     assert not target.is_staff and not target.is_superuser and target.check_password("Own-password-2030")
     event = AuditEvent.objects.get(action="account.roles")
