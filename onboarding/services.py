@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.db.models.functions import Lower, Upper
@@ -252,7 +253,9 @@ def invitation_link_renew(
 
 
 def invitation_accept(*, user, password: str) -> None:
-    """The invitee's own password; the link is used up (the token signs the password hash)."""
+    """The invitee's own password, checked by the password validators (ValidationError);
+    the link is used up (the token signs the password hash)."""
+    validate_password(password, user)
     with transaction.atomic():
         user.set_password(password)
         user.save(update_fields=["password"])

@@ -260,3 +260,15 @@ def test_the_server_log_never_holds_an_invitation_token(client, invited, setting
     logged = stream.getvalue()
     assert "Too Many Requests" in logged and "/accounts/invite/" in logged and "[token]" in logged
     assert token not in logged and "abc-0123456789abcdef" not in logged
+
+
+def test_the_accept_service_itself_validates(invited):
+    from django.core.exceptions import ValidationError
+
+    from onboarding.services import invitation_accept
+
+    user, _link = invited
+    with pytest.raises(ValidationError):
+        invitation_accept(user=user, password="demo-pass-2026")
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+    assert Invitation.objects.get(user=user).accepted_at is None
