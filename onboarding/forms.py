@@ -16,3 +16,23 @@ class InviteForm(forms.Form):
         ),
     )
     send_email = forms.BooleanField(label=_("Also send each link by email"), required=False, initial=True)
+
+
+class AccountRolesForm(forms.Form):
+    roles = forms.MultipleChoiceField(
+        label=_("Roles"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[
+            ("rater", _("Rater")),
+            ("calibrator", _("Calibrator (a rater who may calibrate)")),
+            ("researcher", _("Researcher")),
+            ("admin", _("Admin (superusers only)")),
+        ],
+    )
+    reason = forms.CharField(label=_("Reason (for the audit trail)"), required=False, max_length=500)
+
+
+class AccountActiveForm(forms.Form):
+    active = forms.BooleanField(required=False)
+    reason = forms.CharField(label=_("Reason (for the audit trail)"), required=False, max_length=500)

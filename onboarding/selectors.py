@@ -5,10 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from onboarding.models import Invitation
 from studies.models import Study
+from studies.roles import ALL_ROLES
 
 ACCEPTED = "accepted"
 PENDING = "pending"
@@ -42,3 +45,53 @@ def study_invitations(*, study: Study) -> list[dict]:
             }
         )
     return rows
+
+
+NO_LINK = "none"
+
+
+def _link_state(invitation: Invitation | None, cutoff) -> str:
+    if invitation is None:
+        return NO_LINK
+    if invitation.accepted_at is not None:
+        return ACCEPTED
+    return EXPIRED if invitation.last_link_at < cutoff else PENDING
+
+
+def accounts_list(*, user_id: int | None = None) -> list[dict]:
+    """Every account (or the one with ``user_id``) with its roles, rater code, calibration
+    right, whether it is active, its last login and the state of its last set-password
+    link (for /manage/accounts/)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    users = (
+        get_user_model()
+        .objects.select_related("rater_profile")
+        .prefetch_related(
+            "groups",
+            Prefetch("invitations", queryset=Invitation.objects.order_by("-last_link_at"), to_attr="links"),
+        )
+        .order_by("username")
+    )
+    if user_id is not None:
+        users = users.filter(pk=user_id)
+    rows = []
+    for user in users:
+        profile = getattr(user, "rater_profile", None)
+        rows.append(
+            {
+                "user": user,
+                "roles": sorted(g.name for g in user.groups.all() if g.name in ALL_ROLES),
+                "superuser": user.is_superuser,
+                "rater_code": profile.rater_code if profile is not None else None,
+                "can_calibrate": bool(profile is not None and profile.can_calibrate),
+                "has_password": user.has_usable_password(),
+                "link_state": _link_state(user.links[0] if user.links else None, cutoff),
+            }
+        )
+    return rows
+
+
+def account_get(*, user_id: int) -> dict | None:
+    """One row of ``accounts_list``, or None."""
+    rows = accounts_list(user_id=user_id)
+    return rows[0] if rows else None

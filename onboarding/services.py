@@ -5,11 +5,12 @@ password and choose their own through a one-time link."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.db.models.functions import Lower, Upper
@@ -23,10 +24,18 @@ from onboarding.models import Invitation
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
 from studies.models import Study
-from studies.roles import ADMIN, RATER, RESEARCHER
+from studies.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
+from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 
 ROLE_GROUPS = {"rater": RATER, "calibrator": RATER, "researcher": RESEARCHER, "admin": ADMIN}
+# Mail backends that deliver nothing: the console one writes the mail (and its link) to
+# the server's log, the others keep it on this machine.
+UNDELIVERED_MAIL_BACKENDS = (
+    "django.core.mail.backends.console",
+    "django.core.mail.backends.dummy",
+    "django.core.mail.backends.filebased",
+)
 LinkBuilder = Callable[[str, str], str]  # (uidb64, token) -> absolute URL
 
 
@@ -40,6 +49,31 @@ class InvitationLink:
 
 class InvitationError(Exception):
     pass
+
+
+def account_roles_problem(*, roles: Iterable[str]) -> str | None:
+    """Why one account cannot hold these roles (rater, calibrator, researcher, admin), or
+    None. The rater role and a role that sees unblinded data (admin, researcher) are
+    never on one account: double-blind scoring. Every path that grants roles (the
+    invitation page and command, the account pages) asks this."""
+    if roles_conflict({ROLE_GROUPS[role] for role in roles}):
+        return _(
+            "a rater cannot also be a researcher or an admin (they see who scored what): "
+            "give the other role to a second account, with its own username and email"
+        )
+    return None
+
+
+def _roles_problems(invitees: list[Invitee], actor) -> list[str]:
+    problems = []
+    for invitee in invitees:
+        problem = account_roles_problem(roles=invitee.roles)
+        if problem:
+            problems.append(line_problem(invitee.line, "roles", problem))
+        # the command line (no actor) is trusted; on the page only a superuser adds admins
+        if "admin" in invitee.roles and actor is not None and not actor.is_superuser:
+            problems.append(line_problem(invitee.line, "roles", _("only a superuser may invite an admin")))
+    return problems
 
 
 def _existing_problems(invitees: list[Invitee]) -> list[str]:
@@ -86,8 +120,19 @@ def _link(user, link_for: LinkBuilder) -> str:
     return link_for(urlsafe_base64_encode(force_bytes(user.pk)), invitation_tokens.make_token(user))
 
 
+def mail_delivers(connection) -> bool:
+    """The mail backend hands mail on for delivery (SMTP, and locmem in tests); the
+    console, dummy and file backends do not."""
+    return type(connection).__module__ not in UNDELIVERED_MAIL_BACKENDS
+
+
 def _send(user, link: str, language: str, study: Study | None, connection) -> bool:
-    """The invitation mail in the invitee's language; False if the mail server refused it."""
+    """The invitation mail in the invitee's language; True only if a backend that
+    delivers accepted it. A backend that does not deliver gets no mail outside demo
+    mode (the console backend would write the link to the server's log)."""
+    delivers = mail_delivers(connection)
+    if not delivers and not settings.DEMO_MODE:
+        return False
     days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
     with translation.override(language or settings.LANGUAGE_CODE):
         subject = _("Your teamllm-web account")
@@ -108,7 +153,24 @@ def _send(user, link: str, language: str, study: Study | None, connection) -> bo
         ).send()
     except Exception:  # any transport error: the admin still has the link on the page
         return False
-    return True
+    return delivers
+
+
+def _deliver(invitation: Invitation, link_for: LinkBuilder, email: bool, connection=None) -> InvitationLink:
+    """The invitation's link (signed over its ``last_link_at``: any earlier link stops
+    working), mailed when asked and a backend delivers."""
+    user = invitation.user
+    link = _link(user, link_for)
+    profile = getattr(user, "rater_profile", None)
+    language = profile.language if profile is not None else ""
+    sent = (
+        bool(user.email)
+        and email
+        and _send(user, link, language, invitation.study, connection or get_connection())
+    )
+    if sent:
+        Invitation.objects.filter(pk=invitation.pk).update(emailed_at=timezone.now())
+    return InvitationLink(user.username, user.email, link, bool(sent))
 
 
 def raters_invite(
@@ -123,7 +185,7 @@ def raters_invite(
     """Create every invitee (no usable password, their role groups, a rater profile with
     their code and UI language) and return one set-password link each; all or nothing.
     Mails go out after the commit through the configured backend."""
-    problems = _existing_problems(invitees)
+    problems = _roles_problems(invitees, actor) + _existing_problems(invitees)
     if problems:
         raise InviteFileError(problems)
     user_model = get_user_model()
@@ -149,37 +211,164 @@ def raters_invite(
                     language=invitee.language,
                 )
             invitation = Invitation.objects.create(user=user, study=study, invited_by=actor, last_link_at=now)
-            created.append((invitation, invitee.language))
-    links = []
+            audit_record(
+                actor=actor,
+                action="account.invite",
+                target=user,
+                study=study,
+                changes={"username": user.username, "roles": sorted(invitee.roles)},
+            )
+            created.append(invitation)
     connection = connection or (get_connection() if email else None)
-    for invitation, language in created:
-        link = _link(invitation.user, link_for)
-        sent = email and _send(invitation.user, link, language, study, connection)
-        if sent:
-            Invitation.objects.filter(pk=invitation.pk).update(emailed_at=timezone.now())
-        links.append(InvitationLink(invitation.user.username, invitation.user.email, link, bool(sent)))
-    return links
+    return [_deliver(invitation, link_for, email, connection) for invitation in created]
 
 
-def invitation_link_renew(*, invitation_id: int, link_for: LinkBuilder, email: bool = True) -> InvitationLink:
-    """A fresh link for an invitee who has not set a password yet (the old one expired or got lost)."""
+def _link_issue(*, invitation: Invitation, actor, reason: str = "") -> None:
+    """A new ``last_link_at``: the links issued before it stop working."""
+    with transaction.atomic():
+        invitation.last_link_at = timezone.now()
+        invitation.save(update_fields=["last_link_at"])
+        audit_record(
+            actor=actor,
+            action="account.link",
+            target=invitation.user,
+            study=invitation.study,
+            changes={"invitation": invitation.pk},
+            reason=reason,
+        )
+
+
+def invitation_link_renew(
+    *, invitation_id: int, link_for: LinkBuilder, email: bool = True, actor=None
+) -> InvitationLink:
+    """A fresh link for an invitee who has not set a password yet (the old one expired or
+    got lost); the previous link stops working."""
     invitation = Invitation.objects.select_related("user", "study").get(pk=invitation_id)
     if invitation.accepted_at is not None or invitation.user.has_usable_password():
         raise InvitationError(_("%(u)s has already set a password.") % {"u": invitation.user.username})
-    invitation.last_link_at = timezone.now()
-    invitation.save(update_fields=["last_link_at"])
-    link = _link(invitation.user, link_for)
-    profile = getattr(invitation.user, "rater_profile", None)
-    language = profile.language if profile is not None else ""
-    sent = email and _send(invitation.user, link, language, invitation.study, get_connection())
-    if sent:
-        Invitation.objects.filter(pk=invitation.pk).update(emailed_at=timezone.now())
-    return InvitationLink(invitation.user.username, invitation.user.email, link, bool(sent))
+    if actor is not None:
+        account_may_manage(actor=actor, user=invitation.user)
+    _link_issue(invitation=invitation, actor=actor)
+    return _deliver(invitation, link_for, email)
 
 
 def invitation_accept(*, user, password: str) -> None:
-    """The invitee's own password; the link is used up (the token signs the password hash)."""
+    """The invitee's own password, checked by the password validators (ValidationError);
+    the link is used up (the token signs the password hash)."""
+    validate_password(password, user)
     with transaction.atomic():
         user.set_password(password)
         user.save(update_fields=["password"])
         Invitation.objects.filter(user=user, accepted_at__isnull=True).update(accepted_at=timezone.now())
+
+
+# --- Accounts: what an admin may do to another account --------------------------------
+
+
+class AccountError(Exception):
+    pass
+
+
+def _role_names(user) -> set[str]:
+    """The account's product roles as the invitation CSV names them."""
+    groups = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
+    names = {name for name, group in ROLE_GROUPS.items() if group in groups and group != RATER}
+    if RATER in groups:
+        profile = getattr(user, "rater_profile", None)
+        names.add("calibrator" if profile is not None and profile.can_calibrate else "rater")
+    return names
+
+
+def account_may_manage(*, actor, user) -> None:
+    """Admins manage raters and researchers; admin and superuser accounts only a
+    superuser does. Nobody deactivates or re-roles their own account here."""
+    if not actor.is_superuser and (user.is_superuser or user.groups.filter(name=ADMIN).exists()):
+        raise AccountError(_("Only a superuser may change the admin account %(u)s.") % {"u": user.username})
+
+
+def _target(*, actor, user_id: int):
+    user = get_user_model().objects.select_related("rater_profile").filter(pk=user_id).first()
+    if user is None:
+        raise AccountError(_("No such account."))
+    account_may_manage(actor=actor, user=user)
+    return user
+
+
+def account_roles_set(*, actor, user_id: int, roles: Iterable[str], reason: str = "") -> None:
+    """The account's roles (rater, calibrator, researcher, admin; calibrator is a rater
+    who may calibrate). Only a superuser grants or removes Admin; the rater role never
+    joins an unblinded one. Staff follows the Admin role; passwords and the superuser flag
+    are never touched. Groups that are not roles (the demo marker, a lab's own) stay."""
+    wanted = {role for role in roles if role in ROLE_GROUPS}
+    if "calibrator" in wanted:
+        wanted.add("rater")
+    user = _target(actor=actor, user_id=user_id)
+    if user.pk == actor.pk:
+        raise AccountError(_("You cannot change the roles of your own account."))
+    before = _role_names(user)
+    if (("admin" in wanted) != ("admin" in before)) and not actor.is_superuser:
+        raise AccountError(_("Only a superuser may grant or remove the admin role."))
+    problem = account_roles_problem(roles=wanted)
+    if problem:
+        raise AccountError(_("%(u)s: %(problem)s.") % {"u": user.username, "problem": problem})
+    with transaction.atomic():
+        groups = role_groups_ensure()
+        keep = list(user.groups.exclude(name__in=ALL_ROLES))
+        user.groups.set([*keep, *{groups[ROLE_GROUPS[role]] for role in wanted}])
+        if not user.is_superuser and user.is_staff != ("admin" in wanted):
+            user.is_staff = "admin" in wanted
+            user.save(update_fields=["is_staff"])
+        calibrates = "calibrator" in wanted
+        profile = getattr(user, "rater_profile", None)
+        if "rater" in wanted and profile is None:
+            RaterProfile.objects.create(user=user, can_calibrate=calibrates)
+        elif profile is not None and profile.can_calibrate != calibrates:
+            profile.can_calibrate = calibrates
+            profile.save(update_fields=["can_calibrate"])
+        after = {role for role in wanted if role != "rater" or not calibrates}
+        audit_record(
+            actor=actor,
+            action="account.roles",
+            target=user,
+            changes=audit_changes(before={"roles": sorted(before)}, after={"roles": sorted(after)}),
+            reason=reason,
+        )
+
+
+def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -> None:
+    """Deactivate (the account can no longer log in; its sessions end on their next
+    request) or reactivate an account. Its scores and history stay."""
+    user = _target(actor=actor, user_id=user_id)
+    if user.pk == actor.pk:
+        raise AccountError(_("You cannot deactivate your own account."))
+    if user.is_active == active:
+        return
+    with transaction.atomic():
+        user.is_active = active
+        user.save(update_fields=["is_active"])
+        audit_record(
+            actor=actor,
+            action="account.reactivate" if active else "account.deactivate",
+            target=user,
+            changes={"is_active": [not active, active]},
+            reason=reason,
+        )
+
+
+def account_link_send(*, actor, user_id: int, link_for: LinkBuilder, email: bool = True) -> InvitationLink:
+    """A new set-password link for the account (a lost invitation, a forgotten
+    password); the account's previous link stops working. The admin never sees or sets
+    the password: the account's owner chooses it through the link."""
+    user = _target(actor=actor, user_id=user_id)
+    if not user.is_active:
+        raise AccountError(_("%(u)s is deactivated: reactivate the account first.") % {"u": user.username})
+    invitation = (
+        Invitation.objects.select_related("user", "study")
+        .filter(user=user, accepted_at__isnull=True)
+        .order_by("-last_link_at")
+        .first()
+    )
+    if invitation is None:
+        invitation = Invitation.objects.create(user=user, invited_by=actor, last_link_at=timezone.now())
+    _link_issue(invitation=invitation, actor=actor)
+    return _deliver(invitation, link_for, email)

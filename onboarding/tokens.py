@@ -1,14 +1,18 @@
 """One-time set-password links: Django's password-reset token machinery with its own salt.
 
 A token is signed over the user's password hash and last login, so it stops working as
-soon as the invitee has set a password; it expires after ``PASSWORD_RESET_TIMEOUT``
-(``INVITATION_LINK_DAYS``)."""
+soon as the invitee has set a password, and over the time the account's last link was
+issued (``Invitation.last_link_at``), so a new link revokes the previous one; it expires
+after ``PASSWORD_RESET_TIMEOUT`` (``INVITATION_LINK_DAYS``)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
+from django.db.models import Max
 from django.utils.crypto import constant_time_compare
 from django.utils.http import base36_to_int
+
+from onboarding.models import Invitation
 
 VALID = "valid"
 EXPIRED = "expired"
@@ -17,6 +21,11 @@ INVALID = "invalid"
 
 class InvitationTokenGenerator(PasswordResetTokenGenerator):
     key_salt = "onboarding.tokens.InvitationTokenGenerator"
+
+    def _make_hash_value(self, user, timestamp: int) -> str:
+        last_link = Invitation.objects.filter(user_id=user.pk).aggregate(at=Max("last_link_at"))["at"]
+        issued = last_link.isoformat() if last_link is not None else ""
+        return f"{super()._make_hash_value(user, timestamp)}{issued}"
 
     def state(self, user, token: str) -> str:
         """``valid``, ``expired`` (signed for this user but too old) or ``invalid``."""

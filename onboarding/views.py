@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
-from django.http import HttpRequest, HttpResponse
+from django.core.cache import cache
+from django.core.mail import get_connection
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import translation
@@ -16,13 +19,23 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from onboarding.csv_files import InviteFileError, invitees_from_csv
-from onboarding.forms import InviteForm
+from onboarding.forms import AccountActiveForm, AccountRolesForm, InviteForm
 from onboarding.models import Invitation
-from onboarding.selectors import study_invitations
-from onboarding.services import InvitationError, invitation_accept, invitation_link_renew, raters_invite
-from onboarding.tokens import EXPIRED, VALID, invitation_tokens
+from onboarding.selectors import account_get, accounts_list, study_invitations
+from onboarding.services import (
+    AccountError,
+    InvitationError,
+    account_active_set,
+    account_link_send,
+    account_roles_set,
+    invitation_accept,
+    invitation_link_renew,
+    mail_delivers,
+    raters_invite,
+)
+from onboarding.tokens import VALID, invitation_tokens
 from studies.models import Study
-from studies.roles import admin_required
+from studies.roles import ADMIN, RATER, RESEARCHER, admin_required
 
 SESSION_KEY = "onboarding_invitation_link"
 
@@ -52,7 +65,7 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
         except InviteFileError as exc:
             problems = exc.problems
         else:
-            return render(request, "onboarding/links.html", {"study": study, "links": links})
+            return _links_page(request, study, links)
     context = {
         "study": study,
         "form": form,
@@ -67,13 +80,90 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
 def invitation_renew_view(request: HttpRequest, invitation_id: int) -> HttpResponse:
     invitation = get_object_or_404(Invitation.objects.select_related("study"), pk=invitation_id)
     try:
-        link = invitation_link_renew(invitation_id=invitation.pk, link_for=_link_builder(request))
-    except InvitationError as exc:
+        link = invitation_link_renew(
+            invitation_id=invitation.pk, link_for=_link_builder(request), actor=request.user
+        )
+    except (InvitationError, AccountError) as exc:
         messages.error(request, str(exc))
         if invitation.study is None:
-            return redirect("scoring:admin_home")
+            return redirect("onboarding:accounts")
         return redirect("onboarding:invite", study_id=invitation.study.pk)
-    return render(request, "onboarding/links.html", {"study": invitation.study, "links": [link]})
+    return _links_page(request, invitation.study, [link])
+
+
+def _links_page(request: HttpRequest, study, links) -> HttpResponse:
+    context = {"study": study, "links": links, "mail_delivers": mail_delivers(get_connection())}
+    return render(request, "onboarding/links.html", context)
+
+
+# --- Accounts ------------------------------------------------------------------------
+
+
+@admin_required
+def accounts_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "onboarding/accounts.html", {"accounts": accounts_list()})
+
+
+@admin_required
+def account_page(request: HttpRequest, user_id: int) -> HttpResponse:
+    account = account_get(user_id=user_id)
+    if account is None:
+        raise Http404
+    current = set(account["roles"])
+    initial = [name for name, group in (("researcher", RESEARCHER), ("admin", ADMIN)) if group in current]
+    if RATER in current:
+        initial.append("calibrator" if account["can_calibrate"] else "rater")
+    form = AccountRolesForm(request.POST or None, initial={"roles": initial})
+    if request.method == "POST" and form.is_valid():
+        try:
+            account_roles_set(
+                actor=request.user,
+                user_id=user_id,
+                roles=form.cleaned_data["roles"],
+                reason=form.cleaned_data["reason"],
+            )
+        except AccountError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("The roles of %(u)s are saved.") % {"u": account["user"].username})
+            return redirect("onboarding:account", user_id=user_id)
+    context = {"account": account, "form": form}
+    return render(request, "onboarding/account.html", context, status=400 if form.errors else 200)
+
+
+@admin_required
+@require_POST
+def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    form = AccountActiveForm(request.POST)
+    if form.is_valid():
+        try:
+            account_active_set(
+                actor=request.user,
+                user_id=user_id,
+                active=form.cleaned_data["active"],
+                reason=form.cleaned_data["reason"],
+            )
+        except AccountError as exc:
+            messages.error(request, str(exc))
+        else:
+            done = (
+                _("%(u)s can log in again.")
+                if form.cleaned_data["active"]
+                else _("%(u)s can no longer log in.")
+            )
+            messages.success(request, done % {"u": get_user_model().objects.get(pk=user_id).username})
+    return redirect("onboarding:account", user_id=user_id)
+
+
+@admin_required
+@require_POST
+def account_link_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    try:
+        link = account_link_send(actor=request.user, user_id=user_id, link_for=_link_builder(request))
+    except AccountError as exc:
+        messages.error(request, str(exc))
+        return redirect("onboarding:account", user_id=user_id)
+    return _links_page(request, None, [link])
 
 
 def _invitee(uidb64: str):
@@ -84,20 +174,40 @@ def _invitee(uidb64: str):
         return None
 
 
+def _failures_key(request: HttpRequest) -> str:
+    return f"onboarding:link-failures:{get_client_ip_address(request) or 'unknown'}"
+
+
+def _throttled(request: HttpRequest) -> HttpResponse | None:
+    """429 once this address has had ``INVITATION_LINK_FAILURE_LIMIT`` unusable
+    invitation URLs within the window: nobody tries links or user ids in bulk."""
+    if (cache.get(_failures_key(request)) or 0) < settings.INVITATION_LINK_FAILURE_LIMIT:
+        return None
+    minutes = max(1, round(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds() / 60))
+    return render(request, "onboarding/link_throttled.html", {"minutes": minutes}, status=429)
+
+
+def _count_failure(request: HttpRequest) -> None:
+    key = _failures_key(request)
+    timeout = int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds())
+    cache.add(key, 0, timeout)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired (or the cache was unreachable) in between
+        cache.set(key, 1, timeout)
+
+
 def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
-    """A page saying why the link cannot be used, or None when it can."""
-    if user is None:
-        state = "invalid"
-    elif (
-        user.has_usable_password() or Invitation.objects.filter(user=user, accepted_at__isnull=False).exists()
-    ):
-        state = "used"
-    else:
-        state = invitation_tokens.state(user, token)
-        if state == VALID:
-            return None
-    status = {"used": 410, EXPIRED: 410}.get(state, 400)
-    return render(request, "onboarding/link_problem.html", {"state": state}, status=status)
+    """None when the link can be used; otherwise one page and one status, whatever the
+    reason (no such user, a forged, replaced, expired or used link), so that the answer
+    tells nothing about which accounts exist or have a password."""
+    throttled = _throttled(request)
+    if throttled is not None:
+        return throttled
+    if user is not None and invitation_tokens.state(user, token) == VALID:
+        return None
+    _count_failure(request)
+    return render(request, "onboarding/link_problem.html", status=400)
 
 
 def _activate_invitee_language(request: HttpRequest, user) -> None:

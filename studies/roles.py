@@ -83,8 +83,26 @@ def is_demo_user(user) -> bool:
     return DEMO_GROUP in user_roles(user)
 
 
+# Roles that see unblinded data (who scored what, the partner's comments, the agreement
+# of a pair): never on an account that is also a rater (double-blind scoring).
+UNBLINDED_ROLES = frozenset({ADMIN, RESEARCHER})
+
+
+def roles_conflict(roles: set[str] | frozenset[str]) -> bool:
+    """True for a set of role groups that puts the rater role and an unblinded role on
+    one account: the product refuses to grant it (a second account is the way)."""
+    return RATER in roles and bool(roles & UNBLINDED_ROLES)
+
+
+def user_roles_conflict(user) -> bool:
+    """The account holds the rater role and an unblinded one (data from before the rule,
+    or a superuser in the Rater group): it may use only the rater's pages."""
+    return roles_conflict(user_roles(user))
+
+
 def is_admin(user) -> bool:
-    return ADMIN in user_roles(user)
+    roles = user_roles(user)
+    return ADMIN in roles and RATER not in roles
 
 
 def is_rater(user) -> bool:
@@ -92,11 +110,13 @@ def is_rater(user) -> bool:
 
 
 def is_researcher(user) -> bool:
-    return RESEARCHER in user_roles(user)
+    roles = user_roles(user)
+    return RESEARCHER in roles and RATER not in roles
 
 
 def is_admin_or_researcher(user) -> bool:
-    return bool(user_roles(user) & {ADMIN, RESEARCHER})
+    roles = user_roles(user)
+    return bool(roles & UNBLINDED_ROLES) and RATER not in roles
 
 
 def _require(check):

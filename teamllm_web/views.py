@@ -5,17 +5,19 @@ from __future__ import annotations
 import hmac
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from scoring.models import RaterProfile
-from studies.roles import ADMIN, RATER, RESEARCHER, is_admin, user_roles
+from studies.roles import is_admin, is_rater, is_researcher, user_roles_conflict
 
 from .health import status_report
 from .middleware import liveness_response
@@ -23,13 +25,23 @@ from .middleware import liveness_response
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    """Each role lands on its own page."""
-    roles = user_roles(request.user)
-    if ADMIN in roles:
+    """Each role lands on its own page. An account that is a rater and also an admin or
+    researcher (from before the rule) is only a rater: double-blind scoring."""
+    user = request.user
+    if user_roles_conflict(user):
+        messages.warning(
+            request,
+            _(
+                "This account is a rater and also an admin or researcher. While it is a rater, "
+                "the pages that show who scored what are closed to it (double-blind scoring): "
+                "ask an admin for a second account for the other role."
+            ),
+        )
+    if is_admin(user):
         return redirect("scoring:admin_home")
-    if RESEARCHER in roles:
+    if is_researcher(user):
         return redirect("research:research_home")
-    if RATER in roles:
+    if is_rater(user):
         return redirect("scoring:queue")
     return redirect("no_role")
 

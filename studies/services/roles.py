@@ -6,13 +6,32 @@ from django.contrib.auth.models import Group, Permission
 
 from studies.roles import ADMIN, ALL_ROLES
 
-# Admins get every permission of these apps (the Django admin shows them their models).
-ADMIN_PERMISSION_APPS = ["studies", "scoring", "calibration", "research", "generation", "onboarding", "auth"]
+# Admins may look at (never change) every model of these apps in the Django admin: the
+# product's own pages, each with an audited service, are where things are changed.
+ADMIN_PERMISSION_APPS = [
+    "studies",
+    "scoring",
+    "calibration",
+    "research",
+    "generation",
+    "onboarding",
+    "training",
+    "judging",
+    "auth",
+]
+
+
+def admin_permissions():
+    """The permissions of the Admin group: ``view_*`` of the product's apps and of auth,
+    nothing that adds, changes or deletes (an account's password, staff or superuser
+    flag, groups above all)."""
+    return Permission.objects.filter(
+        content_type__app_label__in=ADMIN_PERMISSION_APPS, codename__startswith="view_"
+    )
 
 
 def role_groups_ensure() -> dict[str, Group]:
-    """The three role groups; Admin gets every permission of the product's apps."""
+    """The three role groups; Admin gets the view permissions of the product's apps."""
     groups = {name: Group.objects.get_or_create(name=name)[0] for name in ALL_ROLES}
-    perms = Permission.objects.filter(content_type__app_label__in=ADMIN_PERMISSION_APPS)
-    groups[ADMIN].permissions.set(perms)
+    groups[ADMIN].permissions.set(admin_permissions())
     return groups

@@ -117,11 +117,18 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password an account's owner chooses (invitation link, password change page,
+# changepassword, createsuperuser): 12+ characters, not a common one, not like the
+# username/name/email, not all digits, not the demo's published password.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env.int("PASSWORD_MIN_LENGTH", default=12)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "onboarding.passwords.PublishedPasswordValidator"},
 ]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------
 AUTHENTICATION_BACKENDS = [
@@ -215,6 +222,10 @@ globals().update(env.email_url_config(env("EMAIL_URL", default="") or "consolema
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
 # How long an invitation's set-password link works (Django's password-reset token timeout).
 PASSWORD_RESET_TIMEOUT = env.int("INVITATION_LINK_DAYS", default=7) * 24 * 3600
+# Invitation URLs that cannot be used (unknown, forged, expired, used) answered to one
+# client address within the window; past the limit every invitation URL answers 429.
+INVITATION_LINK_FAILURE_LIMIT = env.int("INVITATION_LINK_FAILURE_LIMIT", default=20)
+INVITATION_LINK_FAILURE_WINDOW = timedelta(minutes=env.float("INVITATION_LINK_FAILURE_MINUTES", default=15))
 # Debug pages and error mails mask credentials: settings named like URL/DSN/TOKEN and
 # passwords inside any URL (DATABASES, CACHES, CELERY_BROKER_URL, request.META).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "teamllm_web.debug.CredentialsMaskingFilter"
@@ -303,12 +314,16 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"require_debug_false": {"()": "django.utils.log.RequireDebugFalse"}},
+    "filters": {
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+        # "Bad Request: /accounts/invite/<uid>/<token>/" without the token
+        "invitation_tokens": {"()": "onboarding.logs.InvitationTokenFilter"},
+    },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["invitation_tokens"]},
         "mail_admins": {
             "level": "ERROR",
-            "filters": ["require_debug_false"],
+            "filters": ["require_debug_false", "invitation_tokens"],
             "class": "django.utils.log.AdminEmailHandler",
         },
     },

@@ -154,15 +154,16 @@ def test_link_sets_the_password_once_and_then_says_it_was_used(study, tmp_path, 
     assert Invitation.objects.get(user=jane).accepted_at is not None
     client.logout()
     again = client.get(link)
-    assert again.status_code == 410 and "This link has already been used" in again.content.decode()
+    # the page of any unusable link (issue 22: it tells nothing about the account)
+    assert again.status_code == 400 and "This link cannot be used" in again.content.decode()
     assert (
         client.post(set_url, {"new_password1": "Other-pass-99", "new_password2": "Other-pass-99"}).status_code
-        == 410
+        == 400
     )
     assert User.objects.get(username="jane").check_password("Tide-pool-2035")
 
 
-def test_expired_and_forged_links_say_so(study, tmp_path, capsys, client, settings):
+def test_expired_and_forged_links_cannot_be_used(study, tmp_path, capsys, client, settings):
     _invite(tmp_path, GOOD, capsys)
     jane = User.objects.get(username="jane")
     uidb64 = urlsafe_base64_encode(force_bytes(jane.pk))
@@ -170,9 +171,9 @@ def test_expired_and_forged_links_say_so(study, tmp_path, capsys, client, settin
     old = invitation_tokens._num_seconds(invitation_tokens._now()) - settings.PASSWORD_RESET_TIMEOUT - 60
     expired = invitation_tokens._make_token_with_timestamp(jane, old, invitation_tokens.secret)
     reply = client.get(reverse("onboarding:link", args=[uidb64, expired]))
-    assert reply.status_code == 410 and "This link has expired" in reply.content.decode()
+    assert reply.status_code == 400 and "This link cannot be used" in reply.content.decode()
     forged = client.get(reverse("onboarding:link", args=[uidb64, "abc-0123456789abcdef"]))
-    assert forged.status_code == 400 and "This link is not valid" in forged.content.decode()
+    assert forged.status_code == 400 and "This link cannot be used" in forged.content.decode()
     assert client.get(reverse("onboarding:link", args=["!!", "x-y"])).status_code == 400
     assert not User.objects.get(username="jane").has_usable_password()
 
@@ -218,4 +219,4 @@ def test_anonymous_visitors_reach_only_the_invitation_links(study, client):
         assert reply.status_code == 302 and reply.url.startswith("/accounts/login/"), url
     # the link pages answer without a login (the invitee has no password yet)
     reply = client.get(reverse("onboarding:link", args=["MQ", "abc-def"]))
-    assert reply.status_code == 400 and "This link is not valid" in reply.content.decode()
+    assert reply.status_code == 400 and "This link cannot be used" in reply.content.decode()

@@ -1,0 +1,144 @@
+"""The product's account pages (/manage/accounts/): admins deactivate and reactivate
+accounts, change roles and send new set-password links, audited; they never set a
+password, staff or superuser flag, and only a superuser acts on admins."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.urls import reverse
+
+from onboarding.models import Invitation
+from scoring.models import RaterProfile
+from studies.models import AuditEvent
+from studies.roles import ADMIN, RATER, RESEARCHER
+from tests.factories import UserFactory, rater
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+
+
+@pytest.fixture
+def boss(client):
+    user = UserFactory(username="boss", role=ADMIN, is_staff=True)
+    client.force_login(user)
+    return user
+
+
+def _groups(user):
+    return set(User.objects.get(pk=user.pk).groups.values_list("name", flat=True))
+
+
+def test_the_list_shows_every_account_and_is_linked_from_the_admin_home(client, boss):
+    r1 = rater("r1", "H01", can_calibrate=True)
+    r1.email = "r1@lab.example.org"
+    r1.save()
+    page = client.get(reverse("onboarding:accounts"))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'data-username="r1"' in html and "r1@lab.example.org" in html and "H01" in html
+    assert 'data-username="boss"' in html
+    assert reverse("onboarding:accounts") in client.get(reverse("scoring:admin_home")).content.decode()
+
+
+def test_only_admins_see_the_account_pages(client):
+    target = rater("r1", "H01")
+    for role in (RATER, RESEARCHER):
+        client.force_login(UserFactory(username=f"u-{role}", role=role))
+        assert client.get(reverse("onboarding:accounts")).status_code == 403
+        assert client.get(reverse("onboarding:account", args=[target.pk])).status_code == 403
+        reply = client.post(reverse("onboarding:account_active", args=[target.pk]), {"active": ""})
+        assert reply.status_code == 403
+    assert User.objects.get(pk=target.pk).is_active
+
+
+def test_deactivate_and_reactivate_are_audited(client, boss):
+    target = rater("r1", "H01")
+    reply = client.post(
+        reverse("onboarding:account_active", args=[target.pk]), {"active": "", "reason": "left"}, follow=True
+    )
+    assert "r1 can no longer log in." in reply.content.decode()
+    assert not User.objects.get(pk=target.pk).is_active
+    client.post(reverse("onboarding:account_active", args=[target.pk]), {"active": "on"})
+    assert User.objects.get(pk=target.pk).is_active
+    events = list(AuditEvent.objects.filter(target=f"auth.user:{target.pk}").order_by("at", "pk"))
+    assert [e.action for e in events] == ["account.deactivate", "account.reactivate"]
+    assert events[0].actor == boss and events[0].reason == "left"
+
+
+def test_roles_change_with_staff_following_admin_and_never_with_a_password(client, boss):
+    target = UserFactory(username="res", role=RESEARCHER, password="Own-password-2030")
+    url = reverse("onboarding:account", args=[target.pk])
+    assert 'value="researcher" id="id_roles_2" checked' in client.get(url).content.decode()
+    reply = client.post(url, {"roles": ["calibrator"]})
+    assert reply.status_code == 302
+    assert _groups(target) == {RATER}
+    assert RaterProfile.objects.get(user=target).can_calibrate
+    assert 'value="calibrator" id="id_roles_1" checked' in client.get(url).content.decode()
+    target.refresh_from_db()
+    assert not target.is_staff and not target.is_superuser and target.check_password("Own-password-2030")
+    event = AuditEvent.objects.get(action="account.roles")
+    assert event.changes == {"roles": [["researcher"], ["calibrator"]]} and event.actor == boss
+
+
+@pytest.mark.parametrize("roles", [["rater", "researcher"], ["calibrator", "researcher"]])
+def test_the_role_page_refuses_a_rater_with_an_unblinded_role(client, boss, roles):
+    target = UserFactory(username="res", role=RESEARCHER)
+    reply = client.post(reverse("onboarding:account", args=[target.pk]), {"roles": roles})
+    assert reply.status_code == 400 and "second account" in reply.content.decode()
+    assert _groups(target) == {RESEARCHER} and not AuditEvent.objects.exists()
+
+
+def test_only_a_superuser_grants_admin_or_acts_on_an_admin(client, boss):
+    target = rater("r1", "H01")
+    other_admin = UserFactory(username="admin2", role=ADMIN, is_staff=True)
+    root = User.objects.create_superuser("root", password="Root-pass-original-1")
+    reply = client.post(
+        reverse("onboarding:account", args=[UserFactory(username="res", role=RESEARCHER).pk]),
+        {"roles": ["admin"]},
+    )
+    assert reply.status_code == 400 and "Only a superuser" in reply.content.decode()
+    for victim in (other_admin, root):
+        client.post(reverse("onboarding:account_active", args=[victim.pk]), {"active": ""})
+        assert User.objects.get(pk=victim.pk).is_active
+        client.post(reverse("onboarding:account_link", args=[victim.pk]))
+        assert not Invitation.objects.filter(user=victim).exists()
+        client.post(reverse("onboarding:account", args=[victim.pk]), {"roles": ["researcher"]})
+    assert ADMIN in _groups(other_admin) and User.objects.get(pk=root.pk).is_superuser
+    # a superuser may
+    client.force_login(root)
+    client.post(reverse("onboarding:account", args=[other_admin.pk]), {"roles": ["researcher"]})
+    assert _groups(other_admin) == {RESEARCHER} and not User.objects.get(pk=other_admin.pk).is_staff
+    client.post(reverse("onboarding:account", args=[target.pk]), {"roles": ["admin"]})
+    assert _groups(target) == {ADMIN} and User.objects.get(pk=target.pk).is_staff
+
+
+def test_a_new_link_revokes_the_previous_and_lets_the_owner_choose_a_password(client, boss):
+    target = rater("r1", "H01")
+    target.email = "r1@lab.example.org"
+    target.set_password("Forgotten-pass-2020")
+    target.save()
+    first = client.post(reverse("onboarding:account_link", args=[target.pk]))
+    assert first.status_code == 200 and "Emailed" in first.content.decode()
+    assert [m.to for m in mail.outbox] == [["r1@lab.example.org"]]
+    second = client.post(reverse("onboarding:account_link", args=[target.pk]))
+    link_1 = mail.outbox[0].body.split("http://testserver", 1)[1].split()[0]
+    link_2 = mail.outbox[1].body.split("http://testserver", 1)[1].split()[0]
+    assert second.status_code == 200 and link_1 != link_2
+    assert Invitation.objects.filter(user=target).count() == 1
+    assert AuditEvent.objects.filter(action="account.link", actor=boss).count() == 2
+    # the admin's password for the account is untouched: it still works until the owner sets one
+    assert User.objects.get(pk=target.pk).check_password("Forgotten-pass-2020")
+    client.logout()
+    assert client.get(link_1).status_code == 400
+    reply = client.get(link_2)
+    assert reply.status_code == 302
+    client.post(reply.url, {"new_password1": "Brand-new-pass-2036", "new_password2": "Brand-new-pass-2036"})
+    assert User.objects.get(pk=target.pk).check_password("Brand-new-pass-2036")
+    assert client.get(link_2).status_code == 400  # used up
+
+
+def test_an_admin_cannot_deactivate_or_re_role_itself(client, boss):
+    client.post(reverse("onboarding:account_active", args=[boss.pk]), {"active": ""})
+    assert User.objects.get(pk=boss.pk).is_active
+    reply = client.post(reverse("onboarding:account", args=[boss.pk]), {"roles": ["researcher"]})
+    assert reply.status_code == 400 and ADMIN in _groups(boss)

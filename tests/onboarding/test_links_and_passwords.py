@@ -1,0 +1,274 @@
+"""Issue 22, finding 7 (invitation links and passwords): a new link revokes the old one;
+every unusable link answers the same, throttled per address; links are mailed only by a
+backend that delivers (never written to the log outside demo mode); Django's password
+validators on every path where a password is chosen."""
+
+import getpass
+import io
+import logging
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from onboarding.csv_files import invitees_from_csv
+from onboarding.models import Invitation
+from onboarding.services import invitation_link_renew, raters_invite
+from studies.models import AuditEvent, Study
+from studies.roles import ADMIN
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+User = get_user_model()
+CSV = b"username,name,email,language,roles\njane.doe.rater,Jane Doe,jane@lab.example.org,en,rater\n"
+WEAK = ["r5r5r5r5", "Summer2026", "demo-pass-2026", "jane.doe.rater1", "123456789012345", "password1234"]
+GOOD = "Tide-pool-2035"
+
+
+def _build(uidb64, token):
+    return f"http://testserver{reverse('onboarding:link', args=[uidb64, token])}"
+
+
+def _path(link):
+    return link.split("testserver", 1)[1]
+
+
+@pytest.fixture
+def invited():
+    study = Study.objects.create(name="Lab")
+    [link] = raters_invite(
+        study=study, invitees=invitees_from_csv(CSV), actor=None, link_for=_build, email=False
+    )
+    return User.objects.get(username="jane.doe.rater"), _path(link.link)
+
+
+def _set_password_url(link_path):
+    return reverse("onboarding:set_password", args=[link_path.split("/")[3]])
+
+
+def test_a_new_link_revokes_the_previous_one(client, invited):
+    user, old = invited
+    invitation = Invitation.objects.get(user=user)
+    new = _path(invitation_link_renew(invitation_id=invitation.pk, link_for=_build, email=False).link)
+    assert new != old
+    assert client.get(old).status_code == 400  # the old link no longer works
+    reply = client.get(new)
+    assert reply.status_code == 302 and reply.url == _set_password_url(new)
+    assert AuditEvent.objects.filter(action="account.link", target=f"auth.user:{user.pk}").exists()
+
+
+def test_an_old_link_kept_in_the_session_stops_working_too(client, invited):
+    user, old = invited
+    assert client.get(old).status_code == 302  # its token is now in the session
+    invitation_link_renew(invitation_id=Invitation.objects.get(user=user).pk, link_for=_build, email=False)
+    set_url = _set_password_url(old)
+    assert client.get(set_url).status_code == 400
+    assert client.post(set_url, {"new_password1": GOOD, "new_password2": GOOD}).status_code == 400
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+
+def _without_tokens(reply):
+    """The page without its per-response CSRF token and CSP nonce."""
+    return re.sub(r'(nonce="|value="|X-CSRFToken": ")[^"]+"', r"\1…", reply.content.decode())
+
+
+def test_every_unusable_link_answers_the_same(client, invited):
+    """No enumeration: an unknown user id, an account with or without a password, a
+    forged, used or expired token: one status, one page."""
+    user, link = invited
+    with_password = UserFactory(username="has-pass")
+    pages = []
+    for uid in (user.pk, with_password.pk, 10**9):
+        uidb64 = urlsafe_base64_encode(force_bytes(uid))
+        for url in (
+            reverse("onboarding:link", args=[uidb64, "abc-0123456789abcdef"]),
+            reverse("onboarding:set_password", args=[uidb64]),
+        ):
+            reply = client.get(url)
+            pages.append((reply.status_code, _without_tokens(reply)))
+    # a used link: the page of a forged one
+    client.get(link)
+    client.post(_set_password_url(link), {"new_password1": GOOD, "new_password2": GOOD})
+    client.logout()
+    used = client.get(link)
+    pages.append((used.status_code, _without_tokens(used)))
+    assert {status for status, _ in pages} == {400}
+    assert len({page for _, page in pages}) == 1
+    assert "This link cannot be used" in pages[0][1]
+
+
+def test_unusable_links_are_throttled_per_address(client, invited, settings):
+    settings.INVITATION_LINK_FAILURE_LIMIT = 3
+    _user, link = invited
+    forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    assert [client.get(forged).status_code for _ in range(3)] == [400, 400, 400]
+    blocked = client.get(forged)
+    assert blocked.status_code == 429 and "Too many invalid links" in blocked.content.decode()
+    assert client.get(link).status_code == 429  # even a good link, from this address
+    # another address is not blocked
+    assert client.get(link, REMOTE_ADDR="203.0.113.7").status_code == 302
+
+
+def test_no_mail_and_no_link_in_the_log_with_the_console_backend(settings, capsys, caplog, tmp_path):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    settings.DEMO_MODE = False
+    Study.objects.create(name="Lab")
+    path = tmp_path / "p.csv"
+    path.write_bytes(CSV)
+    call_command("invite_raters", str(path), "--study", "Lab")
+    out = capsys.readouterr()
+    link = out.out.split("\t")[1].strip()
+    assert "/accounts/invite/" in link
+    assert link not in out.err and link not in caplog.text  # the console mail was not written
+    assert "Not emailed" in out.err
+    assert Invitation.objects.get().emailed_at is None
+
+
+def test_in_demo_mode_the_console_backend_prints_the_mail(settings, capsys):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    settings.DEMO_MODE = True
+    study = Study.objects.create(name="Lab")
+    [link] = raters_invite(study=study, invitees=invitees_from_csv(CSV), actor=None, link_for=_build)
+    assert link.link in capsys.readouterr().out
+    assert link.emailed is False  # printed is not delivered
+
+
+def test_the_links_page_says_emailed_only_when_a_backend_delivered(client, settings):
+    study = Study.objects.create(name="Lab")
+    client.force_login(UserFactory(username="boss", role=ADMIN))
+    url = reverse("onboarding:invite", args=[study.pk])
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    page = client.post(url, {"file": SimpleUploadedFile("p.csv", CSV), "send_email": "on"}).content.decode()
+    assert "Not emailed: hand the link over yourself" in page and 'id="no-mail"' in page
+    assert 'class="emailed-yes"' not in page and not mail.outbox
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    other = CSV.replace(b"jane.doe.rater", b"ann.other").replace(b"jane@", b"ann@")
+    page = client.post(url, {"file": SimpleUploadedFile("p.csv", other), "send_email": "on"}).content.decode()
+    assert 'class="emailed-yes"' in page and 'id="no-mail"' not in page
+    assert [m.to for m in mail.outbox] == [["ann@lab.example.org"]]
+
+
+@pytest.mark.parametrize("password", WEAK)
+def test_the_invitation_page_refuses_weak_passwords(client, invited, password):
+    user, link = invited
+    client.get(link)
+    reply = client.post(_set_password_url(link), {"new_password1": password, "new_password2": password})
+    assert reply.status_code == 200 and 'class="errorlist' in reply.content.decode()
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+
+def test_the_invitation_page_accepts_a_good_password(client, invited):
+    user, link = invited
+    client.get(link)
+    reply = client.post(_set_password_url(link), {"new_password1": GOOD, "new_password2": GOOD})
+    assert reply.status_code == 302 and User.objects.get(pk=user.pk).check_password(GOOD)
+
+
+def test_the_messages_say_why(client, invited):
+    _user, link = invited
+    client.get(link)
+    url = _set_password_url(link)
+    for password, message in (
+        ("r5r5r5r5", "at least 12 characters"),
+        ("demo-pass-2026", "published in the documentation"),
+        ("jane.doe.rater1", "too similar to the username"),
+        ("123456789012345", "entirely numeric"),
+        ("password1234", "too common"),
+    ):
+        page = client.post(url, {"new_password1": password, "new_password2": password}).content.decode()
+        assert message in page.replace("&#x27;", "'"), password
+
+
+@pytest.mark.parametrize("password", WEAK)
+def test_the_password_change_page_refuses_weak_passwords(client, password):
+    user = UserFactory(username="jane.doe.rater", password="Old-password-2020")
+    client.force_login(user)
+    reply = client.post(
+        reverse("password_change"),
+        {"old_password": "Old-password-2020", "new_password1": password, "new_password2": password},
+    )
+    assert reply.status_code == 200
+    assert User.objects.get(pk=user.pk).check_password("Old-password-2020")
+    good = client.post(
+        reverse("password_change"),
+        {"old_password": "Old-password-2020", "new_password1": GOOD, "new_password2": GOOD},
+    )
+    assert good.status_code == 302 and User.objects.get(pk=user.pk).check_password(GOOD)
+
+
+def test_changepassword_refuses_weak_passwords(monkeypatch):
+    user = UserFactory(username="jane.doe.rater", password="Old-password-2020")
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": "demo-pass-2026")
+    with pytest.raises(CommandError, match="Aborting password change"):
+        call_command("changepassword", "jane.doe.rater")
+    assert User.objects.get(pk=user.pk).check_password("Old-password-2020")
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": GOOD)
+    call_command("changepassword", "jane.doe.rater")
+    assert User.objects.get(pk=user.pk).check_password(GOOD)
+
+
+def test_createsuperuser_refuses_weak_passwords_interactively(monkeypatch):
+    answers = iter(["Summer2026", "Summer2026", GOOD, GOOD])
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": next(answers))
+    monkeypatch.setattr("builtins.input", lambda prompt="": "N")  # do not bypass the validation
+    err = io.StringIO()
+    call_command(
+        "createsuperuser",
+        username="root",
+        email="root@example.org",
+        interactive=True,
+        stdin=_Tty(),
+        stderr=err,
+    )
+    assert "too short" in err.getvalue()
+    assert User.objects.get(username="root").check_password(GOOD)
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_server_log_never_holds_an_invitation_token(client, invited, settings):
+    """Django logs every 4xx with its path; a throttled answer to a link that still
+    works would write a usable token to the log. The log handlers redact it."""
+    from onboarding.logs import InvitationTokenFilter
+
+    settings.INVITATION_LINK_FAILURE_LIMIT = 1
+    _user, link = invited
+    token = link.rstrip("/").rsplit("/", 1)[1]
+    [console] = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, InvitationTokenFilter) for f in h.filters)
+        and isinstance(h, logging.StreamHandler)
+    ]
+    stream = io.StringIO()
+    old = console.setStream(stream)
+    try:
+        client.get(reverse("onboarding:link", args=["MQ", "abc-0123456789abcdef"]))
+        assert client.get(link).status_code == 429  # the good link, throttled: logged as a 4xx
+    finally:
+        console.setStream(old)
+    logged = stream.getvalue()
+    assert "Too Many Requests" in logged and "/accounts/invite/" in logged and "[token]" in logged
+    assert token not in logged and "abc-0123456789abcdef" not in logged
+
+
+def test_the_accept_service_itself_validates(invited):
+    from django.core.exceptions import ValidationError
+
+    from onboarding.services import invitation_accept
+
+    user, _link = invited
+    with pytest.raises(ValidationError):
+        invitation_accept(user=user, password="demo-pass-2026")
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+    assert Invitation.objects.get(user=user).accepted_at is None
