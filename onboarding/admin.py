@@ -23,25 +23,28 @@ class InvitationAdmin(InspectionAdmin):
     )
 
 
-class SuperuserChangesOnly:
-    """Accounts and groups are inspected in the Django admin and changed only by a
-    superuser: whatever permissions a group grants, a staff member who is not a
-    superuser cannot add, change or delete an account (its password, staff and
-    superuser flags, groups) or a group. Admins manage accounts on the product's
-    account pages, through audited services that never set a password or a flag."""
+class InspectedAccounts:
+    """Accounts and groups are inspected in the Django admin, never changed there, by
+    anyone: an admin form would set passwords, staff and superuser flags and groups
+    without the product's checks (no rater with unblinded roles, no password set for
+    someone else) or its audit trail. Admins and superusers change accounts on the
+    product's account pages; a superuser is made and its password set with
+    ``createsuperuser`` and ``changepassword`` on the command line."""
+
+    actions = None
 
     def has_add_permission(self, request, *args) -> bool:
-        return request.user.is_active and request.user.is_superuser
+        return False
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_active and request.user.is_superuser
+        return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return request.user.is_active and request.user.is_superuser
+        return False
 
 
 User = get_user_model()
 for model, base in ((User, UserAdmin), (Group, GroupAdmin)):
     if admin.site.is_registered(model):
         admin.site.unregister(model)
-    admin.site.register(model, type(f"Inspected{base.__name__}", (SuperuserChangesOnly, base), {}))
+    admin.site.register(model, type(f"Inspected{base.__name__}", (InspectedAccounts, base), {}))

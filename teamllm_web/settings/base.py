@@ -36,7 +36,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "teamllm_web.apps.TeamAdminConfig",  # django.contrib.admin, Admin role only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -91,17 +91,20 @@ def test_an_invited_admin_cannot_take_over_an_account_in_the_django_admin(client
     assert group.permissions.exists()
 
 
-def test_a_superuser_still_changes_accounts_in_the_django_admin(client):
+def test_not_even_a_superuser_changes_accounts_in_the_django_admin(client):
+    """Superusers change accounts on the product's pages (audited) and set their own
+    password with ``changepassword``: the README promises no password is set for someone else."""
     root = User.objects.create_superuser("root", password="Root-pass-original-1")
     rater = UserFactory(username="r1", role=RATER)
     client.force_login(root)
+    assert client.get(f"/admin/auth/user/{rater.pk}/change/").status_code == 200  # inspection stays
     reply = client.post(
         f"/admin/auth/user/{rater.pk}/password/",
         {"password1": "Reset-by-root-2035", "password2": "Reset-by-root-2035", "usable_password": "true"},
     )
-    assert reply.status_code == 302
+    assert reply.status_code == 403
     rater.refresh_from_db()
-    assert rater.check_password("Reset-by-root-2035")
+    assert not rater.check_password("Reset-by-root-2035")
 
 
 # --- finding 4: rater + unblinded role --------------------------------------------------
