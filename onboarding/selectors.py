@@ -65,7 +65,8 @@ def accounts_list(*, user_id: int | None = None) -> list[dict]:
     cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
     users = (
         get_user_model()
-        .objects.select_related("rater_profile")
+        .objects.filter(judge__isnull=True)  # LLM judges' rater accounts never log in
+        .select_related("rater_profile")
         .prefetch_related(
             "groups",
             Prefetch("invitations", queryset=Invitation.objects.order_by("-last_link_at"), to_attr="links"),

@@ -287,7 +287,9 @@ def account_may_manage(*, actor, user) -> None:
 
 
 def _target(*, actor, user_id: int):
-    user = get_user_model().objects.select_related("rater_profile").filter(pk=user_id).first()
+    # LLM judges' rater accounts (``judging.Judge.user``) never log in: not managed here
+    people = get_user_model().objects.filter(judge__isnull=True)
+    user = people.select_related("rater_profile").filter(pk=user_id).first()
     if user is None:
         raise AccountError(_("No such account."))
     account_may_manage(actor=actor, user=user)

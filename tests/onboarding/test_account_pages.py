@@ -142,3 +142,18 @@ def test_an_admin_cannot_deactivate_or_re_role_itself(client, boss):
     assert User.objects.get(pk=boss.pk).is_active
     reply = client.post(reverse("onboarding:account", args=[boss.pk]), {"roles": ["researcher"]})
     assert reply.status_code == 400 and ADMIN in _groups(boss)
+
+
+def test_an_llm_judges_rater_account_is_neither_listed_nor_managed(client, boss):
+    from judging.services.judges import judge_create
+    from tests.factories import ModelEndpointFactory
+
+    judge = judge_create(name="Listed judge", endpoint=ModelEndpointFactory(base_url="http://127.0.0.1:9/v1"))
+    page = client.get(reverse("onboarding:accounts")).content.decode()
+    assert f'data-username="{judge.user.username}"' not in page
+    assert client.get(reverse("onboarding:account", args=[judge.user.pk])).status_code == 404
+    client.post(reverse("onboarding:account_active", args=[judge.user.pk]), {"active": "on", "reason": "x"})
+    client.post(reverse("onboarding:account_link", args=[judge.user.pk]))
+    user = User.objects.get(pk=judge.user.pk)
+    assert not user.is_active and not user.has_usable_password()
+    assert not Invitation.objects.filter(user=user).exists() and not AuditEvent.objects.exists()
