@@ -9,6 +9,7 @@ urlpatterns = [
     path("manage/endpoints/new/", views.endpoint_new, name="endpoint_new"),
     path("manage/endpoints/<int:endpoint_id>/", views.endpoint_edit, name="endpoint"),
     path("manage/endpoints/<int:endpoint_id>/active/", views.endpoint_active, name="endpoint_active"),
+    path("manage/endpoints/<int:endpoint_id>/delete/", views.endpoint_delete_view, name="endpoint_delete"),
     path("manage/endpoints/<int:endpoint_id>/test/", views.endpoint_test, name="endpoint_test"),
     path("manage/conditions/", views.conditions, name="conditions"),
     path("manage/conditions/new/", views.condition_new, name="condition_new"),

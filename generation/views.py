@@ -35,6 +35,7 @@ from generation.services.conditions import ConditionError, condition_create, con
 from generation.services.endpoints import (
     EndpointError,
     endpoint_create,
+    endpoint_delete,
     endpoint_set_active,
     endpoint_test_connection,
     endpoint_update,
@@ -247,6 +248,7 @@ def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=No
         "key_allowed": api_key_env_allowed(endpoint.api_key_env),
         "prefix": settings.LLM_KEY_ENV_PREFIX,
         "n_responses": endpoint.responses.count(),
+        "deletable": not (endpoint.responses.exists() or endpoint.runs.exists()),
         "check": check,
     }
     return render(request, "generation/endpoint.html", context)
@@ -278,6 +280,19 @@ def endpoint_active(request: HttpRequest, endpoint_id: int) -> HttpResponse:
     else:
         messages.info(request, _("Endpoint deactivated: new batches cannot choose it; its responses stay."))
     return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+
+
+@admin_required
+@require_POST
+def endpoint_delete_view(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    try:
+        endpoint_delete(endpoint_id=endpoint.pk, actor=request.user)
+    except EndpointError as exc:
+        messages.error(request, str(exc))
+        return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    messages.success(request, _("Endpoint %(name)s deleted.") % {"name": endpoint.name})
+    return redirect("generation:endpoints")
 
 
 @admin_required

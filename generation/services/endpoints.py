@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 
 from generation.llm import LLMError, chat_complete, redact_credentials
@@ -96,6 +97,26 @@ def endpoint_set_active(*, endpoint_id: int, actor, active: bool) -> ModelEndpoi
             endpoint.is_active = active
             endpoint.save(update_fields=["is_active"])
     return endpoint
+
+
+def endpoint_delete(*, endpoint_id: int, actor) -> None:
+    """Delete an endpoint that nothing refers to; one with responses, runs or judges is
+    kept (deactivate it instead). Raises EndpointError."""
+    with transaction.atomic():
+        endpoint = ModelEndpoint.objects.select_for_update().get(pk=endpoint_id)
+        audit_record(
+            actor=actor,
+            action="endpoint.delete",
+            target=endpoint,
+            changes=audit_changes(before=_values(endpoint), after=dict.fromkeys(ENDPOINT_FIELDS)),
+        )
+        try:
+            with transaction.atomic():
+                endpoint.delete()
+        except ProtectedError:
+            raise EndpointError(
+                _("This endpoint has responses, runs or judges: deactivate it instead, they keep it.")
+            ) from None
 
 
 @dataclass(frozen=True)

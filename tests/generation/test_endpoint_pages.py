@@ -37,6 +37,7 @@ def admin_client(client, demo):
         ("generation:endpoint", [1]),
         ("generation:endpoint_active", [1]),
         ("generation:endpoint_test", [1]),
+        ("generation:endpoint_delete", [1]),
         ("generation:conditions", []),
         ("generation:condition_new", []),
         ("generation:condition", [1]),
@@ -178,3 +179,21 @@ def test_the_pages_are_linked_from_the_admin_home_and_the_study(admin_client):
         reverse("calibration:study_agreement_settings", args=[study.pk]),
     ):
         assert url in page
+
+
+def test_only_an_endpoint_nothing_refers_to_can_be_deleted(admin_client):
+    unused = ModelEndpoint.objects.create(name="unused", model_number="44")
+    used = make_response(study=admin_client_study()).model
+    page = admin_client.get(reverse("generation:endpoint", args=[unused.pk])).content.decode()
+    assert reverse("generation:endpoint_delete", args=[unused.pk]) in page
+    page = admin_client.get(reverse("generation:endpoint", args=[used.pk])).content.decode()
+    assert reverse("generation:endpoint_delete", args=[used.pk]) not in page
+
+    admin_client.post(reverse("generation:endpoint_delete", args=[used.pk]))  # the exploit: post anyway
+    assert ModelEndpoint.objects.filter(pk=used.pk).exists()
+    assert not AuditEvent.objects.filter(action="endpoint.delete").exists()
+
+    admin_client.post(reverse("generation:endpoint_delete", args=[unused.pk]))
+    assert not ModelEndpoint.objects.filter(pk=unused.pk).exists()
+    event = AuditEvent.objects.get(action="endpoint.delete")
+    assert event.target == f"studies.modelendpoint:{unused.pk}" and event.changes["name"] == ["unused", None]

@@ -181,42 +181,58 @@ def test_a_key_echoed_by_a_gateway_is_redacted_on_the_page(client, demo, recorde
     assert KEY not in html and OTHER not in html and "api_key=[redacted]" in html
 
 
-def test_stored_errors_are_redacted_whoever_echoed_them(db, recorder, monkeypatch):
-    """Generation runs and judging tasks store errors through redact_credentials."""
+def test_stored_errors_and_pages_are_redacted_whoever_echoed_them(client, demo, llm_stub):
+    """A run's error is stored through redact_credentials, and the run and batch pages
+    redact errors stored before (by an older version)."""
     from generation.services import runs as generation_runs
+    from generation.services.batches import batch_create
+    from studies.models import Condition, Scenario, Study
+    from tests.factories import stub_endpoint
 
-    text = f"HTTP 401: bad key Bearer {OTHER}; key={OTHER}"
-    recorded = []
-    monkeypatch.setattr(
-        generation_runs.GenerationRun.objects,
-        "filter",
-        lambda **kw: type(
-            "Q",
-            (),
-            {
-                "update": lambda self, **v: recorded.append(v) or 0,
-                "values_list": lambda self, *a, **k: type("L", (), {"first": lambda s: None})(),
-            },
-        )(),
-    )
-    generation_runs._run_fail(1, text)
-    assert OTHER not in recorded[0]["error"] and "[redacted]" in recorded[0]["error"]
+    def launch():
+        return batch_create(
+            study=Study.objects.get(name="CGPST demo"),
+            scenarios=[Scenario.objects.get(code="FS10")],
+            endpoints=[stub_endpoint(llm_stub)],
+            conditions=[Condition.objects.get(letter="B")],
+            enqueue=lambda *args, **kwargs: None,
+        ).runs[0]
 
+    text = f"HTTP 401: bad key Bearer {OTHER}; key={KEY}"
+    run = launch()
+    generation_runs._run_fail(run.pk, text)
+    run.refresh_from_db()
+    assert run.status == "failed" and "HTTP 401" in run.error
+    assert OTHER not in run.error and KEY not in run.error and "[redacted]" in run.error
+
+    old = launch()
+    type(old).objects.filter(pk=old.pk).update(status="failed", error=text)  # stored unredacted
+    client.login(username="admin", password="demo-pass-2026")
+    for url in (
+        reverse("generation:run_detail", args=[old.pk]),
+        reverse("generation:batch_detail", args=[old.batch_id]),
+    ):
+        html = client.get(url).content.decode()
+        assert "HTTP 401" in html and OTHER not in html and KEY not in html
+
+
+def test_judging_tasks_store_errors_redacted(db, monkeypatch):
     saved = []
-    monkeypatch.setattr(
-        judging_runs.JudgeTask.objects,
-        "filter",
-        lambda **kw: type(
-            "Q",
-            (),
-            {
-                "update": lambda self, **v: saved.append(v) or 0,
-                "values_list": lambda self, *a, **k: type("L", (), {"first": lambda s: None})(),
-            },
-        )(),
-    )
-    judging_runs._finish(1, "failed", text)
-    assert OTHER not in saved[0]["error"] and "[redacted]" in saved[0]["error"]
+
+    class Rows:
+        def update(self, **values):
+            saved.append(values)
+            return 1
+
+        def values_list(self, *args, **kwargs):
+            return self
+
+        def first(self):
+            return None
+
+    monkeypatch.setattr(judging_runs.JudgeTask.objects, "filter", lambda **kw: Rows())
+    judging_runs._finish(1, "failed", f"Sample 1, attempt 1: HTTP 401: you sent Bearer {OTHER}")
+    assert OTHER not in saved[0]["error"] and "Bearer [redacted]" in saved[0]["error"]
 
 
 @pytest.mark.parametrize(
