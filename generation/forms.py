@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
+from django.conf import settings
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from generation.services.conditions import ConditionError, condition_parameters_check
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 
 
@@ -69,3 +73,131 @@ class MemberProfileForm(forms.Form):
     )
     order = forms.IntegerField(label=_("Order"), min_value=0, max_value=32767, initial=0)
     is_active = forms.BooleanField(label=_("Active"), required=False, initial=True)
+
+
+MAX_JSON_CHARS = 4000
+MAX_JSON_DEPTH = 8
+
+
+def _depth(value) -> int:
+    """How deep a parsed JSON value nests (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
+def json_object_field(text: str) -> dict:
+    """A JSON object typed on a page: short, shallow, finite; never a 500."""
+    text = (text or "").strip() or "{}"
+    if len(text) > MAX_JSON_CHARS:
+        raise forms.ValidationError(_("At most %(n)d characters.") % {"n": MAX_JSON_CHARS})
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as exc:
+        raise forms.ValidationError(_("Not valid JSON: %(error)s") % {"error": exc}) from None
+    if not isinstance(value, dict):
+        raise forms.ValidationError(_('A JSON object, e.g. {"max_tokens": 4096}.'))
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise forms.ValidationError(_("Nested too deep."))
+    return value
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not allowed")
+
+
+class JSONObjectForm(forms.ModelForm):
+    """A model form whose JSON field is typed as text (shown as formatted JSON)."""
+
+    json_field = ""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        value = getattr(self.instance, self.json_field, None) or {}
+        self.initial[self.json_field] = json.dumps(value, indent=2, ensure_ascii=False)
+
+
+class EndpointForm(JSONObjectForm):
+    json_field = "extra_params"
+    extra_params = forms.CharField(
+        label=_("Extra request parameters (JSON)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text=_('Sent with every request, e.g. {"max_tokens": 4096} or {"stream": true}.'),
+    )
+    base_url = forms.URLField(
+        label=_("Base URL"),
+        required=False,
+        assume_scheme="https",
+        help_text=_("OpenAI-compatible base URL, e.g. https://api.openai.com/v1"),
+    )
+    timeout_seconds = forms.FloatField(label=_("Timeout (s)"), min_value=1, max_value=3600, initial=120.0)
+
+    class Meta:
+        model = ModelEndpoint
+        fields = [
+            "name",
+            "model_number",
+            "base_url",
+            "model_name",
+            "api_key_env",
+            "concurrency_limit",
+            "timeout_seconds",
+            "extra_params",
+            "notes",
+        ]
+        widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        prefix = settings.LLM_KEY_ENV_PREFIX
+        self.fields["api_key_env"].help_text = _(
+            "The NAME of the environment variable on the workers that holds the key, starting with "
+            "%(prefix)s (e.g. %(prefix)sOPENAI); never the key itself. Empty: no key (local servers)."
+        ) % {"prefix": prefix}
+
+    def clean_extra_params(self) -> dict:
+        return json_object_field(self.cleaned_data.get("extra_params", ""))
+
+
+class ConditionForm(JSONObjectForm):
+    json_field = "parameters"
+    parameters = forms.CharField(
+        label=_("Parameters (JSON)"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
+        help_text=_('Overrides of the strategy\'s defaults, e.g. {"temperature": 0.7, "rounds": 2}.'),
+    )
+
+    class Meta:
+        model = Condition
+        fields = ["letter", "name", "strategy", "parameters", "description"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+    def __init__(self, *args, fixed_strategy: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["letter"].disabled = True
+            self.fields["letter"].help_text = _("Fixed: research IDs carry it.")
+        if fixed_strategy:
+            self.fields["strategy"].disabled = True
+            self.fields["strategy"].help_text = _("Fixed: this condition already has responses.")
+
+    def clean_parameters(self) -> dict:
+        return json_object_field(self.cleaned_data.get("parameters", ""))
+
+    def clean(self):
+        data = super().clean()
+        strategy, parameters = data.get("strategy"), data.get("parameters")
+        if strategy and isinstance(parameters, dict):
+            try:
+                condition_parameters_check(strategy=strategy, parameters=parameters)
+            except ConditionError as exc:
+                self.add_error("parameters", str(exc))
+        return data

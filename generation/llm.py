@@ -7,7 +7,9 @@ a clear message once ``settings.LLM_MAX_ATTEMPTS`` attempts are spent. Other 4xx
 errors (bad request, wrong key, unknown model) fail at once: retrying cannot help.
 
 The API key is read from the environment variable the endpoint names, at call
-time, and is redacted from every error message this module produces.
+time, only when that name carries ``settings.LLM_KEY_ENV_PREFIX``; every error message
+this module produces goes through :func:`redact_credentials` (the key used, and any
+other credential-looking string a provider or gateway echoed).
 
 The SDK is imported on the first call, not with this module: web processes import
 the run services (and so this module) but never call a provider.
@@ -23,11 +25,13 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+
+from studies.models import api_key_env_allowed
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -51,6 +55,10 @@ class MissingAPIKey(LLMError):
     pass
 
 
+class KeyNotAllowed(LLMError):
+    """The endpoint names a variable outside the allowed set (``LLM_KEY_ENV_PREFIX``)."""
+
+
 class EmptyReply(Exception):
     """The provider answered 200 with no text."""
 
@@ -66,9 +74,21 @@ class Completion:
 
 
 def api_key_for(endpoint) -> str:
+    """The endpoint's key, read from its environment variable at call time; only a variable
+    whose name carries ``settings.LLM_KEY_ENV_PREFIX`` is ever read (an endpoint naming
+    ``SECRET_KEY`` or ``DATABASE_URL`` fails here, before anything is sent)."""
     name = endpoint.api_key_env
     if not name:
         return NO_KEY
+    if not api_key_env_allowed(name):
+        raise KeyNotAllowed(
+            f"The API key of endpoint '{endpoint.name}' is to be read from the environment variable "
+            f"{name}, which is not allowed: keys are read only from variables whose name starts with "
+            f"{settings.LLM_KEY_ENV_PREFIX}. Rename the variable on the workers (e.g. "
+            f"{settings.LLM_KEY_ENV_PREFIX}OPENAI) and name it on the endpoint's page.",
+            attempts=0,
+            retryable=False,
+        )
     value = os.environ.get(name, "")
     if not value:
         raise MissingAPIKey(
@@ -80,10 +100,66 @@ def api_key_for(endpoint) -> str:
     return value
 
 
+REDACTED = "[redacted]"
+_AUTH_WORDS = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|credentials?|password|passwd|authorization|auth|bearer|key)"
+_CREDENTIAL_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    # "Authorization: Bearer <token>", "Basic <...>", "Token <...>"
+    (re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=:-]{4,}", re.I), r"\1\2" + REDACTED),
+    # provider-style keys: sk-..., sk-proj-..., sk-ant-..., rk-..., pk-...
+    (re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}"), REDACTED),
+    # AWS access key ids, Google API keys, GitHub / Slack tokens
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
+    (re.compile(r"\b(?:gh[pousr]|github_pat|xox[abpr])_[A-Za-z0-9_-]{10,}"), REDACTED),
+    # a password inside a URL: scheme://user:password@host
+    (re.compile(r"(://[^/\s:@]*:)[^@\s/]+@"), r"\1" + REDACTED + "@"),
+    # query strings and key=value / "key": "value" pairs in auth contexts
+    (
+        re.compile(
+            r"((?:\b|_)(?:api[_-]?key|apikey|key|access[_-]?token|token|secret|password|passwd|auth|"
+            r"x-api-key|authorization|signature|sig)[\"']?\s*[=:]\s*[\"']?)(?!(?:Bearer|Basic|Token)\b|\[redacted\])([^\s&\"',;}]{4,})",
+            re.I,
+        ),
+        r"\1" + REDACTED,
+    ),
+]
+# a long token-like string (letters and digits, 16+) soon after a word of authentication
+_AUTH_CONTEXT = re.compile(
+    rf"(\b{_AUTH_WORDS}\b[^\n]{{0,48}}?)(?<![A-Za-z0-9])([A-Za-z0-9._~+/=-]{{16,}})", re.I
+)
+# any long random-looking string: upper and lower case letters and digits mixed, 32+
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9_+/=-]{32,}(?![A-Za-z0-9])")
+
+
+def _token_like(text: str) -> bool:
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
+def _mixed(text: str) -> bool:
+    return _token_like(text) and any(c.isupper() for c in text) and any(c.islower() for c in text)
+
+
+def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every credential-looking string replaced by ``[redacted]``: the given
+    secrets (the key actually used), ``sk-...``-style keys, ``Bearer <token>``, ``api_key=``
+    and ``key=`` values, passwords in URLs, and long token-like strings in an
+    authentication context or mixing cases and digits, whoever echoed them (a provider, a
+    gateway, a proxy). Applied to every LLM error before it is stored or shown."""
+    if not text:
+        return text
+    for secret in secrets:
+        if secret and secret != NO_KEY and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    for pattern, replacement in _CREDENTIAL_PATTERNS:
+        text = pattern.sub(replacement, text)
+    text = _AUTH_CONTEXT.sub(
+        lambda m: m[1] + REDACTED if _token_like(m[2]) and m[2] != REDACTED else m[0], text
+    )
+    return _LONG_TOKEN.sub(lambda m: REDACTED if _mixed(m[0]) else m[0], text)
+
+
 def redact(text: str, secret: str) -> str:
-    if secret and secret != NO_KEY:
-        text = text.replace(secret, "[redacted]")
-    return text
+    return redact_credentials(text, [secret])
 
 
 _clients: dict[tuple[str, str, float], OpenAI] = {}

@@ -11,6 +11,7 @@ from django.utils import timezone
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
 from studies.dispatch import outbox_pending_subjects
+from studies.models import Condition, ModelEndpoint
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
 # The name of the task that advances a run (``generation.tasks.run_advance``).
@@ -168,3 +169,15 @@ def run_fusion_measures(run: GenerationRun) -> list[FusionIteration]:
         row = rows.setdefault((step, iteration), FusionIteration(step, iteration, []))
         row.ratings.append((role, *rating_values(reply)))
     return list(rows.values())
+
+
+def endpoints_overview() -> QuerySet:
+    """Every model endpoint with how many responses and runs it has."""
+    return ModelEndpoint.objects.annotate(
+        n_responses=Count("responses", distinct=True), n_runs=Count("runs", distinct=True)
+    ).order_by("model_number")
+
+
+def conditions_overview() -> QuerySet:
+    """Every condition with how many responses it has."""
+    return Condition.objects.annotate(n_responses=Count("responses")).order_by("letter")

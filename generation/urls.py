@@ -5,6 +5,15 @@ from generation import views
 app_name = "generation"
 
 urlpatterns = [
+    path("manage/endpoints/", views.endpoints, name="endpoints"),
+    path("manage/endpoints/new/", views.endpoint_new, name="endpoint_new"),
+    path("manage/endpoints/<int:endpoint_id>/", views.endpoint_edit, name="endpoint"),
+    path("manage/endpoints/<int:endpoint_id>/active/", views.endpoint_active, name="endpoint_active"),
+    path("manage/endpoints/<int:endpoint_id>/delete/", views.endpoint_delete_view, name="endpoint_delete"),
+    path("manage/endpoints/<int:endpoint_id>/test/", views.endpoint_test, name="endpoint_test"),
+    path("manage/conditions/", views.conditions, name="conditions"),
+    path("manage/conditions/new/", views.condition_new, name="condition_new"),
+    path("manage/conditions/<int:condition_id>/", views.condition_edit, name="condition"),
     path("manage/generation/", views.home, name="home"),
     path("manage/generation/batches/<int:batch_id>/", views.batch_detail, name="batch_detail"),
     path("manage/generation/batches/<int:batch_id>/cancel/", views.batch_cancel_view, name="batch_cancel"),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -10,11 +12,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from generation.forms import BatchForm, MemberProfileForm
+from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfileForm
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
     batch_progress,
     batches_recent,
+    conditions_overview,
+    endpoints_overview,
     run_fusion_measures,
     run_progress,
     run_transcript,
@@ -27,9 +31,18 @@ from generation.services.batches import (
     run_cancel,
     run_retry,
 )
+from generation.services.conditions import ConditionError, condition_create, condition_update
+from generation.services.endpoints import (
+    EndpointError,
+    endpoint_create,
+    endpoint_delete,
+    endpoint_set_active,
+    endpoint_test_connection,
+    endpoint_update,
+)
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
 from generation.tasks import run_advance_send
-from studies.models import Study
+from studies.models import Condition, ModelEndpoint, Study, api_key_env_allowed
 from studies.roles import admin_required
 
 
@@ -199,3 +212,134 @@ def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
     else:
         messages.warning(request, _("This run has already succeeded."))
     return _back(request, run)
+
+
+# --- model endpoints and conditions (the product's way to change them, audited) ------
+
+
+@admin_required
+def endpoints(request: HttpRequest) -> HttpResponse:
+    rows = [(e, api_key_env_allowed(e.api_key_env)) for e in endpoints_overview()]
+    return render(
+        request,
+        "generation/endpoints.html",
+        {"rows": rows, "prefix": settings.LLM_KEY_ENV_PREFIX},
+    )
+
+
+@admin_required
+def endpoint_new(request: HttpRequest) -> HttpResponse:
+    form = EndpointForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            endpoint = endpoint_create(actor=request.user, values=form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("Endpoint %(name)s created.") % {"name": endpoint.name})
+            return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    return render(request, "generation/endpoint.html", {"form": form, "endpoint": None})
+
+
+def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=None) -> HttpResponse:
+    context = {
+        "form": form,
+        "endpoint": endpoint,
+        "key_allowed": api_key_env_allowed(endpoint.api_key_env),
+        "prefix": settings.LLM_KEY_ENV_PREFIX,
+        "n_responses": endpoint.responses.count(),
+        "deletable": not (endpoint.responses.exists() or endpoint.runs.exists()),
+        "check": check,
+    }
+    return render(request, "generation/endpoint.html", context)
+
+
+@admin_required
+def endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    form = EndpointForm(request.POST or None, instance=ModelEndpoint.objects.get(pk=endpoint.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            endpoint_update(endpoint_id=endpoint.pk, actor=request.user, values=form.cleaned_data)
+        except (EndpointError, ValidationError) as exc:
+            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        else:
+            messages.success(request, _("Endpoint saved."))
+            return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    return _endpoint_page(request, endpoint, form)
+
+
+@admin_required
+@require_POST
+def endpoint_active(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    active = request.POST.get("active") == "1"
+    endpoint_set_active(endpoint_id=endpoint.pk, actor=request.user, active=active)
+    if active:
+        messages.success(request, _("Endpoint reactivated."))
+    else:
+        messages.info(request, _("Endpoint deactivated: new batches cannot choose it; its responses stay."))
+    return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+
+
+@admin_required
+@require_POST
+def endpoint_delete_view(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    try:
+        endpoint_delete(endpoint_id=endpoint.pk, actor=request.user)
+    except EndpointError as exc:
+        messages.error(request, str(exc))
+        return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    messages.success(request, _("Endpoint %(name)s deleted.") % {"name": endpoint.name})
+    return redirect("generation:endpoints")
+
+
+@admin_required
+@require_POST
+def endpoint_test(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+    endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
+    check = endpoint_test_connection(endpoint=endpoint)
+    if request.htmx:
+        return render(request, "generation/endpoint.html#check", {"check": check, "endpoint": endpoint})
+    return _endpoint_page(request, endpoint, EndpointForm(instance=endpoint), check)
+
+
+@admin_required
+def conditions(request: HttpRequest) -> HttpResponse:
+    return render(request, "generation/conditions.html", {"conditions": conditions_overview()})
+
+
+@admin_required
+def condition_new(request: HttpRequest) -> HttpResponse:
+    form = ConditionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            condition = condition_create(actor=request.user, values=form.cleaned_data)
+        except (ConditionError, ValidationError) as exc:
+            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        else:
+            messages.success(request, _("Condition %(letter)s created.") % {"letter": condition.letter})
+            return redirect("generation:conditions")
+    return render(request, "generation/condition.html", {"form": form, "condition": None})
+
+
+@admin_required
+def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
+    condition = get_object_or_404(Condition, pk=condition_id)
+    has_responses = condition.responses.exists()
+    form = ConditionForm(
+        request.POST or None,
+        instance=Condition.objects.get(pk=condition.pk),
+        fixed_strategy=has_responses,
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            condition_update(condition_id=condition.pk, actor=request.user, values=form.cleaned_data)
+        except (ConditionError, ValidationError) as exc:
+            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        else:
+            messages.success(request, _("Condition saved."))
+            return redirect("generation:conditions")
+    context = {"form": form, "condition": condition, "has_responses": has_responses}
+    return render(request, "generation/condition.html", context)

@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from studies.models import Study
 from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES
 
 
@@ -24,6 +25,23 @@ class StudyCreateForm(forms.Form):
     )
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class StudySettingsForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    description = forms.CharField(
+        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    response_language = forms.ChoiceField(
+        label=_("Response language"),
+        choices=Study.Language.choices,
+        help_text=_("The language runs launched from now on answer in; existing responses stay."),
+    )
+    is_active = forms.BooleanField(
+        label=_("Active"),
+        required=False,
+        help_text=_("Inactive studies are not offered for new generation batches."),
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
@@ -54,8 +55,30 @@ CALIBRATION_RULES = [
 
 
 ENV_VAR_NAME = RegexValidator(
-    r"^[A-Z_][A-Z0-9_]{0,63}$", _("An environment variable name, e.g. OPENAI_API_KEY.")
+    r"^[A-Z_][A-Z0-9_]{0,63}$", _("An environment variable name, e.g. TEAMLLM_LLM_KEY_OPENAI.")
 )
+
+
+def api_key_env_allowed(name: str) -> bool:
+    """Whether an endpoint may read its key from the environment variable ``name``: only
+    variables whose name starts with ``settings.LLM_KEY_ENV_PREFIX`` (and goes on after
+    it); an empty name means no key (local servers such as the bundled stub)."""
+    prefix = settings.LLM_KEY_ENV_PREFIX
+    return not name or bool(prefix and name.startswith(prefix) and len(name) > len(prefix))
+
+
+def validate_api_key_env(name: str) -> None:
+    if not api_key_env_allowed(name):
+        prefix = settings.LLM_KEY_ENV_PREFIX
+        raise ValidationError(
+            _(
+                "Not allowed: API keys are read only from environment variables whose name starts "
+                "with %(prefix)s (e.g. %(prefix)sOPENAI). Rename the variable on the workers and "
+                "name it here."
+            )
+            % {"prefix": prefix},
+            code="api_key_env_not_allowed",
+        )
 
 
 class ModelEndpoint(models.Model):
@@ -75,7 +98,13 @@ class ModelEndpoint(models.Model):
     )
     model_name = models.CharField(_("model name"), max_length=200, blank=True)
     api_key_env = models.CharField(
-        _("API key environment variable"), max_length=64, blank=True, validators=[ENV_VAR_NAME]
+        _("API key environment variable"),
+        max_length=64,
+        blank=True,
+        validators=[ENV_VAR_NAME, validate_api_key_env],
+        help_text=_(
+            "The NAME of the workers' environment variable that holds the key, never the key itself."
+        ),
     )
     concurrency_limit = models.PositiveSmallIntegerField(
         _("concurrency limit"), default=4, validators=[MinValueValidator(1), MaxValueValidator(256)]

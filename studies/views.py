@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm
+from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm, StudySettingsForm
 from studies.models import Study
 from studies.roles import admin_required
 from studies.scenario_files import ScenarioFileError, records_from_upload
@@ -21,7 +21,7 @@ from studies.services.responses import (
     responses_import,
 )
 from studies.services.scenarios import scenarios_import
-from studies.services.studies import StudySetupError, study_create
+from studies.services.studies import StudySetupError, study_create, study_settings_update
 
 
 @admin_required
@@ -52,6 +52,27 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "studies/study.html",
         {"study": study, "scenarios": scenarios, "response_count": study_response_count(study=study)},
     )
+
+
+@admin_required
+def study_settings_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=study_id)
+    initial = {
+        "name": study.name,
+        "description": study.description,
+        "response_language": study.response_language,
+        "is_active": study.is_active,
+    }
+    form = StudySettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study_settings_update(study_id=study.pk, actor=request.user, **form.cleaned_data)
+        except StudySetupError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, _("Study settings saved."))
+            return redirect("studies:study", study_id=study.pk)
+    return render(request, "studies/settings.html", {"study": study, "form": form})
 
 
 @admin_required

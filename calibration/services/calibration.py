@@ -57,6 +57,7 @@ from studies.models import (
 )
 from studies.roles import RATER, is_admin
 from studies.rubric import load_rubric
+from studies.services.audit import audit_changes, audit_record
 
 ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
 ARCHIVED_REASSIGNED = "Calibration reassigned by an admin."
@@ -461,8 +462,23 @@ def study_agreement_settings_update(
         raise CalibrationError(_("Unknown final-score rule."))
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study_id)
+        before = {
+            "agreement_threshold": str(Decimal(study.agreement_threshold).quantize(Decimal("0.001"))),
+            "headline_icc": study.headline_icc,
+            "final_score_rule": study.final_score_rule,
+        }
         study.agreement_threshold = threshold.quantize(Decimal("0.001"))
         study.headline_icc = headline_icc
         study.final_score_rule = final_score_rule
         study.save(update_fields=["agreement_threshold", "headline_icc", "final_score_rule"])
+        after = {
+            "agreement_threshold": str(study.agreement_threshold),
+            "headline_icc": headline_icc,
+            "final_score_rule": final_score_rule,
+        }
+        changes = audit_changes(before=before, after=after)
+        if changes:
+            audit_record(
+                actor=actor, action="study.agreement_settings", target=study, study=study, changes=changes
+            )
         return study_agreement_recompute(study_id=study.pk, actor=actor)

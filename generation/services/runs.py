@@ -39,7 +39,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, transact
 from django.utils import timezone
 
 from generation import leases
-from generation.llm import LLMError, chat_complete
+from generation.llm import LLMError, chat_complete, redact_credentials
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.services.turns import turn_persist
 from generation.strategies import Call, Done, ProtocolError, protocol_for, protocol_next, task_for
@@ -265,6 +265,7 @@ def _persist(
 
 def _turn_failed(run: GenerationRun, call: Call, error: str, attempts: int) -> None:
     """Keep the failed call visible in the transcript; a retry replaces it."""
+    error = redact_credentials(error)
     Turn.objects.update_or_create(
         run=run,
         seq=call.seq,
@@ -282,6 +283,7 @@ def _turn_failed(run: GenerationRun, call: Call, error: str, attempts: int) -> N
 
 
 def _run_fail(run_id: int, error: str) -> None:
+    error = redact_credentials(error)
     updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
         status=RunStatus.FAILED, error=error, finished_at=timezone.now(), heartbeat_at=None
     )

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext as _
 
+from generation.llm import redact_credentials
 from generation.models import RunStatus
 
 register = template.Library()
@@ -52,3 +53,10 @@ def lead_phase(phase: str) -> bool:
     """The turns that make a step's answer (or may): shown highlighted."""
     name = phase.split(" ", 1)[0]
     return name in ("consensus", "answer", "synthesis", "final", "judgement")
+
+
+@register.filter
+def redacted(text: str | None) -> str:
+    """An LLM error as shown: credential-looking strings hidden, also in errors stored
+    before redaction was applied at storage."""
+    return redact_credentials(text or "")

@@ -28,7 +28,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from generation import leases
-from generation.llm import LLMError, chat_complete
+from generation.llm import LLMError, chat_complete, redact_credentials
 from judging.answer import answer_check, answer_schema, samples_combine
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus, JudgeCall, JudgeTask, JudgeTaskStatus
 from judging.prompt import judge_messages, reask_messages
@@ -110,7 +110,11 @@ def _request_params(batch: JudgeBatch, schema: dict[str, Any]) -> dict[str, Any]
 
 def _finish(task_id: int, status: str, error: str = "", sheet=None) -> None:
     JudgeTask.objects.filter(pk=task_id, status__in=ACTIVE).update(
-        status=status, error=error[:20000], sheet=sheet, finished_at=timezone.now(), heartbeat_at=None
+        status=status,
+        error=redact_credentials(error)[:20000],
+        sheet=sheet,
+        finished_at=timezone.now(),
+        heartbeat_at=None,
     )
     batch_id = JudgeTask.objects.filter(pk=task_id).values_list("batch_id", flat=True).first()
     if batch_id:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy
 
 from studies.models import FinalScoreRule, HeadlineICC, Study
 from studies.rubric import DEFAULT_RUBRIC_VERSION
+from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 from studies.services.scenarios import released_scenario_records, scenarios_import
 from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
@@ -68,4 +69,39 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         scenarios_import(
             study=study, records=released_scenario_records(), actor=actor, source_name=CGPST_RELEASE
         )
+    return study
+
+
+STUDY_SETTINGS_FIELDS = ("name", "description", "response_language", "is_active")
+
+
+def study_settings_update(
+    *, study_id: int, actor, name: str, description: str, response_language: str, is_active: bool
+) -> Study:
+    """Change a study's name, description, response language (of runs launched from now
+    on) and whether it is active; records ``{field: [old, new]}``. Raises StudySetupError."""
+    name = (name or "").strip()
+    if not name:
+        raise StudySetupError(_("A study needs a name."))
+    if len(name) > MAX_NAME:
+        raise StudySetupError(_("The name is too long (at most 120 characters)."))
+    if response_language not in Study.Language.values:
+        raise StudySetupError(_("Unknown language."))
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study_id)
+        if Study.objects.filter(name__iexact=name).exclude(pk=study.pk).exists():
+            raise StudySetupError(_("A study named %(name)r already exists.") % {"name": name})
+        before = {field: getattr(study, field) for field in STUDY_SETTINGS_FIELDS}
+        after = {
+            "name": name,
+            "description": description or "",
+            "response_language": response_language,
+            "is_active": bool(is_active),
+        }
+        changes = audit_changes(before=before, after=after)
+        if changes:
+            for field, value in after.items():
+                setattr(study, field, value)
+            study.save(update_fields=list(STUDY_SETTINGS_FIELDS))
+            audit_record(actor=actor, action="study.settings", target=study, study=study, changes=changes)
     return study

@@ -306,6 +306,10 @@ CACHES = {
 LLM_STUB_URL = env("LLM_STUB_URL", default="http://127.0.0.1:8765/v1")
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=120.0)
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=6)
+# A model endpoint reads its API key only from an environment variable whose name starts
+# with this prefix (TEAMLLM_LLM_KEY_OPENAI, ...): no endpoint can make a worker send
+# SECRET_KEY, DATABASE_URL or any other secret of its environment to a host.
+LLM_KEY_ENV_PREFIX = env("LLM_KEY_ENV_PREFIX", default="TEAMLLM_LLM_KEY_")
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
 # Bearer token that lets monitoring read /status/ without a session (empty: admins only).
 STATUS_TOKEN = env("STATUS_TOKEN", default="")

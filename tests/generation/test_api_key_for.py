@@ -39,16 +39,18 @@ def database_text():
 
 def test_the_key_never_appears_in_pages_logs_or_the_database(celery_worker, demo, llm_stub, client):
     celery_worker.stop()  # this test's worker needs the key variables in its environment
-    worker = WorkerProcess(extra_env={"TEAMLLM_TEST_KEY": SECRET, "TEAMLLM_TEST_WRONG_KEY": WRONG}).start()
+    worker = WorkerProcess(
+        extra_env={"TEAMLLM_LLM_KEY_TEST": SECRET, "TEAMLLM_LLM_KEY_TEST_WRONG": WRONG}
+    ).start()
     try:
         llm_stub.configure(require_key=SECRET)
-        good = launch("B", llm_stub, api_key_env="TEAMLLM_TEST_KEY").runs[0]
+        good = launch("B", llm_stub, api_key_env="TEAMLLM_LLM_KEY_TEST").runs[0]
         wait_for(finished(good), worker=worker)
         assert good.status == RunStatus.SUCCEEDED, good.error
         assert llm_stub.stats.auth_headers[-1] == f"Bearer {SECRET}"  # the key was used...
 
         # ...and a wrong key, which the provider quotes in its 401 error
-        stub_endpoint(llm_stub, name="wrong-key", model_number="91", api_key_env="TEAMLLM_TEST_WRONG_KEY")
+        stub_endpoint(llm_stub, name="wrong-key", model_number="91", api_key_env="TEAMLLM_LLM_KEY_TEST_WRONG")
         bad = batch_create(
             study=Study.objects.get(name="CGPST demo"),
             scenarios=[Scenario.objects.get(code="FS10")],
@@ -65,7 +67,7 @@ def test_the_key_never_appears_in_pages_logs_or_the_database(celery_worker, demo
     client.login(username="admin", password="demo-pass-2026")
     html = pages(client, good) + pages(client, bad)
     assert "Incorrect API key provided: [redacted]" in html  # the error is shown...
-    assert "TEAMLLM_TEST_KEY" in html  # ...and the variable's NAME is
+    assert "TEAMLLM_LLM_KEY_TEST" in html  # ...and the variable's NAME is
     log = worker.log_path.read_text()
     assert "HTTP Request: POST" in log  # the log covers the calls
     for secret in (SECRET, WRONG):

@@ -119,17 +119,19 @@ def test_client_errors_are_not_retried(llm_stub):
 
 def test_the_key_comes_from_the_named_variable_and_is_redacted_from_errors(llm_stub, monkeypatch):
     secret = "sk-test-6f1d0c2e9b8a7f65"
-    monkeypatch.setenv("TEAMLLM_TEST_PROVIDER_KEY", secret)
+    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST_PROVIDER", secret)
     llm_stub.configure(require_key=secret)
     result = chat_complete(
-        endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_TEST_PROVIDER_KEY"), messages=MESSAGES, params=PARAMS
+        endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_LLM_KEY_TEST_PROVIDER"),
+        messages=MESSAGES,
+        params=PARAMS,
     )
     assert result.text and llm_stub.stats.auth_headers[-1] == f"Bearer {secret}"
     # a wrong key: the provider echoes it in its error, we do not
     llm_stub.configure(require_key="another-key")
     with pytest.raises(LLMError) as info:
         chat_complete(
-            endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_TEST_PROVIDER_KEY"),
+            endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_LLM_KEY_TEST_PROVIDER"),
             messages=MESSAGES,
             params=PARAMS,
         )
@@ -138,10 +140,12 @@ def test_the_key_comes_from_the_named_variable_and_is_redacted_from_errors(llm_s
 
 
 def test_a_missing_key_variable_is_a_clear_error_and_nothing_is_sent(llm_stub, monkeypatch):
-    monkeypatch.delenv("TEAMLLM_TEST_UNSET_KEY", raising=False)
-    with pytest.raises(MissingAPIKey, match="environment variable TEAMLLM_TEST_UNSET_KEY, which is not set"):
+    monkeypatch.delenv("TEAMLLM_LLM_KEY_TEST_UNSET", raising=False)
+    with pytest.raises(
+        MissingAPIKey, match="environment variable TEAMLLM_LLM_KEY_TEST_UNSET, which is not set"
+    ):
         chat_complete(
-            endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_TEST_UNSET_KEY"),
+            endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_LLM_KEY_TEST_UNSET"),
             messages=MESSAGES,
             params=PARAMS,
         )

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from scoring.models import Assignment, AssignmentRole, RaterQualification, ScoreSheet, SheetStatus
 from studies.models import Study
 from studies.rubric import load_rubric
+from studies.services.audit import audit_changes, audit_record
 from training.feedback import qualification_count, training_pcc
 from training.selectors.training import qualification_threshold, training_settings_of
 from training.services.training_set import TrainingError
@@ -67,16 +68,31 @@ def study_qualifications_recompute(*, study: Study) -> int:
     return len(raters)
 
 
-def training_settings_update(*, study: Study, threshold: Decimal | None, required_sheets: int) -> None:
+def training_settings_update(
+    *, study: Study, threshold: Decimal | None, required_sheets: int, actor=None
+) -> None:
+    """Change the study's qualification threshold and required sheets (audited as
+    ``training.settings``) and recompute every trainee's qualification."""
     if required_sheets < 1:
         raise TrainingError(_("At least one training sheet is required."))
     if threshold is not None and not Decimal(-1) <= threshold <= Decimal(1):
         raise TrainingError(_("A PCC threshold lies between -1 and 1."))
     with transaction.atomic():
         settings = training_settings_of(study=study)
+        before = {"threshold": _decimal_text(settings.threshold), "required_sheets": settings.required_sheets}
         settings.threshold, settings.required_sheets = threshold, required_sheets
         settings.save()
+        after = {"threshold": _decimal_text(threshold), "required_sheets": required_sheets}
+        changes = audit_changes(before=before, after=after)
+        if changes:
+            audit_record(
+                actor=actor, action="training.settings", target=settings, study=study, changes=changes
+            )
         study_qualifications_recompute(study=study)
+
+
+def _decimal_text(value: Decimal | None) -> str | None:
+    return None if value is None else str(Decimal(value).quantize(Decimal("0.001")))
 
 
 def qualification_override(*, rater, study: Study, actor, reason: str) -> RaterQualification:

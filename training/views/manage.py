@@ -122,6 +122,7 @@ def training_settings(request: HttpRequest) -> HttpResponse:
             study=study,
             threshold=form.cleaned_data["threshold"],
             required_sheets=form.cleaned_data["required_sheets"],
+            actor=request.user,
         )
         return _("Training settings saved; every trainee's qualification was recomputed.")
 

@@ -1,0 +1,82 @@
+"""Research conditions, changed through the product's pages (audited): the parameters are
+checked as a run would resolve them, and the strategy is fixed once responses exist."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from generation.strategies import STRATEGIES, ParameterError, resolve_params
+from studies.models import Condition, Response
+from studies.services.audit import audit_changes, audit_record
+
+CONDITION_FIELDS = ("letter", "name", "strategy", "parameters", "description")
+
+
+class ConditionError(Exception):
+    """A change the condition cannot take; the message is for the admin."""
+
+
+def condition_parameters_check(*, strategy: str, parameters: Any) -> None:
+    """Raises ConditionError unless ``parameters`` are overrides the strategy accepts."""
+    if strategy not in STRATEGIES:
+        raise ConditionError(_("Unknown strategy."))
+    if not isinstance(parameters, dict):
+        raise ConditionError(_("The parameters must be a JSON object."))
+    try:
+        # a study's own members stand in for TeamFusion's profiles at run time
+        members = [{"name": "A", "preferences": "-"}, {"name": "B", "preferences": "-"}]
+        resolve_params(
+            strategy=strategy, overrides=parameters, profiles=members if strategy == "teamfusion" else None
+        )
+    except ParameterError as exc:
+        raise ConditionError(_("The parameters do not fit the strategy: %(error)s") % {"error": exc}) from exc
+
+
+def _values(condition: Condition) -> dict[str, Any]:
+    return {field: copy.deepcopy(getattr(condition, field)) for field in CONDITION_FIELDS}
+
+
+def condition_create(*, actor, values: dict[str, Any]) -> Condition:
+    """A new condition. Raises ConditionError or ValidationError."""
+    condition = Condition(**{field: values[field] for field in CONDITION_FIELDS if field in values})
+    condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
+    condition.full_clean()
+    with transaction.atomic():
+        condition.save()
+        audit_record(
+            actor=actor,
+            action="condition.create",
+            target=condition,
+            changes=audit_changes(before={}, after=_values(condition)),
+        )
+    return condition
+
+
+def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Condition:
+    """Change a condition's name, description, parameters and (while no response has
+    it) its strategy; its letter is fixed (research IDs carry it). Records
+    ``{field: [old, new]}``. Raises ConditionError or ValidationError."""
+    with transaction.atomic():
+        condition = Condition.objects.select_for_update().get(pk=condition_id)
+        before = _values(condition)
+        for field in ("name", "strategy", "parameters", "description"):
+            if field in values:
+                setattr(condition, field, values[field])
+        if (
+            condition.strategy != before["strategy"]
+            and Response.objects.filter(condition_id=condition.pk).exists()
+        ):
+            raise ConditionError(
+                _("The strategy is fixed: this condition already has responses. Create a new condition.")
+            )
+        condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
+        condition.full_clean()
+        changes = audit_changes(before=before, after=_values(condition))
+        if changes:
+            condition.save()
+            audit_record(actor=actor, action="condition.update", target=condition, changes=changes)
+    return condition
