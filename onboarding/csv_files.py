@@ -95,11 +95,14 @@ def _decode(content: bytes) -> str:
     if len(content) > MAX_BYTES:
         raise InviteFileError([_("The file is larger than 1 MB.")])
     try:
-        return content.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a BOM
+        text = content.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a BOM
     except UnicodeDecodeError as exc:
         raise InviteFileError(
             [_('The file is not UTF-8 text: in Excel, save it as "CSV UTF-8 (comma delimited)".')]
         ) from exc
+    if "\x00" in text:
+        raise InviteFileError([_("The file contains NUL characters: it is not a CSV text file.")])
+    return text
 
 
 def _delimiter(header_line: str) -> str:
@@ -118,7 +121,19 @@ def invitees_from_csv(content: bytes) -> list[Invitee]:
     if not lines or not lines[0].strip():
         raise InviteFileError([_("The file is empty: the first line must name the columns.")])
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(lines[0]))
-    header = next(reader)
+    try:  # at most MAX_BYTES: read whole, so that a broken row is one clear problem, not a 500
+        rows = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        raise InviteFileError(
+            [
+                line_problem(
+                    reader.line_num,
+                    _("row"),
+                    _("not readable as CSV (a value longer than 128 KB, or a quote never closed)"),
+                )
+            ]
+        ) from exc
+    header = rows[0][1]
     columns = [_column(cell) for cell in header]
     problems = [
         line_problem(
@@ -134,8 +149,7 @@ def invitees_from_csv(content: bytes) -> list[Invitee]:
         raise InviteFileError(problems)
     invitees: list[Invitee] = []
     first_seen: dict[tuple[str, str], int] = {}
-    for row in reader:
-        line = reader.line_num
+    for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(invitees) >= MAX_ROWS:

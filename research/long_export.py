@@ -4,7 +4,9 @@ sheet, streamed by XlsxWriter): read with ``pandas.read_csv``/``read_excel`` or 
 
 The xlsx cells are made safe as in the results workbook (text never becomes a formula;
 a cell longer than Excel's limit of 32,767 characters is cut, with "…"): the CSV keeps
-every text in full. Empty values are empty cells in both.
+every text in full, but a text that a spreadsheet would read as a formula (starting with
+``=``, ``+``, ``-``, ``@``, tab or carriage return) gets a leading ``'`` (``studies.csv_cells``).
+Empty values are empty cells in both.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from research.workbook import XLSX_OPTIONS, SafeBook
+from studies.csv_cells import csv_cell
 
 
 def long_csv_write(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> int:
@@ -23,9 +26,9 @@ def long_csv_write(path: Path, header: Sequence[str], rows: Iterable[Sequence]) 
     try:
         with path.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow(header)
+            writer.writerow([csv_cell(v) for v in header])
             for row in rows:
-                writer.writerow(["" if v is None else v for v in row])
+                writer.writerow([csv_cell(v) for v in row])
                 n += 1
     except BaseException:
         path.unlink(missing_ok=True)

@@ -172,6 +172,7 @@ def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpRespo
         raise Http404
     data = figure_get(name=name, fmt_name=fmt_name, chosen=chosen)  # cached per data version
     response = HttpResponse(data, content_type=FORMATS[fmt_name])
+    response["Cache-Control"] = "no-store"  # unblinded results: no copy in any cache
     if request.GET.get("download"):
         suffix = f"-step{chosen['step']}" if name == "dimensions" else ""
         response["Content-Disposition"] = f'attachment; filename="figure-{name}{suffix}.{fmt_name}"'
@@ -232,7 +233,9 @@ def export_download(request: HttpRequest, pk: int) -> FileResponse:
         handle = job.file.storage.open(job.file.name, "rb")
     except (FileNotFoundError, OSError) as exc:  # deleted from the storage (expired, or by hand)
         raise Http404 from exc
-    return FileResponse(handle, as_attachment=True, filename=job.file_name)
+    response = FileResponse(handle, as_attachment=True, filename=job.file_name)
+    response["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
+    return response
 
 
 class JudgeFilter(forms.Form):

@@ -18,6 +18,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from studies.problems import FileProblems
+from studies.upload_safety import json_decode_error, json_decoder, json_parse, json_value_check, text_problem
 
 CODE = re.compile(r"^[A-Za-z0-9-]{1,20}$")
 # A tag (<p>, </div>, <br/>, <a href=...>) or a comment: scenario texts are plain text.
@@ -27,6 +28,7 @@ MAX_TEXT = 100_000
 MAX_RECORDS = 2000
 # xlsx uploads: refuse zip bombs before openpyxl inflates anything.
 MAX_XLSX_UNCOMPRESSED = 50 * 1024 * 1024
+MAX_XLSX_COLUMNS = 30
 
 # Accepted names of each field (keys of JSON objects, header cells of xlsx sheets).
 FIELD_ALIASES = {
@@ -96,6 +98,10 @@ def record_from_mapping(
         if not isinstance(value, str):
             problems.append(_problem(where, str(key), _("must be text")))
             continue
+        unstorable = text_problem(value)
+        if unstorable:
+            problems.append(_problem(where, name, unstorable))
+            continue
         values[name] = value.strip() if name in ("code", "theme", "theme_zh") else value.strip("\n\r ")
     if len(problems) > found:
         return None
@@ -147,7 +153,7 @@ def _skip_ws(text: str, index: int) -> int:
 def _top_level_entries(text: str) -> list[tuple[int, str | None, Any]]:
     """The top-level entries of a JSON object or list with the line each starts on
     (``json.loads`` would keep only the last of two equal keys and forget the lines)."""
-    decoder = json.JSONDecoder()
+    decoder = json_decoder()
     index = _skip_ws(text, 0)
     opening = text[index]
     closing = "}" if opening == "{" else "]"
@@ -166,7 +172,11 @@ def _top_level_entries(text: str) -> list[tuple[int, str | None, Any]]:
             if text[index : index + 1] != ":":
                 raise json.JSONDecodeError("Expecting ':' delimiter", text, index)
             index = _skip_ws(text, index + 1)
-        value, index = decoder.raw_decode(text, index)
+        try:
+            value, index = decoder.raw_decode(text, index)
+        except (RecursionError, ValueError) as exc:
+            raise json_decode_error(exc, text, index) from exc
+        json_value_check(value, text)
         entries.append((line, key, value))
         index = _skip_ws(text, index)
         if text[index : index + 1] == ",":
@@ -215,7 +225,7 @@ def records_from_jsonl(text: str) -> list[ScenarioRecord]:
             continue
         where = _("line %(n)s") % {"n": n}
         try:
-            obj = json.loads(line)
+            obj = json_parse(line)
         except json.JSONDecodeError as exc:
             problems.append(_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}))
             continue
@@ -236,12 +246,24 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
             if sum(info.file_size for info in archive.infolist()) > MAX_XLSX_UNCOMPRESSED:
                 raise ScenarioFileError([_("The workbook is too large once unpacked.")])
         workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        # read-only sheets are parsed (and inflated) while iterated: read the rows here, so
+        # that a damaged part is refused like a damaged archive (at most MAX_RECORDS rows)
+        sheet = workbook.worksheets[0]
+        all_rows = []
+        for row in sheet.iter_rows(values_only=True):
+            if any(cell is not None for cell in row[MAX_XLSX_COLUMNS:]):
+                raise ScenarioFileError(
+                    [_("The first sheet has more than %(n)s columns.") % {"n": MAX_XLSX_COLUMNS}]
+                )
+            all_rows.append(row[:MAX_XLSX_COLUMNS])
+            if len(all_rows) > MAX_RECORDS + 1:
+                break
+        workbook.close()
     except ScenarioFileError:
         raise
     except Exception as exc:  # openpyxl raises many kinds on a damaged or foreign file
         raise ScenarioFileError([_("Not a readable xlsx workbook.")]) from exc
-    sheet = workbook.worksheets[0]
-    rows = sheet.iter_rows(values_only=True)
+    rows = iter(all_rows)
     header = next(rows, None)
     if not header:
         raise ScenarioFileError([_("The first sheet is empty: it needs a header row (code, theme, text).")])
@@ -263,7 +285,6 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
         where = _("row %(n)s") % {"n": n}
         records.append(record_from_mapping(where, data, problems))
         codes.append((where, _raw_code(data)))
-    workbook.close()
     return _checked(records, problems, codes)
 
 
@@ -326,11 +347,11 @@ def _is_json_lines(text: str) -> bool:
     if len(lines) < 2:
         # one line: a JSON Lines record has a "code" key, the released format has codes as keys
         try:
-            obj = json.loads(text)
+            obj = json_parse(text)
         except json.JSONDecodeError:
             return False
         return isinstance(obj, dict) and any(_normalized_key(k) in ("code", "id") for k in obj)
     try:
-        return all(isinstance(json.loads(line), dict) for line in lines)
+        return all(isinstance(json_parse(line), dict) for line in lines)
     except json.JSONDecodeError:
         return False

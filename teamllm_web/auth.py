@@ -1,8 +1,11 @@
 """Who may log in: login throttling (django-axes) and demo accounts only in demo mode.
 
-- ``ThrottledLoginBackend`` (first in AUTHENTICATION_BACKENDS) refuses a username that
-  failed ``AXES_FAILURE_LIMIT`` times from one address, for ``AXES_COOLOFF_TIME``, before
-  any password is checked; the lockout page says so. An admin unlocks it in the Django
+- ``ThrottledLoginBackend`` (first in AUTHENTICATION_BACKENDS) refuses, for
+  ``AXES_COOLOFF_TIME`` and before any password is checked, a username that failed
+  ``AXES_FAILURE_LIMIT`` times from any addresses, and a client address from which
+  ``AXES_ADDRESS_FAILURE_LIMIT`` logins failed for any usernames (``LoginFailuresHandler``);
+  the lockout page says so. The address is the connection's, or the one ``X-Forwarded-For``
+  gives only when the connection comes from one of ``TRUSTED_PROXIES`` (``client_ip``). An admin unlocks it in the Django
   admin (Axes > Access attempts: delete the attempt) or with ``manage.py axes_reset``.
 - ``AccountBackend`` is Django's ModelBackend except that, unless ``DEMO_MODE`` is on, it
   refuses the demo accounts (members of the "Demo" group, which ``seed_demo`` creates)
@@ -12,16 +15,18 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 from typing import Any
 
 from axes.backends import AxesStandaloneBackend
+from axes.handlers.database import AxesDatabaseHandler
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
@@ -142,16 +147,74 @@ class LoginForm(AuthenticationForm):
         return super().clean()
 
 
+class LoginFailuresHandler(AxesDatabaseHandler):
+    """django-axes' database handler with a limit of its own for each lockout parameter:
+    ``AXES_FAILURE_LIMIT`` failures of one username (from any addresses) and
+    ``AXES_ADDRESS_FAILURE_LIMIT`` failures from one address (for any usernames).
+
+    axes compares one count with one limit; this count is the largest of the parameters'
+    failures each scaled to ``AXES_FAILURE_LIMIT``, so it reaches that limit exactly when
+    one parameter reaches its own. A successful login clears only its username's failures:
+    an attacker who sprays passwords from an address cannot clear that address's count by
+    logging in to an account of their own."""
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        base = settings.AXES_FAILURE_LIMIT
+        limits = {"username": base, "ip_address": settings.AXES_ADDRESS_FAILURE_LIMIT}
+        parameters = settings.AXES_LOCKOUT_PARAMETERS
+        counts = [
+            attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+            for attempts in self.get_user_attempts(request, credentials)
+        ]
+        scaled = [
+            count * base // max(1, limits.get(parameter, base)) if isinstance(parameter, str) else count
+            for parameter, count in zip(parameters, counts, strict=True)
+        ]
+        return max(scaled, default=0)
+
+    def reset_user_attempts(self, request, credentials: dict | None = None) -> int:
+        from axes.helpers import get_client_username
+        from axes.models import AccessAttempt
+
+        username = get_client_username(request, credentials)
+        if not username:
+            return 0
+        count, _ = AccessAttempt.objects.filter(username=username).delete()
+        return count
+
+
+def _trusted_proxy(address: str | None) -> bool:
+    if not address:
+        return False
+    try:
+        peer = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    for entry in settings.TRUSTED_PROXIES:
+        try:
+            if peer in ipaddress.ip_network(entry.strip(), strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def client_ip(request: HttpRequest) -> str | None:
-    """The client address django-axes counts failures for: REMOTE_ADDR, or with
-    ``TRUSTED_PROXY_COUNT`` reverse proxies in front, the address the outermost one saw."""
+    """The client address django-axes counts failures for: REMOTE_ADDR, or, when the
+    connection comes from one of ``TRUSTED_PROXIES`` and ``TRUSTED_PROXY_COUNT`` reverse
+    proxies are in front, the address the outermost one saw in ``X-Forwarded-For``. Any
+    other peer's ``X-Forwarded-For`` is ignored: a client cannot choose its address."""
+    peer = request.META.get("REMOTE_ADDR")
     count = settings.TRUSTED_PROXY_COUNT
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if count > 0 and forwarded:
+    if count > 0 and forwarded and _trusted_proxy(peer):
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if len(hops) >= count:
-            return hops[-count]
-    return request.META.get("REMOTE_ADDR")
+            try:
+                return str(ipaddress.ip_address(hops[-count]))
+            except ValueError:
+                return peer
+    return peer
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:

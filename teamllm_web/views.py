@@ -103,7 +103,16 @@ def set_language(request: HttpRequest) -> HttpResponse:
         nxt = "/"
     response = redirect(nxt)
     if lang and check_for_language(lang) and lang in dict(settings.LANGUAGES):
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, lang, max_age=365 * 24 * 3600, samesite="Lax")
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            lang,
+            max_age=365 * 24 * 3600,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
         if request.user.is_authenticated:
             RaterProfile.objects.update_or_create(user=request.user, defaults={"language": lang})
     return response

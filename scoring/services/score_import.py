@@ -36,6 +36,7 @@ from studies.services.responses import (
     responses_unknown_names,
 )
 from studies.services.roles import role_groups_ensure
+from studies.upload_safety import json_parse
 
 
 class ScoreImportError(Exception):
@@ -323,7 +324,7 @@ def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
 def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportReport:
     """A score file's bytes (a file or the import page's upload), all-or-nothing."""
     try:
-        data = json.loads(content.decode("utf-8-sig"))
+        data = json_parse(content.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise ScoreImportError([f"{name}: not UTF-8 text ({exc.reason})"]) from exc
     except json.JSONDecodeError as exc:

@@ -42,6 +42,11 @@ def _xlsx(name: str, data: bytes) -> HttpResponse:
     return response
 
 
+def _status(form: UploadForm, problems: list) -> int:
+    """400 when the upload was refused (the page lists why), else 200."""
+    return 400 if problems or form.errors else 200
+
+
 def _import(request: HttpRequest, form: UploadForm, rater) -> tuple[list, list]:
     data = form.cleaned_data["file"].read()
     result = workbook_import(data=data, actor=request.user, rater=rater)
@@ -70,7 +75,10 @@ def rater_workbooks(request: HttpRequest) -> HttpResponse:
                 return redirect("scoring:rater_workbooks")
     units = workbook_units_get(rater=request.user)
     return render(
-        request, "scoring/workbooks/rater.html", {"units": units, "form": form, "problems": problems}
+        request,
+        "scoring/workbooks/rater.html",
+        {"units": units, "form": form, "problems": problems},
+        status=_status(form, problems),
     )
 
 
@@ -108,7 +116,7 @@ def admin_workbooks(request: HttpRequest) -> HttpResponse:
         "studies": Study.objects.order_by("name"),
         "study": study,
     }
-    return render(request, "scoring/workbooks/admin.html", context)
+    return render(request, "scoring/workbooks/admin.html", context, status=_status(form, problems))
 
 
 @admin_required

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -94,7 +95,15 @@ def workbook_file_check(data: bytes, *, max_bytes: int) -> None:
         try:
             with archive.open(info) as part:
                 blob = part.read(MAX_MEMBER_UNCOMPRESSED + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            OSError,
+            EOFError,
+            RuntimeError,
+            NotImplementedError,
+            ValueError,
+        ) as exc:
             raise WorkbookRefused(_("The archive is damaged (%(name)s).") % {"name": info.filename}) from exc
         if len(blob) > MAX_MEMBER_UNCOMPRESSED:
             raise WorkbookRefused(

@@ -25,6 +25,7 @@ from studies.parsing import parse_response
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from studies.signals import response_created
+from studies.upload_safety import json_parse
 
 RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
 
@@ -202,7 +203,7 @@ def records_from_jsonl(text: str) -> list[ResponseRecord]:
             continue
         where = f"line {i}"
         try:
-            obj = json.loads(line)
+            obj = json_parse(line)
         except json.JSONDecodeError as exc:
             raise RecordError(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}) from exc
         if not isinstance(obj, dict):
@@ -261,7 +262,7 @@ def response_records_from_upload(content: bytes) -> list[ResponseRecord]:
 def records_from_text(text: str) -> list[ResponseRecord]:
     if text.lstrip().startswith("["):
         try:
-            data = json.loads(text)
+            data = json_parse(text)
         except json.JSONDecodeError as exc:
             raise RecordError(
                 "file",

@@ -132,20 +132,29 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------
 AUTHENTICATION_BACKENDS = [
-    # refuses a locked-out username + address before any password is checked
+    # refuses a locked-out username or address before any password is checked
     "teamllm_web.auth.ThrottledLoginBackend",
     # Django's ModelBackend that refuses demo accounts unless DEMO_MODE is on
     "teamllm_web.auth.AccountBackend",
 ]
+# Failed logins of one username, from any address, before it is locked
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=10)
+# Failed logins from one client address, for any usernames, before it is locked (password
+# spraying); higher, so that a lab behind one NAT address is not locked by a few typos
+AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=30)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=15))
-# a lock holds for one username from one address: a rater mistyping elsewhere is not locked
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# two separate locks: per username (across addresses) and per address (across usernames)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_HANDLER = "teamllm_web.auth.LoginFailuresHandler"  # each lock with its own limit
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "teamllm_web.auth.lockout_response"  # templates/registration/locked_out.html
 AXES_CLIENT_IP_CALLABLE = "teamllm_web.auth.client_ip"
+# The reverse proxies whose X-Forwarded-For is believed: comma-separated addresses or networks
+# (e.g. 127.0.0.1,::1,172.16.0.0/12). A request from any other peer is counted by its
+# connection address (REMOTE_ADDR), whatever X-Forwarded-For it sends.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 # How many reverse proxies in front of the app append to X-Forwarded-For (0: use
-# REMOTE_ADDR); login throttling counts failures per client address.
+# REMOTE_ADDR); applied only when the connection comes from one of TRUSTED_PROXIES.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 
 LOGIN_URL = "login"
@@ -155,6 +164,9 @@ LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language cookie: no script reads it, no other site sends it (Secure in production).
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = env("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True

@@ -117,3 +117,16 @@ def test_compose_redis_runs_with_a_ceiling_that_spares_the_queues(compose, tmp_p
     finally:
         server.kill()
         server.wait()
+
+
+def test_compose_publishes_gunicorn_only_on_the_loopback(compose):
+    """Reachable only through the host's reverse proxy (issue 22, finding 6): a client that
+    reached gunicorn directly could send any X-Forwarded-For."""
+    for service in compose["services"].values():
+        for port in service.get("ports", []):
+            assert str(port).startswith(("127.0.0.1:", "[::1]:")), port
+    assert compose["services"]["web"]["ports"] == ["127.0.0.1:8000:8000"]
+    documented = dotenv(ROOT / ".env.example")
+    assert documented["TRUSTED_PROXY_COUNT"] == "1" and "127.0.0.1" in documented["TRUSTED_PROXIES"].split(
+        ","
+    )

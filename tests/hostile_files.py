@@ -1,0 +1,240 @@
+"""Hostile upload files (issue 22, finding 7), built once: deep nesting, huge numbers, huge
+CSV fields, wrong encodings, zip bombs, XXE and billion laughs in xlsx parts, truncated
+archives. Shared by the upload fuzz tests."""
+
+from __future__ import annotations
+
+import functools
+import io
+import zipfile
+
+DEPTH = 200_000
+
+
+def deep_list() -> bytes:
+    return b"[" * DEPTH + b"]" * DEPTH
+
+
+def deep_object() -> bytes:
+    return b'{"FS10": ' + b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH + b"}"
+
+
+def deep_line() -> bytes:
+    return b'{"code": "FS10", "theme": ' + b"[" * DEPTH + b"]" * DEPTH + b"}\n"
+
+
+def huge_number_list() -> bytes:
+    return b"[" + b"1" * 5001 + b"]"
+
+
+def huge_number_object() -> bytes:
+    return b'{"code": ' + b"9" * 5001 + b', "theme": "t", "text": "x"}\n'
+
+
+def huge_number_released() -> bytes:
+    return b'{"FS10": {"theme": ' + b"9" * 5001 + b', "text": "x"}}'
+
+
+def csv_huge_field() -> bytes:
+    return b"username,name,email,language,roles\nr1," + b"x" * 200_000 + b",r1@example.org,en,rater\n"
+
+
+def csv_huge_quoted_field() -> bytes:
+    return b'username,name,email,language,roles\nr1,"' + b"y" * 140_000 + b'",r1@example.org,en,rater\n'
+
+
+def utf16(text: str = "username,name,email,language,roles\n[1]\n") -> bytes:
+    return text.encode("utf-16")
+
+
+def latin1() -> bytes:
+    return "username,name,email,language,roles\nrené,René Ç,r@example.org,en,rater\n".encode("latin-1")
+
+
+def garbage() -> bytes:
+    return bytes(range(256)) * 8
+
+
+def nul_bytes() -> bytes:
+    return b"username,name,email,language,roles\nr1,\x00\x00,r@example.org,en,rater\n"
+
+
+@functools.cache
+def plain_xlsx() -> bytes:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["code", "theme", "text"])
+    ws.append(["FS99", "theme", "text"])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
+
+
+def xlsx_with_sheet(sheet_xml: bytes) -> bytes:
+    """The plain workbook with its first sheet's XML replaced."""
+    return _rezip({"xl/worksheets/sheet1.xml": sheet_xml})
+
+
+@functools.cache
+def plain_sheet_xml() -> bytes:
+    return zipfile.ZipFile(io.BytesIO(plain_xlsx())).read("xl/worksheets/sheet1.xml")
+
+
+def _rezip(replace: dict[str, bytes], add: dict[str, bytes] | None = None) -> bytes:
+    source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            target.writestr(info.filename, replace.get(info.filename, source.read(info.filename)))
+        for name, data in (add or {}).items():
+            target.writestr(name, data)
+    return out.getvalue()
+
+
+@functools.cache
+def zip_bomb() -> bytes:
+    """A valid workbook whose sheet part inflates to 100 MB of zeros (about 100 KB packed)."""
+    out = io.BytesIO()
+    source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as target:
+        for info in source.infolist():
+            if info.filename == "xl/worksheets/sheet1.xml":
+                with target.open(info.filename, "w", force_zip64=True) as part:
+                    chunk = b"0" * (1024 * 1024)
+                    for _ in range(100):
+                        part.write(chunk)
+            else:
+                target.writestr(info.filename, source.read(info.filename))
+    return out.getvalue()
+
+
+@functools.cache
+def lying_zip_bomb() -> bytes:
+    """The zip bomb with its declared sizes rewritten to look small."""
+    data = bytearray(zip_bomb())
+    archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
+    info = archive.getinfo("xl/worksheets/sheet1.xml")
+    # the central directory's entry: rewrite its uncompressed size field (zip64 keeps it in extra)
+    return bytes(data).replace(info.file_size.to_bytes(8, "little"), (1000).to_bytes(8, "little"))
+
+
+XXE_DOCTYPE = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+LAUGHS = (
+    b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">' % (n, (b"&lol%d;" % (n - 1) if n > 1 else b"&lol;") * 10)
+        for n in range(1, 10)
+    )
+    + b"]>"
+)
+
+
+def _sheet_with(prolog: bytes, entity: bytes) -> bytes:
+    return (
+        prolog + b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+        b'<row r="1"><c r="A1" t="inlineStr"><is><t>code</t></is></c><c r="B1" t="inlineStr"><is><t>theme</t></is></c>'
+        b'<c r="C1" t="inlineStr"><is><t>text</t></is></c></row>'
+        b'<row r="2"><c r="A2" t="inlineStr"><is><t>FS98</t></is></c><c r="B2" t="inlineStr"><is><t>'
+        + entity
+        + b'</t></is></c><c r="C2" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>'
+    )
+
+
+@functools.cache
+def xxe_xlsx() -> bytes:
+    return _rezip({"xl/worksheets/sheet1.xml": _sheet_with(XXE_DOCTYPE, b"&xxe;")})
+
+
+@functools.cache
+def laughs_xlsx() -> bytes:
+    return _rezip({"xl/worksheets/sheet1.xml": _sheet_with(LAUGHS, b"&lol9;")})
+
+
+@functools.cache
+def xxe_workbook_part() -> bytes:
+    source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
+    workbook = source.read("xl/workbook.xml")
+    body = workbook.split(b"?>", 1)[1] if workbook.startswith(b"<?xml") else workbook
+    return _rezip({"xl/workbook.xml": XXE_DOCTYPE + body})
+
+
+def truncated_zip() -> bytes:
+    data = plain_xlsx()
+    return data[: len(data) // 2]
+
+
+def damaged_deflate() -> bytes:
+    """The plain workbook with its workbook part's compressed bytes replaced by an invalid block."""
+    data = bytearray(plain_xlsx())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("xl/workbook.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start : start + info.compress_size] = b"\xff" * info.compress_size
+    return bytes(data)
+
+
+def not_a_zip_named_xlsx() -> bytes:
+    return b"PK\x03\x04" + b"\x00" * 100
+
+
+HOSTILE = {
+    "deep_list": deep_list,
+    "deep_object": deep_object,
+    "deep_line": deep_line,
+    "huge_number_list": huge_number_list,
+    "huge_number_object": huge_number_object,
+    "huge_number_released": huge_number_released,
+    "csv_huge_field": csv_huge_field,
+    "csv_huge_quoted_field": csv_huge_quoted_field,
+    "utf16": utf16,
+    "latin1": latin1,
+    "garbage": garbage,
+    "nul_bytes": nul_bytes,
+    "zip_bomb": zip_bomb,
+    "lying_zip_bomb": lying_zip_bomb,
+    "xxe_xlsx": xxe_xlsx,
+    "laughs_xlsx": laughs_xlsx,
+    "xxe_workbook_part": xxe_workbook_part,
+    "truncated_zip": truncated_zip,
+    "damaged_deflate": damaged_deflate,
+    "not_a_zip_named_xlsx": not_a_zip_named_xlsx,
+    "empty": lambda: b"",
+}
+
+# Valid-looking files of each kind, for the fuzz to mutate.
+SCENARIOS_JSON = b'{"FS90": {"theme": "A theme", "text": "A text"}}'
+SCENARIOS_JSONL = b'{"code": "FS91", "theme": "A theme", "text": "A text"}\n'
+RESPONSES_JSONL = (
+    b'{"research_id": "A05_FS10", "scenario": "FS10", "model": "05", "condition": "A", '
+    b'"steps": ["a", "b", "c", "d", "e", "f"]}\n'
+)
+DATA_A = b'[["A05_FS10", ["H01", "H02"], "FS10", {"Step-1": [{"Content": "x"}]}, {"Step-1": []}]]'
+INVITES_CSV = b"username,name,email,language,roles\nfuzz1,Fuzz One,fuzz1@example.org,en,rater\n"
+# Fragments that have broken parsers before
+FRAGMENTS = [
+    b"[" * 3000,
+    b"{" * 3000,
+    b"9" * 5001,
+    b"1e999",
+    b"NaN",
+    b"-Infinity",
+    b"\\u0000",
+    b"\\ud800",
+    b"\x00",
+    b'"',
+    b",",
+    b";",
+    b"\t",
+    b"\r\n",
+    b"\xff\xfe",
+    b"\xef\xbb\xbf",
+    b"\xe9",
+    b"x" * 140_000,
+    b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>",
+    b"&e;",
+    b"_x0000_",
+    b'<dimension ref="A1:XFD1048576"/>',
+    b'<row r="1048576"><c r="XFD1048576"><v>1</v></c></row>',
+    b"=cmd|' /C calc'!A0",
+]
