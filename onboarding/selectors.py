@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
 from onboarding.models import Invitation
@@ -93,6 +94,11 @@ def accounts_list(*, user_id: int | None = None) -> list[dict]:
 
 
 def account_get(*, user_id: int) -> dict | None:
-    """One row of ``accounts_list``, or None."""
+    """One row of ``accounts_list``, or None; with ``failed_logins``: the failed logins
+    django-axes counts against the username (it is locked at ``AXES_FAILURE_LIMIT``)."""
     rows = accounts_list(user_id=user_id)
-    return rows[0] if rows else None
+    if not rows:
+        return None
+    attempts = AccessAttempt.objects.filter(username=rows[0]["user"].get_username())
+    rows[0]["failed_logins"] = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+    return rows[0]

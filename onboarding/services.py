@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
@@ -374,3 +375,16 @@ def account_link_send(*, actor, user_id: int, link_for: LinkBuilder, email: bool
         invitation = Invitation.objects.create(user=user, invited_by=actor, last_link_at=timezone.now())
     _link_issue(invitation=invitation, actor=actor)
     return _deliver(invitation, link_for, email)
+
+
+def account_unlock(*, actor, user_id: int) -> int:
+    """Lift the login lock of the account's username: delete django-axes' failed
+    attempts recorded for it (locks of client addresses stay). Returns how many."""
+    user = _target(actor=actor, user_id=user_id)
+    with transaction.atomic():
+        count, _ = AccessAttempt.objects.filter(username=user.get_username()).delete()
+        if count:
+            audit_record(
+                actor=actor, action="account.unlock", target=user, changes={"attempts_deleted": count}
+            )
+    return count

@@ -10,6 +10,7 @@ urlpatterns = [
     path("manage/accounts/", views.accounts_page, name="accounts"),
     path("manage/accounts/<int:user_id>/", views.account_page, name="account"),
     path("manage/accounts/<int:user_id>/active/", views.account_active_view, name="account_active"),
+    path("manage/accounts/<int:user_id>/unlock/", views.account_unlock_view, name="account_unlock"),
     path("manage/accounts/<int:user_id>/link/", views.account_link_view, name="account_link"),
     # public: the invitee has no password yet (teamllm_web.middleware.PUBLIC_PREFIXES)
     path("accounts/invite/<uidb64>/set-password/", views.set_password_page, name="set_password"),

@@ -28,6 +28,7 @@ from onboarding.services import (
     account_active_set,
     account_link_send,
     account_roles_set,
+    account_unlock,
     invitation_accept,
     invitation_link_renew,
     mail_delivers,
@@ -152,6 +153,19 @@ def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
                 else _("%(u)s can no longer log in.")
             )
             messages.success(request, done % {"u": get_user_model().objects.get(pk=user_id).username})
+    return redirect("onboarding:account", user_id=user_id)
+
+
+@admin_required
+@require_POST
+def account_unlock_view(request: HttpRequest, user_id: int) -> HttpResponse:
+    try:
+        count = account_unlock(actor=request.user, user_id=user_id)
+    except AccountError as exc:
+        messages.error(request, str(exc))
+    else:
+        if count:
+            messages.success(request, _("The login lock is lifted."))
     return redirect("onboarding:account", user_id=user_id)
 
 

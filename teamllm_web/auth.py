@@ -220,5 +220,9 @@ def client_ip(request: HttpRequest) -> str | None:
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
     """The page a locked-out login gets (429), in the site's layout and language."""
     minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
-    context = {"minutes": minutes, "failure_limit": settings.AXES_FAILURE_LIMIT}
+    context = {
+        "minutes": minutes,
+        "failure_limit": settings.AXES_FAILURE_LIMIT,
+        "address_limit": settings.AXES_ADDRESS_FAILURE_LIMIT,
+    }
     return render(request, "registration/locked_out.html", context, status=429)

@@ -13,6 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 import teamllm_web.auth
+from studies.models import AuditEvent
 from studies.roles import ADMIN, DEMO_GROUP, KNOWN_GROUPS, RATER, RESEARCHER, user_roles
 from tests.factories import rater
 
@@ -78,30 +79,35 @@ def test_the_lockout_page_is_translated(demo):
 
 
 @pytest.mark.django_db
-def test_an_admin_unlocks_a_locked_account_in_the_django_admin(demo):
+def test_an_admin_lifts_a_login_lock_on_the_account_page_audited(demo):
     rater_client = Client()
     for n in range(10):
         attempt(rater_client, "rater1", f"wrong-{n}")
     assert attempt(rater_client, "rater1", PASSWORD).status_code == 429
-    locked = AccessAttempt.objects.get(username="rater1")
+    rater1 = get_user_model().objects.get(username="rater1")
 
     admin = Client()
     assert attempt(admin, "admin", PASSWORD).status_code == 302
-    listing = admin.get("/admin/axes/accessattempt/")
-    assert listing.status_code == 200 and "rater1" in listing.content.decode()
-    confirm = admin.post(
-        "/admin/axes/accessattempt/", {"action": "delete_selected", "_selected_action": [locked.pk]}
-    )
-    assert confirm.status_code == 200  # "Are you sure?"
-    done = admin.post(
-        "/admin/axes/accessattempt/",
-        {"action": "delete_selected", "_selected_action": [locked.pk], "post": "yes"},
-    )
-    assert done.status_code == 302
+    page = admin.get(f"/manage/accounts/{rater1.pk}/").content.decode()
+    assert 'id="account-unlock"' in page and "11 failed logins" in page  # the refused right one counts
+    assert admin.post(f"/manage/accounts/{rater1.pk}/unlock/").status_code == 302
     assert not AccessAttempt.objects.filter(username="rater1").exists()
+    event = AuditEvent.objects.get(action="account.unlock")
+    assert event.actor.username == "admin" and event.target == f"auth.user:{rater1.pk}"
 
     reply = attempt(rater_client, "rater1", PASSWORD)
     assert reply.status_code == 302 and logged_in(rater_client)
+
+
+@pytest.mark.django_db
+def test_a_rater_cannot_lift_a_lock(demo):
+    for n in range(10):
+        attempt(Client(), "rater2", f"wrong-{n}")
+    rater2 = get_user_model().objects.get(username="rater2")
+    client = Client()
+    assert attempt(client, "rater1", PASSWORD).status_code == 302
+    assert client.post(f"/manage/accounts/{rater2.pk}/unlock/").status_code == 403
+    assert AccessAttempt.objects.filter(username="rater2").exists()
 
 
 @pytest.mark.django_db
