@@ -248,7 +248,7 @@ def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=No
         "key_allowed": api_key_env_allowed(endpoint.api_key_env),
         "prefix": settings.LLM_KEY_ENV_PREFIX,
         "n_responses": endpoint.responses.count(),
-        "deletable": not (endpoint.responses.exists() or endpoint.runs.exists()),
+        "deletable": not (endpoint.responses.exists() or endpoint.runs.exists() or endpoint.judges.exists()),
         "check": check,
     }
     return render(request, "generation/endpoint.html", context)

@@ -197,3 +197,14 @@ def test_only_an_endpoint_nothing_refers_to_can_be_deleted(admin_client):
     assert not ModelEndpoint.objects.filter(pk=unused.pk).exists()
     event = AuditEvent.objects.get(action="endpoint.delete")
     assert event.target == f"studies.modelendpoint:{unused.pk}" and event.changes["name"] == ["unused", None]
+
+
+def test_an_endpoint_a_judge_uses_is_not_offered_for_deletion(admin_client):
+    from judging.services.judges import judge_create
+
+    judged = ModelEndpoint.objects.create(name="judged", model_number="45", base_url="http://127.0.0.1:9/v1")
+    judge_create(name="Keeps its endpoint", endpoint=judged)
+    page = admin_client.get(reverse("generation:endpoint", args=[judged.pk])).content.decode()
+    assert reverse("generation:endpoint_delete", args=[judged.pk]) not in page
+    admin_client.post(reverse("generation:endpoint_delete", args=[judged.pk]))
+    assert ModelEndpoint.objects.filter(pk=judged.pk).exists()
