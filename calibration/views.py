@@ -27,6 +27,7 @@ from calibration.selectors.agreement import (
     consistency_table,
     response_comparison,
 )
+from calibration.selectors.calibrators import calibrators_who_can_log_in
 from calibration.services.calibration import (
     PAPER_NOMINAL_THRESHOLD,
     CalibrationError,
@@ -56,7 +57,15 @@ def agreement_dashboard(request: HttpRequest) -> HttpResponse:
     study = _chosen_study(request, studies)
     context = {"studies": studies, "study": study}
     if study is not None:
-        context.update(table6=consistency_table(study=study), units=agreement_groups(study=study))
+        units = agreement_groups(study=study)
+        waiting = sum(u["unassigned"] for u in units if u["group"] is None)
+        context.update(
+            table6=consistency_table(study=study),
+            units=units,
+            waiting=waiting,
+            # routing found nobody: say why where the admin looks, instead of assigning
+            no_calibrator=bool(waiting) and not calibrators_who_can_log_in(),
+        )
     template = "calibration/dashboard.html"
     if request.htmx and study is not None:
         template += "#table6"

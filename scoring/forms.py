@@ -175,6 +175,18 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
 
 
+class SheetCorrectForm(forms.Form):
+    """An admin's correction of one entry of a submitted sheet (the entry's path, as in
+    the audit trail, e.g. ``dims.s2.focus`` or ``items.3.2.originality``)."""
+
+    path = forms.CharField(
+        label=_("Entry"), max_length=80, help_text=_("As in the audit trail, e.g. dims.s2.focus.")
+    )
+    value = forms.CharField(label=_("New value"), max_length=20000, required=False, strip=False)
+    reason = forms.CharField(label=_("Reason"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
+    expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION, widget=forms.HiddenInput)
+
+
 def _raters():
     return (
         get_user_model()

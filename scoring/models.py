@@ -177,12 +177,17 @@ class ScoreSheet(models.Model):
         blank=True,
         help_text=_("Client id of the last applied autosave batch (makes re-sends idempotent)."),
     )
+    # SHA-256 of the last batch's changes: a re-sent batch id with other changes is refused
+    last_batch_digest = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     # time the rater actively worked on the sheet in the web page (focus and input; idle
     # pauses of a few minutes left out): the scoring cost a lab reports
     active_seconds = models.PositiveIntegerField(_("active time (s)"), default=0)
+    # when the page last reported active time: a report adds at most the wall-clock time
+    # since then (or since the sheet was opened)
+    active_reported_at = models.DateTimeField(null=True, blank=True)
 
     all_objects = models.Manager()  # judges' work included
     objects = HumanSheetManager()
@@ -246,6 +251,7 @@ class EventKind(models.TextChoices):
     CHANGE = "change", _("Changed")
     SUBMIT = "submit", _("Submitted")
     REOPEN = "reopen", _("Reopened")
+    CORRECT = "correct", _("Corrected by an admin")
     IMPORT = "import", _("Imported")
     ARCHIVE = "archive", _("Archived")
 

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
+from calibration.selectors.calibrators import calibrators_who_can_log_in
 from calibration.selectors.consistency import consistency_table, icc_headline  # noqa: F401 (Table 6, re-exported)
 from calibration.statistics import (
     ICC_FORMS,
@@ -29,7 +30,6 @@ from calibration.statistics import (
 )
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
 from studies.models import Response, Study
-from studies.roles import RATER
 from studies.rubric import load_rubric
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
@@ -345,9 +345,7 @@ def calibrator_choices(*, response: Response) -> list[dict]:
         .exclude(role=AssignmentRole.CALIBRATION)
         .values_list("rater_id", flat=True)
     )
-    profiles = RaterProfile.objects.filter(
-        can_calibrate=True, user__is_active=True, user__groups__name=RATER
-    ).select_related("user")
+    profiles = RaterProfile.objects.filter(user_id__in=calibrators_who_can_log_in()).select_related("user")
     open_work: dict[int, int] = defaultdict(int)
     for rater_id, status in Assignment.objects.filter(archived_at__isnull=True).values_list(
         "rater_id", "sheet__status"

@@ -25,7 +25,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -38,6 +37,7 @@ from calibration.selectors.agreement_state import (
     responses_evaluate,
     states_load,
 )
+from calibration.selectors.calibrators import calibrator_can_log_in, calibrators_who_can_log_in
 from calibration.services.agreement_sync import (
     changes_of,
     group_agreements_sync,
@@ -55,7 +55,7 @@ from studies.models import (
     Scenario,
     Study,
 )
-from studies.roles import RATER, is_admin
+from studies.roles import is_admin
 from studies.rubric import load_rubric
 from studies.services.audit import audit_changes, audit_record
 
@@ -144,13 +144,10 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
 
 
 def calibrator_loads() -> dict[int, int]:
-    """Eligible calibrators (active raters who may calibrate) -> open assignments
-    (active, sheet not yet submitted), the measure of "least loaded"."""
-    user_model = get_user_model()
-    eligible = user_model.objects.filter(
-        is_active=True, rater_profile__can_calibrate=True, groups__name=RATER
-    ).values_list("pk", flat=True)
-    loads = dict.fromkeys(eligible, 0)
+    """Eligible calibrators (raters who may calibrate and can log in, see
+    ``calibrators_who_can_log_in``) -> open assignments (active, sheet not yet
+    submitted), the measure of "least loaded"."""
+    loads = dict.fromkeys(sorted(calibrators_who_can_log_in()), 0)
     open_work = Assignment.objects.filter(rater_id__in=list(loads), archived_at__isnull=True).values_list(
         "rater_id", "sheet__status"
     )
@@ -243,6 +240,12 @@ def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
         profile = getattr(calibrator, "rater_profile", None)
         if not calibrator.is_active or profile is None or not profile.can_calibrate:
             raise CalibrationError(_("This user may not calibrate."))
+        if not calibrator_can_log_in(calibrator):
+            raise CalibrationError(
+                _(
+                    "This account cannot log in (no password or invitation, or a demo account outside demo mode)."
+                )
+            )
         current = state.calibration
         if current is not None and current.rater_id == calibrator.pk:
             return Assignment.objects.get(pk=current.assignment_id)

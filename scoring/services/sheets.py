@@ -7,6 +7,8 @@ sheet's version (optimistic locking) and records each change in the audit trail.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +34,7 @@ from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
 from studies.bulk import Writes, column, model_from_row, row_columns, row_update, rows_insert, table
 from studies.models import Response
+from studies.roles import is_admin
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
 
@@ -53,6 +56,17 @@ class VersionConflict(SheetError):
             _("This sheet was changed elsewhere (another tab or device). Reload to see the newest scores.")
         )
         self.current_version = current_version
+
+
+class BatchReused(SheetError):
+    """A batch id already applied, sent again with other changes: nothing is written."""
+
+    def __init__(self):
+        super().__init__(
+            _(
+                "This save repeated an earlier batch's id with different changes; nothing was saved. Reload the page."
+            )
+        )
 
 
 class SheetIncomplete(SheetError):
@@ -201,7 +215,12 @@ def _apply_locked(
     of its rows, at most one upsert of item rows and one of dimension rows, one UPDATE
     of the sheet and one INSERT of every audit event, the writes sent together."""
     rubric = load_rubric(sheet.rubric_version)
+    digest = batch_digest(changes) if batch_id else ""
     if batch_id and sheet.last_batch_id == batch_id:
+        # the same batch sent again (a lost reply) is answered from the current state; the
+        # same id with other changes is refused, never half-applied nor silently dropped
+        if sheet.last_batch_digest and sheet.last_batch_digest != digest:
+            raise BatchReused()
         entries = sheet_entries_get(sheet=sheet, rubric=rubric)
         return SaveResult(
             sheet, sheet.version, sheet_totals(entries, rubric), sheet.updated_at, 0, replayed=True
@@ -232,10 +251,10 @@ def _apply_locked(
     sheet.totals = totals.as_dict()
     sheet.overall = totals.overall
     sheet.last_batch_id = batch_id
+    sheet.last_batch_digest = digest
     sheet.updated_at = now
-    row_update(
-        sheet, sorted(dirty | {"version", "totals", "overall", "last_batch_id", "updated_at"}), writes=writes
-    )
+    fields = {"version", "totals", "overall", "last_batch_id", "last_batch_digest", "updated_at"}
+    row_update(sheet, sorted(dirty | fields), writes=writes)
     rows_insert(
         SheetEvent,
         [{"path": str(where), "old_value": old, "new_value": new} for where, old, new in applied],
@@ -251,6 +270,12 @@ def _apply_locked(
     )
     writes.send()
     return SaveResult(sheet, sheet.version, totals, now, len(applied))
+
+
+def batch_digest(changes: list[tuple[str, Any]]) -> str:
+    """SHA-256 of a batch's changes, in order (what a re-sent batch id is compared by)."""
+    canonical = json.dumps([[path, value] for path, value in changes], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _scores_changed(sheet: ScoreSheet) -> None:
@@ -321,6 +346,53 @@ def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
     return sheet
 
 
+def sheet_correct(
+    *,
+    sheet_id: int,
+    actor,
+    changes: Iterable[tuple[str, Any]],
+    reason: str,
+    expected_version: int | None = None,
+) -> SaveResult:
+    """An admin corrects entries of a submitted sheet, with a reason: the rater's
+    validation, a new version, one audit event per changed entry (kind "correct", the
+    reason as note); the sheet stays submitted and complete, and agreement, calibration
+    routing and final scores are recomputed as after a submit or a reopen."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise SheetError(_("Give a reason for the correction."))
+    if not is_admin(actor):
+        raise SheetError(_("Only an admin can correct a submitted sheet."))
+    changes = list(changes)
+    if not changes:
+        raise SheetError(_("Nothing to correct."))
+    with transaction.atomic():
+        sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+        if not sheet.is_submitted:
+            raise SheetError(_("Only submitted sheets are corrected here; a draft is changed by its rater."))
+        rubric = load_rubric(sheet.rubric_version)
+        missing_before = {
+            m.path for m in sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).missing
+        }
+        result = _apply_locked(
+            sheet,
+            actor=actor,
+            changes=changes,
+            expected_version=expected_version,
+            batch_id="",
+            allow_submitted=True,
+            event_kind=EventKind.CORRECT,
+            note=reason,
+        )
+        if not result.changed:
+            raise SheetError(_("The new value is the sheet's current value; nothing was changed."))
+        emptied = [m for m in result.totals.missing if m.path not in missing_before]
+        if emptied:
+            raise SheetIncomplete(emptied)  # a submitted sheet stays complete (rolled back)
+        _scores_changed(sheet)
+    return result
+
+
 def sheet_fill_and_submit(
     *,
     assignment: Assignment,
@@ -352,6 +424,7 @@ def sheet_fill_and_submit(
 
 
 __all__ = [
+    "BatchReused",
     "InvalidEntries",
     "OtherSheet",
     "SaveResult",
@@ -361,6 +434,7 @@ __all__ = [
     "SheetSource",
     "VersionConflict",
     "sheet_apply_changes",
+    "sheet_correct",
     "sheet_fill_and_submit",
     "rater_sheet_apply_changes",
     "sheet_open",

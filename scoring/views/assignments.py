@@ -10,7 +10,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from scoring.forms import AutoAssignForm, PairAssignForm, PlanApplyForm, ReasonForm, ReassignForm
+from scoring.forms import (
+    AutoAssignForm,
+    PairAssignForm,
+    PlanApplyForm,
+    ReasonForm,
+    ReassignForm,
+    SheetCorrectForm,
+)
 from scoring.models import Assignment, ScoreSheet, ScoringGroup
 from scoring.selectors import group_detail, workload_board
 from scoring.selectors.qualification import unqualified_by_study
@@ -24,7 +31,7 @@ from scoring.services.assignments import (
     plan_for_study,
     study_sync_assignments,
 )
-from scoring.services.sheets import SheetError, sheet_reopen
+from scoring.services.sheets import SheetError, SheetIncomplete, sheet_correct, sheet_reopen
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
 from studies.roles import admin_required
@@ -243,13 +250,18 @@ def assignment_archive_view(request: HttpRequest, assignment_id: int) -> HttpRes
 @admin_required
 @require_http_methods(["GET", "POST"])
 def sheet_admin(request: HttpRequest, sheet_id: int) -> HttpResponse:
-    """A sheet's totals and audit trail, and reopening a submitted sheet with a reason."""
+    """A sheet's totals and audit trail; reopening a submitted sheet with a reason, or
+    correcting one of its entries with a reason (it stays submitted)."""
     sheet = get_object_or_404(
         ScoreSheet.objects.select_related("assignment__rater", "assignment__response", "assignment__group"),
         pk=sheet_id,
     )
-    form = ReasonForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    action = request.POST.get("action", "reopen") if request.method == "POST" else ""
+    form = ReasonForm(request.POST if action == "reopen" else None)
+    correct_form = SheetCorrectForm(
+        request.POST if action == "correct" else None, initial={"expected_version": sheet.version}
+    )
+    if action == "reopen" and form.is_valid():
         try:
             sheet_reopen(sheet_id=sheet.pk, actor=request.user, reason=form.cleaned_data["reason"])
         except SheetError as exc:
@@ -257,5 +269,23 @@ def sheet_admin(request: HttpRequest, sheet_id: int) -> HttpResponse:
         else:
             messages.success(request, _("The sheet is open again for its rater."))
             return redirect("scoring:sheet_admin", sheet_id=sheet.pk)
+    if action == "correct" and correct_form.is_valid():
+        data = correct_form.cleaned_data
+        try:
+            sheet_correct(
+                sheet_id=sheet.pk,
+                actor=request.user,
+                changes=[(data["path"], data["value"])],
+                reason=data["reason"],
+                expected_version=data["expected_version"],
+            )
+        except SheetIncomplete:
+            correct_form.add_error(None, _("A submitted sheet must stay complete; give a value."))
+        except SheetError as exc:
+            correct_form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("The entry was corrected; agreement and final scores follow."))
+            return redirect("scoring:sheet_admin", sheet_id=sheet.pk)
     events = sheet.events.select_related("actor").order_by("-id")[:500]
-    return render(request, "scoring/sheet_admin.html", {"sheet": sheet, "form": form, "events": events})
+    context = {"sheet": sheet, "form": form, "correct_form": correct_form, "events": events}
+    return render(request, "scoring/sheet_admin.html", context)

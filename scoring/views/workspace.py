@@ -21,7 +21,9 @@ from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitFo
 from scoring.models import ScoreSheet
 from scoring.selectors import rater_assignment_get, rater_has_training_code, response_items_by_step
 from scoring.services.active_time import sheet_active_time_add
+from scoring.services.save_throttle import sheet_save_throttle
 from scoring.services.sheets import (
+    BatchReused,
     InvalidEntries,
     OtherSheet,
     SaveResult,
@@ -105,7 +107,9 @@ def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
 @rater_required
 def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
-    409 on a version conflict, 423 when submitted, 422 on refused values.
+    409 on a version conflict or a batch id re-used with other changes, 423 when
+    submitted, 422 on refused values, 429 (with Retry-After) past the ceiling of
+    batches per sheet per second.
 
     An opened sheet is found, checked and locked in one statement
     (``rater_sheet_apply_changes``); anything else (a malformed request, a code that is
@@ -116,6 +120,8 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     except JsonBodyError:
         form = None
     if form is not None and form.is_valid():
+        if throttled := _throttled(request, form):
+            return throttled
         try:
             result = rater_sheet_apply_changes(
                 rater=request.user,
@@ -130,13 +136,27 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
         if result is not None:
             return _saved(request, result)
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
-    return sheet_save_for(request, assignment)
+    return sheet_save_for(request, assignment, counted=form is not None and form.is_valid())
+
+
+def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None:
+    """429 with Retry-After past ``SHEET_SAVES_PER_SECOND`` batches of this account on
+    this sheet in this second; nothing is written and the page sends the batch again."""
+    wait = sheet_save_throttle(user_id=request.user.pk, sheet_id=form.cleaned_data["sheet"])
+    if not wait:
+        return None
+    message = _("Too many saves in a short time; this one will be sent again in a moment.")
+    response = JsonResponse({"ok": False, "error": "throttled", "message": message}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 def _save_refused(exc: SheetError) -> JsonResponse:
     """The answer to a save (or submit) the sheet refused; nothing was written."""
     if isinstance(exc, OtherSheet):
         return JsonResponse({"ok": False, "error": "other_sheet", "message": exc.message}, status=409)
+    if isinstance(exc, BatchReused):
+        return JsonResponse({"ok": False, "error": "batch_reused", "message": exc.message}, status=409)
     if isinstance(exc, VersionConflict):
         return JsonResponse(
             {"ok": False, "error": "conflict", "message": exc.message, "version": exc.current_version},
@@ -167,14 +187,17 @@ def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
     )
 
 
-def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
-    """The autosave of one of the requester's assignments (live or training)."""
+def sheet_save_for(request: HttpRequest, assignment, *, counted: bool = False) -> JsonResponse:
+    """The autosave of one of the requester's assignments (live or training);
+    ``counted``: the batch was already counted against the ceiling of saves."""
     try:
         form = SaveBatchForm(data=json_body(request.body))
     except JsonBodyError as exc:
         return _bad_request(exc.message)
     if not form.is_valid():
         return _bad_request(_("Malformed save request."), _form_errors(form))
+    if not counted and (throttled := _throttled(request, form)):
+        return throttled
     sheet = _sheet_for(request, assignment)  # opened only for a well-formed request
     if refused := _other_sheet(sheet, form):
         return refused

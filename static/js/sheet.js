@@ -332,6 +332,14 @@
         setStatus(fmt(M.saved_at, { time: clock() }), "saved");
         return true;
       }
+      if (res.status === 429) {
+        // too many saves in a short time: nothing was written; the same batch goes again
+        // after Retry-After (doubling while refused), the draft kept in this browser
+        var wait = parseInt(res.headers.get("Retry-After") || "1", 10);
+        state.delay = Math.min(Math.max((wait > 0 ? wait : 1) * 1000, state.delay * 2), 8000);
+        persist();
+        return new Promise(function (resolve) { setTimeout(resolve, state.delay); }).then(sendNext);
+      }
       if (res.status === 409 && body && body.error === "other_sheet") { otherUser(body.message); return false; }
       if (res.status === 409) { stop("conflict", M.conflict); return false; }
       if (res.status === 423) { stop("locked", M.locked); return false; }

@@ -325,6 +325,9 @@ LLM_KEY_ENV_PREFIX = env("LLM_KEY_ENV_PREFIX", default="TEAMLLM_LLM_KEY_")
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
 # Bearer token that lets monitoring read /status/ without a session (empty: admins only).
 STATUS_TOKEN = env("STATUS_TOKEN", default="")
+# Autosave batches one account may send to one score sheet per second (counted in the
+# cache); past it a save answers 429 with Retry-After and the page retries later.
+SHEET_SAVES_PER_SECOND = env.int("SHEET_SAVES_PER_SECOND", default=5)
 
 LOGGING = {
     "version": 1,

@@ -3,8 +3,10 @@ research table); the queue's "left" count, time estimate from the rater's own pa
 the "Next response" link after a submit."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from research.selectors.results import RAW_HEADER, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet
@@ -18,12 +20,20 @@ def _post(client, url, payload):
     return client.post(url, data=json.dumps(payload), content_type="application/json")
 
 
+def _last_report_ago(sheet_id: int, seconds: int) -> None:
+    """As if the sheet had been opened, and last reported, ``seconds`` ago."""
+    then = timezone.now() - timedelta(seconds=seconds)
+    ScoreSheet.objects.filter(pk=sheet_id).update(created_at=then, active_reported_at=None)
+
+
 def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
     code = Response.objects.get(research_id="A05_FS10").blind_code
     client.login(username="rater1", password="demo-pass-2026")
     sheet_id = own_sheet_id(client, code)
     url = f"/scoring/{code}/time/"
+    _last_report_ago(sheet_id, 120)
     assert _post(client, url, {"sheet": sheet_id, "seconds": 61}).json() == {"ok": True}
+    _last_report_ago(sheet_id, 60)
     assert _post(client, url, {"sheet": sheet_id, "seconds": 30}).status_code == 200
     assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == 91
     for bad in (0, -5, 901, "x", None):  # out of range or not a number: refused, nothing added
@@ -35,6 +45,30 @@ def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
     client.login(username="calibrator", password="demo-pass-2026")  # not this rater's response
     assert _post(client, url, {"sheet": sheet_id, "seconds": 5}).status_code == 404
     assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == 91
+
+
+def test_active_time_reports_add_at_most_the_wall_clock_time_since_the_last_report(client, demo):
+    """The exploit: 100 reports of 900 s within a second on a sheet opened 5 minutes
+    before added 90,000 s; now they add at most the time that has passed."""
+    code = Response.objects.get(research_id="A05_FS10").blind_code
+    client.login(username="rater1", password="demo-pass-2026")
+    sheet_id = own_sheet_id(client, code)
+    _last_report_ago(sheet_id, 300)
+    url = f"/scoring/{code}/time/"
+    started = timezone.now()
+    for _ in range(100):
+        assert _post(client, url, {"sheet": sheet_id, "seconds": 900}).status_code == 200
+    elapsed = (timezone.now() - started).total_seconds()
+    sheet = ScoreSheet.objects.get(pk=sheet_id)
+    # the first report may claim the 300 s since the sheet was opened, the others only
+    # the moments between them
+    assert 300 <= sheet.active_seconds <= 300 + elapsed + 1
+    assert sheet.active_reported_at is not None and sheet.active_reported_at >= started
+    # a minute later, a report of 60 s (what the page sends) counts in full again
+    _last_report_ago(sheet_id, 61)
+    before = ScoreSheet.objects.get(pk=sheet_id).active_seconds
+    assert _post(client, url, {"sheet": sheet_id, "seconds": 60}).status_code == 200
+    assert ScoreSheet.objects.get(pk=sheet_id).active_seconds == before + 60
 
 
 def test_queue_estimate_from_own_pace_and_next_response_after_submit(client, demo, django_user_model):

@@ -7,8 +7,10 @@ the test client: session, user, roles, lookups, writes."""
 
 import json
 import re
+import time
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 
 from scoring.entries import entries_from_changes
@@ -107,11 +109,18 @@ def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_e
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("ceiling", [0, 5], ids=["no-ceiling", "ceiling-on"])
 def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
-    opened, client, django_assert_max_num_queries
+    opened, client, django_assert_max_num_queries, settings, ceiling
 ):
     code = opened.blind_code
     sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
+    # the ceiling on saves per second counts in the cache (Redis), never in SQL
+    settings.SHEET_SAVES_PER_SECOND = ceiling
+    now = int(time.time())
+    cache.delete_many(
+        [f"sheet-saves:{sheet.assignment.rater_id}:{sheet.pk}:{s}" for s in range(now - 2, now + 60)]
+    )
     # the sheet found by rater and blind code and locked in one statement, then the 4 above
     with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + WRITES):
         reply = _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole")

@@ -1,0 +1,119 @@
+"""Limits on what a client may claim when it saves (issue 22, finding 7): a ceiling on
+autosave batches per sheet per second (429 with Retry-After, nothing written), and a
+batch id re-sent with other changes refused (409) instead of answered "replayed"."""
+
+import json
+import time
+
+import pytest
+from django.core.cache import cache
+
+from scoring.models import ScoreSheet, SheetEvent
+from studies.models import Response
+from studies.rubric import load_rubric
+from tests.factories import own_sheet_id
+from tests.scoring.test_sheet_statement_counts import whole_sheet
+
+pytestmark = pytest.mark.django_db
+
+CEILING = 5
+
+
+def _save(client, code, sheet_id, changes, version, batch_id):
+    body = {"sheet": sheet_id, "batch_id": batch_id, "expected_version": version, "changes": changes}
+    return client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
+
+
+def _forget_counts(user_id: int, sheet_id: int) -> None:
+    """Counts left in the cache by an earlier test with the same ids in the same seconds."""
+    now = int(time.time())
+    cache.delete_many([f"sheet-saves:{user_id}:{sheet_id}:{s}" for s in range(now - 2, now + 120)])
+
+
+@pytest.fixture
+def opened(demo, client, settings):
+    settings.SHEET_SAVES_PER_SECOND = CEILING
+    response = Response.objects.get(research_id="A05_FS10")
+    client.login(username="rater1", password="demo-pass-2026")
+    sheet_id = own_sheet_id(client, response.blind_code)
+    sheet = ScoreSheet.objects.get(pk=sheet_id)
+    _forget_counts(sheet.assignment.rater_id, sheet_id)
+    return response.blind_code, sheet
+
+
+def _many_changes(n: int) -> list[list]:
+    """Every text field of the sheet (comments and rater texts) set to a value of round n:
+    each one a real change, so each applied batch writes one event per field."""
+    fields = [
+        path
+        for path, _value in whole_sheet(load_rubric())
+        if path.endswith(".comment") or path.startswith(("comments.", "texts."))
+    ]
+    return [[path, f"round {n} {path}"] for path in fields]
+
+
+def test_forty_rapid_saves_cannot_write_more_than_the_ceiling_allows(client, opened):
+    code, sheet = opened
+    version = sheet.version
+    ok = refused = 0
+    last_refused = None
+    started = time.monotonic()
+    for n in range(40):
+        changes = _many_changes(n)
+        reply = _save(client, code, sheet.pk, changes, version, batch_id=f"flood-{n}")
+        if reply.status_code == 200:
+            ok += 1
+            version = reply.json()["version"]
+            continue
+        assert reply.status_code == 429, reply.content
+        assert reply.json()["error"] == "throttled" and int(reply["Retry-After"]) >= 1
+        refused += 1
+        last_refused = (changes, f"flood-{n}")
+    seconds = time.monotonic() - started
+    per_batch = len(_many_changes(0))
+    events = SheetEvent.objects.filter(sheet=sheet, kind="change").count()
+    # at most the ceiling's worth of batches in each clock second the flood touched
+    assert ok <= CEILING * (int(seconds) + 2) and refused >= 40 - ok > 0
+    assert events == ok * per_batch <= CEILING * (int(seconds) + 2) * per_batch
+    saved = ScoreSheet.objects.get(pk=sheet.pk)
+    assert saved.version == version == sheet.version + ok  # refused batches changed nothing
+    # the page sends a refused batch again after Retry-After: then it is applied
+    assert last_refused is not None
+    time.sleep(1.1)
+    changes, batch_id = last_refused
+    again = _save(client, code, sheet.pk, changes, version, batch_id=batch_id)
+    assert again.status_code == 200 and not again.json()["replayed"] and again.json()["changed"] == per_batch
+
+
+def test_the_ceiling_is_per_account_so_nobody_uses_up_another_raters_saves(client, opened):
+    code, sheet = opened
+    client.logout()
+    client.login(username="rater2", password="demo-pass-2026")
+    other_code = code  # rater2 scores the same response: the pair
+    for n in range(3 * CEILING):  # naming rater1's sheet: refused, and counted for rater2 only
+        reply = _save(client, other_code, sheet.pk, [["comments.1", f"x{n}"]], 0, batch_id=f"o{n}")
+        assert reply.status_code in (409, 429)
+    client.logout()
+    client.login(username="rater1", password="demo-pass-2026")
+    reply = _save(client, code, sheet.pk, [["comments.1", "mine"]], sheet.version, batch_id="mine")
+    assert reply.status_code == 200, reply.content
+
+
+def test_a_batch_id_resent_with_other_changes_is_refused_and_the_same_batch_replayed(client, opened):
+    code, sheet = opened
+    first = _save(client, code, sheet.pk, [["comments.1", "first"]], sheet.version, batch_id="b-1")
+    assert first.status_code == 200 and first.json()["changed"] == 1
+    version = first.json()["version"]
+    # the same batch again (a lost reply): answered from the current state, not applied twice
+    replay = _save(client, code, sheet.pk, [["comments.1", "first"]], sheet.version, batch_id="b-1")
+    assert replay.status_code == 200 and replay.json()["replayed"] and replay.json()["version"] == version
+    # the same id with other changes: 409 with a message, and nothing of it is written
+    reused = _save(client, code, sheet.pk, [["comments.1", "second"], ["comments.2", "x"]], version, "b-1")
+    assert reused.status_code == 409
+    assert reused.json()["error"] == "batch_reused" and "different changes" in reused.json()["message"]
+    saved = ScoreSheet.objects.get(pk=sheet.pk)
+    assert saved.version == version and saved.comments.get("1") == "first" and not saved.comments.get("2")
+    assert SheetEvent.objects.filter(sheet=sheet, kind="change").count() == 1
+    # under a new id the changes are saved
+    fresh = _save(client, code, sheet.pk, [["comments.1", "second"]], version, batch_id="b-2")
+    assert fresh.status_code == 200 and fresh.json()["changed"] == 1

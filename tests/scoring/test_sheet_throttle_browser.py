@@ -1,0 +1,47 @@
+"""The page behind the ceiling on saves per sheet per second: a save answered 429 is
+kept in the browser and sent again after Retry-After, and then saved."""
+
+import time
+
+import pytest
+from django.core.cache import cache
+
+from scoring.models import ScoreSheet
+from studies.models import Response
+from tests.browser import login, open_sheet
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_throttled_save_is_kept_and_sent_again_after_retry_after(live_server, demo, browser, settings):
+    settings.SHEET_SAVES_PER_SECOND = 2
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    page = context.new_page()
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if r.url.endswith("/save/") else None)
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, response.blind_code)
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
+    # this account's saves on this sheet have used up the next three seconds
+    now = int(time.time())
+    for second in range(now, now + 3):
+        cache.set(f"sheet-saves:{sheet.assignment.rater_id}:{sheet.pk}:{second}", 100, timeout=10)
+
+    page.focus("input[name='dims.s2.focus'][value='1']")
+    page.keyboard.press("7")
+    for _ in range(100):  # the first answer is a 429
+        if statuses:
+            break
+        page.wait_for_timeout(50)
+    assert statuses[0] == 429
+    page.wait_for_timeout(400)
+    # waiting for its turn is not an error: no "offline" warning, the change kept to send again
+    assert page.is_hidden("#banner")
+    page.wait_for_function(
+        "document.getElementById('save-status').textContent.includes('Saved at')", timeout=20000
+    )
+    assert 429 in statuses and statuses[-1] == 200
+    assert sheet.dimension_scores.get(dimension="s2.focus").value == 7
+    assert ScoreSheet.objects.get(pk=sheet.pk).version == sheet.version + 1  # applied once
+    context.close()
