@@ -258,8 +258,10 @@ def sheet_admin(request: HttpRequest, sheet_id: int) -> HttpResponse:
     )
     action = request.POST.get("action", "reopen") if request.method == "POST" else ""
     form = ReasonForm(request.POST if action == "reopen" else None)
-    correct_form = SheetCorrectForm(
-        request.POST if action == "correct" else None, initial={"expected_version": sheet.version}
+    correct_form = SheetCorrectForm(  # prefixed: its reason field is not the reopen form's (ids, labels)
+        request.POST if action == "correct" else None,
+        initial={"expected_version": sheet.version},
+        prefix="correct",
     )
     if action == "reopen" and form.is_valid():
         try:

@@ -120,24 +120,32 @@ def test_the_sheet_page_corrects_one_entry_with_a_reason_for_admins_only(client,
     current = dict(reference_changes(3))[PATH]
     new = _other_value(current)
     url = f"/manage/sheets/{a.pk}/"
-    form = {"action": "correct", "path": PATH, "value": str(new), "expected_version": a.version}
+    form = {
+        "action": "correct",
+        "correct-path": PATH,
+        "correct-value": str(new),
+        "correct-expected_version": a.version,
+    }
 
     client.force_login(a.assignment.rater)  # the rater (not an admin) cannot
-    assert client.post(url, {**form, "reason": REASON}).status_code == 403
+    assert client.post(url, {**form, "correct-reason": REASON}).status_code == 403
     client.force_login(rater("someone-else"))
-    assert client.post(url, {**form, "reason": REASON}).status_code == 403
+    assert client.post(url, {**form, "correct-reason": REASON}).status_code == 403
 
     client.force_login(admin)
     page = client.get(url).content.decode()
-    assert 'id="correct"' in page and 'name="expected_version"' in page
-    assert client.post(url, {**form, "reason": ""}).status_code == 200  # reason required: the form again
-    stale = client.post(url, {**form, "expected_version": a.version - 1, "reason": REASON})
+    assert 'id="correct"' in page and 'name="correct-expected_version"' in page
+    assert page.count('id="id_reason"') == 1 and 'id="id_correct-reason"' in page  # labels find their field
+    assert (
+        client.post(url, {**form, "correct-reason": ""}).status_code == 200
+    )  # reason required: the form again
+    stale = client.post(url, {**form, "correct-expected_version": a.version - 1, "correct-reason": REASON})
     assert stale.status_code == 200 and "changed elsewhere" in stale.content.decode()
-    bad = client.post(url, {**form, "value": "99", "reason": REASON})
+    bad = client.post(url, {**form, "correct-value": "99", "correct-reason": REASON})
     assert bad.status_code == 200 and PATH in bad.content.decode()
     assert ScoreSheet.objects.get(pk=a.pk).version == a.version  # nothing written so far
 
-    done = client.post(url, {**form, "reason": REASON})
+    done = client.post(url, {**form, "correct-reason": REASON})
     assert done.status_code == 302 and done["Location"] == url
     sheet = ScoreSheet.objects.get(pk=a.pk)
     assert sheet.is_submitted and sheet.version == a.version + 1
