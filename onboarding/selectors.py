@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from onboarding.models import Invitation
 from studies.models import Study
-from studies.roles import ALL_ROLES
+from studies.roles import ALL_ROLES, ROLE_LABELS
 
 ACCEPTED = "accepted"
 PENDING = "pending"
@@ -79,10 +79,12 @@ def accounts_list(*, user_id: int | None = None) -> list[dict]:
     rows = []
     for user in users:
         profile = getattr(user, "rater_profile", None)
+        roles = sorted(g.name for g in user.groups.all() if g.name in ALL_ROLES)
         rows.append(
             {
                 "user": user,
-                "roles": sorted(g.name for g in user.groups.all() if g.name in ALL_ROLES),
+                "roles": roles,
+                "role_labels": [ROLE_LABELS[name] for name in roles],
                 "superuser": user.is_superuser,
                 "rater_code": profile.rater_code if profile is not None else None,
                 "can_calibrate": bool(profile is not None and profile.can_calibrate),

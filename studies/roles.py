@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.utils.translation import gettext_lazy
 
 from studies.bulk import column, table
 
@@ -14,6 +15,12 @@ ADMIN = "Admin"
 RATER = "Rater"
 RESEARCHER = "Researcher"
 ALL_ROLES = (ADMIN, RATER, RESEARCHER)
+# The roles as pages name them (the group names stay English: they are identifiers).
+ROLE_LABELS = {
+    ADMIN: gettext_lazy("Admin"),
+    RATER: gettext_lazy("Rater"),
+    RESEARCHER: gettext_lazy("Researcher"),
+}
 # Not a role: marks the accounts seed_demo created (published password), which may log
 # in only while DEMO_MODE is on (teamllm_web.auth).
 DEMO_GROUP = "Demo"
