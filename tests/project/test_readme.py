@@ -134,6 +134,15 @@ def test_architecture_module_map_names_only_files_that_exist():
     assert not missing, f"the module map names missing files: {missing}"
 
 
+def test_architecture_behaviour_index_names_only_files_that_exist():
+    page = (DOCS / "architecture.md").read_text()
+    table = page.split("| behaviour | file |", 1)[1].split("\n\n", 1)[0]
+    names = re.findall(r"`(\w[\w./-]*(?:/|\.(?:py|json|js)))`", table)
+    assert len(names) >= 30  # the index was found
+    missing = sorted(name for name in names if not (ROOT / name).exists())
+    assert not missing, f"the behaviour index names missing files: {missing}"
+
+
 def test_architecture_layers_are_import_linters():
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     apps_layers = next(c for c in contracts if c["type"] == "layers" and "containers" not in c)
