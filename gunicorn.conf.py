@@ -1,15 +1,15 @@
 """gunicorn's settings for the web service (read from the working directory: /app in the image).
 
-Measured on a 2-core machine (bench/README.md, "Web server"): threaded workers, one
+Chosen from measurements (bench/README.md; docs/operators.md, "Sizing the web server"): threaded workers, one
 process per core with 4 threads each, served as many requests per second as three
 sync processes with lower tail latency, in about a quarter less memory. A request
 spends much of its time waiting for PostgreSQL, which threads overlap; processes
 are what use more than one core (Python runs one thread at a time per process).
 
 Size it with two variables: ``WEB_CONCURRENCY`` processes (default: the number of
-cores, at least 2) and ``GUNICORN_THREADS`` threads each (default 4). Each worker
-process takes about 95 MB once it has served; keep processes x threads within the
-database's connection limit.
+cores, at least 2) and ``GUNICORN_THREADS`` threads each (default 4). Every thread
+holds a database connection: keep processes x threads within the database's
+connection limit.
 """
 
 import os

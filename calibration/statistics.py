@@ -228,7 +228,7 @@ def icc(rows: Iterable[tuple[Hashable, Hashable, float]]) -> IccResult:
     dropped (listwise deletion). Fewer than 3 complete targets, fewer than 2
     raters, or no variance give a result with a reason instead of forms.
 
-    pingouin costs ~7 ms per call whatever the size, so results are memoized per
+    pingouin's cost per call hardly depends on the table's size, so results are memoized per
     process by a digest of the exact table: a recompute after one submit only
     runs pingouin for the tables that changed.
     """
@@ -333,7 +333,7 @@ def closer_primary(
 ) -> Closeness:
     """The primary rater closer to the calibrator: the higher PCC with the
     calibrator's vector (our reading: the release keeps two sheets per calibrated
-    response without saying which; see the README, Fidelity). If that does not decide (a PCC is
+    response without saying which; see docs/researchers.md, "Fidelity to the study"). If that does not decide (a PCC is
     undefined or both are equal), the smaller mean absolute difference of the
     normalized scores decides; a complete tie goes to rater A."""
     pcc_a, pcc_b = pcc(calibrator, vector_a), pcc(calibrator, vector_b)

@@ -103,7 +103,7 @@ def wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None,
 
 # scipy's wilcoxon (method "auto") turns to an exact permutation test over the 2**n sign
 # flips when the differences have ties or zeros and n <= 13; it evaluates its rank
-# statistic once per flip (1,024 calls for ten scenarios, ~0.2 s per model). The same
+# statistic once per flip (1,024 calls for ten scenarios), slow for every model. The same
 # test with the statistic vectorized over all flips at once gives the same numbers
 # (tests/research/test_wilcoxon_test.py compares them with scipy's wilcoxon).
 PERMUTATION_MAX_N = 13

@@ -32,7 +32,7 @@ install() {
   # --compile-bytecode: pip compiles every module at install, uv does not; where
   # PYTHONDONTWRITEBYTECODE is set (as on this project's machines and in the image) an
   # uncompiled venv compiles all of Django, Celery, redis, ... on every process start
-  # (gunicorn answered after 3.5 s instead of 1.4 s: bench/README.md)
+  # (gunicorn's start took more than twice as long)
   if [ -n "$uv" ] && "$uv" pip install -q --compile-bytecode --python .venv/bin/python -c requirements.lock "$@"; then
     return
   fi

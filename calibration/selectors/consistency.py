@@ -1,7 +1,7 @@
 """Table 6: consistency before and after calibration, with its definitions, its sample
 sizes and the selection effect of the calibrated pair (reads only).
 
-What the study's own material says (documented in the README, section Fidelity):
+What the study's own material says (documented in docs/researchers.md, "Fidelity to the study"):
 the paper says only that a third expert reassesses responses below the threshold and
 that the final scores are adjusted; the released calibrated data holds exactly two
 sheets per response, filed under the original pair, and the final score is their

@@ -1,14 +1,15 @@
 """Downstream of submitted sheets: agreement, calibration routing and final scores.
 
-``scoring.tasks.response_scores_changed`` calls ``response_scores_recompute`` on
-every submit and reopen. It recomputes the whole scenario of that response
+``calibration.tasks.response_scores_changed`` calls ``response_scores_recompute`` on
+every submit and reopen (scheduled on commit by ``calibration.receivers``, which
+follows ``scoring.signals.response_scores_changed``). It recomputes the whole scenario of that response
 (PCC per response, ICC per scoring group and per scenario, before and after
 calibration), routes responses below the study's threshold to a calibrating
 rater, and sets the final scores. Everything is derived from the sheets, the
 threshold and the final-score rule, so running it again changes nothing; rows
 are only written when their values change.
 
-Decisions (documented in the README):
+Decisions (documented in docs/researchers.md, "Agreement and calibration"):
 * A flagged response has NO final score until its calibrator submits (status
   "Awaiting calibration"), so no uncalibrated score can reach research output.
 * After calibration the study's final-score rule picks the sheets; the "calibrated pair"

@@ -32,7 +32,7 @@ from generation.strategies.base import (
 
 ROLES_FILE = "team_role.json"
 # "TeamLLM-style discussion": TeamLLM's protocol with another method's role set (the
-# first role leads). It is TeamLLM's structure, not that method: see the README.
+# first role leads). It is TeamLLM's structure, not that method: see generation/strategies/README.md.
 ROLE_SETS = {"belbin": ROLES_FILE, "llm_discussion": "llm_discussion_roles.json", "mad": "mad_roles.json"}
 OTHER_ROLE_SET_TEMPERATURE = 0.6  # the study's baseline temperature, for roles without one
 DEFAULTS: dict[str, Any] = {

@@ -31,8 +31,8 @@ from studies.rubric import load_rubric
 
 __all__ = ["DIVERSITY_STEPS", "Results", "response_diversity_get", "results_cached_get", "results_get"]
 
-# ~0.65 MB pickled for 400 responses; every change of the data makes a new entry and the old
-# one is never read again, so they are kept for a day, not a week
+# the pickled results are large; every change of the data makes a new entry and the old
+# one is never read again, so they are kept for a day, not a week (sizes: docs/operators.md)
 RESULTS_CACHE_SECONDS = 24 * 3600
 
 

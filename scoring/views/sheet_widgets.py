@@ -13,7 +13,7 @@ user, so no rater's entries can reach another rater's page through this cache
 
 The cache is kept in the process (``lru_cache``, keyed by rubric version and
 language), not in Django's cache framework (Redis here): a page uses ~100 of the
-~600 pieces, and fetching them from Redis (one round trip and unpickling ~0.6 MB,
+~600 pieces, and fetching them from Redis (one round trip and unpickling all of them,
 or ~100 round trips) costs more than the page itself; and a shared cache would
 serve the previous release's markup after a deploy changed a template. A rubric
 version never changes, a deploy restarts the processes, and runserver's template

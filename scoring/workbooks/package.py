@@ -5,9 +5,8 @@ same places; which cell holds what and in which style is worked out once per
 process (``_sheet_plan``), so writing a sheet is only creating its cells. Every
 part of the file is openpyxl's own.
 
-Not write-only mode: a workbook (a scoring group's sheets, ~2 MB while it is built)
-is returned as bytes anyway, and write-only mode's temporary file per sheet made it
-~20% slower. ``workbooks_zip_write`` still handles one workbook at a time.
+Not write-only mode: a workbook (a scoring group's sheets) is returned as bytes
+anyway, and write-only mode's temporary file per sheet made it slower. ``workbooks_zip_write`` still handles one workbook at a time.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ class RubricError(ValueError):
 
 
 # Where a level description comes from: the study's own scoring sheet, written for this
-# platform (the sheet gives one description for some dimensions; see the README), or
+# platform (the sheet gives one description for some dimensions; listed in docs/raters.md), or
 # edited by a study's admin (a rubric version of that study).
 LEVEL_SOURCES = ("sheet", "platform", "edited")
 

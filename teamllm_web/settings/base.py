@@ -1,6 +1,6 @@
 """Settings shared by every environment; values come from the environment (12-factor).
 
-Every variable read here is listed in the README's configuration table.
+Every variable read here is listed in the configuration table of docs/operators.md.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Celery's Django fixup closes the database connections before and after every task
-# unless they may be reused; reconnecting costs ~10 ms per generation task. Tasks that
+# unless they may be reused; reconnecting would cost a connection per generation task. Tasks that
 # need it drop broken or expired connections themselves (close_old_connections).
 CELERY_DB_REUSE_MAX = 500
 # Tasks that must run after a commit are recorded in the database (the outbox,

@@ -60,7 +60,7 @@ def test_load_rubric_refuses_unknown_or_traversing_versions():
 
 
 # The level descriptions written for this platform (the study's sheet gives one description
-# for these dimensions); every other level text is the study's sheet. Listed in the README.
+# for these dimensions); every other level text is the study's sheet. Listed in docs/raters.md.
 PLATFORM_LEVELS = {"elaboration", "originality", "s2.focus", "s2.adequacy", "s5.correctly_used"}
 
 
@@ -91,11 +91,11 @@ def test_parse_rubric_rejects_levels_without_a_known_source(raw, source):
         parse_rubric(bad)
 
 
-def test_the_readme_lists_the_level_texts_written_for_this_platform():
+def test_the_raters_page_lists_the_level_texts_written_for_this_platform():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Where the level descriptions come from", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "raters.md").read_text(encoding="utf-8")
+    section = page.split("### Where the level descriptions come from", 1)[1].split("\n## ", 1)[0]
     rubric = load_rubric("cgpst-v1")
     for key in PLATFORM_LEVELS:
         spec = next(s for step in rubric.steps for s in (*step.item_scores, *step.dimensions) if s.key == key)
