@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from generation.services.conditions import ConditionError, condition_parameters_check
 from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.upload_safety import json_parse
 
 
 class BatchForm(forms.Form):
@@ -79,6 +80,24 @@ MAX_JSON_CHARS = 4000
 MAX_JSON_DEPTH = 8
 
 
+def json_object_field(text: str) -> dict:
+    """A JSON object typed on a page: short, shallow, finite, storable; never a 500.
+    ``json_parse`` refuses what the database or the parser cannot take (Infinity and
+    overflowing numbers, lone surrogates, NUL, deep nesting, huge integers)."""
+    text = (text or "").strip() or "{}"
+    if len(text) > MAX_JSON_CHARS:
+        raise forms.ValidationError(_("At most %(n)d characters.") % {"n": MAX_JSON_CHARS})
+    try:
+        value = json_parse(text)
+    except ValueError as exc:  # json.JSONDecodeError, with a readable reason
+        raise forms.ValidationError(_("Not valid JSON: %(error)s") % {"error": exc}) from None
+    if not isinstance(value, dict):
+        raise forms.ValidationError(_('A JSON object, e.g. {"max_tokens": 4096}.'))
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise forms.ValidationError(_("Nested too deep."))
+    return value
+
+
 def _depth(value) -> int:
     """How deep a parsed JSON value nests (without recursion)."""
     deepest, stack = 0, [(value, 1)]
@@ -90,26 +109,6 @@ def _depth(value) -> int:
         elif isinstance(item, list):
             stack.extend((v, level + 1) for v in item)
     return deepest
-
-
-def json_object_field(text: str) -> dict:
-    """A JSON object typed on a page: short, shallow, finite; never a 500."""
-    text = (text or "").strip() or "{}"
-    if len(text) > MAX_JSON_CHARS:
-        raise forms.ValidationError(_("At most %(n)d characters.") % {"n": MAX_JSON_CHARS})
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as exc:
-        raise forms.ValidationError(_("Not valid JSON: %(error)s") % {"error": exc}) from None
-    if not isinstance(value, dict):
-        raise forms.ValidationError(_('A JSON object, e.g. {"max_tokens": 4096}.'))
-    if _depth(value) > MAX_JSON_DEPTH:
-        raise forms.ValidationError(_("Nested too deep."))
-    return value
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not allowed")
 
 
 class JSONObjectForm(forms.ModelForm):

@@ -11,10 +11,11 @@ PUBLISHED_PASSWORDS = frozenset({"demo-pass-2026"})
 
 
 class PublishedPasswordValidator:
-    """Refuses a password that is published in this project's documentation."""
+    """Refuses a password that is, or contains, one published in this project's
+    documentation (``demo-pass-2026!`` is no better than the demo's password)."""
 
     def validate(self, password: str, user=None) -> None:
-        if password.strip().lower() in PUBLISHED_PASSWORDS:
+        if any(published in password.lower() for published in PUBLISHED_PASSWORDS):
             raise ValidationError(
                 _("This password is published in the documentation (the demo's password)."),
                 code="password_published",
@@ -22,3 +23,18 @@ class PublishedPasswordValidator:
 
     def get_help_text(self) -> str:
         return _("Your password cannot be the demo's published password.")
+
+
+class UsernameInPasswordValidator:
+    """Refuses a password that contains the account's username (``res2res2res2`` for
+    res2): Django's similarity check compares the whole strings and lets it through."""
+
+    def validate(self, password: str, user=None) -> None:
+        username = (user.get_username() if user is not None else "").lower()
+        if len(username) >= 3 and username in password.lower():
+            raise ValidationError(
+                _("The password cannot contain the username."), code="password_has_username"
+            )
+
+    def get_help_text(self) -> str:
+        return _("Your password cannot contain your username.")

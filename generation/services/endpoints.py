@@ -7,12 +7,14 @@ import copy
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 
-from generation.llm import LLMError, chat_complete, redact_credentials
+from generation.llm import LLMError, api_key_for, chat_complete, redact_credentials
 from studies.models import ModelEndpoint, Response
 from studies.services.audit import audit_changes, audit_record
 
@@ -42,11 +44,22 @@ def _values(endpoint: ModelEndpoint) -> dict[str, Any]:
     return {field: copy.deepcopy(getattr(endpoint, field)) for field in ENDPOINT_FIELDS}
 
 
+def _clean(endpoint: ModelEndpoint) -> None:
+    """The model's validation, and no credentials inside the base URL (``user:pass@``):
+    they would be stored and shown in clear; keys go through the key reference only."""
+    endpoint.full_clean()
+    parts = urlsplit(endpoint.base_url or "")
+    if parts.username or parts.password:
+        raise ValidationError(
+            {"base_url": _("No user name or password in the base URL: name the key's variable instead.")}
+        )
+
+
 def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
     """A new endpoint from the page's fields (validated as the model validates them:
     the key reference must carry ``LLM_KEY_ENV_PREFIX``). Raises ValidationError."""
     endpoint = ModelEndpoint(**{field: values[field] for field in ENDPOINT_FIELDS if field in values})
-    endpoint.full_clean()
+    _clean(endpoint)
     with transaction.atomic():
         endpoint.save()
         audit_record(
@@ -75,7 +88,7 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
             raise EndpointError(
                 _("The model number is fixed: responses of this endpoint carry it in their research IDs.")
             )
-        endpoint.full_clean()
+        _clean(endpoint)
         changes = audit_changes(before=before, after=_values(endpoint))
         if changes:
             endpoint.save()
@@ -155,10 +168,20 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint) -> ConnectionCheck:
     except Exception as exc:  # an unusable URL, a proxy's garbage: shown, never a 500
         error = f"{type(exc).__name__}: {exc}"
     else:
-        return ConnectionCheck(ok=True, latency_ms=completion.latency_ms, answer=completion.text[:2000])
+        # an answer echoing the key (a hostile or misconfigured server) is redacted like an error
+        answer = redact_credentials(completion.text[:2000], secrets=_key_values(endpoint))
+        return ConnectionCheck(ok=True, latency_ms=completion.latency_ms, answer=answer)
     return ConnectionCheck(
         ok=False, latency_ms=round((time.monotonic() - started) * 1000), error=redact_credentials(error)
     )
+
+
+def _key_values(endpoint: ModelEndpoint) -> list[str]:
+    """The key the call used (read again as the client read it), to redact it wherever echoed."""
+    try:
+        return [api_key_for(endpoint)]
+    except LLMError:
+        return []
 
 
 def _int(value: Any) -> int:

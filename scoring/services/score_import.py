@@ -26,7 +26,7 @@ from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
-from studies.roles import RATER
+from studies.roles import RATER, UNBLINDED_ROLES, user_roles
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import (
     RecordError,
@@ -151,16 +151,30 @@ def _plan(data: Any, rubric: Rubric) -> tuple[list, dict[str, list[_SheetPlan]],
     return records, plans, problems
 
 
+def _scoring_account(code: str, user):
+    """Imported sheets belong to raters only: never to an account that sees unblinded
+    data (admin, researcher, superuser) or to one that is no rater (an LLM judge)."""
+    roles = user_roles(user)
+    if RATER not in roles or roles & UNBLINDED_ROLES:
+        raise ScoreImportError(
+            [
+                f"rater {code}: {user.get_username()!r} is not a rater (only raters hold score sheets; "
+                "an admin or researcher needs a second account to score)"
+            ]
+        )
+    return user
+
+
 def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport):
     user_model = get_user_model()
     if code in rater_map:
         user = user_model.objects.filter(username=rater_map[code]).first()
         if user is None:
             raise ScoreImportError([f"--rater {code}={rater_map[code]}: no user {rater_map[code]!r}"])
-        return user
+        return _scoring_account(code, user)
     profile = RaterProfile.objects.select_related("user").filter(rater_code=code).first()
     if profile is not None:
-        return profile.user
+        return _scoring_account(code, profile.user)
     if user_model.objects.filter(username=code).exists():
         raise ScoreImportError(
             [

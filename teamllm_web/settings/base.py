@@ -129,6 +129,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "onboarding.passwords.PublishedPasswordValidator"},
+    {"NAME": "onboarding.passwords.UsernameInPasswordValidator"},
 ]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------
 AUTHENTICATION_BACKENDS = [

@@ -98,6 +98,10 @@ def test_an_admin_creates_edits_and_deactivates_an_endpoint(admin_client):
         ("extra_params", '{"a": ' + "[" * 1900 + "]" * 1900 + "}", "Not valid JSON"),
         ("extra_params", '{"a": ' + "[" * 50 + "]" * 50 + "}", "Nested too deep"),
         ("extra_params", '{"a": NaN}', "Not valid JSON"),
+        ("extra_params", '{"m": 1e999999}', "Not valid JSON"),  # Infinity: the database refused it (500)
+        ("extra_params", '{"m": -1e309}', "Not valid JSON"),
+        ("extra_params", '{"m": "\\ud800"}', "Not valid JSON"),  # a lone surrogate: every later page 500ed
+        ("base_url", "https://user:secret@gw.example.org/v1", "No user name or password"),
         ("extra_params", '{"a": ' * 20 + "1" + "}" * 20, "Nested too deep"),
         ("model_number", "7", "Two digits"),
         ("timeout_seconds", "0", "greater than or equal to 1"),
@@ -149,6 +153,20 @@ def test_an_admin_creates_and_edits_a_condition(admin_client):
         "strategy": ["single", "mad"],
         "parameters": [{"temperature": 1.2}, {"rounds": 2}],
     }
+
+
+@pytest.mark.parametrize("parameters", ['{"language": "\\ud800"}', '{"temperature": 1e999}'])
+def test_condition_parameters_the_database_cannot_store_are_refused(admin_client, parameters):
+    data = {
+        "letter": "Q",
+        "name": "hostile",
+        "strategy": "single",
+        "parameters": parameters,
+        "description": "",
+    }
+    page = admin_client.post(reverse("generation:condition_new"), data)
+    assert page.status_code == 200 and "Not valid JSON" in page.content.decode()
+    assert not Condition.objects.filter(letter="Q").exists()
 
 
 def test_the_strategy_is_fixed_once_responses_exist(admin_client):

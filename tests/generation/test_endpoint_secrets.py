@@ -27,9 +27,10 @@ class Recorder(ThreadingHTTPServer):
     answers 401 with the Authorization header (and other credentials) in the body, as
     some gateways do."""
 
-    def __init__(self, echo: bool = False):
+    def __init__(self, echo: bool = False, answer: str = "Hello."):
         super().__init__(("127.0.0.1", 0), Handler)
         self.echo = echo
+        self.answer = answer  # "{auth}" in it: the Authorization header the request carried
         self.seen: list[dict[str, str]] = []
 
     @property
@@ -61,7 +62,12 @@ class Handler(BaseHTTPRequestHandler):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": "Hello."},
+                        "message": {
+                            "role": "assistant",
+                            "content": self.server.answer.replace(
+                                "{auth}", self.headers.get("Authorization", "")
+                            ),
+                        },
                         "finish_reason": "stop",
                     }
                 ],
@@ -79,8 +85,8 @@ class Handler(BaseHTTPRequestHandler):
 def recorder():
     servers = []
 
-    def start(echo: bool = False) -> Recorder:
-        server = Recorder(echo)
+    def start(echo: bool = False, answer: str = "Hello.") -> Recorder:
+        server = Recorder(echo, answer)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return server
@@ -277,3 +283,18 @@ def test_llm_errors_carry_no_key(db, recorder, monkeypatch):
     with pytest.raises(LLMError) as failed:
         chat_complete(endpoint=endpoint, messages=[{"role": "user", "content": "hi"}], params={})
     assert "HTTP 401" in str(failed.value) and KEY not in str(failed.value) and OTHER not in str(failed.value)
+
+
+def test_a_key_echoed_in_the_answer_of_a_connection_test_is_redacted(client, demo, recorder, monkeypatch):
+    """The tester's case: a server that answers 200 with the key in its text showed the
+    key on the endpoint page."""
+    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST", "lowercasesecretvalue")
+    server = recorder(answer="pong {auth}")
+    endpoint = ModelEndpoint.objects.create(
+        name="echo-answer", model_number="80", base_url=server.base_url, model_name="m",
+        api_key_env="TEAMLLM_LLM_KEY_TEST", timeout_seconds=5,
+    )  # fmt: skip
+    client.login(username="admin", password="demo-pass-2026")
+    html = client.post(reverse("generation:endpoint_test", args=[endpoint.pk])).content.decode()
+    assert server.seen[0]["authorization"] == "Bearer lowercasesecretvalue"
+    assert "pong" in html and "lowercasesecretvalue" not in html and "[redacted]" in html

@@ -124,6 +124,8 @@ def test_a_new_link_revokes_the_previous_and_lets_the_owner_choose_a_password(cl
     link_1 = mail.outbox[0].body.split("http://testserver", 1)[1].split()[0]
     link_2 = mail.outbox[1].body.split("http://testserver", 1)[1].split()[0]
     assert second.status_code == 200 and link_1 != link_2
+    # the account has a password: the admin never sees the link (it could log in as r1 with it)
+    assert link_2 not in second.content.decode() and "/accounts/invite/" not in second.content.decode()
     assert Invitation.objects.filter(user=target).count() == 1
     assert AuditEvent.objects.filter(action="account.link", actor=boss).count() == 2
     # the admin's password for the account is untouched: it still works until the owner sets one
@@ -157,3 +159,18 @@ def test_an_llm_judges_rater_account_is_neither_listed_nor_managed(client, boss)
     user = User.objects.get(pk=judge.user.pk)
     assert not user.is_active and not user.has_usable_password()
     assert not Invitation.objects.filter(user=user).exists() and not AuditEvent.objects.exists()
+
+
+def test_no_mail_server_no_reset_link_for_an_account_with_a_password(client, boss, settings):
+    """The tester's takeover: with no mail server the links page showed the new link of
+    an account that had a password, and the admin set that person's password with it."""
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    target = rater("r1", "H01")
+    target.email = "r1@lab.example.org"
+    target.set_password("Own-pass-of-r1-2026")
+    target.save()
+    reply = client.post(reverse("onboarding:account_link", args=[target.pk]), follow=True)
+    html = reply.content.decode()
+    assert "already has a password" in html and "/accounts/invite/" not in html
+    assert not Invitation.objects.filter(user=target).exists() and not AuditEvent.objects.exists()
+    assert User.objects.get(pk=target.pk).check_password("Own-pass-of-r1-2026")

@@ -26,7 +26,16 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 User = get_user_model()
 CSV = b"username,name,email,language,roles\njane.doe.rater,Jane Doe,jane@lab.example.org,en,rater\n"
-WEAK = ["r5r5r5r5", "Summer2026", "demo-pass-2026", "jane.doe.rater1", "123456789012345", "password1234"]
+WEAK = [
+    "r5r5r5r5",
+    "Summer2026",
+    "demo-pass-2026",
+    "demo-pass-2026!",  # the published one with a suffix
+    "jane.doe.rater1",
+    "Jane.Doe.Rater-Jane.Doe.Rater",  # repeats the username (Django's similarity lets it through)
+    "123456789012345",
+    "password1234",
+]
 GOOD = "Tide-pool-2035"
 
 
@@ -179,6 +188,7 @@ def test_the_messages_say_why(client, invited):
         ("r5r5r5r5", "at least 12 characters"),
         ("demo-pass-2026", "published in the documentation"),
         ("jane.doe.rater1", "too similar to the username"),
+        ("xx-jane.doe.rater-jane.doe.rater", "cannot contain the username"),
         ("123456789012345", "entirely numeric"),
         ("password1234", "too common"),
     ):

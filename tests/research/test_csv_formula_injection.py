@@ -24,6 +24,9 @@ PAYLOADS = [
     "-1+1",
     "\t=1+1",
     "\r=1+1",
+    " =1+1",  # after leading whitespace (found by a tester)
+    "\n=1+1",
+    "  @SUM(1)",
 ]
 
 
@@ -51,7 +54,7 @@ def test_item_csv_neutralises_formula_comments_and_keeps_numbers(scored, setting
     with job.file.open("rb") as handle:
         rows = list(csv.DictReader(io.StringIO(handle.read().decode("utf-8"), newline="")))
     comments = [r["comment"] for r in rows if r["comment"]]
-    for payload in PAYLOADS:
+    for payload in PAYLOADS[:7]:  # the ones stored above (csv_cell's test covers every payload)
         assert "'" + payload in comments, payload
     bad = [value for row in rows for value in row.values() if value and value[0] in "=+-@\t\r"]
     assert bad == []  # no cell at all starts like a formula (the model's name "=cmd|..." included)

@@ -129,3 +129,25 @@ def test_malformed_file_changes_nothing(demo, tmp_path):
     with pytest.raises(CommandError, match="Step-1.*missing or not a list"):
         call_command("import_scores", str(_write(tmp_path, [["A05_FS10", ["H01"], "FS10", {}, {}]])))
     assert ScoreSheet.objects.count() == 0
+
+
+@pytest.mark.parametrize("username", ["admin", "researcher", "judge-stub-cgpst-judge-v1"])
+def test_sheets_are_never_imported_for_an_account_that_is_not_a_rater(
+    demo, data_a, tmp_path, client, username
+):
+    """The tester's exploit: an admin mapped H02 to itself (or to a researcher) and got a
+    submitted sheet under an unblinded account. Refused by the command and the page."""
+    path = _write(tmp_path, data_a)
+    with pytest.raises(CommandError, match="is not a rater"):
+        call_command("import_scores", str(path), "--rater", "H01=rater1", "--rater", f"H02={username}")
+    assert not ScoreSheet.objects.exists()
+
+    client.login(username="admin", password="demo-pass-2026")
+    study = Response.objects.get(research_id="A05_FS10").study
+    with path.open("rb") as upload:
+        reply = client.post(
+            f"/manage/studies/{study.pk}/scores/import/",
+            {"file": upload, "raters": f"H01=rater1\nH02={username}", "create_missing": "on"},
+        )
+    assert reply.status_code == 400 and "is not a rater" in reply.content.decode()
+    assert not ScoreSheet.objects.exists()
