@@ -104,3 +104,17 @@ def test_web_processes_load_neither_the_openai_sdk_nor_the_development_tools():
     assert "generation.views" in loaded and "generation.services.runs" in loaded
     unwanted = sorted(m for m in loaded if m.split(".")[0] in ("openai", *TOOLS))
     assert not unwanted, unwanted
+
+
+def test_ruff_refuses_a_dynamic_import_in_the_product():
+    """``importlib.import_module("generation.tasks")`` would hide an edge from the contracts above."""
+    ruff = str(Path(sys.executable).parent / "ruff")
+    source = 'import importlib\n\ntasks = importlib.import_module("generation.tasks")\n'
+    found = subprocess.run(
+        [ruff, "check", "--no-cache", "--stdin-filename", "generation/loader.py", "-"],
+        cwd=ROOT,
+        input=source,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 1 and "TID251" in found.stdout, found.stdout + found.stderr
