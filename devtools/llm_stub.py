@@ -128,7 +128,7 @@ class StubServer(ThreadingHTTPServer):
     @property
     def base_url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     def configure(self, **values: Any) -> None:
         with self.lock:

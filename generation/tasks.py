@@ -43,6 +43,7 @@ def run_advance(run_id: int, seq: int) -> str:
         # In-process debugging: no broker to chain through, so loop here.
         outcome = run_step(run_id=run_id, seq=seq)
         while outcome.kind in ("advanced", "waiting"):
+            assert outcome.next_seq is not None  # advanced and waiting always name the next call
             outcome = run_step(run_id=run_id, seq=outcome.next_seq)
         return outcome.kind
     return run_step(run_id=run_id, seq=seq, enqueue=run_advance_send).kind

@@ -142,6 +142,17 @@ def earlier_answers(answers: list[str]) -> str:
     return "\n\n".join([prompts()["Release_History_Header"], *entries])
 
 
+def single_task_step(answers: list[str], step: StepSpec) -> str:
+    """A CGPST step as the task of a method that has a single task (LLM Discussion, MAD,
+    TeamFusion): the earlier steps' answers in the release's wording, then the step."""
+    return join(earlier_answers(answers), step_prompt(step))
+
+
+def language_requirement(language: str) -> str:
+    """The instruction to answer in the run's language."""
+    return localize(prompts()["Language_Requirement"], language)
+
+
 def sampling(temperature: float, top_p: float | None) -> dict[str, float]:
     """The request's sampling parameters. ``top_p`` None sends none, as the release's
     experiment code does (the paper states 0.9)."""

@@ -18,16 +18,15 @@ from generation.strategies.base import (
     Dialogue,
     Protocol,
     TaskSpec,
-    earlier_answers,
     fill,
     join,
-    localize,
+    language_requirement,
     prompts,
     role_set,
     role_temperatures,
     sampling,
     scenario_block,
-    step_prompt,
+    single_task_step,
 )
 
 ROLES_FILE = "llm_discussion_roles.json"
@@ -59,14 +58,14 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     if chosen not in names:
         raise ValueError(f"answer_from must be one of {', '.join(names)}")
     temperatures = role_temperatures(params, names)
-    system = join(scenario_block(task), localize(p["Language_Requirement"], params["language"]))
+    system = join(scenario_block(task), language_requirement(params["language"]))
     rounds = int(params["rounds"])
     dialogue = Dialogue()
     answers: list[str] = []
     for step in task.steps:
         # A fresh discussion per step: each member's conversation holds only this task.
         agents = [Agent(n, system, sampling(temperatures[n], params.get("top_p"))) for n in names]
-        question = join(earlier_answers(answers), step_prompt(step))
+        question = single_task_step(answers, step)
         previous: dict[str, str] = {}
         for number in range(1, rounds + 1):
             last = number == rounds

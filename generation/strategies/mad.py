@@ -21,16 +21,15 @@ from generation.strategies.base import (
     Dialogue,
     Protocol,
     TaskSpec,
-    earlier_answers,
     fill,
     join,
-    localize,
+    language_requirement,
     prompts,
     role_set,
     role_temperatures,
     sampling,
     scenario_block,
-    step_prompt,
+    single_task_step,
 )
 
 ROLES_FILE = "mad_roles.json"
@@ -83,14 +82,14 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     p = prompts()
     roles = {r["Agent_name"]: r for r in role_set(ROLES_FILE)}
     temperatures = role_temperatures(params, [MODERATOR, DEBATER_A, DEBATER_B, JUDGE])
-    language_line = localize(p["Language_Requirement"], params["language"])
+    language_line = language_requirement(params["language"])
     rounds = int(params["rounds"])
     if rounds > len(ROUND_NAMES):
         raise ValueError(f"rounds must be at most {len(ROUND_NAMES)}")
     dialogue = Dialogue()
     answers: list[str] = []
     for step in task.steps:
-        topic = join(scenario_block(task), earlier_answers(answers), step_prompt(step), language_line)
+        topic = join(scenario_block(task), single_task_step(answers, step), language_line)
 
         def agent(name: str, role: str, topic: str = topic) -> Agent:
             system = roles[role]["Role_Prompt"] + p["MAD_Topic_Line"] + topic

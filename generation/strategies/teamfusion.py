@@ -25,15 +25,14 @@ from generation.strategies.base import (
     Dialogue,
     Protocol,
     TaskSpec,
-    earlier_answers,
     fill,
     join,
-    localize,
+    language_requirement,
     prompts,
     sampling,
     says,
     scenario_block,
-    step_prompt,
+    single_task_step,
 )
 
 SYNTHESIZER = "Synthesizer"
@@ -89,7 +88,7 @@ def proxy_system(task: TaskSpec, profile: Mapping[str, str], names: list[str], l
             Preferences=profile["preferences"],
         ),
         p["TeamFusion_Proxy_Guidelines"],
-        localize(p["Language_Requirement"], language),
+        language_requirement(language),
     )
 
 
@@ -108,7 +107,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         p["TeamFusion_Team_Description"],
         scenario_block(task),
         p["TeamFusion_Synthesizer"],
-        localize(p["Language_Requirement"], language),
+        language_requirement(language),
     )
     dialogue = Dialogue()
     answers: list[str] = []
@@ -118,7 +117,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         synthesizer = Agent(
             SYNTHESIZER, synth_system, sampling(params["synthesizer_temperature"], params.get("top_p"))
         )
-        task_text = join(earlier_answers(answers), step_prompt(step))
+        task_text = single_task_step(answers, step)
         transcript: list[str] = []
         seen = dict.fromkeys(names, 0)  # how much of the transcript each proxy has been shown
         synth_seen = 0

@@ -41,9 +41,8 @@ def _with_lock_timeout(work):
         return work()
 
 
+@pytest.mark.postgres  # row locks
 def test_a_response_is_created_while_a_recompute_holds_its_scenario():
-    if connection.vendor != "postgresql":
-        pytest.fail("this test needs PostgreSQL (row locks)")
     first = make_response()
     locked, release = threading.Event(), threading.Event()
     holder = threading.Thread(

@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from studies.models import Study
 from tests import hostile_files
 from tests.factories import UserFactory, rater
+from tests.product import APPS as PRODUCT_APPS
 
 pytestmark = pytest.mark.django_db
 
-APPS = ("studies", "scoring", "calibration", "onboarding", "auth", "generation", "judging", "training")
+APPS = (*PRODUCT_APPS, "auth")
 # (page, form fields besides the file, the file names to try, who posts)
 PAGES = {
     "scenarios": ("/manage/studies/{study}/scenarios/import/", {}, ("x.json", "x.jsonl", "x.xlsx"), "admin"),

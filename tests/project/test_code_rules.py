@@ -2,10 +2,9 @@
 written through a library's public API, and no module grows past one sitting."""
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-APPS = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo", "training")
+from tests.product import ROOT, app_files
+
 FORBIDDEN = {
     "mark_safe": re.compile(r"\bmark_safe\b"),  # HTML built from data belongs in a template
     "noqa S308": re.compile(r"noqa: *S308"),
@@ -16,17 +15,10 @@ XML_RULE = "regex over serialized XML"  # checked in the workbook modules (an LL
 MAX_LINES = 500
 
 
-def _app_files():
-    for app in APPS:
-        for path in (ROOT / app).rglob("*.py"):
-            if "migrations" not in path.parts:
-                yield path
-
-
 def test_app_code_has_no_markup_in_python_and_no_workbook_surgery():
     found = [
         f"{path.relative_to(ROOT)}:{n}: {rule}"
-        for path in _app_files()
+        for path in app_files()
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         for rule, pattern in FORBIDDEN.items()
         if pattern.search(line) and (rule != XML_RULE or "workbook" in str(path))
@@ -44,7 +36,7 @@ def test_the_rules_see_a_violation():
 def test_every_module_reads_in_one_sitting():
     long = [
         f"{path.relative_to(ROOT)}: {n} lines"
-        for path in _app_files()
+        for path in app_files()
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     ]
     assert not long, long

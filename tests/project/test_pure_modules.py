@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 from studies.models import Response
-from tests.generation.test_import_cycles import PROJECT, ROOT, imports_of, module_name, python_files, where
+from tests.product import PRODUCT, ROOT, TOOLS, app_files, imports_of, module_name, where
 from tests.workers import child_env
 
 PURE_MODULES = (
@@ -43,11 +43,6 @@ HEAVY = ("scipy", "matplotlib", "pingouin", "pandas", "openai", "nltk", "jieba")
 WEB_HEAVY = (*HEAVY, "openpyxl", "xlsxwriter", "numpy")
 
 
-def _path(module: str):
-    base = ROOT.joinpath(*module.split("."))
-    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
-
-
 def _run_bare(code: str) -> dict:
     """Run ``code`` in a fresh interpreter without Django settings; it prints one JSON object."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
@@ -67,7 +62,7 @@ def _run_bare(code: str) -> dict:
 def _allowed_in_pure(target: str, nested: bool) -> bool:
     """Other pure modules (at module level), Django's utilities (gettext) and third-party libraries."""
     top = target.split(".")[0]
-    if top in PROJECT:
+    if top in (*PRODUCT, *TOOLS):
         return not nested and any(target == p or target.startswith(p + ".") for p in PURE_MODULES)
     if top == "django":
         return target.startswith("django.utils.")
@@ -76,10 +71,7 @@ def _allowed_in_pure(target: str, nested: bool) -> bool:
 
 def test_pure_modules_import_only_pure_project_modules_and_no_orm():
     offending = [
-        i
-        for module in PURE_MODULES
-        for i in imports_of(_path(module))
-        if not _allowed_in_pure(i.target, i.nested)
+        i for module in PURE_MODULES for i in imports_of(module) if not _allowed_in_pure(i.target, i.nested)
     ]
     assert not offending, where(offending)
 
@@ -228,7 +220,7 @@ def test_pure_modules_work_without_django_settings():
 
     loaded = set(found["loaded"])
     assert "django.db" not in loaded and "django.db.models" not in loaded
-    models = sorted(m for m in loaded if m.split(".")[0] in PROJECT and m.split(".")[-1] == "models")
+    models = sorted(m for m in loaded if m.split(".")[0] in PRODUCT and m.split(".")[-1] == "models")
     assert not models, models
     selectors = sorted(m for m in loaded if ".selectors" in m or ".services" in m or ".views" in m)
     assert not selectors, selectors
@@ -302,8 +294,6 @@ def test_serving_the_scoring_page_and_an_autosave_loads_no_heavy_library(demo):
 
 # --- no function-level imports of project modules ---------------------------------------
 
-APPS = ("studies", "scoring", "calibration", "research", "demo", "training")
-
 
 def _edited_elsewhere(module: str) -> bool:
     """Files other work rewrites at the moment (the workbooks and the sheet views)."""
@@ -314,24 +304,17 @@ def _edited_elsewhere(module: str) -> bool:
     )
 
 
+def test_the_import_reader_sees_function_level_and_third_party_imports():
+    found = {(i.target, i.nested) for i in imports_of("scoring.apps")}
+    assert ("scoring.receivers", True) in found and ("django.apps", False) in found
+
+
 def test_no_function_level_imports_of_project_modules():
     offending = [
         i
-        for app in APPS
-        for path in python_files(ROOT / app)
-        if "migrations" not in path.parts and not _edited_elsewhere(module_name(path))
-        for i in imports_of(path)
+        for path in app_files()
+        if not _edited_elsewhere(module_name(path))
+        for i in imports_of(module_name(path))
         if i.nested and i.of_project and not (path.name == "apps.py" and i.target.endswith(".receivers"))
-    ]
-    assert not offending, where(offending)
-
-
-def test_management_commands_import_no_other_command_module():
-    offending = [
-        i
-        for app in APPS
-        for path in python_files(ROOT / app)
-        for i in imports_of(path)
-        if ".management.commands." in i.target and i.target != module_name(path)
     ]
     assert not offending, where(offending)

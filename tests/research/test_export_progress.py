@@ -83,6 +83,7 @@ def announced(transactional_db):
 
 
 @pytest.mark.worker
+@pytest.mark.postgres  # a PL/pgSQL trigger announces each commit through LISTEN/NOTIFY
 def test_worker_commits_each_step_as_it_goes(celery_worker, announced, scored, client):
     client.force_login(UserFactory(username="res-q", role=RESEARCHER))
     assert client.post("/research/exports/", {"kind": "results", "study": scored.study_id}).status_code == 200

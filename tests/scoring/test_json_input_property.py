@@ -26,6 +26,7 @@ from scoring.forms import BATCH_ID
 from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet, SheetEvent
 from studies.models import Response
 from studies.rubric import load_rubric
+from tests.product import app_files
 
 ROOT = Path(__file__).resolve().parents[2]
 # The live sheet's endpoints and the training sheet's (training/views/rater.py) read their
@@ -382,20 +383,16 @@ def test_the_active_time_report_refuses_bad_values_and_other_sheets(client, rate
 def test_every_json_endpoint_is_covered():
     """A view that reads a request body as JSON must be listed in JSON_VIEWS (and fuzzed above)."""
     found: dict[str, set[str]] = {}
-    apps = ("teamllm_web", "studies", "scoring", "calibration", "research", "generation", "demo")
-    for app in (*apps, "onboarding", "training"):
-        for path in (ROOT / app).rglob("*.py"):
-            if "migrations" in path.parts:
-                continue
-            text = path.read_text()
-            if "request.body" in text or "json_body(" in text or "json.loads(request" in text:
-                rel = str(path.relative_to(ROOT))
-                views = set(re.findall(r"^def ([a-z]\w*)\(request", text, flags=re.M))
-                readers = {
-                    v for v in views if re.search(r"json_body\(request|request\.body", _source_of(text, v))
-                }
-                if readers:
-                    found[rel] = readers
+    for path in app_files():
+        text = path.read_text()
+        if "request.body" in text or "json_body(" in text or "json.loads(request" in text:
+            rel = str(path.relative_to(ROOT))
+            views = set(re.findall(r"^def ([a-z]\w*)\(request", text, flags=re.M))
+            readers = {
+                v for v in views if re.search(r"json_body\(request|request\.body", _source_of(text, v))
+            }
+            if readers:
+                found[rel] = readers
     assert found == JSON_VIEWS
 
 

@@ -94,6 +94,7 @@ class Command(BaseCommand):
         while time.monotonic() < deadline:
             run = GenerationRun.objects.select_related("response").get(pk=run_id)
             if run.status == RunStatus.SUCCEEDED:
+                assert run.response is not None  # a succeeded run has saved its response
                 turns = run.turns.filter(error="").count()
                 self.stdout.write(f"{run.response.research_id} {turns} turns")
                 return
