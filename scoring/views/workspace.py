@@ -142,7 +142,9 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
 def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None:
     """429 with Retry-After past ``SHEET_SAVES_PER_SECOND`` batches of this account on
     this sheet in this second; nothing is written and the page sends the batch again."""
-    wait = sheet_save_throttle(user_id=request.user.pk, sheet_id=form.cleaned_data["sheet"])
+    user_id = request.user.pk
+    assert user_id is not None  # rater_required: a logged-in account
+    wait = sheet_save_throttle(user_id=user_id, sheet_id=form.cleaned_data["sheet"])
     if not wait:
         return None
     message = _("Too many saves in a short time; this one will be sent again in a moment.")
