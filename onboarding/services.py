@@ -138,7 +138,7 @@ def _send(user, link: str, language: str, study: Study | None, connection) -> bo
     with translation.override(language or settings.LANGUAGE_CODE):
         subject = _("Your teamllm-web account")
         body = _(
-            "Hello %(name)s,\n\nyou have been invited to score responses%(study)s on teamllm-web. "
+            "Hello %(name)s,\n\nyou have an account%(study)s on teamllm-web. "
             "Your username is %(username)s. Choose your password here (the link works once, "
             "for %(days)s days):\n\n%(link)s\n"
         ) % {
