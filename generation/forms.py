@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from generation.services.conditions import ConditionError, condition_parameters_check
+from generation.services.endpoints import ENDPOINT_FIELDS
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from studies.upload_safety import json_parse
 
@@ -140,17 +141,7 @@ class EndpointForm(JSONObjectForm):
 
     class Meta:
         model = ModelEndpoint
-        fields = [
-            "name",
-            "model_number",
-            "base_url",
-            "model_name",
-            "api_key_env",
-            "concurrency_limit",
-            "timeout_seconds",
-            "extra_params",
-            "notes",
-        ]
+        fields = list(ENDPOINT_FIELDS)  # the fields the service takes, in the form's order
         widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args, **kwargs):

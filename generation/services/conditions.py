@@ -3,7 +3,6 @@ checked as a run would resolve them, and the strategy is fixed once responses ex
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from django.db import transaction
@@ -11,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from generation.strategies import STRATEGIES, ParameterError, resolve_params
 from studies.models import Condition, Response
-from studies.services.audit import audit_changes, audit_record
+from studies.services.audit import audit_changes, audit_record, audit_values
 
 CONDITION_FIELDS = ("letter", "name", "strategy", "parameters", "description")
 
@@ -36,10 +35,6 @@ def condition_parameters_check(*, strategy: str, parameters: Any) -> None:
         raise ConditionError(_("The parameters do not fit the strategy: %(error)s") % {"error": exc}) from exc
 
 
-def _values(condition: Condition) -> dict[str, Any]:
-    return {field: copy.deepcopy(getattr(condition, field)) for field in CONDITION_FIELDS}
-
-
 def condition_create(*, actor, values: dict[str, Any]) -> Condition:
     """A new condition. Raises ConditionError or ValidationError."""
     condition = Condition(**{field: values[field] for field in CONDITION_FIELDS if field in values})
@@ -51,7 +46,7 @@ def condition_create(*, actor, values: dict[str, Any]) -> Condition:
             actor=actor,
             action="condition.create",
             target=condition,
-            changes=audit_changes(before={}, after=_values(condition)),
+            changes=audit_changes(before={}, after=audit_values(condition, CONDITION_FIELDS)),
         )
     return condition
 
@@ -62,7 +57,7 @@ def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Con
     ``{field: [old, new]}``. Raises ConditionError or ValidationError."""
     with transaction.atomic():
         condition = Condition.objects.select_for_update().get(pk=condition_id)
-        before = _values(condition)
+        before = audit_values(condition, CONDITION_FIELDS)
         for field in ("name", "strategy", "parameters", "description"):
             if field in values:
                 setattr(condition, field, values[field])
@@ -75,7 +70,7 @@ def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Con
             )
         condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
         condition.full_clean()
-        changes = audit_changes(before=before, after=_values(condition))
+        changes = audit_changes(before=before, after=audit_values(condition, CONDITION_FIELDS))
         if changes:
             condition.save()
             audit_record(actor=actor, action="condition.update", target=condition, changes=changes)

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from generation.llm import LLMError, api_key_for, chat_complete, redact_credentials
 from studies.models import ModelEndpoint, Response
-from studies.services.audit import audit_changes, audit_record
+from studies.services.audit import audit_changes, audit_record, audit_values
 
 # The fields an admin sets on the endpoint pages (in the order of the form).
 ENDPOINT_FIELDS = (
@@ -38,10 +38,6 @@ TEST_PROMPT = "Reply with one short sentence to say that you are there."
 
 class EndpointError(Exception):
     """A change the endpoint cannot take; the message is for the admin."""
-
-
-def _values(endpoint: ModelEndpoint) -> dict[str, Any]:
-    return {field: copy.deepcopy(getattr(endpoint, field)) for field in ENDPOINT_FIELDS}
 
 
 def _clean(endpoint: ModelEndpoint) -> None:
@@ -66,7 +62,7 @@ def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
             actor=actor,
             action="endpoint.create",
             target=endpoint,
-            changes=audit_changes(before={}, after=_values(endpoint)),
+            changes=audit_changes(before={}, after=audit_values(endpoint, ENDPOINT_FIELDS)),
         )
     return endpoint
 
@@ -77,7 +73,7 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
     changed. Raises EndpointError or ValidationError."""
     with transaction.atomic():
         endpoint = ModelEndpoint.objects.select_for_update().get(pk=endpoint_id)
-        before = _values(endpoint)
+        before = audit_values(endpoint, ENDPOINT_FIELDS)
         for field in ENDPOINT_FIELDS:
             if field in values:
                 setattr(endpoint, field, values[field])
@@ -89,7 +85,7 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
                 _("The model number is fixed: responses of this endpoint carry it in their research IDs.")
             )
         _clean(endpoint)
-        changes = audit_changes(before=before, after=_values(endpoint))
+        changes = audit_changes(before=before, after=audit_values(endpoint, ENDPOINT_FIELDS))
         if changes:
             endpoint.save()
             audit_record(actor=actor, action="endpoint.update", target=endpoint, changes=changes)
@@ -121,7 +117,9 @@ def endpoint_delete(*, endpoint_id: int, actor) -> None:
             actor=actor,
             action="endpoint.delete",
             target=endpoint,
-            changes=audit_changes(before=_values(endpoint), after=dict.fromkeys(ENDPOINT_FIELDS)),
+            changes=audit_changes(
+                before=audit_values(endpoint, ENDPOINT_FIELDS), after=dict.fromkeys(ENDPOINT_FIELDS)
+            ),
         )
         try:
             with transaction.atomic():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import models
@@ -12,6 +14,12 @@ from studies.models import AuditEvent, Study
 def audit_target(instance: models.Model) -> str:
     """``"<app_label>.<model_name>:<pk>"``: names the object even after it is deleted."""
     return f"{instance._meta.label_lower}:{instance.pk}"
+
+
+def audit_values(instance: models.Model, fields: Sequence[str]) -> dict[str, Any]:
+    """The named fields' values, copied (JSON fields are edited in place by forms), to
+    compare before and after a change with ``audit_changes``."""
+    return {field: copy.deepcopy(getattr(instance, field)) for field in fields}
 
 
 def audit_changes(*, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
