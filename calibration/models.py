@@ -1,6 +1,4 @@
-"""Agreement statistics, calibration decisions and final scores.
-
-Tables keep the names they had before the app split (``db_table``)."""
+"""Agreement statistics, calibration decisions and final scores."""
 
 from __future__ import annotations
 
@@ -33,7 +31,6 @@ class ResponseAgreement(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_responseagreement"
         verbose_name = _("response agreement")
 
     def __str__(self) -> str:
@@ -59,7 +56,6 @@ class GroupAgreement(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_groupagreement"
         verbose_name = _("group agreement")
         constraints = [
             models.UniqueConstraint(
@@ -91,7 +87,6 @@ class CalibrationDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "scoring_calibrationdecision"
         verbose_name = _("calibration decision")
 
     def __str__(self) -> str:
@@ -115,7 +110,6 @@ class FinalScore(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_finalscore"
         verbose_name = _("final score")
 
     def __str__(self) -> str:

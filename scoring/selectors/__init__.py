@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Avg, Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
+from core.db.bulk import column, table
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -21,7 +22,6 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
-from studies.bulk import column, table
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 

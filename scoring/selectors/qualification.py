@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 
+from core.accounts.roles import RATER
 from scoring.models import Assignment, AssignmentRole, RaterQualification, TrainingResponse
 from studies.models import Study
-from studies.roles import RATER
 
 
 def study_has_training_set(*, study: Study) -> bool:

@@ -4,11 +4,12 @@ import pytest
 
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.statistics import pcc
+from core.models import TaskOutbox
 from research.selectors.results import raw_score_rows_count, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet, TrainingResponse
 from scoring.selectors import rater_queue, workload_board
 from scoring.services.assignments import study_sync_assignments
-from studies.models import Response, ResponseItem, ResponseStatus, TaskOutbox
+from studies.models import Response, ResponseItem, ResponseStatus
 from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, rater, reference_changes, sheet_submitted
 from training.feedback import normalized, sheet_feedback

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
+from core.accounts.roles import RATER
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -14,7 +15,6 @@ from scoring.models import (
 )
 from scoring.selectors.qualification import training_open_to
 from studies.models import Study
-from studies.roles import RATER
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
 
