@@ -305,6 +305,9 @@ class Response(models.Model):
     step5 = models.TextField(_("Step 5 answer"), blank=True)
     step6 = models.TextField(_("Step 6 answer"), blank=True)
     source = models.CharField(_("source"), max_length=10, choices=ResponseSource.choices)
+    # A copy made for a study's training set (``training``): never live, never counted as the
+    # study's work. Kept here so that scoring can leave copies out without knowing training.
+    is_training_copy = models.BooleanField(default=False, editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=ResponseStatus.choices, default=ResponseStatus.READY
     )
