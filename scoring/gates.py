@@ -3,7 +3,7 @@
 Scoring assigns live work and must respect rules it does not own: training (above scoring)
 keeps raters who have not qualified on a study's training set away from its live responses,
 and keeps a rater from scoring a response whose training copy showed them the reference.
-Training sets its rule when Django starts (``TrainingConfig.ready``); scoring only asks, so it
+Training sets its rule when Django starts (``training/receivers.py``); scoring only asks, so it
 never imports training. Without training installed every rater may score."""
 
 from __future__ import annotations

@@ -149,14 +149,14 @@ def stuck_runs() -> dict:
 
 def pending_dispatches() -> dict:
     """Tasks recorded in the database but not yet taken by the broker: the transactional
-    outbox (``studies.TaskOutbox``, a row per task, ``sent_at`` empty while pending).
+    outbox (``core.TaskOutbox``, a row per task, ``sent_at`` empty while pending).
 
     Looked up by name so that this check works as soon as the outbox model is installed
     and says so plainly before. Not ready-critical: pending rows are sent by the workers'
     sweep once the broker answers; ``ok`` turns false when the oldest has waited longer
     than DISPATCH_STALE_SECONDS."""
     try:
-        outbox = apps.get_model("studies", "TaskOutbox")
+        outbox = apps.get_model("core", "TaskOutbox")
     except LookupError:
         return {"ok": None, "pending": None, "note": "no outbox: tasks are sent to the broker on commit"}
     pending = outbox.objects.filter(sent_at__isnull=True)

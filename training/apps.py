@@ -8,8 +8,5 @@ class TrainingConfig(AppConfig):
     verbose_name = _("Rater training and drift")
 
     def ready(self) -> None:
-        from scoring.gates import live_work_gate_set
-        from training import receivers  # noqa: F401  (signal receivers, the rubric versions' source)
-        from training.selectors.qualification import TrainingGate
-
-        live_work_gate_set(TrainingGate())
+        # signal receivers, the rubric versions' source and scoring's live-work gate
+        from training import receivers  # noqa: F401

@@ -1,18 +1,23 @@
 """Qualification follows the rater's training sheets (submitted or reopened); rubric versions
-made by a study's admin are read from the database."""
+made by a study's admin are read from the database; scoring gives live work only to raters
+training lets through (its live-work gate)."""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
+from scoring.gates import live_work_gate_set
 from scoring.models import ScoreSheet
 from scoring.signals import training_scores_changed
 from studies.rubric.loader import rubric_source_register
+from training.selectors.qualification import TrainingGate
 from training.selectors.rubric import rubric_revision_data
 from training.services.qualification import qualification_recompute
 
 # a study's edited rubric versions live in the database
 rubric_source_register(rubric_revision_data)
+# who may get a study's live work: those qualified on its training set
+live_work_gate_set(TrainingGate())
 
 
 @receiver(training_scores_changed, sender=ScoreSheet, dispatch_uid="training.qualification")

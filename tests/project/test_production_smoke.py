@@ -447,7 +447,7 @@ def _changes(slot: int) -> list:
 
 def _agreement(stack: Stack, research_id: str):
     rows = stack.sql(
-        "SELECT a.pcc FROM scoring_responseagreement a JOIN scoring_response r ON r.id = a.response_id "
+        "SELECT a.pcc FROM calibration_responseagreement a JOIN studies_response r ON r.id = a.response_id "
         "WHERE r.research_id = %s AND a.pcc IS NOT NULL",
         research_id,
     )
@@ -515,7 +515,7 @@ def test_both_raters_score_and_submit_a_full_sheet_and_the_worker_computes_the_a
         assert isinstance(reply.json()["overall"], int | float)
     statuses = stack.sql(
         "SELECT s.status FROM scoring_scoresheet s JOIN scoring_assignment a ON a.id = s.assignment_id "
-        "JOIN scoring_response r ON r.id = a.response_id WHERE r.research_id = 'A05_FS10'"
+        "JOIN studies_response r ON r.id = a.response_id WHERE r.research_id = 'A05_FS10'"
     )
     assert sorted(statuses) == [("submitted",), ("submitted",)]
     pcc = wait_for(lambda: _agreement(stack, "A05_FS10"), 30, "no agreement computed", stack)
@@ -567,7 +567,7 @@ def test_broker_killed_and_restarted_mid_submit(stack):
         stack.redis_start()
     submitted = stack.sql(
         "SELECT count(*) FROM scoring_scoresheet s JOIN scoring_assignment a ON a.id = s.assignment_id "
-        "JOIN scoring_response r ON r.id = a.response_id "
+        "JOIN studies_response r ON r.id = a.response_id "
         "WHERE r.research_id = 'B05_FS10' AND s.status = 'submitted'"
     )
     assert submitted == [(2,)]  # both sheets are stored whatever the broker did

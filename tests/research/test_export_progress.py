@@ -63,7 +63,7 @@ CREATE OR REPLACE FUNCTION test_exportjob_announce() RETURNS trigger AS $$ BEGIN
     'total', NEW.total, 'step', NEW.step, 'txid', txid_current())::text);
   RETURN NEW;
 END $$ LANGUAGE plpgsql;
-CREATE TRIGGER test_exportjob_announce AFTER UPDATE ON scoring_exportjob
+CREATE TRIGGER test_exportjob_announce AFTER UPDATE ON research_exportjob
   FOR EACH ROW EXECUTE FUNCTION test_exportjob_announce();
 """
 
@@ -78,7 +78,7 @@ def announced(transactional_db):
     yield listener
     listener.close()
     with connection.cursor() as cursor:
-        cursor.execute("DROP TRIGGER test_exportjob_announce ON scoring_exportjob")
+        cursor.execute("DROP TRIGGER test_exportjob_announce ON research_exportjob")
         cursor.execute("DROP FUNCTION test_exportjob_announce()")
 
 
