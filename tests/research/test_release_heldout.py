@@ -91,4 +91,4 @@ def test_the_agreement_pages_and_command_show_both_pccs(workbook, client, capsys
     call_command("agreement", "--study", "Replication")
     out = capsys.readouterr().out
     assert "PCC rel." in out and "0.853" in out and "0.863" in out
-    assert "ICC (ICC2k (the paper's absolute agreement" in out
+    assert "ICC2k the paper's absolute agreement" in out

@@ -104,12 +104,13 @@ class Command(BaseCommand):
 
         table = consistency_table(study=study_obj)
         out(
-            f"\nConsistency before and after calibration (Table 6; ICC = mean {table['headline_icc']} per {table['icc_unit']})"
+            f"\nConsistency before and after calibration (Table 6; ICC = mean per {table['icc_unit']}; "
+            f"* = headline; ICC3k as the release (consistency), ICC2k the paper's absolute agreement)"
         )
         rows = [["metric", "before [95% CI]", "after [95% CI]", "n", "responses", "warning"]]
         rows += [
             [
-                f"{r['metric']} ({r['form_label']})" if r["form"] else r["metric"],
+                f"{r['form']}{'*' if r['headline'] else ''}" if r["form"] else r["metric"],
                 f"{_num(r['before'], 3)} [{_num(r['ci_before'][0], 3)}, {_num(r['ci_before'][1], 3)}]",
                 f"{_num(r['after'], 3)} [{_num(r['ci_after'][0], 3)}, {_num(r['ci_after'][1], 3)}]",
                 str(r["n"]),
