@@ -127,10 +127,10 @@ def _random_entries(rnd, rubric):
 
 
 def build_study(rnd: random.Random):
+    from core.accounts.roles import RATER
     from demo.services import user_create_with_role
     from scoring.models import Assignment, ScoringGroup
     from studies.models import Scenario, Study
-    from studies.roles import RATER
     from studies.services.responses import response_create
     from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
 

@@ -74,9 +74,9 @@ def main() -> None:
         from research.selectors.versions import research_data_version
     except ImportError:  # before the results were cached, it was the figures' own
         from research.selectors.figures import research_data_version
+    from core.accounts.roles import RESEARCHER
     from research.services.exports import KIND_RESULTS, export_job_run
     from research.workbook import results_workbook_write
-    from studies.roles import RESEARCHER
     from tests.factories import UserFactory
 
     rnd = random.Random(7)

@@ -27,9 +27,9 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 
+from core.accounts.roles import RATER  # noqa: E402
 from scoring.models import Assignment, RaterProfile  # noqa: E402
 from studies.models import Scenario, Study  # noqa: E402
-from studies.roles import RATER  # noqa: E402
 from studies.services.responses import response_create  # noqa: E402
 from studies.services.roles import role_groups_ensure  # noqa: E402
 from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models  # noqa: E402

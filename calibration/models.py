@@ -1,6 +1,4 @@
-"""Agreement statistics, calibration decisions and final scores.
-
-Tables keep the names they had before the app split (``db_table``)."""
+"""Agreement statistics, calibration decisions and final scores."""
 
 from __future__ import annotations
 
@@ -38,7 +36,6 @@ class ResponseAgreement(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_responseagreement"
         verbose_name = _("response agreement")
 
     def __str__(self) -> str:
@@ -64,7 +61,6 @@ class GroupAgreement(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_groupagreement"
         verbose_name = _("group agreement")
         constraints = [
             models.UniqueConstraint(
@@ -96,7 +92,6 @@ class CalibrationDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "scoring_calibrationdecision"
         verbose_name = _("calibration decision")
 
     def __str__(self) -> str:
@@ -120,7 +115,6 @@ class FinalScore(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_finalscore"
         verbose_name = _("final score")
 
     def __str__(self) -> str:

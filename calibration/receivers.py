@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from calibration.tasks import response_scores_changed as recompute_task
+from core.tasks.outbox import task_send_on_commit
 from scoring.models import ScoreSheet
 from scoring.signals import response_scores_changed
-from studies.dispatch import task_send_on_commit
 
 
 @receiver(response_scores_changed, sender=ScoreSheet, dispatch_uid="calibration.recompute")

@@ -36,10 +36,10 @@ from calibration.services.calibration import (
     study_agreement_settings_update,
 )
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
+from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
 from scoring.models import Assignment, AssignmentRole
 from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.models import Response, Scenario, Study
-from studies.roles import admin_required, is_admin, rater_required, researcher_required
 from studies.views import import_page_done, import_page_render
 
 

@@ -11,12 +11,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
+from core.accounts.roles import ADMIN, DEMO_GROUP, RATER, RESEARCHER
 from generation.models import PreferenceProfile
 from judging.services.judges import judge_for_endpoint
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
-from studies.roles import ADMIN, DEMO_GROUP, RATER, RESEARCHER
 from studies.services.responses import records_from_data_a, responses_import
 from studies.services.roles import role_groups_ensure
 from studies.services.setup import (

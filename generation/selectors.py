@@ -8,9 +8,9 @@ from datetime import datetime
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from core.tasks.outbox import outbox_pending_subjects
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
-from studies.dispatch import outbox_pending_subjects
 from studies.models import Condition, ModelEndpoint
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)

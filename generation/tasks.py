@@ -15,10 +15,10 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.db import close_old_connections
 
-from generation import leases
+from core.llm import leases
+from core.tasks.outbox import task_send_on_commit
 from generation.selectors import RUN_TASK
 from generation.services.runs import TRANSIENT_DB_ERRORS, run_step, runs_heartbeat, runs_resume_stale
-from studies.dispatch import task_send_on_commit
 
 logger = logging.getLogger(__name__)
 

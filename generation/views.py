@@ -12,6 +12,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from core.accounts.roles import admin_required
+from core.llm.keys import api_key_env_allowed
 from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfileForm
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
@@ -42,8 +44,7 @@ from generation.services.endpoints import (
 )
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
 from generation.tasks import run_advance_send
-from studies.models import Condition, ModelEndpoint, Study, api_key_env_allowed
-from studies.roles import admin_required
+from studies.models import Condition, ModelEndpoint, Study
 
 
 @admin_required

@@ -10,9 +10,9 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import close_old_connections
 
+from core.tasks.periodic import periodic
 from generation.services.runs import TRANSIENT_DB_ERRORS
 from judging.services.runs import JUDGE_TASK, judge_task_run, judge_tasks_resume_stale
-from studies.periodic import periodic
 
 logger = logging.getLogger(__name__)
 

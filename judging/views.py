@@ -10,12 +10,12 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from core.accounts.roles import researcher_required
 from judging.forms import BatchLaunchForm, JudgeForm, JudgeSettingsForm
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_failed_tasks, batch_progress_get
 from judging.services.judges import JudgeError, judge_create, judge_update
 from judging.services.runs import BatchError, judge_batch_cancel, judge_batch_launch, judge_batch_retry
-from studies.roles import researcher_required
 
 
 @researcher_required

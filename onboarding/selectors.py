@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
+from core.accounts.roles import ALL_ROLES, ROLE_LABELS
 from onboarding.models import Invitation
 from studies.models import Study
-from studies.roles import ALL_ROLES, ROLE_LABELS
 
 ACCEPTED = "accepted"
 PENDING = "pending"

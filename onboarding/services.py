@@ -20,12 +20,12 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
+from core.accounts.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
 from onboarding.csv_files import Invitee, InviteFileError, line_problem
 from onboarding.models import Invitation
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
 from studies.models import Study
-from studies.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
 from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from onboarding.csv_files import InviteFileError, invitees_from_csv
 from onboarding.forms import AccountActiveForm, AccountRolesForm, InviteForm
 from onboarding.models import Invitation
@@ -36,7 +37,6 @@ from onboarding.services import (
 )
 from onboarding.tokens import VALID, invitation_tokens
 from studies.models import Study
-from studies.roles import ADMIN, RATER, RESEARCHER, admin_required
 
 SESSION_KEY = "onboarding_invitation_link"
 

@@ -44,7 +44,6 @@ class ExportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        db_table = "scoring_exportjob"
         ordering = ["-created_at"]
         verbose_name = _("export job")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from core.tasks.outbox import task_send_on_commit
 from research.diversity import DIVERSITY_STEPS
 from research.services.diversity import DIVERSITY_TASK
-from studies.dispatch import task_send_on_commit
 from studies.models import Response
 from studies.signals import response_answers_changed, response_created
 

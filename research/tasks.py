@@ -7,9 +7,9 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
+from core.tasks.periodic import periodic
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from research.services.exports import EXPORT_TASK, export_job_run, exports_expired_delete
-from studies.periodic import periodic
 
 CLEANUP_EVERY_SECONDS = 3600
 

@@ -14,6 +14,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from calibration.selectors.consistency import judge_calibrated_label
 from calibration.statistics import icc_beside
+from core.accounts.roles import admin_required, is_admin, researcher_required
 from judging.models import Judge
 from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
 from judging.services.opt_in import study_judge_opt_in_set
@@ -33,7 +34,6 @@ from research.services.exports import (
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import id_param
-from studies.roles import admin_required, is_admin, researcher_required
 from studies.rubric import load_rubric
 
 

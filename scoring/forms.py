@@ -12,12 +12,12 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from core.accounts.roles import RATER
 from scoring.selectors.qualification import raters_blocked
 from scoring.services.active_time import ACTIVE_REPORT_MAX
 from scoring.services.assignments import PlannedGroup
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
-from studies.roles import RATER
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -1,7 +1,4 @@
-"""The study itself: studies, scenarios, model endpoints, conditions and the responses raters score.
-
-Tables keep the names they had before the app split (``db_table``), so existing
-databases migrate forward without moving a row."""
+"""The study itself: studies, scenarios, model endpoints, conditions and the responses raters score."""
 
 from __future__ import annotations
 
@@ -15,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.llm.keys import api_key_env_allowed
 from studies.rubric import DEFAULT_RUBRIC_VERSION
 
 # Crockford-style alphabet without look-alike characters (0/O, 1/I/L, U).
@@ -57,14 +55,6 @@ CALIBRATION_RULES = [
 ENV_VAR_NAME = RegexValidator(
     r"^[A-Z_][A-Z0-9_]{0,63}$", _("An environment variable name, e.g. TEAMLLM_LLM_KEY_OPENAI.")
 )
-
-
-def api_key_env_allowed(name: str) -> bool:
-    """Whether an endpoint may read its key from the environment variable ``name``: only
-    variables whose name starts with ``settings.LLM_KEY_ENV_PREFIX`` (and goes on after
-    it); an empty name means no key (local servers such as the bundled stub)."""
-    prefix = settings.LLM_KEY_ENV_PREFIX
-    return not name or bool(prefix and name.startswith(prefix) and len(name) > len(prefix))
 
 
 def validate_api_key_env(name: str) -> None:
@@ -116,7 +106,6 @@ class ModelEndpoint(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "generation_modelendpoint"
         ordering = ["model_number"]
         verbose_name = _("model endpoint")
 
@@ -157,7 +146,6 @@ class Condition(models.Model):
     description = models.TextField(_("description"), blank=True)
 
     class Meta:
-        db_table = "generation_condition"
         ordering = ["letter"]
         verbose_name = _("condition")
 
@@ -211,7 +199,6 @@ class Study(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "scoring_study"
         ordering = ["name"]
         verbose_name = _("study")
         verbose_name_plural = _("studies")
@@ -239,7 +226,6 @@ class Scenario(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        db_table = "scoring_scenario"
         ordering = ["code"]
         verbose_name = _("scenario")
         constraints = [
@@ -325,6 +311,9 @@ class Response(models.Model):
     step5 = models.TextField(_("Step 5 answer"), blank=True)
     step6 = models.TextField(_("Step 6 answer"), blank=True)
     source = models.CharField(_("source"), max_length=10, choices=ResponseSource.choices)
+    # A copy made for a study's training set (``training``): never live, never counted as the
+    # study's work. Kept here so that scoring can leave copies out without knowing training.
+    is_training_copy = models.BooleanField(default=False, editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=ResponseStatus.choices, default=ResponseStatus.READY
     )
@@ -338,7 +327,6 @@ class Response(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "scoring_response"
         ordering = ["study", "research_id"]
         verbose_name = _("response")
         constraints = [
@@ -377,7 +365,6 @@ class ResponseItem(models.Model):
     text = models.TextField()
 
     class Meta:
-        db_table = "scoring_responseitem"
         ordering = ["response", "step", "position"]
         constraints = [
             models.UniqueConstraint(fields=["response", "step", "position"], name="item_unique_position")
@@ -385,35 +372,6 @@ class ResponseItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.response_id} step {self.step} #{self.position}"
-
-
-class TaskOutbox(models.Model):
-    """A Celery task that must run after a commit, recorded in the same transaction
-    (a transactional outbox): ``studies.dispatch`` sends it after the commit and the
-    workers' sweep sends it again until the broker has taken it."""
-
-    task_name = models.CharField(max_length=200)
-    args = models.JSONField(default=list, blank=True)
-    countdown = models.FloatField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    # A sender (the committing process or a worker's sweep) claims the row until then,
-    # so two senders never send it twice; a sender that died lets the claim lapse.
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    last_error = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["pk"]
-        verbose_name = _("task dispatch")
-        indexes = [
-            models.Index(fields=["created_at"], name="outbox_pending", condition=Q(sent_at__isnull=True)),
-            models.Index(fields=["sent_at"], name="outbox_sent"),
-        ]
-
-    def __str__(self) -> str:
-        state = "sent" if self.sent_at else "pending"
-        return f"{self.task_name}{tuple(self.args)} ({state})"
 
 
 class AuditEvent(models.Model):

@@ -7,8 +7,8 @@ import logging
 from celery.signals import worker_ready
 from django.conf import settings
 
-from studies.dispatch import outbox_sweep
-from studies.periodic import periodic
+from core.tasks.outbox import outbox_sweep
+from core.tasks.periodic import periodic
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from core.accounts.roles import admin_required
 from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm, StudySettingsForm
 from studies.models import Study
-from studies.roles import admin_required
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import studies_overview, study_response_count
 from studies.services.responses import (

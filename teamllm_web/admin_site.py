@@ -2,14 +2,14 @@
 is read only, see ``studies.inspection``).
 
 Django lets any active staff account in; here the account must also hold the Admin role
-as the product counts it (``studies.roles.is_admin``), which a rater never does, so a
+as the product counts it (``core.accounts.roles.is_admin``), which a rater never does, so a
 legacy account that is both a rater and staff sees no unblinded data here either."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from studies.roles import is_admin
+from core.accounts.roles import is_admin
 
 
 class TeamAdminSite(admin.AdminSite):

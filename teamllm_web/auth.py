@@ -31,9 +31,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
+from core.accounts.roles import is_demo_user, user_roles_annotations, user_roles_attach, user_roles_mask_sql
+from core.db.bulk import column, model_from_row, row_columns, table
 from demo.services import DEMO_PASSWORD
-from studies.bulk import column, model_from_row, row_columns, table
-from studies.roles import is_demo_user, user_roles_annotations, user_roles_attach, user_roles_mask_sql
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):

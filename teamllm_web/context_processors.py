@@ -1,4 +1,4 @@
-from studies.roles import is_admin, is_rater, is_researcher, user_roles_conflict
+from core.accounts.roles import is_admin, is_rater, is_researcher, user_roles_conflict
 
 
 def roles(request):

@@ -16,7 +16,7 @@ from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionS
 from django.db import connections, router
 from django.utils import timezone
 
-from studies.bulk import column, table
+from core.db.bulk import column, table
 
 
 class SessionStore(DatabaseSessionStore):

@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from core.accounts.roles import is_admin, is_rater, is_researcher, user_roles_conflict
 from scoring.models import RaterProfile
-from studies.roles import is_admin, is_rater, is_researcher, user_roles_conflict
 
 from .health import status_report
 from .middleware import liveness_response

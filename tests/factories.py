@@ -6,11 +6,11 @@ import factory
 from django.contrib.auth import get_user_model
 from django.http import Http404
 
+from core.accounts.roles import RATER
 from scoring.models import Assignment, RaterProfile
 from scoring.selectors import rater_assignment_get
 from scoring.services.sheets import sheet_open
 from studies.models import Condition, ModelEndpoint, Scenario, Strategy, Study
-from studies.roles import RATER
 from studies.services.responses import response_create
 from studies.services.roles import role_groups_ensure
 

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from studies.roles import RATER
+from core.accounts.roles import RATER
 from studies.rubric import Rubric
 from training.services.rubric import LANGS, rubric_text
 

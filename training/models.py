@@ -1,4 +1,5 @@
-"""A study's own rubric versions: its admin's edits of guidelines and level texts."""
+"""Training: the training set and qualification rule of a study, raters' qualifications, and a
+study's own rubric versions (its admin's edits of guidelines and level texts)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from studies.models import Study
+from scoring.models import ScoreSheet
+from studies.models import Response, Study
 
 
 class RubricRevision(models.Model):
@@ -29,3 +31,80 @@ class RubricRevision(models.Model):
 
     def __str__(self) -> str:
         return self.version
+
+
+class TrainingSettings(models.Model):
+    """A study's qualification rule: the PCC a training sheet must reach (empty: the
+    study's agreement threshold) on how many different training responses."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="training_settings")
+    threshold = models.DecimalField(
+        _("qualification threshold (PCC)"),
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        help_text=_("Empty: the study's agreement threshold."),
+    )
+    required_sheets = models.PositiveSmallIntegerField(_("training sheets required"), default=1)
+
+    class Meta:
+        verbose_name = _("training settings")
+        verbose_name_plural = _("training settings")
+
+    def __str__(self) -> str:
+        return f"Training settings of {self.study_id}"
+
+
+class TrainingResponse(models.Model):
+    """A response of a study's training set: a copy of a scored response that is never
+    live (status Withdrawn, so assignment, agreement, final scores and research output
+    leave it out), with the reference scores trainees are compared with."""
+
+    study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="training_responses")
+    response = models.OneToOneField(Response, on_delete=models.PROTECT, related_name="training")
+    source = models.ForeignKey(Response, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # {"dimensions": {key: float}, "steps": {"1": float, ...}, "overall": float}
+    reference = models.JSONField()
+    reference_note = models.CharField(_("reference"), max_length=200, blank=True)
+    reference_sheets = models.ManyToManyField(ScoreSheet, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "created_at", "id"]
+        verbose_name = _("training response")
+
+    def __str__(self) -> str:
+        return f"Training {self.response_id}"
+
+
+class RaterQualification(models.Model):
+    """Whether a rater may score a study's live responses: qualified on its training set,
+    or let through by an admin (who, when and why are kept)."""
+
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    passed = models.PositiveSmallIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    qualified_at = models.DateTimeField(null=True, blank=True)
+    override_reason = models.TextField(_("reason"), blank=True)
+    override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    override_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("rater qualification")
+        constraints = [models.UniqueConstraint(fields=["rater", "study"], name="one_qualification_per_rater")]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} in {self.study_id}"
+
+    @property
+    def may_score_live(self) -> bool:
+        return self.qualified_at is not None or self.override_at is not None

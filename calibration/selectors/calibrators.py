@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from studies.roles import DEMO_GROUP, RATER
+from core.accounts.roles import DEMO_GROUP, RATER
 
 
 def calibrators_who_can_log_in() -> set[int]:

@@ -45,6 +45,7 @@ from calibration.services.agreement_sync import (
     response_agreements_sync,
     rows_update,
 )
+from core.accounts.roles import is_admin
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from scoring.selectors.qualification import raters_trained_on
 from studies.models import (
@@ -56,7 +57,6 @@ from studies.models import (
     Scenario,
     Study,
 )
-from studies.roles import is_admin
 from studies.rubric import load_rubric
 from studies.services.audit import audit_changes, audit_record
 

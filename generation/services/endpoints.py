@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 
-from generation.llm import LLMError, api_key_for, chat_complete, redact_credentials
+from core.llm.client import LLMError, api_key_for, chat_complete, redact_credentials
 from studies.models import ModelEndpoint, Response
 from studies.services.audit import audit_changes, audit_record, audit_values
 

@@ -38,8 +38,8 @@ from django.conf import settings
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from generation import leases
-from generation.llm import LLMError, chat_complete, redact_credentials
+from core.llm import leases
+from core.llm.client import LLMError, chat_complete, redact_credentials
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.services.turns import turn_persist
 from generation.strategies import Call, Done, ProtocolError, protocol_for, protocol_next, task_for
@@ -57,7 +57,7 @@ TRANSIENT_DB_ERRORS = (OperationalError, InterfaceError)
 class RunEnqueue(Protocol):
     """Records the task of call ``seq`` of a run in the current transaction, to be sent
     when it commits (after ``countdown`` seconds if given): ``generation.tasks.run_advance_send``
-    writes it to the task outbox (``studies.dispatch``), so a broker that is away delays
+    writes it to the task outbox (``core.tasks.outbox``), so a broker that is away delays
     the run, never loses it."""
 
     def __call__(self, *, run_id: int, seq: int, countdown: float | None = None) -> object: ...

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F
 
-from generation.llm import Completion
+from core.llm.client import Completion
 from generation.models import GenerationRun, RunStatus, Turn
 from generation.strategies import Call
 

@@ -6,7 +6,7 @@ each sample, attempt 1, and attempt 2 (the re-ask with the validation errors) if
 attempt 1 was invalid. Every finished call is persisted at once (unique per task,
 sample and attempt) and replayed on a resume, so a worker that dies mid-batch never
 repeats a finished call. Each provider call takes a slot of the endpoint's
-concurrency limit and goes through ``generation.llm.chat_complete`` (retries, rate
+concurrency limit and goes through ``core.llm.client.chat_complete`` (retries, rate
 limits with Retry-After, timeouts). When every sample is valid the sheet is stored
 (``judge_sheet_store``) and the task succeeds; an answer still invalid after the
 re-ask, or a provider error, fails the task with its reason.
@@ -27,15 +27,15 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from generation import leases
-from generation.llm import LLMError, chat_complete, redact_credentials
+from core.llm import leases
+from core.llm.client import LLMError, chat_complete, redact_credentials
+from core.tasks.outbox import task_send_on_commit
 from judging.answer import answer_check, answer_schema, samples_combine
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus, JudgeCall, JudgeTask, JudgeTaskStatus
 from judging.prompt import judge_messages, reask_messages
 from judging.selectors.responses import response_view_get, responses_to_judge
 from judging.services.sheets import judge_sheet_store
 from scoring.services.sheets import SheetError
-from studies.dispatch import task_send_on_commit
 from studies.models import Scenario, Study
 from studies.rubric import load_rubric
 

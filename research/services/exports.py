@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.db.models import F, Func, JSONField, Q, Value
 from django.utils import timezone
 
+from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
 from research.models import ExportJob
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
@@ -33,7 +34,6 @@ from research.selectors.research import results_cached_get
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
-from studies.dispatch import outbox_pending_subjects, task_send_on_commit
 from studies.models import Condition, Study
 
 log = logging.getLogger(__name__)

@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Avg, Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
+from core.db.bulk import column, table
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -21,7 +22,6 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
-from studies.bulk import column, table
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
@@ -261,7 +261,7 @@ def workload_board(*, study=None) -> dict:
             filter=Q(
                 scenario__responses__study=F("study"),
                 scenario__responses__condition=F("condition"),
-                scenario__responses__training__isnull=True,
+                scenario__responses__is_training_copy=False,
             ),
         )
     ):
@@ -287,7 +287,7 @@ def group_detail(*, group: ScoringGroup) -> list[dict]:
     """The group's responses with each active or archived assignment and sheet (admins)."""
     responses = list(
         Response.objects.filter(
-            study=group.study, scenario=group.scenario, condition=group.condition, training__isnull=True
+            study=group.study, scenario=group.scenario, condition=group.condition, is_training_copy=False
         )
         .order_by("research_id")
         .only("id", "research_id", "blind_code", "status")

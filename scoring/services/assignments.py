@@ -19,10 +19,10 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.accounts.roles import is_rater
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
 from scoring.selectors.qualification import raters_not_qualified, raters_trained_on
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
-from studies.roles import is_rater
 
 
 class AssignmentError(Exception):

@@ -20,13 +20,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
 from scoring.entries import EntryError, entries_from_changes
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
-from studies.roles import RATER, UNBLINDED_ROLES, user_roles
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import (
     RecordError,

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
+from core.db.bulk import rows_insert
 from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
 from scoring.services.sheet_rows import item_row
-from studies.bulk import rows_insert
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 

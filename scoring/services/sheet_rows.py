@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.db.bulk import Writes, rows_insert
 from scoring.entries import EntryPath
 from scoring.models import DimensionScore, ItemScore, ScoreSheet
-from studies.bulk import Writes, rows_insert
 from studies.rubric import Rubric, SheetEntries
 
 

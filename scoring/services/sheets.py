@@ -18,6 +18,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.accounts.roles import is_admin
+from core.db.bulk import Writes, column, model_from_row, row_columns, row_update, rows_insert, table
 from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
 from scoring.models import (
     Assignment,
@@ -32,9 +34,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.bulk import Writes, column, model_from_row, row_columns, row_update, rows_insert, table
 from studies.models import Response
-from studies.roles import is_admin
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.accounts.roles import admin_required
 from scoring.forms import (
     AutoAssignForm,
     PairAssignForm,
@@ -34,7 +35,6 @@ from scoring.services.assignments import (
 from scoring.services.sheets import SheetError, SheetIncomplete, sheet_correct, sheet_reopen
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
-from studies.roles import admin_required
 
 
 def _study_from(request: HttpRequest) -> Study | None:

@@ -9,11 +9,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.accounts.roles import admin_required, rater_required
 from scoring.forms import FlagForm, FlagResolveForm
 from scoring.models import ResponseFlag
 from scoring.selectors import rater_assignment_get
 from scoring.services.flags import FlagError, response_flag_create, response_flag_resolve
-from studies.roles import admin_required, rater_required
 
 
 @require_POST

@@ -10,10 +10,10 @@ from django.utils.html import format_html
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from core.accounts.roles import admin_required, rater_required
 from scoring.models import ResponseFlag, ScoreSheet
 from scoring.selectors import rater_queue, rater_queue_left
 from studies.models import Response, Scenario, Study
-from studies.roles import admin_required, rater_required
 
 
 @admin_required

@@ -11,12 +11,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from core.accounts.roles import admin_required, rater_required
 from scoring.models import ScoringGroup
 from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
 from scoring.workbooks.selectors import workbook_units_get
 from studies.models import Study
 from studies.params import id_param
-from studies.roles import admin_required, rater_required
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

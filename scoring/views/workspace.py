@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from core.accounts.roles import rater_required
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet
 from scoring.selectors import rater_assignment_get, rater_has_training_code, response_items_by_step
@@ -40,7 +41,6 @@ from scoring.services.sheets import (
 from scoring.views.sheet_context import sheet_page_context
 from scoring.views.sheet_texts import missing_list
 from studies.parsing import ITEM_STEPS
-from studies.roles import rater_required
 from studies.rubric import load_rubric
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, Permission
 
-from studies.roles import ADMIN, ALL_ROLES
+from core.accounts.roles import ADMIN, ALL_ROLES
 
 # Admins may look at (never change) every model of these apps in the Django admin: the
 # product's own pages, each with an audited service, are where things are changed.

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "csp",
     "django_htmx",
     "template_partials",
+    "core",
     "studies",
     "scoring",
     "calibration",
@@ -288,7 +289,7 @@ CELERY_TIMEZONE = TIME_ZONE
 # need it drop broken or expired connections themselves (close_old_connections).
 CELERY_DB_REUSE_MAX = 500
 # Tasks that must run after a commit are recorded in the database (the outbox,
-# ``studies.dispatch``) and sent after commit; every worker sends what is still
+# ``core.tasks.outbox``) and sent after commit; every worker sends what is still
 # pending (the broker was away) this often.
 OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
 

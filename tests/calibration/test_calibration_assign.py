@@ -9,8 +9,8 @@ from calibration.services.calibration import (
     calibration_decision_record,
     response_scores_recompute,
 )
+from core.accounts.roles import ADMIN
 from scoring.models import Assignment, ScoreSheet
-from studies.roles import ADMIN
 from studies.rubric import load_rubric
 from tests.factories import (
     UserFactory,

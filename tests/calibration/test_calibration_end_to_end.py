@@ -6,10 +6,10 @@ from django.contrib.auth.models import Group
 
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.selectors.agreement import consistency_table
+from core.accounts.roles import DEMO_GROUP
 from scoring.models import Assignment, ScoringGroup
 from scoring.selectors import rater_queue
 from studies.models import Response
-from studies.roles import DEMO_GROUP
 from studies.rubric import load_rubric
 from tests.factories import SHEET_TEXTS, mirrored_changes, own_sheet_id, reference_changes, sheet_submitted
 from tests.workers import wait_for

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from calibration.selectors.agreement import calibrator_choices
 from calibration.services.calibration import CalibrationError, calibration_assign, response_scores_recompute
+from core.accounts.roles import ADMIN, DEMO_GROUP
 from onboarding.models import Invitation
 from scoring.models import Assignment
-from studies.roles import ADMIN, DEMO_GROUP
 from studies.rubric import load_rubric
 from tests.factories import (
     UserFactory,

@@ -23,6 +23,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from calibration.models import FinalScore
+from core.accounts.roles import ADMIN, RATER, RESEARCHER
 from generation.services.batches import batch_create
 from judging.models import JudgeBatch
 from judging.services.judges import judge_create
@@ -30,7 +31,6 @@ from onboarding.models import Invitation
 from research.models import ExportJob
 from scoring.models import Assignment, DimensionScore, ItemScore, RaterProfile, ScoreSheet, ScoringGroup
 from studies.models import Condition, ModelEndpoint, Response, Study
-from studies.roles import ADMIN, RATER, RESEARCHER
 from tests.factories import SHEET_TEXTS, reference_changes, sheet_submitted
 
 # role -> how its account is made (usernames of the demo, or made here)

@@ -7,11 +7,12 @@ import json
 import pytest
 from django.urls import reverse
 
+from core.models import TaskOutbox
 from generation.models import GenerationRun
 from research.models import ExportJob
 from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
-from studies.models import Condition, Response, Scenario, Study, TaskOutbox
+from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.brokers import celery_broker, free_port, silent_server
 from tests.factories import own_sheet_id, stub_endpoint

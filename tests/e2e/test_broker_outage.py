@@ -17,12 +17,13 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 
 from calibration.models import FinalScore
-from generation import leases
+from core.llm import leases
+from core.models import TaskOutbox
 from generation.models import GenerationRun
 from research.models import ExportJob, ResponseDiversity
 from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
-from studies.models import Condition, Response, Scenario, Study, TaskOutbox
+from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.brokers import RedisServer, celery_broker
 from tests.factories import own_sheet_id, stub_endpoint

@@ -16,11 +16,12 @@ import pytest
 from django.core.management import call_command
 
 from calibration.models import ResponseAgreement
-from scoring.models import Assignment, RaterQualification, ScoreSheet
+from scoring.models import Assignment, ScoreSheet
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.browser import login
 from tests.factories import SHEET_TEXTS, UserFactory, mirrored_changes, reference_changes
+from training.models import RaterQualification
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -12,13 +12,13 @@ import uuid
 import pytest
 from django.conf import settings as django_settings
 
-from generation import leases
+from core.llm import leases
 from tests.workers import ROOT, child_env
 
 HOLDER = """
 import django, sys, time
 django.setup()
-from generation import leases
+from core.llm import leases
 lease = leases.acquire(sys.argv[1], int(sys.argv[2]), wait=5)
 print("held" if lease else "refused", flush=True)
 time.sleep(120)

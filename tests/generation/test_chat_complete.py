@@ -3,7 +3,7 @@ backoff, Retry-After, reasoning kept apart, clear final errors, the key never le
 
 import pytest
 
-from generation.llm import LLMError, MissingAPIKey, chat_complete
+from core.llm.client import LLMError, MissingAPIKey, chat_complete
 from studies.models import ModelEndpoint
 
 MESSAGES = [

@@ -12,10 +12,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from generation.llm import KeyNotAllowed, LLMError, chat_complete, redact_credentials
+from core.llm.client import KeyNotAllowed, LLMError, chat_complete, redact_credentials
+from core.llm.keys import api_key_env_allowed
 from generation.services.endpoints import endpoint_create, endpoint_test_connection
 from judging.services import runs as judging_runs
-from studies.models import AuditEvent, ModelEndpoint, api_key_env_allowed
+from studies.models import AuditEvent, ModelEndpoint
 
 SECRET = "django-insecure-Xy7pQ2mN9vB4kL8wR3tZ6yH1jF5gD0sA"
 KEY = "sk-live-7Q2vX9kLm3Np8Rt5Wz1Yb4Hc6Jd0Fg"

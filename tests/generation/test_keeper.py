@@ -5,7 +5,8 @@ import logging
 
 import pytest
 
-from generation import leases, tasks
+from core.llm import leases
+from generation import tasks
 from generation.services.runs import runs_heartbeat
 
 
@@ -22,7 +23,7 @@ def test_a_tick_beats_the_held_runs_and_sweeps_through_the_callbacks(keeper, set
     settings.GENERATION_STALE_SECONDS = 60
     beats, sweeps = [], []
     keeper.beat(7)
-    with caplog.at_level(logging.WARNING, logger="generation.leases"):
+    with caplog.at_level(logging.WARNING, logger="core.llm.leases"):
         keeper.tick()  # no heartbeat registered: a wiring bug, said out loud
     assert "no heartbeat callback registered" in caplog.text
 

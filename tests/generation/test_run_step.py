@@ -3,7 +3,7 @@ failures that end a run visibly instead of leaving it hanging."""
 
 import pytest
 
-from generation import leases
+from core.llm import leases
 from generation.models import GenerationRun, RunStatus, Turn
 from generation.services.batches import batch_create
 from generation.services.runs import run_step

@@ -3,9 +3,9 @@ computes, raters are refused, bad choices get a message and never a 500."""
 
 import pytest
 
+from core.accounts.roles import RESEARCHER
 from judging.selectors.comparison import judge_comparison_get
 from research.results import fmt
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater
 
 pytestmark = pytest.mark.django_db

@@ -6,13 +6,13 @@ from django.core.management import call_command
 from openpyxl import load_workbook
 
 from calibration.statistics import ICC_FORMS
+from core.accounts.roles import RESEARCHER
 from judging.selectors.comparison import judge_comparison_get
 from research.results import fmt
 from research.selectors.research import results_get
 from research.selectors.results import raw_score_rows_count
 from research.workbook import results_workbook_write
 from research.workbook_judge import SHEET_TITLE
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, reference_changes, scoring_group, sheet_submitted
 
 pytestmark = pytest.mark.django_db

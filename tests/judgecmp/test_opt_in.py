@@ -7,12 +7,12 @@ from openpyxl import load_workbook
 
 from calibration.models import FinalScore
 from calibration.selectors.consistency import consistency_table
+from core.accounts.roles import RESEARCHER
 from judging.services.opt_in import study_judge_opt_in_set
 from research.selectors.research import results_get
 from research.workbook import results_workbook_write
 from scoring.models import Assignment, AssignmentRole
 from studies.models import FinalScoreRule, ResponseStatus
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater, reference_changes, sheet_submitted
 from tests.judgecmp.conftest import humans_scored, judge_scores
 from tests.judgecmp.factories import judge_make
@@ -97,7 +97,7 @@ def test_command(opted_in, capsys):
 
 
 def test_admin_opts_in_on_the_page_researchers_cannot(db, client):
-    from studies.roles import ADMIN
+    from core.accounts.roles import ADMIN
 
     group, human = humans_scored()
     judge = judge_make("j-page", endpoint=human[0][0].model)

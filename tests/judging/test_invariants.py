@@ -8,13 +8,13 @@ from django.core.management import call_command
 
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
 from calibration.services.calibration import study_agreement_recompute
+from core.accounts.roles import RESEARCHER
 from judging.selectors.batches import judge_sheets
 from judging.services.judges import judge_create
 from judging.services.sheets import judge_sheet_store
 from research.selectors.results import raw_score_rows_iter, score_records_get
 from scoring.models import Assignment, ScoreSheet
 from studies.models import ModelEndpoint, Response, Study
-from studies.roles import RESEARCHER
 from tests.conftest import REFERENCE
 from tests.factories import SHEET_TEXTS, UserFactory, reference_changes
 

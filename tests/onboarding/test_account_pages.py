@@ -7,10 +7,10 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.urls import reverse
 
+from core.accounts.roles import ADMIN, RATER, RESEARCHER
 from onboarding.models import Invitation
 from scoring.models import RaterProfile
 from studies.models import AuditEvent
-from studies.roles import ADMIN, RATER, RESEARCHER
 from tests.factories import UserFactory, rater
 
 pytestmark = pytest.mark.django_db

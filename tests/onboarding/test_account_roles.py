@@ -11,10 +11,10 @@ from django.contrib.auth.models import Group, Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
+from core.accounts.roles import ADMIN, RATER, RESEARCHER, is_admin, is_admin_or_researcher, is_rater
 from onboarding.models import Invitation
 from research.models import ExportJob
 from studies.models import Response, Study
-from studies.roles import ADMIN, RATER, RESEARCHER, is_admin, is_admin_or_researcher, is_rater
 from studies.services.roles import role_groups_ensure
 from tests.factories import UserFactory
 

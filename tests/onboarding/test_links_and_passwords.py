@@ -16,11 +16,11 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from core.accounts.roles import ADMIN
 from onboarding.csv_files import invitees_from_csv
 from onboarding.models import Invitation
 from onboarding.services import invitation_link_renew, raters_invite
 from studies.models import AuditEvent, Study
-from studies.roles import ADMIN
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 import teamllm_web.auth
+from core.accounts.roles import ADMIN, DEMO_GROUP, KNOWN_GROUPS, RATER, RESEARCHER, user_roles
 from studies.models import AuditEvent
-from studies.roles import ADMIN, DEMO_GROUP, KNOWN_GROUPS, RATER, RESEARCHER, user_roles
 from tests.factories import rater
 
 PASSWORD = "demo-pass-2026"

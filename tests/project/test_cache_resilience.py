@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.test import override_settings
 
-from studies.roles import RESEARCHER
+from core.accounts.roles import RESEARCHER
 from tests.brokers import RedisServer, free_port, silent_server
 from tests.factories import UserFactory
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from core.accounts.roles import RESEARCHER
 from research.models import ExportJob
 from research.services.exports import export_job_run
 from studies.models import Response
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, scoring_group_assigned
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -137,7 +137,7 @@ def test_status_is_refused_to_anonymous_and_to_wrong_tokens(client, settings):
 
 @pytest.mark.django_db
 def test_status_is_forbidden_to_raters(client):
-    from studies.roles import RATER
+    from core.accounts.roles import RATER
 
     UserFactory(username="rater-s", role=RATER)
     client.login(username="rater-s", password="pw-test-123")
@@ -161,7 +161,7 @@ def test_status_with_the_token_and_no_worker_is_503_and_says_why(client, setting
 
 @pytest.mark.django_db
 def test_status_for_admins_reports_stuck_runs(client, settings, no_broker_no_worker):
-    from studies.roles import ADMIN
+    from core.accounts.roles import ADMIN
 
     UserFactory(username="admin-s", role=ADMIN)
     client.login(username="admin-s", password="pw-test-123")

@@ -363,7 +363,7 @@ from django.core.management import call_command
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Response, Study
-from studies.roles import RATER
+from core.accounts.roles import RATER
 from studies.services.responses import records_from_data_a, responses_import
 from studies.services.roles import role_groups_ensure
 

@@ -10,10 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import research.services.diversity as diversity_services
+from core.models import TaskOutbox
 from research.diversity import text_diversity
 from research.models import ResponseDiversity
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
-from studies.models import Response, TaskOutbox
+from studies.models import Response
 from studies.services.responses import ResponseRecord, responses_import
 from studies.signals import response_answers_changed
 from tests.factories import SAMPLE_ANSWERS, ConditionFactory, StudyFactory, UserFactory, make_response

@@ -13,13 +13,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import research.diversity as diversity_module
+from core.models import TaskOutbox
 from research.diversity import CLEANED, RELEASED, answers_stamp, text_diversity
 from research.models import ResponseDiversity
 from research.selectors.diversity import response_diversity_get
 from research.selectors.research import results_get
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from research.tasks import response_diversity_compute_task
-from studies.models import Response, TaskOutbox
+from studies.models import Response
 from tests.factories import SAMPLE_ANSWERS, make_response
 from tests.paper_table4 import load_table4
 

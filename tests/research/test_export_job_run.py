@@ -6,10 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from openpyxl import load_workbook
 
+from core.accounts.roles import RESEARCHER
 from research.models import ExportJob
 from research.services.exports import export_job_run
 from studies.models import Response
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater, scoring_group_assigned
 from tests.workers import wait_for
 

@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 from openpyxl import load_workbook
 
+from core.accounts.roles import RESEARCHER
 from research.models import ExportJob
 from research.selectors.research import results_get
 from research.workbook import results_workbook_write
-from studies.roles import RESEARCHER
 from studies.rubric import load_rubric
 from tests.factories import UserFactory
 from tests.research import test_results_workbook_write as workbook_tests

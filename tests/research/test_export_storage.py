@@ -13,10 +13,10 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
+from core.accounts.roles import RESEARCHER
 from research.models import ExportJob
 from research.services.exports import export_job_run, exports_expired_delete
 from studies.models import Response, Study
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater
 
 IN_MEMORY = {
@@ -103,8 +103,8 @@ def test_expired_exports_are_deleted_with_their_files(settings):
 
 @pytest.mark.django_db
 def test_every_worker_cleans_up_exports(monkeypatch):
+    from core.tasks import periodic as periodic_module
     from research import tasks as research_tasks
-    from studies import periodic as periodic_module
 
     monkeypatch.setattr(periodic_module.Periodic, "ensure_started", lambda self: None)
     fresh = periodic_module.Periodic()

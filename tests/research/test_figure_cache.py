@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from calibration.models import FinalScore
+from core.accounts.roles import RESEARCHER
 from research.selectors.versions import research_data_version
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
 

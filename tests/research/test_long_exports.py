@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from django.utils import timezone
 
+from core.accounts.roles import RESEARCHER
 from generation.models import GenerationRun, Turn
 from research.cost import cost_by_condition
 from research.models import ExportJob
@@ -18,7 +19,6 @@ from research.selectors.generation import run_costs_get
 from research.selectors.long_tables import ITEM_HEADER
 from research.services.exports import export_job_run
 from studies.models import Response
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory
 from tests.research import test_results_workbook_write as workbook_tests
 

@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from core.accounts.roles import RESEARCHER
 from research.figures import FIGURES
-from studies.roles import RESEARCHER
 from tests.factories import UserFactory, rater
 from tests.paper_table4 import load_table4
 

@@ -15,11 +15,11 @@ from openpyxl import load_workbook
 import research.selectors.figures as figure_selectors
 import research.selectors.research as research_selectors
 from calibration.models import FinalScore
+from core.accounts.roles import RESEARCHER
 from research.models import ExportJob
 from research.selectors.versions import research_data_version
 from research.services.exports import export_job_run
 from studies.models import ModelEndpoint, ResponseStatus
-from studies.roles import RESEARCHER
 from tests.brokers import free_port
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4

@@ -10,10 +10,10 @@ import pytest
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.services.calibration import response_scores_recompute
 from calibration.tasks import response_scores_changed as recompute_task
+from core.accounts.roles import ADMIN
+from core.models import TaskOutbox
 from scoring.models import ScoreSheet, SheetEvent
 from scoring.services.sheets import InvalidEntries, SheetError, SheetIncomplete, sheet_correct, sheet_reopen
-from studies.models import TaskOutbox
-from studies.roles import ADMIN
 from tests.factories import UserFactory, rater, reference_changes, scoring_group, sheet_submitted
 
 pytestmark = pytest.mark.django_db

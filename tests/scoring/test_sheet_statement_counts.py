@@ -26,7 +26,7 @@ REQUEST_OVERHEAD = 2
 # The aim of issue 14 for a whole-sheet save and a first open, whole request.
 REQUEST_MAX = 10
 # A save's writes (two upserts, the sheet's UPDATE, the events' INSERT): one round trip on
-# PostgreSQL (studies.bulk.Writes), one statement each elsewhere (SQLite, for make run).
+# PostgreSQL (core.db.bulk.Writes), one statement each elsewhere (SQLite, for make run).
 WRITES = 1 if connection.vendor == "postgresql" else 4
 
 

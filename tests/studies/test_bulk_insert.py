@@ -1,4 +1,4 @@
-"""``studies.bulk.rows_insert``: the one-statement insert a whole-sheet save writes its audit
+"""``core.db.bulk.rows_insert``: the one-statement insert a whole-sheet save writes its audit
 events and rows with (issue 14). On PostgreSQL it sends the rows as one JSON document; the
 rows it stores must be exactly the rows ``bulk_create`` stores, for every kind of value."""
 
@@ -9,9 +9,9 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from core.db.bulk import Writes, row_update, rows_insert, rows_insert_orm
 from scoring.models import DimensionScore, ItemScore, ScoreSheet, SheetEvent
 from scoring.services.sheets import sheet_open
-from studies.bulk import Writes, row_update, rows_insert, rows_insert_orm
 from tests.factories import assign, make_response, rater
 
 pytestmark = pytest.mark.django_db

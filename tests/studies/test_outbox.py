@@ -1,4 +1,4 @@
-"""The transactional outbox (``studies.dispatch``): a task is recorded with the
+"""The transactional outbox (``core.tasks.outbox``): a task is recorded with the
 transaction that needs it, sent after its commit, kept while the broker is away,
 sent by the workers' sweep once it answers, and never sent twice by two senders."""
 
@@ -8,9 +8,9 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from studies import periodic as periodic_module
-from studies.dispatch import outbox_pending_count, outbox_send, outbox_sweep, task_send_on_commit
-from studies.models import TaskOutbox
+from core.models import TaskOutbox
+from core.tasks import periodic as periodic_module
+from core.tasks.outbox import outbox_pending_count, outbox_send, outbox_sweep, task_send_on_commit
 from tests.brokers import celery_broker, free_port
 
 # Each test runs in a transaction that is never committed (the session's worker, which

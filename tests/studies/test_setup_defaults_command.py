@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
+from core.accounts.roles import ALL_ROLES
 from studies.models import Condition, ModelEndpoint
-from studies.roles import ALL_ROLES
 
 
 @pytest.mark.django_db

@@ -5,11 +5,12 @@ import json
 
 import pytest
 
-from scoring.models import Assignment, RaterQualification, ScoringGroup
+from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, group_assign_pair, plan_for_study
 from studies.models import Condition, Scenario
 from studies.rubric import load_rubric
 from tests.factories import SHEET_TEXTS, mirrored_changes, rater, reference_changes
+from training.models import RaterQualification
 from training.services.qualification import qualification_override, training_settings_update
 from training.services.training_set import TrainingError
 

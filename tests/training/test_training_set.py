@@ -4,14 +4,16 @@ import pytest
 
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.statistics import pcc
+from core.models import TaskOutbox
 from research.selectors.results import raw_score_rows_count, raw_score_rows_iter
-from scoring.models import Assignment, ScoreSheet, TrainingResponse
+from scoring.models import Assignment, ScoreSheet
 from scoring.selectors import rater_queue, workload_board
 from scoring.services.assignments import study_sync_assignments
-from studies.models import Response, ResponseItem, ResponseStatus, TaskOutbox
+from studies.models import Response, ResponseItem, ResponseStatus
 from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, rater, reference_changes, sheet_submitted
 from training.feedback import normalized, sheet_feedback
+from training.models import TrainingResponse
 from training.services.training_set import TrainingError, training_enroll, training_response_add
 
 pytestmark = pytest.mark.django_db

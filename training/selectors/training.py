@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 
-from scoring.models import (
-    Assignment,
-    AssignmentRole,
-    RaterQualification,
-    ScoreSheet,
-    TrainingResponse,
-    TrainingSettings,
-)
-from scoring.selectors.qualification import training_open_to
+from core.accounts.roles import RATER
+from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from studies.models import Study
-from studies.roles import RATER
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
+from training.models import RaterQualification, TrainingResponse, TrainingSettings
+from training.selectors.qualification import training_open_to
 
 
 def training_settings_of(*, study: Study) -> TrainingSettings:

@@ -9,11 +9,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring.models import Assignment, AssignmentRole, RaterQualification, ScoreSheet, SheetStatus
+from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from studies.models import Study
 from studies.rubric import load_rubric
 from studies.services.audit import audit_changes, audit_record
 from training.feedback import qualification_count, training_pcc
+from training.models import RaterQualification
 from training.selectors.training import qualification_threshold, training_settings_of
 from training.services.training_set import TrainingError
 

@@ -13,18 +13,12 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from scoring.models import (
-    Assignment,
-    AssignmentRole,
-    ScoreSheet,
-    SheetStatus,
-    TrainingResponse,
-    TrainingSettings,
-)
-from scoring.selectors.qualification import training_open_to
+from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric
 from training.feedback import reference_mean
+from training.models import TrainingResponse, TrainingSettings
+from training.selectors.qualification import training_open_to
 
 DEFAULT_GOLD = "A05_FS10"  # the released, fully scored response (H01 and H02)
 _COPIED = (
@@ -106,6 +100,7 @@ def training_response_add(
             study=study,
             research_id=f"{source.research_id}~T{n}",
             status=ResponseStatus.WITHDRAWN,  # never live
+            is_training_copy=True,
             **{name: getattr(source, name) for name in _COPIED},
         )
         ResponseItem.objects.bulk_create(

@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import get_language
 
+from core.accounts.roles import researcher_required
 from studies.models import Study
-from studies.roles import researcher_required
 from training.drift import DEFAULT_WINDOW
 from training.selectors.drift import study_drift
 

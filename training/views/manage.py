@@ -11,8 +11,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.accounts.roles import admin_required
 from studies.models import Study
-from studies.roles import admin_required
 from studies.rubric import load_rubric
 from studies.rubric.loader import rubric_data
 from training.forms import GoldResponseForm, OverrideForm, RubricTextsForm, TrainingSettingsForm

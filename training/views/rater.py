@@ -17,12 +17,12 @@ from django.utils.translation import get_language
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from core.accounts.roles import rater_required
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from scoring.services.sheets import sheet_open
 from scoring.views.sheet_context import sheet_page_context
 from scoring.views.workspace import sheet_save_for, sheet_submit_for
 from studies.models import Study
-from studies.roles import rater_required
 from training.selectors.training import rater_training_home, training_feedback_get
 from training.services.qualification import training_retry
 from training.services.training_set import TrainingError, training_enroll

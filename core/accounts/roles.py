@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
 from django.utils.translation import gettext_lazy
 
-from studies.bulk import column, table
+from core.db.bulk import column, table
 
 ADMIN = "Admin"
 RATER = "Rater"

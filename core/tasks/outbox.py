@@ -7,7 +7,7 @@ row in the caller's transaction, so the task exists exactly when the data it wor
 was committed, and tries to send it as soon as the transaction commits. A broker that
 cannot be reached is logged, never raised to the caller (the request that committed
 answers normally). The workers' sweep (:func:`outbox_sweep`, run by every worker
-through ``studies.periodic``) sends what is still pending once the broker answers.
+through ``core.tasks.periodic``) sends what is still pending once the broker answers.
 
 Each row is claimed before it is sent (a compare-and-set on ``claimed_until``), so the
 committing process and the sweeps of several workers never send it twice; a sender
@@ -28,7 +28,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from studies.models import TaskOutbox
+from core.models import TaskOutbox
 
 logger = logging.getLogger(__name__)
 

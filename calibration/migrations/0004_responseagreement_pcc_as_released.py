@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('calibration', '0002_finalscore_judge_calibrated'),
+        ('calibration', '0003_app_tables'),
     ]
 
     operations = [

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from studies.models import api_key_env_allowed
+from core.llm.keys import api_key_env_allowed
 
 if TYPE_CHECKING:
     from openai import OpenAI

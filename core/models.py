@@ -1,0 +1,38 @@
+"""The infrastructure's own tables: the transactional outbox of Celery tasks."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class TaskOutbox(models.Model):
+    """A Celery task that must run after a commit, recorded in the same transaction
+    (a transactional outbox): ``core.tasks.outbox`` sends it after the commit and the
+    workers' sweep sends it again until the broker has taken it."""
+
+    task_name = models.CharField(max_length=200)
+    args = models.JSONField(default=list, blank=True)
+    countdown = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # A sender (the committing process or a worker's sweep) claims the row until then,
+    # so two senders never send it twice; a sender that died lets the claim lapse.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("task dispatch")
+        indexes = [
+            models.Index(
+                fields=["created_at"], name="core_outbox_pending", condition=Q(sent_at__isnull=True)
+            ),
+            models.Index(fields=["sent_at"], name="core_outbox_sent"),
+        ]
+
+    def __str__(self) -> str:
+        state = "sent" if self.sent_at else "pending"
+        return f"{self.task_name}{tuple(self.args)} ({state})"
