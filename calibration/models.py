@@ -22,6 +22,11 @@ class ResponseAgreement(models.Model):
     )
     pcc = models.FloatField(null=True, blank=True)
     p_value = models.FloatField(null=True, blank=True)
+    pcc_as_released = models.FloatField(
+        null=True,
+        blank=True,
+        help_text=_("PCC as the release's script normalizes (Purpose / 2); shown beside, never routes."),
+    )
     reason = models.CharField(max_length=40, blank=True, help_text=_("Why the PCC is undefined, if it is."))
     threshold = models.DecimalField(max_digits=4, decimal_places=3, null=True, blank=True)
     flagged = models.BooleanField(default=False, db_index=True)

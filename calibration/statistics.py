@@ -44,6 +44,29 @@ _PINGOUIN_LABELS = {
     "ICC(C,k)": "ICC3k",
     **{form: form for form in ICC_FORMS},
 }
+# The ICC forms labelled wherever the headline is shown: the release's and the paper's.
+ICC_AS_RELEASED = "ICC3k"
+ICC_AS_PAPER = "ICC2k"
+ICC_SOURCES = {
+    ICC_AS_RELEASED: "as the release (Extract_Scores.py corr, lines 407-414: ICC3k, consistency)",
+    ICC_AS_PAPER: "the paper's absolute agreement (section 5.2: ICC2/ICC2k)",
+}
+
+
+def icc_beside(headline: str) -> list[str]:
+    """The forms shown beside the study's headline ICC: the release's ICC3k and the paper's
+    ICC2k, whichever of them the headline is not."""
+    return [form for form in (ICC_AS_RELEASED, ICC_AS_PAPER) if form != headline]
+
+
+def icc_label(form: str, headline: str) -> str:
+    """A form's name with its source, e.g. "ICC3k (headline; as the release (...))"."""
+    parts = ["headline"] if form == headline else []
+    if form in ICC_SOURCES:
+        parts.append(ICC_SOURCES[form])
+    return f"{form} ({'; '.join(parts)})" if parts else form
+
+
 ICC_FORM_DESCRIPTIONS = {
     "ICC1": "one-way random, single rater",
     "ICC2": "two-way random, absolute agreement, single rater",

@@ -10,7 +10,10 @@ configuration does) costs nothing.
 - ``efficiency``: Flexibility/Elaboration/Originality per Yes item, Steps 1 and 3 (Figure 4)
 - ``diversity``: 1 - mean Self-BLEU of Step-1 and Step-3 items, as released (section 7.2)
 - ``diversity_flexibility``: each response's diversity against its Flexibility, per
-  condition, Steps 1 and 3 (Figures 6 and 7)
+  condition, Steps 1 and 3 (Figures 6 and 7, per response: the product's view)
+- ``diversity_flexibility_models``: the same per model mean, as the release plots it
+  (``Extract_Answer.py``, ``cal_step_similarity``, lines 159-165: Flexibility per model
+  averaged over the scenarios, ``average_FS``; diversity per model averaged over its responses)
 - ``ablation``: overall means of TeamLLM, the no-role ablation and the baseline (Figure 5)
 
 Every y-axis runs from 0 to the rubric maximum its title states (ratios per Yes item to
@@ -30,7 +33,15 @@ from research.results import Results
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-FIGURES = ("steps", "dimensions", "efficiency", "diversity", "diversity_flexibility", "ablation")
+FIGURES = (
+    "steps",
+    "dimensions",
+    "efficiency",
+    "diversity",
+    "diversity_flexibility",
+    "diversity_flexibility_models",
+    "ablation",
+)
 # the largest value of a ratio per Yes item (Flexibility <= Fluency; Elaboration, Originality <= 2 per item)
 EFFICIENCY_MAX = {"Flexibility/Fluency": 1, "Elaboration/Fluency": 2, "Originality/Fluency": 2}
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
@@ -184,6 +195,8 @@ def figure_build(
             drawn |= _bars(ax, list(models.values()), series, title, ymax=1)
     elif name == "diversity_flexibility":
         drawn = _diversity_flexibility(fig, results, names)
+    elif name == "diversity_flexibility_models":
+        drawn = _diversity_flexibility_models(fig, results, names)
     elif name == "ablation":
         chosen = [c for c in ABLATION_ORDER if c in conditions] or conditions
         models, values = _table2_series(results, ["overall"])
@@ -207,21 +220,14 @@ def figure_build(
     return fig
 
 
-def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool:
-    """Figures 6 and 7: per response, Flexibility (final score) against diversity (as released),
-    one colour per condition; Step 1 and Step 3 side by side."""
-    by_response = {r.response_id: r for r in results.records}
+def _scatter_steps(fig, results: Results, names: dict[str, str], points_for, unit: str) -> bool:
+    """Flexibility against diversity (as released), one colour per condition, Steps 1 and 3."""
     drawn = False
     for i, s in enumerate((1, 3)):
         ax = fig.add_subplot(1, 2, i + 1)
         top = results.rubric.dimension(f"s{s}.flexibility").max
         for j, condition in enumerate(results.conditions):
-            points = [
-                (record.dimensions.get(f"s{s}.flexibility"), values.get(s, {}).get("released"))
-                for rid, values in results.response_diversity.items()
-                if (record := by_response.get(rid)) is not None and record.condition == condition
-            ]
-            points = [(x, y) for x, y in points if x is not None and y is not None]
+            points = [(x, y) for x, y in points_for(s, condition) if x is not None and y is not None]
             if points:
                 drawn = True
                 ax.scatter(*zip(*points, strict=True), s=18, label=_label(condition, names),
@@ -230,9 +236,40 @@ def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool
         ax.set_ylim(0, 1)
         ax.set_xlabel(f"Step-{s} Flexibility (max {top})", fontsize=8)
         ax.set_ylabel("Diversity (1 - Self-BLEU, as released; max 1)", fontsize=8)
-        ax.set_title(f"Step-{s}: diversity against flexibility, per condition", fontsize=9)
+        ax.set_title(f"Step-{s}: diversity against flexibility, {unit}", fontsize=9)
         ax.grid(alpha=0.3)
     return drawn
+
+
+def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool:
+    """Figures 6 and 7 per response (the product's view): Flexibility (final score) against
+    diversity (as released), one colour per condition; Step 1 and Step 3 side by side."""
+    by_response = {r.response_id: r for r in results.records}
+
+    def points(s: int, condition: str):
+        return [
+            (record.dimensions.get(f"s{s}.flexibility"), values.get(s, {}).get("released"))
+            for rid, values in results.response_diversity.items()
+            if (record := by_response.get(rid)) is not None and record.condition == condition
+        ]
+
+    return _scatter_steps(fig, results, names, points, "per response, per condition")
+
+
+def _diversity_flexibility_models(fig, results: Results, names: dict[str, str]) -> bool:
+    """Figures 6 and 7 as the release plots them: one point per model and condition, its mean
+    Flexibility over the scenarios (Table 2) against its mean diversity (as released)."""
+    _, flexibility = _table2_series(results, ["s1.flexibility", "s3.flexibility"])
+    diversity = {(d.condition, d.model_number, d.step): d.value for d in results.diversity}
+
+    def points(s: int, condition: str):
+        return [
+            (flexibility.get((condition, number, f"s{s}.flexibility")), value)
+            for (c, number, step), value in diversity.items()
+            if c == condition and step == s
+        ]
+
+    return _scatter_steps(fig, results, names, points, "per model mean (as the release plots it)")
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:

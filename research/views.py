@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from calibration.selectors.consistency import judge_calibrated_label
+from calibration.statistics import icc_beside
 from core.accounts.roles import admin_required, is_admin, researcher_required
 from judging.models import Judge
 from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
@@ -289,13 +290,19 @@ def research_judge(request: HttpRequest) -> HttpResponse:
         context.update(
             comparison=comparison,
             pccs=[(PCC_PAIR_LABELS[p.label], p.value) for p in comparison.pccs],
+            icc_beside=icc_beside(comparison.headline_icc),
             dimensions=[(labels[d.key], d.value) for d in comparison.dimensions],
             steps=[(labels[d.key], d.value) for d in comparison.steps],
             iccs=[
                 (
                     row.scenario,
                     [
-                        (label, result, result.form(comparison.headline_icc))
+                        (
+                            label,
+                            result,
+                            result.form(comparison.headline_icc),
+                            [result.form(name) for name in icc_beside(comparison.headline_icc)],
+                        )
                         for label, result in zip(
                             ICC_SETS,
                             (row.humans, row.judge_added, row.judge_for_a, row.judge_for_b),

@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from calibration.selectors.agreement import agreement_responses
 from calibration.selectors.consistency import judge_calibrated_label
 from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
+from research.sources import PCC_NOTE, number_sources
 from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
@@ -201,7 +203,7 @@ def _group_means(book: SafeBook, title: str, header: list[str], rows: list[list]
 def _consistency_rows(table6: dict) -> list[list]:
     selection = table6.get("selection") or {}
     rows = [
-        [f"{row['metric']} ({table6['headline_icc']})" if row["metric"] == "ICC" else row["metric"],
+        [f"{row['metric']} ({row['form_label']})" if row.get("form") else row["metric"],
          _round(row["before"]), *map(_round, row["ci_before"]), _round(row["after"]),
          *map(_round, row["ci_after"]), row["n"], row["n_responses"],
          f"not a headline: {row['warning']}" if row["warning"] else ""]
@@ -237,6 +239,30 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about.row(["Responses with a final score", len(results.records)])
     about.row(["Conditions", ", ".join(f"{c} = {names.get(c, c)}" for c in results.conditions)])
     about.row(["Source", "final scores (FinalScore); raw table: every submitted sheet's totals"])
+    about.row([])
+    about.row(
+        ["Where each number comes from", "", "details: docs/researchers.md, Fidelity to the study"], bold=True
+    )
+    for row in number_sources(study=results.study):
+        about.row(row)
+
+
+def _agreement(book: SafeBook, results: Results) -> None:
+    """Per response, the PCC under both normalizations (the sheet's maxima route; the release
+    script's are shown), the flag, the PCC after calibration and the final score."""
+    sheet = book.sheet("PCC per response")
+    sheet.row(["Research ID", "Scenario", "Condition", "Rater A", "Rater B", "PCC (sheet's maxima)", "p",
+               "PCC as the release's script (Purpose / 2)", "Flagged", "PCC after calibration",
+               "Final score"], bold=True)  # fmt: skip
+    shown = {r.response_id for r in results.responses}
+    for r in agreement_responses(study=results.study):
+        if r["response_id"] in shown:
+            sheet.row([r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
+                       _round(r["pcc"]) if r["pcc"] is not None else r["reason"], _round(r["p_value"]),
+                       _round(r["pcc_as_released"]), "yes" if r["flagged"] else "", _round(r["after_pcc"]),
+                       _round(r["final"])])  # fmt: skip
+    sheet.row([])
+    sheet.row([PCC_NOTE])
 
 
 def _labelled(book: SafeBook, write: Callable[[], None], label: str) -> None:
@@ -289,6 +315,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
                  "n", "Responses", "Warning"],
                 _consistency_rows(results.consistency)),
+        partial(_agreement, book, results),
         partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
                 [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from calibration.statistics import ICC_FORMS
+from calibration.statistics import ICC_FORMS, icc_label
 from judging.comparison import MeanWithCi
 from judging.selectors.comparison import JudgeComparison, difference_labels
 from studies.rubric import load_rubric
@@ -42,7 +42,7 @@ def judge_sheet_rows(comparison: JudgeComparison) -> list[Row]:
           "Provider family", judge.provider_family], True),
         (["Responses judged", comparison.n_judged, "With both primary raters' sheets", comparison.n_paired,
           "Agreement threshold (pass: r > threshold)", comparison.threshold,
-          "Headline ICC", comparison.headline_icc], False),
+          "Headline ICC", icc_label(comparison.headline_icc, comparison.headline_icc)], False),
         ([], False),
         (["Agreement: mean PCC over responses (23 normalized dimension scores, as for the human pair)"], True),
         (["Pair", "Responses", "Mean PCC", "CI low", "CI high", "Warning"], True),

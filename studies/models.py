@@ -283,6 +283,12 @@ class ResponseStatus(models.TextChoices):
     WITHDRAWN = "withdrawn", _("Withdrawn")
 
 
+def shown_text(text: str) -> str:
+    """A stored text as it is shown: trailing whitespace of every line and surrounding
+    blank lines trimmed."""
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
+
+
 class Response(models.Model):
     """One model's six-step answer to one scenario under one condition.
 
@@ -332,11 +338,22 @@ class Response(models.Model):
         return self.research_id
 
     def answer(self, step: int) -> str:
+        """The step's text exactly as generated or imported (trailing spaces included:
+        the release's Self-BLEU counts them, see ``research.diversity``)."""
         return getattr(self, f"step{step}")
 
     @property
     def answers(self) -> list[str]:
         return [self.answer(n) for n in range(1, 7)]
+
+    def shown_answer(self, step: int) -> str:
+        """The step's text as people read it: each line's trailing whitespace and the
+        text's leading and trailing blank space trimmed (the stored text is unchanged)."""
+        return shown_text(self.answer(step))
+
+    @property
+    def shown_answers(self) -> list[str]:
+        return [self.shown_answer(n) for n in range(1, 7)]
 
 
 class ResponseItem(models.Model):

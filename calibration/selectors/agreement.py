@@ -25,6 +25,7 @@ from calibration.statistics import (
     REASON_MISSING_SHEET,
     REASON_NO_VARIANCE,
     closer_primary,
+    icc_beside,
     mean_defined,
     pcc,
 )
@@ -119,6 +120,7 @@ def agreement_responses(
                 "rater_a": _user_label(users[state.slots["a"].rater_id]) if "a" in state.slots else "",
                 "rater_b": _user_label(users[state.slots["b"].rater_id]) if "b" in state.slots else "",
                 "pcc": agreement.pcc if agreement else None,
+                "pcc_as_released": agreement.pcc_as_released if agreement else None,
                 "p_value": agreement.p_value if agreement else None,
                 "reason": agreement.reason if agreement else REASON_MISSING_SHEET,
                 "reason_label": reason_label(agreement.reason if agreement else REASON_MISSING_SHEET),
@@ -147,6 +149,8 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
         "forms": [
             {"name": name, "value": icc_headline(forms, name), "headline": name == form} for name in ICC_FORMS
         ],
+        # the release's ICC3k and the paper's ICC2k, shown beside the headline
+        "beside": [{"name": name, "value": icc_headline(forms, name)} for name in icc_beside(form)],
     }
 
 

@@ -20,6 +20,8 @@ from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import responses_evaluate, states_load
 from calibration.statistics import (
     REASON_MISSING_SHEET,
+    icc_beside,
+    icc_label,
     mean_ci95,
     mean_defined,
     pcc,
@@ -138,8 +140,8 @@ def consistency_table(*, study: Study) -> dict:
       t-interval over units) and a warning when it must not stand as a bare number.
 
     Returns ``{"study", "study_id", "threshold", "headline_icc", "icc_unit",
-    "rows": [{"metric", "before", "after", "n", "n_responses", "ci_before",
-    "ci_after", "warning", "warning_label"}], "responses", "flagged", "calibrated",
+    "rows": [{"metric", "form", "form_label", "headline", "before", "after", "n",
+    "n_responses", "ci_before", "ci_after", "warning", "warning_label"}], "responses", "flagged", "calibrated",
     "pending", "pcc_undefined", "complete", "rule", "rule_label", "rule_provenance",
     "after_definition", "selection"}``.
     """
@@ -164,13 +166,26 @@ def consistency_table(*, study: Study) -> dict:
     if not any(icc_headline(g.forms, form) for g in icc_rows):
         icc_rows = list(GroupAgreement.objects.filter(study=study, group__isnull=True))
         unit = "scenario"
-    by_stage: dict[str, list[dict]] = defaultdict(list)
-    icc_responses = 0
-    for g in icc_rows:
-        value = icc_headline(g.forms, form)
-        if value is not None:
-            by_stage[g.stage].append(value)
-            icc_responses += g.n_responses if g.stage == BEFORE else 0
+
+    def icc_row(name: str) -> dict:
+        """Table 6's ICC row of one form: the mean over the units and its CI."""
+        by_stage: dict[str, list[dict]] = defaultdict(list)
+        icc_responses = 0
+        for g in icc_rows:
+            value = icc_headline(g.forms, name)
+            if value is not None:
+                by_stage[g.stage].append(value)
+                icc_responses += g.n_responses if g.stage == BEFORE else 0
+        row = _row(
+            "ICC",
+            [u["icc"] for u in by_stage[BEFORE]],
+            [u["icc"] for u in by_stage[AFTER]],
+            icc_responses,
+            _icc_ci(by_stage[BEFORE]),
+            _icc_ci(by_stage[AFTER]) if by_stage[AFTER] else (None, None),
+        )
+        return {**row, "form": name, "form_label": icc_label(name, form), "headline": name == form}
+
     pcc_values = [v for v in before if v is not None]
     pcc_after = [v for v in after if v is not None]
     rule = study.final_score_rule
@@ -180,16 +195,15 @@ def consistency_table(*, study: Study) -> dict:
         "threshold": float(study.agreement_threshold),
         "headline_icc": form,
         "icc_unit": unit,
+        # the headline form, then the release's ICC3k and the paper's ICC2k beside it
         "rows": [
-            _row("PCC", before, after, len(pcc_values), mean_ci95(pcc_values), mean_ci95(pcc_after)),
-            _row(
-                "ICC",
-                [u["icc"] for u in by_stage[BEFORE]],
-                [u["icc"] for u in by_stage[AFTER]],
-                icc_responses,
-                _icc_ci(by_stage[BEFORE]),
-                _icc_ci(by_stage[AFTER]) if by_stage[AFTER] else (None, None),
-            ),
+            {
+                **_row("PCC", before, after, len(pcc_values), mean_ci95(pcc_values), mean_ci95(pcc_after)),
+                "form": "",
+                "form_label": "",
+                "headline": True,
+            },
+            *(icc_row(name) for name in [form, *icc_beside(form)]),
         ],
         "responses": len(before),
         "flagged": flagged,

@@ -17,8 +17,9 @@ from django.utils import timezone
 
 from calibration.models import GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import Evaluation
-from calibration.statistics import REASON_FEW_RESPONSES, IccResult, icc, long_rows
+from calibration.statistics import REASON_FEW_RESPONSES, IccResult, icc, long_rows, pcc
 from studies.models import Study
+from studies.rubric import Rubric, release_script_vector
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
@@ -46,9 +47,17 @@ def rows_update(model: type[models.Model], updates: list[tuple[int, dict[str, An
         model._default_manager.bulk_update(objs, list(fields))
 
 
-def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decimal) -> None:
+def _pcc_as_released(e: Evaluation, rubric: Rubric) -> float | None:
+    """The pair's PCC with the release's script's maxima (Purpose / 2): shown beside the
+    product's PCC (the sheet's maxima), which alone flags and routes."""
+    if not e.determined:
+        return None
+    return pcc(release_script_vector(e.vectors["a"], rubric), release_script_vector(e.vectors["b"], rubric)).r
+
+
+def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decimal, rubric: Rubric) -> None:
     """One ResponseAgreement per response that has a primary rater (PCC, p, reason,
-    flag, the PCC of the pair used after calibration)."""
+    flag, the PCC of the pair used after calibration, the PCC as the release's script)."""
     ids = [e.state.response_id for e in evaluations]
     existing = {ra.response_id: ra for ra in ResponseAgreement.objects.filter(response_id__in=ids)}
     now = timezone.now()
@@ -65,6 +74,7 @@ def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decima
             "sheet_b_id": b.sheet_id if b else None,
             "pcc": e.before.r,
             "p_value": e.before.p,
+            "pcc_as_released": _pcc_as_released(e, rubric),
             "reason": e.before.reason,
             "threshold": Decimal(threshold),
             "flagged": e.flagged,

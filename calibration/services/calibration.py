@@ -130,7 +130,7 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
     report.flagged = sum(e.flagged for e in evaluations)
     report.calibrated = sum(e.calibrated for e in evaluations)
     _route(evaluations, actor=actor, report=report)
-    response_agreements_sync(evaluations, threshold=study.agreement_threshold)
+    response_agreements_sync(evaluations, threshold=study.agreement_threshold, rubric=rubric)
     _final_scores_sync(evaluations)
     _decisions_sync(evaluations)
     _statuses_sync(evaluations)

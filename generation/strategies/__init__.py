@@ -94,6 +94,12 @@ def _validate(strategy: str, params: Mapping[str, Any]) -> None:
         for p in profiles
     ):
         raise ParameterError('profiles must be a list of {"name": ..., "preferences": ...}')
+    check = getattr(STRATEGIES[strategy], "validate", None)
+    if check is not None:  # a strategy's own settings (TeamFusion's prompts)
+        try:
+            check(params)
+        except ValueError as exc:
+            raise ParameterError(str(exc)) from exc
 
 
 def resolve_params(

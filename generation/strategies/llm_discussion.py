@@ -32,7 +32,10 @@ from generation.strategies.base import (
 ROLES_FILE = "llm_discussion_roles.json"
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
-    # No temperature is given for this baseline: the study's baseline temperature.
+    # Ours: the study's baseline temperature. The method's OpenAI agent sends no temperature
+    # and no top_p (the provider's defaults, 1.0 at OpenAI; lawraa/LLM-Discussion,
+    # Experiments/multi_agent/agents.py, OpenAIAgent.generate_answer); only its local
+    # Llama agent uses 0.6 and top_p 0.9.
     "temperature": 0.6,
     "temperatures": {},
     "top_p": 0.9,

@@ -1,12 +1,14 @@
 """Multi-Agent Debate (Liang et al., 2024) with the role set of ``mad_roles.json``, as
 the method's published code runs a debate: Debater A (the affirmative side) answers
 the topic; Debater B (the negative side) is told to disagree with A's answer; the
-Moderator judges at the end of each round, in JSON, whether there is a clear
-preference, which ends the debate; otherwise each debater answers the other's latest
-argument in a new round. After the last round without a preference a Judge (with the
+Moderator judges at the end of each round, in JSON; a non-empty ``debate_answer``
+ends the debate, whatever the stated preference (the method's ``interactive.py``:
+``if self.mod_ans["debate_answer"] != ''``); otherwise each debater answers the
+other's latest argument in a new round. After the last round without a preference a Judge (with the
 moderator's instructions) lists the candidates and gives the final answer.
 One debate per CGPST step; the topic is the scenario, the answers of the earlier
-steps (in the release's wording) and the step.
+steps (in the release's wording) and the step. The prompts and the system prompts are
+the current ``code/utils/config4all.json`` of ``Skytliang/Multi-Agents-Debate``.
 """
 
 from __future__ import annotations
@@ -60,10 +62,10 @@ def verdict(reply: str) -> dict[str, Any]:
 
 def _text(value: Any) -> str:
     if isinstance(value, str):
-        return value.strip()
+        return value  # kept as given
     if isinstance(value, list):
         return "\n".join(_text(v) for v in value)
-    if value in (None, ""):
+    if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False)
 
@@ -72,10 +74,11 @@ def debate_answer(data: Mapping[str, Any]) -> str:
     return _text(data.get("debate_answer"))
 
 
-def has_preference(data: Mapping[str, Any]) -> bool:
-    """The moderator states a preference and gives the answer: the debate ends."""
-    stated = str(data.get("Whether there is a preference", "")).strip().lower()
-    return stated.startswith("yes") and bool(debate_answer(data))
+def ends_debate(data: Mapping[str, Any]) -> bool:
+    """As the method's code: a non-empty ``debate_answer`` ends the debate, whatever
+    "Whether there is a preference" says (a moderator answering "No" with an answer
+    still ends it). Whitespace-only counts as empty here (ours: it is no answer)."""
+    return bool(debate_answer(data).strip())
 
 
 def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
@@ -92,7 +95,10 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         topic = join(scenario_block(task), single_task_step(answers, step), language_line)
 
         def agent(name: str, role: str, topic: str = topic) -> Agent:
-            system = roles[role]["Role_Prompt"] + p["MAD_Topic_Line"] + topic
+            if role == MODERATOR:  # config4all.json's moderator_meta_prompt: the topic in quotes
+                system = fill(p["MAD_Moderator_System"], Debate_Topic=topic)
+            else:  # player_meta_prompt: the role prompt (mad_roles.json, the same words) + the topic
+                system = roles[role]["Role_Prompt"] + p["MAD_Topic_Line"] + topic
             return Agent(name, system, sampling(temperatures[name], params.get("top_p")))
 
         a, b, moderator = (
@@ -122,7 +128,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                 content=fill(p["MAD_Moderator"], Round=ROUND_NAMES[number - 1], Aff_Ans=aff, Neg_Ans=neg),
             )
             judged = verdict(reply)
-            if has_preference(judged):
+            if ends_debate(judged):
                 break
         else:
             # No preference after the last round: the final judgement, on the debaters'
@@ -141,6 +147,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                 content=fill(p["MAD_Judge_Final"], Debate_Topic=topic),
             )
             judged = verdict(reply)
-        # A verdict without an answer (unparseable JSON, an empty field) keeps the whole reply.
-        answers.append(debate_answer(judged) or reply.strip())
+        # A verdict without an answer (unparseable JSON, an empty field) keeps the whole
+        # reply (ours: the method's code would keep an empty answer).
+        answers.append(debate_answer(judged) if ends_debate(judged) else reply)
     return answers

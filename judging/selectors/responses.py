@@ -17,7 +17,7 @@ def response_view_get(*, response: Response) -> ResponseView:
         scenario_theme=response.scenario.theme,
         scenario_text=response.scenario.text,
         items=items,
-        steps={n: getattr(response, f"step{n}") for n in range(1, 7)},
+        steps={n: response.shown_answer(n) for n in range(1, 7)},
         grid=response.grid,
     )
 

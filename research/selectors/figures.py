@@ -21,7 +21,7 @@ __all__ = ["DIVERSITY_FIGURES", "figure_get", "research_data_version"]
 
 FIGURE_CACHE_SECONDS = 7 * 24 * 3600
 # figures that show Self-BLEU diversity (the slow part, computed only for them)
-DIVERSITY_FIGURES = ("diversity", "diversity_flexibility")
+DIVERSITY_FIGURES = ("diversity", "diversity_flexibility", "diversity_flexibility_models")
 
 
 def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:

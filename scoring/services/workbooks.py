@@ -138,7 +138,7 @@ def _sheet_content(
                     entries.ideas[step.number][pos - 1] = IdeaEntry(invalid="blank")
     return SheetContent(
         blind_code=response.blind_code,
-        answers=response.answers,
+        answers=response.shown_answers,
         items=items,
         grid_hint=_grid_hint(response),
         values=entries_to_cells(entries, rubric, lang),

@@ -104,7 +104,7 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         "name": text(step.name, sheet.lang),
         "max": step.max,
         "kind": step.kind,
-        "answer": response.answer(n),
+        "answer": response.shown_answer(n),
         "total": sheet.totals.steps[n],
         "yes_description": text(step.yes_description, sheet.lang),
         "items_head": widgets.get("items_head", ""),

@@ -28,6 +28,7 @@ from studies.rubric.schema import (
     TextSpec,
 )
 from studies.rubric.totals import (
+    RELEASE_SCRIPT_MAXIMA,
     CriterionEntry,
     IdeaEntry,
     Missing,
@@ -36,11 +37,13 @@ from studies.rubric.totals import (
     integrity_score,
     integrity_sum,
     normalized_vector,
+    release_script_vector,
     sheet_totals,
 )
 
 __all__ = [
     "DEFAULT_RUBRIC_VERSION",
+    "RELEASE_SCRIPT_MAXIMA",
     "INVALID_PREFIX",
     "RUBRIC_DIR",
     "Category",
@@ -62,6 +65,7 @@ __all__ = [
     "integrity_sum",
     "load_rubric",
     "normalized_vector",
+    "release_script_vector",
     "parse_rubric",
     "sheet_totals",
 ]

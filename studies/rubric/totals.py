@@ -154,6 +154,20 @@ def normalized_vector(totals: SheetTotals, rubric: Rubric) -> list[float]:
     return [totals.dimensions[d.key] / d.max for d in rubric.dimensions]
 
 
+# The maxima the release's Extract_Scores.py divides by where they differ from the sheet's:
+# steps_dimensions_max_wo_integrity (line 73) gives Purpose 2, the sheet's scale is 0-3.
+RELEASE_SCRIPT_MAXIMA = {"s2.purpose": 2}
+
+
+def release_script_vector(vector: list[float], rubric: Rubric) -> list[float]:
+    """A normalized vector (``normalized_vector``) re-normalized as the release's script does:
+    each score divided by the script's maximum instead of the sheet's."""
+    return [
+        value * d.max / RELEASE_SCRIPT_MAXIMA.get(d.key, d.max)
+        for value, d in zip(vector, rubric.dimensions, strict=True)
+    ]
+
+
 def integrity_sum(dimensions: Mapping[str, float], rubric: Rubric) -> float:
     """Step-2 Integrity of any dimension scores: a sheet's integers or a final score's means."""
     return sum(dimensions[d.key] for d in rubric.step(2).dimensions if d.integrity)

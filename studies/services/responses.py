@@ -20,11 +20,13 @@ from studies.models import (
     Scenario,
     Strategy,
     Study,
+    shown_text,
 )
 from studies.parsing import parse_response
+from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
-from studies.signals import response_created
+from studies.signals import response_answers_changed, response_created
 from studies.upload_safety import json_parse
 
 RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
@@ -89,6 +91,30 @@ def response_parse(*, response: Response) -> Response:
     return response
 
 
+def response_text_restore(*, response: Response, answers: list[str]) -> Response:
+    """Store a response's texts exactly as given where the stored ones differ only in
+    whitespace (an earlier import trimmed them): nothing a rater reads changes, the
+    diversity as released is recomputed. Audited."""
+    changed = [n for n in range(1, 7) if response.answer(n) != answers[n - 1]]
+    if not changed:
+        return response
+    with transaction.atomic():
+        for n in changed:
+            setattr(response, f"step{n}", answers[n - 1])
+        response.save(update_fields=[f"step{n}" for n in changed] + ["updated_at"])
+        response_parse(response=response)
+        audit_record(
+            actor=None,
+            action="response.text_restored",
+            target=response,
+            study=response.study,
+            changes={"steps": changed},
+            reason="re-import: text kept exactly as given (whitespace)",
+        )
+        response_answers_changed.send(sender=Response, response=response, steps=changed)
+    return response
+
+
 def response_create(
     *,
     study: Study,
@@ -137,6 +163,8 @@ class ImportReport:
     created: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     created_objects: list[str] = field(default_factory=list)
+    # responses whose stored text differed from the file's only in whitespace
+    restored: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -144,6 +172,8 @@ class ImportReport:
             f"{len(self.created)} response(s) created",
             f"{len(self.unchanged)} already present and identical",
         ]
+        if self.restored:
+            parts.append(f"{len(self.restored)} with their whitespace restored as given")
         if self.created_objects:
             parts.append("also created: " + ", ".join(self.created_objects))
         return "; ".join(parts)
@@ -160,7 +190,9 @@ class ResponseRecord:
 
 
 def _data_a_answers(where: str, scores: Any) -> list[str]:
-    """Step texts of a data_A.json score object: item contents joined per step."""
+    """Step texts of a data_A.json score object: item contents joined per step by a
+    newline, each exactly as given (the release's items end in two spaces, which its
+    Self-BLEU counts as tokens: 0.3653 for A05_FS10's Step 1, 0.3695 if stripped)."""
     if not isinstance(scores, dict):
         raise RecordError(where, "scores", _("expected an object with Step-1..Step-6"))
     answers = []
@@ -168,7 +200,7 @@ def _data_a_answers(where: str, scores: Any) -> list[str]:
         step = scores.get(f"Step-{n}")
         if not isinstance(step, list):
             raise RecordError(where, f"Step-{n}", _("missing or not a list"))
-        texts = [str(it["Content"]).strip() for it in step if isinstance(it, dict) and "Content" in it]
+        texts = [str(it["Content"]) for it in step if isinstance(it, dict) and "Content" in it]
         answers.append("\n".join(texts))
     return answers
 
@@ -397,6 +429,11 @@ def responses_import(
             if existing is not None:
                 if existing.answers == rec.answers:
                     report.unchanged.append(rec.research_id)
+                    continue
+                if existing.shown_answers == [shown_text(a) for a in rec.answers]:
+                    # Stored trimmed by an earlier version: keep the text as given.
+                    response_text_restore(response=existing, answers=rec.answers)
+                    report.restored.append(rec.research_id)
                     continue
                 raise RecordError(
                     rec.where,

@@ -17,9 +17,23 @@ from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_
 
 CGPST_RELEASE = "cgpst-release"
 EMPTY = "empty"
+# The key stays "cgpst-release" (commands and scripts use it); the name and the description
+# say which parts are the release's and which are the product's reading.
 STUDY_TEMPLATES = {
-    CGPST_RELEASE: gettext_lazy("CGPST (TeamLLM release)"),
+    CGPST_RELEASE: gettext_lazy(
+        "CGPST (TeamLLM): the release's scenario, prompts, models and threshold; "
+        "the final-score rule after calibration is our reading"
+    ),
     EMPTY: gettext_lazy("Empty study"),
+}
+TEMPLATE_DESCRIPTIONS = {
+    CGPST_RELEASE: gettext_lazy(
+        "As the TeamLLM release: scenario FS10, the prompts, the paper's ten models, the agreement "
+        "threshold 0.65 (a response passes only when r > threshold) and the headline ICC3k "
+        "(consistency). Our reading: the final-score rule after calibration (the calibrator and the "
+        "closer primary rater, averaged), which neither the paper nor the release states. The "
+        "paper's text says threshold 0.70 and absolute agreement (ICC2k, shown beside ICC3k)."
+    ),
 }
 # What the paper used (the threshold is the release's 0.65; the paper's text says 0.70).
 RELEASE_SETTINGS = {
@@ -63,7 +77,7 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         endpoints_ensure_paper_models()
         study = Study.objects.create(
             name=name,
-            description=description or str(STUDY_TEMPLATES[CGPST_RELEASE]),
+            description=description or str(TEMPLATE_DESCRIPTIONS[CGPST_RELEASE]),
             **RELEASE_SETTINGS,
         )
         scenarios_import(

@@ -20,10 +20,12 @@ def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
     assert "0.863" in line and "rater1 (H01)" in line and "116.50" in line
     assert "ICC3k*" in out and "fewer than 3 responses" in out  # one response: no ICC, with the reason
     table6 = out.split("Table 6", 1)[1]
-    rows = {line.split()[0]: line.split() for line in table6.splitlines()[1:4] if line.strip()}
+    rows = {line.split()[0]: line.split() for line in table6.splitlines()[1:5] if line.strip()}
     # one response: the mean PCC has no CI and is flagged as no headline
     assert rows["PCC"][:8] == ["PCC", "0.863", "[—,", "—]", "0.863", "[—,", "—]", "1"]
-    assert rows["ICC"][1:4] == ["—", "[—,", "—]"]
+    assert rows["ICC3k*"][1:4] == ["—", "[—,", "—]"]
+    assert rows["ICC2k"][1:4] == ["—", "[—,", "—]"]  # the paper's form beside the release's
+    assert "ICC3k as the release (consistency), ICC2k the paper's absolute agreement" in out
     assert "not a headline: fewer than 5 responses" in table6.splitlines()[2]
 
 

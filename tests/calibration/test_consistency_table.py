@@ -56,12 +56,23 @@ def test_before_calibration_and_pending_after(study_with_one_disagreement):
     group, responses, sheets, _calibrator, rubric = study_with_one_disagreement
     table = consistency_table(study=group.study)
     pccs = [_r(a, b, rubric) for a, b in sheets]
-    pcc_row, icc_row = table["rows"]
+    pcc_row, icc_row, icc2k_row = table["rows"]
     assert pcc_row["metric"] == "PCC" and pcc_row["n"] == 4
     assert pcc_row["before"] == pytest.approx(sum(pccs) / 4)
     assert pcc_row["after"] == pytest.approx(sum(pccs) / 4)  # nothing calibrated yet
     headline = GroupAgreement.objects.get(group=group, stage="before").forms["ICC3k"]["icc"]
     assert icc_row["metric"] == "ICC" and icc_row["before"] == pytest.approx(headline)
+    # the paper's absolute-agreement form beside the release's ICC3k, labelled, not a headline
+    assert (icc_row["form"], icc_row["headline"], icc2k_row["form"], icc2k_row["headline"]) == (
+        "ICC3k",
+        True,
+        "ICC2k",
+        False,
+    )
+    icc2k = GroupAgreement.objects.get(group=group, stage="before").forms["ICC2k"]["icc"]
+    assert icc2k_row["before"] == pytest.approx(icc2k) and icc2k != pytest.approx(headline)
+    assert icc_row["form_label"].startswith("ICC3k (headline; as the release")
+    assert icc2k_row["form_label"].startswith("ICC2k (the paper's absolute agreement")
     assert (table["flagged"], table["calibrated"], table["pending"], table["complete"]) == (1, 0, 1, False)
     assert table["headline_icc"] == "ICC3k" and table["icc_unit"] == "group" and table["threshold"] == 0.65
 
@@ -74,7 +85,7 @@ def test_after_calibration_uses_the_calibrated_pair(study_with_one_disagreement)
     c = sheet_submitted(calibrator, flagged, varied_changes(reference_changes(4), -2), assignment=calibration)
     response_scores_recompute(response_id=flagged.pk)
     table = consistency_table(study=group.study)
-    pcc_row, icc_row = table["rows"]
+    pcc_row, icc_row, _icc2k = table["rows"]
     before = [_r(x, y, rubric) for x, y in sheets]
     after = before[:3] + [_r(c, a, rubric)]  # the calibrator and the closer rater (A)
     assert pcc_row["before"] == pytest.approx(sum(before) / 4)
@@ -90,7 +101,7 @@ def test_an_empty_study_has_no_values(db):
     from tests.factories import StudyFactory
 
     table = consistency_table(study=StudyFactory())
-    assert [(r["before"], r["after"], r["n"]) for r in table["rows"]] == [(None, None, 0), (None, None, 0)]
+    assert [(r["before"], r["after"], r["n"]) for r in table["rows"]] == [(None, None, 0)] * 3
     assert table["responses"] == 0 and table["complete"]
 
 
@@ -98,7 +109,7 @@ def test_small_samples_carry_n_ci_and_a_warning(study_with_one_disagreement):
     """Four responses: neither the mean PCC nor the ICC may stand as a bare headline."""
     group, _responses, sheets, _calibrator, rubric = study_with_one_disagreement
     table = consistency_table(study=group.study)
-    pcc_row, icc_row = table["rows"]
+    pcc_row, icc_row, _icc2k = table["rows"]
     pccs = [_r(a, b, rubric) for a, b in sheets]
     low, high = st.t.interval(0.95, len(pccs) - 1, loc=np.mean(pccs), scale=st.sem(pccs))
     assert pcc_row["ci_before"] == pytest.approx([low, high])
@@ -150,8 +161,11 @@ def test_dashboard_and_research_page_show_the_warning_and_the_definitions(
         assert "Not a headline: fewer than 5 responses" in table6, url
         assert "<strong>" not in table6[: table6.index("</table>")], url  # no bold headline number
         assert "our reading" in table6 and "After calibration: each calibrated response" in table6, url
+        assert "ICC (ICC2k, the paper's absolute agreement)" in table6, url
+        assert "ICC (ICC3k, headline, as the release (consistency))" in table6, url
         if url == "/research/agreement/":  # the per-group ICC cells carry the warning too
             assert "n = 4: fewer than 5 responses" in html
+            assert '<span class="muted icc-beside">ICC2k 0.' in html  # beside each headline cell
     scenario = client.get(
         f"/research/agreement/{group.study.pk}/scenario/{group.scenario.pk}/"
     ).content.decode()

@@ -1,18 +1,16 @@
-"""Multi-Agent Debate as Liang et al. run it: the negative side disagrees with the
-affirmative, the moderator judges each round in JSON and ends the debate at a
-preference; a judge decides after the last round. Strings are the method's code's."""
+"""Multi-Agent Debate as Liang et al.'s code runs it: the negative side disagrees with the
+affirmative, the moderator judges each round in JSON and a non-empty ``debate_answer`` ends
+the debate; a judge decides after the last round. Every message is compared with the upstream
+``config4all.json`` texts (``tests/generation/mad_upstream.py``)."""
 
 import json
 
 from generation.strategies import protocol_for, protocol_run, resolve_params, task_for
 from generation.strategies.mad import verdict
 from tests.generation import release_reference as ref
+from tests.generation.mad_upstream import upstream
 
 SCENARIO = "In 2040 the ocean is a soup."
-DEBATER = (
-    "You are a debater. Hello and welcome to the debate. It's not necessary to fully agree with each "
-    "other's perspectives, as our objective is to find the correct answer."
-)
 NO = json.dumps(
     {"Whether there is a preference": "No", "Supported Side": "", "Reason": "r", "debate_answer": ""}
 )
@@ -74,31 +72,55 @@ def test_a_preference_in_round_two_ends_the_debate_with_the_moderators_answer():
     )
     m = next(c for c in calls if c.step == 2 and c.phase == "judgement 2")
     assert a.messages == [
-        {"role": "system", "content": DEBATER + "\nThe debate topic is stated as follows:\n" + t},
-        {"role": "user", "content": t},
+        {"role": "system", "content": upstream("player_meta_prompt", debate_topic=t)},
+        {"role": "user", "content": upstream("affirmative_prompt", debate_topic=t)},
         {"role": "assistant", "content": "<Debater A 2 round 1>"},
+        {"role": "user", "content": upstream("debate_prompt", oppo_ans="<Debater B 2 round 1>")},
+    ]
+    assert b.messages == [
+        {"role": "system", "content": upstream("player_meta_prompt", debate_topic=t)},
+        {"role": "user", "content": upstream("negative_prompt", aff_ans="<Debater A 2 round 1>")},
+        {"role": "assistant", "content": "<Debater B 2 round 1>"},
+        {"role": "user", "content": upstream("debate_prompt", oppo_ans="<Debater A 2 round 2>")},
+    ]
+    # its own conversation: system, judgement 1 and its reply, judgement 2
+    assert m.messages == [
+        {"role": "system", "content": upstream("moderator_meta_prompt", debate_topic=t)},
         {
             "role": "user",
-            "content": "<Debater B 2 round 1>\n\nDo you agree with my perspective? Please provide your reasons and answer.",
+            "content": upstream(
+                "moderator_prompt",
+                round="first",
+                aff_ans="<Debater A 2 round 1>",
+                neg_ans="<Debater B 2 round 1>",
+            ),
+        },
+        {"role": "assistant", "content": NO},
+        {
+            "role": "user",
+            "content": upstream(
+                "moderator_prompt",
+                round="second",
+                aff_ans="<Debater A 2 round 2>",
+                neg_ans="<Debater B 2 round 2>",
+            ),
         },
     ]
-    assert b.messages[1] == {
-        "role": "user",
-        "content": "<Debater A 2 round 1>\n\nYou disagree with my answer. Provide your answer and reasons.",
-    }
-    assert b.messages[3]["content"] == (
-        "<Debater A 2 round 2>\n\nDo you agree with my perspective? Please provide your reasons and answer."
+
+
+def test_a_non_empty_debate_answer_ends_the_debate_even_when_the_moderator_says_no():
+    """The method's code stops on ``debate_answer != ''`` and never reads the preference."""
+    said_no = json.dumps(
+        {
+            "Whether there is a preference": "No",
+            "Supported Side": "",
+            "Reason": "r",
+            "debate_answer": "  kept  ",
+        }
     )
-    assert m.messages[0]["content"].startswith("You are a moderator. There will be two debaters")
-    assert m.messages[-1]["content"].startswith(
-        "Now the second round of debate for both sides has ended.\n\nAffirmative side arguing:\n<Debater A 2 round 2>"
-        "\n\nNegative side arguing: <Debater B 2 round 2>\n\nYou, as the moderator, will evaluate both sides' answers"
-    )
-    assert m.messages[-1]["content"].endswith(
-        '{"Whether there is a preference": "Yes or No", "Supported Side": "Affirmative or Negative", '
-        '"Reason": "", "debate_answer": ""}'
-    )
-    assert len(m.messages) == 4  # its own conversation: system, judgement 1 and its reply, judgement 2
+    calls, answers = run(lambda c: said_no if c.role == "Moderator" else f"<{c.role}>")
+    assert len(calls) == 6 * 3  # round 1 (A, B) and the first judgement, per step
+    assert answers == ["  kept  "] * 6  # the answer as given
 
 
 def test_without_a_preference_a_judge_decides_on_the_first_answers_after_three_rounds():
@@ -117,15 +139,18 @@ def test_without_a_preference_a_judge_decides_on_the_first_answers_after_three_r
     assert len(calls) == 6 * (3 * 3 + 2)
     judge = [c for c in calls if c.step == 1 and c.role == "Judge"]
     assert [c.phase for c in judge] == ["final judgement", "final judgement"]
-    assert judge[0].messages[-1]["content"] == (
-        "Affirmative side arguing: <Debater A 1 round 1>\n\nNegative side arguing: <Debater B 1 round 1>"
-        "\n\nNow, what answer candidates do we have? Present them without reasons."
-    )
-    assert (
-        judge[1]
-        .messages[-1]["content"]
-        .startswith("Therefore, " + topic(1, []) + "\nPlease summarize your reasons")
-    )
+    t = topic(1, [])
+    assert judge[1].messages == [
+        {"role": "system", "content": upstream("moderator_meta_prompt", debate_topic=t)},
+        {
+            "role": "user",
+            "content": upstream(
+                "judge_prompt_last1", aff_ans="<Debater A 1 round 1>", neg_ans="<Debater B 1 round 1>"
+            ),
+        },
+        {"role": "assistant", "content": "candidates"},
+        {"role": "user", "content": upstream("judge_prompt_last2", debate_topic=t)},
+    ]
     assert answers[0] == "1. a\n2. b"
 
 

@@ -1,5 +1,6 @@
 """TeamFusion as its paper describes it: a proxy per member (the paper's proxy
-guidelines), a structured discussion, synthesis, four iterations, and per iteration
+guidelines), a structured discussion, synthesis, iterations (four by default, the
+product's choice), and per iteration
 each proxy's representation and consensus ratings."""
 
 import json
@@ -108,3 +109,56 @@ def test_teamfusion_needs_two_distinct_members():
         resolve_params(strategy="teamfusion", profiles=PROFILES[:1])
     with pytest.raises(ParameterError):
         resolve_params(strategy="teamfusion", profiles=[PROFILES[0], PROFILES[0]])
+
+
+def test_iterations_temperatures_and_prompts_are_settings_with_the_products_defaults():
+    from generation.strategies.teamfusion import default_prompts
+
+    params = resolve_params(strategy="teamfusion", profiles=PROFILES)
+    assert (params["iterations"], params["proxy_temperature"], params["synthesizer_temperature"]) == (
+        4,
+        0.7,
+        0.4,
+    )
+    assert params["prompts"] == default_prompts()  # recorded with every run
+    calls, _ = run(
+        iterations=2,
+        proxy_temperature=0.9,
+        synthesizer_temperature=0.1,
+        prompts={"discuss": "Talk about Step {Step_Number}.", "rate": "Score {Draft} as JSON."},
+    )
+    assert {c.phase for c in calls if c.step == 1} == {
+        f"{name} {i}" for name in ("discussion", "synthesis", "rating") for i in (1, 2)
+    }
+    first = next(c for c in calls if c.phase == "discussion 1")
+    assert first.messages[-1]["content"].endswith("Talk about Step 1.")
+    assert first.params["temperature"] == 0.9
+    assert next(c for c in calls if c.phase == "synthesis 1").params["temperature"] == 0.1
+    rating = next(c for c in calls if c.phase == "rating 1")
+    assert rating.messages[-1]["content"].startswith("Score <Synthesizer synthesis 1")
+    # the other prompts keep the product's texts
+    refine = next(c for c in calls if c.phase == "discussion 2")
+    assert "Discuss how it should be refined." in refine.messages[-1]["content"]
+
+
+def test_a_run_stored_before_prompts_were_settings_replays_the_same_messages():
+    params = resolve_params(strategy="teamfusion", profiles=PROFILES)
+    old = {k: v for k, v in params.items() if k != "prompts"}
+    new_calls, _ = protocol_run(protocol_for(strategy="teamfusion", task=task_for("S"), params=params), reply)
+    old_calls, _ = protocol_run(protocol_for(strategy="teamfusion", task=task_for("S"), params=old), reply)
+    assert [c.messages for c in old_calls] == [c.messages for c in new_calls]
+
+
+@pytest.mark.parametrize(
+    "prompts, message",
+    [
+        ({"rate": "Rate it."}, r"prompts.rate must contain \{Draft\}"),
+        ({"proxy": "You speak for {Member_Name}."}, r"\{Preferences\}"),
+        ({"nope": "x"}, "unknown prompt"),
+        ({"discuss": ""}, "non-empty"),
+        ("text", "must be an object"),
+    ],
+)
+def test_bad_prompt_settings_are_refused_when_a_run_resolves_them(prompts, message):
+    with pytest.raises(ParameterError, match=message):
+        resolve_params(strategy="teamfusion", overrides={"prompts": prompts}, profiles=PROFILES)

@@ -30,6 +30,9 @@ def test_researcher_sees_the_comparison(researcher_client, judged):
     assert fmt(overall.mean, 2) in html
     (scenario,) = comparison.iccs
     assert fmt(scenario.judge_added.form(group.study.headline_icc).icc, 3) in html
+    # the paper's absolute-agreement ICC2k beside the release's ICC3k, each labelled
+    assert "ICC2k, the paper's absolute agreement" in html and "ICC3k, headline, as the release" in html
+    assert fmt(scenario.judge_added.form("ICC2k").icc, 3) in html
     assert "fewer than 5 responses" in html  # four responses: never a bare headline
     assert "Own model or family" in html and "McNemar" in html
     assert 'href="/research/judge/"' in html  # in the researcher's navigation

@@ -101,8 +101,35 @@ def test_diversity_against_flexibility_per_condition():
     assert not step3.collections  # no Step-3 diversity: nothing drawn there
 
 
+def test_diversity_against_flexibility_per_model_mean_as_the_release_plots_it():
+    from research.diversity import DiversityMean
+
+    records = _records(3)
+    results = _results(records)
+    results.diversity = [
+        DiversityMean(f"model-{m}", m, c, s, value, 3)
+        for m, c, value in (("01", "A", 0.4), ("02", "A", 0.5), ("01", "B", 0.6), ("02", "B", 0.7))
+        for s in (1, 3)
+    ]
+    fig = figure_build("diversity_flexibility_models", results)
+    step1, _ = fig.axes
+    a, b = (sorted(map(tuple, c.get_offsets())) for c in step1.collections)
+    flexibility = sum(2 + sc % 5 for sc in range(1, 4)) / 3  # the model's mean over its three scenarios
+    assert a == [(flexibility, 0.4), (flexibility, 0.5)] and b == [(flexibility, 0.6), (flexibility, 0.7)]
+    assert "per model mean (as the release plots it)" in step1.get_title()
+
+
 @pytest.mark.parametrize(
-    "name", ["steps", "dimensions", "efficiency", "diversity", "diversity_flexibility", "ablation"]
+    "name",
+    [
+        "steps",
+        "dimensions",
+        "efficiency",
+        "diversity",
+        "diversity_flexibility",
+        "diversity_flexibility_models",
+        "ablation",
+    ],
 )
 def test_an_empty_figure_says_no_data_yet(name):
     fig = figure_build(name, _results([]))

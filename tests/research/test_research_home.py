@@ -44,7 +44,13 @@ def test_every_figure_downloads_as_svg_and_png(researcher_client, table4):
         assert b"<svg" in svg.content and "attachment" in svg["Content-Disposition"]
         # Table 4's study holds overall scores only: the step, dimension, efficiency and
         # flexibility figures have nothing to draw and say so
-        empty = name in ("steps", "dimensions", "efficiency", "diversity_flexibility")
+        empty = name in (
+            "steps",
+            "dimensions",
+            "efficiency",
+            "diversity_flexibility",
+            "diversity_flexibility_models",
+        )
         assert (b"No data yet" in svg.content) == empty, name
         png = researcher_client.get(f"/research/figures/{name}.png", {"study": table4.pk})
         assert png.status_code == 200 and png.content.startswith(b"\x89PNG")

@@ -105,3 +105,31 @@ def test_import_responses_broken_json_changes_nothing(demo, tmp_path):
 def test_import_responses_checks_research_id_matches_record(demo, tmp_path):
     with pytest.raises(CommandError, match="should be B07_FS10"):
         call_command("import_responses", str(_jsonl(tmp_path, [_record("B05_FS10", model="gpt-4o")])))
+
+
+@pytest.mark.django_db
+def test_text_is_kept_as_given_and_a_trimmed_copy_is_restored_on_reimport(demo, capsys, data_a):
+    from studies.models import AuditEvent
+
+    response = Response.objects.get(research_id="A05_FS10")
+    given = "\n".join(it["Content"] for it in data_a[0][3]["Step-3"] if "Content" in it)
+    assert response.step3 == given and "  \n" in given  # the release's trailing spaces are stored
+    assert "  \n" not in response.shown_answer(3) and response.shown_answer(3) == given.replace("  \n", "\n")
+    # what an earlier version stored: every item stripped
+    trimmed = "\n".join(line.strip() for line in given.split("\n"))
+    Response.objects.filter(pk=response.pk).update(step3=trimmed)
+    call_command("import_responses", DATA_A, "--study", "CGPST demo")
+    assert "1 with their whitespace restored as given" in capsys.readouterr().out
+    response.refresh_from_db()
+    assert response.step3 == given
+    event = AuditEvent.objects.get(action="response.text_restored")
+    assert event.changes == {"steps": [3]}
+
+
+@pytest.mark.django_db
+def test_raters_read_the_text_trimmed(demo, client):
+    response = Response.objects.get(research_id="A05_FS10")
+    assert "energy input.  \n" in response.step3
+    client.login(username="rater1", password="demo-pass-2026")
+    page = client.get(f"/scoring/{response.blind_code}/").content.decode()
+    assert "energy input.\n" in page and "energy input.  " not in page

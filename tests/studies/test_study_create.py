@@ -22,6 +22,9 @@ def test_template_brings_fs10_the_papers_models_conditions_and_settings(capsys):
     assert study.headline_icc == "ICC3k"
     assert study.final_score_rule == "calibrator_and_closer"
     assert study.rubric_version == "cgpst-v1"
+    # the description says which parts are the release's and which are the product's reading
+    assert study.description.startswith("As the TeamLLM release: scenario FS10")
+    assert "Our reading: the final-score rule after calibration" in study.description
     released = json.loads((REFERENCE / "future_scenarios_en.json").read_text(encoding="utf-8"))
     fs10 = Scenario.objects.get(study=study)
     assert (fs10.code, fs10.theme, fs10.text) == (
@@ -61,7 +64,10 @@ def test_the_command_needs_a_template_or_empty():
 def test_admin_creates_a_study_from_the_template_on_the_page(client):
     client.force_login(UserFactory(username="boss", role="Admin"))
     page = client.get(reverse("studies:studies"))
-    assert page.status_code == 200 and "CGPST (TeamLLM release)" in page.content.decode()
+    assert (
+        page.status_code == 200
+        and "the final-score rule after calibration is our reading" in page.content.decode()
+    )
     reply = client.post(reverse("studies:studies"), {"name": "Web study", "template": "cgpst-release"})
     study = Study.objects.get(name="Web study")
     assert reply.status_code == 302 and reply.url == reverse("studies:study", args=[study.pk])

@@ -49,7 +49,10 @@ class Command(BaseCommand):
         out(f"Study {study_obj.name}: threshold {study_obj.agreement_threshold}, headline {study_obj.headline_icc}, "
             f"final-score rule {study_obj.final_score_rule}")  # fmt: skip
 
-        out("\nPCC per response (23 normalized dimensions)")
+        out(
+            "\nPCC per response (23 dimensions, each divided by the sheet's maximum; "
+            "PCC rel. = as the release's script, Purpose / 2, shown only)"
+        )
         rows = [
             [
                 "response",
@@ -59,6 +62,7 @@ class Command(BaseCommand):
                 "rater B",
                 "PCC",
                 "p",
+                "PCC rel.",
                 "flag",
                 "after",
                 "calibration",
@@ -70,7 +74,7 @@ class Command(BaseCommand):
                 [
                     r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                     _num(r["pcc"]) if r["pcc"] is not None else r["reason"], _num(r["p_value"], 4),
-                    "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
+                    _num(r["pcc_as_released"]), "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
                     "—" if r["final"] is None else f"{r['final']}{' (cal)' if r['calibrated'] else ''}",
                 ]
             )  # fmt: skip
@@ -100,12 +104,13 @@ class Command(BaseCommand):
 
         table = consistency_table(study=study_obj)
         out(
-            f"\nConsistency before and after calibration (Table 6; ICC = mean {table['headline_icc']} per {table['icc_unit']})"
+            f"\nConsistency before and after calibration (Table 6; ICC = mean per {table['icc_unit']}; "
+            f"* = headline; ICC3k as the release (consistency), ICC2k the paper's absolute agreement)"
         )
         rows = [["metric", "before [95% CI]", "after [95% CI]", "n", "responses", "warning"]]
         rows += [
             [
-                r["metric"],
+                f"{r['form']}{'*' if r['headline'] else ''}" if r["form"] else r["metric"],
                 f"{_num(r['before'], 3)} [{_num(r['ci_before'][0], 3)}, {_num(r['ci_before'][1], 3)}]",
                 f"{_num(r['after'], 3)} [{_num(r['ci_after'][0], 3)}, {_num(r['ci_after'][1], 3)}]",
                 str(r["n"]),

@@ -5,9 +5,9 @@ from studies.services.studies import CGPST_RELEASE, EMPTY, StudySetupError, stud
 
 class Command(BaseCommand):
     help = (
-        "Create a study: from the CGPST (TeamLLM release) template (scenario FS10, the paper's ten "
-        "models, the standard conditions, rubric version, threshold 0.65, headline ICC3k, final-score "
-        "rule) or empty."
+        "Create a study: from the CGPST template (as the TeamLLM release: scenario FS10, the paper's ten "
+        "models, the standard conditions, rubric version, threshold 0.65, headline ICC3k; our reading: "
+        "the final-score rule after calibration) or empty."
     )
 
     def add_arguments(self, parser):
