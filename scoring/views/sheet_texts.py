@@ -82,10 +82,31 @@ def client_spec(*, rubric_version: str) -> dict:
                 "kind": s.kind,
                 "item_count": s.item_count,
                 "dimensions": [{"key": d.key, "computed": d.computed} for d in s.dimensions],
+                # what the script's completeness check (the same rules as sheet_totals) needs
+                "item_scores": [spec.key for spec in s.item_scores],
+                "texts": [t.key for t in s.texts],
             }
             for s in rubric.steps
         ],
     }
+
+
+@lru_cache(maxsize=16)
+def entry_labels(*, rubric_version: str, lang: str) -> dict[str, str]:
+    """Readable names of every entry a sheet can miss, for the script's own
+    completeness check (it lists what is missing before asking to submit)."""
+    rubric = load_rubric(rubric_version)
+    paths: list[str] = []
+    for step in rubric.steps:
+        n = step.number
+        for pos in range(1, step.item_count + 1):
+            keys = ["classification", "elaboration", "originality"] if step.kind == "ideas" else []
+            keys += [spec.key for spec in step.item_scores if spec.key not in keys]
+            paths += [f"items.{n}.{pos}.{key}" for key in keys]
+        paths += [f"texts.{t.key}" for t in step.texts]
+        paths += [f"dims.{d.key}" for d in step.scored_dimensions]
+    with translation.override(lang):
+        return {path: missing_label(rubric=rubric, path=path, lang=lang) for path in paths}
 
 
 @lru_cache(maxsize=8)
@@ -121,4 +142,6 @@ def _message_texts() -> dict:
             "%(n)s characters: at most %(max)s can be saved. Shorten the text; it is not saved until then."
         ),
         "too_long_submit": _("Shorten these texts before submitting; they are not saved yet:"),
+        "too_long_status": _("Not saved: a text is too long"),
+        "progress": _("%(done)s of %(total)s entries"),
     }
