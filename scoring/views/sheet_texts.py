@@ -144,4 +144,5 @@ def _message_texts() -> dict:
         "too_long_submit": _("Shorten these texts before submitting; they are not saved yet:"),
         "too_long_status": _("Not saved: a text is too long"),
         "progress": _("%(done)s of %(total)s entries"),
+        "complete": _("Every entry is filled in."),
     }
