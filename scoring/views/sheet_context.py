@@ -23,7 +23,13 @@ from scoring.selectors import (
     sheet_entries_get,
     sheet_reopen_notice,
 )
-from scoring.views.sheet_texts import client_spec, entry_labels, grid_error_label, script_messages
+from scoring.views.sheet_texts import (
+    client_spec,
+    entry_labels,
+    grid_error_label,
+    grid_error_text,
+    script_messages,
+)
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
 
@@ -130,8 +136,8 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         data["grid_errors"] = [
             {
                 "label": grid_error_label(e.get("kind", "")),
-                "where": e.get("where", ""),
-                "detail": e.get("detail", ""),
+                "where": grid_error_text(e.get("where", ""), where=True),
+                "detail": grid_error_text(e.get("detail", ""), where=False),
             }
             for e in (response.grid_errors or [])
         ]

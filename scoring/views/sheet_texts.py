@@ -4,6 +4,7 @@ grid errors, and the rubric's arithmetic for the script's instant totals."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -23,6 +24,40 @@ def grid_error_label(kind: str) -> str:
         "wrong_total": _("Wrong row total"),
         "missing_rows": _("Solutions missing from the grid"),
     }.get(kind, kind)
+
+
+_WHERE = (
+    (re.compile(r"^Criterion (\d+)$"), lambda m: _("Criterion %(n)s") % {"n": m[1]}),
+    (re.compile(r"^Solution (\d+)$"), lambda m: _("Solution %(n)s") % {"n": m[1]}),
+    (re.compile(r"^Step (\d+)$"), lambda m: _("Step %(n)s") % {"n": m[1]}),
+    (re.compile(r"^rows$"), lambda m: _("rows")),
+)
+_DETAIL = (
+    (re.compile(r"^tied scores: ([\d, ]+)$"), lambda m: _("tied scores: %(s)s") % {"s": m[1]}),
+    (re.compile(r"^(\d+) missing score\(s\)$"), lambda m: _("%(n)s missing score(s)") % {"n": m[1]}),
+    (
+        re.compile(r"^not a permutation of 1\.\.(\d+)$"),
+        lambda m: _("not a permutation of 1..%(n)s") % {"n": m[1]},
+    ),
+    (
+        re.compile(r"^(\d+) of (\d+) solutions scored$"),
+        lambda m: _("%(n)s of %(m)s solutions scored") % {"n": m[1], "m": m[2]},
+    ),
+    (
+        re.compile(r"^total (\d+) but scores add to (\d+)$"),
+        lambda m: _("total %(t)s but scores add to %(s)s") % {"t": m[1], "s": m[2]},
+    ),
+    (re.compile(r"^no scoring grid found$"), lambda m: _("No scoring grid found")),
+)
+
+
+def grid_error_text(text: str, *, where: bool) -> str:
+    """A grid error's place or detail in the page's language: the import stores them in
+    English ("Criterion 4", "tied scores: 5"); an unknown form is shown as stored."""
+    for pattern, translate in _WHERE if where else _DETAIL:
+        if match := pattern.match(text):
+            return translate(match)
+    return text
 
 
 def missing_label(*, rubric: Rubric, path: str, lang: str) -> str:
