@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
 from calibration.selectors.calibrators import calibrators_who_can_log_in
+from calibration.selectors.comparison_items import comparison_items
 from calibration.selectors.consistency import consistency_table, icc_headline  # noqa: F401 (Table 6, re-exported)
 from calibration.statistics import (
     ICC_FORMS,
@@ -30,6 +31,7 @@ from calibration.statistics import (
     pcc,
 )
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
+from scoring.selectors import response_items_by_step, sheets_entries_get
 from studies.models import Response, Study
 from studies.rubric import load_rubric
 
@@ -235,6 +237,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     lang = get_language() or "en"
     columns: list[ComparisonColumn] = []
     submitted: dict[str, dict] = {}  # the totals of the submitted sheets, by column key
+    submitted_ids: dict[str, int] = {}  # their sheets, for the item-by-item comparison
     for key, label, sheet in (
         ("a", "Rater A", state.slots.get("a")),
         ("b", "Rater B", state.slots.get("b")),
@@ -254,6 +257,8 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
         columns.append(column)
         if (totals := sheet.submitted_totals) is not None:
             submitted[key] = totals
+            if sheet.sheet_id is not None:
+                submitted_ids[key] = sheet.sheet_id
     dims = []
     for step in rubric.steps:
         for d in step.dimensions:
@@ -306,8 +311,18 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
         if sheet is not None
     }
     decision = CalibrationDecision.objects.filter(response=response).select_related("decided_by").first()
+    item_keys = [c["key"] for c in columns if c["key"] in submitted_ids]
+    by_id = {s.pk: s for s in ScoreSheet.objects.filter(pk__in=submitted_ids.values())}
+    entries = sheets_entries_get(sheets=[by_id[submitted_ids[k]] for k in item_keys], rubric=rubric)
     result = {
         "blind_code": response.blind_code,
+        "item_columns": item_keys,
+        "items": comparison_items(
+            rubric=rubric,
+            sheets=[entries[submitted_ids[k]] for k in item_keys],
+            items=response_items_by_step(response=response),
+            lang=lang,
+        ),
         "columns": columns,
         "dimensions": dims,
         "steps": steps,

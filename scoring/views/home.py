@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import admin_required, rater_required
 from scoring.models import ResponseFlag, ScoreSheet
 from scoring.selectors import rater_queue, rater_queue_left
+from scoring.selectors.qualification import raters_blocked
 from studies.models import Response, Scenario, Study
 
 
@@ -59,5 +60,9 @@ def queue(request: HttpRequest) -> HttpResponse:
         "total": len(items),
         "percent": round(100 * done / len(items)) if items else 0,
         "left": rater_queue_left(user=request.user, queue=items),
+        # what to do next when the queue is empty: the training of the studies that wait for it
+        "training_needed": (
+            [] if items else raters_blocked(raters=[request.user], study=None).get(request.user.pk or 0, [])
+        ),
     }
     return render(request, "scoring/queue.html", context)

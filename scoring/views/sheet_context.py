@@ -23,7 +23,13 @@ from scoring.selectors import (
     sheet_entries_get,
     sheet_reopen_notice,
 )
-from scoring.views.sheet_texts import client_spec, grid_error_label, script_messages
+from scoring.views.sheet_texts import (
+    client_spec,
+    entry_labels,
+    grid_error_label,
+    grid_error_text,
+    script_messages,
+)
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
 
@@ -130,8 +136,8 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         data["grid_errors"] = [
             {
                 "label": grid_error_label(e.get("kind", "")),
-                "where": e.get("where", ""),
-                "detail": e.get("detail", ""),
+                "where": grid_error_text(e.get("where", ""), where=True),
+                "detail": grid_error_text(e.get("detail", ""), where=False),
             }
             for e in (response.grid_errors or [])
         ]
@@ -149,6 +155,21 @@ def _guidelines(*, step: Step, lang: str) -> dict:
             if d.guideline
         ],
     }
+
+
+def _progress(*, rubric: Rubric, entries: SheetEntries, totals: SheetTotals) -> dict:
+    """How many of the entries the sheet needs are filled in (the bar's "87 of 102
+    entries"): an item's scores are needed only once it is a Yes item."""
+    total = 0
+    for step in rubric.steps:
+        if step.kind == "ideas":
+            items = entries.ideas.get(step.number, [])[: step.item_count]
+            total += step.item_count + 2 * sum(1 for item in items if item.is_yes)
+        elif step.kind == "criteria":
+            total += step.item_count * len(step.item_scores)
+        else:
+            total += len(step.texts) + len(step.scored_dimensions)
+    return {"done": total - len(totals.missing), "total": total}
 
 
 def sheet_page_context(
@@ -191,6 +212,7 @@ def sheet_page_context(
         "totals": totals.as_dict(),
         "rubric": client_spec(rubric_version=rubric.version),
         "messages": script_messages(lang=lang),
+        "labels": entry_labels(rubric_version=rubric.version, lang=lang),
     }
     return {
         "assignment": assignment,
@@ -204,6 +226,7 @@ def sheet_page_context(
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
+        "progress": _progress(rubric=rubric, entries=entries, totals=totals),
         "script": script,
         "reopened": sheet_reopen_notice(sheet=sheet),
         "my_flags": (

@@ -4,6 +4,7 @@ grid errors, and the rubric's arithmetic for the script's instant totals."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -23,6 +24,40 @@ def grid_error_label(kind: str) -> str:
         "wrong_total": _("Wrong row total"),
         "missing_rows": _("Solutions missing from the grid"),
     }.get(kind, kind)
+
+
+_WHERE = (
+    (re.compile(r"^Criterion (\d+)$"), lambda m: _("Criterion %(n)s") % {"n": m[1]}),
+    (re.compile(r"^Solution (\d+)$"), lambda m: _("Solution %(n)s") % {"n": m[1]}),
+    (re.compile(r"^Step (\d+)$"), lambda m: _("Step %(n)s") % {"n": m[1]}),
+    (re.compile(r"^rows$"), lambda m: _("rows")),
+)
+_DETAIL = (
+    (re.compile(r"^tied scores: ([\d, ]+)$"), lambda m: _("tied scores: %(s)s") % {"s": m[1]}),
+    (re.compile(r"^(\d+) missing score\(s\)$"), lambda m: _("%(n)s missing score(s)") % {"n": m[1]}),
+    (
+        re.compile(r"^not a permutation of 1\.\.(\d+)$"),
+        lambda m: _("not a permutation of 1..%(n)s") % {"n": m[1]},
+    ),
+    (
+        re.compile(r"^(\d+) of (\d+) solutions scored$"),
+        lambda m: _("%(n)s of %(m)s solutions scored") % {"n": m[1], "m": m[2]},
+    ),
+    (
+        re.compile(r"^total (\d+) but scores add to (\d+)$"),
+        lambda m: _("total %(t)s but scores add to %(s)s") % {"t": m[1], "s": m[2]},
+    ),
+    (re.compile(r"^no scoring grid found$"), lambda m: _("No scoring grid found")),
+)
+
+
+def grid_error_text(text: str, *, where: bool) -> str:
+    """A grid error's place or detail in the page's language: the import stores them in
+    English ("Criterion 4", "tied scores: 5"); an unknown form is shown as stored."""
+    for pattern, translate in _WHERE if where else _DETAIL:
+        if match := pattern.match(text):
+            return translate(match)
+    return text
 
 
 def missing_label(*, rubric: Rubric, path: str, lang: str) -> str:
@@ -82,10 +117,31 @@ def client_spec(*, rubric_version: str) -> dict:
                 "kind": s.kind,
                 "item_count": s.item_count,
                 "dimensions": [{"key": d.key, "computed": d.computed} for d in s.dimensions],
+                # what the script's completeness check (the same rules as sheet_totals) needs
+                "item_scores": [spec.key for spec in s.item_scores],
+                "texts": [t.key for t in s.texts],
             }
             for s in rubric.steps
         ],
     }
+
+
+@lru_cache(maxsize=16)
+def entry_labels(*, rubric_version: str, lang: str) -> dict[str, str]:
+    """Readable names of every entry a sheet can miss, for the script's own
+    completeness check (it lists what is missing before asking to submit)."""
+    rubric = load_rubric(rubric_version)
+    paths: list[str] = []
+    for step in rubric.steps:
+        n = step.number
+        for pos in range(1, step.item_count + 1):
+            keys = ["classification", "elaboration", "originality"] if step.kind == "ideas" else []
+            keys += [spec.key for spec in step.item_scores if spec.key not in keys]
+            paths += [f"items.{n}.{pos}.{key}" for key in keys]
+        paths += [f"texts.{t.key}" for t in step.texts]
+        paths += [f"dims.{d.key}" for d in step.scored_dimensions]
+    with translation.override(lang):
+        return {path: missing_label(rubric=rubric, path=path, lang=lang) for path in paths}
 
 
 @lru_cache(maxsize=8)
@@ -121,4 +177,7 @@ def _message_texts() -> dict:
             "%(n)s characters: at most %(max)s can be saved. Shorten the text; it is not saved until then."
         ),
         "too_long_submit": _("Shorten these texts before submitting; they are not saved yet:"),
+        "too_long_status": _("Not saved: a text is too long"),
+        "progress": _("%(done)s of %(total)s entries"),
+        "complete": _("Every entry is filled in."),
     }

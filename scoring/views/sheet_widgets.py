@@ -32,6 +32,7 @@ from django.utils import translation
 from django.utils.autoreload import file_changed
 from django.utils.safestring import SafeString
 
+from scoring.views.type_keys import option_keys
 from studies.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
 
 WIDGETS = "scoring/sheet/widgets.html"
@@ -111,10 +112,20 @@ def _control(
 def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], list[dict]]:
     """The Yes categories (the rubric's and the numbered Miscellaneous ones) and the step's invalid types."""
     categories = [
-        {"key": c.key, "label": c.text(lang), "description": text(c.description, lang)}
+        {
+            "key": c.key,
+            "label": c.text(lang),
+            "description": text(c.description, lang),
+            "keys": option_keys(english=c.key, label=c.text(lang)),
+        }
         for c in rubric.categories
     ] + [
-        {"key": key, "label": rubric.category_label(key, lang), "description": ""}
+        {
+            "key": key,
+            "label": rubric.category_label(key, lang),
+            "description": "",
+            "keys": option_keys(english=key, label=rubric.category_label(key, lang)),
+        }
         for key in rubric.category_keys[len(rubric.categories) :]
     ]
     invalid = [
@@ -122,6 +133,7 @@ def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], l
             "key": INVALID_PREFIX + t.key,
             "label": text(t.label, lang),
             "description": text(t.description, lang),
+            "keys": option_keys(english=text(t.label, "en"), label=text(t.label, lang)),
         }
         for t in step.invalid_types
     ]

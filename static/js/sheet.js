@@ -168,6 +168,73 @@
     return { dimensions: dims, steps: steps, overall: overall };
   }
 
+  /* What the sheet still needs (the same rules as sheet_totals' missing list), so Submit
+   * can say it before asking to confirm, and the bar can count the entries done. */
+  function computeMissing() {
+    var missing = [], required = 0;
+    data.rubric.steps.forEach(function (step) {
+      var n = step.number, pos;
+      if (step.kind === "ideas") {
+        for (pos = 1; pos <= step.item_count; pos++) {
+          var base = "items." + n + "." + pos;
+          var cls = valueOf(base + ".classification");
+          required += 1;
+          if (!cls) { missing.push(base + ".classification"); continue; }
+          if (!isYes(cls)) continue;
+          ["elaboration", "originality"].forEach(function (key) {
+            required += 1;
+            if (valueOf(base + "." + key) === null) missing.push(base + "." + key);
+          });
+        }
+      } else if (step.kind === "criteria") {
+        for (pos = 1; pos <= step.item_count; pos++) {
+          step.item_scores.forEach(function (key) {
+            var path = "items." + n + "." + pos + "." + key;
+            required += 1;
+            if (valueOf(path) === null) missing.push(path);
+          });
+        }
+      } else {
+        step.texts.forEach(function (key) {
+          required += 1;
+          if (!String(valueOf("texts." + key) || "").trim()) missing.push("texts." + key);
+        });
+        step.dimensions.forEach(function (d) {
+          if (d.computed) return;
+          required += 1;
+          if (valueOf("dims." + d.key) === null) missing.push("dims." + d.key);
+        });
+      }
+    });
+    return { required: required, missing: missing };
+  }
+  function missingItems(paths) {
+    return paths.map(function (p) {
+      var el = control(p);
+      return { id: el ? el.id : "", label: data.labels[p] || p };
+    });
+  }
+  function showProgress(check) {
+    var el = document.getElementById("progress");
+    if (!el) return;
+    var done = check.required - check.missing.length;
+    el.textContent = fmt(M.progress, { done: done, total: check.required });
+    el.setAttribute("data-done", done);
+    el.setAttribute("data-needed", check.required);
+    el.classList.toggle("progress-complete", !check.missing.length);
+  }
+  /* After every change: the count in the bar, and a list of what is missing (shown after
+   * a Submit) shrinks as the rater fills it in. */
+  function refreshCheck() {
+    var check = computeMissing();
+    showProgress(check);
+    if (banner.getAttribute("data-kind") === "incomplete" && !banner.hidden) {
+      if (check.missing.length) showBanner(M.incomplete, { kind: "incomplete", items: missingItems(check.missing) });
+      else hideBanner();
+    }
+    return check;
+  }
+
   function showTotals(t, source) {
     document.querySelectorAll("[data-total]").forEach(function (el) {
       var key = el.getAttribute("data-total"), v;
@@ -187,7 +254,8 @@
   var storeKey = prefix + tabId;
   var state = {
     version: data.version, inflight: null, pending: [], stopped: false, delay: 0, timer: null,
-    current: null, staleToken: false
+    current: null, staleToken: false,
+    held: {}  // texts the server would refuse (too long): kept in this browser only, never sent
   };
   // earlier releases keyed drafts by blind code only, which both raters of a pair share
   for (var k = localStorage.length - 1; k >= 0; k--) {
@@ -197,14 +265,25 @@
 
   function persist() {
     try {
-      if (!state.inflight && !state.pending.length) { localStorage.removeItem(storeKey); return; }
+      var held = Object.keys(state.held).length;
+      if (!state.inflight && !state.pending.length && !held) { localStorage.removeItem(storeKey); return; }
       localStorage.setItem(storeKey, JSON.stringify({
-        version: state.version, inflight: state.inflight, pending: state.pending, updated: Date.now()
+        version: state.version, inflight: state.inflight, pending: state.pending, held: state.held,
+        updated: Date.now()
       }));
     } catch (e) { /* storage full or disabled: the page still holds the changes */ }
   }
 
   function unsaved() { return state.pending.length + (state.inflight ? state.inflight.changes.length : 0); }
+
+  /* The bar's state once nothing is being sent: green "Saved" only when nothing at all
+   * is left unsaved (no queued change, no text held back for being too long). */
+  function idleStatus() {
+    if (state.stopped) setStatus(M.unsaved, "error");
+    else if (Object.keys(tooLong).length) setStatus(M.too_long_status, "error");
+    else if (unsaved()) setStatus(M.unsaved, "pending");
+    else setStatus(fmt(M.saved_at, { time: clock() }), "saved");
+  }
 
   function setStatus(text, kind) {
     statusEl.textContent = text;
@@ -253,6 +332,7 @@
     persist();
     showTotals(computeTotals(), "client");
     if (!state.current) setStatus(M.unsaved, "pending");
+    refreshCheck();
     schedule(DEBOUNCE_MS);
   }
 
@@ -329,7 +409,7 @@
           return sendNext();
         }
         showTotals(body.totals, "server");
-        setStatus(fmt(M.saved_at, { time: clock() }), "saved");
+        idleStatus();
         return true;
       }
       if (res.status === 429) {
@@ -347,7 +427,8 @@
         state.inflight = null;
         persist();
         stop("error", M.invalid, (body.errors && body.errors.length ? body.errors : [{ message: body.message }]).map(function (e) {
-          return { label: (e.path ? e.path + ": " : "") + e.message };
+          var el = e.path ? control(e.path) : null;
+          return { id: el ? el.id : "", label: (e.path ? (data.labels[e.path] || e.path) + ": " : "") + e.message };
         }));
         return false;
       }
@@ -388,9 +469,10 @@
     }
     if (!stored.length) return;
     stored.sort(function (a, b) { return (a.key === storeKey) - (b.key === storeKey); });
-    var changes = [];
+    var changes = [], held = {};
     for (var j = 0; j < stored.length; j++) {
       var q2 = stored[j].q;
+      Object.keys(q2.held || {}).forEach(function (p) { held[p] = q2.held[p]; });
       var applied = q2.inflight && q2.inflight.batch_id === data.last_batch_id;
       var expected = applied ? q2.inflight.expected_version + 1 : q2.version;
       var left = (q2.inflight && !applied ? q2.inflight.changes : []).concat(q2.pending || []);
@@ -406,6 +488,13 @@
     }
     changes.forEach(function (c) { setControl(c[0], c[1]); });
     state.pending = changes;
+    // texts held back for being too long come back into their fields, still held back
+    Object.keys(held).forEach(function (p) {
+      var el = control(p);
+      if (!el || el.tagName === "FIELDSET") return;
+      el.value = held[p];
+      if (lengthOk(el, p)) { changes.push([p, held[p]]); mirror(p, held[p]); }
+    });
     persist();
     if (changes.length) {
       showTotals(computeTotals(), "client");
@@ -490,7 +579,12 @@
     if (!max || t.value.length <= max) {
       if (note) note.remove();
       t.removeAttribute("aria-invalid");
-      delete tooLong[path];
+      if (tooLong[path]) {
+        delete tooLong[path];
+        delete state.held[path];
+        persist();
+        showHeld();
+      }
       return true;
     }
     if (!note) {
@@ -504,7 +598,31 @@
     note.textContent = fmt(M.too_long, { n: t.value.length, max: max });
     t.setAttribute("aria-invalid", "true");
     tooLong[path] = t.id;
+    state.held[path] = t.value;
+    persist();
+    showHeld();
+    if (!state.current) idleStatus();
     return false;
+  }
+  /* The bar lists the texts held back for being too long (unless a graver message is up). */
+  function showHeld() {
+    var kind = banner.hidden ? "" : banner.getAttribute("data-kind");
+    var long = Object.keys(tooLong);
+    if (long.length && (!kind || kind === "held" || kind === "incomplete")) {
+      showBanner(M.too_long_submit, { kind: "held", items: heldItems() });
+    } else if (!long.length && kind === "held") {
+      hideBanner();
+    }
+    if (!state.current) idleStatus();
+  }
+  function heldItems() {
+    return Object.keys(tooLong).map(function (p) {
+      return { id: tooLong[p], label: data.labels[p] || labelOf(tooLong[p]) || p };
+    });
+  }
+  function labelOf(id) {
+    var label = document.querySelector('label[for="' + id + '"]');
+    return label ? label.textContent : "";
   }
 
   /* Number keys pick a score, Delete/Backspace clears it; arrows work natively. */
@@ -534,12 +652,14 @@
 
   function submit() {
     if (state.stopped) return;
-    var long = Object.keys(tooLong);
-    if (long.length) {
-      showBanner(M.too_long_submit, { kind: "incomplete", items: long.map(function (p) {
-        var label = document.querySelector('label[for="' + tooLong[p] + '"]');
-        return { id: tooLong[p], label: label ? label.textContent : p };
-      }) });
+    if (Object.keys(tooLong).length) {
+      showBanner(M.too_long_submit, { kind: "held", items: heldItems() });
+      return;
+    }
+    // the page knows what is missing: say it before asking to confirm
+    var check = refreshCheck();
+    if (check.missing.length) {
+      showBanner(M.incomplete, { kind: "incomplete", items: missingItems(check.missing) });
       return;
     }
     if (!window.confirm(M.confirm_submit)) return;
@@ -574,7 +694,7 @@
             return;
           }
           if (res.status === 400 && body && body.missing) {
-            setStatus(fmt(M.saved_at, { time: clock() }), "saved");
+            idleStatus();
             showBanner(M.incomplete, { kind: "incomplete", items: body.missing });
             return;
           }
@@ -599,6 +719,134 @@
         if (ok) submitNow(); else submitLater(M.auth);
       });
     }, state.delay);
+  }
+
+  // ---- keyboard ------------------------------------------------------------------
+  /* Tab goes through the scoring controls only: comments, level texts, guidelines and
+   * the whole-response panels leave the Tab order and have keys of their own (the map
+   * opened by "?" lists them). Clicking them works as before. */
+  function scoringTabOrder() {
+    form.querySelectorAll(
+      "details.levels > summary, details.guidelines > summary, details.answer-all > summary, " +
+      "[data-path^='comments.'], [data-path$='.comment']"
+    ).forEach(function (el) { el.tabIndex = -1; });
+  }
+  function isText(el) {
+    return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));
+  }
+  function enabled(el) { return el && !el.disabled && !(el.closest("fieldset") || {}).disabled; }
+  /* The element to focus for an entry path: the checked radio or the first. */
+  function focusTarget(path) {
+    var el = control(path);
+    if (el && el.tagName === "FIELDSET") el = el.querySelector("input:checked") || el.querySelector("input");
+    return el;
+  }
+  function focusEl(el) {
+    if (!el) return;
+    el.focus();
+    el.scrollIntoView({ block: "nearest" });
+  }
+  function before(a, b) { return !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING); }
+  /* The next field still missing after the focus (from the top again at the end). */
+  function nextEmpty() {
+    var missing = computeMissing().missing.map(focusTarget).filter(enabled);
+    if (!missing.length) { setStatus(M.complete, "saved"); return; }
+    var here = document.activeElement;
+    var next = missing.filter(function (el) { return here && here !== document.body && before(here, el); })[0];
+    focusEl(next || missing[0]);
+  }
+  /* Items: a row of Step 1, 3 or 4, a dimension, a text field. */
+  function itemStops() {
+    var stops = [];
+    form.querySelectorAll("tr.item-row, .dim, .field > textarea[data-path^='texts.']").forEach(function (box) {
+      var first = box.tagName === "TEXTAREA" ? box : box.querySelector("select, fieldset:not([disabled]) input:checked, fieldset:not([disabled]) input");
+      if (first && enabled(first)) stops.push({ box: box, el: first });
+    });
+    return stops;
+  }
+  function moveItem(step) {
+    var stops = itemStops(), here = document.activeElement, i;
+    var at = -1;
+    for (i = 0; i < stops.length; i++) {
+      if (stops[i].box === here || stops[i].box.contains(here)) { at = i; break; }
+    }
+    if (at < 0) {
+      // not inside an item: the first one after (or before) the focus
+      for (i = 0; i < stops.length; i++) if (!before(stops[i].box, here)) break;
+      at = step > 0 ? i - 1 : i;
+    }
+    var target = stops[Math.min(Math.max(at + step, 0), stops.length - 1)];
+    if (target) focusEl(target.el);
+  }
+  /* An item's comment from its row; the step's comment from anywhere else in the step
+   * (so from an item's comment, Alt+C again goes on to the step's). */
+  function commentOf(el) {
+    var row = el.closest("tr.item-row");
+    if (row && !el.matches("[data-path$='.comment']")) return row.querySelector("[data-path$='.comment']");
+    var section = el.closest("section.step");
+    return section ? section.querySelector("[data-path^='comments.']") : null;
+  }
+  function toggleDetails(details) {
+    if (!details) return;
+    details.open = !details.open;
+    if (details.open) details.scrollIntoView({ block: "nearest" });
+  }
+  var keymap = document.getElementById("keymap");
+  function showKeymap(show) {
+    if (!keymap) return;
+    keymap.hidden = !show;
+    var btn = document.getElementById("keymap-toggle");
+    if (btn) btn.setAttribute("aria-expanded", show ? "true" : "false");
+  }
+  function onPageKey(e) {
+    var t = e.target;
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); if (submitBtn) submit(); return; }
+    if (e.key === "Escape" && keymap && !keymap.hidden) { showKeymap(false); return; }
+    if (e.key === "?" && !isText(t) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      showKeymap(keymap.hidden);
+      return;
+    }
+    if (!e.altKey || e.ctrlKey || e.metaKey) return;
+    var key = (e.code || "").replace(/^Key/, "").toLowerCase();
+    var here = form.contains(t) ? t : null;
+    if (key === "n") { e.preventDefault(); nextEmpty(); }
+    else if (key === "j") { e.preventDefault(); moveItem(1); }
+    else if (key === "k") { e.preventDefault(); moveItem(-1); }
+    else if (key === "c" && here) { e.preventDefault(); focusEl(commentOf(here)); }
+    else if (key === "l" && here) {
+      e.preventDefault();
+      var dim = here.closest(".dim");
+      toggleDetails(dim ? dim.querySelector("details.levels") : null);
+    } else if (key === "g" && here) {
+      e.preventDefault();
+      var section = here.closest("section.step");
+      toggleDetails(section ? section.querySelector("details.guidelines") : null);
+    }
+  }
+  /* Type-ahead on a category select: the English name, its initials or the pinyin
+   * initials of the label (the options' data-keys); several letters in a row narrow it. */
+  var typed = { text: "", at: 0, el: null };
+  function onSelectType(e) {
+    var t = e.target;
+    if (!t.classList || !t.classList.contains("cls") || e.altKey || e.ctrlKey || e.metaKey) return;
+    var now = Date.now();
+    if (!/^[a-z0-9]$/i.test(e.key)) {
+      // a space or "&" inside a name being typed ("Law & Justice") is part of it, not a key
+      if (e.key.length === 1 && typed.el === t && now - typed.at <= 1000) { e.preventDefault(); typed.at = now; }
+      return;
+    }
+    typed.text = (now - typed.at > 1000 || typed.el !== t ? "" : typed.text) + e.key.toLowerCase();
+    typed.at = now;
+    typed.el = t;
+    var options = Array.prototype.filter.call(t.options, function (o) { return o.getAttribute("data-keys"); });
+    var words = function (o) { return o.getAttribute("data-keys").split(" "); };
+    var match = options.filter(function (o) { return words(o).indexOf(typed.text) >= 0; })[0] ||
+      options.filter(function (o) { return words(o).some(function (w) { return w.indexOf(typed.text) === 0; }); })[0];
+    e.preventDefault();
+    if (!match || match.value === t.value) return;
+    t.value = match.value;
+    t.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
   // ---- layout --------------------------------------------------------------------
@@ -626,6 +874,8 @@
   scenarioPanel();
   stickyHeight();
   window.addEventListener("resize", stickyHeight);
+  // the bar grows and shrinks with its messages: controls scrolled to stay below it
+  if (window.ResizeObserver) new ResizeObserver(stickyHeight).observe(document.getElementById("summary"));
   reloadBtn.addEventListener("click", function () {
     localStorage.removeItem(storeKey);
     (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
@@ -641,6 +891,11 @@
   form.addEventListener("change", onChange);
   form.addEventListener("input", onInput);
   form.addEventListener("keydown", onKey);
+  form.addEventListener("keydown", onSelectType);
+  scoringTabOrder();
+  document.addEventListener("keydown", onPageKey);
+  var keymapBtn = document.getElementById("keymap-toggle");
+  if (keymapBtn) keymapBtn.addEventListener("click", function () { showKeymap(keymap.hidden); });
   document.querySelectorAll(".use-implied").forEach(function (b) {
     b.addEventListener("click", function () {
       var path = b.getAttribute("data-use-path"), v = parseInt(b.getAttribute("data-value"), 10);
@@ -661,5 +916,6 @@
     });
   });
   restore();
+  refreshCheck();
   document.documentElement.setAttribute("data-sheet-ready", "1");
 })();

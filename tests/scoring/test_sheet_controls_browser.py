@@ -227,7 +227,7 @@ def test_a_text_over_the_limit_is_never_cut_silently(live_server, demo, browser)
     assert sheet.comments.get("2") == "short note"
     page.on("dialog", lambda dialog: dialog.accept())
     page.click("#submit-sheet")  # refused in the page, with a link to the field
-    page.wait_for_selector("#banner[data-kind=incomplete]")
+    page.wait_for_selector("#banner[data-kind=held]")
     assert "Shorten" in page.text_content("#banner") and "Step 2" in page.text_content("#banner-list")
     sheet.refresh_from_db()
     assert sheet.status == "draft"

@@ -34,9 +34,11 @@ def type_value(page, info, value):
 
 
 def score_by_keyboard(page, values, skip=()):
-    """Tab through the whole sheet from the first control, entering ``values``."""
+    """Tab through the whole sheet from the first control, entering ``values``; a
+    comment is reached from its item or step with Alt+C (comments are not Tab stops).
+    Returns the paths entered and the number of Tab presses."""
     page.focus("#f-items-1-1-classification")
-    done, checked_live = set(), False
+    done, checked_live, tabs = set(), False, 0
     for _ in range(800):
         info = page.evaluate(ACTIVE)
         path = info["path"]
@@ -44,6 +46,14 @@ def score_by_keyboard(page, values, skip=()):
             type_value(page, info, values[path])
             assert page.evaluate(ACTIVE)["path"] == path
             done.add(path)
+            comment = _comment_of(path)
+            row = comment.removesuffix("comment")
+            row_done = not row or all(p in done for p in values if p.startswith(row) and p != comment)
+            if comment in values and comment not in done and comment not in skip and row_done:
+                page.keyboard.press("Alt+c")
+                assert page.evaluate(ACTIVE)["path"] == comment
+                page.keyboard.type(values[comment])
+                done.add(comment)
         if (
             not checked_live
             and {"items.1.1.classification", "items.1.1.elaboration", "items.1.1.originality"} <= done
@@ -52,10 +62,31 @@ def score_by_keyboard(page, values, skip=()):
             expected = 2 + values["items.1.1.elaboration"] + values["items.1.1.originality"]
             assert page.text_content("#total-step-1") == str(expected)
             checked_live = True
-        if path == "comments.6":
-            break
+        if not page.evaluate("() => document.getElementById('sheet-form').contains(document.activeElement)"):
+            break  # past the last control of the sheet
         page.keyboard.press("Tab")
-    return done
+        tabs += 1
+    for path in sorted(set(values) - done - set(skip)):  # step comments: Alt+C from the step
+        assert path.startswith("comments."), path
+        step = path.removeprefix("comments.")
+        page.focus(f"#step-{step} :is(select, input[type=radio]:not([disabled]))")
+        for _ in range(2):
+            if page.evaluate(ACTIVE)["path"] != path:
+                page.keyboard.press("Alt+c")
+        assert page.evaluate(ACTIVE)["path"] == path
+        page.keyboard.type(values[path])
+        done.add(path)
+    return done, tabs
+
+
+def _comment_of(path: str) -> str:
+    """The comment that belongs with an entry: its item's, or its step's."""
+    parts = path.split(".")
+    if parts[0] == "items":
+        return ".".join([*parts[:3], "comment"])
+    if parts[0] == "dims":
+        return f"comments.{parts[1].removeprefix('s')}"
+    return ""
 
 
 def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_server, demo, data_a, browser):
@@ -71,8 +102,8 @@ def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_se
     page.keyboard.press("Enter")
     page.wait_for_selector("html[data-sheet-ready]")
 
-    done = score_by_keyboard(page, values, skip={"texts.purpose"})
-    assert done == set(values) - {"texts.purpose"}  # every control was reachable by Tab
+    done, _tabs = score_by_keyboard(page, values, skip={"texts.purpose"})
+    assert done == set(values) - {"texts.purpose"}  # every control was reachable by keyboard
     page.wait_for_selector("#summary[data-source=server]")
     page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
     shown = [page.text_content(f"#total-step-{n}") for n in range(1, 7)]
@@ -193,4 +224,78 @@ def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_
         stale.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')).length")
         == 0
     )
+    context.close()
+
+
+TAB_STOPS = """() => {
+  const form = document.getElementById("sheet-form");
+  const stops = new Set();
+  form.querySelectorAll("select, textarea, input, button").forEach(el => {
+    if (el.disabled || el.tabIndex < 0 || el.closest("fieldset:disabled")) return;
+    // a radio group is one stop; a button here sets a score (Step 5's "Use n")
+    stops.add(el.type === "radio" ? "radio:" + el.name : el.id || el.className);
+  });
+  return stops.size;
+}"""
+
+
+def test_a_whole_sheet_by_keyboard_takes_one_tab_per_scoring_control(live_server, demo, data_a, browser):
+    """Comments, level texts and guidelines are off the Tab path (Alt+C, Alt+L, Alt+G);
+    every Tab lands on the next scoring control, and the sheet is submitted with
+    Ctrl+Enter after Alt+N found the last empty field."""
+    response = Response.objects.get(research_id="A05_FS10")
+    values = {p: v for p, v in data_a_changes(data_a[0][4], load_rubric())}  # H02's scores
+    values.update(TEXTS)
+    values["items.3.2.comment"] = "close to solution 1"
+    values["comments.4"] = "criterion 5 is vague"
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    login(page, live_server.url, "rater2")
+    open_sheet(page, live_server.url, response.blind_code)
+    done, tabs = score_by_keyboard(page, values, skip={"dims.s6.impact"})
+    controls = page.evaluate(TAB_STOPS)
+    # from the first control to past the last: one Tab per scoring control, nothing else
+    assert tabs == controls, (tabs, controls)
+    assert controls < 100 and done == set(values) - {"dims.s6.impact"}
+
+    page.keyboard.press("Alt+n")  # the one empty field
+    assert page.evaluate(ACTIVE)["path"] == "dims.s6.impact"
+    page.keyboard.press("3")
+    page.keyboard.press("Alt+k")  # the item before, in reading order
+    assert page.evaluate(ACTIVE)["path"].startswith("dims.s6.")
+    page.keyboard.press("Alt+j")
+    assert page.evaluate(ACTIVE)["path"] == "dims.s6.impact"
+    page.keyboard.press("?")
+    assert page.is_visible("#keymap") and "Alt" in page.text_content("#keymap")
+    page.keyboard.press("?")
+    assert page.is_hidden("#keymap")
+    page.on("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        page.keyboard.press("Control+Enter")
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater2")
+    assert sheet.status == "submitted" and sheet.totals["dimensions"]["s6.impact"] == 3
+    assert sheet.comments.get("4") == "criterion 5 is vague"
+    context.close()
+
+
+def test_categories_are_picked_by_typing_in_chinese(live_server, demo, browser):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context()
+    context.add_cookies([{"name": "django_language", "value": "zh-hans", "url": live_server.url}])
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, response.blind_code)
+    page.focus("#f-items-1-1-classification")
+    page.keyboard.type("kj")  # pinyin initials of 科技
+    assert page.input_value("#f-items-1-1-classification") == "Technology"
+    page.wait_for_timeout(1100)
+    page.keyboard.type("environment")  # the English name works in Chinese too
+    assert page.input_value("#f-items-1-1-classification") == "Environment"
+    page.wait_for_timeout(1100)
+    page.keyboard.type("wh")  # 为何: Why, an invalid type
+    assert page.input_value("#f-items-1-1-classification") == "invalid:why"
+    page.wait_for_timeout(1100)
+    page.keyboard.type("lj")  # Law & Justice by its initials
+    assert page.input_value("#f-items-1-1-classification") == "Law & Justice"
+    page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
     context.close()

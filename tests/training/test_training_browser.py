@@ -48,3 +48,21 @@ def test_a_trainee_submits_in_the_browser_and_lands_on_the_feedback(live_server,
     sheet = ScoreSheet.objects.get(pk=sheet.pk)
     assert sheet.status == "submitted" and sheet.overall == 117  # H02's own total
     context.close()
+
+
+def test_a_new_rater_is_pointed_to_the_training_and_start_opens_the_sheet(live_server, gold, browser):
+    trainee = rater("newcomer", "H10")
+    trainee.set_password(PASSWORD)
+    trainee.save()
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "newcomer")
+    page.goto(f"{live_server.url}/scoring/")
+    next_step = page.text_content("#next-step")
+    assert "training" in next_step and gold.study.name in next_step
+    assert "Nothing left in your queue" not in page.content()
+    page.click("#go-training")
+    with page.expect_navigation(url=f"**/training/{gold.response.blind_code}/"):
+        page.click("text=Start training")  # straight to the first training sheet
+    page.wait_for_selector("html[data-sheet-ready]")
+    context.close()

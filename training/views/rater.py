@@ -85,6 +85,12 @@ def training_home(request: HttpRequest) -> HttpResponse:
 def training_start(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id, is_active=True)
     training_enroll(rater=request.user, study=study)
+    # straight to the first training sheet still to score; the list when none is left
+    for entry in rater_training_home(user=request.user):
+        if entry["study"].pk == study.pk:
+            for item in entry["items"]:
+                if item["status"] != "submitted":
+                    return redirect("training:sheet", blind_code=item["code"])
     return redirect("training:home")
 
 

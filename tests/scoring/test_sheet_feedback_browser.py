@@ -1,0 +1,125 @@
+"""Everything the scoring page has to say appears in or next to the sticky bar, in view
+at any scroll: the missing fields (checked before the confirmation), offline, held-back
+texts; the bar is never green "Saved" while anything is unsaved; a text the server would
+refuse survives a reload in the browser; the bar counts the entries done."""
+
+import pytest
+
+from scoring.models import ScoreSheet
+from studies.models import Response
+from tests.browser import login, open_sheet
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+IN_VIEW = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }"""
+STATUS = "() => document.getElementById('save-status').className"
+
+
+def _sheet_page(browser, live_server, rater="rater1", **ctx):
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, **ctx)
+    page = context.new_page()
+    login(page, live_server.url, rater)
+    open_sheet(page, live_server.url, response.blind_code)
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username=rater)
+    return context, page, sheet
+
+
+def _progress(page) -> tuple[int, int]:
+    el = page.locator("#progress")
+    return int(el.get_attribute("data-done")), int(el.get_attribute("data-needed"))
+
+
+def test_submit_lists_what_is_missing_in_the_bar_before_any_confirmation(live_server, demo, browser):
+    context, page, sheet = _sheet_page(browser, live_server)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # at the bottom of the page
+    page.click("#submit-sheet")
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    assert dialogs == []  # the page knew the sheet was incomplete: no confirmation first
+    assert page.evaluate(IN_VIEW, "#banner-text")  # the answer is where the eyes are
+    assert page.evaluate("() => document.getElementById('banner').closest('#summary') !== null")
+    page.screenshot(path="/tmp/rater-shots/sheet-missing-bottom.png")
+    links = page.locator("#banner-list a")
+    first = links.first.text_content()
+    assert links.count() > 20 and "Step 1" in first
+    links.first.click()
+    focused = page.evaluate("() => document.activeElement.id")
+    assert focused == "f-items-1-1-classification"
+    # the control jumped to is visible below the bar, not under it
+    bar = page.locator("#summary").bounding_box()
+    box = page.locator("#f-items-1-1-classification").bounding_box()
+    assert box["y"] >= bar["y"] + bar["height"] - 1 and box["y"] + box["height"] <= 768
+    # the list shrinks as the rater fills it in
+    before = links.count()
+    page.select_option("#f-items-1-1-classification", "invalid:why")
+    page.wait_for_function(f"document.querySelectorAll('#banner-list a').length === {before - 1}")
+    sheet.refresh_from_db()
+    assert sheet.status == "draft"
+    context.close()
+
+
+def test_the_bar_counts_the_entries_done(live_server, demo, browser):
+    context, page, sheet = _sheet_page(browser, live_server)
+    done, total = _progress(page)
+    assert done == 0 and total == 43  # 16 categories, 10 criteria scores, 4 texts, 13 dimensions
+    assert page.text_content("#progress") == f"0 of {total} entries"
+    page.select_option("#f-items-1-1-classification", "invalid:why")
+    assert _progress(page) == (1, total)  # an invalid item needs nothing more
+    page.select_option("#f-items-1-2-classification", index=1)  # a Yes category
+    assert _progress(page) == (2, total + 2)  # it now needs elaboration and originality
+    page.click("#f-items-1-2-elaboration label:has-text('2')")
+    assert _progress(page) == (3, total + 2)
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    assert _progress(page) == (3, total + 2)  # the server's count agrees with the page's
+    context.close()
+
+
+def test_a_text_too_long_is_held_in_the_browser_and_the_bar_never_says_saved(live_server, demo, browser):
+    context, page, sheet = _sheet_page(browser, live_server)
+    page.fill("#f-comments-2", "short note")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    page.fill("#f-comments-6", "kept")  # a change saved while the long text is held
+    page.fill("#f-comments-2", "z" * 4100)
+    page.wait_for_timeout(1500)  # past the autosave delay
+    assert "save-saved" not in page.evaluate(STATUS) and "save-error" in page.evaluate(STATUS)
+    assert page.is_visible("#banner[data-kind=held]") and page.evaluate(IN_VIEW, "#banner-text")
+    sheet.refresh_from_db()
+    assert sheet.comments.get("2") == "short note" and sheet.comments.get("6") == "kept"
+    page.screenshot(path="/tmp/rater-shots/sheet-held-text.png")
+
+    page.reload()  # the text is not lost
+    page.wait_for_selector("html[data-sheet-ready]")
+    assert page.input_value("#f-comments-2") == "z" * 4100
+    assert page.get_attribute("#f-comments-2", "aria-invalid") == "true"
+    assert page.is_visible("#banner[data-kind=held]")
+    assert "save-error" in page.evaluate(STATUS)
+    page.fill("#f-comments-2", "z" * 3990)  # shortened: saved, the bar turns green again
+    page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
+    assert page.is_hidden("#banner")
+    sheet.refresh_from_db()
+    assert sheet.comments.get("2") == "z" * 3990
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    assert page.is_hidden("#banner") and page.input_value("#f-comments-2") == "z" * 3990
+    context.close()
+
+
+def test_offline_is_said_in_the_bar_at_any_scroll(live_server, demo, browser):
+    context, page, sheet = _sheet_page(browser, live_server)
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    context.set_offline(True)
+    page.fill("#f-comments-6", "written offline")
+    page.wait_for_selector("#banner[data-kind=warn]:not([hidden])")
+    assert page.evaluate(IN_VIEW, "#banner-text")
+    assert "save-saved" not in page.evaluate(STATUS)
+    page.screenshot(path="/tmp/rater-shots/sheet-offline-bottom.png")
+    context.set_offline(False)
+    page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
+    sheet.refresh_from_db()
+    assert sheet.comments.get("6") == "written offline"
+    context.close()
