@@ -16,7 +16,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from calibration.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm, ScoreImportForm
+from calibration.forms import (
+    AgreementSettingsForm,
+    CalibratorForm,
+    DecisionReasonForm,
+    ResponseFilterForm,
+    ScoreImportForm,
+)
 from calibration.selectors.agreement import (
     agreement_groups,
     agreement_responses,
@@ -28,6 +34,7 @@ from calibration.selectors.agreement import (
     response_comparison,
 )
 from calibration.selectors.calibrators import calibrators_who_can_log_in
+from calibration.selectors.responses import response_history, study_responses_list
 from calibration.services.calibration import (
     PAPER_NOMINAL_THRESHOLD,
     CalibrationError,
@@ -101,7 +108,24 @@ def agreement_response(request: HttpRequest, response_id: int) -> HttpResponse:
         "calibrator_form": CalibratorForm(choices=choices) if choices else None,
         "reason_form": DecisionReasonForm(),
     }
+    if admin:  # the response's admin view: every assignment with its sheet, and its history
+        context["assignments"] = (
+            Assignment.objects.filter(response=response)
+            .select_related("rater__rater_profile", "sheet", "group")
+            .order_by("archived_at", "role", "pk")
+        )
+        context["history"] = response_history(response=response)
     return render(request, "calibration/response.html", context)
+
+
+@admin_required
+def study_responses(request: HttpRequest, study_id: int) -> HttpResponse:
+    """A study's responses with filters; each row opens the response's admin view."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = ResponseFilterForm(request.GET or None, study=study)
+    rows = study_responses_list(study=study, filters=form.filters())
+    context = {"study": study, "form": form, "rows": rows[:1000], "total": rows.count()}
+    return render(request, "calibration/study_responses.html", context)
 
 
 @require_POST

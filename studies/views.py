@@ -9,11 +9,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm, StudySettingsForm
+from studies.forms import (
+    ResponseImportForm,
+    ScenarioImportForm,
+    StudyCatalogueForm,
+    StudyCreateForm,
+    StudySettingsForm,
+)
 from studies.models import Study
 from studies.roles import admin_required
 from studies.scenario_files import ScenarioFileError, records_from_upload
-from studies.selectors import studies_overview, study_response_count
+from studies.selectors import studies_overview, study_checklist, study_pairs, study_response_count
 from studies.services.responses import (
     RecordError,
     UnknownNames,
@@ -21,7 +27,12 @@ from studies.services.responses import (
     responses_import,
 )
 from studies.services.scenarios import scenarios_import
-from studies.services.studies import StudySetupError, study_create, study_settings_update
+from studies.services.studies import (
+    StudySetupError,
+    study_catalogue_set,
+    study_create,
+    study_settings_update,
+)
 
 
 @admin_required
@@ -46,12 +57,30 @@ def studies_page(request: HttpRequest) -> HttpResponse:
 @admin_required
 def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
-    scenarios = study.scenarios.order_by("code")
-    return render(
-        request,
-        "studies/study.html",
-        {"study": study, "scenarios": scenarios, "response_count": study_response_count(study=study)},
-    )
+    context = {
+        "study": study,
+        "scenarios": study.scenarios.order_by("code"),
+        "endpoints": study.endpoints.order_by("model_number"),
+        "conditions": study.conditions.order_by("letter"),
+        "response_count": study_response_count(study=study),
+        "checklist": study_checklist(study=study),
+        "pairs": study_pairs(study=study),
+    }
+    return render(request, "studies/study.html", context)
+
+
+@admin_required
+def study_catalogue_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Choose the study's model endpoints and conditions from the catalogue."""
+    study = get_object_or_404(Study, pk=study_id)
+    initial = {"endpoints": list(study.endpoints.all()), "conditions": list(study.conditions.all())}
+    form = StudyCatalogueForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        study_catalogue_set(study_id=study.pk, actor=request.user, **form.cleaned_data)
+        messages.success(request, _("The study's models and conditions are saved."))
+        return redirect("studies:study", study_id=study.pk)
+    status = 400 if form.errors else 200
+    return render(request, "studies/catalogue.html", {"study": study, "form": form}, status=status)
 
 
 @admin_required

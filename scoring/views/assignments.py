@@ -47,6 +47,9 @@ def _study_from(request: HttpRequest) -> Study | None:
 def assignments_page(request: HttpRequest) -> HttpResponse:
     """Assign a pair to a scenario under one or more conditions; the list of active groups."""
     form = PairAssignForm(request.POST or None, study=_study_from(request))
+    if request.headers.get("HX-Request") and request.method == "GET":
+        # the study was changed: only its scenarios and conditions are offered
+        return render(request, "scoring/assignments.html#study_choices", {"form": form})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -82,7 +85,9 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def auto_assign(request: HttpRequest) -> HttpResponse:
     """Step 1: choose raters and scenario groups and see the plan; step 2: apply it."""
-    form = AutoAssignForm(request.POST or None)
+    form = AutoAssignForm(request.POST or None, study=_study_from(request))
+    if request.headers.get("HX-Request") and request.method == "GET":
+        return render(request, "scoring/auto_assign.html#study_choices", {"form": form})
     plan = None
     plan_rows: list[dict] = []
     if request.method == "POST" and form.is_valid():
