@@ -45,23 +45,16 @@ from calibration.services.calibration import (
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from scoring.models import Assignment, AssignmentRole
 from scoring.services.score_import import ScoreImportError, scores_import_upload
+from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
 from studies.roles import admin_required, is_admin, rater_required, researcher_required
 from studies.views import import_page_done, import_page_render
 
 
-def _chosen_study(request: HttpRequest, studies: list[Study]) -> Study | None:
-    wanted = request.GET.get("study")
-    for study in studies:
-        if wanted and str(study.pk) == wanted:
-            return study
-    return studies[0] if studies else None
-
-
 @researcher_required
 def agreement_dashboard(request: HttpRequest) -> HttpResponse:
     studies = agreement_studies()
-    study = _chosen_study(request, studies)
+    study = study_chosen(request, studies=studies)
     context = {"studies": studies, "study": study}
     if study is not None:
         units = agreement_groups(study=study)

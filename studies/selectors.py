@@ -66,8 +66,12 @@ def study_conditions_offered(*, study: Study | None) -> QuerySet[Condition]:
 @dataclass(frozen=True)
 class ChecklistItem:
     code: str  # stable, for tests and a later gate ("no_released_response")
-    message: str
+    message: str  # what is missing, or what is there when done
     done: bool
+
+
+def _item(code: str, done: bool, present: str, missing: str) -> ChecklistItem:
+    return ChecklistItem(code, present if done else missing, done)
 
 
 def study_checklist(*, study: Study) -> list[ChecklistItem]:
@@ -80,19 +84,33 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
     unassigned = (
         responses.annotate(n_primary=Count("assignments", filter=live_pair)).filter(n_primary=0).count()
     )
+    n_scenarios, n_responses = study.scenarios.count(), responses.count()
+    n_pairs = study.scoring_groups.filter(archived_at__isnull=True).count()
     return [
-        ChecklistItem("no_scenario", _("No scenario"), study.scenarios.exists()),
-        ChecklistItem("no_response", _("No response"), responses.exists()),
-        ChecklistItem(
-            "no_qualified_pair",
-            _("No qualified rater pair"),
-            study.scoring_groups.filter(archived_at__isnull=True).exists(),
+        _item(
+            "no_scenario",
+            n_scenarios > 0,
+            ngettext("%(n)d scenario", "%(n)d scenarios", n_scenarios) % {"n": n_scenarios},
+            _("No scenario"),
         ),
-        ChecklistItem(
+        _item(
+            "no_response",
+            n_responses > 0,
+            ngettext("%(n)d response", "%(n)d responses", n_responses) % {"n": n_responses},
+            _("No response"),
+        ),
+        _item(
+            "no_qualified_pair",
+            n_pairs > 0,
+            ngettext("%(n)d qualified rater pair", "%(n)d qualified rater pairs", n_pairs) % {"n": n_pairs},
+            _("No qualified rater pair"),
+        ),
+        _item(
             "unassigned_responses",
+            unassigned == 0,
+            _("Every response has a rater pair"),
             ngettext("%(n)d response has no rater pair", "%(n)d responses have no rater pair", unassigned)
             % {"n": unassigned},
-            unassigned == 0,
         ),
     ]
 
@@ -104,4 +122,18 @@ def study_pairs(*, study: Study) -> list:
         study.scoring_groups.filter(archived_at__isnull=True)
         .select_related("scenario", "condition", "rater_a__rater_profile", "rater_b__rater_profile")
         .order_by("scenario__code", "condition__letter")
+    )
+
+
+def responses_without_pair(*, study: Study, research_ids: list[str]) -> list[str]:
+    """Which of these responses of the study no rater pair scores (no live primary
+    assignment: the scoring app's, read through the reverse relation)."""
+    live_pair = Q(assignments__archived_at__isnull=True, assignments__role="primary")
+    return list(
+        study.responses.filter(research_id__in=research_ids)
+        .exclude(status=ResponseStatus.WITHDRAWN)
+        .annotate(n_primary=Count("assignments", filter=live_pair))
+        .filter(n_primary=0)
+        .order_by("research_id")
+        .values_list("research_id", flat=True)
     )

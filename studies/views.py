@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from studies.forms import (
     ResponseImportForm,
@@ -19,7 +20,13 @@ from studies.forms import (
 from studies.models import Study
 from studies.roles import admin_required
 from studies.scenario_files import ScenarioFileError, records_from_upload
-from studies.selectors import studies_overview, study_checklist, study_pairs, study_response_count
+from studies.selectors import (
+    responses_without_pair,
+    studies_overview,
+    study_checklist,
+    study_pairs,
+    study_response_count,
+)
 from studies.services.responses import (
     RecordError,
     UnknownNames,
@@ -143,7 +150,20 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
         except RecordError as exc:
             problems = [str(exc)]
         else:
-            return import_page_done(request, study=study, summary=report.summary(), warnings=report.warnings)
+            warnings = list(report.warnings)
+            if unpaired := responses_without_pair(study=study, research_ids=report.created):
+                # the new responses' scenario and condition have no pair: say so, where to fix it
+                warnings.append(
+                    ngettext(
+                        "%(n)d new response has no rater pair (its scenario and condition have none): "
+                        "%(ids)s. Assign a pair on the study's page.",
+                        "%(n)d new responses have no rater pair (their scenario and condition have none): "
+                        "%(ids)s. Assign a pair on the study's page.",
+                        len(unpaired),
+                    )
+                    % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
+                )
+            return import_page_done(request, study=study, summary=report.summary(), warnings=warnings)
     return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
 
 

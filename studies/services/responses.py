@@ -287,7 +287,7 @@ def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportR
             raise RecordError(
                 record.where,
                 "model",
-                _("unknown model %(m)r (use --create-missing to create it)") % {"m": record.model},
+                _("unknown model %(m)r (allow creating missing ones to create it)") % {"m": record.model},
             )
         number = record.model if re.fullmatch(r"\d{2}", record.model) else None
         if number is None:
@@ -319,7 +319,8 @@ def _resolve_condition(record: ResponseRecord, create_missing: bool, report: Imp
         raise RecordError(
             record.where,
             "condition",
-            _("unknown condition letter %(c)r (use --create-missing to create it)") % {"c": record.condition},
+            _("unknown condition letter %(c)r (allow creating missing ones to create it)")
+            % {"c": record.condition},
         )
     standard = {letter: (name, strategy) for letter, name, strategy in DEFAULT_CONDITIONS}
     name, strategy = standard.get(record.condition, (f"Condition {record.condition}", Strategy.SINGLE))
@@ -361,7 +362,7 @@ def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> l
         for kind, name, known in checks:
             if not known and (kind, name) not in problems:
                 problems[(kind, name)] = f"{rec.where}: unknown {kind} {name!r}"
-    return [f"{p} (use --create-missing to create it)" for p in problems.values()]
+    return [f"{p} (allow creating missing ones to create it)" for p in problems.values()]
 
 
 def responses_import(
