@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from studies.models import Condition, ModelEndpoint, Scenario, Study
@@ -133,13 +134,23 @@ def form_offer_study_choices(form: forms.Form, *, study: Study | None, refresh_u
     form.fields["study"].widget.attrs.update(
         {"hx-get": refresh_url, "hx-target": "#study-choices", "hx-swap": "outerHTML"}
     )
-    for name in ("scenario", "scenarios"):
-        if name in form.fields:
-            field = form.fields[name]
-            field.queryset = study_scenarios_offered(study=study)  # type: ignore[attr-defined]
+    offered: dict[str, QuerySet] = {
+        "scenario": study_scenarios_offered(study=study),
+        "scenarios": study_scenarios_offered(study=study),
+        "conditions": study_conditions_offered(study=study),
+    }
+    for name, queryset in offered.items():
+        if name not in form.fields:
+            continue
+        field = form.fields[name]
+        field.queryset = queryset  # type: ignore[attr-defined]
+        if name != "conditions":
             field.with_study = study is None  # type: ignore[attr-defined]
-    if "conditions" in form.fields:
-        form.fields["conditions"].queryset = study_conditions_offered(study=study)  # type: ignore[attr-defined]
+        if study is not None and not form.is_bound:
+            # a single choice is no choice: it is preselected
+            only = list(queryset[:2])
+            if len(only) == 1:
+                field.initial = only[0].pk if name == "scenario" else [only[0].pk]
 
 
 class StudyCatalogueForm(forms.Form):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -73,7 +74,7 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
                 )
                 % {"n": len(groups)},
             )
-            return redirect("scoring:assignments")
+            return redirect(f"{reverse('scoring:assignments')}?study={data['study'].pk}")
     study = _study_from(request)
     board = workload_board(study=study)
     context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study,
