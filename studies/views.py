@@ -29,7 +29,7 @@ from studies.selectors import (
 )
 from studies.services.responses import (
     RecordError,
-    UnknownNames,
+    RecordProblems,
     response_records_from_upload,
     responses_import,
 )
@@ -145,7 +145,7 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
             report = responses_import(
                 records=records, study=study, create_missing=form.cleaned_data["create_missing"]
             )
-        except UnknownNames as exc:
+        except RecordProblems as exc:
             problems = exc.problems
         except RecordError as exc:
             problems = [str(exc)]

@@ -31,7 +31,7 @@ from studies.roles import RATER, UNBLINDED_ROLES, user_roles
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import (
     RecordError,
-    UnknownNames,
+    RecordProblems,
     records_from_data_a,
     responses_import,
     responses_unknown_names,
@@ -251,7 +251,7 @@ def scores_import(
         if missing:
             try:
                 created = responses_import(records=missing, study=study, create_missing=True)
-            except UnknownNames as exc:
+            except RecordProblems as exc:
                 raise ScoreImportError(exc.problems) from exc
             except RecordError as exc:
                 raise ScoreImportError([str(exc)]) from exc

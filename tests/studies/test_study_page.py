@@ -214,3 +214,34 @@ def test_assignment_counts_in_the_list_come_from_live_assignments(admin_client, 
     page = admin_client.get(reverse("calibration:study_responses", args=[demo.study.pk])).content.decode()
     assert "0 / 2 sheets submitted" in page
     assert Study.objects.count() == 1
+
+
+# --- import errors all at once ------------------------------------------------------
+
+
+def test_a_bad_response_file_lists_every_problem_of_every_line_in_order(admin_client, demo):
+    steps = Response.objects.get(research_id="A05_FS10").answers
+    lines = [
+        {"research_id": "Z09_FS99", "scenario": "FS99", "model": "mystery", "condition": "Z", "steps": ["a"]},
+        {"research_id": "B05_FS10", "scenario": "FS10", "model": "kimi-k2", "condition": "B", "steps": steps},
+        {"scenario": "FS10", "model": "kimi-k2", "condition": "B", "steps": steps},
+        {"research_id": "B05_FS10", "scenario": "FS10", "model": "kimi-k2", "condition": "B", "steps": steps},
+    ]
+    content = "\n".join(__import__("json").dumps(line) for line in lines).encode()
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    reply = admin_client.post(
+        reverse("studies:responses_import", args=[demo.study.pk]),
+        {"file": SimpleUploadedFile("r.jsonl", content)},
+    )
+    assert reply.status_code == 400
+    listed = re.findall(r"<li>(line \d[^<]*)</li>", reply.content.decode().replace("&#x27;", "'"))
+    assert listed == [
+        "line 1 (Z09_FS99), field 'steps': must be six strings (Steps 1-6)",
+        "line 1 (Z09_FS99), field 'scenario': unknown scenario 'FS99' (allow creating missing ones to create it)",
+        "line 1 (Z09_FS99), field 'model': unknown model 'mystery' (allow creating missing ones to create it)",
+        "line 1 (Z09_FS99), field 'condition': unknown condition 'Z' (allow creating missing ones to create it)",
+        "line 3, field 'research_id': missing",
+        "line 4 (B05_FS10), field 'research_id': appears twice in the file (first at line 2)",
+    ]
+    assert not Response.objects.filter(research_id="B05_FS10").exists()
