@@ -109,11 +109,15 @@ class ScoreImportForm(UploadForm):
 class ResponseFilterForm(forms.Form):
     """The filters of a study's response list (GET; every one optional)."""
 
-    scenario = forms.ModelChoiceField(label=_("Scenario"), queryset=Scenario.objects.none(), required=False)
-    condition = forms.ModelChoiceField(
-        label=_("Condition"), queryset=Condition.objects.none(), required=False
+    scenario = forms.ModelChoiceField(
+        label=_("Scenario"), queryset=Scenario.objects.none(), required=False, empty_label=_("any")
     )
-    model = forms.ModelChoiceField(label=_("Model"), queryset=ModelEndpoint.objects.none(), required=False)
+    condition = forms.ModelChoiceField(
+        label=_("Condition"), queryset=Condition.objects.none(), required=False, empty_label=_("any")
+    )
+    model = forms.ModelChoiceField(
+        label=_("Model"), queryset=ModelEndpoint.objects.none(), required=False, empty_label=_("any")
+    )
     status = forms.ChoiceField(label=_("Status"), required=False)
     assignment = forms.ChoiceField(
         label=_("Assignment"),
