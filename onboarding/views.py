@@ -271,7 +271,7 @@ def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
                 domain=settings.LANGUAGE_COOKIE_DOMAIN,
                 secure=settings.LANGUAGE_COOKIE_SECURE,
                 httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
-                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,  # type: ignore[arg-type]  # a settings str
             )
         return response
     return render(request, "onboarding/set_password.html", {"form": form, "invitee": user})

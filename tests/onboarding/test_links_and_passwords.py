@@ -286,7 +286,7 @@ def test_the_accept_service_itself_validates(invited):
 
 def test_the_invitations_language_carries_through_set_password_and_login(client):
     study = Study.objects.create(name="Lab zh")
-    csv = "username,name,email,language,roles\nwang.li,Wang Li,wang@lab.example.org,zh-hans,rater\n".encode()
+    csv = b"username,name,email,language,roles\nwang.li,Wang Li,wang@lab.example.org,zh-hans,rater\n"
     [link] = raters_invite(
         study=study, invitees=invitees_from_csv(csv), actor=None, link_for=_build, email=False
     )
