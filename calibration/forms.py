@@ -7,9 +7,25 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from calibration.selectors.consistency import RULE_PROVENANCE
+from calibration.selectors.responses import (
+    AGREED,
+    ASSIGNED,
+    BELOW,
+    NOT_YET,
+    UNASSIGNED,
+    ResponseFilters,
+)
 from calibration.services.calibration import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
 from studies.forms import UploadForm
-from studies.models import CALIBRATION_RULES, HeadlineICC, Study
+from studies.models import (
+    CALIBRATION_RULES,
+    Condition,
+    HeadlineICC,
+    ModelEndpoint,
+    ResponseStatus,
+    Scenario,
+    Study,
+)
 
 
 class AgreementSettingsForm(forms.ModelForm):
@@ -88,3 +104,60 @@ class ScoreImportForm(UploadForm):
                 )
             mapping[code.strip()] = username.strip()
         return mapping
+
+
+class ResponseFilterForm(forms.Form):
+    """The filters of a study's response list (GET; every one optional)."""
+
+    scenario = forms.ModelChoiceField(
+        label=_("Scenario"), queryset=Scenario.objects.none(), required=False, empty_label=_("any")
+    )
+    condition = forms.ModelChoiceField(
+        label=_("Condition"), queryset=Condition.objects.none(), required=False, empty_label=_("any")
+    )
+    model = forms.ModelChoiceField(
+        label=_("Model"), queryset=ModelEndpoint.objects.none(), required=False, empty_label=_("any")
+    )
+    status = forms.ChoiceField(label=_("Status"), required=False)
+    assignment = forms.ChoiceField(
+        label=_("Assignment"),
+        required=False,
+        choices=[("", _("any")), (ASSIGNED, _("assigned to a pair")), (UNASSIGNED, _("not assigned"))],
+    )
+    agreement = forms.ChoiceField(
+        label=_("Agreement"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            (AGREED, _("at or above the threshold")),
+            (BELOW, _("below the threshold")),
+            (NOT_YET, _("not computed yet")),
+        ],
+    )
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        responses = study.responses.all()
+        self.fields["scenario"].queryset = Scenario.objects.filter(
+            pk__in=responses.values("scenario_id")
+        ).order_by("code")
+        self.fields["condition"].queryset = Condition.objects.filter(
+            pk__in=responses.values("condition_id")
+        ).order_by("letter")
+        self.fields["model"].queryset = ModelEndpoint.objects.filter(
+            pk__in=responses.values("model_id")
+        ).order_by("model_number")
+        self.fields["status"].choices = [("", _("any")), *ResponseStatus.choices]
+        for field in self.fields.values():
+            field.widget.attrs["data-autosubmit"] = ""
+
+    def filters(self) -> ResponseFilters:
+        data = self.cleaned_data if self.is_valid() else {}
+        return ResponseFilters(
+            scenario_id=data["scenario"].pk if data.get("scenario") else None,
+            condition_id=data["condition"].pk if data.get("condition") else None,
+            model_id=data["model"].pk if data.get("model") else None,
+            status=data.get("status") or "",
+            assignment=data.get("assignment") or "",
+            agreement=data.get("agreement") or "",
+        )

@@ -29,6 +29,7 @@ urlpatterns = [
         views.study_agreement_settings,
         name="study_agreement_settings",
     ),
+    path("manage/studies/<int:study_id>/responses/", views.study_responses, name="study_responses"),
     path("manage/studies/<int:study_id>/scores/import/", views.scores_import_page, name="scores_import"),
     path("calibration/", views.my_calibrations, name="my_calibrations"),
     path("calibration/<str:blind_code>/", views.calibration_compare, name="calibration_compare"),

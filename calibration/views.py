@@ -16,7 +16,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from calibration.forms import AgreementSettingsForm, CalibratorForm, DecisionReasonForm, ScoreImportForm
+from calibration.forms import (
+    AgreementSettingsForm,
+    CalibratorForm,
+    DecisionReasonForm,
+    ResponseFilterForm,
+    ScoreImportForm,
+)
 from calibration.selectors.agreement import (
     agreement_groups,
     agreement_responses,
@@ -28,6 +34,7 @@ from calibration.selectors.agreement import (
     response_comparison,
 )
 from calibration.selectors.calibrators import calibrators_who_can_log_in
+from calibration.selectors.responses import response_history, study_responses_list
 from calibration.services.calibration import (
     PAPER_NOMINAL_THRESHOLD,
     CalibrationError,
@@ -39,22 +46,15 @@ from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
 from scoring.models import Assignment, AssignmentRole
 from scoring.services.score_import import ScoreImportError, scores_import_upload
+from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
 from studies.views import import_page_done, import_page_render
-
-
-def _chosen_study(request: HttpRequest, studies: list[Study]) -> Study | None:
-    wanted = request.GET.get("study")
-    for study in studies:
-        if wanted and str(study.pk) == wanted:
-            return study
-    return studies[0] if studies else None
 
 
 @researcher_required
 def agreement_dashboard(request: HttpRequest) -> HttpResponse:
     studies = agreement_studies()
-    study = _chosen_study(request, studies)
+    study = study_chosen(request, studies=studies)
     context = {"studies": studies, "study": study}
     if study is not None:
         units = agreement_groups(study=study)
@@ -101,7 +101,24 @@ def agreement_response(request: HttpRequest, response_id: int) -> HttpResponse:
         "calibrator_form": CalibratorForm(choices=choices) if choices else None,
         "reason_form": DecisionReasonForm(),
     }
+    if admin:  # the response's admin view: every assignment with its sheet, and its history
+        context["assignments"] = (
+            Assignment.objects.filter(response=response)
+            .select_related("rater__rater_profile", "sheet", "group")
+            .order_by("archived_at", "role", "pk")
+        )
+        context["history"] = response_history(response=response)
     return render(request, "calibration/response.html", context)
+
+
+@admin_required
+def study_responses(request: HttpRequest, study_id: int) -> HttpResponse:
+    """A study's responses with filters; each row opens the response's admin view."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = ResponseFilterForm(request.GET or None, study=study)
+    rows = study_responses_list(study=study, filters=form.filters())
+    context = {"study": study, "form": form, "rows": rows[:1000], "total": rows.count()}
+    return render(request, "calibration/study_responses.html", context)
 
 
 @require_POST

@@ -77,14 +77,26 @@ def user_create_with_role(
     return user
 
 
-def scenarios_load_shared() -> list[Scenario]:
+def scenarios_load_into(*, study: Study) -> list[Scenario]:
+    """The released scenarios (FS10) as the demo study's own, so its page lists them. A
+    database seeded when they were shared (no study) has them moved to the demo study,
+    when no other study's responses use them."""
     data = json.loads((DATA_DIR / "future_scenarios_en.json").read_text(encoding="utf-8"))
-    return [
-        Scenario.objects.update_or_create(
-            study=None, code=code, defaults={"theme": v["theme"], "text": v["text"]}
-        )[0]
-        for code, v in data.items()
-    ]
+    scenarios = []
+    for code, v in data.items():
+        shared = Scenario.objects.filter(study=None, code=code).first()
+        if (
+            shared is not None
+            and not Scenario.objects.filter(study=study, code=code).exists()
+            and not shared.responses.exclude(study=study).exists()
+        ):
+            shared.study = study
+            shared.save(update_fields=["study"])
+        scenario, _ = Scenario.objects.update_or_create(
+            study=study, code=code, defaults={"theme": v["theme"], "text": v["text"]}
+        )
+        scenarios.append(scenario)
+    return scenarios
 
 
 @dataclass
@@ -102,16 +114,19 @@ def demo_seed() -> DemoReport:
             "The demo users have a published password; seed_demo runs only with DEMO_MODE=1."
         )
     with transaction.atomic():
-        conditions_ensure_defaults()
-        endpoints_ensure_paper_models()
+        conditions = conditions_ensure_defaults()
+        endpoints = endpoints_ensure_paper_models()
         stub = endpoint_ensure_stub()
         # an LLM judge on the bundled stub, so /manage/judges/ can be tried at once
         demo_judge = judge_for_endpoint(endpoint=stub)
-        scenarios_load_shared()
         study, _ = Study.objects.get_or_create(
             name=DEMO_STUDY,
             defaults={"description": "The public FS10 scenario and the scored kimi-k2 TeamLLM response."},
         )
+        scenarios_load_into(study=study)
+        # the study's page shows what it offers: the paper's models, the stub, A-F
+        study.endpoints.add(*endpoints, stub)
+        study.conditions.add(*conditions)
         report = DemoReport(study=study, judge=demo_judge.name)
         demo_group, _ = Group.objects.get_or_create(name=DEMO_GROUP)
         for username, role, code, calibrates in DEMO_USERS:
@@ -142,7 +157,7 @@ def demo_pair_assign(*, study: Study) -> None:
     user_model = get_user_model()
     rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
     admin = user_model.objects.filter(username="admin").first()
-    scenario = Scenario.objects.get(study=None, code="FS10")
+    scenario = Scenario.objects.get(study=study, code="FS10")
     group_assign_pair(
         study=study,
         scenario=scenario,

@@ -6,12 +6,14 @@ import json
 
 from django import forms
 from django.conf import settings
-from django.db.models import Q
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from generation.services.conditions import ConditionError, condition_parameters_check
 from generation.services.endpoints import ENDPOINT_FIELDS
+from studies.forms import ScenarioMultipleChoiceField, form_offer_study_choices, form_study
 from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.selectors import study_endpoints_offered
 from studies.upload_safety import json_parse
 
 
@@ -19,12 +21,12 @@ class BatchForm(forms.Form):
     study = forms.ModelChoiceField(
         label=_("Study"), queryset=Study.objects.filter(is_active=True), empty_label=_("— choose —")
     )
-    scenarios = forms.ModelMultipleChoiceField(
+    scenarios = ScenarioMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
     endpoints = forms.ModelMultipleChoiceField(
         label=_("Model endpoints"),
-        queryset=ModelEndpoint.objects.filter(is_active=True).exclude(base_url="").exclude(model_name=""),
+        queryset=ModelEndpoint.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Only active endpoints with a base URL and a model name are listed."),
     )
@@ -46,6 +48,20 @@ class BatchForm(forms.Form):
         help_text=_("Recorded with every run of the batch."),
     )
 
+    def __init__(self, *args, study: Study | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if study is not None and not self.is_bound:
+            self.fields["study"].initial = study
+        # the pickers offer the chosen study's scenarios, endpoints and conditions only
+        self.chosen_study = form_study(self, study=study)
+        form_offer_study_choices(self, study=self.chosen_study, refresh_url=reverse("generation:home"))
+        self.fields["endpoints"].queryset = (
+            study_endpoints_offered(study=self.chosen_study)
+            .filter(is_active=True)
+            .exclude(base_url="")
+            .exclude(model_name="")
+        )
+
     def clean(self):
         data = super().clean()
         study, scenarios = data.get("study"), data.get("scenarios")
@@ -56,12 +72,6 @@ class BatchForm(forms.Form):
                     _("These scenarios belong to another study: %(codes)s") % {"codes": ", ".join(foreign)}
                 )
         return data
-
-    @staticmethod
-    def scenarios_for(study: Study | None):
-        if study is None:
-            return Scenario.objects.all()
-        return Scenario.objects.filter(Q(study__isnull=True) | Q(study=study))
 
 
 class MemberProfileForm(forms.Form):

@@ -45,13 +45,17 @@ from generation.services.endpoints import (
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
+from studies.selectors import study_from_param
 
 
 @admin_required
 def home(request: HttpRequest) -> HttpResponse:
     studies = list(Study.objects.filter(is_active=True)[:2])
     initial = {"study": studies[0]} if len(studies) == 1 else {}
-    form = BatchForm(request.POST or None, initial=initial)
+    form = BatchForm(request.POST or None, initial=initial, study=study_from_param(request.GET.get("study")))
+    if request.htmx and request.method == "GET":
+        # the study was changed: only its scenarios, endpoints and conditions are offered
+        return render(request, "generation/home.html#study_choices", {"form": form})
     if request.method == "POST" and form.is_valid():
         try:
             launch = batch_create(

@@ -224,13 +224,16 @@ def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
     return render(request, "onboarding/link_problem.html", status=400)
 
 
-def _activate_invitee_language(request: HttpRequest, user) -> None:
-    """The page in the language the admin gave for the invitee, unless the visitor chose one."""
+def _activate_invitee_language(request: HttpRequest, user) -> str:
+    """The page in the language the admin gave for the invitee, unless the visitor chose
+    one; returns the language it applied ("" when none)."""
     profile = getattr(user, "rater_profile", None)
     language = profile.language if profile is not None else ""
     if language and not request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
         translation.activate(language)
         request.LANGUAGE_CODE = language
+        return language
+    return ""
 
 
 @never_cache
@@ -250,7 +253,7 @@ def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
     problem = _problem(request, user, request.session.get(SESSION_KEY, ""))
     if problem is not None:
         return problem
-    _activate_invitee_language(request, user)
+    language = _activate_invitee_language(request, user)
     form = SetPasswordForm(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         invitation_accept(user=user, password=form.cleaned_data["new_password1"])
@@ -258,5 +261,17 @@ def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
         messages.success(
             request, _("Your password is set. Log in with your username %(u)s.") % {"u": user.username}
         )
-        return redirect("login")
+        response = redirect("login")
+        if language:  # the login page (and what follows) stays in the invitation's language
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME,
+                language,
+                max_age=365 * 24 * 3600,
+                path=settings.LANGUAGE_COOKIE_PATH,
+                domain=settings.LANGUAGE_COOKIE_DOMAIN,
+                secure=settings.LANGUAGE_COOKIE_SECURE,
+                httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,  # type: ignore[arg-type]  # a settings str
+            )
+        return response
     return render(request, "onboarding/set_password.html", {"form": form, "invitee": user})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -32,17 +34,16 @@ from research.services.exports import (
     export_job_dispatch_pending,
 )
 from research.significance import MARKS_BOTH, MARKS_PAPER
+from studies.chosen import study_chosen
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import id_param
 from studies.rubric import load_rubric
 
 
 class ResultsFilter(forms.Form):
+    # one named study, never "all": the tables are a study's (see studies.chosen)
     study = forms.ModelChoiceField(
-        queryset=Study.objects.order_by("name"),
-        required=False,
-        label=_("Study"),
-        empty_label=_("All studies"),
+        queryset=Study.objects.order_by("name"), required=False, label=_("Study"), empty_label=None
     )
     conditions = forms.MultipleChoiceField(required=False, label=_("Conditions"))
     models = forms.MultipleChoiceField(required=False, label=_("Models"))
@@ -75,13 +76,9 @@ class ResultsFilter(forms.Form):
             for m in ModelEndpoint.objects.order_by("model_number")
         ]
 
-    def chosen(self) -> dict:
+    def chosen(self, *, default_study: Callable[[], Study | None]) -> dict:
         data = self.cleaned_data if self.is_valid() else {}
-        study = (
-            data.get("study")
-            or Study.objects.filter(responses__final_score__isnull=False).order_by("name").first()
-        )
-        study = study or Study.objects.order_by("name").first()
+        study = data.get("study") or default_study()
         pair = (data["a"], data["b"]) if data.get("a") and data.get("b") and data["a"] != data["b"] else None
         return {
             "study": study,
@@ -97,8 +94,9 @@ def _results(request: HttpRequest):
     """The filter form, what it chose, the results and the key of their rendered tables
     (data version and filters). The results are lazy: the page's tables are a cached
     fragment, and a warm page never reads them."""
-    form = ResultsFilter(request.GET or None)
-    chosen = form.chosen()
+    default_study = study_chosen(request)
+    form = ResultsFilter(request.GET or None, initial={"study": default_study})
+    chosen = form.chosen(default_study=lambda: default_study)
     if chosen["study"] is None:
         return form, chosen, None, ""
     version = research_data_version(study=chosen["study"])
@@ -145,12 +143,20 @@ def research_home(request: HttpRequest) -> HttpResponse:
         "results": results,
         "figures": FIGURES,
         "tables_key": tables_key,
-        "query": request.GET.urlencode(),
+        "query": _query_with_study(request, chosen["study"]),
     }
     if results is not None:
         context["tables"] = SimpleLazyObject(lambda: _tables(results))
         context["judge_label"] = judge_calibrated_label(study=chosen["study"])
     return render(request, "research/home.html", context)
+
+
+def _query_with_study(request: HttpRequest, study: Study | None) -> str:
+    """The page's filters for its figure links and downloads, always naming the study shown."""
+    query = request.GET.copy()
+    if study is not None:
+        query["study"] = str(study.pk)
+    return query.urlencode()
 
 
 def _step_spans(columns) -> list[tuple[str, int]]:
@@ -168,7 +174,8 @@ def _step_spans(columns) -> list[tuple[str, int]]:
 def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpResponse:
     if name not in FIGURES or fmt_name not in FORMATS:
         raise Http404
-    chosen = ResultsFilter(request.GET or None).chosen()
+    # the link names its study; only a bare link falls back to the last one used
+    chosen = ResultsFilter(request.GET or None).chosen(default_study=lambda: study_chosen(request))
     if chosen["study"] is None:
         raise Http404
     data = figure_get(name=name, fmt_name=fmt_name, chosen=chosen)  # cached per data version
@@ -268,7 +275,7 @@ def research_judge(request: HttpRequest) -> HttpResponse:
     the first study and its first judge with sheets, with a message)."""
     form = JudgeFilter(request.GET or None)
     data = form.cleaned_data if form.is_valid() else {}
-    study = data.get("study") or Study.objects.order_by("name").first()
+    study = study_chosen(request)  # the link's study (remembered), else the last one used
     judges = judges_with_sheets(study=study) if study else []
     judge = data.get("judge") or (judges[0] if judges else None)
     if not form.is_bound:  # show the study and judge the page fell back to

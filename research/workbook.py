@@ -51,6 +51,10 @@ SHORT_TEXT, MAX_TEXTS = 64, 100_000
 _HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
 
 
+# Column widths in characters: what fits the values, within bounds (Excel's default is 8.43).
+MIN_WIDTH, MAX_WIDTH, NUMBER_WIDTH = 6, 60, 8
+
+
 class SafeBook:
     """The workbook and its four cell formats: (bold heading?, quote prefix?)."""
 
@@ -65,22 +69,44 @@ class SafeBook:
             (True, True): wb.add_format({**_HEAD, "quote_prefix": True}),
         }
 
-    def sheet(self, title: str) -> _Sheet:
+    def sheet(self, title: str, *, header_rows: int = 0) -> _Sheet:
+        """A new sheet; its first ``header_rows`` rows are its header: frozen, and the
+        last of them carries the filters."""
+        if self.last is not None:
+            self.last.finish()
         ws = self.wb.add_worksheet(title[:31])
         if self.on_sheet:
             self.on_sheet(ws.name)
-        self.last = _Sheet(ws, self.formats)
+        self.last = _Sheet(ws, self.formats, header_rows=header_rows)
         return self.last
+
+    def finish(self) -> None:
+        """Call once the last sheet is written."""
+        if self.last is not None:
+            self.last.finish()
 
 
 class _Sheet:
     """A streamed sheet that makes every cell safe; rows are appended in order."""
 
-    def __init__(self, ws, formats: dict[tuple[bool, bool], Any]):
+    def __init__(self, ws, formats: dict[tuple[bool, bool], Any], header_rows: int = 0):
         self.ws = ws
         self.formats = formats
         self.texts: dict[str, tuple[str, bool]] = {}
         self.next_row = 0  # zero-based, as XlsxWriter counts
+        self.header_rows = header_rows
+        self.widths: dict[int, int] = {}  # the longest value seen per column, in characters
+
+    def finish(self) -> None:
+        """Widths that fit the values (within bounds); a table's header rows frozen and
+        filters on its last header row. XlsxWriter writes these at close, so they may
+        come after the rows even in constant-memory mode."""
+        for col, width in self.widths.items():
+            self.ws.set_column(col, col, min(max(width + 2, MIN_WIDTH), MAX_WIDTH))
+        if self.header_rows and self.widths:
+            self.ws.freeze_panes(self.header_rows, 0)
+            if self.next_row > self.header_rows:
+                self.ws.autofilter(self.header_rows - 1, 0, self.next_row - 1, max(self.widths))
 
     def row(self, values: Iterable, bold: bool = False) -> None:
         r = self.next_row
@@ -91,12 +117,20 @@ class _Sheet:
     def _cell(self, r: int, col: int, value: Any, bold: bool) -> None:
         if isinstance(value, int | float) and not isinstance(value, bool):
             self.ws.write_number(r, col, value, self.formats[(bold, False)])
+            self._widen(col, NUMBER_WIDTH)
             return
         text, formula = ("", False) if value is None else self._text(value)  # True/False become text
+        # a long note in a table's first column (a sheet's title line) does not widen it
+        if text and (r >= self.header_rows or not self.header_rows or len(text) <= MAX_WIDTH):
+            self._widen(col, len(text))
         if text:
             self.ws.write_string(r, col, text, self.formats[(bold, formula)])
         elif bold:
             self.ws.write_blank(r, col, None, self.formats[(True, False)])  # keep the heading's look
+
+    def _widen(self, col: int, width: int) -> None:
+        if width > self.widths.get(col, 0):
+            self.widths[col] = width
 
     def _text(self, value: Any) -> tuple[str, bool]:
         """The cell's text and whether it looks like a formula, once per distinct short value:
@@ -154,7 +188,7 @@ def _header(sheet: _Sheet, columns: list[Column], lead: int) -> None:
 
 
 def _table1(book: SafeBook, table: ConditionTable, columns: list[Column], label: str) -> None:
-    sheet = book.sheet(f"Table 1 ({label})")
+    sheet = book.sheet(f"Table 1 ({label})", header_rows=2)
     _header(sheet, columns, 2)
     for scenario, block in groupby(table.rows, key=lambda row: row.scenario):
         rows = list(block)
@@ -166,7 +200,7 @@ def _table1(book: SafeBook, table: ConditionTable, columns: list[Column], label:
 
 
 def _table2(book: SafeBook, table: ConditionTable, columns: list[Column], label: str) -> None:
-    sheet = book.sheet(f"Table 2 ({label})")
+    sheet = book.sheet(f"Table 2 ({label})", header_rows=2)
     _header(sheet, columns, 1)
     for row in table.rows:
         sheet.row([row.model, *(_round(v) for v in row.values)])
@@ -194,7 +228,7 @@ def _overall(book: SafeBook, results: Results) -> None:
 
 
 def _group_means(book: SafeBook, title: str, header: list[str], rows: list[list]) -> None:
-    sheet = book.sheet(title)
+    sheet = book.sheet(title, header_rows=1)
     sheet.row(header, bold=True)
     for row in rows:
         sheet.row(row)
@@ -283,7 +317,7 @@ def _judges(book: SafeBook, results: Results, judges: list) -> None:
 
 
 def _raw(book: SafeBook, results: Results, on_sheet: Callable[[int], None]) -> None:
-    raw = book.sheet("Raw scores")
+    raw = book.sheet("Raw scores", header_rows=1)
     raw.row(list(RAW_HEADER), bold=True)
     for values in raw_score_rows_iter(study=results.study, on_sheet=on_sheet):
         raw.row(values)  # 23 rows per submitted sheet, each on disk once the next starts
@@ -392,6 +426,7 @@ def results_workbook_write(
             for write in steps:
                 write()
                 counter.done += 1  # told with the next sheet, or once the file is closed
+            book.finish()
     except BaseException:
         path.unlink(missing_ok=True)  # closing wrote what there was: no half workbook
         raise

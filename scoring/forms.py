@@ -10,12 +10,19 @@ from typing import Any
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
 from scoring.selectors.qualification import raters_blocked
 from scoring.services.active_time import ACTIVE_REPORT_MAX
 from scoring.services.assignments import PlannedGroup
+from studies.forms import (
+    ScenarioChoiceField,
+    ScenarioMultipleChoiceField,
+    form_offer_study_choices,
+    form_study,
+)
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
 
@@ -273,7 +280,7 @@ class PairAssignForm(forms.Form):
     study = forms.ModelChoiceField(
         label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
     )
-    scenario = forms.ModelChoiceField(
+    scenario = ScenarioChoiceField(
         label=_("Scenario"), queryset=Scenario.objects.all(), empty_label=_("— choose —")
     )
     conditions = forms.ModelMultipleChoiceField(
@@ -289,7 +296,9 @@ class PairAssignForm(forms.Form):
         _default_study(self)
         if study is not None and not self.is_bound:
             self.fields["study"].initial = study.pk
-        _mark_unqualified(self, ("rater_a", "rater_b"), study if not self.is_bound else None)
+        self.chosen_study = form_study(self, study=study)
+        form_offer_study_choices(self, study=self.chosen_study, refresh_url=reverse("scoring:assignments"))
+        _mark_unqualified(self, ("rater_a", "rater_b"), self.chosen_study)
 
     def clean(self):
         data = super().clean()
@@ -304,7 +313,7 @@ class AutoAssignForm(forms.Form):
     study = forms.ModelChoiceField(
         label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
     )
-    scenarios = forms.ModelMultipleChoiceField(
+    scenarios = ScenarioMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
     conditions = forms.ModelMultipleChoiceField(
@@ -312,11 +321,15 @@ class AutoAssignForm(forms.Form):
     )
     raters = RaterMultipleChoiceField(label=_("Raters"), queryset=_raters(), widget=RaterCheckboxes)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["raters"].queryset = _raters()
         _default_study(self)
-        _mark_unqualified(self, ("raters",), None)
+        if study is not None and not self.is_bound:
+            self.fields["study"].initial = study.pk
+        self.chosen_study = form_study(self, study=study)
+        form_offer_study_choices(self, study=self.chosen_study, refresh_url=reverse("scoring:auto_assign"))
+        _mark_unqualified(self, ("raters",), self.chosen_study)
 
     def clean_raters(self):
         raters = self.cleaned_data["raters"]

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from studies.models import Study
+from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.selectors import (
+    study_conditions_offered,
+    study_from_param,
+    study_scenarios_offered,
+)
 from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES
 
 
@@ -80,4 +86,89 @@ class ResponseImportForm(UploadForm):
     create_missing = forms.BooleanField(
         label=_("Create the scenarios and models the file names that this study does not have yet"),
         required=False,
+    )
+
+
+def scenario_label(scenario: Scenario, *, with_study: bool) -> str:
+    """``FS10 Ocean Soup``; with ``with_study`` also whose it is, where several studies'
+    scenarios share a list and the same code could be any of them."""
+    label = f"{scenario.code} {scenario.theme}"
+    if not with_study:
+        return label
+    owner = scenario.study.name if scenario.study is not None else _("shared")
+    return f"{label} · {owner}"
+
+
+class ScenarioChoiceField(forms.ModelChoiceField):
+    """A scenario picker; ``with_study`` (set by the form once it knows whether a study
+    is chosen) names each scenario's study."""
+
+    with_study = True
+
+    def label_from_instance(self, obj) -> str:
+        return scenario_label(obj, with_study=self.with_study)
+
+
+class ScenarioMultipleChoiceField(forms.ModelMultipleChoiceField):
+    with_study = True
+
+    def label_from_instance(self, obj) -> str:
+        return scenario_label(obj, with_study=self.with_study)
+
+
+def form_study(form: forms.Form, *, study: Study | None = None) -> Study | None:
+    """The study a form is about: the posted one, else the one the page was opened for
+    (``?study=``), else the field's initial value (a single study is preselected)."""
+    if form.is_bound:
+        return study_from_param(form.data.get("study"))
+    if study is not None:
+        return study
+    initial = form.fields["study"].initial
+    return initial if isinstance(initial, Study) else study_from_param(str(initial or ""))
+
+
+def form_offer_study_choices(form: forms.Form, *, study: Study | None, refresh_url: str) -> None:
+    """Limit a form's scenario and condition pickers to what ``study`` offers; with no
+    study chosen, scenarios are named with their study. Choosing another study asks
+    ``refresh_url?study=<id>`` (htmx) for the pickers of that study (``#study-choices``)."""
+    form.fields["study"].widget.attrs.update(
+        {"hx-get": refresh_url, "hx-target": "#study-choices", "hx-swap": "outerHTML"}
+    )
+    offered: dict[str, QuerySet] = {
+        "scenario": study_scenarios_offered(study=study),
+        "scenarios": study_scenarios_offered(study=study),
+        "conditions": study_conditions_offered(study=study),
+    }
+    for name, queryset in offered.items():
+        if name not in form.fields:
+            continue
+        field = form.fields[name]
+        field.queryset = queryset  # type: ignore[attr-defined]
+        if name != "conditions":
+            field.with_study = study is None  # type: ignore[attr-defined]
+        if study is not None and not form.is_bound:
+            # a single choice is no choice: it is preselected
+            only = list(queryset[:2])
+            if len(only) == 1:
+                field.initial = only[0].pk if name == "scenario" else [only[0].pk]
+
+
+class StudyCatalogueForm(forms.Form):
+    """The study's model endpoints and conditions, chosen from the installation's catalogue."""
+
+    endpoints = forms.ModelMultipleChoiceField(
+        label=_("Model endpoints"),
+        queryset=ModelEndpoint.objects.order_by("model_number"),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text=_("What the study's generation page offers. None chosen: every endpoint is offered."),
+    )
+    conditions = forms.ModelMultipleChoiceField(
+        label=_("Conditions"),
+        queryset=Condition.objects.order_by("letter"),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text=_(
+            "What the study's generation and assignment pages offer. None chosen: every condition is offered."
+        ),
     )

@@ -196,6 +196,14 @@ class Study(models.Model):
         ),
     )
     is_active = models.BooleanField(_("active"), default=True)
+    # The study's choice from the installation's catalogue: what its pickers offer. An
+    # empty choice offers the whole catalogue (studies made before the choice existed).
+    endpoints = models.ManyToManyField(
+        ModelEndpoint, blank=True, related_name="studies", verbose_name=_("model endpoints")
+    )
+    conditions = models.ManyToManyField(
+        Condition, blank=True, related_name="studies", verbose_name=_("conditions")
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

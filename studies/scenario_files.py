@@ -319,8 +319,20 @@ def _checked(
     if len(found) > MAX_RECORDS:
         problems.append(_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS})
     if problems:
+        # in file order: a line's own problems, then its duplicate code, line by line
+        problems.sort(key=_place)
         raise ScenarioFileError(problems)
     return found
+
+
+_FIRST_NUMBER = re.compile(r"\d+")
+
+
+def _place(problem: str) -> int:
+    """The line (row) a problem names first ("line 3, field ...", "第 3 行, ..."), for
+    sorting; problems of the whole file (no number) last."""
+    m = _FIRST_NUMBER.search(problem)
+    return int(m[0]) if m else 10**9
 
 
 def records_from_upload(name: str, content: bytes) -> list[ScenarioRecord]:

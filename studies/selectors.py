@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from dataclasses import dataclass
 
-from studies.models import Scenario, Study
+from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from studies.models import Condition, ModelEndpoint, ResponseStatus, Scenario, Study
+from studies.params import id_param
 
 
 def scenario_codes_with_scores(*, study: Study, codes: list[str]) -> set[str]:
@@ -27,3 +32,108 @@ def studies_overview() -> QuerySet[Study]:
 
 def study_response_count(*, study: Study) -> int:
     return study.responses.count()
+
+
+def study_from_param(value: object) -> Study | None:
+    """The study a query string or form field names (``?study=3``), or None."""
+    study_id = id_param(value)
+    return None if study_id is None else Study.objects.filter(pk=study_id).first()
+
+
+def study_scenarios_offered(*, study: Study | None) -> QuerySet[Scenario]:
+    """What a picker offers: the study's own scenarios and the shared ones; with no study
+    chosen, every scenario (labelled with its study by ``scenario_label``)."""
+    scenarios = Scenario.objects.select_related("study").order_by("code", "study__name")
+    if study is None:
+        return scenarios
+    return scenarios.filter(Q(study=study) | Q(study__isnull=True))
+
+
+def study_endpoints_offered(*, study: Study | None) -> QuerySet[ModelEndpoint]:
+    """The study's chosen model endpoints; the whole catalogue when it chose none."""
+    if study is not None and study.endpoints.exists():
+        return study.endpoints.order_by("model_number")
+    return ModelEndpoint.objects.order_by("model_number")
+
+
+def study_conditions_offered(*, study: Study | None) -> QuerySet[Condition]:
+    """The study's chosen conditions; the whole catalogue when it chose none."""
+    if study is not None and study.conditions.exists():
+        return study.conditions.order_by("letter")
+    return Condition.objects.order_by("letter")
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    code: str  # stable, for tests and a later gate ("no_released_response")
+    message: str  # what is missing, or what is there when done
+    done: bool
+
+
+def _item(code: str, done: bool, present: str, missing: str) -> ChecklistItem:
+    return ChecklistItem(code, present if done else missing, done)
+
+
+def study_checklist(*, study: Study) -> list[ChecklistItem]:
+    """What is missing before scoring can start, in the order an admin does it. The
+    scoring groups are the scoring app's (read through the ORM's reverse relation, not
+    imported): a group exists only for a pair the assignment services accepted, and they
+    refuse raters who have not qualified on a study with a training set."""
+    responses = study.responses.exclude(status=ResponseStatus.WITHDRAWN)
+    live_pair = Q(assignments__archived_at__isnull=True, assignments__role="primary")
+    unassigned = (
+        responses.annotate(n_primary=Count("assignments", filter=live_pair)).filter(n_primary=0).count()
+    )
+    n_scenarios, n_responses = study.scenarios.count(), responses.count()
+    n_pairs = study.scoring_groups.filter(archived_at__isnull=True).count()
+    return [
+        _item(
+            "no_scenario",
+            n_scenarios > 0,
+            ngettext("%(n)d scenario", "%(n)d scenarios", n_scenarios) % {"n": n_scenarios},
+            _("No scenario"),
+        ),
+        _item(
+            "no_response",
+            n_responses > 0,
+            ngettext("%(n)d response", "%(n)d responses", n_responses) % {"n": n_responses},
+            _("No response"),
+        ),
+        _item(
+            "no_qualified_pair",
+            n_pairs > 0,
+            ngettext("%(n)d qualified rater pair", "%(n)d qualified rater pairs", n_pairs) % {"n": n_pairs},
+            _("No qualified rater pair"),
+        ),
+        _item(
+            "unassigned_responses",
+            unassigned == 0,
+            _("Every response has a rater pair"),
+            ngettext("%(n)d response has no rater pair", "%(n)d responses have no rater pair", unassigned)
+            % {"n": unassigned},
+        ),
+    ]
+
+
+def study_pairs(*, study: Study) -> list:
+    """The study's active scoring groups (the scoring app's, read through the reverse
+    relation): scenario, condition and its rater pair."""
+    return list(
+        study.scoring_groups.filter(archived_at__isnull=True)
+        .select_related("scenario", "condition", "rater_a__rater_profile", "rater_b__rater_profile")
+        .order_by("scenario__code", "condition__letter")
+    )
+
+
+def responses_without_pair(*, study: Study, research_ids: list[str]) -> list[str]:
+    """Which of these responses of the study no rater pair scores (no live primary
+    assignment: the scoring app's, read through the reverse relation)."""
+    live_pair = Q(assignments__archived_at__isnull=True, assignments__role="primary")
+    return list(
+        study.responses.filter(research_id__in=research_ids)
+        .exclude(status=ResponseStatus.WITHDRAWN)
+        .annotate(n_primary=Count("assignments", filter=live_pair))
+        .filter(n_primary=0)
+        .order_by("research_id")
+        .values_list("research_id", flat=True)
+    )

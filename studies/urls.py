@@ -8,6 +8,7 @@ urlpatterns = [
     path("manage/studies/", views.studies_page, name="studies"),
     path("manage/studies/<int:study_id>/", views.study_page, name="study"),
     path("manage/studies/<int:study_id>/settings/", views.study_settings_page, name="study_settings"),
+    path("manage/studies/<int:study_id>/catalogue/", views.study_catalogue_page, name="study_catalogue"),
     path(
         "manage/studies/<int:study_id>/scenarios/import/",
         views.scenarios_import_page,

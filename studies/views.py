@@ -8,20 +8,38 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core.accounts.roles import admin_required
-from studies.forms import ResponseImportForm, ScenarioImportForm, StudyCreateForm, StudySettingsForm
+from studies.forms import (
+    ResponseImportForm,
+    ScenarioImportForm,
+    StudyCatalogueForm,
+    StudyCreateForm,
+    StudySettingsForm,
+)
 from studies.models import Study
 from studies.scenario_files import ScenarioFileError, records_from_upload
-from studies.selectors import studies_overview, study_response_count
+from studies.selectors import (
+    responses_without_pair,
+    studies_overview,
+    study_checklist,
+    study_pairs,
+    study_response_count,
+)
 from studies.services.responses import (
     RecordError,
-    UnknownNames,
+    RecordProblems,
     response_records_from_upload,
     responses_import,
 )
 from studies.services.scenarios import scenarios_import
-from studies.services.studies import StudySetupError, study_create, study_settings_update
+from studies.services.studies import (
+    StudySetupError,
+    study_catalogue_set,
+    study_create,
+    study_settings_update,
+)
 
 
 @admin_required
@@ -46,12 +64,30 @@ def studies_page(request: HttpRequest) -> HttpResponse:
 @admin_required
 def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
-    scenarios = study.scenarios.order_by("code")
-    return render(
-        request,
-        "studies/study.html",
-        {"study": study, "scenarios": scenarios, "response_count": study_response_count(study=study)},
-    )
+    context = {
+        "study": study,
+        "scenarios": study.scenarios.order_by("code"),
+        "endpoints": study.endpoints.order_by("model_number"),
+        "conditions": study.conditions.order_by("letter"),
+        "response_count": study_response_count(study=study),
+        "checklist": study_checklist(study=study),
+        "pairs": study_pairs(study=study),
+    }
+    return render(request, "studies/study.html", context)
+
+
+@admin_required
+def study_catalogue_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Choose the study's model endpoints and conditions from the catalogue."""
+    study = get_object_or_404(Study, pk=study_id)
+    initial = {"endpoints": list(study.endpoints.all()), "conditions": list(study.conditions.all())}
+    form = StudyCatalogueForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        study_catalogue_set(study_id=study.pk, actor=request.user, **form.cleaned_data)
+        messages.success(request, _("The study's models and conditions are saved."))
+        return redirect("studies:study", study_id=study.pk)
+    status = 400 if form.errors else 200
+    return render(request, "studies/catalogue.html", {"study": study, "form": form}, status=status)
 
 
 @admin_required
@@ -109,12 +145,25 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
             report = responses_import(
                 records=records, study=study, create_missing=form.cleaned_data["create_missing"]
             )
-        except UnknownNames as exc:
+        except RecordProblems as exc:
             problems = exc.problems
         except RecordError as exc:
             problems = [str(exc)]
         else:
-            return import_page_done(request, study=study, summary=report.summary(), warnings=report.warnings)
+            warnings = list(report.warnings)
+            if unpaired := responses_without_pair(study=study, research_ids=report.created):
+                # the new responses' scenario and condition have no pair: say so, where to fix it
+                warnings.append(
+                    ngettext(
+                        "%(n)d new response has no rater pair (its scenario and condition have none): "
+                        "%(ids)s. Assign a pair on the study's page.",
+                        "%(n)d new responses have no rater pair (their scenario and condition have none): "
+                        "%(ids)s. Assign a pair on the study's page.",
+                        len(unpaired),
+                    )
+                    % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
+                )
+            return import_page_done(request, study=study, summary=report.summary(), warnings=warnings)
     return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
 
 

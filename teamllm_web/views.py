@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
 from django.utils.translation import gettext as _
@@ -80,16 +80,28 @@ def csrf_token(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 @never_cache
-def status(request: HttpRequest) -> JsonResponse:
-    """Readiness and operations status (JSON): 200 when ready, 503 when not.
-    Admins (session) or ``Authorization: Bearer $STATUS_TOKEN``; 403 for other
-    users, 404 for anonymous requests."""
-    if not (_bearer_token_ok(request) or is_admin(request.user)):
+def status(request: HttpRequest) -> HttpResponse:
+    """Readiness and operations status: 200 when ready, 503 when not. Admins (session) or
+    ``Authorization: Bearer $STATUS_TOKEN``; 403 for other users, 404 for anonymous
+    requests. JSON for monitoring; a page for an admin's browser (it asks for HTML),
+    unless ``?format=json``."""
+    bearer = _bearer_token_ok(request)
+    if not (bearer or is_admin(request.user)):
         if request.user.is_authenticated:
             return JsonResponse({"error": "forbidden"}, status=403)
         raise Http404
     ready, report = status_report()
-    return JsonResponse(report, status=200 if ready else 503)
+    code = 200 if ready else 503
+    wants_page = "text/html" in request.headers.get("Accept", "") and request.GET.get("format") != "json"
+    if bearer or not wants_page:
+        return JsonResponse(report, status=code)
+    parts = [
+        {"name": name, "ok": part.get("ok"), "facts": [(k, v) for k, v in part.items() if k != "ok"]}
+        for name, part in report.items()
+        if isinstance(part, dict)
+    ]
+    context = {"ready": ready, "problems": report["problems"], "parts": parts}
+    return render(request, "status.html", context, status=code)
 
 
 @require_POST

@@ -22,7 +22,7 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
-from studies.models import Response, ResponseItem
+from studies.models import Response, ResponseItem, ResponseStatus
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
 
@@ -262,19 +262,24 @@ def workload_board(*, study=None) -> dict:
                 scenario__responses__study=F("study"),
                 scenario__responses__condition=F("condition"),
                 scenario__responses__is_training_copy=False,
-            ),
+            )
+            & ~Q(scenario__responses__status=ResponseStatus.WITHDRAWN),
         )
     ):
         counts = per_group.get(g.pk, Counter())
         total = sum(counts.values())
+        # two sheets per response of the group: one without its pair's assignments is not done
+        expected = max(total, 2 * g.n_responses)
         board_groups.append(
             {
                 "group": g,
                 "assigned": total,
+                "expected": expected,
+                "unassigned": expected - total,
                 "submitted": counts["submitted"],
                 "draft": counts["draft"],
                 "not_started": counts["not_started"],
-                "percent": round(100 * counts["submitted"] / total) if total else 0,
+                "percent": round(100 * counts["submitted"] / expected) if expected else 0,
             }
         )
     rater_rows = sorted(raters.values(), key=lambda r: (r["code"] or "~", r["username"]))

@@ -25,12 +25,13 @@ from scoring.entries import EntryError, entries_from_changes
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
 from scoring.selectors import sheet_entries_get
+from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import (
     RecordError,
-    UnknownNames,
+    RecordProblems,
     records_from_data_a,
     responses_import,
     responses_unknown_names,
@@ -242,7 +243,7 @@ def scores_import(
         if missing and not create_missing:
             raise ScoreImportError(
                 [
-                    f"{r.where}: no response {r.research_id} in study {study.name} (use --create-missing)"
+                    f"{r.where}: no response {r.research_id} in study {study.name} (allow creating missing ones to create it)"
                     for r in missing
                 ]
                 + responses_unknown_names(records=missing, study=study)
@@ -250,7 +251,7 @@ def scores_import(
         if missing:
             try:
                 created = responses_import(records=missing, study=study, create_missing=True)
-            except UnknownNames as exc:
+            except RecordProblems as exc:
                 raise ScoreImportError(exc.problems) from exc
             except RecordError as exc:
                 raise ScoreImportError([str(exc)]) from exc
@@ -281,7 +282,30 @@ def scores_import(
             report.scenario_ids.add(response.scenario_id)
         if problems:
             raise ScoreImportError(problems)
+        _new_groups_sync(study=study, report=report, actor=actor)
     return report
+
+
+def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
+    """A scoring group the import created takes the group's other responses (generated or
+    imported before the scores) for its pair, or the report says why it could not."""
+    for label in report.groups_created:
+        code, letter = label.split("/")
+        group = ScoringGroup.objects.select_related("rater_a", "rater_b").get(
+            study=study, scenario__code=code, condition__letter=letter, archived_at__isnull=True
+        )
+        try:
+            with transaction.atomic():
+                created = group_sync_assignments(group=group, actor=actor)
+        except AssignmentError as exc:
+            report.warnings.append(
+                f"{label}: its other responses were not assigned to the pair: {exc.message}"
+            )
+        else:
+            if created:
+                report.warnings.append(
+                    f"{label}: {created} assignment(s) of responses already in the study given to the pair"
+                )
 
 
 def _import_sheet(plan, user, response, group, actor, source_name, report) -> list[str]:

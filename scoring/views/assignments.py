@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -47,6 +48,9 @@ def _study_from(request: HttpRequest) -> Study | None:
 def assignments_page(request: HttpRequest) -> HttpResponse:
     """Assign a pair to a scenario under one or more conditions; the list of active groups."""
     form = PairAssignForm(request.POST or None, study=_study_from(request))
+    if request.headers.get("HX-Request") and request.method == "GET":
+        # the study was changed: only its scenarios and conditions are offered
+        return render(request, "scoring/assignments.html#study_choices", {"form": form})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -70,7 +74,7 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
                 )
                 % {"n": len(groups)},
             )
-            return redirect("scoring:assignments")
+            return redirect(f"{reverse('scoring:assignments')}?study={data['study'].pk}")
     study = _study_from(request)
     board = workload_board(study=study)
     context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study,
@@ -82,7 +86,9 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def auto_assign(request: HttpRequest) -> HttpResponse:
     """Step 1: choose raters and scenario groups and see the plan; step 2: apply it."""
-    form = AutoAssignForm(request.POST or None)
+    form = AutoAssignForm(request.POST or None, study=_study_from(request))
+    if request.headers.get("HX-Request") and request.method == "GET":
+        return render(request, "scoring/auto_assign.html#study_choices", {"form": form})
     plan = None
     plan_rows: list[dict] = []
     if request.method == "POST" and form.is_valid():

@@ -42,15 +42,24 @@ class RecordError(Exception):
         self.message = message
 
 
-class UnknownNames(RecordError):
-    """Names the file uses that the installation does not know, all of them at once."""
+class RecordProblems(RecordError):
+    """Every problem of every record of a file, in file order, each naming its record
+    and field: nothing is imported."""
 
     def __init__(self, problems: list[str]):
-        super().__init__("file", "names", "; ".join(problems))
+        super().__init__("file", "records", "; ".join(problems))
         self.problems = problems
 
     def __str__(self) -> str:
         return "\n".join(self.problems)
+
+
+class UnknownNames(RecordProblems):
+    """Names the file uses that the installation does not know, all of them at once."""
+
+
+def _problem(where: str, field_name: str, message: str) -> str:
+    return f"{where}, field '{field_name}': {message}"
 
 
 class ResponseExists(Exception):
@@ -187,6 +196,9 @@ class ResponseRecord:
     model: str  # endpoint name or two-digit model number
     condition: str
     answers: list[str]
+    # what is wrong with the record itself (missing fields, steps), each with its field;
+    # the import adds what is wrong against the database and reports them all at once
+    problems: list[str] = field(default_factory=list)
 
 
 def _data_a_answers(where: str, scores: Any) -> list[str]:
@@ -228,43 +240,63 @@ def records_from_data_a(data: Any) -> list[ResponseRecord]:
     return records
 
 
-def records_from_jsonl(text: str) -> list[ResponseRecord]:
-    records = []
-    for i, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"line {i}"
-        try:
-            obj = json_parse(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}) from exc
-        if not isinstance(obj, dict):
-            raise RecordError(where, "record", _("expected a JSON object"))
-        for key in ("research_id", "scenario", "model", "condition", "steps"):
-            if key not in obj:
-                raise RecordError(where, key, _("missing"))
-        for key in ("research_id", "scenario", "model", "condition"):
-            if not isinstance(obj[key], str) or not obj[key].strip():
-                raise RecordError(where, key, _("must be a non-empty string"))
-        steps = obj["steps"]
-        if isinstance(steps, dict):
-            try:
-                steps = [steps[k] for k in map(str, range(1, 7))]
-            except KeyError as exc:
-                raise RecordError(where, "steps", _("needs keys 1 to 6")) from exc
-        if not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
-            raise RecordError(where, "steps", _("must be six strings (Steps 1-6)"))
-        rid = obj["research_id"].strip()
-        records.append(
-            ResponseRecord(
-                f"{where} ({rid})",
-                rid,
-                obj["scenario"].strip(),
-                obj["model"].strip(),
-                obj["condition"].strip(),
-                steps,
-            )
+def _jsonl_record(i: int, line: str) -> ResponseRecord:
+    """One line as a record; every problem of the line is in its ``problems``."""
+    where = f"line {i}"
+    try:
+        obj = json_parse(line)
+    except json.JSONDecodeError as exc:
+        return ResponseRecord(
+            where,
+            "",
+            "",
+            "",
+            "",
+            [],
+            [_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg})],
         )
+    if not isinstance(obj, dict):
+        return ResponseRecord(
+            where, "", "", "", "", [], [_problem(where, "record", _("expected a JSON object"))]
+        )
+    rid = obj.get("research_id")
+    if isinstance(rid, str) and rid.strip():
+        where = f"{where} ({rid.strip()})"
+    problems = []
+    values = {}
+    for key in ("research_id", "scenario", "model", "condition"):
+        if key not in obj:
+            problems.append(_problem(where, key, _("missing")))
+        elif not isinstance(obj[key], str) or not obj[key].strip():
+            problems.append(_problem(where, key, _("must be a non-empty string")))
+        else:
+            values[key] = obj[key].strip()
+    steps = obj.get("steps")
+    if "steps" not in obj:
+        problems.append(_problem(where, "steps", _("missing")))
+        steps = []
+    elif isinstance(steps, dict):
+        if all(k in steps for k in map(str, range(1, 7))):
+            steps = [steps[k] for k in map(str, range(1, 7))]
+        else:
+            problems.append(_problem(where, "steps", _("needs keys 1 to 6")))
+            steps = []
+    elif not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
+        problems.append(_problem(where, "steps", _("must be six strings (Steps 1-6)")))
+        steps = []
+    return ResponseRecord(
+        where,
+        values.get("research_id", ""),
+        values.get("scenario", ""),
+        values.get("model", ""),
+        values.get("condition", ""),
+        steps,
+        problems,
+    )
+
+
+def records_from_jsonl(text: str) -> list[ResponseRecord]:
+    records = [_jsonl_record(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not records:
         raise RecordError("file", "records", _("no records found"))
     return records
@@ -319,7 +351,7 @@ def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportR
             raise RecordError(
                 record.where,
                 "model",
-                _("unknown model %(m)r (use --create-missing to create it)") % {"m": record.model},
+                _("unknown model %(m)r (allow creating missing ones to create it)") % {"m": record.model},
             )
         number = record.model if re.fullmatch(r"\d{2}", record.model) else None
         if number is None:
@@ -351,7 +383,8 @@ def _resolve_condition(record: ResponseRecord, create_missing: bool, report: Imp
         raise RecordError(
             record.where,
             "condition",
-            _("unknown condition letter %(c)r (use --create-missing to create it)") % {"c": record.condition},
+            _("unknown condition letter %(c)r (allow creating missing ones to create it)")
+            % {"c": record.condition},
         )
     standard = {letter: (name, strategy) for letter, name, strategy in DEFAULT_CONDITIONS}
     name, strategy = standard.get(record.condition, (f"Condition {record.condition}", Strategy.SINGLE))
@@ -393,20 +426,80 @@ def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> l
         for kind, name, known in checks:
             if not known and (kind, name) not in problems:
                 problems[(kind, name)] = f"{rec.where}: unknown {kind} {name!r}"
-    return [f"{p} (use --create-missing to create it)" for p in problems.values()]
+    return [f"{p} (allow creating missing ones to create it)" for p in problems.values()]
+
+
+def _record_problems(
+    rec: ResponseRecord, *, study: Study, create_missing: bool, seen: dict[str, str]
+) -> list[str]:
+    """Every problem of one record: its own, then against the file and the database."""
+    problems = list(rec.problems)
+    if rec.research_id:
+        if rec.research_id in seen:
+            problems.append(
+                _problem(
+                    rec.where,
+                    "research_id",
+                    _("appears twice in the file (first at %(first)s)") % {"first": seen[rec.research_id]},
+                )
+            )
+        else:
+            seen[rec.research_id] = rec.where.split(" (")[0]
+        if not RESEARCH_ID.match(rec.research_id):
+            problems.append(_problem(rec.where, "research_id", _("not a research ID like A05_FS10")))
+    condition = Condition.objects.filter(letter=rec.condition).first() if rec.condition else None
+    scenario = scenario_for(study=study, code=rec.scenario) if rec.scenario else None
+    model = _find_model(rec.model) if rec.model else None
+    if not create_missing:
+        unknown = {
+            "scenario": _("unknown scenario %(name)r (allow creating missing ones to create it)"),
+            "model": _("unknown model %(name)r (allow creating missing ones to create it)"),
+            "condition": _("unknown condition %(name)r (allow creating missing ones to create it)"),
+        }
+        for kind, name, known in (
+            ("scenario", rec.scenario, scenario), ("model", rec.model, model), ("condition", rec.condition, condition)
+        ):  # fmt: skip
+            if name and known is None:
+                problems.append(_problem(rec.where, kind, unknown[kind] % {"name": name}))
+    if condition and scenario and model and RESEARCH_ID.match(rec.research_id):
+        expected = research_id_for(condition=condition, model=model, scenario=scenario)
+        if rec.research_id != expected:
+            problems.append(
+                _problem(
+                    rec.where,
+                    "research_id",
+                    _("should be %(e)s for this condition, model and scenario") % {"e": expected},
+                )
+            )
+    if rec.research_id and len(rec.answers) == 6:
+        existing = Response.objects.filter(study=study, research_id=rec.research_id).first()
+        if existing is not None and existing.answers != rec.answers:
+            problems.append(
+                _problem(
+                    rec.where,
+                    "research_id",
+                    _("a different response with this research ID already exists in the study"),
+                )
+            )
+    return problems
 
 
 def responses_import(
     *, records: list[ResponseRecord], study: Study, create_missing: bool = False
 ) -> ImportReport:
     """Import responses all-or-nothing. Re-importing an identical response is a
-    no-op; a different response under an existing research ID is an error."""
+    no-op; a different response under an existing research ID is an error. Every
+    problem of every record is reported at once, in file order (RecordProblems)."""
     report = ImportReport()
     seen: set[str] = set()
-    if not create_missing:
-        unknown = responses_unknown_names(records=records, study=study)
-        if unknown:
-            raise UnknownNames(unknown)
+    firsts: dict[str, str] = {}
+    problems = [
+        p
+        for rec in records
+        for p in _record_problems(rec, study=study, create_missing=create_missing, seen=firsts)
+    ]
+    if problems:
+        raise RecordProblems(problems)
     with transaction.atomic():
         for rec in records:
             if rec.research_id in seen:

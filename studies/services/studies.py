@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from studies.models import FinalScoreRule, HeadlineICC, Study
+from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study
 from studies.rubric import DEFAULT_RUBRIC_VERSION
 from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
@@ -73,8 +74,8 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         role_groups_ensure()
         if template == EMPTY:
             return Study.objects.create(name=name, description=description)
-        conditions_ensure_defaults()
-        endpoints_ensure_paper_models()
+        conditions = conditions_ensure_defaults()
+        endpoints = endpoints_ensure_paper_models()
         study = Study.objects.create(
             name=name,
             description=description or str(TEMPLATE_DESCRIPTIONS[CGPST_RELEASE]),
@@ -83,6 +84,9 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         scenarios_import(
             study=study, records=released_scenario_records(), actor=actor, source_name=CGPST_RELEASE
         )
+        # the template's models and conditions are the study's choice, shown on its page
+        study.endpoints.set(endpoints)
+        study.conditions.set(conditions)
     return study
 
 
@@ -118,4 +122,33 @@ def study_settings_update(
                 setattr(study, field, value)
             study.save(update_fields=list(STUDY_SETTINGS_FIELDS))
             audit_record(actor=actor, action="study.settings", target=study, study=study, changes=changes)
+    return study
+
+
+def study_catalogue_set(
+    *,
+    study_id: int,
+    actor,
+    endpoints: Iterable[ModelEndpoint],
+    conditions: Iterable[Condition],
+) -> Study:
+    """Choose the study's model endpoints and conditions from the installation's catalogue:
+    what its generation, assignment and response pages offer. Records
+    ``{"endpoints"|"conditions": [old, new]}`` (names and letters, sorted) when it changed."""
+    endpoint_list, condition_list = list(endpoints), list(conditions)
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study_id)
+        before = {
+            "endpoints": sorted(str(e) for e in study.endpoints.all()),
+            "conditions": sorted(c.letter for c in study.conditions.all()),
+        }
+        after = {
+            "endpoints": sorted(str(e) for e in endpoint_list),
+            "conditions": sorted(c.letter for c in condition_list),
+        }
+        changes = audit_changes(before=before, after=after)
+        if changes:
+            study.endpoints.set(endpoint_list)
+            study.conditions.set(condition_list)
+            audit_record(actor=actor, action="study.catalogue", target=study, study=study, changes=changes)
     return study

@@ -35,7 +35,7 @@ CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+'
 @pytest.fixture
 def blind_world(demo):
     study = demo.study
-    fs10 = Scenario.objects.get(code="FS10", study=None)
+    fs10 = Scenario.objects.get(code="FS10", study__name="CGPST demo")
     a05 = Response.objects.get(research_id="A05_FS10")
     answers = [a05.answer(n) for n in range(1, 7)]
     answers[0] = "1. " + HOSTILE + "\n" + answers[0]
@@ -213,7 +213,7 @@ def test_trainee_crawl_of_training_sheets_and_feedback_reaches_nothing_identifyi
     golds = []
     for model, letter in (("03", "C"), ("04", "D")):
         source = make_response(study=study, model=ModelEndpoint.objects.get(model_number=model),
-                               condition=Condition.objects.get(letter=letter), scenario=Scenario.objects.get(code="FS10", study=None))  # fmt: skip
+                               condition=Condition.objects.get(letter=letter), scenario=Scenario.objects.get(code="FS10", study__name="CGPST demo"))  # fmt: skip
         for expert, index in zip(experts, (3, 4), strict=True):
             sheet_submitted(expert, source, reference_changes(index))
         golds.append(training_response_add(study=study, research_id=source.research_id))

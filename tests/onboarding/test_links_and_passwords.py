@@ -282,3 +282,20 @@ def test_the_accept_service_itself_validates(invited):
         invitation_accept(user=user, password="demo-pass-2026")
     assert not User.objects.get(pk=user.pk).has_usable_password()
     assert Invitation.objects.get(user=user).accepted_at is None
+
+
+def test_the_invitations_language_carries_through_set_password_and_login(client):
+    study = Study.objects.create(name="Lab zh")
+    csv = b"username,name,email,language,roles\nwang.li,Wang Li,wang@lab.example.org,zh-hans,rater\n"
+    [link] = raters_invite(
+        study=study, invitees=invitees_from_csv(csv), actor=None, link_for=_build, email=False
+    )
+    path = _path(link.link)
+    page = client.get(client.get(path)["Location"])
+    assert 'lang="zh-hans"' in page.content.decode()
+    reply = client.post(
+        _set_password_url(path), {"new_password1": "Coral-reef-2035", "new_password2": "Coral-reef-2035"}
+    )
+    assert reply.status_code == 302
+    login = client.get(reply["Location"]).content.decode()
+    assert 'lang="zh-hans"' in login and "登录" in login

@@ -14,6 +14,13 @@ def test_seed_demo_is_idempotent(settings):
     call_command("seed_demo")
     assert Study.objects.count() == 1
     assert Scenario.objects.filter(code="FS10", theme="Ocean Soup").count() == 1
+    # FS10 is the demo study's own: its page lists it (it was shared by no study before)
+    study = Study.objects.get()
+    assert list(study.scenarios.values_list("code", flat=True)) == ["FS10"]
+    assert Response.objects.get(research_id="A05_FS10").scenario.study == study
+    # the study's choice of models and conditions is what its pickers offer
+    assert set(study.conditions.values_list("letter", flat=True)) == set("ABCDEF")
+    assert {"stub", "kimi-k2"} <= set(study.endpoints.values_list("name", flat=True))
     assert Response.objects.filter(research_id="A05_FS10").count() == 1
     users = get_user_model().objects.filter(
         username__in=["admin", "rater1", "rater2", "calibrator", "researcher"]
@@ -64,3 +71,13 @@ def test_the_demo_study_has_two_members_so_teamfusion_can_be_launched(settings):
     teamfusion = Condition.objects.get(strategy="teamfusion")
     frozen = run_settings(study=study, scenario=Scenario.objects.get(code="FS10"), condition=teamfusion)
     assert [p["name"] for p in frozen["params"]["profiles"]] == ["Demo member A", "Demo member B"]
+
+
+@pytest.mark.django_db
+def test_seed_demo_moves_a_shared_fs10_of_an_older_seed_into_the_demo_study(settings):
+    settings.DEMO_MODE = True
+    old = Scenario.objects.create(study=None, code="FS10", theme="Ocean Soup", text="old seed")
+    call_command("seed_demo")
+    old.refresh_from_db()
+    assert old.study == Study.objects.get(name="CGPST demo")
+    assert Scenario.objects.filter(code="FS10").count() == 1

@@ -267,3 +267,25 @@ def test_pending_dispatches_count_the_outbox_rows_not_yet_sent(monkeypatch):
     report = health.pending_dispatches()
     assert report["pending"] == 2 and report["with_errors"] == 1
     assert report["oldest_seconds"] >= 600 and report["ok"] is False
+
+
+@pytest.mark.django_db
+def test_status_is_a_page_for_an_admins_browser_and_json_for_monitoring(
+    client, settings, no_broker_no_worker
+):
+    from core.accounts.roles import ADMIN
+
+    settings.STATUS_TOKEN = TOKEN
+    UserFactory(username="admin-p", role=ADMIN)
+    client.login(username="admin-p", password="pw-test-123")
+    browser = {"HTTP_ACCEPT": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    page = client.get("/status/", **browser)
+    html = page.content.decode()
+    assert page.status_code == 503 and page["Content-Type"].startswith("text/html")
+    assert 'id="readiness"' in html and "not ready" in html and 'id="status-broker"' in html
+    assert 'href="/manage/"' in html and 'href="/status/?format=json"' in html  # a way back, and the JSON
+    # the same browser asking for JSON, and monitoring with its token, get JSON
+    assert client.get("/status/", {"format": "json"}, **browser).json()["status"] == "not ready"
+    client.logout()
+    token = client.get("/status/", HTTP_AUTHORIZATION=f"Bearer {TOKEN}", **browser)
+    assert token["Content-Type"] == "application/json" and token.json()["broker"]["ok"] is False

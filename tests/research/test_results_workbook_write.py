@@ -141,3 +141,23 @@ def test_consistency_sheet_is_table6_of_the_study(scored, tmp_path):
     assert next(r for r in rows if r[0] == "Definition of 'after'")[1].startswith("After calibration:")
     assert "our reading" in next(r for r in rows if r[0] == "Final-score rule")[2]
     assert next(r for r in rows if r[0] == "Calibrated")[1] == 0
+
+
+def test_tables_have_frozen_headers_filters_and_widths_that_fit(scored, tmp_path):
+    wb = load_workbook(_write(scored.study, tmp_path))
+    table1 = next(ws for ws in wb.worksheets if ws.title.startswith("Table 1"))
+    assert table1.freeze_panes == "A3"  # the two header rows stay in view
+    assert table1.auto_filter.ref and table1.auto_filter.ref.startswith("A2:")
+    raw = wb["Raw scores"]
+    assert raw.freeze_panes == "A2" and raw.auto_filter.ref.startswith("A1:")
+    # each raw column is as wide as its longest value, within bounds (not Excel's default)
+    header = [c.value for c in raw[1]]
+    widths = {
+        raw.cell(row=1, column=i + 1).column_letter: raw.column_dimensions[
+            raw.cell(row=1, column=i + 1).column_letter
+        ].width
+        for i in range(len(header))
+    }
+    assert all(6 <= w <= 62 for w in widths.values()), widths
+    longest = max(range(len(header)), key=lambda i: len(str(header[i])))
+    assert widths[raw.cell(row=1, column=longest + 1).column_letter] >= len(str(header[longest]))

@@ -63,16 +63,17 @@ def test_without_create_missing_every_unknown_name_is_listed_at_once(tmp_path):
     with pytest.raises(CommandError) as excinfo:
         call_command("import_responses", str(path), "--study", "Empty")
     message = str(excinfo.value)
-    assert "6 unknown name(s)" in message
-    for part in (
-        "line 1 (G42_FS77): unknown condition 'G'",
-        "line 1 (G42_FS77): unknown scenario 'FS77'",
-        "line 1 (G42_FS77): unknown model 'mystery'",
-        "line 2 (A05_FS10): unknown condition 'A'",
-        "line 2 (A05_FS10): unknown scenario 'FS10'",
-        "line 2 (A05_FS10): unknown model 'kimi-k2'",
-    ):
-        assert part in message
+    assert "6 problem(s)" in message
+    parts = [
+        "line 1 (G42_FS77), field 'scenario': unknown scenario 'FS77'",
+        "line 1 (G42_FS77), field 'model': unknown model 'mystery'",
+        "line 1 (G42_FS77), field 'condition': unknown condition 'G'",
+        "line 2 (A05_FS10), field 'scenario': unknown scenario 'FS10'",
+        "line 2 (A05_FS10), field 'model': unknown model 'kimi-k2'",
+        "line 2 (A05_FS10), field 'condition': unknown condition 'A'",
+    ]
+    # every problem, with its field, in line order
+    assert [message.index(part) for part in parts] == sorted(message.index(part) for part in parts)
     assert not (Response.objects.exists() or Scenario.objects.exists() or Condition.objects.exists())
 
 

@@ -173,11 +173,12 @@ def test_xlsx_problems_name_the_row(study, tmp_path):
 
 @pytest.fixture
 def scored(demo):
-    """The demo's FS10, copied into the study with a submitted sheet on a response of it."""
+    """The demo study's own FS10 with a submitted sheet on a response of it."""
     study = Study.objects.get(name="CGPST demo")
     response = Response.objects.get(research_id="A05_FS10")
-    own = Scenario.objects.create(study=study, code="FS10", theme="Ocean Soup", text="Original text.")
-    Response.objects.filter(pk=response.pk).update(scenario=own)
+    own = Scenario.objects.get(study=study, code="FS10")
+    Scenario.objects.filter(pk=own.pk).update(text="Original text.")
+    own.refresh_from_db()
     rater1 = Assignment.objects.get(response=response, rater__username="rater1").rater
     sheet_submitted(rater1, Response.objects.get(pk=response.pk), reference_changes(3))
     return study, own
@@ -306,3 +307,18 @@ def test_a_json_list_of_scenario_objects_is_read_with_its_lines(study, tmp_path)
         ("FS4", "Clean air."),
         ("FS5", "Deep."),
     ]
+
+
+def test_scenario_problems_come_in_line_order_duplicates_included(study, tmp_path):
+    content = _jsonl(
+        [
+            {"code": "FS1", "theme": "A", "text": "ok"},
+            {"code": "FS1", "theme": "B", "text": "ok"},  # line 2: a duplicate code
+            {"code": "FS3", "theme": "C", "text": " "},  # line 3: no text
+        ]
+    )
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scenarios", _write(tmp_path, "order.jsonl", content), "--study", "Lab")
+    message = str(excinfo.value)
+    duplicate = message.index("line 2, field 'code': FS1 appears twice in the file (first at line 1)")
+    assert duplicate < message.index("line 3, field 'text': missing or empty")

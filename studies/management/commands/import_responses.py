@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from studies.management.options import study_from_option
-from studies.services.responses import RecordError, UnknownNames, records_from_file, responses_import
+from studies.services.responses import RecordError, RecordProblems, records_from_file, responses_import
 
 
 class Command(BaseCommand):
@@ -22,9 +22,9 @@ class Command(BaseCommand):
         try:
             records = records_from_file(file)
             report = responses_import(records=records, study=study_obj, create_missing=create_missing)
-        except UnknownNames as exc:
+        except RecordProblems as exc:
             lines = "\n".join(f"  - {p}" for p in exc.problems)
-            raise CommandError(f"Nothing imported ({len(exc.problems)} unknown name(s)):\n{lines}") from exc
+            raise CommandError(f"Nothing imported ({len(exc.problems)} problem(s)):\n{lines}") from exc
         except RecordError as exc:
             raise CommandError(f"Nothing imported. {exc}") from exc
         for warning in report.warnings:
