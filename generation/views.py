@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
@@ -83,20 +84,33 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "generation/home.html", context)
 
 
+def batch_page(request: HttpRequest, *, template: str, partial: str, context: dict) -> HttpResponse:
+    """The page of any batch of the LLM batch engine (generation, judge): the whole page,
+    or under htmx polling its live part, with a 286 that stops the polling once the
+    batch has ended (the last fragment is still swapped in)."""
+    if request.htmx:
+        response = render(request, f"{template}#{partial}", context)
+        if not context["polling"]:
+            response = HttpResponseStopPolling(response.content)
+        return response
+    return render(request, template, context)
+
+
 @admin_required
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
-    # a batch is marked finished just after its last run ends: poll until both say so
-    polling = progress.active or batch.status == BatchStatus.RUNNING
-    context = {"batch": batch, "progress": progress, "polling": polling}
-    if request.htmx:
-        response = render(request, "generation/batch.html#runs", context)
-        if not polling:
-            # The last fragment is still swapped in; 286 tells htmx to stop polling.
-            response = HttpResponseStopPolling(response.content)
-        return response
-    return render(request, "generation/batch.html", context)
+    context = {
+        "batch": batch,
+        "progress": progress,
+        # a batch is marked finished just after its last run ends: poll until both say so
+        "polling": progress.active or batch.status == BatchStatus.RUNNING,
+        "cancel_url": reverse("generation:batch_cancel", args=[batch.pk]),
+        "retry_url": reverse("generation:batch_retry", args=[batch.pk]),
+        "retry_label": _("Retry failed and cancelled runs"),
+        "progress_label": _("Calls done in this batch"),
+    }
+    return batch_page(request, template="generation/batch.html", partial="runs", context=context)
 
 
 @admin_required

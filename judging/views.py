@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.accounts.roles import researcher_required
+from generation.views import batch_page
 from judging.forms import BatchLaunchForm, JudgeForm, JudgeSettingsForm
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_failed_tasks, batch_progress_get
@@ -78,20 +79,17 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(
         JudgeBatch.objects.select_related("judge__endpoint", "study", "scenario"), pk=batch_id
     )
-    progress = batch_progress_get(batch=batch)
-    polling = batch.status == JudgeBatchStatus.RUNNING
     context = {
         "batch": batch,
-        "progress": progress,
+        "progress": batch_progress_get(batch=batch),
         "failed": batch_failed_tasks(batch=batch),
-        "polling": polling,
+        "polling": batch.status == JudgeBatchStatus.RUNNING,
+        "cancel_url": reverse("judging:batch_cancel", args=[batch.pk]),
+        "retry_url": reverse("judging:batch_retry", args=[batch.pk]),
+        "retry_label": _("Retry failed and cancelled tasks"),
+        "progress_label": _("Calls done in this batch"),
     }
-    if request.htmx:
-        response = render(request, "judging/batch.html#live", context)
-        if not polling:
-            response = HttpResponseStopPolling(response.content)
-        return response
-    return render(request, "judging/batch.html", context)
+    return batch_page(request, template="judging/batch.html", partial="live", context=context)
 
 
 @researcher_required
