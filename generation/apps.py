@@ -8,5 +8,4 @@ class GenerationConfig(AppConfig):
     verbose_name = _("Generation")
 
     def ready(self) -> None:
-        # Registers the generation run kind with the LLM batch engine.
-        from generation.services import runs  # noqa: F401
+        from generation import receivers  # noqa: F401 - registers its kind with the batch engine

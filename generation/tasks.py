@@ -18,16 +18,9 @@ from django.db import close_old_connections
 
 from core.llm import leases
 from core.tasks.periodic import periodic
-from generation.services.engine import (
-    ENGINE_TASK,
-    GENERATION,
-    TRANSIENT_DB_ERRORS,
-    job_step,
-    jobs_heartbeat,
-    jobs_recover,
-    kind_get,
-    task_enqueue,
-)
+from generation.services.engine import ENGINE_TASK, GENERATION, TRANSIENT_DB_ERRORS, job_step, task_enqueue
+from generation.services.kinds import jobs_heartbeat, kind_get
+from generation.services.recovery import jobs_recover
 
 logger = logging.getLogger(__name__)
 

@@ -7,5 +7,4 @@ class JudgingConfig(AppConfig):
     verbose_name = _("LLM judge")
 
     def ready(self) -> None:
-        # Registers the judge task kind with the LLM batch engine (generation's).
-        from judging.services import runs  # noqa: F401
+        from judging import receivers  # noqa: F401 - registers its kind with the batch engine

@@ -22,7 +22,7 @@ from django.db import connection
 from django.utils import timezone
 
 from generation.models import GenerationRun, RunStatus
-from generation.services.engine import jobs_stuck
+from generation.services.recovery import jobs_stuck
 from teamllm_web.celery import app as celery_app
 
 # Worker replies are cached this long, so polling the status page does not broadcast

@@ -24,13 +24,9 @@ for every kind:
    jobs share the workers) and clears ``heartbeat_at`` unless that task has already
    taken over.
 
-Runs cannot hang: every enqueue stamps ``dispatched_at``. A job is stuck when its
-heartbeat went stale (its worker died mid-call) or when no task took it up within
-``ENGINE_START_SECONDS`` of being queued (the message was lost: a broker that lost
-its data, a worker killed before it started). :func:`jobs_recover` (every worker's
-periodic sweep) queues a stuck job again at its position, as a person's resume
-would, and records why on the job. ``active_seconds`` sums the time workers spent on
-a job, so the cost figures do not count the wait for a lost task.
+Jobs that cannot hang: every enqueue stamps ``dispatched_at`` and a worker adds the
+time it spends to ``active_seconds``; stuck jobs are found and resumed by
+``generation.services.recovery``. Kinds and their registry: ``generation.services.kinds``.
 
 Services never import ``generation.tasks``: functions that enqueue take an
 ``enqueue`` callable (:class:`Enqueue`), ``generation.tasks.run_advance_send``.
@@ -41,7 +37,6 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -55,10 +50,9 @@ from django.utils import timezone
 from core.llm import leases
 from core.llm.client import Completion, LLMError, chat_complete, redact_credentials
 from core.tasks.outbox import task_send_on_commit
-from generation.models import BatchStatus, EngineBatch, EngineJob, RunStatus
-from generation.selectors import jobs_dispatch_pending
+from generation.models import BatchStatus, EngineJob, RunStatus
+from generation.services.kinds import JobProtocol, Kind, beat_token
 from generation.strategies.base import Call, Finished, ProtocolError, protocol_position
-from studies.models import ModelEndpoint
 
 logger = logging.getLogger(__name__)
 
@@ -78,100 +72,6 @@ class Enqueue(Protocol):
     def __call__(
         self, *, run_id: int, seq: int | None, countdown: float | None = None, kind: str = GENERATION
     ) -> object: ...
-
-
-JobProtocol = Generator[Call, str, Any]
-
-
-class Kind:
-    """A kind of job. Subclasses set the class attributes and implement the hooks."""
-
-    name: str = ""
-    code: int = 0  # tells its heartbeat tokens apart from the other kinds' (see beat_token)
-    job_model: type[EngineJob]
-    batch_model: type[EngineBatch]
-    lock_prefix: str = ""
-    lock_wait: float = 10.0
-
-    def job_get(self, job_id: int) -> EngineJob | None:
-        raise NotImplementedError
-
-    def protocol(self, job: Any) -> JobProtocol:
-        raise NotImplementedError
-
-    def replies(self, job: Any) -> tuple[dict[int, str], dict[int, tuple], dict[int, int]]:
-        """The stored replies by seq, what each stored call was (checked against the
-        replayed protocol) and, for calls that failed, how many attempts they took."""
-        raise NotImplementedError
-
-    def endpoint(self, job: Any) -> ModelEndpoint:
-        raise NotImplementedError
-
-    def call_store(self, job: Any, call: Call, completion: Completion, earlier_attempts: int) -> None:
-        """Store a finished call (inside the engine's transaction); IntegrityError when
-        another task stored it first."""
-        raise NotImplementedError
-
-    def call_failed(self, job: Any, call: Call, error: str, attempts: int) -> str:
-        """Record a call the provider failed; returns the job's error message."""
-        raise NotImplementedError
-
-    def finish(self, job_id: int, value: Any) -> None:
-        """Turn the protocol's result into the job's product and end the job (once)."""
-        raise NotImplementedError
-
-    def before_retry(self, job: Any) -> None:
-        """What a person's retry of a failed job does first (nothing by default)."""
-
-    def lock_key(self, job_id: int) -> str:
-        return f"{self.lock_prefix}:{job_id}"
-
-    @property
-    def jobs(self) -> models.Manager:
-        return self.job_model._default_manager
-
-
-_kinds: dict[str, Kind] = {}
-
-
-def kind_register(kind: Kind) -> Kind:
-    """Make a kind known to the engine (generation here; judging when its app is ready)."""
-    _kinds[kind.name] = kind
-    return kind
-
-
-def kind_get(name: str) -> Kind:
-    return _kinds[name]
-
-
-def kinds() -> list[Kind]:
-    return list(_kinds.values())
-
-
-# --- heartbeat tokens: the keeper holds plain ints ------------------------------------
-
-
-def beat_token(kind: Kind, job_id: int) -> int:
-    """Generation runs beat under their own id; other kinds under a negative number."""
-    return job_id if kind.code == 0 else -(job_id * 16 + kind.code)
-
-
-def _beat_untoken(token: int) -> tuple[int, int]:
-    if token >= 0:
-        return 0, token
-    return (-token) % 16, (-token) // 16
-
-
-def jobs_heartbeat(*, run_ids: list[int]) -> None:
-    """The keeper's beat for the jobs this process works on (never revives a cleared beat)."""
-    by_code: dict[int, list[int]] = {}
-    for token in run_ids:
-        code, job_id = _beat_untoken(token)
-        by_code.setdefault(code, []).append(job_id)
-    now = timezone.now()
-    for kind in kinds():
-        if by_code.get(kind.code):
-            kind.jobs.filter(pk__in=by_code[kind.code], heartbeat_at__isnull=False).update(heartbeat_at=now)
 
 
 # --- enqueueing -------------------------------------------------------------------
@@ -222,7 +122,7 @@ def job_step(*, kind: Kind, job_id: int, seq: int | None, enqueue: Enqueue | Non
     after it (or finish the job when none is left); then hand the job to a new task
     through ``enqueue``, queued behind the other jobs' tasks. Without ``enqueue`` only
     one call is made and the job is not handed on (the caller loops)."""
-    lease = leases.acquire(kind.lock_key(job_id), 1, wait=kind.lock_wait)
+    lease = leases.acquire(kind.lock_key(job_id), 1, wait=kind.lock_wait_seconds())
     if lease is None:
         return StepOutcome("busy")
     try:
@@ -528,90 +428,3 @@ def batch_retry(*, kind: Kind, batch_id: int, enqueue: Enqueue) -> int:
     return sum(
         1 for job_id in list(job_ids) if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, retry=True)
     )
-
-
-# --- jobs that cannot hang ---------------------------------------------------------
-
-
-def stale_cutoff(stale_seconds: float | None = None) -> datetime:
-    seconds = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
-    return timezone.now() - timedelta(seconds=seconds)
-
-
-def start_cutoff(start_seconds: float | None = None) -> datetime:
-    seconds = float(settings.ENGINE_START_SECONDS if start_seconds is None else start_seconds)
-    return timezone.now() - timedelta(seconds=seconds)
-
-
-def stuck_filters(
-    *, stale_seconds: float | None = None, start_seconds: float | None = None
-) -> tuple[models.Q, models.Q]:
-    """Active jobs whose heartbeat went stale, and active jobs no task took up in time."""
-    stale = models.Q(status__in=ACTIVE, heartbeat_at__lt=stale_cutoff(stale_seconds))
-    started_by = start_cutoff(start_seconds)
-    unstarted = models.Q(status__in=ACTIVE, heartbeat_at__isnull=True) & (
-        models.Q(dispatched_at__lt=started_by)
-        | models.Q(dispatched_at__isnull=True, created_at__lt=started_by)
-    )
-    return stale, unstarted
-
-
-def jobs_resume_stale(*, kind: Kind, enqueue: Enqueue, stale_seconds: float | None = None) -> list[int]:
-    """Queue again the jobs of ``kind`` whose worker died mid-call: heartbeat stale, lock free."""
-    stale, _ = stuck_filters(stale_seconds=stale_seconds)
-    resumed = []
-    for job_id in list(kind.jobs.filter(stale).values_list("pk", flat=True)):
-        if leases.semaphores().holders(kind.lock_key(job_id)):
-            continue  # a live task holds it; its keeper will beat soon
-        if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, only_if=stale):
-            resumed.append(job_id)
-    return resumed
-
-
-def jobs_stuck() -> dict[str, dict[str, list[int]]]:
-    """Per kind, the ids of the active jobs that are stuck now, oldest first: ``stale``
-    (the heartbeat went stale: the worker died) and ``unstarted`` (no task took the job
-    up in time: the task was lost; a task still owed to the broker is not counted)."""
-    report = {}
-    for kind in kinds():
-        stale, unstarted = stuck_filters()
-        owed = jobs_dispatch_pending(kind=kind.name)
-        report[kind.name] = {
-            "stale": list(kind.jobs.filter(stale).order_by("heartbeat_at").values_list("pk", flat=True)),
-            "unstarted": [
-                pk
-                for pk in kind.jobs.filter(unstarted).order_by("dispatched_at").values_list("pk", flat=True)
-                if pk not in owed
-            ],
-        }
-    return report
-
-
-def jobs_recover(
-    *, enqueue: Enqueue, stale_seconds: float | None = None, start_seconds: float | None = None
-) -> list[tuple[str, int]]:
-    """Queue again every stuck job, of every kind: the sweeper's automatic resume.
-    A job whose lock a live task holds is left to it; a job whose task waits in the
-    outbox is owed to the broker, not lost. Returns the (kind, id) pairs resumed."""
-    stale_limit = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
-    start_limit = float(settings.ENGINE_START_SECONDS if start_seconds is None else start_seconds)
-    resumed = []
-    for kind in kinds():
-        stale, unstarted = stuck_filters(stale_seconds=stale_seconds, start_seconds=start_seconds)
-        owed = jobs_dispatch_pending(kind=kind.name) if kind.jobs.filter(unstarted).exists() else set()
-        for reason, condition in (("stale", stale), ("unstarted", unstarted)):
-            for job_id in list(kind.jobs.filter(condition).values_list("pk", flat=True)):
-                if job_id in owed or leases.semaphores().holders(kind.lock_key(job_id)):
-                    continue
-                # Recorded in English on the job, like its errors.
-                if reason == "stale":
-                    note = f"Resumed by the sweeper: no heartbeat for {stale_limit:g} s (its worker died)."
-                else:
-                    note = (
-                        f"Resumed by the sweeper: no worker took it up within {start_limit:g} s "
-                        "of being queued (its task was lost)."
-                    )
-                if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, only_if=condition, note=note):
-                    logger.warning("resumed %s job %s: %s", kind.name, job_id, note)
-                    resumed.append((kind.name, job_id))
-    return resumed

@@ -18,16 +18,9 @@ from django.utils import timezone
 
 from core.llm.client import Completion, redact_credentials
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
-from generation.services import engine
-from generation.services.engine import (
-    ACTIVE,
-    TRANSIENT_DB_ERRORS,
-    Enqueue,
-    JobProtocol,
-    Kind,
-    StepOutcome,
-    jobs_heartbeat,
-)
+from generation.services import engine, recovery
+from generation.services.engine import ACTIVE, TRANSIENT_DB_ERRORS, Enqueue, StepOutcome
+from generation.services.kinds import JobProtocol, Kind, jobs_heartbeat, kind_register
 from generation.services.turns import turn_create
 from generation.strategies import Call, protocol_for, task_for
 from generation.strategies.base import Finished
@@ -62,7 +55,9 @@ class GenerationKind(Kind):
     job_model = GenerationRun
     batch_model = GenerationBatch
     lock_prefix = "run"  # leases.run_key
-    lock_wait = RUN_LOCK_WAIT_SECONDS
+
+    def lock_wait_seconds(self) -> float:
+        return RUN_LOCK_WAIT_SECONDS
 
     def job_get(self, job_id: int) -> GenerationRun | None:
         return GenerationRun.objects.select_related("endpoint").filter(pk=job_id).first()
@@ -116,7 +111,7 @@ class GenerationKind(Kind):
         run_finish(run_id=job_id, answers=list(value))
 
 
-GENERATION_KIND = engine.kind_register(GenerationKind())
+GENERATION_KIND = kind_register(GenerationKind())
 
 
 def run_enqueue(*, enqueue: RunEnqueue, run_id: int, seq: int, countdown: float | None = None) -> None:
@@ -196,7 +191,7 @@ def run_finish(*, run_id: int, answers: list[str]) -> Response | None:
 
 def runs_resume_stale(*, enqueue: RunEnqueue, stale_seconds: float | None = None) -> list[int]:
     """Re-enqueue the runs whose worker died mid-call (heartbeat stale, lock free)."""
-    return engine.jobs_resume_stale(kind=GENERATION_KIND, enqueue=enqueue, stale_seconds=stale_seconds)
+    return recovery.jobs_resume_stale(kind=GENERATION_KIND, enqueue=enqueue, stale_seconds=stale_seconds)
 
 
 def run_resume(

@@ -16,8 +16,9 @@ from typing import Any
 from django.db import transaction
 
 from core.llm.client import Completion
-from generation.services import engine
-from generation.services.engine import ACTIVE, Enqueue, JobProtocol, Kind
+from generation.services import engine, recovery
+from generation.services.engine import ACTIVE, Enqueue
+from generation.services.kinds import JobProtocol, Kind, kind_register
 from generation.strategies import Call
 from judging.answer import SheetShape, answer_check, answer_schema
 from judging.models import Judge, JudgeBatch, JudgeCall, JudgeTask, JudgeTaskStatus
@@ -160,7 +161,7 @@ class JudgeKind(Kind):
         JudgeCall.objects.filter(task=job, sample__in=list(spent)).delete()
 
 
-JUDGE_KIND = engine.kind_register(JudgeKind())
+JUDGE_KIND = kind_register(JudgeKind())
 
 
 def judge_batch_launch(
@@ -229,4 +230,4 @@ def judge_tasks_resume_stale(
     *, enqueue: Enqueue = engine.task_enqueue, stale_seconds: float | None = None
 ) -> list[int]:
     """Queue again the tasks whose worker died: stale heartbeat, lock free."""
-    return engine.jobs_resume_stale(kind=JUDGE_KIND, enqueue=enqueue, stale_seconds=stale_seconds)
+    return recovery.jobs_resume_stale(kind=JUDGE_KIND, enqueue=enqueue, stale_seconds=stale_seconds)

@@ -63,10 +63,12 @@ def test_judge_tasks_and_runs_migrate_onto_the_engine_with_every_row_kept():
         task, run = _old_rows()
         MigrationExecutor(connection).migrate(BEFORE)
         old = MigrationExecutor(connection).loader.project_state(BEFORE).apps
-        OldOutbox = old.get_model("core", "TaskOutbox")
-        OldOutbox.objects.create(task_name="judging.task_run", args=[task.pk])
-        OldOutbox.objects.create(task_name="judging.task_run", args=[99], sent_at=timezone.now())
-        OldOutbox.objects.create(task_name="generation.tasks.run_advance", args=[run.pk, 3])
+        from core.models import TaskOutbox  # its table is the same before and after
+
+        TaskOutbox.objects.all().delete()
+        TaskOutbox.objects.create(task_name="judging.task_run", args=[task.pk])
+        TaskOutbox.objects.create(task_name="judging.task_run", args=[99], sent_at=timezone.now())
+        TaskOutbox.objects.create(task_name="generation.tasks.run_advance", args=[run.pk, 3])
         counts = {
             name: old.get_model(*name.split(".")).objects.count()
             for name in ("judging.JudgeCall", "judging.JudgeTask")
@@ -74,7 +76,6 @@ def test_judge_tasks_and_runs_migrate_onto_the_engine_with_every_row_kept():
 
         migrate_to_latest()
 
-        from core.models import TaskOutbox
         from generation.models import GenerationRun
         from judging.models import JudgeCall, JudgeTask
 
