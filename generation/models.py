@@ -47,15 +47,68 @@ class BatchStatus(models.TextChoices):
     CANCELLED = "cancelled", _("Cancelled")
 
 
-class GenerationBatch(models.Model):
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class EngineBatch(models.Model):
+    """What every batch of the LLM batch engine has (``generation.services.engine``):
+    a generation batch, a judge batch. Its jobs are one :class:`EngineJob` each."""
+
+    status = models.CharField(max_length=12, choices=BatchStatus.choices, default=BatchStatus.RUNNING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class EngineJob(models.Model):
+    """What every job of the LLM batch engine has: a generation run, a judge task. One
+    job is a chain of calls made by its kind's protocol; the engine keeps these fields."""
+
+    status = models.CharField(
+        max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
+    )
+    current_step = models.PositiveSmallIntegerField(default=0)
+    current_phase = models.CharField(max_length=40, blank=True)
+    calls_done = models.PositiveIntegerField(default=0)
+    calls_total = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(
+        default=0, help_text=_("How many times a worker started this job.")
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When its latest task was queued: a job with no heartbeat since then past
+    # ENGINE_START_SECONDS lost that task, and the sweeper queues it again.
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    # Time a worker spent on it (summed over its tasks): what cost figures count, so
+    # waiting for a lost task does not inflate them.
+    active_seconds = models.FloatField(default=0.0)
+    recoveries = models.PositiveIntegerField(
+        default=0, help_text=_("How many times the sweeper queued it again without a person.")
+    )
+    recovery_note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class GenerationBatch(EngineBatch):
     """Scenarios x model endpoints x conditions, launched together."""
 
     study = models.ForeignKey("studies.Study", on_delete=models.PROTECT, related_name="batches")
     name = models.CharField(_("name"), max_length=120, blank=True)
-    status = models.CharField(max_length=12, choices=BatchStatus.choices, default=BatchStatus.RUNNING)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -66,15 +119,7 @@ class GenerationBatch(models.Model):
         return self.name or f"Batch {self.pk}"
 
 
-class RunStatus(models.TextChoices):
-    QUEUED = "queued", _("Queued")
-    RUNNING = "running", _("Running")
-    SUCCEEDED = "succeeded", _("Succeeded")
-    FAILED = "failed", _("Failed")
-    CANCELLED = "cancelled", _("Cancelled")
-
-
-class GenerationRun(models.Model):
+class GenerationRun(EngineJob):
     """One scenario answered by one model endpoint under one condition."""
 
     batch = models.ForeignKey(
@@ -84,27 +129,10 @@ class GenerationRun(models.Model):
     scenario = models.ForeignKey("studies.Scenario", on_delete=models.PROTECT, related_name="runs")
     endpoint = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="runs")
     condition = models.ForeignKey(Condition, on_delete=models.PROTECT, related_name="runs")
-    status = models.CharField(
-        max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
-    )
     settings_snapshot = models.JSONField(default=dict, blank=True)
-    current_step = models.PositiveSmallIntegerField(default=0)
-    current_phase = models.CharField(max_length=40, blank=True)
-    calls_done = models.PositiveIntegerField(default=0)
-    calls_total = models.PositiveIntegerField(default=0)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveIntegerField(
-        default=0, help_text=_("How many times a worker started this run.")
-    )
-    error = models.TextField(blank=True)
     response = models.OneToOneField(
         "studies.Response", null=True, blank=True, on_delete=models.SET_NULL, related_name="generation_run"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

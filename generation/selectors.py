@@ -5,25 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
-from core.tasks.outbox import outbox_pending_subjects
-from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
+from core.models import TaskOutbox
+from generation.models import EngineBatch, EngineJob, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
 from studies.models import Condition, ModelEndpoint
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
-# The name of the task that advances a run (``generation.tasks.run_advance``).
+# The engine's one task (``generation.tasks.run_advance``), for every kind of job.
 RUN_TASK = "generation.tasks.run_advance"
 
 
 @dataclass
 class RunProgress:
-    run: GenerationRun
+    """One job of a batch (a generation run, a judge task) as the batch page shows it."""
+
+    run: EngineJob
     percent: int
     tokens: int
-    elapsed_seconds: int | None
+    elapsed_seconds: int | None  # time workers spent on it, not waiting for one
     eta_seconds: int | None
     # Its next task is recorded but the broker could not take it yet (it will start
     # by itself when the workers are reachable).
@@ -34,23 +36,25 @@ class RunProgress:
         return self.run.status in ACTIVE
 
 
+def jobs_dispatch_pending(*, kind: str = "generation") -> set[int]:
+    """Jobs of ``kind`` whose next task waits in the outbox (the broker was away)."""
+    rows = TaskOutbox.objects.filter(task_name=RUN_TASK, sent_at__isnull=True).values_list("args", flat=True)
+    return {int(args[0]) for args in rows if args and (args[2] if len(args) > 2 else "generation") == kind}
+
+
 def runs_dispatch_pending() -> set[int]:
     """Runs whose next task waits in the outbox (the broker was away)."""
-    return outbox_pending_subjects(name=RUN_TASK)
+    return jobs_dispatch_pending(kind="generation")
 
 
-def run_progress(
-    run: GenerationRun, now: datetime | None = None, pending: set[int] | None = None
-) -> RunProgress:
+def run_progress(run: EngineJob, now: datetime | None = None, pending: set[int] | None = None) -> RunProgress:
     now = now or timezone.now()
     total = run.calls_total or 0
     done = min(run.calls_done, total) if total else run.calls_done
-    elapsed = None
-    if run.started_at:
-        elapsed = int(((run.finished_at or now) - run.started_at).total_seconds())
+    elapsed = int(run.active_seconds) if run.started_at else None
     eta = None
     if run.status in ACTIVE and elapsed is not None and done:
-        eta = int(elapsed / done * max(0, total - done))
+        eta = int(run.active_seconds / done * max(0, total - done))
     return RunProgress(
         run=run,
         percent=int(100 * done / total) if total else 0,
@@ -64,11 +68,20 @@ def run_progress(
 
 @dataclass
 class BatchProgress:
-    batch: GenerationBatch
+    """A batch of the LLM batch engine (generation or judge): its jobs, their counts by
+    status, and the cost: calls, tokens, time in calls, time workers spent, wall time."""
+
+    batch: EngineBatch
     runs: list[RunProgress]
     calls_done: int = 0
     calls_total: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    calls: int = 0  # provider calls stored (finished)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    call_seconds: float = 0.0
+    active_seconds: float = 0.0
+    wall_seconds: float | None = None  # first start to last end (or now)
 
     @property
     def active(self) -> bool:
@@ -79,8 +92,28 @@ class BatchProgress:
         return int(100 * self.calls_done / self.calls_total) if self.calls_total else 0
 
     @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def total(self) -> int:
+        return len(self.runs)
+
+    @property
+    def done(self) -> int:
+        return sum(1 for p in self.runs if not p.active)
+
+    @property
+    def succeeded(self) -> int:
+        return self.counts.get(RunStatus.SUCCEEDED, 0)
+
+    @property
+    def failed(self) -> int:
+        return self.counts.get(RunStatus.FAILED, 0)
+
+    @property
     def dispatch_pending(self) -> int:
-        """How many of its runs wait for the broker to take their next task."""
+        """How many of its jobs wait for the broker to take their next task."""
         return sum(1 for p in self.runs if p.dispatch_pending)
 
     @property
@@ -89,20 +122,45 @@ class BatchProgress:
         return max(etas) if etas else None
 
 
-def batch_progress(batch: GenerationBatch) -> BatchProgress:
-    runs = list(
-        GenerationRun.objects.filter(batch=batch)
-        .select_related("scenario", "endpoint", "condition", "response")
-        .order_by("id")
-    )
+def engine_batch_progress(
+    *, batch: EngineBatch, jobs: QuerySet, calls: QuerySet, kind: str = "generation"
+) -> BatchProgress:
+    """The progress and cost of any engine batch: ``jobs`` its jobs, ``calls`` their
+    stored calls (turns or judge calls: both keep tokens and latency)."""
+    rows = list(jobs.order_by("id"))
     now = timezone.now()
-    pending = runs_dispatch_pending() if any(r.status in ACTIVE for r in runs) else set()
-    progress = BatchProgress(batch=batch, runs=[run_progress(r, now, pending) for r in runs])
-    for run in runs:
-        progress.calls_done += run.calls_done
-        progress.calls_total += run.calls_total
-        progress.counts[run.status] = progress.counts.get(run.status, 0) + 1
+    pending = jobs_dispatch_pending(kind=kind) if any(r.status in ACTIVE for r in rows) else set()
+    progress = BatchProgress(batch=batch, runs=[run_progress(r, now, pending) for r in rows])
+    progress.counts = {status.value: 0 for status in RunStatus}
+    for row in rows:
+        progress.calls_done += row.calls_done
+        progress.calls_total += row.calls_total
+        progress.counts[row.status] = progress.counts.get(row.status, 0) + 1
+        progress.active_seconds += row.active_seconds
+    cost = calls.aggregate(
+        n=Count("id"),
+        prompt=Sum("prompt_tokens"),
+        completion=Sum("completion_tokens"),
+        latency=Sum("latency_ms"),
+    )
+    progress.calls = cost["n"]
+    progress.prompt_tokens = cost["prompt"] or 0
+    progress.completion_tokens = cost["completion"] or 0
+    progress.call_seconds = (cost["latency"] or 0) / 1000
+    starts = [r.started_at for r in rows if r.started_at]
+    if starts:
+        ends = [r.finished_at or now for r in rows if r.started_at]
+        progress.wall_seconds = (max(ends) - min(starts)).total_seconds()
     return progress
+
+
+def batch_progress(batch: GenerationBatch) -> BatchProgress:
+    jobs = GenerationRun.objects.filter(batch=batch).select_related(
+        "scenario", "endpoint", "condition", "response"
+    )
+    return engine_batch_progress(
+        batch=batch, jobs=jobs, calls=Turn.objects.filter(run__batch=batch, error="")
+    )
 
 
 def batches_recent(limit: int = 50) -> QuerySet[GenerationBatch]:

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
@@ -17,6 +18,7 @@ from core.llm.keys import api_key_env_allowed
 from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfileForm
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
+    BatchProgress,
     batch_progress,
     batches_recent,
     conditions_overview,
@@ -87,46 +89,83 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "generation/home.html", context)
 
 
+def batch_page(
+    request: HttpRequest,
+    *,
+    batch,
+    progress: BatchProgress,
+    polling: bool,
+    namespace: str,
+    template: str,
+    partial: str,
+    retry_label: str,
+    **extra,
+) -> HttpResponse:
+    """The page of any batch of the LLM batch engine (generation, judge): the whole page,
+    or under htmx polling its live part, with a 286 that stops the polling once the
+    batch has ended (the last fragment is still swapped in). ``namespace`` names the
+    app whose ``batch_cancel`` and ``batch_retry`` URLs the shared actions post to."""
+    context = {
+        "batch": batch,
+        "progress": progress,
+        "polling": polling,
+        "cancel_url": reverse(f"{namespace}:batch_cancel", args=[batch.pk]),
+        "retry_url": reverse(f"{namespace}:batch_retry", args=[batch.pk]),
+        "retry_label": retry_label,
+        "progress_label": _("Calls done in this batch"),
+        **extra,
+    }
+    if request.htmx:
+        response = render(request, f"{template}#{partial}", context)
+        if not polling:
+            response = HttpResponseStopPolling(response.content)
+        return response
+    return render(request, template, context)
+
+
 @admin_required
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
-    # a batch is marked finished just after its last run ends: poll until both say so
-    polling = progress.active or batch.status == BatchStatus.RUNNING
-    context = {"batch": batch, "progress": progress, "polling": polling}
-    if request.htmx:
-        response = render(request, "generation/batch.html#runs", context)
-        if not polling:
-            # The last fragment is still swapped in; 286 tells htmx to stop polling.
-            response = HttpResponseStopPolling(response.content)
-        return response
-    return render(request, "generation/batch.html", context)
+    return batch_page(
+        request,
+        batch=batch,
+        progress=progress,
+        # a batch is marked finished just after its last run ends: poll until both say so
+        polling=progress.active or batch.status == BatchStatus.RUNNING,
+        namespace="generation",
+        template="generation/batch.html",
+        partial="runs",
+        retry_label=_("Retry failed and cancelled runs"),
+    )
+
+
+def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message: str) -> HttpResponse:
+    """After cancelling or retrying any engine batch: say what happened, back to its page."""
+    messages.info(request, message)
+    return redirect(f"{namespace}:batch_detail", batch_id=batch_id)
 
 
 @admin_required
 @require_POST
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = get_object_or_404(GenerationBatch, pk=batch_id)
-    count = batch_cancel(batch_id=batch.pk)
-    messages.info(request, ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count})
-    return redirect("generation:batch_detail", batch_id=batch.pk)
+    count = batch_cancel(batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk)
+    message = ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count}
+    return batch_acted(request, namespace="generation", batch_id=batch_id, message=message)
 
 
 @admin_required
 @require_POST
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = get_object_or_404(GenerationBatch, pk=batch_id)
-    count = batch_retry_failed(batch_id=batch.pk, enqueue=run_advance_send)
-    messages.info(
-        request,
-        ngettext(
-            "%(n)d run resumed from its last completed turn.",
-            "%(n)d runs resumed from their last completed turn.",
-            count,
-        )
-        % {"n": count},
+    count = batch_retry_failed(
+        batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk, enqueue=run_advance_send
     )
-    return redirect("generation:batch_detail", batch_id=batch.pk)
+    message = ngettext(
+        "%(n)d run resumed from its last completed turn.",
+        "%(n)d runs resumed from their last completed turn.",
+        count,
+    ) % {"n": count}
+    return batch_acted(request, namespace="generation", batch_id=batch_id, message=message)
 
 
 @admin_required

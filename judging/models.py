@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from generation.models import BatchStatus, EngineBatch, EngineJob, RunStatus
 from studies.models import ModelEndpoint, Response, Scenario, Study
 
 
@@ -61,13 +62,12 @@ class Judge(models.Model):
         return self.name
 
 
-class JudgeBatchStatus(models.TextChoices):
-    RUNNING = "running", _("Running")
-    FINISHED = "finished", _("Finished")
-    CANCELLED = "cancelled", _("Cancelled")
+# A judge batch and its tasks run on the LLM batch engine: the same statuses.
+JudgeBatchStatus = BatchStatus
+JudgeTaskStatus = RunStatus
 
 
-class JudgeBatch(models.Model):
+class JudgeBatch(EngineBatch):
     """One judge scoring the (non-withdrawn) responses of a study, or of one scenario.
     The settings are copied here so a later change of the judge does not rewrite history."""
 
@@ -77,14 +77,9 @@ class JudgeBatch(models.Model):
     prompt_version = models.CharField(max_length=40)
     temperature = models.FloatField()
     samples = models.PositiveSmallIntegerField()
-    status = models.CharField(
-        max_length=12, choices=JudgeBatchStatus.choices, default=JudgeBatchStatus.RUNNING
-    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -95,34 +90,15 @@ class JudgeBatch(models.Model):
         return f"{self.judge} on {self.study} #{self.pk}"
 
 
-class JudgeTaskStatus(models.TextChoices):
-    QUEUED = "queued", _("Queued")
-    RUNNING = "running", _("Running")
-    SUCCEEDED = "succeeded", _("Succeeded")
-    FAILED = "failed", _("Failed")
-    CANCELLED = "cancelled", _("Cancelled")
-
-
-class JudgeTask(models.Model):
+class JudgeTask(EngineJob):
     """One response scored by the batch's judge: ends with a stored, submitted sheet
     or as failed with its reason (the raw output stays on its calls)."""
 
     batch = models.ForeignKey(JudgeBatch, on_delete=models.CASCADE, related_name="tasks")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
-    status = models.CharField(
-        max_length=12, choices=JudgeTaskStatus.choices, default=JudgeTaskStatus.QUEUED, db_index=True
-    )
     sheet = models.OneToOneField(
         "scoring.ScoreSheet", null=True, blank=True, on_delete=models.SET_NULL, related_name="judge_task"
     )
-    attempts = models.PositiveIntegerField(
-        default=0, help_text=_("How many times a worker started this task.")
-    )
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

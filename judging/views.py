@@ -8,9 +8,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
 from core.accounts.roles import researcher_required
+from generation.views import batch_acted, batch_page
 from judging.forms import BatchLaunchForm, JudgeForm, JudgeSettingsForm
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_failed_tasks, batch_progress_get
@@ -78,37 +78,30 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(
         JudgeBatch.objects.select_related("judge__endpoint", "study", "scenario"), pk=batch_id
     )
-    progress = batch_progress_get(batch=batch)
-    polling = batch.status == JudgeBatchStatus.RUNNING
-    context = {
-        "batch": batch,
-        "progress": progress,
-        "failed": batch_failed_tasks(batch=batch),
-        "polling": polling,
-    }
-    if request.htmx:
-        response = render(request, "judging/batch.html#live", context)
-        if not polling:
-            response = HttpResponseStopPolling(response.content)
-        return response
-    return render(request, "judging/batch.html", context)
+    return batch_page(
+        request,
+        batch=batch,
+        progress=batch_progress_get(batch=batch),
+        polling=batch.status == JudgeBatchStatus.RUNNING,
+        namespace="judging",
+        template="judging/batch.html",
+        partial="live",
+        retry_label=_("Retry failed and cancelled tasks"),
+        failed=batch_failed_tasks(batch=batch),
+    )
 
 
 @researcher_required
 @require_POST
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = get_object_or_404(JudgeBatch, pk=batch_id)
-    count = judge_batch_cancel(batch=batch)
-    messages.info(request, ngettext("%(n)d task cancelled.", "%(n)d tasks cancelled.", count) % {"n": count})
-    return redirect("judging:batch_detail", batch_id=batch.pk)
+    count = judge_batch_cancel(batch=get_object_or_404(JudgeBatch, pk=batch_id))
+    message = ngettext("%(n)d task cancelled.", "%(n)d tasks cancelled.", count) % {"n": count}
+    return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)
 
 
 @researcher_required
 @require_POST
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = get_object_or_404(JudgeBatch, pk=batch_id)
-    count = judge_batch_retry(batch=batch)
-    messages.info(
-        request, ngettext("%(n)d task queued again.", "%(n)d tasks queued again.", count) % {"n": count}
-    )
-    return redirect("judging:batch_detail", batch_id=batch.pk)
+    count = judge_batch_retry(batch=get_object_or_404(JudgeBatch, pk=batch_id))
+    message = ngettext("%(n)d task queued again.", "%(n)d tasks queued again.", count) % {"n": count}
+    return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)

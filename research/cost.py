@@ -1,7 +1,8 @@
 """Generation cost per response and per condition, from the stored turns (pure: no ORM).
 
 Per run (one response when it succeeded): provider calls completed, tokens in and
-out, the summed call latency, the wall time from the run's start to its end,
+out, the summed call latency, the time workers spent on it (not the wait for a
+worker or for a lost task),
 calls that still failed (their turn keeps the error) and retries (every attempt
 beyond the first, including attempts that failed before a call succeeded).
 """
@@ -27,7 +28,7 @@ class RunCost:
     prompt_tokens: int
     completion_tokens: int
     latency_seconds: float
-    wall_seconds: float | None  # None while the run has not both started and finished
+    wall_seconds: float | None  # worker time; None while the run has not both started and finished
     failures: int
     retries: int
 

@@ -360,12 +360,12 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                  for d in results.diversity]),
         partial(_group_means, book, "Generation cost",
                 ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)",
-                 "Tokens out (mean)", "Wall time s (mean)", "Failures", "Retries"],
+                 "Tokens out (mean)", "Worker time s (mean)", "Failures", "Retries"],
                 [[c.model, c.condition, c.runs, c.succeeded, _round(c.calls), _round(c.prompt_tokens),
                   _round(c.completion_tokens), _round(c.wall_seconds), c.failures, c.retries]
                  for c in results.cost]
                 + [[], ["Per run"], ["Research ID", "Run", "Model", "Condition", "Status", "Calls", "Tokens in",
-                                     "Tokens out", "Wall time s", "Failures", "Retries"]]
+                                     "Tokens out", "Worker time s", "Failures", "Retries"]]
                 + [[r.research_id, r.run_id, r.model, r.condition, r.status, r.calls, r.prompt_tokens,
                     r.completion_tokens, _round(r.wall_seconds), r.failures, r.retries]
                    for r in results.run_costs]),

@@ -6,14 +6,13 @@
   restart the web service), and no details in the body.
 * **Readiness/status** (``/status/``, admins or ``Authorization: Bearer $STATUS_TOKEN``):
   database, broker, workers consuming this deployment's queue, queue depth, stuck
-  generation runs and dispatches waiting to be sent.
+  generation runs and judge tasks, and dispatches waiting to be sent.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from datetime import timedelta
 
 import redis
 from django.apps import apps
@@ -23,6 +22,7 @@ from django.db import connection
 from django.utils import timezone
 
 from generation.models import GenerationRun, RunStatus
+from generation.services.recovery import jobs_stuck
 from teamllm_web.celery import app as celery_app
 
 # Worker replies are cached this long, so polling the status page does not broadcast
@@ -125,11 +125,16 @@ def queue_depth() -> dict:
 
 
 def stuck_runs() -> dict:
-    """Generation runs queued or running whose heartbeat is older than
-    GENERATION_STALE_SECONDS: their worker died; the sweeper should resume them."""
-    cutoff = timezone.now() - timedelta(seconds=float(settings.GENERATION_STALE_SECONDS))
+    """Generation runs and judge tasks, queued or running, that are stuck: a heartbeat
+    older than GENERATION_STALE_SECONDS (their worker died) or none within
+    ENGINE_START_SECONDS of being queued (their task was lost). The workers' sweep
+    resumes them and records why on each; until then they count here."""
+    stuck = jobs_stuck()
+    generation = stuck.get("generation", {"stale": [], "unstarted": []})
+    judge = stuck.get("judge", {"stale": [], "unstarted": []})
+    stale = len(generation["stale"]) + len(judge["stale"])
+    unstarted = len(generation["unstarted"]) + len(judge["unstarted"])
     active = GenerationRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
-    stale = list(active.filter(heartbeat_at__lt=cutoff).order_by("heartbeat_at").values_list("pk", flat=True))
     oldest_queued = (
         active.filter(status=RunStatus.QUEUED)
         .order_by("created_at")
@@ -137,9 +142,11 @@ def stuck_runs() -> dict:
         .first()
     )
     return {
-        "ok": not stale,
-        "stale_heartbeat": len(stale),
-        "run_ids": stale[:20],
+        "ok": not (stale or unstarted),
+        "stale_heartbeat": stale,
+        "no_first_heartbeat": unstarted,
+        "run_ids": (generation["stale"] + generation["unstarted"])[:20],
+        "judge_task_ids": (judge["stale"] + judge["unstarted"])[:20],
         "queued": active.filter(status=RunStatus.QUEUED).count(),
         "oldest_queued_seconds": (
             round((timezone.now() - oldest_queued).total_seconds()) if oldest_queued else None

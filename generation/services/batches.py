@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, RunStatus
-from generation.services.runs import ACTIVE, RunEnqueue, batch_refresh, run_enqueue, run_resume
+from generation.models import GenerationBatch, GenerationRun, PreferenceProfile, RunStatus
+from generation.services import engine
+from generation.services.runs import ACTIVE, GENERATION_KIND, RunEnqueue, run_enqueue, run_resume
 from generation.strategies import ParameterError, protocol_length, resolve_params
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
 from studies.services.responses import research_id_for
@@ -153,31 +153,13 @@ def run_retry(*, run_id: int, enqueue: RunEnqueue) -> bool:
 
 def run_cancel(*, run_id: int) -> bool:
     """Stop a queued or running run. A call in flight still completes and is kept."""
-    with transaction.atomic():
-        updated = GenerationRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
-            status=RunStatus.CANCELLED, finished_at=timezone.now(), heartbeat_at=None
-        )
-    batch_id = GenerationRun.objects.filter(pk=run_id).values_list("batch_id", flat=True).first()
-    if updated and batch_id:
-        batch_refresh(batch_id=batch_id)
-    return bool(updated)
+    return engine.job_cancel(kind=GENERATION_KIND, job_id=run_id)
 
 
 def batch_cancel(*, batch_id: int) -> int:
-    now = timezone.now()
-    with transaction.atomic():
-        count = GenerationRun.objects.filter(batch_id=batch_id, status__in=ACTIVE).update(
-            status=RunStatus.CANCELLED, finished_at=now, heartbeat_at=None
-        )
-        GenerationBatch.objects.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
-            status=BatchStatus.CANCELLED, finished_at=now
-        )
-    return count
+    return engine.batch_cancel(kind=GENERATION_KIND, batch_id=batch_id)
 
 
 def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue) -> int:
     """Resume every failed (and cancelled) run of the batch."""
-    run_ids = GenerationRun.objects.filter(
-        batch_id=batch_id, status__in=[RunStatus.FAILED, RunStatus.CANCELLED]
-    ).values_list("pk", flat=True)
-    return sum(1 for run_id in list(run_ids) if run_resume(run_id=run_id, enqueue=enqueue))
+    return engine.batch_retry(kind=GENERATION_KIND, batch_id=batch_id, enqueue=enqueue)

@@ -206,15 +206,24 @@ class Done:
     answers: list[str]
 
 
-def protocol_next(
-    protocol: Protocol, replies: Mapping[int, str], known: Mapping[int, tuple[int, str, str]] | None = None
-) -> Call | Done:
-    """Replay ``replies`` (seq -> reply) into a fresh protocol and return the first
-    call that has none, or :class:`Done` with the answers.
+@dataclass(frozen=True)
+class Finished:
+    """A replayed protocol returned: ``value`` is its result (any protocol's own type)."""
 
-    ``known`` (seq -> (step, phase, role) of persisted turns) is checked against
-    the replayed calls, so a protocol that changed under a running run is caught
-    instead of mixing two protocols in one response."""
+    value: Any
+
+
+def protocol_position(
+    protocol: Generator[Call, str, Any],
+    replies: Mapping[int, str],
+    known: Mapping[int, tuple] | None = None,
+) -> Call | Finished:
+    """Replay ``replies`` (seq -> reply) into a fresh protocol and return the first
+    call that has none, or :class:`Finished` with what the protocol returned.
+
+    ``known`` (seq -> (step, phase, role) of stored calls) is checked against the
+    replayed calls, so a protocol that changed under a running job is caught instead
+    of mixing two protocols in one result."""
     try:
         call = next(protocol)
         while True:
@@ -231,7 +240,15 @@ def protocol_next(
                 )
             call = protocol.send(replies[call.seq])
     except StopIteration as stop:
-        return Done(list(stop.value))
+        return Finished(stop.value)
+
+
+def protocol_next(
+    protocol: Protocol, replies: Mapping[int, str], known: Mapping[int, tuple[int, str, str]] | None = None
+) -> Call | Done:
+    """A strategy's position: the first call without a reply, or :class:`Done` with the answers."""
+    position = protocol_position(protocol, replies, known)
+    return Done(list(position.value)) if isinstance(position, Finished) else position
 
 
 def protocol_run(protocol: Protocol, reply: Callable[[Call], str]) -> tuple[list[Call], list[str]]:

@@ -2,68 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import timedelta
+from django.db.models import QuerySet
 
-from django.db.models import Count, Q, QuerySet, Sum
-from django.utils import timezone
-
+from generation.selectors import BatchProgress, engine_batch_progress
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus, JudgeCall, JudgeTask, JudgeTaskStatus
 from scoring.models import AssignmentRole, ScoreSheet, SheetStatus
 
 
-@dataclass(frozen=True)
-class BatchProgress:
-    total: int
-    queued: int
-    running: int
-    succeeded: int
-    failed: int
-    cancelled: int
-    calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    call_seconds: float
-    wall: timedelta
-
-    @property
-    def done(self) -> int:
-        return self.succeeded + self.failed + self.cancelled
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.done / self.total) if self.total else 100
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
 def batch_progress_get(*, batch: JudgeBatch) -> BatchProgress:
-    """Task counts by status, and the cost: provider calls, tokens, time in calls, wall time."""
-    counts = batch.tasks.aggregate(
-        total=Count("id"),
-        **{s.value: Count("id", filter=Q(status=s.value)) for s in JudgeTaskStatus},
-    )
-    cost = JudgeCall.objects.filter(task__batch=batch).aggregate(
-        calls=Count("id"),
-        prompt=Sum("prompt_tokens"),
-        completion=Sum("completion_tokens"),
-        latency=Sum("latency_ms"),
-    )
-    end = batch.finished_at or timezone.now()
-    return BatchProgress(
-        total=counts["total"],
-        queued=counts["queued"],
-        running=counts["running"],
-        succeeded=counts["succeeded"],
-        failed=counts["failed"],
-        cancelled=counts["cancelled"],
-        calls=cost["calls"],
-        prompt_tokens=cost["prompt"] or 0,
-        completion_tokens=cost["completion"] or 0,
-        call_seconds=(cost["latency"] or 0) / 1000,
-        wall=end - batch.created_at,
+    """The batch's tasks by status and its cost: provider calls, tokens, time in calls,
+    time workers spent, wall time (the engine's progress, as for generation batches)."""
+    return engine_batch_progress(
+        batch=batch,
+        jobs=batch.tasks.select_related("response"),
+        calls=JudgeCall.objects.filter(task__batch=batch),
+        kind="judge",
     )
 
 

@@ -31,16 +31,15 @@ def run_costs_get(*, study: Study, conditions=None, models=None) -> list[RunCost
         )
         .order_by("pk")
         .values(
-            "pk", "status", "started_at", "finished_at", "scenario__code", "endpoint__model_number",
+            "pk", "status", "started_at", "finished_at", "active_seconds", "scenario__code", "endpoint__model_number",
             "endpoint__name", "condition__letter", "response__research_id", "n_calls", "n_failures",
             "tokens_in", "tokens_out", "latency", "n_retries",
         )
     )  # fmt: skip
     out = []
     for r in rows:
-        wall = None
-        if r["started_at"] and r["finished_at"]:
-            wall = (r["finished_at"] - r["started_at"]).total_seconds()
+        # The time workers spent on the run, not the wait for a worker or for a lost task.
+        wall = r["active_seconds"] if r["started_at"] and r["finished_at"] else None
         out.append(
             RunCost(
                 run_id=r["pk"],

@@ -368,6 +368,10 @@ LLM_BACKOFF_MAX_SECONDS = env.float("LLM_BACKOFF_MAX_SECONDS", default=60.0)
 # worker and is resumed by the sweeper every worker runs.
 GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default=10.0)
 GENERATION_STALE_SECONDS = env.float("GENERATION_STALE_SECONDS", default=60.0)
+# A queued run or judge task that no worker has taken up this long after its task was
+# sent lost that task (a broker that lost its data, a worker killed before it started):
+# the sweeper sends it again. Generous, as a long queue also makes jobs wait.
+ENGINE_START_SECONDS = env.float("ENGINE_START_SECONDS", default=300.0)
 # How long a task waits for a free slot of its endpoint before re-queueing itself.
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
 # A task keeps making its run's calls until it has worked this long, then queues the

@@ -32,6 +32,7 @@ def batch(demo, llm_stub):
         prompt_tokens=1000,
         completion_tokens=234,
         started_at=now - timedelta(seconds=60),
+        active_seconds=60,
         error="<b>bold</b> error",
     )
     return batch
@@ -45,7 +46,7 @@ def test_batch_page_shows_progress_per_run(client, batch):
     assert "A90_FS10" in html and "17 / 34" in html and "pct-50" in html
     assert "Step 3 · perspective · Plant" in html
     assert "1234" in html  # tokens
-    # elapsed about a minute (more on a loaded machine), and the ETA the same: 17 calls done, 17 to go
+    # a minute of worker time, and the ETA the same: 17 calls done, 17 to go
     elapsed = re.findall(r"\b1 min (\d\d) s\b", html)
     assert len(elapsed) >= 2 and len(set(elapsed)) == 1 and int(elapsed[0]) < 30, elapsed
     assert 'hx-trigger="every 2s"' in html

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from core.llm.client import KeyNotAllowed, LLMError, chat_complete, redact_credentials
 from core.llm.keys import api_key_env_allowed
+from generation.services import engine
 from generation.services.endpoints import endpoint_create, endpoint_test_connection
 from judging.services import runs as judging_runs
 from studies.models import AuditEvent, ModelEndpoint
@@ -231,14 +232,13 @@ def test_judging_tasks_store_errors_redacted(db, monkeypatch):
             saved.append(values)
             return 1
 
-        def values_list(self, *args, **kwargs):
-            return self
-
-        def first(self):
-            return None
-
     monkeypatch.setattr(judging_runs.JudgeTask.objects, "filter", lambda **kw: Rows())
-    judging_runs._finish(1, "failed", f"Sample 1, attempt 1: HTTP 401: you sent Bearer {OTHER}")
+    engine.job_end(
+        kind=judging_runs.JUDGE_KIND,
+        job_id=1,
+        status="failed",
+        error=f"Sample 1, attempt 1: HTTP 401: you sent Bearer {OTHER}",
+    )
     assert OTHER not in saved[0]["error"] and "Bearer [redacted]" in saved[0]["error"]
 
 

@@ -1,5 +1,6 @@
 """The lease keeper reaches domain code only through the callbacks it is given, and
-``generation.tasks`` gives them: the heartbeat on import, the sweep when a worker is ready."""
+``generation.tasks`` gives them: the heartbeat on import; a ready worker registers the
+engine's sweep as a periodic job."""
 
 import logging
 
@@ -47,11 +48,14 @@ def test_the_tasks_module_wires_the_heartbeat():
     assert leases.keeper().heartbeat is runs_heartbeat
 
 
-def test_a_ready_worker_sweeps_at_once_then_through_the_keeper(keeper, monkeypatch):
-    sent = []
-    monkeypatch.setattr(tasks, "runs_resume_stale", lambda *, enqueue: sent.append(enqueue) or [])
+def test_a_ready_worker_sweeps_at_once_then_periodically(monkeypatch):
+    sent, registered = [], []
+    monkeypatch.setattr(tasks, "jobs_recover", lambda *, enqueue: sent.append(enqueue) or [])
+    monkeypatch.setattr(
+        tasks.periodic(), "every", lambda seconds, *, name, run: registered.append((name, run)) or run()
+    )
     tasks._sweep_dead_runs_in_this_worker(sender=None)
-    assert sent == [tasks.run_advance_send]
-    assert keeper.sweep is tasks.runs_resume_dead
-    keeper.sweep()
+    assert sent == [tasks.run_advance_send]  # at once (the periodic thread's first run)
+    assert registered == [("engine sweep", tasks.runs_resume_dead)]
+    registered[0][1]()
     assert sent == [tasks.run_advance_send] * 2

@@ -1,7 +1,10 @@
 """The judge pages: staff create judges, launch batches and follow them; raters are refused."""
 
+from datetime import timedelta
+
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
 
 from judging.models import Judge, JudgeBatch, JudgeTaskStatus
 from judging.services.runs import judge_batch_launch, judge_task_run
@@ -129,3 +132,17 @@ def test_bad_input_on_the_judges_page_is_refused_clearly(client, demo, judge, ll
     )
     assert reply.status_code == 200 and not JudgeBatch.objects.exists()
     assert client.get(reverse("judging:batch_detail", args=[999])).status_code == 404
+
+
+def test_the_batch_page_gives_the_batch_s_real_time_and_cost(client, demo, judge, study, llm_stub):
+    """Worker time and wall time are the tasks' own (first start to last end), not the
+    time since the batch was created."""
+    batch = judge_batch_launch(study=study, judge=judge)
+    assert judge_task_run(task_id=batch.tasks.get().pk) == "succeeded"
+    start = timezone.now() - timedelta(minutes=30)
+    batch.tasks.update(started_at=start, finished_at=start + timedelta(seconds=12.5), active_seconds=3.4)
+    type(batch).objects.filter(pk=batch.pk).update(created_at=start - timedelta(hours=1))
+    _admin(client)
+    html = client.get(reverse("judging:batch_detail", args=[batch.pk])).content.decode()
+    assert "3.4 s of worker time" in html and "12.5 s from the first start to the last end" in html
+    assert "1 provider calls" in html

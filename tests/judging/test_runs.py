@@ -102,3 +102,15 @@ def test_a_second_batch_replaces_the_judges_sheet_and_archives_the_first(study, 
     assignments = Assignment.all_objects.filter(rater=judge.user)
     assert assignments.count() == 2
     assert assignments.filter(archived_at__isnull=True).get().sheet.pk == second.tasks.get().sheet_id
+
+
+def test_a_batch_queues_its_tasks_as_the_engine_s_one_task(study, judge, llm_stub):
+    """Judging has no task of its own: its jobs run on generation's engine task."""
+    from core.models import TaskOutbox
+
+    batch = judge_batch_launch(study=study, judge=judge)
+    task = batch.tasks.get()
+    rows = TaskOutbox.objects.filter(sent_at__isnull=True).values_list("task_name", "args")
+    assert ("generation.tasks.run_advance", [task.pk, 0, "judge"]) in list(rows)
+    assert not TaskOutbox.objects.filter(task_name="judging.task_run").exists()
+    assert task.dispatched_at is not None and task.calls_total == 1  # the start deadline runs
