@@ -5,7 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.llm.client import LLMError, chat_complete, duration_seconds, retry_after_seconds
+from core.llm.client import LLMError, chat_complete
+from core.llm.hints import duration_seconds, retry_after_seconds
 from studies.models import ModelEndpoint
 
 MESSAGES = [{"role": "user", "content": "The information for Step 1 is as follows: ..."}]
