@@ -16,9 +16,9 @@ Nothing here reads the database: the caller passes the endpoint's limits.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
-import threading
 import time
 from pathlib import Path
 
@@ -83,29 +83,25 @@ class FileSchedules:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-_backend: RedisSchedules | FileSchedules | None = None
-_backend_lock = threading.Lock()
+@functools.cache
+def _schedules(redis_url: str, prefix: str, timeout: float, var_dir: str) -> RedisSchedules | FileSchedules:
+    if redis_url:
+        return RedisSchedules(redis_url, prefix, timeout)
+    return FileSchedules(Path(var_dir) / "locks" / prefix / "pace")
 
 
 def schedules() -> RedisSchedules | FileSchedules:
-    global _backend
-    with _backend_lock:
-        if _backend is None:
-            if settings.REDIS_URL:
-                _backend = RedisSchedules(
-                    settings.REDIS_URL, settings.REDIS_KEY_PREFIX, settings.REDIS_TIMEOUT_SECONDS
-                )
-            else:
-                _backend = FileSchedules(
-                    Path(settings.VAR_DIR) / "locks" / settings.REDIS_KEY_PREFIX / "pace"
-                )
-        return _backend
+    """The store for the current settings (one per configuration and process)."""
+    return _schedules(
+        settings.REDIS_URL or "",
+        settings.REDIS_KEY_PREFIX,
+        float(settings.REDIS_TIMEOUT_SECONDS),
+        str(settings.VAR_DIR),
+    )
 
 
 def reset_for_tests() -> None:
-    global _backend
-    with _backend_lock:
-        _backend = None
+    _schedules.cache_clear()
 
 
 def pace_key(endpoint) -> str:

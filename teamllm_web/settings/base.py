@@ -282,6 +282,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Remote control (ping, inspect: /status/'s worker list) is a fanout of control messages; on
+# kombu's filesystem broker their concurrent writes race (kombu #1551), so `make run` turns it
+# off when it has no Redis to start.
+CELERY_WORKER_ENABLE_REMOTE_CONTROL = env.bool("CELERY_WORKER_REMOTE_CONTROL", default=True)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Celery's Django fixup closes the database connections before and after every task
