@@ -10,7 +10,8 @@ from django.utils.translation import gettext_lazy as _
 class TaskOutbox(models.Model):
     """A Celery task that must run after a commit, recorded in the same transaction
     (a transactional outbox): ``core.tasks.outbox`` sends it after the commit and the
-    workers' sweep sends it again until the broker has taken it."""
+    workers' sweep sends it again until the broker has taken it, and again past a deadline
+    until a worker has run it (``done_at``): a broker that lost its messages loses nothing."""
 
     task_name = models.CharField(max_length=200)
     args = models.JSONField(default=list, blank=True)
@@ -22,6 +23,10 @@ class TaskOutbox(models.Model):
     claimed_until = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    # A worker took the message from the broker (it cannot be lost in the broker any more) ...
+    received_at = models.DateTimeField(null=True, blank=True)
+    # ... and ran it to the end: its effect is recorded. Until then the task is owed.
+    done_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["pk"]
@@ -31,8 +36,13 @@ class TaskOutbox(models.Model):
                 fields=["created_at"], name="core_outbox_pending", condition=Q(sent_at__isnull=True)
             ),
             models.Index(fields=["sent_at"], name="core_outbox_sent"),
+            models.Index(
+                fields=["sent_at"],
+                name="core_outbox_owed",
+                condition=Q(done_at__isnull=True, sent_at__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
-        state = "sent" if self.sent_at else "pending"
+        state = "done" if self.done_at else "sent" if self.sent_at else "pending"
         return f"{self.task_name}{tuple(self.args)} ({state})"

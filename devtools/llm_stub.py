@@ -61,6 +61,9 @@ class StubConfig:
     fail_first: int = 0  # the first N requests of each distinct prompt get a fault
     fail_after: int | None = None  # after N successful answers, every request gets a 500
     retry_after: float = 1.0  # seconds, sent with 429 (also as retry-after-ms)
+    # When set, a 429 carries these headers instead (a gateway's or provider's own hints,
+    # e.g. {"llm_provider-retry-after": "2"} or {"x-ratelimit-reset-requests": "1m0s"}).
+    rate_limit_headers: dict[str, str] = field(default_factory=dict)
     timeout_seconds: float = 30.0  # how long a "timeout" fault keeps the client waiting
     reasoning: bool = False
     require_key: str = ""  # when set, other keys get a 401 (which echoes them, as providers do)
@@ -95,6 +98,8 @@ class StubStats:
     last_body: dict[str, Any] = field(default_factory=dict)
     # Every chat request body, in order (the last MAX_RECORDED): ``GET /_stub/requests``.
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    # When each chat request arrived (time.monotonic(), the last MAX_RECORDED): pacing shows here.
+    arrivals: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +161,7 @@ class StubServer(ThreadingHTTPServer):
             cfg = self.config
             stats = self.stats
             stats.requests += 1
+            stats.arrivals = [*stats.arrivals[-(MAX_RECORDED - 1) :], time.monotonic()]
             stats.auth_headers = [*stats.auth_headers[-99:], auth]
             key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
             stats.per_prompt[key] += 1
@@ -268,7 +274,11 @@ class StubHandler(BaseHTTPRequestHandler):
                 429,
                 "Rate limit reached (synthetic fault from llm_stub).",
                 "rate_limit_error",
-                {"Retry-After": f"{cfg.retry_after:g}", "retry-after-ms": str(int(cfg.retry_after * 1000))},
+                dict(cfg.rate_limit_headers)
+                or {
+                    "Retry-After": f"{cfg.retry_after:g}",
+                    "retry-after-ms": str(int(cfg.retry_after * 1000)),
+                },
             )
             return
         if fault == "500":

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Command 1: set up and run the whole app in the foreground (web + worker + LLM stub).
-# Embedded defaults: SQLite in var/, the filesystem broker in var/broker. If
-# DATABASE_URL / REDIS_URL are set, they are used instead. Ctrl-C stops everything.
+# Embedded defaults: SQLite in var/ and, as broker, a Redis this script starts itself in
+# var/redis when `redis-server` is installed (else kombu's filesystem broker in var/broker,
+# with remote control off: its concurrent control messages are what raced). If
+# DATABASE_URL / REDIS_URL are set, they are used instead. The three processes are
+# supervised: a worker or stub that dies is logged and restarted; the web server stays up.
+# Ctrl-C stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -10,36 +14,91 @@ export DEMO_MODE="${DEMO_MODE:-1}"
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 STUB_PORT="${LLM_STUB_PORT:-8765}"
+REDIS_PORT="${RUN_REDIS_PORT:-6390}"
+VAR="${TEAMLLM_VAR_DIR:-var}"
 export LLM_STUB_URL="${LLM_STUB_URL:-http://127.0.0.1:${STUB_PORT}/v1}"
 PY=.venv/bin/python
 
-$PY manage.py migrate --noinput -v0
-$PY manage.py seed_demo
+# A taken port is said at once, with the setting that picks another.
+port_taken() {
+  $PY - "$1" "$2" <<'PYEOF'
+import socket, sys
+with socket.socket() as s:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((sys.argv[1], int(sys.argv[2])))
+    except OSError:
+        sys.exit(0)
+sys.exit(1)
+PYEOF
+}
+check_port() {  # host port setting
+  if port_taken "$1" "$2"; then
+    echo "==> port $2 on $1 is taken (another 'make run'?): choose another with $3, e.g. $3=$(($2 + 1)) make run" >&2
+    exit 2
+  fi
+}
+check_port "$HOST" "$PORT" PORT
+if [ -f devtools/llm_stub.py ] && [ "$LLM_STUB_URL" = "http://127.0.0.1:${STUB_PORT}/v1" ]; then
+  check_port 127.0.0.1 "$STUB_PORT" LLM_STUB_PORT
+fi
 
-pids=()
 cleanup() {
   trap - INT TERM EXIT
   echo; echo "==> stopping"
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in ${web:-} ${worker:-} ${stub:-} ${redis:-}; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
 trap "cleanup; exit 0" INT TERM  # Ctrl-C is the normal way to stop: not an error
 
-# The stub is a development tool (devtools/), not part of the app: start it when it is there.
-if [ -f devtools/llm_stub.py ]; then
-  $PY -m devtools.llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
-  pids+=($!)
+redis=""
+if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ]; then
+  if command -v redis-server >/dev/null; then
+    check_port 127.0.0.1 "$REDIS_PORT" RUN_REDIS_PORT
+    mkdir -p "$VAR/redis"
+    # Its own Redis, kept in var/redis (append-only file): the broker, cache and leases.
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$VAR/redis" --appendonly yes \
+      --save "" --loglevel warning --logfile redis.log &
+    redis=$!
+    export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}/0"
+    for _ in $(seq 100); do
+      redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break
+      sleep 0.1
+    done
+  else
+    echo "==> redis-server not found: kombu's filesystem broker in $VAR/broker (remote control off)"
+    export CELERY_WORKER_REMOTE_CONTROL=0
+  fi
 fi
-$PY -m celery -A teamllm_web worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads -c "${WORKER_CONCURRENCY:-8}" &
-pids+=($!)
+
+$PY manage.py migrate --noinput -v0
+$PY manage.py seed_demo
+
+start_stub() {
+  $PY -m devtools.llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
+  stub=$!
+}
+start_worker() {
+  $PY -m celery -A teamllm_web worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads \
+    -c "${WORKER_CONCURRENCY:-8}" &
+  worker=$!
+}
+stub=""
+# The stub is a development tool (devtools/), not part of the app: start it when it is there.
+if [ -f devtools/llm_stub.py ]; then start_stub; fi
+start_worker
 $PY manage.py runserver "$HOST:$PORT" --noreload &
-pids+=($!)
+web=$!
 
 # The URL is printed once the server answers (not before): /healthz, up to two minutes.
-if ! $PY - "http://$HOST:$PORT/healthz" <<'PYEOF'
-import sys, time, urllib.request
+if ! $PY - "http://$HOST:$PORT/healthz" "$web" <<'PYEOF'
+import os, sys, time, urllib.request
 for _ in range(1200):
+    try:
+        os.kill(int(sys.argv[2]), 0)
+    except OSError:
+        sys.exit(1)  # the server exited: no use waiting
     try:
         with urllib.request.urlopen(sys.argv[1], timeout=2) as reply:
             if reply.status == 200:
@@ -67,4 +126,34 @@ cat <<MSG
 
   Ctrl-C stops the web server, the worker and the LLM stub.
 MSG
-wait -n "${pids[@]}"
+
+# Supervision: the web server's exit ends the run; a worker or stub that exits is logged and
+# started again (a worker that keeps dying waits a little longer each time, up to 30 s).
+restarts=0
+while true; do
+  if ! kill -0 "$web" 2>/dev/null; then
+    wait "$web" && code=0 || code=$?
+    echo "==> the web server exited (code $code): stopping" >&2
+    exit 1
+  fi
+  if ! kill -0 "$worker" 2>/dev/null; then
+    wait "$worker" && code=0 || code=$?
+    restarts=$((restarts + 1))
+    delay=$((restarts < 30 ? restarts : 30))
+    echo "==> $(date '+%F %T') the Celery worker exited (code $code); restarting it in ${delay}s (restart $restarts)" >&2
+    sleep "$delay"
+    start_worker
+  fi
+  if [ -n "$stub" ] && ! kill -0 "$stub" 2>/dev/null; then
+    wait "$stub" && code=0 || code=$?
+    echo "==> $(date '+%F %T') the LLM stub exited (code $code); restarting it" >&2
+    start_stub
+  fi
+  if [ -n "$redis" ] && ! kill -0 "$redis" 2>/dev/null; then
+    echo "==> $(date '+%F %T') redis-server exited; restarting it (the outbox sends what it lost)" >&2
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$VAR/redis" --appendonly yes \
+      --save "" --loglevel warning --logfile redis.log &
+    redis=$!
+  fi
+  sleep 1
+done

@@ -100,6 +100,33 @@ class ModelEndpoint(models.Model):
         _("concurrency limit"), default=4, validators=[MinValueValidator(1), MaxValueValidator(256)]
     )
     timeout_seconds = models.FloatField(_("timeout (s)"), default=120.0, validators=[MinValueValidator(1)])
+    # Pacing shared by every worker (core.llm.pacing): a key's or gateway's quota.
+    requests_per_minute = models.PositiveIntegerField(
+        _("requests per minute"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Calls are spaced out to stay under this, across all workers. Empty: no pacing."),
+    )
+    tokens_per_minute = models.PositiveIntegerField(
+        _("tokens per minute"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Prompt and completion tokens; the next call waits until the last ones fit. Empty: none."
+        ),
+    )
+    retry_budget_seconds = models.PositiveIntegerField(
+        _("retry budget (s)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(86400)],
+        help_text=_(
+            "How long one call may spend waiting to retry (rate limits, errors) before its run fails. "
+            "Empty: the workers' LLM_RETRY_BUDGET_SECONDS."
+        ),
+    )
     extra_params = models.JSONField(_("extra request parameters"), default=dict, blank=True)
     is_active = models.BooleanField(_("active"), default=True)
     notes = models.TextField(_("notes"), blank=True)

@@ -119,3 +119,22 @@ def llm_stub(_llm_stub_server):
     _llm_stub_server.reset()
     yield _llm_stub_server
     _llm_stub_server.reset()
+
+
+@pytest.fixture(scope="session")
+def _litellm_gateway(_llm_stub_server, tmp_path_factory):
+    from tests.gateway import gateway_start
+
+    gateway = gateway_start(
+        stub_base_url=_llm_stub_server.base_url, workdir=tmp_path_factory.mktemp("litellm")
+    )
+    yield gateway
+    gateway.stop()
+
+
+@pytest.fixture
+def litellm_gateway(_litellm_gateway, llm_stub):
+    """LiteLLM's proxy (a real gateway, with a master key) in front of the stub; ``llm_stub`` is
+    reset as for every test. Its models: ``stub-cgpst``, ``stub-rpm`` (rpm limit), ``mock-429``,
+    ``mock-500``."""
+    yield _litellm_gateway

@@ -2,9 +2,14 @@
 
 The SDK's retries are off (``max_retries=0``): this module retries 429, 5xx,
 timeouts, connection errors and empty replies with exponential backoff and jitter,
-honours ``Retry-After`` (and ``retry-after-ms``), and raises :class:`LLMError` with
-a clear message once ``settings.LLM_MAX_ATTEMPTS`` attempts are spent. Other 4xx
-errors (bad request, wrong key, unknown model) fail at once: retrying cannot help.
+honours every rate-limit hint a server or gateway sends (``retry-after``,
+``retry-after-ms``, LiteLLM's ``llm_provider-retry-after``, OpenAI's
+``x-ratelimit-reset-requests``/``-tokens``), paces requests and tokens per minute per
+endpoint across all workers (``core.llm.pacing``), and raises :class:`LLMError` with a
+message that says once what happened and how long it waited, once
+``settings.LLM_MAX_ATTEMPTS`` attempts or the endpoint's retry budget in seconds are
+spent. Other 4xx errors (bad request, wrong key, unknown model) fail at once: retrying
+cannot help.
 
 The API key is read from the environment variable the endpoint names, at call
 time, only when that name carries ``settings.LLM_KEY_ENV_PREFIX``; every error message
@@ -17,7 +22,6 @@ the run services (and so this module) but never call a provider.
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import inspect
 import os
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.llm.hints import retry_after_seconds
 from core.llm.keys import api_key_env_allowed
 
 if TYPE_CHECKING:
@@ -39,6 +44,9 @@ if TYPE_CHECKING:
 # Keyless local servers (the stub, vLLM, Ollama) still need a non-empty string.
 NO_KEY = "not-needed"
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+# A long wait (pacing, a server's Retry-After) is slept in pieces this long, the caller's
+# ``before_attempt`` called between them.
+WAIT_SLICE_SECONDS = 5.0
 _THINK = re.compile(r"^\s*<think>(?P<reasoning>.*?)</think>\s*", re.S)
 
 
@@ -184,52 +192,60 @@ def client_for(endpoint, api_key: str) -> OpenAI:
     return client
 
 
-def retry_after_seconds(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
-
-
 def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
-    """Delay before attempt ``attempt + 1``: the server's Retry-After when it sent
-    one (plus a little jitter so that waiting callers do not return in lockstep),
-    else exponential backoff with jitter, capped."""
+    """Delay before attempt ``attempt + 1``: the server's hint when it sent one (plus a
+    little jitter so that waiting callers do not return in lockstep; the endpoint's retry
+    budget, not a cap, decides whether it is worth waiting), else exponential backoff with
+    jitter, capped."""
     cap = float(settings.LLM_BACKOFF_MAX_SECONDS)
     if retry_after is not None:
-        return min(retry_after, 10 * cap) * random.uniform(1.0, 1.1)
+        return retry_after * random.uniform(1.0, 1.1)
     delay = min(cap, float(settings.LLM_BACKOFF_BASE_SECONDS) * 2 ** (attempt - 1))
     return random.uniform(delay / 2, delay)
 
 
-def _describe(exc: BaseException) -> str:
+_SDK_PREFIX = re.compile(r"^Error code: \d{3}\s*-\s*")
+
+
+def _provider_message(exc: Any) -> str:
+    """The provider's own words, without the SDK's "Error code: 429 - " and JSON wrapping."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        if isinstance(message, str) and message.strip():
+            return _SDK_PREFIX.sub("", message.strip())
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:500]
+    text = exc.message if isinstance(getattr(exc, "message", None), str) else str(exc)
+    return _SDK_PREFIX.sub("", text).strip()
+
+
+def _what(status: int) -> str:
+    if status == 429:
+        return "rate limited"
+    if status >= 500:
+        return "server error"
+    if status in (408, 504, 524):
+        return "gateway timeout"
+    return "refused"
+
+
+def _describe(exc: BaseException, *, timeout: float | None = None) -> str:
+    """What happened, said once: ``rate limited (HTTP 429): <the provider's words>``."""
     import openai  # loaded already: the call that failed went through it
 
     if isinstance(exc, EmptyReply):
         return "the provider returned an empty reply"
     if isinstance(exc, openai.APITimeoutError):
-        return "the provider did not answer within the timeout"
+        waited = f" within {timeout:g} s (the endpoint's timeout)" if timeout else " within the timeout"
+        return f"no answer{waited}"
     if isinstance(exc, openai.APIConnectionError):
         return f"cannot connect to the provider ({exc.__cause__ or exc})"
     if isinstance(exc, openai.APIStatusError):
-        detail = exc.message if isinstance(exc.message, str) else str(exc)
-        return f"HTTP {exc.status_code}: {detail}"
+        message = _provider_message(exc)
+        label = f"{_what(exc.status_code)} (HTTP {exc.status_code})"
+        return f"{label}: {message}" if message else label
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -318,6 +334,15 @@ def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[
     return text, reasoning, prompt, completion
 
 
+def _retry_budget(endpoint) -> float:
+    budget = getattr(endpoint, "retry_budget_seconds", None)
+    return float(budget if budget else settings.LLM_RETRY_BUDGET_SECONDS)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
 def chat_complete(
     *,
     endpoint,
@@ -327,8 +352,16 @@ def chat_complete(
     before_attempt: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Completion:
-    """One chat completion with retries. ``before_attempt(n)`` runs before each
-    attempt (the caller renews its leases there). Raises :class:`LLMError`."""
+    """One chat completion, paced and with retries. ``before_attempt(n)`` runs before each
+    attempt and between the slices of a long wait (the caller renews its heartbeat there).
+
+    Before each attempt the call takes its turn in the endpoint's pacing (requests and
+    tokens per minute, ``core.llm.pacing``). A retryable failure waits as long as the
+    server asked (every hint it sent), else backs off; the endpoint's retry budget (seconds
+    spent waiting to retry, ``retry_budget_seconds``) and ``max_attempts`` bound it. Raises
+    :class:`LLMError` saying once what happened, after how many attempts and how long."""
+    from core.llm import pacing
+
     api_key = api_key_for(endpoint)
     client = client_for(endpoint, api_key)
     extra = dict(endpoint.extra_params or {})
@@ -337,9 +370,28 @@ def chat_complete(
     # into the request body as they are.
     body: dict[str, Any] = {**params, **extra, "model": endpoint.model_name, "messages": messages}
     max_attempts = max_attempts or int(settings.LLM_MAX_ATTEMPTS)
+    budget = _retry_budget(endpoint)
+    timeout = float(endpoint.timeout_seconds)
     last_error = refused = ""
+    first = time.monotonic()
+    waited = 0.0
     attempt = 0
+    delay = 0.0
+
+    def wait(seconds: float) -> None:
+        # In slices, so that a caller's heartbeat goes on while a paced or rate-limited call waits.
+        left = seconds
+        while left > 0:
+            piece = min(left, WAIT_SLICE_SECONDS)
+            sleep(piece)
+            left -= piece
+            if left > 0 and before_attempt is not None:
+                before_attempt(attempt)
+
     for attempt in range(1, max_attempts + 1):
+        paced = pacing.request_wait(endpoint)
+        if paced > 0:
+            wait(paced)
         if before_attempt is not None:
             before_attempt(attempt)
         started = time.monotonic()
@@ -347,11 +399,13 @@ def chat_complete(
             text, reasoning, prompt, completion = _complete_once(client, body, stream)
         except Exception as exc:
             if not _is_retryable(exc):
-                refused = _describe(exc)
+                refused = _describe(exc, timeout=timeout)
             else:
-                last_error = _describe(exc)
-                delay = backoff_seconds(attempt, retry_after_seconds(exc))
+                last_error = _describe(exc, timeout=timeout)
+                hint = retry_after_seconds(exc)
+                delay = backoff_seconds(attempt, hint)
         else:
+            pacing.tokens_used(endpoint, prompt + completion)
             return Completion(
                 text=text,
                 reasoning=reasoning,
@@ -363,14 +417,33 @@ def chat_complete(
         # Raised and slept outside the except block, so that no SDK exception (whose
         # message may quote the key) rides along as the context of our error.
         if refused:
+            what = refused.removeprefix("refused ") if refused.startswith("refused (") else f": {refused}"
             raise LLMError(
-                redact(f"The provider refused the request: {refused}", api_key),
+                redact(f"The provider refused the request {what}", api_key),
                 attempts=attempt,
                 retryable=False,
             )
-        if attempt < max_attempts:
-            sleep(delay)
+        if attempt >= max_attempts:
+            break
+        if waited + delay > budget:
+            elapsed = time.monotonic() - first
+            raise LLMError(
+                redact(
+                    f"The provider call failed after {attempt} attempt{'s' if attempt > 1 else ''} in "
+                    f"{_seconds(elapsed)}: {last_error}. The next retry would wait {_seconds(delay)}, "
+                    f"beyond the endpoint's retry budget ({_seconds(budget)}, {_seconds(waited)} used).",
+                    api_key,
+                ),
+                attempts=attempt,
+            )
+        wait(delay)
+        waited += delay
+    elapsed = time.monotonic() - first
     raise LLMError(
-        redact(f"The provider call failed after {max_attempts} attempts; last error: {last_error}", api_key),
+        redact(
+            f"The provider call failed after {attempt} attempts in {_seconds(elapsed)} "
+            f"({_seconds(waited)} of it waiting to retry): {last_error}",
+            api_key,
+        ),
         attempts=attempt,
     )

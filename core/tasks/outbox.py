@@ -13,17 +13,28 @@ Each row is claimed before it is sent (a compare-and-set on ``claimed_until``), 
 committing process and the sweeps of several workers never send it twice; a sender
 that dies between sending and marking the row sent makes it be sent again later, so
 every task dispatched here is idempotent on the receiving side.
+
+A task the broker took is still owed until a worker has run it: each message carries
+its row in its task id (``outbox-<pk>-...``); a worker marks the row received when the
+message reaches it and done when the task returned (Celery's ``task_received`` and
+``task_success`` signals). A row sent but never received once the queue is empty (a
+broker that restarted without its data) is sent again after ``OUTBOX_REDELIVER_SECONDS``;
+one received but never done (its worker and the broker's copy both gone) after
+``OUTBOX_STALLED_SECONDS``; at most ``OUTBOX_MAX_SENDS`` times.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
 from celery import current_app
+from celery.signals import task_failure, task_received, task_success
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -65,15 +76,33 @@ def _unclaimed(now) -> Q:
     return Q(sent_at__isnull=True) & (Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
 
 
+TASK_ID_PREFIX = "outbox-"
+
+
+def outbox_task_id(pk: int) -> str:
+    """A new Celery task id naming the row (a fresh one per send: a late answer of an earlier
+    send still finds its row)."""
+    return f"{TASK_ID_PREFIX}{pk}-{uuid.uuid4().hex[:12]}"
+
+
+def outbox_row_of(task_id: str | None) -> int | None:
+    if not task_id or not task_id.startswith(TASK_ID_PREFIX):
+        return None
+    head = task_id[len(TASK_ID_PREFIX) :].split("-", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
 def _publish(row: TaskOutbox) -> None:
     app = current_app
     if app.conf.task_always_eager:  # debugging: run in-process, as .delay() would
         app.tasks[row.task_name].apply(args=row.args)
+        TaskOutbox.objects.filter(pk=row.pk).update(done_at=timezone.now())
         return
     app.send_task(
         row.task_name,
         args=list(row.args),
         countdown=row.countdown,
+        task_id=outbox_task_id(row.pk),
         retry=True,
         retry_policy=SEND_RETRY_POLICY,
     )
@@ -81,7 +110,11 @@ def _publish(row: TaskOutbox) -> None:
 
 def _sent(pk: int) -> None:
     TaskOutbox.objects.filter(pk=pk).update(
-        sent_at=timezone.now(), claimed_until=None, attempts=F("attempts") + 1, last_error=""
+        sent_at=timezone.now(),
+        claimed_until=None,
+        attempts=F("attempts") + 1,
+        last_error="",
+        received_at=None,
     )
 
 
@@ -116,7 +149,7 @@ def outbox_sweep(*, limit: int = 500) -> int:
     many tasks were sent. Several workers may sweep at once: each row is claimed by
     one of them (``SELECT ... FOR UPDATE SKIP LOCKED`` where the database has it)."""
     now = timezone.now()
-    TaskOutbox.objects.filter(sent_at__lt=now - KEEP_SENT).delete()
+    TaskOutbox.objects.filter(done_at__lt=now - KEEP_SENT).delete()
     with transaction.atomic():
         rows = list(
             TaskOutbox.objects.select_for_update(skip_locked=True)
@@ -142,7 +175,108 @@ def outbox_sweep(*, limit: int = 500) -> int:
         sent += 1
     if sent:
         logger.info("sent %d task(s) left in the outbox", sent)
+    if len(rows) == sent:  # the broker answers: look for what it took and lost
+        sent += outbox_redeliver(limit=limit)
     return sent
+
+
+def _queue_length() -> int | None:
+    """Messages waiting in this deployment's queue; None when the broker cannot say."""
+    from kombu.exceptions import ChannelError
+
+    name = current_app.conf.task_default_queue
+    try:
+        with current_app.connection_for_read() as conn:
+            try:
+                return int(conn.default_channel.queue_declare(queue=name, passive=True).message_count)
+            except ChannelError:
+                return 0  # Redis keeps no empty list: no queue is an empty queue
+    except Exception as exc:
+        _warn_unreachable("cannot read the queue's length (%s): owed tasks wait", exc)
+        return None
+
+
+def outbox_owed(*, now=None):
+    """Tasks sent and not yet done whose message looks lost, for the sweep to send again."""
+    now = now or timezone.now()
+    sent_long_ago = now - timedelta(seconds=float(settings.OUTBOX_REDELIVER_SECONDS))
+    stalled = now - timedelta(seconds=float(settings.OUTBOX_STALLED_SECONDS))
+    return TaskOutbox.objects.filter(
+        Q(claimed_until__isnull=True) | Q(claimed_until__lt=now),
+        sent_at__isnull=False,
+        done_at__isnull=True,
+        attempts__lt=int(settings.OUTBOX_MAX_SENDS),
+    ).filter(
+        Q(received_at__isnull=True, sent_at__lt=sent_long_ago) | Q(received_at__lt=stalled),
+    )
+
+
+def outbox_redeliver(*, limit: int = 500) -> int:
+    """Send again the tasks the broker took but no worker received (once the queue is empty:
+    a message still waiting behind others is not lost) or finished long after receiving.
+    Returns how many were sent."""
+    now = timezone.now()
+    owed = outbox_owed(now=now)
+    if not owed.exists():
+        return 0
+    waiting = _queue_length()
+    if waiting is None:
+        return 0
+    if waiting:
+        owed = owed.filter(received_at__isnull=False)  # only the stalled ones
+    with transaction.atomic():
+        rows = list(owed.select_for_update(skip_locked=True).order_by("pk")[:limit])
+        TaskOutbox.objects.filter(pk__in=[row.pk for row in rows]).update(
+            claimed_until=now + timedelta(seconds=CLAIM_SECONDS)
+        )
+    sent = 0
+    for row in rows:
+        try:
+            _publish(row)
+        except Exception as exc:
+            _failed(row.pk, exc)
+            TaskOutbox.objects.filter(pk__in=[r.pk for r in rows], claimed_until__isnull=False).update(
+                claimed_until=None
+            )
+            break
+        _sent(row.pk)
+        sent += 1
+        if row.attempts + 1 >= int(settings.OUTBOX_MAX_SENDS):
+            logger.error("task %s sent %d times and never done: no more resends", row, row.attempts + 1)
+    if sent:
+        logger.warning("sent %d task(s) again: the broker took them and no worker finished them", sent)
+    return sent
+
+
+# --- what the workers report ---------------------------------------------------------
+
+
+@task_received.connect(weak=False)
+def _outbox_received(request=None, **kwargs) -> None:
+    pk = outbox_row_of(getattr(request, "id", None))
+    if pk is not None:
+        _mark(pk, received_at=timezone.now())
+
+
+@task_success.connect(weak=False)
+def _outbox_done(sender=None, **kwargs) -> None:
+    pk = outbox_row_of(getattr(getattr(sender, "request", None), "id", None))
+    if pk is not None:
+        _mark(pk, done_at=timezone.now())
+
+
+@task_failure.connect(weak=False)
+def _outbox_failed(task_id=None, exception=None, **kwargs) -> None:
+    pk = outbox_row_of(task_id)
+    if pk is not None:  # still owed: sent again past the deadline, up to OUTBOX_MAX_SENDS
+        _mark(pk, last_error=f"{type(exception).__name__}: {exception}"[:2000])
+
+
+def _mark(pk: int, **fields: Any) -> None:
+    try:
+        TaskOutbox.objects.filter(pk=pk, done_at__isnull=True).update(**fields)
+    except Exception:  # never fail a task for its bookkeeping: at worst it runs again
+        logger.warning("could not mark outbox row %s %s", pk, sorted(fields), exc_info=True)
 
 
 _last_warning = 0.0
@@ -161,6 +295,11 @@ def _warn_unreachable(message: str, *args: object) -> None:
 def outbox_pending_count() -> int:
     """Tasks recorded but not yet taken by the broker."""
     return TaskOutbox.objects.filter(sent_at__isnull=True).count()
+
+
+def outbox_owed_count() -> int:
+    """Tasks the broker took that no worker has finished yet."""
+    return TaskOutbox.objects.filter(sent_at__isnull=False, done_at__isnull=True).count()
 
 
 def outbox_pending_subjects(*, name: str) -> set[Any]:

@@ -27,6 +27,9 @@ ENDPOINT_FIELDS = (
     "api_key_env",
     "concurrency_limit",
     "timeout_seconds",
+    "requests_per_minute",
+    "tokens_per_minute",
+    "retry_budget_seconds",
     "extra_params",
     "notes",
 )

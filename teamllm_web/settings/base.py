@@ -282,6 +282,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Remote control (ping, inspect: /status/'s worker list) is a fanout of control messages; on
+# kombu's filesystem broker their concurrent writes race (kombu #1551), so `make run` turns it
+# off when it has no Redis to start.
+CELERY_WORKER_ENABLE_REMOTE_CONTROL = env.bool("CELERY_WORKER_REMOTE_CONTROL", default=True)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Celery's Django fixup closes the database connections before and after every task
@@ -292,6 +296,11 @@ CELERY_DB_REUSE_MAX = 500
 # ``core.tasks.outbox``) and sent after commit; every worker sends what is still
 # pending (the broker was away) this often.
 OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
+# A task the broker took and no worker received is sent again this long after (once the queue
+# is empty); one received and never finished, after OUTBOX_STALLED_SECONDS; at most OUTBOX_MAX_SENDS.
+OUTBOX_REDELIVER_SECONDS = env.float("OUTBOX_REDELIVER_SECONDS", default=60.0)
+OUTBOX_STALLED_SECONDS = env.float("OUTBOX_STALLED_SECONDS", default=3600.0)
+OUTBOX_MAX_SENDS = env.int("OUTBOX_MAX_SENDS", default=10)
 
 # Redis keys used for cross-worker coordination (concurrency limits) are prefixed
 # so that several deployments or test sessions can share one Redis server.
@@ -363,6 +372,8 @@ LOGGING = {
 # Backoff between provider attempts (429, 5xx, timeouts): base * 2^n with jitter, capped.
 LLM_BACKOFF_BASE_SECONDS = env.float("LLM_BACKOFF_BASE_SECONDS", default=1.0)
 LLM_BACKOFF_MAX_SECONDS = env.float("LLM_BACKOFF_MAX_SECONDS", default=60.0)
+# Seconds a provider call may spend waiting to retry (an endpoint may set its own).
+LLM_RETRY_BUDGET_SECONDS = env.float("LLM_RETRY_BUDGET_SECONDS", default=600.0)
 # Workers renew their leases and beat the heartbeat of the runs they work on this
 # often; a run whose heartbeat is older than GENERATION_STALE_SECONDS lost its
 # worker and is resumed by the sweeper every worker runs.

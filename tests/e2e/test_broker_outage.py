@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings as django_settings
 from django.urls import reverse
 
@@ -48,7 +49,13 @@ def outage(transactional_db, settings):
     is stopped, since its sweep would send this test's tasks through the shared Redis."""
     session_worker_stop()  # `celery_worker` starts it again for the tests that need it
     redis = RedisServer().start()
-    worker = WorkerProcess(extra_env={"CELERY_BROKER_URL": redis.url, "REDIS_URL": redis.url})
+    worker = WorkerProcess(
+        extra_env={
+            "CELERY_BROKER_URL": redis.url,
+            "REDIS_URL": redis.url,
+            "OUTBOX_REDELIVER_SECONDS": "3",  # a message the broker lost is sent again soon
+        }
+    )
     worker.log_path = Path(django_settings.VAR_DIR) / f"test-outage-worker-{os.getpid()}.log"
     worker.log_path.unlink(missing_ok=True)
     try:
@@ -179,3 +186,98 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
     assert (
         "will start when the workers are reachable" not in client.get(launched["Location"]).content.decode()
     )
+
+
+def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm_stub, data_a):
+    """Redis restarted empty (no persistence) while accepted work waited for the worker: every
+    owed effect still happens, without a command (issue 24, finding 3)."""
+    response = Response.objects.get(research_id="A05_FS10")
+    code, rubric = response.blind_code, load_rubric()
+    versions = {}
+    for index, username in ((3, "rater1"), (4, "rater2")):
+        client.login(username=username, password="demo-pass-2026")
+        client.get(f"/scoring/{code}/")
+        changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
+        saved = _json(
+            client,
+            f"/scoring/{code}/save/",
+            {
+                "sheet": own_sheet_id(client, code),
+                "batch_id": username,
+                "expected_version": 0,
+                "changes": changes,
+            },
+        )
+        versions[username] = saved.json()["version"]
+    endpoint = stub_endpoint(llm_stub)
+    wait_for(lambda: ResponseDiversity.objects.filter(response=response).exists(), worker=outage.worker)
+
+    outage.worker.stop()  # the work waits in the broker: nobody consumes it
+    for username in ("rater1", "rater2"):
+        client.login(username=username, password="demo-pass-2026")
+        submitted = _json(
+            client,
+            f"/scoring/{code}/submit/",
+            {"sheet": own_sheet_id(client, code), "expected_version": versions[username]},
+        )
+        assert submitted.status_code == 200
+    client.login(username="admin", password="demo-pass-2026")
+    launched = client.post(
+        reverse("generation:home"),
+        {
+            "study": Study.objects.get(name="CGPST demo").pk,
+            "scenarios": [Scenario.objects.get(code="FS10").pk],
+            "endpoints": [endpoint.pk],
+            "conditions": [Condition.objects.get(letter="B").pk],
+            "name": "before the broker lost its data",
+        },
+    )
+    assert launched.status_code == 302
+    client.login(username="researcher", password="demo-pass-2026")
+    started = client.post(reverse("research:export_start"), {"kind": "results", "study": response.study_id})
+    assert started.status_code == 200
+    owed = TaskOutbox.objects.filter(done_at__isnull=True)
+    # the broker took every task (nothing pending in the outbox), none is done yet
+    assert not owed.filter(sent_at__isnull=True).exists()
+    assert sorted(owed.values_list("task_name", flat=True)) == [
+        "calibration.tasks.response_scores_changed",
+        "calibration.tasks.response_scores_changed",
+        "generation.tasks.run_advance",
+        "research.tasks.export_job_run_task",
+    ]
+
+    outage.redis.kill()
+    outage.redis.start()  # back, empty: the four messages are gone
+    from teamllm_web.celery import app
+
+    app._pool = None  # this process's connections (pool, producers, pings) went with the old server
+    app.amqp._producer_pool = None
+    app.__dict__.pop("control", None)
+    for attempt in range(3):  # the first ping may still meet a connection to the old server
+        try:
+            outage.worker.start()
+            break
+        except redis.exceptions.ConnectionError:
+            if attempt == 2:
+                raise
+
+    final = wait_for(
+        lambda: FinalScore.objects.filter(response=response).first(), timeout=120, worker=outage.worker
+    )
+    assert str(final.overall) == "116.50"
+    run = wait_for(
+        lambda: GenerationRun.objects.filter(status__in=["succeeded", "failed"]).first(),
+        timeout=120,
+        worker=outage.worker,
+    )
+    assert run.status == "succeeded", run.error
+    job = wait_for(
+        lambda: ExportJob.objects.filter(status__in=["done", "failed"]).first(),
+        timeout=120,
+        worker=outage.worker,
+    )
+    assert job.status == "done", job.error
+    generated = run.response
+    wait_for(lambda: ResponseDiversity.objects.filter(response=generated).exists(), worker=outage.worker)
+    wait_for(lambda: not owed.exists(), timeout=60, worker=outage.worker)  # every task ran to its end
+    job.file.delete(save=False)

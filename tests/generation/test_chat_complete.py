@@ -104,7 +104,11 @@ def test_a_dead_provider_gives_a_clear_error_after_the_retry_budget(llm_stub, se
     with pytest.raises(LLMError) as info:
         chat_complete(endpoint=endpoint(llm_stub), messages=MESSAGES, params=PARAMS, sleep=lambda s: None)
     assert info.value.attempts == 3
-    assert str(info.value).startswith("The provider call failed after 3 attempts; last error: HTTP 500")
+    message = str(info.value)
+    assert message.startswith("The provider call failed after 3 attempts in ")
+    assert "of it waiting to retry): server error (HTTP 500): The server had an error" in message
+    # said once: no SDK "Error code: 500 - {...}" wrapping the same status again
+    assert message.count("500") == 1 and "Error code" not in message and "{" not in message
     assert llm_stub.stats.requests == 3
 
 
@@ -113,7 +117,8 @@ def test_client_errors_are_not_retried(llm_stub):
     with pytest.raises(LLMError) as info:
         chat_complete(endpoint=endpoint(llm_stub), messages=MESSAGES, params=PARAMS)
     assert info.value.attempts == 1 and not info.value.retryable
-    assert "HTTP 401" in str(info.value)
+    assert str(info.value).startswith("The provider refused the request (HTTP 401): Incorrect API key")
+    assert str(info.value).count("401") == 1
     assert llm_stub.stats.requests == 1
 
 

@@ -3,14 +3,23 @@ transaction that needs it, sent after its commit, kept while the broker is away,
 sent by the workers' sweep once it answers, and never sent twice by two senders."""
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.db import transaction
 from django.utils import timezone
 
 from core.models import TaskOutbox
+from core.tasks import outbox as outbox_module
 from core.tasks import periodic as periodic_module
-from core.tasks.outbox import outbox_pending_count, outbox_send, outbox_sweep, task_send_on_commit
+from core.tasks.outbox import (
+    outbox_pending_count,
+    outbox_redeliver,
+    outbox_send,
+    outbox_sweep,
+    outbox_task_id,
+    task_send_on_commit,
+)
 from tests.brokers import celery_broker, free_port
 
 # Each test runs in a transaction that is never committed (the session's worker, which
@@ -117,12 +126,72 @@ def test_a_sweep_stops_at_the_first_broker_error_and_releases_the_rest(sent):
     assert [name for name, _, _ in sent] == ["a.b", "c.d"]  # oldest first
 
 
-def test_the_sweep_forgets_rows_sent_long_ago(sent):
-    old = TaskOutbox.objects.create(task_name="a.b", args=[], sent_at=timezone.now() - timedelta(days=2))
-    recent = TaskOutbox.objects.create(task_name="a.b", args=[], sent_at=timezone.now())
+def test_the_sweep_forgets_rows_done_long_ago(sent):
+    long_ago = timezone.now() - timedelta(days=2)
+    old = TaskOutbox.objects.create(task_name="a.b", args=[], sent_at=long_ago, done_at=long_ago)
+    recent = TaskOutbox.objects.create(
+        task_name="a.b", args=[], sent_at=timezone.now(), done_at=timezone.now()
+    )
+    owed = TaskOutbox.objects.create(task_name="c.d", args=[7], sent_at=long_ago, attempts=1)
     outbox_sweep()
-    assert list(TaskOutbox.objects.values_list("pk", flat=True)) == [recent.pk]
+    assert list(TaskOutbox.objects.values_list("pk", flat=True)) == [recent.pk, owed.pk]
     assert old.pk != recent.pk
+    assert sent == [("c.d", [7], None)]  # sent long ago and never received: sent again
+
+
+def _owed(**fields):
+    long_ago = timezone.now() - timedelta(seconds=120)
+    return TaskOutbox.objects.create(task_name="o.wed", args=[1], sent_at=long_ago, attempts=1, **fields)
+
+
+def test_a_task_the_broker_lost_is_sent_again_until_a_worker_finishes_it(sent, monkeypatch, settings):
+    settings.OUTBOX_REDELIVER_SECONDS = 60
+    monkeypatch.setattr("core.tasks.outbox._queue_length", lambda: 0)
+    lost = _owed()
+    fresh = TaskOutbox.objects.create(task_name="f.resh", args=[], sent_at=timezone.now(), attempts=1)
+    received = _owed(received_at=timezone.now() - timedelta(seconds=100))  # a worker has it
+    done = _owed(done_at=timezone.now())
+    assert outbox_redeliver() == 1 and [name for name, _, _ in sent] == ["o.wed"]
+    lost.refresh_from_db()
+    assert lost.attempts == 2 and lost.done_at is None and lost.sent_at > fresh.sent_at - timedelta(seconds=5)
+    # the worker reports it: received, then done (the task id names the row)
+    task_id = outbox_task_id(lost.pk)
+    outbox_module._outbox_received(request=SimpleNamespace(id=task_id))
+    outbox_module._outbox_done(sender=SimpleNamespace(request=SimpleNamespace(id=task_id)))
+    lost.refresh_from_db()
+    assert lost.received_at is not None and lost.done_at is not None
+    TaskOutbox.objects.filter(pk=lost.pk).update(sent_at=timezone.now() - timedelta(seconds=120))
+    assert outbox_redeliver() == 0  # done: owed no more
+    assert {received.pk, done.pk, fresh.pk} <= set(TaskOutbox.objects.values_list("pk", flat=True))
+
+
+def test_a_message_waiting_behind_others_is_not_sent_again(sent, monkeypatch, settings):
+    settings.OUTBOX_REDELIVER_SECONDS = 60
+    monkeypatch.setattr("core.tasks.outbox._queue_length", lambda: 40)
+    _owed()
+    assert outbox_redeliver() == 0 and sent == []
+    stalled = _owed(received_at=timezone.now() - timedelta(hours=2))  # received, never finished
+    assert outbox_redeliver() == 1 and sent == [("o.wed", [1], None)]
+    stalled.refresh_from_db()
+    assert stalled.received_at is None and stalled.attempts == 2
+
+
+def test_a_task_sent_too_often_is_given_up(sent, monkeypatch, settings):
+    settings.OUTBOX_MAX_SENDS = 3
+    monkeypatch.setattr("core.tasks.outbox._queue_length", lambda: 0)
+    TaskOutbox.objects.create(
+        task_name="o.wed", args=[1], sent_at=timezone.now() - timedelta(seconds=120), attempts=3
+    )
+    assert outbox_redeliver() == 0 and sent == []
+
+
+def test_a_failed_task_stays_owed_with_its_error():
+    row = _owed()
+    outbox_module._outbox_failed(task_id=outbox_task_id(row.pk), exception=RuntimeError("database gone"))
+    row.refresh_from_db()
+    assert row.done_at is None and row.last_error == "RuntimeError: database gone"
+    outbox_module._outbox_done(sender=SimpleNamespace(request=SimpleNamespace(id="not-ours-1")))
+    assert TaskOutbox.objects.filter(done_at__isnull=False).count() == 0
 
 
 def test_periodic_jobs_run_when_due_and_a_failing_one_stops_no_other(monkeypatch):

@@ -1,0 +1,231 @@
+"""Soak test of `make run`'s embedded default (issue 24): start scripts/run.sh in a scratch
+var/ directory on free ports, launch N generation batches (FS10 x stub x condition B, 6 calls
+each) as the demo admin while /status/ is polled every second, wait until every run ended,
+and report: runs succeeded, worker crashes or restarts seen in run.sh's output, /status/
+answers. Exits 1 if a run did not succeed or the worker crashed.
+
+    .venv/bin/python bench/soak_make_run.py --launches 200      # the soak (bench/README.md)
+    .venv/bin/python bench/soak_make_run.py --launches 3        # what the suite runs
+
+Without DATABASE_URL/REDIS_URL in its environment (they are removed here), run.sh uses SQLite
+and starts its own Redis when redis-server is installed, else the filesystem broker
+(``--no-redis`` forces that by hiding redis-server from its PATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "demo-pass-2026"
+CRASH = re.compile(r"Unrecoverable error|JSONDecodeError")
+RESTART = re.compile(r"the Celery worker exited")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Browser:
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def csrf(self) -> str:
+        return next((c.value for c in self.jar if c.name == "csrftoken"), "")
+
+    def get(self, path: str, timeout: float = 10) -> tuple[int, bytes]:
+        try:
+            with self.opener.open(self.base + path, timeout=timeout) as reply:
+                return reply.status, reply.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def post(self, path: str, fields: list[tuple[str, str]]) -> int:
+        data = urllib.parse.urlencode([("csrfmiddlewaretoken", self.csrf()), *fields]).encode()
+        request = urllib.request.Request(  # noqa: S310 - our own http:// base URL
+            self.base + path, data=data, headers={"Referer": self.base + path}
+        )
+        try:
+            with self.opener.open(request, timeout=30) as reply:
+                return reply.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    def login(self, username: str) -> None:
+        self.get("/accounts/login/")
+        self.post("/accounts/login/", [("username", username), ("password", PASSWORD)])
+
+
+def wait_healthy(base: str, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"run.sh exited ({proc.returncode}) before answering")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=2) as reply:  # noqa: S310 - http://
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"no answer on {base}/healthz within {timeout:.0f} s")
+
+
+def _worker_pid(session: int) -> int | None:
+    out = subprocess.run(
+        ["ps", "-o", "pid=,args=", "-s", str(session)], capture_output=True, text=True
+    ).stdout
+    for line in out.splitlines():
+        pid, _, args = line.strip().partition(" ")
+        if "celery" in args and " worker" in args:
+            return int(pid)
+    return None
+
+
+def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeout: float = 1800) -> dict:
+    var = Path(tempfile.mkdtemp(prefix="soak-make-run-"))
+    port, stub_port, redis_port = free_port(), free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(
+        TEAMLLM_VAR_DIR=str(var),
+        PORT=str(port),
+        LLM_STUB_PORT=str(stub_port),
+        RUN_REDIS_PORT=str(redis_port),
+        LLM_STUB_LATENCY_MS="20",
+    )
+    if not redis:
+        redis_server = shutil.which("redis-server")
+        if redis_server:
+            hide = str(Path(redis_server).parent)
+            env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != hide)
+    log = var / "run.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    statuses: list[int] = []
+    stop = threading.Event()
+    try:
+        wait_healthy(base, proc, 300)
+        admin = Browser(base)
+        admin.login("admin")
+        db = sqlite3.connect(var / "db.sqlite3", timeout=30)
+        (study,) = db.execute("select id from studies_study where name = 'CGPST demo'").fetchone()
+        (scenario,) = db.execute("select id from studies_scenario where code = 'FS10'").fetchone()
+        (endpoint,) = db.execute("select id from studies_modelendpoint where name = 'stub'").fetchone()
+        (condition,) = db.execute("select id from studies_condition where letter = 'B'").fetchone()
+
+        def poll() -> None:
+            watcher = Browser(base)
+            watcher.login("admin")
+            while not stop.wait(1.0):
+                statuses.append(watcher.get("/status/", timeout=5)[0])
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        started = time.monotonic()
+        answers = [
+            admin.post(
+                "/manage/generation/",
+                [
+                    ("study", str(study)),
+                    ("scenarios", str(scenario)),
+                    ("endpoints", str(endpoint)),
+                    ("conditions", str(condition)),
+                    ("name", f"soak {n}"),
+                ],
+            )
+            for n in range(launches)
+        ]
+        killed = None
+        if kill_worker:  # a worker that dies is restarted by run.sh; the web server stays up
+            killed = _worker_pid(proc.pid)
+            if killed:
+                os.kill(killed, signal.SIGKILL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            counts = dict(
+                db.execute("select status, count(*) from generation_generationrun group by status").fetchall()
+            )
+            # a launch of a run that exists already (same research ID) makes no new run
+            if counts and not counts.get("queued") and not counts.get("running"):
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(2)
+        elapsed = time.monotonic() - started
+        stop.set()
+        poller.join(timeout=10)
+        text = log.read_text(errors="replace")
+        report = {
+            "launches": launches,
+            "launch_answers": {str(k): answers.count(k) for k in sorted(set(answers))},
+            "runs": counts,
+            "seconds": round(elapsed, 1),
+            "status_polls": len(statuses),
+            "status_codes": {str(k): statuses.count(k) for k in sorted(set(statuses))},
+            "worker_crashes": len(CRASH.findall(text)),
+            "worker_killed": killed,
+            "worker_restarts": len(RESTART.findall(text)),
+            "healthz_after": Browser(base).get("/healthz")[0],
+            "run_sh_alive": proc.poll() is None,
+            "broker": "redis (started by run.sh)" if "filesystem broker" not in text else "filesystem",
+            "log": str(log),
+        }
+        return report
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--launches", type=int, default=200)
+    parser.add_argument("--no-redis", action="store_true", help="hide redis-server: the filesystem broker")
+    parser.add_argument("--kill-worker", action="store_true", help="kill the worker once after the launches")
+    opts = parser.parse_args()
+    report = soak(launches=opts.launches, redis=not opts.no_redis, kill_worker=opts.kill_worker)
+    print(json.dumps(report, indent=2))
+    runs = report["runs"]
+    ok = (
+        runs.get("succeeded", 0) == sum(runs.values())
+        and not report["worker_crashes"]
+        and report["run_sh_alive"]
+    )
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
