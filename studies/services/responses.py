@@ -473,7 +473,8 @@ def _record_problems(
             )
     if rec.research_id and len(rec.answers) == 6:
         existing = Response.objects.filter(study=study, research_id=rec.research_id).first()
-        if existing is not None and existing.answers != rec.answers:
+        # the same text but for whitespace an earlier version trimmed is restored, not refused
+        if existing is not None and existing.shown_answers != [shown_text(a) for a in rec.answers]:
             problems.append(
                 _problem(
                     rec.where,
