@@ -181,6 +181,9 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
                 break
             time.sleep(2)
         elapsed = time.monotonic() - started
+        # then until /status/ says ready again: a restarted worker takes a while on a busy machine
+        while time.monotonic() < deadline and (not statuses or statuses[-1] != 200) and proc.poll() is None:
+            time.sleep(1)
         stop.set()
         poller.join(timeout=10)
         text = log.read_text(errors="replace")
@@ -191,6 +194,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
             "seconds": round(elapsed, 1),
             "status_polls": len(statuses),
             "status_codes": {str(k): statuses.count(k) for k in sorted(set(statuses))},
+            "status_last": statuses[-1] if statuses else None,
             "worker_crashes": len(CRASH.findall(text)),
             "worker_killed": killed,
             "worker_restarts": len(RESTART.findall(text)),

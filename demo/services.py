@@ -17,7 +17,8 @@ from judging.services.judges import judge_for_endpoint
 from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
-from studies.services.responses import records_from_data_a, responses_import
+from studies.response_files import records_from_data_a
+from studies.services.responses import responses_import
 from studies.services.roles import role_groups_ensure
 from studies.services.setup import (
     conditions_ensure_defaults,

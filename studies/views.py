@@ -19,6 +19,7 @@ from studies.forms import (
     StudySettingsForm,
 )
 from studies.models import Study
+from studies.response_files import RecordError, RecordProblems, response_records_from_upload
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
     responses_without_pair,
@@ -27,12 +28,7 @@ from studies.selectors import (
     study_pairs,
     study_response_count,
 )
-from studies.services.responses import (
-    RecordError,
-    RecordProblems,
-    response_records_from_upload,
-    responses_import,
-)
+from studies.services.responses import responses_import
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import (
     StudySetupError,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.llm import pacing
 from core.llm.hints import retry_after_seconds
 from core.llm.keys import api_key_env_allowed
 
@@ -360,8 +361,6 @@ def chat_complete(
     server asked (every hint it sent), else backs off; the endpoint's retry budget (seconds
     spent waiting to retry, ``retry_budget_seconds``) and ``max_attempts`` bound it. Raises
     :class:`LLMError` saying once what happened, after how many attempts and how long."""
-    from core.llm import pacing
-
     api_key = api_key_for(endpoint)
     client = client_for(endpoint, api_key)
     extra = dict(endpoint.extra_params or {})

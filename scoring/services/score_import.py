@@ -28,14 +28,9 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
+from studies.response_files import RecordError, RecordProblems, records_from_data_a
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
-from studies.services.responses import (
-    RecordError,
-    RecordProblems,
-    records_from_data_a,
-    responses_import,
-    responses_unknown_names,
-)
+from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
 from studies.upload_safety import json_parse
 

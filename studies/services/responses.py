@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -23,43 +20,17 @@ from studies.models import (
     shown_text,
 )
 from studies.parsing import parse_response
+from studies.response_files import (
+    RESEARCH_ID,
+    RecordError,
+    RecordProblems,
+    ResponseRecord,
+    _problem,
+)
 from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from studies.signals import response_answers_changed, response_created
-from studies.upload_safety import json_parse
-
-RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
-
-
-class RecordError(Exception):
-    """One bad record: names the record and the field. The whole import is rolled back."""
-
-    def __init__(self, record: str, field_name: str, message: str):
-        super().__init__(f"{record}, field '{field_name}': {message}")
-        self.record = record
-        self.field = field_name
-        self.message = message
-
-
-class RecordProblems(RecordError):
-    """Every problem of every record of a file, in file order, each naming its record
-    and field: nothing is imported."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("file", "records", "; ".join(problems))
-        self.problems = problems
-
-    def __str__(self) -> str:
-        return "\n".join(self.problems)
-
-
-class UnknownNames(RecordProblems):
-    """Names the file uses that the installation does not know, all of them at once."""
-
-
-def _problem(where: str, field_name: str, message: str) -> str:
-    return f"{where}, field '{field_name}': {message}"
 
 
 class ResponseExists(Exception):
@@ -186,155 +157,6 @@ class ImportReport:
         if self.created_objects:
             parts.append("also created: " + ", ".join(self.created_objects))
         return "; ".join(parts)
-
-
-@dataclass
-class ResponseRecord:
-    where: str
-    research_id: str
-    scenario: str
-    model: str  # endpoint name or two-digit model number
-    condition: str
-    answers: list[str]
-    # what is wrong with the record itself (missing fields, steps), each with its field;
-    # the import adds what is wrong against the database and reports them all at once
-    problems: list[str] = field(default_factory=list)
-
-
-def _data_a_answers(where: str, scores: Any) -> list[str]:
-    """Step texts of a data_A.json score object: item contents joined per step by a
-    newline, each exactly as given (the release's items end in two spaces, which its
-    Self-BLEU counts as tokens: 0.3653 for A05_FS10's Step 1, 0.3695 if stripped)."""
-    if not isinstance(scores, dict):
-        raise RecordError(where, "scores", _("expected an object with Step-1..Step-6"))
-    answers = []
-    for n in range(1, 7):
-        step = scores.get(f"Step-{n}")
-        if not isinstance(step, list):
-            raise RecordError(where, f"Step-{n}", _("missing or not a list"))
-        texts = [str(it["Content"]) for it in step if isinstance(it, dict) and "Content" in it]
-        answers.append("\n".join(texts))
-    return answers
-
-
-def records_from_data_a(data: Any) -> list[ResponseRecord]:
-    if not isinstance(data, list):
-        raise RecordError("file", "top level", _("expected a list of responses"))
-    records = []
-    for i, row in enumerate(data, start=1):
-        where = f"record {i}"
-        if not isinstance(row, list) or len(row) != 5:
-            raise RecordError(
-                where, "record", _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
-            )
-        rid = str(row[0])
-        where = f"record {i} ({rid})"
-        m = RESEARCH_ID.match(rid)
-        if not m:
-            raise RecordError(where, "response_id", _("not a research ID like A05_FS10"))
-        if str(row[2]) != m["scenario"]:
-            raise RecordError(where, "scenario_id", _("does not match the research ID"))
-        records.append(
-            ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], _data_a_answers(where, row[3]))
-        )
-    return records
-
-
-def _jsonl_record(i: int, line: str) -> ResponseRecord:
-    """One line as a record; every problem of the line is in its ``problems``."""
-    where = f"line {i}"
-    try:
-        obj = json_parse(line)
-    except json.JSONDecodeError as exc:
-        return ResponseRecord(
-            where,
-            "",
-            "",
-            "",
-            "",
-            [],
-            [_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg})],
-        )
-    if not isinstance(obj, dict):
-        return ResponseRecord(
-            where, "", "", "", "", [], [_problem(where, "record", _("expected a JSON object"))]
-        )
-    rid = obj.get("research_id")
-    if isinstance(rid, str) and rid.strip():
-        where = f"{where} ({rid.strip()})"
-    problems = []
-    values = {}
-    for key in ("research_id", "scenario", "model", "condition"):
-        if key not in obj:
-            problems.append(_problem(where, key, _("missing")))
-        elif not isinstance(obj[key], str) or not obj[key].strip():
-            problems.append(_problem(where, key, _("must be a non-empty string")))
-        else:
-            values[key] = obj[key].strip()
-    steps = obj.get("steps")
-    if "steps" not in obj:
-        problems.append(_problem(where, "steps", _("missing")))
-        steps = []
-    elif isinstance(steps, dict):
-        if all(k in steps for k in map(str, range(1, 7))):
-            steps = [steps[k] for k in map(str, range(1, 7))]
-        else:
-            problems.append(_problem(where, "steps", _("needs keys 1 to 6")))
-            steps = []
-    elif not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
-        problems.append(_problem(where, "steps", _("must be six strings (Steps 1-6)")))
-        steps = []
-    return ResponseRecord(
-        where,
-        values.get("research_id", ""),
-        values.get("scenario", ""),
-        values.get("model", ""),
-        values.get("condition", ""),
-        steps,
-        problems,
-    )
-
-
-def records_from_jsonl(text: str) -> list[ResponseRecord]:
-    records = [_jsonl_record(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not records:
-        raise RecordError("file", "records", _("no records found"))
-    return records
-
-
-def records_from_file(path: str | Path) -> list[ResponseRecord]:
-    """Read either format: a JSON list (data_A.json) or JSON Lines."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(
-            "file", "file", _("cannot read %(path)s: %(err)s") % {"path": path, "err": exc}
-        ) from exc
-    return records_from_text(text)
-
-
-def response_records_from_upload(content: bytes) -> list[ResponseRecord]:
-    """An uploaded file (the import page) in either format."""
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise RecordError("file", "file", _("the file is not UTF-8 text")) from exc
-    return records_from_text(text)
-
-
-def records_from_text(text: str) -> list[ResponseRecord]:
-    if text.lstrip().startswith("["):
-        try:
-            data = json_parse(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(
-                "file",
-                "json",
-                _("not valid JSON (line %(line)s: %(err)s)") % {"line": exc.lineno, "err": exc.msg},
-            ) from exc
-        return records_from_data_a(data)
-    return records_from_jsonl(text)
 
 
 def _find_model(name: str) -> ModelEndpoint | None:

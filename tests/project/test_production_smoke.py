@@ -364,7 +364,8 @@ from scoring.models import RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Response, Study
 from core.accounts.roles import RATER
-from studies.services.responses import records_from_data_a, responses_import
+from studies.response_files import records_from_data_a
+from studies.services.responses import responses_import
 from studies.services.roles import role_groups_ensure
 
 call_command("createsuperuser", interactive=False)

@@ -15,7 +15,8 @@ from research.diversity import text_diversity
 from research.models import ResponseDiversity
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from studies.models import Response
-from studies.services.responses import ResponseRecord, responses_import
+from studies.response_files import ResponseRecord
+from studies.services.responses import responses_import
 from studies.signals import response_answers_changed
 from tests.factories import SAMPLE_ANSWERS, ConditionFactory, StudyFactory, UserFactory, make_response
 from tests.workers import wait_for

@@ -138,7 +138,9 @@ def test_the_migration_keeps_old_rows_and_their_files_under_media_root(settings,
         }
         MigrationExecutor(connection).migrate(after)
         # read as the schema is at that point (a later migration renames the table)
-        new = MigrationExecutor(connection).loader.project_state(after).apps.get_model("research", "ExportJob")
+        new = (
+            MigrationExecutor(connection).loader.project_state(after).apps.get_model("research", "ExportJob")
+        )
         names = {key: new.objects.only("file").get(pk=row.pk).file.name for key, row in rows.items()}
         assert names == {
             "absolute": "exports/12/results_Pilot.xlsx",

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from studies.management.options import study_from_option
-from studies.services.responses import RecordError, RecordProblems, records_from_file, responses_import
+from studies.response_files import RecordError, RecordProblems, records_from_file
+from studies.services.responses import responses_import
 
 
 class Command(BaseCommand):
