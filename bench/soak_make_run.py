@@ -14,7 +14,7 @@ research ID that has a run already would make none).
 
 Without DATABASE_URL/REDIS_URL in its environment (they are removed here), run.sh uses SQLite
 and starts its own Redis when redis-server is installed, else the filesystem broker
-(``--no-redis`` forces that by hiding redis-server from its PATH).
+(``--no-redis`` forces that with ``RUN_BROKER=filesystem``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import http.cookiejar
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import sqlite3
@@ -172,10 +171,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
         LLM_STUB_LATENCY_MS="20",
     )
     if not redis:
-        redis_server = shutil.which("redis-server")
-        if redis_server:
-            hide = str(Path(redis_server).parent)
-            env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != hide)
+        env["RUN_BROKER"] = "filesystem"  # as on a machine without redis-server
     log = var / "run.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -274,7 +270,9 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--launches", type=int, default=200)
-    parser.add_argument("--no-redis", action="store_true", help="hide redis-server: the filesystem broker")
+    parser.add_argument(
+        "--no-redis", action="store_true", help="the filesystem broker (RUN_BROKER=filesystem)"
+    )
     parser.add_argument("--kill-worker", action="store_true", help="kill the worker once after the launches")
     opts = parser.parse_args()
     report = soak(launches=opts.launches, redis=not opts.no_redis, kill_worker=opts.kill_worker)
