@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from studies.rubric import INVALID_PREFIX, Rubric
 
 # data_A.json dimension names -> rubric dimension keys
@@ -64,14 +66,14 @@ def invalid_key(text: str, rubric: Rubric, step: int) -> str:
     head = str(text).strip().split()[0].strip("—-:：,.").lower() if str(text).strip() else ""
     keys = {t.key for t in rubric.step(step).invalid_types}
     if head not in keys:
-        raise ScoreFileError(f"Step-{step}", f"unknown invalid type {text!r}")
+        raise ScoreFileError(f"Step-{step}", _("unknown invalid type %(text)r") % {"text": text})
     return head
 
 
 def _items(scores: dict, step: int, problems: list[ScoreFileError]) -> list[dict] | None:
     value = scores.get(f"Step-{step}")
     if not isinstance(value, list):
-        problems.append(ScoreFileError(f"Step-{step}", "missing or not a list"))
+        problems.append(ScoreFileError(f"Step-{step}", _("missing or not a list")))
         return None
     return [it for it in value if isinstance(it, dict) and "Score Summary" not in it]
 
@@ -82,7 +84,11 @@ def _idea_changes(scores: dict, rubric: Rubric, step: int, problems: list[ScoreF
         return []
     limit = rubric.step(step).item_count
     if len(items) > limit:
-        problems.append(ScoreFileError(f"Step-{step}", f"{len(items)} items, at most {limit}"))
+        problems.append(
+            ScoreFileError(
+                f"Step-{step}", _("%(n)d items, at most %(limit)d") % {"n": len(items), "limit": limit}
+            )
+        )
         return []
     changes: list[tuple[str, Any]] = []
     for pos in range(1, limit + 1):
@@ -103,7 +109,7 @@ def _idea_changes(scores: dict, rubric: Rubric, step: int, problems: list[ScoreF
             changes.append((f"{base}.elaboration", item.get("Elaboration")))
             changes.append((f"{base}.originality", item.get("Originality")))
         else:
-            problems.append(ScoreFileError(f"Step-{step} item {pos}", "needs Category or Invalid"))
+            problems.append(ScoreFileError(f"Step-{step} item {pos}", _("needs Category or Invalid")))
     return changes
 
 
@@ -111,7 +117,7 @@ def data_a_read(scores: Any, rubric: Rubric) -> tuple[list[tuple[str, Any]], lis
     """Entry changes that reproduce one rater's data_A.json scores, and every problem of
     their shape, step by step in the file's order (an import lists them all at once)."""
     if not isinstance(scores, dict):
-        return [], [ScoreFileError("scores", "expected an object")]
+        return [], [ScoreFileError("scores", _("expected an object"))]
     problems: list[ScoreFileError] = []
     changes: list[tuple[str, Any]] = []
     for step in (1, 3, 4, 2, 5, 6):  # the order of changes earlier versions gave
@@ -121,7 +127,11 @@ def data_a_read(scores: Any, rubric: Rubric) -> tuple[list[tuple[str, Any]], lis
             criteria = _items(scores, 4, problems)
             expected = rubric.step(4).item_count
             if criteria is not None and len(criteria) != expected:
-                problems.append(ScoreFileError("Step-4", f"{len(criteria)} criteria, expected {expected}"))
+                problems.append(
+                    ScoreFileError(
+                        "Step-4", _("%(n)d criteria, expected %(m)d") % {"n": len(criteria), "m": expected}
+                    )
+                )
             for pos, crit in enumerate(criteria or [], start=1):
                 changes.append((f"items.4.{pos}.correctly_written", crit.get("Correctly Written")))
                 changes.append((f"items.4.{pos}.relevance", crit.get("Relevance")))
@@ -130,7 +140,7 @@ def data_a_read(scores: Any, rubric: Rubric) -> tuple[list[tuple[str, Any]], lis
             if objs is None:
                 continue
             if len(objs) != 1:
-                problems.append(ScoreFileError(f"Step-{step}", "expected one object of dimension scores"))
+                problems.append(ScoreFileError(f"Step-{step}", _("expected one object of dimension scores")))
                 continue
             names = STEP_DIMENSIONS[step]
             found = set()
@@ -139,7 +149,7 @@ def data_a_read(scores: Any, rubric: Rubric) -> tuple[list[tuple[str, Any]], lis
                     changes.append((f"dims.{key}", objs[0][name]))
                     found.add(key)
             problems += [
-                ScoreFileError(f"Step-{step}", f"missing dimension {key}")
+                ScoreFileError(f"Step-{step}", _("missing dimension %(key)s") % {"key": key})
                 for key in sorted(set(names.values()) - found)
             ]
     return changes, sorted(problems, key=_file_order)

@@ -42,8 +42,12 @@ class UnknownNames(RecordProblems):
     """Names the file uses that the installation does not know, all of them at once."""
 
 
-def _problem(where: str, field_name: str, message: str) -> str:
+def problem_text(where: str, field_name: str, message: str) -> str:
+    """One problem of an import file: its record (or line), its field, what is wrong."""
     return f"{where}, field '{field_name}': {message}"
+
+
+_problem = problem_text
 
 
 @dataclass

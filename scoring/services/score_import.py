@@ -20,6 +20,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
 from scoring.entries import EntryError, entries_from_changes
@@ -30,6 +31,7 @@ from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.response_files import RecordError, RecordProblems, ResponseRecord, records_from_data_a
+from studies.response_files import problem_text as _problem
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
@@ -57,14 +59,14 @@ class ScoreImportReport:
 
     def summary(self) -> str:
         parts = [
-            f"{len(self.sheets_created)} sheet(s) imported",
-            f"{len(self.unchanged)} already present with the same scores",
+            _("%(n)d sheet(s) imported") % {"n": len(self.sheets_created)},
+            _("%(n)d already present with the same scores") % {"n": len(self.unchanged)},
         ]
         for label, items in (
-            ("responses created", self.responses_created),
-            ("also created", self.created_objects),
-            ("raters created", self.raters_created),
-            ("scoring groups created", self.groups_created),
+            (_("responses created"), self.responses_created),
+            (_("also created"), self.created_objects),
+            (_("raters created"), self.raters_created),
+            (_("scoring groups created"), self.groups_created),
         ):
             if items:
                 parts.append(f"{label}: {', '.join(items)}")
@@ -93,8 +95,17 @@ def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]
         else:
             ours = totals.dimensions.get(key)
         if ours != value:
-            name = "total" if key == "overall" else key.replace("step:", "Step ")
-            problems.append(f"{name}: the file says {value}, the scores add up to {ours}")
+            name = (
+                _("total")
+                if key == "overall"
+                else _("Step %(n)s") % {"n": key[5:]}
+                if key.startswith("step:")
+                else key
+            )
+            problems.append(
+                _("%(name)s: the file says %(value)s, the scores add up to %(ours)s")
+                % {"name": name, "value": value, "ours": ours}
+            )
     return problems
 
 
@@ -128,7 +139,7 @@ class _Problems:
         return len(self._items)
 
     def sorted(self) -> list[str]:
-        return [message for _, _, message in sorted(self._items)]
+        return [item[2] for item in sorted(self._items)]
 
 
 _RECORD = re.compile(r"^record (\d+)\b")
@@ -156,7 +167,12 @@ def _plan(
         if record.research_id in firsts:
             first = firsts[record.research_id]
             problems.add(
-                index, f"{record.where}, field 'response_id': appears twice in the file (first at {first})"
+                index,
+                _problem(
+                    record.where,
+                    "response_id",
+                    _("appears twice in the file (first at %(first)s)") % {"first": first},
+                ),
             )
         elif record.research_id:
             firsts[record.research_id] = record.where.split(" (")[0]
@@ -165,11 +181,11 @@ def _plan(
             isinstance(raters, list) and len(raters) == 2 and all(isinstance(r, str) and r for r in raters)
         ):
             problems.add(
-                index, f'{record.where}, field \'raters\': expected two rater IDs, e.g. ["H01", "H02"]'
+                index, _problem(record.where, "raters", _('expected two rater IDs, e.g. ["H01", "H02"]'))
             )
             raters = [None, None]
         elif raters[0] == raters[1]:
-            problems.add(index, f"{record.where}, field 'raters': the two raters must differ")
+            problems.add(index, _problem(record.where, "raters", _("the two raters must differ")))
         sheets = []
         for slot, (code, scores) in enumerate(zip(raters, row[3:5], strict=True), start=1):
             where = f"{record.where}, rater {code}" if code else f"{record.where}, scores{slot}"
@@ -185,7 +201,9 @@ def _plan(
             totals = sheet_totals(entries, rubric)
             missing = [m.path for m in totals.missing if not m.path.startswith("texts.")]
             if missing:
-                problems.add(index, f"{where}: scores missing for {', '.join(missing)}")
+                problems.add(
+                    index, f"{where}: " + _("scores missing for %(paths)s") % {"paths": ", ".join(missing)}
+                )
             for p in summary_mismatches(totals, file_summaries(scores)):
                 problems.add(index, f"{where}: {p}")
             sheets.append(_SheetPlan(where, code, scores, changes, entries, totals))
@@ -200,10 +218,10 @@ def _scoring_account(code: str, user) -> str | None:
     The reason the account cannot hold the sheet, or None."""
     roles = user_roles(user)
     if RATER not in roles or roles & UNBLINDED_ROLES:
-        return (
-            f"rater {code}: {user.get_username()!r} is not a rater (only raters hold score sheets; "
+        return _(
+            "rater %(code)s: %(user)r is not a rater (only raters hold score sheets; "
             "an admin or researcher needs a second account to score)"
-        )
+        ) % {"code": code, "user": user.get_username()}
     return None
 
 
@@ -213,14 +231,18 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
     if code in rater_map:
         user = user_model.objects.filter(username=rater_map[code]).first()
         if user is None:
-            return None, f"rater {code}: no user {rater_map[code]!r} (mapped with {code}={rater_map[code]})"
+            return None, _("rater %(code)s: no user %(user)r (mapped with %(code)s=%(user)s)") % {
+                "code": code,
+                "user": rater_map[code],
+            }
         return user, _scoring_account(code, user)
     profile = RaterProfile.objects.select_related("user").filter(rater_code=code).first()
     if profile is not None:
         return profile.user, _scoring_account(code, profile.user)
     if user_model.objects.filter(username=code).exists():
         return None, (
-            f"rater {code}: a user {code!r} exists without that rater ID; map it with {code}=USERNAME"
+            _("rater %(code)s: a user %(code)r exists without that rater ID; map it with %(code)s=USERNAME")
+            % {"code": code}
         )
     user = user_model.objects.create(username=code)
     user.set_unusable_password()
@@ -309,15 +331,19 @@ def _check_and_import(
     """The database half of the checks, writing as it goes (the caller rolls back)."""
     missing = {
         index: record
-        for index, (record, _) in plans.items()
+        for index, (record, _sheets) in plans.items()
         if not Response.objects.filter(study=study, research_id=record.research_id).exists()
     }
     if missing and not create_missing:
         for index, r in missing.items():
             problems.add(
                 index,
-                f"{r.where}, field 'response_id': no response {r.research_id} in study {study.name} "
-                "(allow creating missing ones to create it)",
+                _problem(
+                    r.where,
+                    "response_id",
+                    _("no response %(id)s in study %(study)s (allow creating missing ones to create it)")
+                    % {"id": r.research_id, "study": study.name},
+                ),
             )
         problems.add_numbered(responses_unknown_names(records=list(missing.values()), study=study))
     elif missing:
@@ -351,18 +377,26 @@ def _check_and_import(
         if response.scenario.code != record.scenario:
             problems.add(
                 index,
-                f"{record.where}, field 'scenario_id': the response belongs to scenario {response.scenario.code}",
+                _problem(
+                    record.where,
+                    "scenario_id",
+                    _("the response belongs to scenario %(code)s") % {"code": response.scenario.code},
+                ),
             )
             continue
         if users[0].pk == users[1].pk:
-            problems.add(index, f"{record.where}, field 'raters': both rater IDs map to the same user")
+            problems.add(index, _problem(record.where, "raters", _("both rater IDs map to the same user")))
             continue
         group = _group(response, users, actor, report)
         if group is None:
             problems.add(
                 index,
-                f"{record.where}, field 'raters': scenario {response.scenario.code} under condition "
-                f"{response.condition.letter} is scored by another pair in this study",
+                _problem(
+                    record.where,
+                    "raters",
+                    _("scenario %(s)s under condition %(c)s is scored by another pair in this study")
+                    % {"s": response.scenario.code, "c": response.condition.letter},
+                ),
             )
             continue
         others = Assignment.objects.filter(
@@ -370,7 +404,7 @@ def _check_and_import(
         ).exclude(rater__in=users)
         if others.exists():
             problems.add(
-                index, f"{record.where}, field 'raters': the response already has other primary raters"
+                index, _problem(record.where, "raters", _("the response already has other primary raters"))
             )
             continue
         for plan, user in zip(sheets, users, strict=True):
@@ -392,12 +426,15 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
                 created = group_sync_assignments(group=group, actor=actor)
         except AssignmentError as exc:
             report.warnings.append(
-                f"{label}: its other responses were not assigned to the pair: {exc.message}"
+                f"{label}: "
+                + _("its other responses were not assigned to the pair: %(reason)s") % {"reason": exc.message}
             )
         else:
             if created:
                 report.warnings.append(
-                    f"{label}: {created} assignment(s) of responses already in the study given to the pair"
+                    f"{label}: "
+                    + _("%(n)d assignment(s) of responses already in the study given to the pair")
+                    % {"n": created}
                 )
 
 
@@ -409,7 +446,9 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
             rater=user, response=response, role=AssignmentRole.PRIMARY, group=group, created_by=actor
         )
     elif assignment.role != AssignmentRole.PRIMARY:
-        return [f"{plan.where}: this rater calibrates the response; a primary sheet cannot be imported"]
+        return [
+            f"{plan.where}: " + _("this rater calibrates the response; a primary sheet cannot be imported")
+        ]
     elif assignment.group_id is None:
         assignment.group = group
         assignment.save(update_fields=["group"])
@@ -418,9 +457,11 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
         if _scored(sheet_entries_get(sheet=sheet)) == _scored(plan.entries):
             report.unchanged.append(label)
             return []
-        return [f"{plan.where}: a submitted sheet with different scores already exists (not overwritten)"]
+        return [
+            f"{plan.where}: " + _("a submitted sheet with different scores already exists (not overwritten)")
+        ]
     if sheet is not None and sheet.version > 0:
-        return [f"{plan.where}: the rater has a draft in progress (not overwritten)"]
+        return [f"{plan.where}: " + _("the rater has a draft in progress (not overwritten)")]
     note = f"Imported from {source_name} (record {response.research_id}, rater {plan.rater_code})"
     stored = sheet_fill_and_submit(
         assignment=assignment,
@@ -457,7 +498,12 @@ def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportR
     try:
         data = json_parse(content.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise ScoreImportError([f"{name}: not UTF-8 text ({exc.reason})"]) from exc
+        raise ScoreImportError([f"{name}: " + _("not UTF-8 text (%(err)s)") % {"err": exc.reason}]) from exc
     except json.JSONDecodeError as exc:
-        raise ScoreImportError([f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})"]) from exc
+        raise ScoreImportError(
+            [
+                f"{name}: "
+                + _("not valid JSON (line %(line)s: %(err)s)") % {"line": exc.lineno, "err": exc.msg}
+            ]
+        ) from exc
     return scores_import(data=data, source_name=name, **kwargs)

@@ -100,3 +100,23 @@ def test_the_page_lists_every_problem_of_every_record_in_order(demo, data_a, cli
     assert -1 not in places, [p for p, at in zip(EXPECTED, places, strict=True) if at < 0]
     assert places == sorted(places)
     _nothing_stored(before)
+
+
+def test_the_page_lists_them_in_the_reader_s_language(demo, data_a, client):
+    client.login(username="admin", password="demo-pass-2026")
+    client.cookies["django_language"] = "zh-hans"
+    upload = SimpleUploadedFile("scores.json", json.dumps(_bad_file(data_a), ensure_ascii=False).encode())
+    reply = client.post(
+        reverse("calibration:scores_import", args=[demo.study.pk]),
+        {"file": upload, "raters": "H02=admin"},
+    )
+    page = reply.content.decode().replace("&#x27;", "'")
+    assert reply.status_code == 400
+    for text in (
+        "field 'Step-2': 缺少维度 s2.focus",
+        "rater H02: 总分：文件写的是 120，分数合计为 117",
+        "field 'raters': 应为两个评分者编号",
+        "field 'response_id': 研究 CGPST demo 中没有回答 B05_FS10",
+        "评分者 H02：'admin' 不是评分者",
+    ):
+        assert text in page, text
