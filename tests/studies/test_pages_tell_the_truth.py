@@ -145,6 +145,7 @@ def test_generating_into_a_paired_group_assigns_and_elsewhere_says_why_not(
     assert not Assignment.objects.filter(response=run.response).exists()  # FS10/B has no pair
     page = admin_client.get(reverse("generation:batch_detail", args=[run.batch_id])).content.decode()
     assert 'id="batch-unpaired"' in page
+    assert f'href="/manage/assignments/?study={demo.study.pk}"' in page  # where to fix it, study chosen
     assert "1 new response has no rater pair (its scenario and condition have none): B90_FS10" in page
 
     group_assign_pair(
