@@ -46,6 +46,7 @@ from generation.services.endpoints import (
     endpoint_update,
 )
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
+from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
 from studies.selectors import study_from_param
@@ -400,5 +401,10 @@ def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
         else:
             messages.success(request, _("Condition saved."))
             return redirect("generation:conditions")
-    context = {"form": form, "condition": condition, "has_responses": has_responses}
+    context = {
+        "form": form,
+        "condition": condition,
+        "has_responses": has_responses,
+        "strategy_settings": strategy_settings(condition.strategy),
+    }
     return render(request, "generation/condition.html", context)

@@ -36,6 +36,14 @@ DEFAULTS: dict[str, Any] = {
     "rounds": 1,
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "release",
+}
+
 
 def member_system_prompt(task: TaskSpec, name: str, language: str) -> str:
     p = prompts()

@@ -44,6 +44,14 @@ DEFAULTS: dict[str, Any] = {
     "top_p": 0.9,
     "rounds": 3,  # the method's max_round
 }
+
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "method",
+}
 _JSON = re.compile(r"\{.*\}", re.S)
 
 

@@ -23,6 +23,9 @@ from generation.strategies.base import (
 ROLE = "Individual"
 DEFAULTS: dict[str, Any] = {"language": "zh", "temperature": 0.6, "top_p": 0.9}
 
+# Where each default comes from, shown on the condition page (see ``strategy_settings``).
+SOURCES: dict[str, str] = {"language": "study", "temperature": "release", "top_p": "paper"}
+
 
 def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     p = prompts()

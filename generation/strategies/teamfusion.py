@@ -78,6 +78,17 @@ DEFAULTS: dict[str, Any] = {
     "prompts": default_prompts(),
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "proxy_temperature": "ours",
+    "synthesizer_temperature": "ours",
+    "top_p": "paper",
+    "iterations": "ours",
+    "turns": "ours",
+    "profiles": "study",
+    "prompts": "ours",
+}
+
 
 def validate(params: Mapping[str, Any]) -> None:
     """A condition's TeamFusion settings beyond the shared ones (ValueError)."""

@@ -45,6 +45,15 @@ DEFAULTS: dict[str, Any] = {
     "role_set": "belbin",  # the paper's four Belbin roles
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperatures": "paper",
+    "temperature": "ours",
+    "top_p": "paper",
+    "rounds": "release",
+    "role_set": "paper",
+}
+
 
 def team_system_prompt(task: TaskSpec, language: str) -> str:
     """Every agent's system prompt: team task description + scenario + team emphasis."""

@@ -177,7 +177,10 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
         worker=outage.worker,
     )
     assert job.status == "done", job.error
-    assert not TaskOutbox.objects.filter(sent_at__isnull=True).exists()
+    # what the finished work recorded in turn (the new response's diversity, ...) is sent
+    # after its commit: wait until every recorded task has run to its end
+    owed = TaskOutbox.objects.filter(done_at__isnull=True)
+    wait_for(lambda: not owed.exists(), timeout=60, worker=outage.worker)
 
     download = client.get(reverse("research:export_download", args=[job.pk]))
     assert download.status_code == 200 and b"".join(download.streaming_content)[:2] == b"PK"
