@@ -20,6 +20,7 @@ from generation.models import BatchStatus, GenerationBatch, GenerationRun, Prefe
 from generation.selectors import (
     BatchProgress,
     batch_progress,
+    batch_responses_without_pair,
     batches_recent,
     conditions_overview,
     endpoints_overview,
@@ -138,7 +139,21 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         template="generation/batch.html",
         partial="runs",
         retry_label=_("Retry failed and cancelled runs"),
+        unpaired_note=_unpaired_note(batch_responses_without_pair(batch=batch)),
     )
+
+
+def _unpaired_note(unpaired: list[str]) -> str:
+    """What the page says of generated responses no pair scores ("" when every one has a pair)."""
+    if not unpaired:
+        return ""
+    return ngettext(
+        "%(n)d new response has no rater pair (its scenario and condition have none): "
+        "%(ids)s. Assign a pair on the study's page.",
+        "%(n)d new responses have no rater pair (their scenario and condition have none): "
+        "%(ids)s. Assign a pair on the study's page.",
+        len(unpaired),
+    ) % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
 
 
 def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message: str) -> HttpResponse:
