@@ -62,6 +62,7 @@ class WorkerBeat(models.Model):
     class Meta:
         ordering = ["hostname"]
         verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
 
     def __str__(self) -> str:
         return f"{self.hostname} ({self.queue})"
