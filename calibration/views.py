@@ -31,6 +31,7 @@ from calibration.selectors.agreement import (
     agreement_groups,
     agreement_responses,
     agreement_studies,
+    calibration_assignments_of,
     calibration_queue,
     calibrator_assignment_for,
     calibrator_choices,
@@ -48,7 +49,7 @@ from calibration.services.calibration import (
 )
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
-from scoring.models import Assignment, AssignmentRole
+from scoring.models import Assignment
 from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
@@ -196,13 +197,7 @@ def my_calibrations(request: HttpRequest) -> HttpResponse:
 def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
     assignment = calibrator_assignment_for(user=request.user, blind_code=blind_code)
     if assignment is None:
-        pending = Assignment.objects.filter(
-            rater=request.user,
-            role=AssignmentRole.CALIBRATION,
-            archived_at__isnull=True,
-            response__blind_code=blind_code,
-        ).exists()
-        if pending:
+        if calibration_assignments_of(user=request.user, blind_code=blind_code).exists():
             raise PermissionDenied(_("The comparison opens after you submit your own sheet."))
         raise Http404
     response = assignment.response
