@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -50,6 +55,8 @@ from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
 from studies.selectors import study_from_param
+
+T = TypeVar("T")
 
 
 @admin_required
@@ -301,6 +308,19 @@ def endpoint_new(request: HttpRequest) -> HttpResponse:
     return render(request, "generation/endpoint.html", {"form": form, "endpoint": None})
 
 
+def _posted_save(request: HttpRequest, form: BaseForm, save: Callable[..., T]) -> T | None:
+    """What ``save(values=...)`` (a service) returns for a posted, valid form (a saved row);
+    None when the form was not posted or not valid, or when the service refused (its message
+    is then on the form)."""
+    if request.method != "POST" or not form.is_valid():
+        return None
+    try:
+        return save(values=form.cleaned_data)
+    except (EndpointError, ConditionError, ValidationError) as exc:
+        form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        return None
+
+
 def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=None) -> HttpResponse:
     context = {
         "form": form,
@@ -318,14 +338,9 @@ def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=No
 def endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     form = EndpointForm(request.POST or None, instance=ModelEndpoint.objects.get(pk=endpoint.pk))
-    if request.method == "POST" and form.is_valid():
-        try:
-            endpoint_update(endpoint_id=endpoint.pk, actor=request.user, values=form.cleaned_data)
-        except (EndpointError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Endpoint saved."))
-            return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    if _posted_save(request, form, partial(endpoint_update, endpoint_id=endpoint.pk, actor=request.user)):
+        messages.success(request, _("Endpoint saved."))
+        return redirect("generation:endpoint", endpoint_id=endpoint.pk)
     return _endpoint_page(request, endpoint, form)
 
 
@@ -373,14 +388,10 @@ def conditions(request: HttpRequest) -> HttpResponse:
 @admin_required
 def condition_new(request: HttpRequest) -> HttpResponse:
     form = ConditionForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            condition = condition_create(actor=request.user, values=form.cleaned_data)
-        except (ConditionError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Condition %(letter)s created.") % {"letter": condition.letter})
-            return redirect("generation:conditions")
+    condition = _posted_save(request, form, partial(condition_create, actor=request.user))
+    if condition is not None:
+        messages.success(request, _("Condition %(letter)s created.") % {"letter": condition.letter})
+        return redirect("generation:conditions")
     return render(request, "generation/condition.html", {"form": form, "condition": None})
 
 
@@ -393,14 +404,9 @@ def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
         instance=Condition.objects.get(pk=condition.pk),
         fixed_strategy=has_responses,
     )
-    if request.method == "POST" and form.is_valid():
-        try:
-            condition_update(condition_id=condition.pk, actor=request.user, values=form.cleaned_data)
-        except (ConditionError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Condition saved."))
-            return redirect("generation:conditions")
+    if _posted_save(request, form, partial(condition_update, condition_id=condition.pk, actor=request.user)):
+        messages.success(request, _("Condition saved."))
+        return redirect("generation:conditions")
     context = {
         "form": form,
         "condition": condition,
