@@ -252,6 +252,8 @@ REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=2.0)
 CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT_SECONDS
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu's transport with each message written whole before a worker can see it
+    CELERY_BROKER_TRANSPORT = "core.tasks.filesystem_broker:Transport"
     for sub in ("queue", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
