@@ -23,7 +23,8 @@ from kombu.utils.json import dumps
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue, message, **kwargs):
+    # kombu names the argument `payload` here and `message` in its virtual base: no name fits both
+    def _put(self, queue, payload, **kwargs):  # type: ignore[override]
         # the reader takes messages in name order: nanoseconds (kombu's milliseconds put
         # messages of one millisecond in random order), then kombu's uuid and queue suffix
         name = f"{monotonic_ns():020d}_{uuid.uuid4()}.{queue}.msg"
@@ -31,7 +32,7 @@ class Channel(filesystem.Channel):
         partial = os.path.join(self.data_folder_out, f".{name}.part")
         try:
             with open(partial, "wb") as file:
-                file.write(str_to_bytes(dumps(message)))
+                file.write(str_to_bytes(dumps(payload)))
             os.replace(partial, final)
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
