@@ -126,6 +126,12 @@ def test_research_pages_name_one_study_and_remember_it(researcher_client, demo):
     assert f'<option value="{other.pk}" selected' in consistency
     judge = researcher_client.get(reverse("research:research_judge")).content.decode()
     assert f'<option value="{other.pk}" selected' in judge
+    drift = researcher_client.get(reverse("training:drift")).content.decode()
+    assert f'<option value="{other.pk}" selected' in drift
+    # and back: the drift page follows a study that is not the first by name too
+    researcher_client.get("/research/", {"study": demo.study.pk})
+    drift = researcher_client.get(reverse("training:drift")).content.decode()
+    assert f'<option value="{demo.study.pk}" selected' in drift
 
 
 @pytest.mark.worker
