@@ -175,7 +175,7 @@ def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
             rater=request.user,
             role=AssignmentRole.CALIBRATION,
             archived_at__isnull=True,
-            response__blind_code=blind_code,
+            blind_code=blind_code,
         ).exists()
         if pending:
             raise PermissionDenied(_("The comparison opens after you submit your own sheet."))
@@ -194,7 +194,10 @@ def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
             else:
                 messages.success(request, _("Reason saved."))
                 return redirect("calibration:calibration_compare", blind_code=blind_code)
-    context = {"cmp": response_comparison(response=response, identities=False), "reason_form": form}
+    context = {
+        "cmp": response_comparison(response=response, identities=False, code=assignment.blind_code),
+        "reason_form": form,
+    }
     return render(request, "calibration/compare.html", context)
 
 

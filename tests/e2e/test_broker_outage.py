@@ -27,7 +27,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.brokers import RedisServer, celery_broker
-from tests.factories import own_sheet_id, stub_endpoint
+from tests.factories import code_for, own_sheet_id, stub_endpoint
 from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
 pytestmark = [
@@ -88,10 +88,11 @@ def _json(client, url, payload):
 
 def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub, data_a):
     response = Response.objects.get(research_id="A05_FS10")
-    code, rubric = response.blind_code, load_rubric()
+    rubric = load_rubric()
     versions = {}
     for index, username in ((3, "rater1"), (4, "rater2")):  # the demo pair scores A05_FS10
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)  # each rater has their own code
         client.get(f"/scoring/{code}/")
         changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
         saved = _json(
@@ -114,6 +115,7 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
 
     for username in ("rater1", "rater2"):
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)  # each rater has their own code
         submitted = _json(
             client,
             f"/scoring/{code}/submit/",
@@ -192,10 +194,11 @@ def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm
     """Redis restarted empty (no persistence) while accepted work waited for the worker: every
     owed effect still happens, without a command (issue 24, finding 3)."""
     response = Response.objects.get(research_id="A05_FS10")
-    code, rubric = response.blind_code, load_rubric()
+    rubric = load_rubric()
     versions = {}
     for index, username in ((3, "rater1"), (4, "rater2")):
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)  # each rater has their own code
         client.get(f"/scoring/{code}/")
         changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
         saved = _json(
@@ -215,6 +218,7 @@ def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm
     outage.worker.stop()  # the work waits in the broker: nobody consumes it
     for username in ("rater1", "rater2"):
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)  # each rater has their own code
         submitted = _json(
             client,
             f"/scoring/{code}/submit/",

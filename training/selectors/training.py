@@ -50,7 +50,7 @@ def rater_training_home(*, user) -> list[dict]:
         ):
             sheet = getattr(a, "sheet", None)
             items.append(
-                {"code": a.response.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)}
+                {"code": a.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)}
             )
         n_training = training_open_to(rater=user, study=study).count()
         out.append(
