@@ -147,8 +147,8 @@ def measure(repeat: int) -> dict:
     # the second, the whole-sheet save (all 102 fields, each changed) to the third
     unscored = Assignment.objects.filter(rater=user, sheet__version=0).order_by("id")
     page_assignment, save_assignment, whole_assignment = unscored[:3]
-    code, save_code = page_assignment.response.blind_code, save_assignment.response.blind_code
-    whole_code = whole_assignment.response.blind_code
+    code, save_code = page_assignment.blind_code, save_assignment.blind_code
+    whole_code = whole_assignment.blind_code
     versions: dict[int, int] = {}
 
     def body_for(assignment, changes):

@@ -214,7 +214,10 @@ def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
             else:
                 messages.success(request, _("Reason saved."))
                 return redirect("calibration:calibration_compare", blind_code=blind_code)
-    context = {"cmp": response_comparison(response=response, identities=False), "reason_form": form}
+    context = {
+        "cmp": response_comparison(response=response, identities=False, code=assignment.blind_code),
+        "reason_form": form,
+    }
     return render(request, "calibration/compare.html", context)
 
 

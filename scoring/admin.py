@@ -30,7 +30,7 @@ class ScoringGroupAdmin(InspectionAdmin):
 class AssignmentAdmin(InspectionAdmin):
     list_display = ("rater", "response", "role", "group", "created_at", "archived_at")
     list_filter = ("role", "archived_at", "response__study")
-    search_fields = ("rater__username", "response__research_id", "response__blind_code")
+    search_fields = ("rater__username", "response__research_id", "response__blind_code", "blind_code")
     raw_id_fields = ("response", "group")
 
 

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from studies.models import Response, Scenario, Study
+from studies.models import Response, Scenario, Study, new_blind_code
 
 
 def random_order_key() -> int:
@@ -93,6 +93,11 @@ class Assignment(models.Model):
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
     response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="assignments")
     role = models.CharField(max_length=12, choices=AssignmentRole.choices, default=AssignmentRole.PRIMARY)
+    # What this rater sees for the response: each rater (and the calibrator) of one response
+    # has a different, unguessable code, so no two raters can compare notes by code.
+    blind_code = models.CharField(
+        _("blind code"), max_length=16, unique=True, default=new_blind_code, editable=False
+    )
     group = models.ForeignKey(
         ScoringGroup, null=True, blank=True, on_delete=models.PROTECT, related_name="assignments"
     )

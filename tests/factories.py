@@ -258,3 +258,12 @@ def own_sheet_id(client, blind_code: str) -> int:
     except Http404:
         return 0
     return sheet_open(assignment=assignment, actor=user).pk
+
+
+def code_for(user, response, role: str | None = None) -> str:
+    """The blind code ``user`` (a user or a username) sees for ``response``: each rater of a
+    response has their own code (their active assignment's)."""
+    filters = {"rater__username": user} if isinstance(user, str) else {"rater": user}
+    if role is not None:
+        filters["role"] = role
+    return Assignment.objects.get(response=response, archived_at__isnull=True, **filters).blind_code

@@ -229,10 +229,11 @@ def _state_of(response: Response) -> ResponseState:
     return states_load(study=response.study, response_ids=[response.pk], include_withdrawn=True)[0]
 
 
-def response_comparison(*, response: Response, identities: bool) -> dict:
+def response_comparison(*, response: Response, identities: bool, code: str = "") -> dict:
     """Rater A, Rater B and the calibrator, dimension by dimension, differences
     marked. With ``identities=False`` (the calibrator's view) nothing names a
-    rater, the model, the condition or the research ID."""
+    rater, the model, the condition or the research ID; ``code`` is then the
+    calibrator's own blind code (each rater of a response has another)."""
     state = _state_of(response)
     rubric = load_rubric(response.study.rubric_version)
     lang = get_language() or "en"
@@ -316,7 +317,7 @@ def response_comparison(*, response: Response, identities: bool) -> dict:
     by_id = {s.pk: s for s in ScoreSheet.objects.filter(pk__in=submitted_ids.values())}
     entries = sheets_entries_get(sheets=[by_id[submitted_ids[k]] for k in item_keys], rubric=rubric)
     result = {
-        "blind_code": response.blind_code,
+        "blind_code": code or response.blind_code,
         "item_columns": item_keys,
         "items": comparison_items(
             rubric=rubric,
@@ -392,7 +393,7 @@ def calibration_queue(*, user) -> list[dict]:
         sheet = getattr(a, "sheet", None)
         out.append(
             {
-                "blind_code": a.response.blind_code,
+                "blind_code": a.blind_code,
                 "theme": a.response.scenario.theme,
                 "status": "not_started" if sheet is None else sheet.status,
                 "can_compare": sheet is not None and sheet.status == SheetStatus.SUBMITTED,
@@ -402,12 +403,12 @@ def calibration_queue(*, user) -> list[dict]:
 
 
 def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]:
-    """The user's active calibration assignments of the response with that blind code."""
+    """The user's active calibration assignments with that blind code (their own)."""
     return Assignment.objects.filter(
         rater=user,
         role=AssignmentRole.CALIBRATION,
         archived_at__isnull=True,
-        response__blind_code=blind_code,
+        blind_code=blind_code,
     )
 
 

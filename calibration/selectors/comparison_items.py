@@ -9,7 +9,16 @@ research ID."""
 
 from __future__ import annotations
 
-from studies.rubric import Rubric, SheetEntries, Step
+from studies.rubric import Rubric, ScoreSpec, SheetEntries, Step
+
+
+def level_text(spec: ScoreSpec, value, lang: str) -> str:
+    """The rubric's description of the level ``value`` of a score ('' when it has none);
+    halves (a mean of reference sheets) read as the nearest level."""
+    if value is None:
+        return ""
+    level = next((lv for lv in spec.levels if lv.score == round(value)), None)
+    return level.text(lang) if level else ""
 
 
 def _label(rubric: Rubric, step: Step, classification: str, lang: str) -> str:
@@ -30,7 +39,23 @@ def _differs(values: list) -> bool:
     return len(seen) > 1
 
 
-def _idea_rows(rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str):
+def _scores(step: Step, found, lang: str, levels: bool) -> list[dict]:
+    out = []
+    for spec in step.item_scores:
+        value = getattr(found, spec.key, None) if found else None
+        out.append(
+            {
+                "label": spec.label.text(lang),
+                "value": value,
+                "level": level_text(spec, value, lang) if levels else "",
+            }
+        )
+    return out
+
+
+def _idea_rows(
+    rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool
+):
     rows = []
     for pos in range(1, step.item_count + 1):
         items = [entries.ideas.get(step.number, [])[pos - 1 : pos] for entries in sheets]
@@ -42,13 +67,7 @@ def _idea_rows(rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: di
                     "classification": item.classification if item else "",
                     "label": _label(rubric, step, item.classification, lang) if item else "",
                     "is_yes": bool(item and item.is_yes),
-                    "scores": [
-                        {
-                            "label": spec.label.text(lang),
-                            "value": getattr(item, spec.key, None) if item else None,
-                        }
-                        for spec in step.item_scores
-                    ],
+                    "scores": _scores(step, item, lang, levels),
                     "comment": item.comment if item else "",
                 }
             )
@@ -67,7 +86,7 @@ def _idea_rows(rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: di
     return rows
 
 
-def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str):
+def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool):
     rows = []
     for pos in range(1, step.item_count + 1):
         cells: list[dict] = []
@@ -76,13 +95,7 @@ def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str]
             crit = found[0] if found else None
             cells.append(
                 {
-                    "scores": [
-                        {
-                            "label": spec.label.text(lang),
-                            "value": getattr(crit, spec.key, None) if crit else None,
-                        }
-                        for spec in step.item_scores
-                    ],
+                    "scores": _scores(step, crit, lang, levels),
                     "comment": crit.comment if crit else "",
                 }
             )
@@ -101,9 +114,16 @@ def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str]
 
 
 def comparison_items(
-    *, rubric: Rubric, sheets: list[SheetEntries], items: dict[int, dict[int, str]], lang: str
+    *,
+    rubric: Rubric,
+    sheets: list[SheetEntries],
+    items: dict[int, dict[int, str]],
+    lang: str,
+    levels: bool = False,
 ) -> list[dict]:
-    """One block per step, in the columns' order of ``sheets`` (only submitted sheets)."""
+    """One block per step, in the columns' order of ``sheets`` (only submitted sheets).
+    With ``levels`` each score carries the rubric's text of its level (the trainee's
+    feedback shows them beside the reference's)."""
     steps = []
     for step in rubric.steps:
         n = step.number
@@ -117,9 +137,9 @@ def comparison_items(
             "dims": [],
         }
         if step.kind == "ideas":
-            block["rows"] = _idea_rows(rubric, step, sheets, items.get(n, {}), lang)
+            block["rows"] = _idea_rows(rubric, step, sheets, items.get(n, {}), lang, levels)
         elif step.kind == "criteria":
-            block["rows"] = _criteria_rows(step, sheets, items.get(n, {}), lang)
+            block["rows"] = _criteria_rows(step, sheets, items.get(n, {}), lang, levels)
         for t in step.texts:
             values = [entries.texts.get(t.key, "") for entries in sheets]
             block["texts"].append(
@@ -129,7 +149,14 @@ def comparison_items(
             for d in step.scored_dimensions:
                 scores = [entries.dimensions.get(d.key) for entries in sheets]
                 block["dims"].append(
-                    {"label": d.label.text(lang), "values": scores, "differs": _differs(scores)}
+                    {
+                        "label": d.label.text(lang),
+                        "values": scores,
+                        "differs": _differs(scores),
+                        "cells": [
+                            {"value": v, "level": level_text(d, v, lang) if levels else ""} for v in scores
+                        ],
+                    }
                 )
         comments = [entries.comments.get(n, "") for entries in sheets]
         block["comment"] = {"values": comments, "differs": _differs(comments), "any": any(comments)}

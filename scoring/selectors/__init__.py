@@ -120,7 +120,7 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
         .exclude(role=AssignmentRole.TRAINING)  # training has its own page
         .order_by("order_key", "id")
         .values_list(
-            "response__blind_code",
+            "blind_code",
             "response__scenario__theme",
             "response__scenario__theme_zh",
             "role",
@@ -183,7 +183,7 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
         ),
         Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),
         rater=user,
-        response__blind_code=blind_code,
+        blind_code=blind_code,
         archived_at__isnull=True,
     )
 
@@ -191,9 +191,7 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
 def rater_has_training_code(*, user, blind_code: str) -> bool:
     """Whether the code is one of the rater's own training responses (the live page
     then says where to score it instead of a bare 404)."""
-    return Assignment.objects.filter(
-        rater=user, response__blind_code=blind_code, role=AssignmentRole.TRAINING
-    ).exists()
+    return Assignment.objects.filter(rater=user, blind_code=blind_code, role=AssignmentRole.TRAINING).exists()
 
 
 def response_items_by_step(*, response) -> dict[int, dict[int, str]]:

@@ -34,7 +34,6 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.models import Response
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
 
@@ -182,8 +181,8 @@ def _rater_sheet_lock_sql() -> str:
     """The rater's opened live (or calibration) sheet of a blind code, locked: made once
     from the models' tables and columns, since the ORM's compilation of this three-table
     query cost 1.4 ms of CPU on every autosave, three times its execution. The same
-    rows as ``ScoreSheet.objects.filter(assignment__rater=..., assignment__response__
-    blind_code=..., assignment__archived_at=None).exclude(assignment__role=TRAINING)``
+    rows as ``ScoreSheet.objects.filter(assignment__rater=..., assignment__blind_code=...,
+    assignment__archived_at=None).exclude(assignment__role=TRAINING)``
     (the default manager also leaves out judges), which a test compares."""
 
     def col(model, name: str) -> str:
@@ -193,8 +192,7 @@ def _rater_sheet_lock_sql() -> str:
     return (
         f"SELECT {row_columns(ScoreSheet)} FROM {table(ScoreSheet)} "  # noqa: S608 (names from _meta)
         f"JOIN {table(Assignment)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
-        f"JOIN {table(Response)} ON {col(Response, 'id')} = {col(Assignment, 'response')} "
-        f"WHERE {col(Assignment, 'rater')} = %s AND {col(Response, 'blind_code')} = %s "
+        f"WHERE {col(Assignment, 'rater')} = %s AND {col(Assignment, 'blind_code')} = %s "
         f"AND {col(Assignment, 'archived_at')} IS NULL AND {col(Assignment, 'role')} NOT IN (%s, %s) "
         f"ORDER BY {col(ScoreSheet, 'id')} LIMIT 1{lock}"
     )

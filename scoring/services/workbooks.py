@@ -137,7 +137,7 @@ def _sheet_content(
                 for pos in range(present + 1, step.item_count + 1):
                     entries.ideas[step.number][pos - 1] = IdeaEntry(invalid="blank")
     return SheetContent(
-        blind_code=response.blind_code,
+        blind_code=assignment.blind_code,
         answers=response.shown_answers,
         items=items,
         grid_hint=_grid_hint(response),
@@ -282,10 +282,10 @@ def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
     if owner is None or (rater is not None and owner.pk != rater.pk):
         return _refused(_("This workbook was not exported for your account; upload your own workbook."))
     assignments = {
-        a.response.blind_code: a
+        a.blind_code: a
         for a in Assignment.objects.filter(
             rater=owner,
-            response__blind_code__in=meta.blind_codes,
+            blind_code__in=meta.blind_codes,
             archived_at__isnull=True,
             group__isnull=False,
         ).select_related("response", "group", "sheet")

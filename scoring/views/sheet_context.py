@@ -197,7 +197,7 @@ def sheet_page_context(
         lang=lang,
     )
     widgets = sheet_widgets(rubric_version=rubric.version, lang=lang)
-    code = response.blind_code
+    code = assignment.blind_code  # the rater's own code: each rater of a response has another
     script = {
         "code": code,
         "sheet": sheet.pk,  # the rater's own sheet: drafts are kept per owner and sheet

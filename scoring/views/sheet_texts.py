@@ -167,6 +167,9 @@ def _message_texts() -> dict:
             "This sheet was changed elsewhere (another tab or device). Reload to see the newest scores; unsaved changes in this tab will be discarded."
         ),
         "locked": _("This sheet has been submitted and is read-only. Reload to see it."),
+        "gone": _(
+            "Not saved: this sheet is not open to the account now logged in (another rater logged in in this browser, or the sheet was taken back). Your changes are kept in this browser for its rater."
+        ),
         "invalid": _("The server refused a value; nothing of that batch was saved:"),
         "incomplete": _("The sheet is not complete. Still missing:"),
         "submitting": _("Submitting…"),

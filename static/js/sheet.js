@@ -421,6 +421,9 @@
         return new Promise(function (resolve) { setTimeout(resolve, state.delay); }).then(sendNext);
       }
       if (res.status === 409 && body && body.error === "other_sheet") { otherUser(body.message); return false; }
+      // each rater has their own blind code: after another rater logged in in this browser
+      // (or the assignment was taken back) the code is no longer the session's own
+      if (res.status === 404) { otherUser(M.gone); return false; }
       if (res.status === 409) { stop("conflict", M.conflict); return false; }
       if (res.status === 423) { stop("locked", M.locked); return false; }
       if (res.status === 422 && body) {
@@ -699,6 +702,7 @@
             return;
           }
           if (res.status === 409 && body && body.error === "other_sheet") { otherUser(body.message); return; }
+          if (res.status === 404) { otherUser(M.gone); return; }
           if (res.status === 409) { stop("conflict", M.conflict); return; }
           if (res.type === "opaqueredirect" || res.status === 401 || res.status === 403) state.staleToken = true;
           submitLater(res.status === 403 || res.type === "opaqueredirect" ? M.auth : M.offline);

@@ -11,7 +11,14 @@ from scoring.models import Assignment, ScoringGroup
 from scoring.selectors import rater_queue
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import SHEET_TEXTS, mirrored_changes, own_sheet_id, reference_changes, sheet_submitted
+from tests.factories import (
+    SHEET_TEXTS,
+    code_for,
+    mirrored_changes,
+    own_sheet_id,
+    reference_changes,
+    sheet_submitted,
+)
 from tests.workers import wait_for
 
 pytestmark = pytest.mark.worker
@@ -52,17 +59,19 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     assert before["pending"] == 1 and before["rows"][0]["before"] == pytest.approx(agreement.pcc)
 
     queue = rater_queue(user=users["calibrator"])
-    assert [(q["blind_code"], q["role"]) for q in queue] == [(response.blind_code, "calibration")]
+    assert [(q["blind_code"], q["role"]) for q in queue] == [(calibration.blind_code, "calibration")]
+    # the calibrator's code is its own: neither rater's code of this response
+    assert calibration.blind_code not in {code_for("rater1", response), code_for("rater2", response)}
     client.login(username="calibrator", password="demo-pass-2026")
     page = client.get("/scoring/").content.decode()
-    assert response.blind_code in page and "A05_FS10" not in page
+    assert code_for("calibrator", response) in page and "A05_FS10" not in page
 
     # the calibrator scores blind in the same web form (save and submit endpoints)
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    assert client.get(f"/scoring/{code_for('calibrator', response)}/").status_code == 200
     saved = client.post(
-        f"/scoring/{response.blind_code}/save/",
+        f"/scoring/{code_for('calibrator', response)}/save/",
         {
-            "sheet": own_sheet_id(client, response.blind_code),
+            "sheet": own_sheet_id(client, code_for("calibrator", response)),
             "batch_id": "cal-1",
             "expected_version": 0,
             "changes": [[p, v] for p, v in [*reference_changes(4), *SHEET_TEXTS]],
@@ -71,8 +80,11 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     )
     assert saved.status_code == 200, saved.content
     submitted = client.post(
-        f"/scoring/{response.blind_code}/submit/",
-        {"sheet": own_sheet_id(client, response.blind_code), "expected_version": saved.json()["version"]},
+        f"/scoring/{code_for('calibrator', response)}/submit/",
+        {
+            "sheet": own_sheet_id(client, code_for("calibrator", response)),
+            "expected_version": saved.json()["version"],
+        },
         content_type="application/json",
     )
     assert submitted.status_code == 200, submitted.content
@@ -88,4 +100,4 @@ def test_disagreement_is_calibrated_through_the_worker(celery_worker, demo, clie
     assert round(after["rows"][0]["after"], 3) == 0.863
     response.refresh_from_db()
     assert response.status == "final"
-    assert client.get(f"/calibration/{response.blind_code}/").status_code == 200
+    assert client.get(f"/calibration/{code_for('calibrator', response)}/").status_code == 200

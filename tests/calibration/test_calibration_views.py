@@ -10,7 +10,7 @@ from calibration.services.calibration import response_scores_recompute
 from scoring.models import Assignment, ScoringGroup
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import mirrored_changes, reference_changes, sheet_submitted
+from tests.factories import code_for, mirrored_changes, reference_changes, sheet_submitted
 
 SECRETS = ["A05_FS10", "kimi-k2", "TeamLLM", "rater1", "rater2", "H01", "H02"]
 
@@ -77,24 +77,29 @@ def test_calibrator_sees_the_comparison_only_after_submitting_and_blind(client, 
     response, calibration, users = flagged
     _login(client, "calibrator")
     listing = client.get("/calibration/").content.decode()
-    assert response.blind_code in listing and "/calibration/" + response.blind_code not in listing
-    assert client.get(f"/calibration/{response.blind_code}/").status_code == 403
+    assert (
+        code_for("calibrator", response) in listing
+        and "/calibration/" + code_for("calibrator", response) not in listing
+    )
+    assert client.get(f"/calibration/{code_for('calibrator', response)}/").status_code == 403
     sheet_submitted(users["calibrator"], response, reference_changes(4), assignment=calibration)
     response_scores_recompute(response_id=response.pk)
-    page = client.get(f"/calibration/{response.blind_code}/")
+    page = client.get(f"/calibration/{code_for('calibrator', response)}/")
     assert page.status_code == 200
     html = page.content.decode()
     assert "Rater A" in html and "Rater B" in html and "Calibrator" in html
     for secret in SECRETS:
         assert secret not in html, secret
-    assert "/calibration/" + response.blind_code in client.get("/calibration/").content.decode()
+    assert "/calibration/" + code_for("calibrator", response) in client.get("/calibration/").content.decode()
 
 
 def test_calibrator_records_a_reason(client, flagged):
     response, calibration, users = flagged
     sheet_submitted(users["calibrator"], response, reference_changes(4), assignment=calibration)
     _login(client, "calibrator")
-    page = client.post(f"/calibration/{response.blind_code}/", {"reason": "Step 6 was misread by one rater."})
+    page = client.post(
+        f"/calibration/{code_for('calibrator', response)}/", {"reason": "Step 6 was misread by one rater."}
+    )
     assert page.status_code == 302
     decision = CalibrationDecision.objects.get(response=response)
     assert decision.reason == "Step 6 was misread by one rater."
@@ -104,7 +109,7 @@ def test_calibrator_records_a_reason(client, flagged):
 def test_other_raters_get_not_found_for_the_comparison(client, flagged):
     response, _calibration, _users = flagged
     _login(client, "rater1")
-    assert client.get(f"/calibration/{response.blind_code}/").status_code == 404
+    assert client.get(f"/calibration/{code_for('calibrator', response)}/").status_code == 404
     assert client.get("/calibration/UNKNOWN123/").status_code == 404
 
 

@@ -15,7 +15,7 @@ from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submi
 from studies.models import Response, Study
 from studies.rubric import load_rubric
 from tests.browser import login
-from tests.factories import SHEET_TEXTS, reference_changes, sheet_submitted
+from tests.factories import SHEET_TEXTS, code_for, reference_changes, sheet_submitted
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -84,10 +84,10 @@ def test_the_calibrator_sees_every_item_difference_right_after_submitting(
     context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=scheme)
     page = context.new_page()
     login(page, live_server.url, "calibrator")
-    page.goto(f"{live_server.url}/scoring/{response.blind_code}/")  # the sheet as after Submit
+    page.goto(f"{live_server.url}/scoring/{code_for('calibrator', response)}/")  # the sheet as after Submit
     page.click("#open-comparison")
     page.wait_for_selector(".cmp-by-item")
-    assert page.url.endswith(f"/calibration/{response.blind_code}/")
+    assert page.url.endswith(f"/calibration/{code_for('calibrator', response)}/")
 
     expected = _expected_item_differences(response)
     shown = set(

@@ -2,6 +2,8 @@
 light and dark (prefers-color-scheme), English and Chinese, at 1366 and 390 px wide.
 Any serious or critical violation fails; so does a page wider than the window."""
 
+import os
+
 import pytest
 
 from calibration.services.calibration import response_scores_recompute
@@ -15,7 +17,7 @@ from training.services.training_set import training_enroll
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = "/tmp/rater-shots"
+SHOTS = os.environ.get("A11Y_SHOTS", "/tmp/rater-shots")
 WIDER = "() => document.documentElement.scrollWidth - window.innerWidth"
 # the outermost elements that stick out on the right, to say what made a page too wide
 STICKING_OUT = """() => Array.from(document.querySelectorAll("body *")).filter(el => {
@@ -37,12 +39,19 @@ def _check(page, url: str, name: str, problems: list[str]) -> None:
     page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
 
 
+def _shot_of(page, selector: str, name: str) -> None:
+    """A second look, scrolled to a part of the page further down (the item tables)."""
+    page.locator(selector).first.scroll_into_view_if_needed()
+    page.evaluate("s => document.querySelector(s).scrollIntoView({block: 'start'})", selector)
+    page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
+
+
 @pytest.mark.parametrize("width", [1366, 390])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["en", "zh-hans"])
 def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, width, scheme, lang):  # noqa: F811
     response, calibration, users = flagged
-    code, base = response.blind_code, live_server.url
+    code, base = calibration.blind_code, live_server.url
     context = browser.new_context(
         viewport={"width": width, "height": 844 if width < 800 else 768}, color_scheme=scheme
     )
@@ -64,6 +73,7 @@ def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, widt
     response_scores_recompute(response_id=response.pk)
     _check(page, f"{base}/scoring/{code}/", f"sheet-submitted-{tag}", problems)
     _check(page, f"{base}/calibration/{code}/", f"comparison-{tag}", problems)
+    _shot_of(page, "#cmp-step-1", f"comparison-items-{tag}")
     _check(page, f"{base}/scoring/workbooks/", f"workbooks-{tag}", problems)
     context.clear_cookies()
     context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
@@ -93,16 +103,18 @@ def test_training_pages_pass_axe(live_server, gold, browser):  # noqa: F811
     trainee = rater("trainee", "H09")
     trainee.set_password(PASSWORD)
     trainee.save()
-    base, code = live_server.url, gold.response.blind_code
+    base = live_server.url
     problems: list[str] = []
     for page, tag in _modes(browser, base, "trainee"):
         _check(page, f"{base}/training/", f"training-home-{tag}", problems)
     training_enroll(rater=trainee, study=gold.study)
     assignment = Assignment.objects.get(rater=trainee, role="training")
+    code = assignment.blind_code
     for page, tag in _modes(browser, base, "trainee"):
         _check(page, f"{base}/training/{code}/", f"training-sheet-{tag}", problems)
     sheet_submitted(trainee, gold.response, reference_changes(4), assignment=assignment)
     for page, tag in _modes(browser, base, "trainee"):
         _check(page, f"{base}/training/", f"training-home-enrolled-{tag}", problems)
         _check(page, f"{base}/training/{code}/feedback/", f"training-feedback-{tag}", problems)
+        _shot_of(page, "#training-items", f"training-feedback-items-{tag}")
     assert not problems, "\n".join(problems)

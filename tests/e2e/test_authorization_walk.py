@@ -31,7 +31,7 @@ from onboarding.models import Invitation
 from research.models import ExportJob
 from scoring.models import Assignment, DimensionScore, ItemScore, RaterProfile, ScoreSheet, ScoringGroup
 from studies.models import Condition, ModelEndpoint, Response, Study
-from tests.factories import SHEET_TEXTS, reference_changes, sheet_submitted
+from tests.factories import SHEET_TEXTS, code_for, reference_changes, sheet_submitted
 
 # role -> how its account is made (usernames of the demo, or made here)
 ROLES = [
@@ -159,7 +159,7 @@ def world(demo, settings):
     values = {
         "study_id": str(study.pk),
         "sheet_id": str(sheet.pk),
-        "blind_code": a05.blind_code,
+        "blind_code": code_for(users["rater1"], a05),  # the walking rater's own code
         "generation_batch_id": str(batch.pk),
         "judge_batch_id": str(judge_batch.pk),
         "run_id": str(run.pk),

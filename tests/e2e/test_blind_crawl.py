@@ -17,7 +17,7 @@ from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Strategy
 from studies.services.responses import response_create
-from tests.factories import SHEET_TEXTS, own_sheet_id, reference_changes
+from tests.factories import SHEET_TEXTS, code_for, own_sheet_id, reference_changes
 
 SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"
@@ -62,8 +62,16 @@ def blind_world(demo):
     return {"own": [a05, b05], "other_only": [e07], "judge": judge}
 
 
-def forbidden_patterns():
-    patterns = []
+def codes_not_mine(me: str) -> list[str]:
+    """Every blind code the rater ``me`` must never see: the codes the other raters, the
+    calibrator and the LLM judge see for the same responses, and each response's own code."""
+    codes = [a.blind_code for a in Assignment.all_objects.exclude(rater__username=me)]
+    codes += [r.blind_code for r in Response.objects.all()]
+    return [r"(?<![A-Z0-9])" + re.escape(code) + r"(?![A-Z0-9])" for code in codes]
+
+
+def forbidden_patterns(me: str = "rater1"):
+    patterns = codes_not_mine(me)
     for r in Response.objects.all():
         patterns.append(re.escape(r.research_id))
         patterns.append(re.escape(r.research_id.split("_")[0]) + r"(?![0-9])")  # "A05" style prefixes
@@ -96,6 +104,7 @@ def leaks(text, patterns):
 def crawl(client, patterns):
     """Breadth-first over every same-site URL found in pages, scripts and JSON."""
     seen, queue, visited = set(), deque(["/"]), []
+    crawl.texts = []
     downloads: list[str] = []
     post_targets = set()
     while queue:
@@ -107,6 +116,7 @@ def crawl(client, patterns):
         raw = b"".join(reply.streaming_content) if reply.streaming else reply.content
         body = raw.decode("utf-8", "replace")
         visited.append((url, reply.status_code))
+        crawl.texts.append(body)
         headers = " ".join(f"{k}: {v}" for k, v in reply.headers.items())
         assert not leaks(headers, patterns), (url, leaks(headers, patterns))  # file names too
         assert not leaks(body, patterns), (url, leaks(body, patterns))
@@ -140,7 +150,7 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     visited, post_targets = crawl(client, patterns)
     urls = {u for u, _ in visited}
     for response in blind_world["own"]:
-        assert f"/scoring/{response.blind_code}/" in urls  # the crawl did reach the sheets
+        assert f"/scoring/{code_for('rater1', response)}/" in urls  # the crawl did reach the sheets
     assert any(u.startswith("/static/js/") for u in urls)
     assert any(
         u.startswith("/scoring/workbooks/") for u in crawl.downloads
@@ -148,7 +158,7 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
 
     # the JSON endpoints: a save, a refused value, a stale version, an incomplete submit
     for response in blind_world["own"]:
-        code = response.blind_code
+        code = code_for("rater1", response)
         assert f"/scoring/{code}/save/" in post_targets and f"/scoring/{code}/submit/" in post_targets
         own = own_sheet_id(client, code)
         replies = [
@@ -164,16 +174,16 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
         assert [r.status_code for r in replies] == [200, 422, 409, 400]
         for r in replies:
             assert not leaks(r.content.decode(), patterns)
-    # the other rater's response: a plain 404 that says nothing
-    for response in blind_world["other_only"]:
-        for url in (f"/scoring/{response.blind_code}/",):
-            reply = client.get(url)
-            assert reply.status_code == 404
-            assert not leaks(reply.content.decode(), patterns)
-        reply = client.post(
-            f"/scoring/{response.blind_code}/save/", content_type="application/json", data="{}"
-        )
-        assert reply.status_code == 404 and not leaks(reply.content.decode(), patterns)
+    # the other rater's code (of a response only they score, and of the shared one): a plain
+    # 404 that says nothing; so is the response's own code
+    a05 = blind_world["own"][0]
+    for code in (code_for("rater2", blind_world["other_only"][0]), code_for("rater2", a05), a05.blind_code):
+        typed = [p for p in patterns if code not in p.pattern]  # the 404 may repeat the code typed
+        reply = client.get(f"/scoring/{code}/")
+        assert reply.status_code == 404
+        assert not leaks(reply.content.decode(), typed)
+        reply = client.post(f"/scoring/{code}/save/", content_type="application/json", data="{}")
+        assert reply.status_code == 404 and not leaks(reply.content.decode(), typed)
 
     # the same in Chinese
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/scoring/"})
@@ -197,7 +207,7 @@ def test_calibrator_crawl_after_submitting_reaches_nothing_identifying(client, b
     sheet_submit(sheet_id=sheet.pk, actor=rater1, expected_version=saved.version)
     client.login(username="rater1", password="demo-pass-2026")
     visited, _ = crawl(client, forbidden_patterns())
-    assert (f"/calibration/{b05.blind_code}/", 200) in visited
+    assert (f"/calibration/{calibration.blind_code}/", 200) in visited
 
 
 @pytest.mark.django_db
@@ -230,7 +240,7 @@ def test_trainee_crawl_of_training_sheets_and_feedback_reaches_nothing_identifyi
     ]
     visited, post_targets = crawl(client, patterns)
     reached = dict(visited)
-    feedback, sheet = golds[0].response.blind_code, golds[1].response.blind_code
+    feedback, sheet = code_for(rater1, golds[0].response), code_for(rater1, golds[1].response)
     assert reached["/training/"] == 200
     assert reached[f"/training/{feedback}/feedback/"] == 200
     assert reached[f"/training/{sheet}/"] == 200
@@ -238,6 +248,25 @@ def test_trainee_crawl_of_training_sheets_and_feedback_reaches_nothing_identifyi
     page = client.get(f"/training/{feedback}/feedback/").content.decode()
     assert "PCC with the reference" in page and "Below the threshold" in page
     # the live page of a training code and the training page of a live code: refused, and mute
-    for url in (f"/scoring/{sheet}/", f"/training/{blind_world['own'][0].blind_code}/"):
+    for url in (f"/scoring/{sheet}/", f"/training/{code_for(rater1, blind_world['own'][0])}/"):
         reply = client.get(url)
         assert reply.status_code in (404, 409) and not leaks(reply.content.decode(), patterns)
+
+
+@pytest.mark.django_db
+def test_two_raters_of_one_response_see_different_codes_and_never_each_others(client, blind_world):
+    """Issue 25: the raters of one response cannot compare notes by code. Each sees their own
+    code, reaches their sheet by it, and no page, script, JSON or download either can reach
+    holds the other's code (or the response's own)."""
+    a05 = blind_world["own"][0]
+    mine = {name: code_for(name, a05) for name in ("rater1", "rater2")}
+    assert len({*mine.values(), a05.blind_code}) == 3
+    for name, other in (("rater1", "rater2"), ("rater2", "rater1")):
+        client.login(username=name, password="demo-pass-2026")
+        patterns = [re.compile(p) for p in codes_not_mine(name)]
+        visited, _ = crawl(client, patterns)  # asserts that no reply holds any of them
+        assert (f"/scoring/{mine[name]}/", 200) in visited
+        assert not any(mine[other] in text for text in crawl.texts)
+        assert any(mine[name] in text for text in crawl.texts)
+        assert client.get(f"/scoring/{mine[other]}/").status_code == 404
+        client.logout()

@@ -15,7 +15,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.brokers import celery_broker, free_port, silent_server
-from tests.factories import own_sheet_id, stub_endpoint
+from tests.factories import code_for, own_sheet_id, stub_endpoint
 from tests.workers import session_worker_stop
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the requests commit: on_commit runs
@@ -40,7 +40,7 @@ def _post_json(client, url, payload):
 
 
 def _submit_a05_as_rater2(client, data_a):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater2", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater2", password="demo-pass-2026")
     client.get(f"/scoring/{code}/")
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]

@@ -27,7 +27,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.brokers import RedisServer, celery_broker
-from tests.factories import own_sheet_id, stub_endpoint
+from tests.factories import code_for, own_sheet_id, stub_endpoint
 from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
 pytestmark = [
@@ -86,12 +86,13 @@ def _json(client, url, payload):
     return client.post(url, data=json.dumps(payload), content_type="application/json")
 
 
-def _pair_saved(client, code, data_a):
+def _pair_saved(client, response, data_a):
     """The demo pair (rater1, rater2) fill their sheets of A05_FS10 from data_A: their versions."""
     rubric = load_rubric()
     versions = {}
     for index, username in ((3, "rater1"), (4, "rater2")):
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)  # each rater has their own code
         client.get(f"/scoring/{code}/")
         changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
         saved = _json(
@@ -108,11 +109,12 @@ def _pair_saved(client, code, data_a):
     return versions
 
 
-def _pair_submitted(client, code, versions):
+def _pair_submitted(client, response, versions):
     """Both raters submit their sheets: the answers to the submits."""
     submitted = []
     for username in ("rater1", "rater2"):
         client.login(username=username, password="demo-pass-2026")
+        code = code_for(username, response)
         submitted.append(
             _json(
                 client,
@@ -140,8 +142,7 @@ def _single_model_batch_launched(client, endpoint, *, name):
 
 def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub, data_a):
     response = Response.objects.get(research_id="A05_FS10")
-    code = response.blind_code
-    versions = _pair_saved(client, code, data_a)
+    versions = _pair_saved(client, response, data_a)
     endpoint = stub_endpoint(llm_stub)
     # the demo response's diversity task is done before the broker goes: a task still running
     # when it goes makes the worker exit (kombu cannot restore its unacknowledged message)
@@ -149,7 +150,7 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
 
     outage.redis.kill()  # the broker is down
 
-    for submitted in _pair_submitted(client, code, versions):
+    for submitted in _pair_submitted(client, response, versions):
         assert submitted.status_code == 200 and submitted.json()["ok"] is True  # the rater sees "Submitted"
     assert set(ScoreSheet.objects.filter(assignment__response=response).values_list("status", flat=True)) == {
         "submitted"
@@ -216,13 +217,12 @@ def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm
     """Redis restarted empty (no persistence) while accepted work waited for the worker: every
     owed effect still happens, without a command (issue 24, finding 3)."""
     response = Response.objects.get(research_id="A05_FS10")
-    code = response.blind_code
-    versions = _pair_saved(client, code, data_a)
+    versions = _pair_saved(client, response, data_a)
     endpoint = stub_endpoint(llm_stub)
     wait_for(lambda: ResponseDiversity.objects.filter(response=response).exists(), worker=outage.worker)
 
     outage.worker.stop()  # the work waits in the broker: nobody consumes it
-    for submitted in _pair_submitted(client, code, versions):
+    for submitted in _pair_submitted(client, response, versions):
         assert submitted.status_code == 200
     launched = _single_model_batch_launched(client, endpoint, name="before the broker lost its data")
     assert launched.status_code == 302

@@ -9,7 +9,7 @@ import pytest
 from scoring.models import Assignment
 from studies.models import Response, Study
 from tests.browser import login
-from tests.factories import reference_changes, sheet_submitted
+from tests.factories import code_for, reference_changes, sheet_submitted
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -102,7 +102,7 @@ def test_the_scoring_page_reports_no_violation_but_the_known_one(live_server, de
     response = Response.objects.get(research_id="A05_FS10")
     context, page, console = watched_page(browser)
     login(page, live_server.url, "rater2")
-    page.goto(f"{live_server.url}/scoring/{response.blind_code}/")
+    page.goto(f"{live_server.url}/scoring/{code_for('rater2', response)}/")
     page.wait_for_selector("html[data-sheet-ready]")
     url = page.url
     page.focus("#f-items-1-1-comment")

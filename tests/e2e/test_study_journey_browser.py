@@ -20,7 +20,7 @@ from scoring.models import Assignment, ScoreSheet
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
 from tests.browser import login
-from tests.factories import SHEET_TEXTS, UserFactory, mirrored_changes, reference_changes
+from tests.factories import SHEET_TEXTS, UserFactory, code_for, mirrored_changes, reference_changes
 from training.models import RaterQualification
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -173,10 +173,10 @@ def test_a_study_from_the_template_to_the_drift_page(live_server, browser, celer
 
     # both score the live sheet from their queue
     live = Response.objects.get(study=study, research_id="B05_FS10")
-    for page, changes in ((ada, reference_changes(3)), (ben, reference_changes(4))):
+    for page, changes, name in ((ada, reference_changes(3), "ada"), (ben, reference_changes(4), "ben")):
         page.goto(f"{base}/scoring/")
         with page.expect_navigation():
-            page.click(f"a[href='/scoring/{live.blind_code}/']")
+            page.click(f"a[href='/scoring/{code_for(name, live)}/']")
         page.wait_for_selector("html[data-sheet-ready]")
         _score(page, changes)
     sheets = ScoreSheet.objects.filter(assignment__response=live, assignment__role="primary")

@@ -15,7 +15,7 @@ from calibration.services.calibration import response_scores_recompute
 from scoring.models import Assignment, ScoringGroup
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import mirrored_changes, reference_changes, sheet_submitted
+from tests.factories import code_for, mirrored_changes, reference_changes, sheet_submitted
 from tests.paper_table4 import load_table4
 from tests.product import PRODUCT, ROOT
 
@@ -239,7 +239,7 @@ def test_calibrator_pages_render_in_chinese(client, scored):
     _assert_translated(
         client,
         "calibrator",
-        f"/calibration/{response.blind_code}/",
+        f"/calibration/{calibration.blind_code}/",
         ["校准对比", "与校准评分者的 PCC", "保存理由", "(校准评分者, 评分者 A)"],
     )
 
@@ -271,6 +271,6 @@ def test_generation_home_and_admin_home_render_in_chinese(client, demo):
 
 @pytest.mark.django_db
 def test_rater_queue_and_sheet_render_in_chinese(client, demo):
-    blind_code = Response.objects.get(research_id="A05_FS10").blind_code
+    blind_code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     _assert_translated(client, "rater1", "/scoring/", ["我的评分队列", "离线工作簿（Excel）：下载与上传"])
     _assert_translated(client, "rater1", f"/scoring/{blind_code}/", ["流畅性", "变通性", "提交评分表"])

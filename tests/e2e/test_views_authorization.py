@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from scoring.models import Assignment, ScoringGroup
 from scoring.services.sheets import sheet_open
 from studies.models import Response
-from tests.factories import UserFactory, rater
+from tests.factories import UserFactory, code_for, rater
 
 ROLES = ["anonymous", "rater", "other_rater", "researcher", "admin"]
 # view -> expected status per role (302 for anonymous = sent to the login page)
@@ -73,7 +73,7 @@ def test_every_view_answers_each_role_as_expected(client, demo, role_index, role
     users = {"rater": "rater1", "other_rater": "outsider", "researcher": "researcher", "admin": "admin"}
     if role in users:
         client.force_login(get_user_model().objects.get(username=users[role]))
-    requests = _requests(response.blind_code, group.pk, sheet.pk, owner.pk)
+    requests = _requests(owner.blind_code, group.pk, sheet.pk, owner.pk)
     for name, (method, url, body) in requests.items():  # archive is last: it changes the data
         if method == "get":
             reply = client.get(url)
@@ -91,7 +91,7 @@ def test_every_view_answers_each_role_as_expected(client, demo, role_index, role
 
 @pytest.mark.django_db
 def test_get_only_and_post_only_views_refuse_other_methods(client, demo):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater1", password="demo-pass-2026")
     assert client.post(f"/scoring/{code}/").status_code == 405
     assert client.get(f"/scoring/{code}/save/").status_code == 405

@@ -17,6 +17,7 @@ import textwrap
 import pytest
 
 from studies.models import Response
+from tests.factories import code_for
 from tests.product import PRODUCT, ROOT, TOOLS, app_files, imports_of, module_name, where
 from tests.workers import child_env
 
@@ -260,7 +261,7 @@ def test_the_url_configuration_loads_no_heavy_library():
 @pytest.mark.django_db(transaction=True)
 def test_serving_the_scoring_page_and_an_autosave_loads_no_heavy_library(demo):
     """A web process that serves raters (page, autosave, queue) never loads a heavy library."""
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     script = textwrap.dedent(
         f"""
         import json, sys
@@ -273,7 +274,7 @@ def test_serving_the_scoring_page_and_an_autosave_loads_no_heavy_library(demo):
         statuses = [client.get("/scoring/").status_code, client.get("/scoring/{code}/").status_code]
         from scoring.models import ScoreSheet
         sheet = ScoreSheet.objects.get(
-            assignment__rater__username="rater1", assignment__response__blind_code="{code}"
+            assignment__rater__username="rater1", assignment__blind_code="{code}"
         ).pk
         body = {{"sheet": sheet, "batch_id": "b1", "expected_version": 0, "changes": [["dims.s2.focus", 3]]}}
         statuses.append(

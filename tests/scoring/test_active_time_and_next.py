@@ -11,7 +11,7 @@ from django.utils import timezone
 from research.selectors.results import RAW_HEADER, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet
 from studies.models import ModelEndpoint, Response
-from tests.factories import make_response, own_sheet_id, reference_changes, sheet_submitted
+from tests.factories import code_for, make_response, own_sheet_id, reference_changes, sheet_submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def _last_report_ago(sheet_id: int, seconds: int) -> None:
 
 
 def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater1", password="demo-pass-2026")
     sheet_id = own_sheet_id(client, code)
     url = f"/scoring/{code}/time/"
@@ -50,7 +50,7 @@ def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
 def test_active_time_reports_add_at_most_the_wall_clock_time_since_the_last_report(client, demo):
     """The exploit: 100 reports of 900 s within a second on a sheet opened 5 minutes
     before added 90,000 s; now they add at most the time that has passed."""
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater1", password="demo-pass-2026")
     sheet_id = own_sheet_id(client, code)
     _last_report_ago(sheet_id, 300)
@@ -96,13 +96,12 @@ def test_queue_estimate_from_own_pace_and_next_response_after_submit(client, dem
     ScoreSheet.objects.filter(pk=sheet.pk).update(active_seconds=600)  # 10 minutes for the first
     queue = client.get("/scoring/").content.decode()
     assert "2 responses left" in queue and "about 20 minutes at your pace" in queue
-    page = client.get(f"/scoring/{first.blind_code}/").content.decode()  # after the submit
+    mine = code_for(rater1, first)
+    page = client.get(f"/scoring/{mine}/").content.decode()  # after the submit
     assert 'id="next-response"' in page
-    codes = [
-        a.response.blind_code for a in Assignment.objects.filter(rater=rater1).order_by("order_key", "id")
-    ]
-    open_codes = [c for c in codes if c != first.blind_code]
-    after = codes[codes.index(first.blind_code) + 1 :] + codes[: codes.index(first.blind_code)]
+    codes = [a.blind_code for a in Assignment.objects.filter(rater=rater1).order_by("order_key", "id")]
+    open_codes = [c for c in codes if c != mine]
+    after = codes[codes.index(mine) + 1 :] + codes[: codes.index(mine)]
     expected = next(c for c in after if c in open_codes)
     assert f'id="next-response" href="/scoring/{expected}/"' in page
 
@@ -117,5 +116,5 @@ def test_nothing_left_says_so(client, demo, django_user_model):
     response = Response.objects.get(research_id="A05_FS10")
     sheet_submitted(rater1, response, reference_changes(3))
     client.login(username="rater1", password="demo-pass-2026")
-    page = client.get(f"/scoring/{response.blind_code}/").content.decode()
+    page = client.get(f"/scoring/{code_for('rater1', response)}/").content.decode()
     assert "Nothing left in your queue" in page and 'id="next-response"' not in page

@@ -26,6 +26,7 @@ from scoring.forms import BATCH_ID
 from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet, SheetEvent
 from studies.models import Response
 from studies.rubric import load_rubric
+from tests.factories import code_for
 from tests.product import app_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,8 +250,8 @@ def rater_sheet(demo, client):
     """rater1 logged in with the demo's A05_FS10 sheet opened (version 0, empty)."""
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
-    return response.blind_code
+    assert client.get(f"/scoring/{code_for('rater1', response)}/").status_code == 200
+    return code_for("rater1", response)
 
 
 def snapshot():
@@ -345,9 +346,7 @@ def test_submit_refuses_any_expected_version_of_an_incomplete_sheet(client, rate
 @pytest.mark.django_db
 def test_the_active_time_report_refuses_bad_values_and_other_sheets(client, rater_sheet):
     url = f"/scoring/{rater_sheet}/time/"
-    sheet = ScoreSheet.objects.get(
-        assignment__response__blind_code=rater_sheet, assignment__rater__username="rater1"
-    )
+    sheet = ScoreSheet.objects.get(assignment__blind_code=rater_sheet, assignment__rater__username="rater1")
     before = snapshot()
 
     # either the sheet is wrong (another id, not an id) or the seconds are (never 1..900)

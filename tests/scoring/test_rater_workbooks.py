@@ -7,7 +7,7 @@ from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import scoring_group_assigned
+from tests.factories import code_for, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_workbook
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_rater_downloads_fills_and_uploads_their_workbook(client, group, data_a)
     )
     download = client.get(href)
     assert download.status_code == 200 and "H01_FS10.xlsx" in download["Content-Disposition"]
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     filled = fill_workbook(
         download.content, {code: data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS}
     )
@@ -107,7 +107,7 @@ def test_one_upload_lists_every_problem_including_empty_required_cells(client, g
         if part.startswith("/scoring/workbooks/") and "download" in part
     )
     wb = open_workbook(client.get(href).content)
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     fill_sheet(wb[code], data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS)
     inputs = sheet_layout(load_rubric().version, "en").input_by_path
     wb[code][inputs["items.1.1.elaboration"].coord] = 7  # out of range

@@ -10,7 +10,7 @@ from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import own_sheet_id
+from tests.factories import code_for, own_sheet_id
 
 pytestmark = pytest.mark.django_db
 REASON = "Step 6 development was scored on the wrong scale"
@@ -39,7 +39,7 @@ def _submit(client, code, data_a, expected_version):
 
 
 def test_the_rater_of_a_reopened_sheet_sees_who_reopened_it_when_and_why(client, demo, data_a):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater1", password="demo-pass-2026")
     client.get(f"/scoring/{code}/")
     _submit(client, code, data_a, 0)

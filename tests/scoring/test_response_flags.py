@@ -6,6 +6,7 @@ import pytest
 
 from scoring.models import Assignment, ResponseFlag
 from studies.models import Response
+from tests.factories import code_for
 
 pytestmark = pytest.mark.django_db
 NOTE = "Step 4 stops mid-sentence; the criteria are cut off"
@@ -17,7 +18,7 @@ def _login(client, username):
 
 def test_rater_flags_admin_dismisses_or_withdraws(client, demo):
     response = Response.objects.get(research_id="A05_FS10")
-    code = response.blind_code
+    code = code_for("rater1", response)
     _login(client, "rater1")
     assert client.get(f"/scoring/{code}/").status_code == 200
     client.post(f"/scoring/{code}/flag/", {"note": "   "})  # empty: refused

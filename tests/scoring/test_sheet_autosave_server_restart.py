@@ -14,6 +14,7 @@ import pytest
 from scoring.models import ScoreSheet
 from studies.models import Response
 from tests.browser import free_port, login, open_sheet
+from tests.factories import code_for
 from tests.workers import ROOT, child_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -67,7 +68,7 @@ def test_changes_typed_while_the_server_is_down_arrive_after_restart(demo, app_s
     context = browser.new_context()
     page = context.new_page()
     login(page, app_server.url, "rater1")
-    open_sheet(page, app_server.url, response.blind_code)
+    open_sheet(page, app_server.url, code_for("rater1", response))
     page.focus("input[name='dims.s2.focus'][value='1']")
     page.keyboard.press("7")
     page.wait_for_function(SAVED)
@@ -113,7 +114,7 @@ def test_a_reload_while_saves_fail_loses_nothing(demo, app_server, browser):
     context = browser.new_context()
     page = context.new_page()
     login(page, app_server.url, "rater1")
-    open_sheet(page, app_server.url, response.blind_code)
+    open_sheet(page, app_server.url, code_for("rater1", response))
     page.route("**/save/", lambda route: route.abort())  # the network drops every save
     page.focus("#f-texts-kvp")
     page.keyboard.type("reduce microplastics")

@@ -16,6 +16,7 @@ from scoring.selectors import sheet_entries_get
 from studies.models import Response
 from studies.rubric import load_rubric, sheet_totals
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -93,7 +94,7 @@ def test_every_control_keeps_the_live_totals_equal_to_the_servers(live_server, d
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
     s = Sheet(page, sheet)
     categories = page.eval_on_selector(
@@ -193,7 +194,7 @@ def test_the_incomplete_banner_names_each_missing_entry_once_without_stray_butto
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater2")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater2", response))
     page.on("dialog", lambda dialog: dialog.accept())
     page.click("#submit-sheet")
     page.wait_for_selector("#banner[data-kind=incomplete]")
@@ -212,7 +213,7 @@ def test_a_text_over_the_limit_is_never_cut_silently(live_server, demo, browser)
     context = browser.new_context()
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
     page.fill("#f-comments-2", "short note")
     page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
@@ -245,7 +246,7 @@ def test_the_page_measures_active_time_and_reports_it_when_left(live_server, dem
     context = browser.new_context()
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
     page.bring_to_front()
     for value in (1, 2, 3, 4, 5):  # about five seconds of work

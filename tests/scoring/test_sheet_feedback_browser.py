@@ -8,6 +8,7 @@ import pytest
 from scoring.models import ScoreSheet
 from studies.models import Response
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,7 +22,7 @@ def _sheet_page(browser, live_server, rater="rater1", **ctx):
     context = browser.new_context(viewport={"width": 1366, "height": 768}, **ctx)
     page = context.new_page()
     login(page, live_server.url, rater)
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for(rater, response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username=rater)
     return context, page, sheet
 

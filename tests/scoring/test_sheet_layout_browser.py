@@ -12,6 +12,7 @@ from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Response
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,7 +50,7 @@ def test_screenshots_of_the_key_pages(live_server, partly_scored, browser, width
     login(page, live_server.url, "rater1")
     page.goto(f"{live_server.url}/scoring/")
     shot(page, "queue")
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
     shot(page, "sheet")
     page.goto(f"{live_server.url}/scoring/NOSUCHCODE/")
     shot(page, "404")
@@ -99,7 +100,7 @@ def test_the_sheet_fits_a_laptop_screen(live_server, partly_scored, browser):
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
     page.evaluate("() => document.getElementById('scenario').open = false")
 
     # each item's text once on the page, beside its controls
@@ -139,9 +140,9 @@ def test_the_scenario_is_collapsed_after_the_raters_first_read(live_server, part
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
     assert page.evaluate("() => document.getElementById('scenario').open")  # first read
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
     assert not page.evaluate("() => document.getElementById('scenario').open")
     page.click("#scenario summary")
     assert page.is_visible("#scenario .answer-text")
@@ -155,7 +156,7 @@ def test_the_scenario_is_collapsed_after_the_raters_first_read(live_server, part
     # another rater in the same browser reads it for the first time
     page.click("form[action$='/accounts/logout/'] button")
     login(page, live_server.url, "rater2")
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater2", partly_scored))
     assert page.evaluate("() => document.getElementById('scenario').open")
     context.close()
 
@@ -168,7 +169,7 @@ def test_tablet_and_phone_widths(live_server, partly_scored, browser, width, hei
     page.goto(f"{live_server.url}/scoring/")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # the queue reads on a phone
     shot(page, "queue")
-    open_sheet(page, live_server.url, partly_scored.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
     shot(page, "sheet")
     if width >= 768:
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
@@ -194,7 +195,7 @@ def test_dark_mode_follows_the_system_setting(live_server, partly_scored, browse
         context = browser.new_context(viewport={"width": 1366, "height": 768}, color_scheme=scheme)
         page = context.new_page()
         login(page, live_server.url, "rater1")
-        open_sheet(page, live_server.url, partly_scored.blind_code)
+        open_sheet(page, live_server.url, code_for("rater1", partly_scored))
         colors = page.evaluate(
             """() => ["body", ".step", "#f-comments-1", "#summary"].map(s => {
                  const st = getComputedStyle(document.querySelector(s)); return [st.backgroundColor, st.color]; })"""

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import own_sheet_id
+from tests.factories import code_for, own_sheet_id
 from tests.scoring.test_sheet_statement_counts import whole_sheet
 
 pytestmark = pytest.mark.django_db
@@ -35,10 +35,10 @@ def opened(demo, client, settings):
     settings.SHEET_SAVES_PER_SECOND = CEILING
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    sheet_id = own_sheet_id(client, response.blind_code)
+    sheet_id = own_sheet_id(client, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(pk=sheet_id)
     _forget_counts(sheet.assignment.rater_id, sheet_id)
-    return response.blind_code, sheet
+    return code_for("rater1", response), sheet
 
 
 def _many_changes(n: int) -> list[list]:

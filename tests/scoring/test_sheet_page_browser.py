@@ -8,6 +8,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -98,7 +99,7 @@ def test_rater_scores_a_full_sheet_with_the_keyboard_reloads_and_submits(live_se
     page = context.new_page()
     login(page, live_server.url, "rater1")
     page.goto(f"{live_server.url}/scoring/")
-    page.focus(f"a[href='/scoring/{response.blind_code}/']")
+    page.focus(f"a[href='/scoring/{code_for('rater1', response)}/']")
     page.keyboard.press("Enter")
     page.wait_for_selector("html[data-sheet-ready]")
 
@@ -148,8 +149,8 @@ def test_a_second_tab_gets_a_conflict_and_never_overwrites(live_server, demo, br
     context = browser.new_context()
     first, second = context.new_page(), context.new_page()
     login(first, live_server.url, "rater2")
-    open_sheet(first, live_server.url, response.blind_code)
-    open_sheet(second, live_server.url, response.blind_code)
+    open_sheet(first, live_server.url, code_for("rater2", response))
+    open_sheet(second, live_server.url, code_for("rater2", response))
 
     first.focus("input[name='dims.s2.focus'][value='1']")
     first.keyboard.press("7")
@@ -178,7 +179,7 @@ def test_the_chinese_ui_renders_and_is_remembered(live_server, demo, browser):
     page.select_option("#language-select", "zh-hans")
     page.wait_for_selector("html[lang=zh-hans]")
     assert "我的评分队列" in page.text_content("h1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     body = page.text_content("body")
     for text in ("第一步：识别挑战", "第六步：制定行动计划", "提交评分表", "总分", "情境"):
         assert text in body, text
@@ -200,13 +201,13 @@ def test_unsaved_changes_of_a_stale_page_are_not_applied_over_newer_scores(live_
     context = browser.new_context()
     stale, fresh = context.new_page(), context.new_page()
     login(stale, live_server.url, "rater2")
-    open_sheet(stale, live_server.url, response.blind_code)
+    open_sheet(stale, live_server.url, code_for("rater2", response))
     stale.route("**/save/", lambda route: route.abort())  # this tab's saves never arrive
     stale.focus("input[name='dims.s2.focus'][value='1']")
     stale.keyboard.press("2")
     stale.wait_for_selector("#banner[data-kind=warn]:not([hidden])")
 
-    open_sheet(fresh, live_server.url, response.blind_code)
+    open_sheet(fresh, live_server.url, code_for("rater2", response))
     fresh.focus("input[name='dims.s2.focus'][value='1']")
     fresh.keyboard.press("9")
     fresh.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
@@ -239,6 +240,24 @@ TAB_STOPS = """() => {
 }"""
 
 
+COMMENT_STOPS = """() => Array.from(document.getElementById("sheet-form").querySelectorAll("textarea, input, select"))
+  .filter(el => !el.disabled && el.tabIndex >= 0 && /(^comments\\.|\\.comment$)/.test(el.dataset.path || el.name || ""))
+  .map(el => el.dataset.path || el.name)"""
+
+
+def _scoring_controls(rubric) -> int:
+    """The sheet's scoring controls from the rubric: per Step-1/3 item its category and item
+    scores, per Step-4 criterion its scores, every Step-2 text and directly scored dimension."""
+    n = 0
+    for step in rubric.steps:
+        if step.kind == "ideas":
+            n += step.item_count * (1 + len(step.item_scores))
+        elif step.kind == "criteria":
+            n += step.item_count * len(step.item_scores)
+        n += len(step.texts) + len(step.scored_dimensions)
+    return n
+
+
 def test_a_whole_sheet_by_keyboard_takes_one_tab_per_scoring_control(live_server, demo, data_a, browser):
     """Comments, level texts and guidelines are off the Tab path (Alt+C, Alt+L, Alt+G);
     every Tab lands on the next scoring control, and the sheet is submitted with
@@ -251,12 +270,16 @@ def test_a_whole_sheet_by_keyboard_takes_one_tab_per_scoring_control(live_server
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater2")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater2", response))
     done, tabs = score_by_keyboard(page, values, skip={"dims.s6.impact"})
     controls = page.evaluate(TAB_STOPS)
     # from the first control to past the last: one Tab per scoring control, nothing else
     assert tabs == controls, (tabs, controls)
     assert controls < 100 and done == set(values) - {"dims.s6.impact"}
+    # counted apart from the page: no comment is a Tab stop, and the Tabs are at most the
+    # rubric's scoring controls (a radio group is one; scores of an invalid item are disabled)
+    assert page.evaluate(COMMENT_STOPS) == []
+    assert tabs <= _scoring_controls(load_rubric()), (tabs, _scoring_controls(load_rubric()))
 
     page.keyboard.press("Alt+n")  # the one empty field
     assert page.evaluate(ACTIVE)["path"] == "dims.s6.impact"
@@ -284,7 +307,7 @@ def test_categories_are_picked_by_typing_in_chinese(live_server, demo, browser):
     context.add_cookies([{"name": "django_language", "value": "zh-hans", "url": live_server.url}])
     page = context.new_page()
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     page.focus("#f-items-1-1-classification")
     page.keyboard.type("kj")  # pinyin initials of 科技
     assert page.input_value("#f-items-1-1-classification") == "Technology"

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from studies.models import Response
-from tests.factories import SHEET_TEXTS, reference_changes
+from tests.factories import SHEET_TEXTS, code_for, reference_changes
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 # HTML, quotes, braces and ampersands in what the rater typed: must come back escaped
@@ -72,10 +72,11 @@ def _page(client, username: str, lang: str) -> str:
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username=username, password="demo-pass-2026")
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
-    reply = client.get(f"/scoring/{response.blind_code}/")
+    code = code_for(username, response)
+    reply = client.get(f"/scoring/{code}/")
     assert reply.status_code == 200
     assert reply["Content-Language"] == lang
-    return normalise(reply.content.decode(), response.blind_code)
+    return normalise(reply.content.decode(), code)
 
 
 def _sheet(username: str):

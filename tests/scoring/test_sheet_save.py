@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from scoring.models import ScoreSheet, SheetEvent
+from scoring.models import Assignment, ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import assign, own_sheet_id, rater
+from tests.factories import assign, code_for, own_sheet_id, rater
 
 EXPECTED = {
     3: ({"1": 24, "2": 22, "3": 30, "4": 11, "5": 4, "6": 25}, 116),
@@ -36,8 +36,8 @@ def save(client, code, changes, version, batch_id="b1"):
 def sheet_setup(demo, client):
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200  # opens the sheet
-    return response
+    assert client.get(f"/scoring/{code_for('rater1', response)}/").status_code == 200  # opens the sheet
+    return Assignment.objects.get(rater__username="rater1", response=response)  # rater1's own code
 
 
 @pytest.mark.django_db
@@ -55,7 +55,7 @@ def test_sheet_save_of_the_study_item_scores_gives_the_study_totals(client, shee
     steps, overall = EXPECTED[index]
     assert body["totals"]["steps"] == steps
     assert body["totals"]["overall"] == overall
-    sheet = ScoreSheet.objects.get(assignment__response=sheet_setup, assignment__rater__username="rater1")
+    sheet = ScoreSheet.objects.get(assignment=sheet_setup)
     assert sheet.overall == overall
     assert sheet.version == version
     # the page shows the same totals after a reload
@@ -93,7 +93,7 @@ def test_sheet_save_refuses_bad_values_and_changes_nothing(client, sheet_setup, 
     body = reply.json()
     assert body["ok"] is False and body["errors"][0]["path"] == change[0]
     assert body["errors"][0]["message"]
-    sheet = ScoreSheet.objects.get(assignment__response=sheet_setup, assignment__rater__username="rater1")
+    sheet = ScoreSheet.objects.get(assignment=sheet_setup)
     assert sheet.version == 0
     assert not SheetEvent.objects.filter(sheet=sheet, kind="change").exists()
 
@@ -148,7 +148,9 @@ def test_sheet_save_refuses_bodies_that_were_a_500_with_a_message(client, sheet_
 def test_sheet_save_of_a_malformed_request_does_not_open_the_sheet(client, demo):
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    reply = client.post(f"/scoring/{response.blind_code}/save/", data=b"[", content_type="application/json")
+    reply = client.post(
+        f"/scoring/{code_for('rater1', response)}/save/", data=b"[", content_type="application/json"
+    )
     assert reply.status_code == 422
     assert not ScoreSheet.objects.filter(assignment__rater__username="rater1").exists()
 
@@ -180,16 +182,19 @@ def test_sheet_save_reaches_only_the_raters_own_assignment(client, demo):
     response = Response.objects.get(research_id="A05_FS10")
     outsider = rater("outsider", "H09")
     client.force_login(outsider)
-    assert save(client, response.blind_code, [["dims.s2.purpose", 3]], 0).status_code == 404
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 404
+    theirs = code_for("rater1", response)  # another rater's code of the same response
+    for code in (theirs, response.blind_code):
+        assert save(client, code, [["dims.s2.purpose", 3]], 0).status_code == 404
+        assert client.get(f"/scoring/{code}/").status_code == 404
     assert client.get("/scoring/NOSUCHCODE/").status_code == 404
     # an archived assignment is gone from the rater too
     assignment = assign(outsider, response)
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    assert client.get(f"/scoring/{assignment.blind_code}/").status_code == 200
+    assert client.get(f"/scoring/{theirs}/").status_code == 404  # still not the other rater's
     from scoring.services.assignments import assignment_archive
 
     assignment_archive(assignment=assignment, actor=None, reason="test")
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 404
+    assert client.get(f"/scoring/{assignment.blind_code}/").status_code == 404
     assert not ScoreSheet.objects.filter(
         assignment__rater=outsider, assignment__archived_at__isnull=True
     ).exists()
@@ -215,19 +220,28 @@ def test_sheet_save_after_submit_is_locked(client, sheet_setup, data_a):
 
 @pytest.mark.django_db
 def test_a_batch_made_on_another_raters_sheet_is_refused_and_saves_nothing(client, demo):
-    """Both raters of a pair share the blind code: a page rater1 left open sends its batch
-    after rater2 logged in on the same browser. The batch names rater1's sheet; nothing is
-    written to rater2's."""
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    """A page rater1 left open sends its batch after rater2 logged in on the same browser:
+    rater1's code is not rater2's (404, as for any code not theirs); and a batch naming
+    rater1's sheet sent to rater2's own code is refused too. Nothing is written."""
+    response = Response.objects.get(research_id="A05_FS10")
+    code, theirs = code_for("rater1", response), code_for("rater2", response)
     client.login(username="rater1", password="demo-pass-2026")
     rater1_sheet = own_sheet_id(client, code)
     client.logout()
     client.login(username="rater2", password="demo-pass-2026")
     body = {"sheet": rater1_sheet, "batch_id": "x", "expected_version": 0, "changes": [["comments.1", "r1"]]}
     reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
-    assert reply.status_code == 409 and reply.json()["error"] == "other_sheet"
+    assert reply.status_code == 404
     submit = client.post(
         f"/scoring/{code}/submit/",
+        data=json.dumps({"sheet": rater1_sheet, "expected_version": 0}),
+        content_type="application/json",
+    )
+    assert submit.status_code == 404
+    reply = client.post(f"/scoring/{theirs}/save/", data=json.dumps(body), content_type="application/json")
+    assert reply.status_code == 409 and reply.json()["error"] == "other_sheet"
+    submit = client.post(
+        f"/scoring/{theirs}/submit/",
         data=json.dumps({"sheet": rater1_sheet, "expected_version": 0}),
         content_type="application/json",
     )
@@ -242,11 +256,12 @@ def test_the_one_statement_save_of_an_opened_sheet_keeps_every_refusal(client, d
     """A save to an opened sheet finds and locks it by rater and blind code in one statement
     (issue 14). It still refuses a batch made on another sheet, and an archived assignment's
     opened sheet is out of reach (404); neither writes anything."""
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    rater1_sheet = own_sheet_id(client, code)
+    rater1_sheet = own_sheet_id(client, code_for("rater1", response))
     client.logout()
     client.login(username="rater2", password="demo-pass-2026")
+    code = code_for("rater2", response)
     rater2_sheet = own_sheet_id(client, code)  # opened: the one-statement path applies
     body = {"sheet": rater1_sheet, "batch_id": "x", "expected_version": 0, "changes": [["comments.1", "r1"]]}
     reply = client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")

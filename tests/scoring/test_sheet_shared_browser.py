@@ -1,4 +1,4 @@
-"""One browser shared by the two raters of a pair (both see the same blind code):
+"""One browser shared by the two raters of a pair (each sees their own blind code):
 unsent changes stay with their author and never reach the other rater's sheet; and a
 page whose session expired sends its changes once the rater logged in again elsewhere."""
 
@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +30,7 @@ def logout(page) -> None:
 
 
 def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, demo, browser):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     context = browser.new_context()
     page = context.new_page()
     login(page, live_server.url, "rater1")
@@ -44,9 +45,10 @@ def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, dem
     rater1 = get_user_model().objects.get(username="rater1")
     assert drafts and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in drafts)
 
-    # rater2 opens the same blind code in the same browser: nothing of rater1's arrives
+    # rater2 opens the same response (under their own code) in the same browser: nothing of
+    # rater1's arrives
     login(page, live_server.url, "rater2")
-    open_sheet(page, live_server.url, code)
+    open_sheet(page, live_server.url, code_for("rater2", Response.objects.get(research_id="A05_FS10")))
     page.wait_for_timeout(2500)  # longer than the debounce: a restored draft would be sent by now
     assert page.input_value("[data-path='comments.1']") == ""
     rater2_sheet = sheet_of("rater2")
@@ -66,7 +68,7 @@ def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, dem
 
 
 def test_a_page_left_open_after_another_rater_logged_in_writes_nothing(live_server, demo, browser):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     context = browser.new_context()
     first = context.new_page()
     login(first, live_server.url, "rater1")
@@ -77,8 +79,8 @@ def test_a_page_left_open_after_another_rater_logged_in_writes_nothing(live_serv
     logout(second)
     login(second, live_server.url, "rater2")
     first.fill("[data-path='comments.1']", "typed on rater1's page")
-    first.wait_for_selector("#banner[data-kind=conflict]")
-    assert "another rater" in first.text_content("#banner-text")
+    first.wait_for_selector("#banner[data-kind=conflict]")  # rater1's code is not rater2's: 404
+    assert "another rater logged in" in first.text_content("#banner-text")
     assert comment("rater2") == "" and comment("rater1") == ""
     stored = json.loads(
         first.evaluate(
@@ -91,7 +93,7 @@ def test_a_page_left_open_after_another_rater_logged_in_writes_nothing(live_serv
 
 
 def test_after_session_expiry_the_page_sends_its_changes_once_logged_in_again(live_server, demo, browser):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     context = browser.new_context()
     page = context.new_page()
     login(page, live_server.url, "rater1")

@@ -19,6 +19,7 @@ from scoring.selectors import rater_assignment_get, sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Response
 from studies.rubric import load_rubric, sheet_totals
+from tests.factories import code_for
 
 # Statements every request of a logged-in rater makes before the view's own work:
 # the session, and the user with the rater profile and the roles (one query).
@@ -50,7 +51,7 @@ def whole_sheet(rubric) -> list[list]:
 def opened(demo, client):
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
-    assert client.get(f"/scoring/{response.blind_code}/").status_code == 200
+    assert client.get(f"/scoring/{code_for('rater1', response)}/").status_code == 200
     return response
 
 
@@ -113,7 +114,7 @@ def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_e
 def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
     opened, client, django_assert_max_num_queries, settings, ceiling
 ):
-    code = opened.blind_code
+    code = code_for("rater1", opened)
     sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
     # the ceiling on saves per second counts in the cache (Redis), never in SQL
     settings.SHEET_SAVES_PER_SECOND = ceiling
@@ -149,10 +150,10 @@ def test_opening_a_sheet_for_the_first_time_is_a_few_statements(demo, client, dj
         .related_model.objects.get(response=response, rater__username="rater2")
         .rater
     )
-    assignment = rater_assignment_get(user=rater2, blind_code=response.blind_code)
+    assignment = rater_assignment_get(user=rater2, blind_code=code_for("rater2", response))
     with django_assert_max_num_queries(7):  # count of items, four INSERTs, savepoints
         sheet = sheet_open(assignment=assignment, actor=rater2)
-    fetched = rater_assignment_get(user=rater2, blind_code=response.blind_code)  # with its sheet
+    fetched = rater_assignment_get(user=rater2, blind_code=code_for("rater2", response))  # with its sheet
     with django_assert_max_num_queries(0):
         assert sheet_open(assignment=fetched) == sheet
     assert sheet.version == 0 and sheet.overall == 0
@@ -162,13 +163,14 @@ def test_opening_a_sheet_for_the_first_time_is_a_few_statements(demo, client, dj
     # the assignment, the response's items (their count is taken from them), savepoint,
     # four INSERTs, release; the page shows the entries it created without reading them back
     client.login(username="rater1", password="demo-pass-2026")
+    code = code_for("rater1", response)
     with django_assert_max_num_queries(REQUEST_MAX):
-        page = client.get(f"/scoring/{response.blind_code}/")
+        page = client.get(f"/scoring/{code}/")
     assert page.status_code == 200
     assert ScoreSheet.objects.filter(assignment__response=response).count() == 2
     # opened again: the assignment with its sheet, the sheet's rows, the response's items
     with django_assert_max_num_queries(REQUEST_OVERHEAD + 3):
-        again = client.get(f"/scoring/{response.blind_code}/")
+        again = client.get(f"/scoring/{code}/")
     assert again.status_code == 200
     # what the first open showed from memory is what was stored: the same page
     assert _page_html(again) == _page_html(page)

@@ -8,7 +8,7 @@ from scoring.models import ScoreSheet, SheetEvent
 from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
-from tests.factories import own_sheet_id
+from tests.factories import code_for, own_sheet_id
 
 
 def _post(client, url, payload):
@@ -17,7 +17,7 @@ def _post(client, url, payload):
 
 @pytest.mark.django_db
 def test_sheet_submit_view_lists_what_is_missing_with_control_ids(client, demo, data_a):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater2", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater2", password="demo-pass-2026")
     page = client.get(f"/scoring/{code}/").content.decode()
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric()) if c[0] != "dims.s2.focus"]
@@ -47,7 +47,7 @@ def test_sheet_submit_view_lists_what_is_missing_with_control_ids(client, demo, 
 
 @pytest.mark.django_db
 def test_sheet_submit_view_submits_a_complete_sheet_once(client, demo, data_a):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater2", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater2", password="demo-pass-2026")
     client.get(f"/scoring/{code}/")
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]
@@ -78,7 +78,7 @@ def test_sheet_submit_view_submits_a_complete_sheet_once(client, demo, data_a):
 
 @pytest.mark.django_db
 def test_admin_reopens_a_submitted_sheet_with_a_reason(client, demo, data_a):
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater2", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater2", password="demo-pass-2026")
     client.get(f"/scoring/{code}/")
     changes = [list(c) for c in data_a_changes(data_a[0][4], load_rubric())]

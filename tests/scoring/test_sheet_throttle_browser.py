@@ -9,6 +9,7 @@ from django.core.cache import cache
 from scoring.models import ScoreSheet
 from studies.models import Response
 from tests.browser import login, open_sheet
+from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,7 +22,7 @@ def test_a_throttled_save_is_kept_and_sent_again_after_retry_after(live_server, 
     statuses: list[int] = []
     page.on("response", lambda r: statuses.append(r.status) if r.url.endswith("/save/") else None)
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, response.blind_code)
+    open_sheet(page, live_server.url, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
     # this account's saves on this sheet have used up the next three seconds
     now = int(time.time())

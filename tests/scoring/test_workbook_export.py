@@ -15,7 +15,7 @@ from scoring.workbooks.reader import meta_read, sheet_read
 from studies.models import ModelEndpoint, Response
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 from tests.excel_eval import Evaluator
-from tests.factories import make_response, scoring_group_assigned
+from tests.factories import code_for, make_response, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_sheet, open_workbook
 
 pytestmark = pytest.mark.django_db
@@ -51,18 +51,21 @@ def test_nothing_in_the_file_reveals_research_id_model_or_condition(exported):
         "teamllm ",
     ):
         assert secret not in blob
-    assert first.blind_code in blob and exported["hostile"].blind_code in blob
+    assert code_for("rater1", first) in blob and code_for("rater1", exported["hostile"]) in blob
+    # the other rater's codes (and the responses' own) are not in rater1's file
+    for code in (code_for("rater2", first), code_for("rater2", exported["hostile"]), first.blind_code):
+        assert code not in blob
 
 
 def test_sheets_are_named_by_blind_code_and_only_scoring_cells_are_editable(exported):
     wb = open_workbook(exported["data"])
-    codes = {exported["first"].blind_code, exported["hostile"].blind_code}
+    codes = {code_for("rater1", exported["first"]), code_for("rater1", exported["hostile"])}
     assert wb.sheetnames[0] == "Instructions" and set(wb.sheetnames[1:3]) == codes
     assert wb["Meta"].sheet_state == "veryHidden" and wb["Lists"].sheet_state == "veryHidden"
     assert wb.security.lockStructure
     lay = sheet_layout("cgpst-v1", "en")
     inputs = {i.coord for i in lay.inputs}
-    ws = wb[exported["first"].blind_code]
+    ws = wb[code_for("rater1", exported["first"])]
     assert ws.protection.sheet
     for row in ws.iter_rows(min_row=1, max_row=lay.max_row, max_col=8):
         for cell in row:
@@ -88,7 +91,7 @@ def test_sheets_are_named_by_blind_code_and_only_scoring_cells_are_editable(expo
 
 def test_response_text_never_becomes_a_formula(exported):
     wb = open_workbook(exported["data"])
-    ws = wb[exported["hostile"].blind_code]
+    ws = wb[code_for("rater1", exported["hostile"])]
     lay = sheet_layout("cgpst-v1", "en")
     for step in (1, 2, 3, 4):
         cell = ws[lay.slot(f"answer.{step}")]
@@ -99,7 +102,7 @@ def test_response_text_never_becomes_a_formula(exported):
 
 def test_formulas_compute_the_study_totals_of_data_a(exported, data_a):
     wb = open_workbook(exported["data"])
-    ws = wb[exported["first"].blind_code]
+    ws = wb[code_for("rater1", exported["first"])]
     fill_sheet(ws, data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS)
     lay = sheet_layout("cgpst-v1", "en")
     evaluator = Evaluator(ws)
@@ -135,7 +138,7 @@ def test_every_formula_equals_sheet_totals_on_random_sheets(exported):
     rnd = random.Random(2026)
     for _ in range(25):
         wb = open_workbook(exported["data"])
-        ws = wb[exported["first"].blind_code]
+        ws = wb[code_for("rater1", exported["first"])]
         fill_sheet(ws, _random_changes(rnd, rubric))
         parsed, problems = sheet_read(ws, meta_read(wb))
         assert problems == []

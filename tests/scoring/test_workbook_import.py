@@ -11,7 +11,7 @@ from scoring.services.workbooks import IMPORT_NOTE, workbook_export, workbook_im
 from scoring.workbooks.layout import sheet_layout
 from studies.models import ModelEndpoint, Response
 from studies.rubric import load_rubric
-from tests.factories import make_response, rater, scoring_group_assigned
+from tests.factories import code_for, make_response, rater, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_sheet, fill_workbook, open_workbook, save_workbook
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def setup(demo, data_a):
 
 def _filled(setup):
     name, data = workbook_export(rater=setup["r1"], group=setup["group"])
-    codes = [setup["first"].blind_code, setup["second"].blind_code]
+    codes = [code_for("rater1", setup["first"]), code_for("rater1", setup["second"])]
     return name, fill_workbook(data, {code: setup["changes"] for code in codes})
 
 
@@ -49,7 +49,9 @@ def test_round_trip_equals_entering_the_same_values_on_the_web(setup):
     assert name == "H01_FS10.xlsx"
     result = workbook_import(data=filled, actor=setup["r1"], rater=setup["r1"])
     assert result.ok, [str(p) for p in result.problems]
-    assert sorted(result.stored) == sorted([setup["first"].blind_code, setup["second"].blind_code])
+    assert sorted(result.stored) == sorted(
+        [code_for("rater1", setup["first"]), code_for("rater1", setup["second"])]
+    )
 
     web_assignment = setup["r2"].assignments.get(response=setup["first"])
     web = sheet_open(assignment=web_assignment, actor=setup["r2"])
@@ -72,7 +74,7 @@ def test_round_trip_equals_entering_the_same_values_on_the_web(setup):
 def test_out_of_range_and_missing_values_store_nothing_and_name_every_cell(setup):
     name, data = workbook_export(rater=setup["r1"], group=setup["group"])
     wb = open_workbook(data)
-    first, second = setup["first"].blind_code, setup["second"].blind_code
+    first, second = code_for("rater1", setup["first"]), code_for("rater1", setup["second"])
     fill_sheet(wb[first], setup["changes"])
     wb[first]["E8"] = 3  # item 1 elaboration: 0..2
     wb[first]["C9"] = "Not a category"  # item 2
@@ -87,7 +89,7 @@ def test_out_of_range_and_missing_values_store_nothing_and_name_every_cell(setup
 def test_one_upload_lists_bad_values_and_empty_required_cells_together(setup):
     name, data = workbook_export(rater=setup["r1"], group=setup["group"])
     wb = open_workbook(data)
-    first, second = setup["first"].blind_code, setup["second"].blind_code
+    first, second = code_for("rater1", setup["first"]), code_for("rater1", setup["second"])
     for code in (first, second):
         fill_sheet(wb[code], setup["changes"])
     focus = sheet_layout(load_rubric().version, "en").input_by_path["dims.s2.focus"].coord
@@ -105,9 +107,9 @@ def test_one_upload_lists_bad_values_and_empty_required_cells_together(setup):
 def test_formula_typed_into_a_scoring_cell_is_refused(setup):
     name, data = workbook_export(rater=setup["r1"], group=setup["group"])
     wb = open_workbook(data)
-    for code in (setup["first"].blind_code, setup["second"].blind_code):
+    for code in (code_for("rater1", setup["first"]), code_for("rater1", setup["second"])):
         fill_sheet(wb[code], setup["changes"])
-    code = setup["first"].blind_code
+    code = code_for("rater1", setup["first"])
     wb[code]["G8"] = '=HYPERLINK("http://evil.example","x")'
     result = workbook_import(data=save_workbook(wb), actor=setup["r1"], rater=setup["r1"])
     assert [(p.sheet, p.cell) for p in result.problems] == [(code, "G8")]
@@ -140,7 +142,7 @@ def test_sheet_changed_on_the_web_after_download_is_refused(setup):
         sheet_id=sheet.pk, actor=setup["r1"], changes=[("comments.2", "web")], expected_version=0
     )
     result = workbook_import(data=filled, actor=setup["r1"], rater=setup["r1"])
-    assert [p.sheet for p in result.problems] == [setup["first"].blind_code]
+    assert [p.sheet for p in result.problems] == [code_for("rater1", setup["first"])]
     assert "changed on the web" in result.problems[0].message
     assert _imported_sheets() == 0
 
@@ -163,7 +165,7 @@ def test_sheet_changed_on_the_web_after_download_is_refused(setup):
 def test_tampered_workbook_is_refused(setup, tamper, expected):
     name, filled = _filled(setup)
     wb = open_workbook(filled)
-    tamper(wb, setup["first"].blind_code)
+    tamper(wb, code_for("rater1", setup["first"]))
     result = workbook_import(data=save_workbook(wb), actor=setup["r1"], rater=setup["r1"])
     assert not result.ok
     assert any(expected in p.message for p in result.problems), [str(p) for p in result.problems]

@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from studies.models import Response, ResponseItem, Scenario
-from tests.factories import SAMPLE_ANSWERS
+from tests.factories import SAMPLE_ANSWERS, code_for
 
 DATA_A = "studies/data/data_A.json"
 
@@ -131,7 +131,7 @@ def test_raters_read_the_text_trimmed(demo, client):
     response = Response.objects.get(research_id="A05_FS10")
     assert "energy input.  \n" in response.step3
     client.login(username="rater1", password="demo-pass-2026")
-    page = client.get(f"/scoring/{response.blind_code}/").content.decode()
+    page = client.get(f"/scoring/{code_for('rater1', response)}/").content.decode()
     assert "energy input.\n" in page and "energy input.  " not in page
 
 

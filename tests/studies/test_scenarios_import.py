@@ -13,7 +13,7 @@ from openpyxl import Workbook
 from scoring.models import Assignment
 from studies.models import Response, Scenario, ScenarioTextChange, Study
 from tests.conftest import REFERENCE
-from tests.factories import UserFactory, reference_changes, sheet_submitted
+from tests.factories import UserFactory, code_for, reference_changes, sheet_submitted
 
 pytestmark = pytest.mark.django_db
 RELEASED = REFERENCE / "future_scenarios_en.json"
@@ -233,7 +233,7 @@ def test_unscored_scenario_updates_are_recorded(study, tmp_path):
 def test_raters_read_the_scenario_in_their_ui_language(scored, client):
     _, fs10 = scored
     Scenario.objects.filter(pk=fs10.pk).update(text_zh="海洋汤的中文文本。", theme_zh="海洋汤")
-    code = Response.objects.get(research_id="A05_FS10").blind_code
+    code = code_for("rater2", Response.objects.get(research_id="A05_FS10"))
     client.force_login(Assignment.objects.get(rater__username="rater2").rater)
     english = client.get(f"/scoring/{code}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Original text." in english and "海洋汤的中文文本。" not in english

@@ -9,7 +9,7 @@ from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, group_assign_pair, plan_for_study
 from studies.models import Condition, Scenario
 from studies.rubric import load_rubric
-from tests.factories import SHEET_TEXTS, mirrored_changes, rater, reference_changes
+from tests.factories import SHEET_TEXTS, code_for, mirrored_changes, rater, reference_changes
 from training.models import RaterQualification
 from training.services.qualification import qualification_override, training_settings_update
 from training.services.training_set import TrainingError
@@ -56,7 +56,7 @@ def test_a_trainee_fails_sees_why_scores_again_and_qualifies(client, gold):
     study = gold.study
     trainee = _trainee(client, "trainee", "H09")
     code = _training_code(client, study)
-    assert code == gold.response.blind_code
+    assert code == code_for(trainee, gold.response)
 
     reply = _score(client, code, mirrored_changes(reference_changes(3), load_rubric()))
     assert reply["redirect"] == f"/training/{code}/feedback/"
@@ -81,7 +81,10 @@ def test_a_trainee_fails_sees_why_scores_again_and_qualifies(client, gold):
 
     # score it again: the failed sheet stays (an attempt), a fresh one opens
     again = client.post(f"/training/{code}/again/")
-    assert again.status_code == 302 and again.url == f"/training/{code}/"
+    fresh = Assignment.objects.get(rater=trainee, role="training", archived_at__isnull=True)
+    assert fresh.blind_code != code  # each attempt has its own code
+    assert again.status_code == 302 and again.url == f"/training/{fresh.blind_code}/"
+    code = fresh.blind_code
     assert Assignment.objects.filter(rater=trainee, role="training").count() == 2
     reply = _score(client, code, reference_changes(4))  # H02's own sheet: close to the mean
     html = client.get(reply["redirect"]).content.decode()

@@ -7,7 +7,7 @@ from scoring.models import Assignment, ScoreSheet
 from scoring.services.sheets import sheet_open
 from studies.models import Study
 from studies.rubric import load_rubric
-from tests.factories import make_response, rater
+from tests.factories import code_for, make_response, rater
 from training.models import RubricRevision
 from training.services.rubric import rubric_revise
 from training.services.training_set import TrainingError
@@ -56,8 +56,8 @@ def test_an_edit_makes_a_new_version_and_opened_sheets_keep_theirs(demo, client)
     after = sheet_open(assignment=Assignment.objects.create(rater=one, response=second), actor=one)
     assert after.rubric_version == revision.version
     client.login(username="one", password="pw-edit-2026")
-    old_page = client.get(f"/scoring/{first.blind_code}/").content.decode()
-    new_page = client.get(f"/scoring/{second.blind_code}/").content.decode()
+    old_page = client.get(f"/scoring/{code_for('one', first)}/").content.decode()
+    new_page = client.get(f"/scoring/{code_for('one', second)}/").content.decode()
     assert NEW_EN not in old_page and "edited for this study" not in old_page
     assert NEW_EN in new_page and "Our Step-3 guideline." in new_page and "edited for this study" in new_page
     assert ScoreSheet.objects.get(pk=before.pk).rubric_version == "cgpst-v1"

@@ -6,7 +6,7 @@ import pytest
 from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, group_assign_pair, group_reassign
 from studies.models import Condition, Response, Scenario
-from tests.factories import make_response, rater
+from tests.factories import code_for, make_response, rater
 from training.services.qualification import qualification_override
 from training.services.training_set import training_enroll
 
@@ -105,4 +105,5 @@ def test_a_live_rater_of_the_original_never_trains_on_its_copy(client, gold):
     assert "Start training" not in page and f"no-training-{gold.study.pk}" in page
     client.post(f"/training/study/{gold.study.pk}/start/")
     assert not Assignment.objects.filter(rater=live_rater, role="training").exists()
-    assert client.get(f"/training/{gold.response.blind_code}/").status_code == 404
+    for code in (gold.response.blind_code, code_for(live_rater, gold.source)):
+        assert client.get(f"/training/{code}/").status_code == 404

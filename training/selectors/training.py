@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
+from calibration.selectors.comparison_items import comparison_items
 from core.accounts.roles import RATER
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
+from scoring.selectors import response_items_by_step, sheets_entries_get
 from studies.models import Study
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
@@ -49,9 +52,7 @@ def rater_training_home(*, user) -> list[dict]:
             .order_by("order_key", "id")
         ):
             sheet = getattr(a, "sheet", None)
-            items.append(
-                {"code": a.response.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)}
-            )
+            items.append({"code": a.blind_code, "theme": a.response.scenario.theme, "status": _status(sheet)})
         n_training = training_open_to(rater=user, study=study).count()
         out.append(
             {
@@ -82,6 +83,7 @@ def training_feedback_get(*, assignment: Assignment, lang: str) -> dict:
     settings = training_settings_of(study=training.study)
     return {
         "feedback": feedback,
+        "cmp": _items_against_reference(training=training, sheet=sheet, rubric=rubric, lang=lang),
         "steps": [
             {
                 "number": n,
@@ -97,6 +99,30 @@ def training_feedback_get(*, assignment: Assignment, lang: str) -> dict:
         "qualified": bool(q and q.qualified_at),
         "passed_count": q.passed if q else 0,
         "required": settings.required_sheets,
+    }
+
+
+def _items_against_reference(
+    *, training: TrainingResponse, sheet: ScoreSheet, rubric: Rubric, lang: str
+) -> dict:
+    """The trainee's sheet item by item beside each reference sheet (unnamed: "Reference 1",
+    "Reference 2"), every score with its level's text, differences marked."""
+    references = list(training.reference_sheets.order_by("pk"))
+    entries = sheets_entries_get(sheets=[sheet, *references], rubric=rubric)
+    labels = [_("Yours")]
+    if len(references) == 1:
+        labels.append(_("Reference"))
+    else:
+        labels += [_("Reference %(n)s") % {"n": n} for n in range(1, len(references) + 1)]
+    return {
+        "column_labels": labels,
+        "items": comparison_items(
+            rubric=rubric,
+            sheets=[entries[s.pk] for s in (sheet, *references)],
+            items=response_items_by_step(response=training.response),
+            lang=lang,
+            levels=True,
+        ),
     }
 
 

@@ -37,7 +37,7 @@ def _own(request: HttpRequest, blind_code: str) -> Assignment | None:
         Assignment.objects.select_related("response__scenario", "response__study", "sheet")
         .filter(
             rater=request.user,
-            response__blind_code=blind_code,
+            blind_code=blind_code,
             role=AssignmentRole.TRAINING,
             archived_at__isnull=True,
         )
@@ -146,8 +146,8 @@ def training_feedback(request: HttpRequest, assignment: Assignment, blind_code: 
 @_training_assignment()
 def training_again(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     try:
-        training_retry(assignment=assignment, actor=request.user)
+        fresh = training_retry(assignment=assignment, actor=request.user)
     except TrainingError as exc:
         messages.error(request, exc.message)
         return redirect("training:home")
-    return redirect("training:sheet", blind_code=blind_code)
+    return redirect("training:sheet", blind_code=fresh.blind_code)  # each attempt has its own code

@@ -1,0 +1,107 @@
+"""Issue 25: the trainee's feedback item by item against the reference sheets, with the
+rubric's text of both levels, differences marked, in English and Chinese."""
+
+import html
+import re
+
+import pytest
+from django.conf import settings
+
+from scoring.models import Assignment
+from scoring.selectors import sheets_entries_get
+from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
+from studies.rubric import load_rubric
+from tests.factories import SHEET_TEXTS, rater, reference_changes
+from training.services.training_set import training_enroll
+
+pytestmark = pytest.mark.django_db
+
+
+def _row(page: str, item: str) -> str:
+    """The table row of one item (``1.3``: Step 1, item 3)."""
+    match = re.search(rf'<tr[^>]*data-item="{re.escape(item)}"[^>]*>.*?</tr>', page, re.S)
+    assert match, f"no row for item {item}"
+    return match.group(0)
+
+
+def _agreed_item(gold, rubric):
+    """A Step-1 item both reference sheets accepted with the same Elaboration."""
+    entries = sheets_entries_get(sheets=list(gold.reference_sheets.order_by("pk")), rubric=rubric)
+    first, second = (entries[pk] for pk in sorted(entries))
+    for pos, (a, b) in enumerate(zip(first.ideas[1], second.ideas[1], strict=True), start=1):
+        if a.is_yes and b.is_yes and a.classification == b.classification and a.elaboration == b.elaboration:
+            return pos, a
+    raise AssertionError("the demo's reference sheets agree on no Step-1 item")
+
+
+def _trainee_submits(gold, changes):
+    trainee = rater("trainee", "H09")
+    training_enroll(rater=trainee, study=gold.study)
+    assignment = Assignment.objects.get(rater=trainee, role="training")
+    sheet = sheet_open(assignment=assignment, actor=trainee)
+    saved = sheet_apply_changes(sheet_id=sheet.pk, actor=trainee, changes=changes, expected_version=0)
+    sheet_submit(sheet_id=sheet.pk, actor=trainee, expected_version=saved.version)
+    return trainee, assignment
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_feedback_shows_each_item_beside_the_reference_with_both_level_texts(client, gold, lang):
+    rubric = load_rubric()
+    pos, agreed = _agreed_item(gold, rubric)
+    mine = 0 if agreed.elaboration else 2  # another level than the reference's
+    changes = [
+        (p, mine if p == f"items.1.{pos}.elaboration" else v)
+        for p, v in [*reference_changes(3), *SHEET_TEXTS]
+    ]
+    trainee, assignment = _trainee_submits(gold, changes)
+    client.force_login(trainee)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    reply = client.get(f"/training/{assignment.blind_code}/feedback/")
+    assert reply.status_code == 200
+    page = html.unescape(reply.content.decode())
+    section = page[page.index('id="training-items"') :]
+    zh = lang.startswith("zh")
+    # columns: the trainee's entry, then each reference sheet, unnamed
+    for label in ("您的", "参考 1", "参考 2") if zh else ("Yours", "Reference 1", "Reference 2"):
+        assert f'<th scope="col">{label}</th>' in section
+    assert ("逐项对照参考" if zh else "Item by item against the reference") in page
+    # the item the trainee scored otherwise: marked, with the level texts of both levels
+    row = _row(section, f"1.{pos}")
+    assert 'data-differs="1"' in row and "≠" in row
+    spec = next(s for s in rubric.step(1).item_scores if s.key == "elaboration")
+    texts = {lv.score: lv.text(lang) for lv in spec.levels}
+    assert texts[mine] and texts[agreed.elaboration] and texts[mine] != texts[agreed.elaboration]
+    assert texts[mine] in row and texts[agreed.elaboration] in row
+    # every item of Steps 1, 3 and 4, the Step-2 texts and the Step-5/6 dimensions are there
+    for step in (1, 3):
+        for n in range(1, rubric.step(step).item_count + 1):
+            _row(section, f"{step}.{n}")
+    for n in range(1, rubric.step(4).item_count + 1):
+        _row(section, f"4.{n}")
+    for step in rubric.steps:
+        for t in step.texts:
+            assert t.label.text(lang) in section
+        for d in step.scored_dimensions:
+            assert d.label.text(lang) in section
+
+
+def test_an_item_scored_as_the_references_did_is_not_marked(client, gold):
+    """The H02 sheet itself: rows where H01 agrees are not marked; rows where they differ are."""
+    rubric = load_rubric()
+    pos, _agreed = _agreed_item(gold, rubric)
+    trainee, assignment = _trainee_submits(gold, [*reference_changes(4), *SHEET_TEXTS])
+    client.force_login(trainee)
+    page = html.unescape(client.get(f"/training/{assignment.blind_code}/feedback/").content.decode())
+    section = page[page.index('id="training-items"') :]
+    row = _row(section, f"1.{pos}")
+    assert 'data-differs="0"' in row and "≠" not in row
+    entries = sheets_entries_get(sheets=list(gold.reference_sheets.order_by("pk")), rubric=rubric)
+    first, second = (entries[pk] for pk in sorted(entries))
+    differing = [
+        n
+        for n, (a, b) in enumerate(zip(first.ideas[1], second.ideas[1], strict=True), start=1)
+        if (a.classification, a.elaboration, a.originality)
+        != (b.classification, b.elaboration, b.originality)
+    ]
+    for n in differing:
+        assert 'data-differs="1"' in _row(section, f"1.{n}")
