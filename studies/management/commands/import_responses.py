@@ -30,4 +30,11 @@ class Command(BaseCommand):
             raise CommandError(f"Nothing imported. {exc}") from exc
         for warning in report.warnings:
             self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
+        if report.held:
+            self.stderr.write(
+                self.style.WARNING(
+                    f"Held for review (parse warnings; no rater gets them until released on the "
+                    f"held responses page): {', '.join(report.held)}"
+                )
+            )
         self.stdout.write(self.style.SUCCESS(f"Study {study_obj.name}: {report.summary()}"))
