@@ -19,6 +19,7 @@ from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfi
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
     BatchProgress,
+    batch_held_count,
     batch_progress,
     batches_recent,
     conditions_overview,
@@ -137,6 +138,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         template="generation/batch.html",
         partial="runs",
         retry_label=_("Retry failed and cancelled runs"),
+        held=batch_held_count(batch),
     )
 
 

@@ -35,9 +35,7 @@ ALIGNED = (
     "Solution 2 scores highest."
 )
 SPACED_CHINESE = "方案 新颖性 可行性 影响力\n方案一 3 2 1\n方案二 2 3 3\n方案三 1 1 2"
-LABELS_WITH_SPACES = (
-    "             C1  C2  C3  Sum\nSolution 1   3   2   1   6\nSolution 2   2   3   3   8\nSolution 3   1   1   2   4"
-)
+LABELS_WITH_SPACES = "             C1  C2  C3  Sum\nSolution 1   3   2   1   6\nSolution 2   2   3   3   8\nSolution 3   1   1   2   4"
 TABS = "Solution\tA\tB\n1\t1\t2\n2\t2\t1"
 
 
@@ -111,7 +109,9 @@ def test_a_grid_after_a_table_of_words_is_the_one_found():
         "| Solution | Novelty | Cost |\n|---|---|---|\n| 1 | 1 | 2 |\n| 2 | 2 | 1 |"
     )
     grid = parse_grid(text)
-    assert grid is not None and grid.criteria == 2 and _rows(grid) == [("1", [1, 2], None), ("2", [2, 1], None)]
+    assert (
+        grid is not None and grid.criteria == 2 and _rows(grid) == [("1", [1, 2], None), ("2", [2, 1], None)]
+    )
 
 
 def test_the_papers_grid_parses_exactly_as_before(data_a):
@@ -153,7 +153,10 @@ def test_empty_steps_and_a_step_repeated_with_other_layout():
     answers = list(SAMPLE_ANSWERS)
     answers[1] = "   \n"
     answers[5] = "**" + answers[3].upper().replace("\n", "\n\n") + "**"  # Step 6 repeats Step 4
-    assert parse_response(answers).warnings == [ParseWarning("empty_step", 2), ParseWarning("repeated_step", 6, 4)]
+    assert parse_response(answers).warnings == [
+        ParseWarning("empty_step", 2),
+        ParseWarning("repeated_step", 6, 4),
+    ]
 
 
 def test_a_grid_without_the_word_criter_gives_no_warning():

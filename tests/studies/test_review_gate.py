@@ -77,7 +77,9 @@ def test_an_answer_whose_step_1_has_no_items_is_held_and_not_assigned(demo):
     assert response.held and response.released_at is None
     assert response.hold_reasons == [{"code": "no_items", "step": 1, "other": None}]
     assert _raters_of(response) == set()  # the group's pair is rater1 + rater2: neither got it
-    assert AuditEvent.objects.filter(action="response.held", target=f"studies.response:{response.pk}").exists()
+    assert AuditEvent.objects.filter(
+        action="response.held", target=f"studies.response:{response.pk}"
+    ).exists()
 
 
 def test_the_mock_answer_is_held_with_every_reason(demo):
@@ -182,7 +184,9 @@ def test_pairing_a_group_skips_held_responses(demo):
     held = _new(demo, MOCK, letter="B", number="44")
     clean = _new(demo, SAMPLE_ANSWERS, letter="B", number="45")
     ada, ben = rater("ada", "H11"), rater("ben", "H12")
-    group_assign_pair(study=demo.study, scenario=_fs10(demo), conditions=[held.condition], rater_a=ada, rater_b=ben)
+    group_assign_pair(
+        study=demo.study, scenario=_fs10(demo), conditions=[held.condition], rater_a=ada, rater_b=ben
+    )
     assert _raters_of(clean) == {"ada", "ben"} and _raters_of(held) == set()
     assert study_sync_assignments(study=demo.study) == 0 and _raters_of(held) == set()
 
@@ -256,7 +260,9 @@ def test_the_page_lists_held_responses_with_text_and_parse_result(admin_client, 
     assert "found, 2 rows" in page  # the grid of SAMPLE_ANSWERS
     assert "A05_FS10" not in page  # released responses are not listed
     study_page = admin_client.get(reverse("studies:study", args=[demo.study.pk])).content.decode()
-    assert f'{reverse("studies:held_responses")}?study={demo.study.pk}' in study_page and "1 held" in study_page
+    assert (
+        f"{reverse('studies:held_responses')}?study={demo.study.pk}" in study_page and "1 held" in study_page
+    )
     manage = admin_client.get(reverse("scoring:admin_home")).content.decode()
     assert reverse("studies:held_responses") in manage
 
@@ -272,7 +278,9 @@ def test_release_from_the_page(admin_client, demo):
     # a second click: a message, not a 500
     again = admin_client.post(reverse("studies:response_release", args=[response.pk]), follow=True)
     assert again.status_code == 200 and "already released" in again.content.decode()
-    assert admin_client.post(reverse("studies:response_release", args=[999999]), follow=True).status_code == 200
+    assert (
+        admin_client.post(reverse("studies:response_release", args=[999999]), follow=True).status_code == 200
+    )
 
 
 def test_withdraw_from_the_page(admin_client, demo):
@@ -351,3 +359,33 @@ def test_the_setting_is_changed_on_the_settings_page_and_audited(admin_client, d
     assert event.changes["responses_need_release"] == [True, False]
     page = admin_client.get(reverse("studies:study", args=[study.pk])).content.decode()
     assert "Only responses with parse warnings are held" in page
+
+
+# --- a generation run finishing -------------------------------------------------------
+
+
+def test_a_run_that_finishes_leaves_its_response_held_and_the_batch_says_so(admin_client, demo):
+
+    from generation.services.batches import batch_create
+    from generation.services.runs import run_finish
+    from studies.models import ModelEndpoint
+
+    launch = batch_create(
+        study=demo.study,
+        scenarios=[_fs10(demo)],
+        endpoints=[ModelEndpoint.objects.get(name="stub")],
+        conditions=[Condition.objects.get(letter="A")],  # the demo's paired group
+        enqueue=lambda run_id, **kwargs: None,
+    )
+    run = launch.batch.runs.get()
+    response = run_finish(run_id=run.pk, answers=list(SAMPLE_ANSWERS))
+    assert response is not None and response.source == "generated" and response.held
+    assert _raters_of(response) == set()
+    batch_page = admin_client.get(reverse("generation:batch_detail", args=[launch.batch.pk])).content.decode()
+    assert 'id="batch-held"' in batch_page and "1 response of this batch is held for review" in batch_page
+    run_page = admin_client.get(reverse("generation:run_detail", args=[run.pk])).content.decode()
+    assert 'id="response-held"' in run_page
+    response_release(response_id=response.pk, actor=_admin(demo))
+    assert _raters_of(response) == {"rater1", "rater2"}
+    batch_page = admin_client.get(reverse("generation:batch_detail", args=[launch.batch.pk])).content.decode()
+    assert 'id="batch-held"' not in batch_page
