@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_export import build_study, score_everything  # noqa: E402  (sets Django up)
+from bench_export import build_study, score_everything, scratch_database  # noqa: E402  (sets Django up)
 from django.db import connection  # noqa: E402
 
 
@@ -80,9 +80,7 @@ def main() -> None:
     from tests.factories import UserFactory
 
     rnd = random.Random(7)
-    old_name = connection.settings_dict["NAME"]
-    test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
+    with scratch_database() as test_name:
         t = time.perf_counter()
         study = build_study(rnd)
         n_sheets = score_everything(study, rnd)
@@ -166,9 +164,6 @@ def main() -> None:
             profiler.runcall(workbook)
             profiler.dump_stats(args.profile)
             print(f"profile of one warm workbook: {args.profile}")
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 if __name__ == "__main__":

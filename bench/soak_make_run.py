@@ -1,15 +1,20 @@
 """Soak test of `make run`'s embedded default (issue 24): start scripts/run.sh in a scratch
-var/ directory on free ports, launch N generation batches (FS10 x stub x condition B, 6 calls
-each) as the demo admin while /status/ is polled every second, wait until every run ended,
-and report: runs succeeded, worker crashes or restarts seen in run.sh's output, /status/
-answers. Exits 1 if a run did not succeed or the worker crashed.
+var/ directory on free ports, launch N generation batches as the demo admin while /status/ is
+polled every second, wait until every run ended, and report: runs succeeded, worker crashes or
+restarts seen in run.sh's output, /status/ answers. Exits 1 if a launch made no run, a run did
+not succeed or the worker crashed.
+
+Each launch makes a new run: launch n takes condition n % 6 (B first, then A, C, D, E, F) on
+endpoint n // 6, where the endpoints past the demo's stub are copies of it that the soak adds
+through the endpoint page and the study's catalogue page, as an admin would (a launch of a
+research ID that has a run already would make none).
 
     .venv/bin/python bench/soak_make_run.py --launches 200      # the soak (bench/README.md)
     .venv/bin/python bench/soak_make_run.py --launches 3        # what the suite runs
 
 Without DATABASE_URL/REDIS_URL in its environment (they are removed here), run.sh uses SQLite
 and starts its own Redis when redis-server is installed, else the filesystem broker
-(``--no-redis`` forces that by hiding redis-server from its PATH).
+(``--no-redis`` forces that with ``RUN_BROKER=filesystem``).
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import http.cookiejar
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import sqlite3
@@ -36,6 +40,16 @@ ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "demo-pass-2026"
 CRASH = re.compile(r"Unrecoverable error|JSONDecodeError")
 RESTART = re.compile(r"the Celery worker exited")
+CONDITION_ORDER = "BACDEF"  # the cheapest run first: the suite's short soak launches three
+ENDPOINT_COPY_FIELDS = (
+    "base_url",
+    "model_name",
+    "api_key_env",
+    "concurrency_limit",
+    "timeout_seconds",
+    "extra_params",
+    "notes",
+)
 
 
 def free_port() -> int:
@@ -102,6 +116,48 @@ def _worker_pid(session: int) -> int | None:
     return None
 
 
+def launch_plan(
+    *, admin: Browser, db: sqlite3.Connection, study: int, launches: int
+) -> list[tuple[int, int]]:
+    """(endpoint, condition) of each launch, all different: copies of the stub endpoint are
+    created and chosen for the study through the pages until there are enough."""
+    conditions = dict(db.execute("select letter, id from studies_condition").fetchall())
+    letters = [letter for letter in CONDITION_ORDER if letter in conditions]
+    needed = -(-launches // len(letters))
+    columns = ", ".join(ENDPOINT_COPY_FIELDS)
+    stub = dict(
+        zip(
+            ENDPOINT_COPY_FIELDS,
+            db.execute(f"select {columns} from studies_modelendpoint where name = 'stub'").fetchone(),  # noqa: S608
+            strict=True,
+        )
+    )
+    for k in range(1, needed):
+        fields = [(key, str(value)) for key, value in stub.items()]
+        fields += [("name", f"stub copy {k}"), ("model_number", str(40 + k))]
+        answer = admin.post("/manage/endpoints/new/", fields)
+        if answer != 200:
+            raise RuntimeError(f"creating endpoint copy {k} answered {answer}")
+    endpoints = [
+        row[0]
+        for row in db.execute(
+            "select id from studies_modelendpoint where name = 'stub' or name like 'stub copy %' order by id"
+        ).fetchall()
+    ]
+    chosen = {
+        row[0]
+        for row in db.execute(
+            "select modelendpoint_id from studies_study_endpoints where study_id = ?", (study,)
+        )
+    }
+    catalogue = [("endpoints", str(pk)) for pk in sorted(chosen | set(endpoints))]
+    catalogue += [("conditions", str(pk)) for pk in conditions.values()]
+    answer = admin.post(f"/manage/studies/{study}/catalogue/", catalogue)
+    if answer != 200:
+        raise RuntimeError(f"choosing the study's endpoints answered {answer}")
+    return [(endpoints[n // len(letters)], conditions[letters[n % len(letters)]]) for n in range(launches)]
+
+
 def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeout: float = 1800) -> dict:
     var = Path(tempfile.mkdtemp(prefix="soak-make-run-"))
     port, stub_port, redis_port = free_port(), free_port(), free_port()
@@ -115,10 +171,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
         LLM_STUB_LATENCY_MS="20",
     )
     if not redis:
-        redis_server = shutil.which("redis-server")
-        if redis_server:
-            hide = str(Path(redis_server).parent)
-            env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != hide)
+        env["RUN_BROKER"] = "filesystem"  # as on a machine without redis-server
     log = var / "run.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -139,8 +192,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
         db = sqlite3.connect(var / "db.sqlite3", timeout=30)
         (study,) = db.execute("select id from studies_study where name = 'CGPST demo'").fetchone()
         (scenario,) = db.execute("select id from studies_scenario where code = 'FS10'").fetchone()
-        (endpoint,) = db.execute("select id from studies_modelendpoint where name = 'stub'").fetchone()
-        (condition,) = db.execute("select id from studies_condition where letter = 'B'").fetchone()
+        combos = launch_plan(admin=admin, db=db, study=study, launches=launches)
 
         def poll() -> None:
             watcher = Browser(base)
@@ -162,7 +214,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
                     ("name", f"soak {n}"),
                 ],
             )
-            for n in range(launches)
+            for n, (endpoint, condition) in enumerate(combos)
         ]
         killed = None
         if kill_worker:  # a worker that dies is restarted by run.sh; the web server stays up
@@ -191,6 +243,7 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
             "launches": launches,
             "launch_answers": {str(k): answers.count(k) for k in sorted(set(answers))},
             "runs": counts,
+            "runs_made": sum(counts.values()),
             "seconds": round(elapsed, 1),
             "status_polls": len(statuses),
             "status_codes": {str(k): statuses.count(k) for k in sorted(set(statuses))},
@@ -217,14 +270,16 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--launches", type=int, default=200)
-    parser.add_argument("--no-redis", action="store_true", help="hide redis-server: the filesystem broker")
+    parser.add_argument(
+        "--no-redis", action="store_true", help="the filesystem broker (RUN_BROKER=filesystem)"
+    )
     parser.add_argument("--kill-worker", action="store_true", help="kill the worker once after the launches")
     opts = parser.parse_args()
     report = soak(launches=opts.launches, redis=not opts.no_redis, kill_worker=opts.kill_worker)
     print(json.dumps(report, indent=2))
     runs = report["runs"]
     ok = (
-        runs.get("succeeded", 0) == sum(runs.values())
+        runs.get("succeeded", 0) == sum(runs.values()) == opts.launches
         and not report["worker_crashes"]
         and report["run_sh_alive"]
     )

@@ -7,9 +7,13 @@ raters shown as "Rater A"/"Rater B" and no model, condition or research ID.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -27,6 +31,7 @@ from calibration.selectors.agreement import (
     agreement_groups,
     agreement_responses,
     agreement_studies,
+    calibration_assignments_of,
     calibration_queue,
     calibrator_assignment_for,
     calibrator_choices,
@@ -44,7 +49,7 @@ from calibration.services.calibration import (
 )
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
-from scoring.models import Assignment, AssignmentRole
+from scoring.models import Assignment
 from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
@@ -121,43 +126,64 @@ def study_responses(request: HttpRequest, study_id: int) -> HttpResponse:
     return render(request, "calibration/study_responses.html", context)
 
 
+def _response_action(
+    request: HttpRequest,
+    *,
+    response_id: int,
+    form: Form,
+    action: Callable[[dict[str, Any]], object],
+    done: str,
+    invalid: str,
+) -> HttpResponse:
+    """An admin's action on a response from its agreement page: the form checked, the
+    action run (a :class:`CalibrationError` is the message shown), back to the page."""
+    if form.is_valid():
+        try:
+            action(form.cleaned_data)
+        except CalibrationError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, done)
+    else:
+        messages.error(request, invalid)
+    return redirect("calibration:agreement_response", response_id=response_id)
+
+
 @require_POST
 @admin_required
 def calibration_assign_view(request: HttpRequest, response_id: int) -> HttpResponse:
     response = get_object_or_404(Response, pk=response_id)
-    form = CalibratorForm(request.POST, choices=calibrator_choices(response=response))
-    if form.is_valid():
-        calibrator = get_user_model().objects.filter(pk=form.cleaned_data["calibrator"]).first()
-        try:
-            if calibrator is None:
-                raise CalibrationError(_("Unknown user."))
-            calibration_assign(response_id=response.pk, calibrator=calibrator, actor=request.user)
-        except CalibrationError as exc:
-            messages.error(request, exc.message)
-        else:
-            messages.success(request, _("Calibrator assigned."))
-    else:
-        messages.error(request, _("Choose a calibrating rater."))
-    return redirect("calibration:agreement_response", response_id=response.pk)
+
+    def assign(data: dict[str, Any]) -> None:
+        calibrator = get_user_model().objects.filter(pk=data["calibrator"]).first()
+        if calibrator is None:
+            raise CalibrationError(_("Unknown user."))
+        calibration_assign(response_id=response.pk, calibrator=calibrator, actor=request.user)
+
+    return _response_action(
+        request,
+        response_id=response.pk,
+        form=CalibratorForm(request.POST, choices=calibrator_choices(response=response)),
+        action=assign,
+        done=_("Calibrator assigned."),
+        invalid=_("Choose a calibrating rater."),
+    )
 
 
 @require_POST
 @admin_required
 def calibration_reason_view(request: HttpRequest, response_id: int) -> HttpResponse:
     response = get_object_or_404(Response, pk=response_id)
-    form = DecisionReasonForm(request.POST)
-    if form.is_valid():
-        try:
-            calibration_decision_record(
-                response_id=response.pk, actor=request.user, reason=form.cleaned_data["reason"]
-            )
-        except CalibrationError as exc:
-            messages.error(request, exc.message)
-        else:
-            messages.success(request, _("Reason saved."))
-    else:
-        messages.error(request, _("Write a short reason."))
-    return redirect("calibration:agreement_response", response_id=response.pk)
+    return _response_action(
+        request,
+        response_id=response.pk,
+        form=DecisionReasonForm(request.POST),
+        action=lambda data: calibration_decision_record(
+            response_id=response.pk, actor=request.user, reason=data["reason"]
+        ),
+        done=_("Reason saved."),
+        invalid=_("Write a short reason."),
+    )
 
 
 @rater_required
@@ -171,13 +197,7 @@ def my_calibrations(request: HttpRequest) -> HttpResponse:
 def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
     assignment = calibrator_assignment_for(user=request.user, blind_code=blind_code)
     if assignment is None:
-        pending = Assignment.objects.filter(
-            rater=request.user,
-            role=AssignmentRole.CALIBRATION,
-            archived_at__isnull=True,
-            response__blind_code=blind_code,
-        ).exists()
-        if pending:
+        if calibration_assignments_of(user=request.user, blind_code=blind_code).exists():
             raise PermissionDenied(_("The comparison opens after you submit your own sheet."))
         raise Http404
     response = assignment.response

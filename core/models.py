@@ -1,4 +1,5 @@
-"""The infrastructure's own tables: the transactional outbox of Celery tasks."""
+"""The infrastructure's own tables: the transactional outbox of Celery tasks and the
+workers' heartbeats."""
 
 from __future__ import annotations
 
@@ -46,3 +47,22 @@ class TaskOutbox(models.Model):
     def __str__(self) -> str:
         state = "done" if self.done_at else "sent" if self.sent_at else "pending"
         return f"{self.task_name}{tuple(self.args)} ({state})"
+
+
+class WorkerBeat(models.Model):
+    """A worker's last sign of life, written by its periodic thread. ``/status/`` reads it
+    where workers cannot be asked (remote control off, as ``make run`` sets it on the
+    filesystem broker)."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    queue = models.CharField(max_length=200)
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["hostname"]
+        verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
+
+    def __str__(self) -> str:
+        return f"{self.hostname} ({self.queue})"

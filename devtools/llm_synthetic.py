@@ -10,6 +10,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 SYNTHETIC_NOTE = "Generated offline by llm_stub from the request; not written by a language model."
@@ -75,15 +76,20 @@ def scenario_keywords(messages: list[dict[str, Any]]) -> list[str]:
     return seen or ["ocean", "community", "technology", "climate", "health", "education"]
 
 
+def _numbered_lines(rng: random.Random, kw: list[str], line: Callable[[int, str, str], str]) -> str:
+    """Eight numbered lines, each written from two keywords drawn in turn."""
+    return "\n".join(line(i, rng.choice(kw), rng.choice(kw)) for i in range(1, 9))
+
+
 def _challenges(rng: random.Random, kw: list[str]) -> str:
-    lines = []
-    for i in range(1, 9):
-        a, b = rng.choice(kw), rng.choice(kw)
-        lines.append(
+    return _numbered_lines(
+        rng,
+        kw,
+        lambda i, a, b: (
             f"{i}. The growth of {a} might put pressure on {b}, because the people who depend on {b} "
             f"could lose access to it as the scenario unfolds (synthetic challenge {i})."
-        )
-    return "\n".join(lines)
+        ),
+    )
 
 
 def _problem(rng: random.Random, kw: list[str]) -> str:
@@ -99,15 +105,15 @@ def _problem(rng: random.Random, kw: list[str]) -> str:
 def _solutions(rng: random.Random, kw: list[str]) -> str:
     actors = ["The city council", "A coalition of schools", "Local fishers", "A research lab",
               "Youth volunteers", "The regional government", "A start-up", "Hospitals"]  # fmt: skip
-    lines = []
-    for i in range(1, 9):
-        a, b = rng.choice(kw), rng.choice(kw)
-        lines.append(
+    return _numbered_lines(
+        rng,
+        kw,
+        lambda i, a, b: (
             f"{i}. {actors[i - 1]} will launch a {a} programme in the region from 2030, using {b} "
             f"monitoring to reduce the harm and protect the community, because it addresses the key "
             f"verb phrase directly (synthetic solution {i})."
-        )
-    return "\n".join(lines)
+        ),
+    )
 
 
 def _criteria(rng: random.Random, kw: list[str]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -122,6 +123,14 @@ def _depth(value) -> int:
     return deepest
 
 
+def json_text_field(**options: Any) -> forms.CharField:
+    """The text box of a JSON object (optional; ``json_object_field`` cleans it); ``options``
+    are the field's label and help text."""
+    return forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}), **options
+    )
+
+
 class JSONObjectForm(forms.ModelForm):
     """A model form whose JSON field is typed as text (shown as formatted JSON)."""
 
@@ -135,10 +144,8 @@ class JSONObjectForm(forms.ModelForm):
 
 class EndpointForm(JSONObjectForm):
     json_field = "extra_params"
-    extra_params = forms.CharField(
+    extra_params = json_text_field(
         label=_("Extra request parameters (JSON)"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
         help_text=_('Sent with every request, e.g. {"max_tokens": 4096} or {"stream": true}.'),
     )
     base_url = forms.URLField(
@@ -168,10 +175,8 @@ class EndpointForm(JSONObjectForm):
 
 class ConditionForm(JSONObjectForm):
     json_field = "parameters"
-    parameters = forms.CharField(
+    parameters = json_text_field(
         label=_("Parameters (JSON)"),
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4, "class": "mono"}),
         help_text=_('Overrides of the strategy\'s defaults, e.g. {"temperature": 0.7, "rounds": 2}.'),
     )
 

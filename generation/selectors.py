@@ -12,6 +12,7 @@ from core.models import TaskOutbox
 from generation.models import EngineBatch, EngineJob, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
 from studies.models import Condition, ModelEndpoint, ResponseStatus
+from studies.selectors import responses_without_pair
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
 # The engine's one task (``generation.tasks.run_advance``), for every kind of job.
@@ -152,6 +153,17 @@ def engine_batch_progress(
         ends = [r.finished_at or now for r in rows if r.started_at]
         progress.wall_seconds = (max(ends) - min(starts)).total_seconds()
     return progress
+
+
+def batch_responses_without_pair(*, batch: GenerationBatch) -> list[str]:
+    """The research IDs of the batch's generated responses that no rater pair scores
+    (their scenario and condition have no pair), for the batch page to say so."""
+    research_ids = list(
+        GenerationRun.objects.filter(batch=batch, response__isnull=False).values_list(
+            "response__research_id", flat=True
+        )
+    )
+    return responses_without_pair(study=batch.study, research_ids=research_ids) if research_ids else []
 
 
 def batch_progress(batch: GenerationBatch) -> BatchProgress:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,6 +26,7 @@ from generation.selectors import (
     BatchProgress,
     batch_held_count,
     batch_progress,
+    batch_responses_without_pair,
     batches_recent,
     conditions_overview,
     endpoints_overview,
@@ -46,9 +52,12 @@ from generation.services.endpoints import (
     endpoint_update,
 )
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
+from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
 from studies.selectors import study_from_param
+
+T = TypeVar("T")
 
 
 @admin_required
@@ -139,7 +148,21 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         partial="runs",
         retry_label=_("Retry failed and cancelled runs"),
         held=batch_held_count(batch),
+        unpaired_note=_unpaired_note(batch_responses_without_pair(batch=batch)),
     )
+
+
+def _unpaired_note(unpaired: list[str]) -> str:
+    """What the page says of generated responses no pair scores ("" when every one has a pair)."""
+    if not unpaired:
+        return ""
+    return ngettext(
+        "%(n)d new response has no rater pair (its scenario and condition have none): "
+        "%(ids)s. Assign a pair on the study's page.",
+        "%(n)d new responses have no rater pair (their scenario and condition have none): "
+        "%(ids)s. Assign a pair on the study's page.",
+        len(unpaired),
+    ) % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
 
 
 def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message: str) -> HttpResponse:
@@ -287,6 +310,19 @@ def endpoint_new(request: HttpRequest) -> HttpResponse:
     return render(request, "generation/endpoint.html", {"form": form, "endpoint": None})
 
 
+def _posted_save(request: HttpRequest, form: BaseForm, save: Callable[..., T]) -> T | None:
+    """What ``save(values=...)`` (a service) returns for a posted, valid form (a saved row);
+    None when the form was not posted or not valid, or when the service refused (its message
+    is then on the form)."""
+    if request.method != "POST" or not form.is_valid():
+        return None
+    try:
+        return save(values=form.cleaned_data)
+    except (EndpointError, ConditionError, ValidationError) as exc:
+        form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
+        return None
+
+
 def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=None) -> HttpResponse:
     context = {
         "form": form,
@@ -304,14 +340,9 @@ def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=No
 def endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     form = EndpointForm(request.POST or None, instance=ModelEndpoint.objects.get(pk=endpoint.pk))
-    if request.method == "POST" and form.is_valid():
-        try:
-            endpoint_update(endpoint_id=endpoint.pk, actor=request.user, values=form.cleaned_data)
-        except (EndpointError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Endpoint saved."))
-            return redirect("generation:endpoint", endpoint_id=endpoint.pk)
+    if _posted_save(request, form, partial(endpoint_update, endpoint_id=endpoint.pk, actor=request.user)):
+        messages.success(request, _("Endpoint saved."))
+        return redirect("generation:endpoint", endpoint_id=endpoint.pk)
     return _endpoint_page(request, endpoint, form)
 
 
@@ -359,14 +390,10 @@ def conditions(request: HttpRequest) -> HttpResponse:
 @admin_required
 def condition_new(request: HttpRequest) -> HttpResponse:
     form = ConditionForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            condition = condition_create(actor=request.user, values=form.cleaned_data)
-        except (ConditionError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Condition %(letter)s created.") % {"letter": condition.letter})
-            return redirect("generation:conditions")
+    condition = _posted_save(request, form, partial(condition_create, actor=request.user))
+    if condition is not None:
+        messages.success(request, _("Condition %(letter)s created.") % {"letter": condition.letter})
+        return redirect("generation:conditions")
     return render(request, "generation/condition.html", {"form": form, "condition": None})
 
 
@@ -379,13 +406,13 @@ def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
         instance=Condition.objects.get(pk=condition.pk),
         fixed_strategy=has_responses,
     )
-    if request.method == "POST" and form.is_valid():
-        try:
-            condition_update(condition_id=condition.pk, actor=request.user, values=form.cleaned_data)
-        except (ConditionError, ValidationError) as exc:
-            form.add_error(None, exc.messages if isinstance(exc, ValidationError) else str(exc))
-        else:
-            messages.success(request, _("Condition saved."))
-            return redirect("generation:conditions")
-    context = {"form": form, "condition": condition, "has_responses": has_responses}
+    if _posted_save(request, form, partial(condition_update, condition_id=condition.pk, actor=request.user)):
+        messages.success(request, _("Condition saved."))
+        return redirect("generation:conditions")
+    context = {
+        "form": form,
+        "condition": condition,
+        "has_responses": has_responses,
+        "strategy_settings": strategy_settings(condition.strategy),
+    }
     return render(request, "generation/condition.html", context)

@@ -19,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
+from core.i18n import language_cookie_set
 from onboarding.csv_files import InviteFileError, invitees_from_csv
 from onboarding.forms import AccountActiveForm, AccountRolesForm, InviteForm
 from onboarding.models import Invitation
@@ -263,15 +264,6 @@ def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
         )
         response = redirect("login")
         if language:  # the login page (and what follows) stays in the invitation's language
-            response.set_cookie(
-                settings.LANGUAGE_COOKIE_NAME,
-                language,
-                max_age=365 * 24 * 3600,
-                path=settings.LANGUAGE_COOKIE_PATH,
-                domain=settings.LANGUAGE_COOKIE_DOMAIN,
-                secure=settings.LANGUAGE_COOKIE_SECURE,
-                httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
-                samesite=settings.LANGUAGE_COOKIE_SAMESITE,  # type: ignore[arg-type]  # a settings str
-            )
+            language_cookie_set(response=response, language=language)
         return response
     return render(request, "onboarding/set_password.html", {"form": form, "invitee": user})

@@ -134,6 +134,20 @@ def _tables(results) -> dict:
     } | {"step_spans": _step_spans(results.columns)}
 
 
+# what each figure shows, as its caption on the research page
+FIGURE_TITLES = {
+    "steps": _("Step means per model and condition (Figure 3)"),
+    "dimensions": _("Dimension means of the chosen step (appendix I)"),
+    "efficiency": _("Flexibility, Elaboration and Originality per Yes item, Steps 1 and 3 (Figure 4)"),
+    "diversity": _("Diversity (1 − mean Self-BLEU), Steps 1 and 3"),
+    "diversity_flexibility": _("Diversity against Flexibility, per response (Figures 6 and 7)"),
+    "diversity_flexibility_models": _(
+        "Diversity against Flexibility, per model mean, as the release plots it"
+    ),
+    "ablation": _("Overall score: TeamLLM, without roles, baseline (Figure 5)"),
+}
+
+
 @researcher_required
 def research_home(request: HttpRequest) -> HttpResponse:
     form, chosen, results, tables_key = _results(request)
@@ -141,7 +155,7 @@ def research_home(request: HttpRequest) -> HttpResponse:
         "form": form,
         "chosen": chosen,
         "results": results,
-        "figures": FIGURES,
+        "figures": [(name, FIGURE_TITLES[name]) for name in FIGURES],
         "tables_key": tables_key,
         "query": _query_with_study(request, chosen["study"]),
     }

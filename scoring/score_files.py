@@ -9,7 +9,10 @@ totals against it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 from studies.rubric import INVALID_PREFIX, Rubric
 
@@ -63,60 +66,105 @@ def invalid_key(text: str, rubric: Rubric, step: int) -> str:
     head = str(text).strip().split()[0].strip("—-:：,.").lower() if str(text).strip() else ""
     keys = {t.key for t in rubric.step(step).invalid_types}
     if head not in keys:
-        raise ScoreFileError(f"Step-{step}", f"unknown invalid type {text!r}")
+        raise ScoreFileError(f"Step-{step}", _("unknown invalid type %(text)r") % {"text": text})
     return head
 
 
-def _items(scores: dict, step: int) -> list[dict]:
+def _items(scores: dict, step: int, problems: list[ScoreFileError]) -> list[dict] | None:
     value = scores.get(f"Step-{step}")
     if not isinstance(value, list):
-        raise ScoreFileError(f"Step-{step}", "missing or not a list")
+        problems.append(ScoreFileError(f"Step-{step}", _("missing or not a list")))
+        return None
     return [it for it in value if isinstance(it, dict) and "Score Summary" not in it]
 
 
-def data_a_changes(scores: Any, rubric: Rubric) -> list[tuple[str, Any]]:
-    """Entry changes that reproduce one rater's data_A.json scores."""
-    if not isinstance(scores, dict):
-        raise ScoreFileError("scores", "expected an object")
+def _idea_changes(scores: dict, rubric: Rubric, step: int, problems: list[ScoreFileError]) -> list:
+    items = _items(scores, step, problems)
+    if items is None:
+        return []
+    limit = rubric.step(step).item_count
+    if len(items) > limit:
+        problems.append(
+            ScoreFileError(
+                f"Step-{step}", _("%(n)d items, at most %(limit)d") % {"n": len(items), "limit": limit}
+            )
+        )
+        return []
     changes: list[tuple[str, Any]] = []
-    for step in (1, 3):
-        items = _items(scores, step)
-        limit = rubric.step(step).item_count
-        if len(items) > limit:
-            raise ScoreFileError(f"Step-{step}", f"{len(items)} items, at most {limit}")
-        for pos in range(1, limit + 1):
-            base = f"items.{step}.{pos}"
-            if pos > len(items):
-                changes.append((f"{base}.classification", INVALID_PREFIX + "blank"))
+    for pos in range(1, limit + 1):
+        base = f"items.{step}.{pos}"
+        if pos > len(items):
+            changes.append((f"{base}.classification", INVALID_PREFIX + "blank"))
+            continue
+        item = items[pos - 1]
+        if "Invalid" in item:
+            try:
+                key = invalid_key(item["Invalid"], rubric, step)
+            except ScoreFileError as exc:
+                problems.append(ScoreFileError(f"Step-{step} item {pos}", exc.message))
                 continue
-            item = items[pos - 1]
-            if "Invalid" in item:
-                changes.append(
-                    (f"{base}.classification", INVALID_PREFIX + invalid_key(item["Invalid"], rubric, step))
+            changes.append((f"{base}.classification", INVALID_PREFIX + key))
+        elif "Category" in item:
+            changes.append((f"{base}.classification", item["Category"]))
+            changes.append((f"{base}.elaboration", item.get("Elaboration")))
+            changes.append((f"{base}.originality", item.get("Originality")))
+        else:
+            problems.append(ScoreFileError(f"Step-{step} item {pos}", _("needs Category or Invalid")))
+    return changes
+
+
+def data_a_read(scores: Any, rubric: Rubric) -> tuple[list[tuple[str, Any]], list[ScoreFileError]]:
+    """Entry changes that reproduce one rater's data_A.json scores, and every problem of
+    their shape, step by step in the file's order (an import lists them all at once)."""
+    if not isinstance(scores, dict):
+        return [], [ScoreFileError("scores", _("expected an object"))]
+    problems: list[ScoreFileError] = []
+    changes: list[tuple[str, Any]] = []
+    for step in (1, 3, 4, 2, 5, 6):  # the order of changes earlier versions gave
+        if step in (1, 3):
+            changes += _idea_changes(scores, rubric, step, problems)
+        elif step == 4:
+            criteria = _items(scores, 4, problems)
+            expected = rubric.step(4).item_count
+            if criteria is not None and len(criteria) != expected:
+                problems.append(
+                    ScoreFileError(
+                        "Step-4", _("%(n)d criteria, expected %(m)d") % {"n": len(criteria), "m": expected}
+                    )
                 )
-            elif "Category" in item:
-                changes.append((f"{base}.classification", item["Category"]))
-                changes.append((f"{base}.elaboration", item.get("Elaboration")))
-                changes.append((f"{base}.originality", item.get("Originality")))
-            else:
-                raise ScoreFileError(f"Step-{step} item {pos}", "needs Category or Invalid")
-    criteria = _items(scores, 4)
-    if len(criteria) != rubric.step(4).item_count:
-        raise ScoreFileError("Step-4", f"{len(criteria)} criteria, expected {rubric.step(4).item_count}")
-    for pos, crit in enumerate(criteria, start=1):
-        changes.append((f"items.4.{pos}.correctly_written", crit.get("Correctly Written")))
-        changes.append((f"items.4.{pos}.relevance", crit.get("Relevance")))
-    for step, names in STEP_DIMENSIONS.items():
-        objs = _items(scores, step)
-        if len(objs) != 1:
-            raise ScoreFileError(f"Step-{step}", "expected one object of dimension scores")
-        found = set()
-        for name, key in names.items():
-            if name in objs[0]:
-                changes.append((f"dims.{key}", objs[0][name]))
-                found.add(key)
-        for key in set(names.values()) - found:
-            raise ScoreFileError(f"Step-{step}", f"missing dimension {key}")
+            for pos, crit in enumerate(criteria or [], start=1):
+                changes.append((f"items.4.{pos}.correctly_written", crit.get("Correctly Written")))
+                changes.append((f"items.4.{pos}.relevance", crit.get("Relevance")))
+        else:
+            objs = _items(scores, step, problems)
+            if objs is None:
+                continue
+            if len(objs) != 1:
+                problems.append(ScoreFileError(f"Step-{step}", _("expected one object of dimension scores")))
+                continue
+            names = STEP_DIMENSIONS[step]
+            found = set()
+            for name, key in names.items():
+                if name in objs[0]:
+                    changes.append((f"dims.{key}", objs[0][name]))
+                    found.add(key)
+            problems += [
+                ScoreFileError(f"Step-{step}", _("missing dimension %(key)s") % {"key": key})
+                for key in sorted(set(names.values()) - found)
+            ]
+    return changes, sorted(problems, key=_file_order)
+
+
+def _file_order(problem: ScoreFileError) -> tuple[int, ...]:
+    """'Step-1 item 2' before 'Step-1 item 10' before 'Step-2'."""
+    return tuple(int(n) for n in re.findall(r"\d+", problem.where))
+
+
+def data_a_changes(scores: Any, rubric: Rubric) -> list[tuple[str, Any]]:
+    """Entry changes that reproduce one rater's data_A.json scores; raises the first problem."""
+    changes, problems = data_a_read(scores, rubric)
+    if problems:
+        raise problems[0]
     return changes
 
 

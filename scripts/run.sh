@@ -54,7 +54,8 @@ trap "cleanup; exit 0" INT TERM  # Ctrl-C is the normal way to stop: not an erro
 
 redis=""
 if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ]; then
-  if command -v redis-server >/dev/null; then
+  # RUN_BROKER=filesystem chooses the filesystem broker even where redis-server is installed.
+  if [ "${RUN_BROKER:-}" != "filesystem" ] && command -v redis-server >/dev/null; then
     check_port 127.0.0.1 "$REDIS_PORT" RUN_REDIS_PORT
     mkdir -p "$VAR/redis"
     # Its own Redis, kept in var/redis (append-only file): the broker, cache and leases.
@@ -67,7 +68,7 @@ if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ]; then
       sleep 0.1
     done
   else
-    echo "==> redis-server not found: kombu's filesystem broker in $VAR/broker (remote control off)"
+    echo "==> no redis-server (or RUN_BROKER=filesystem): kombu's filesystem broker in $VAR/broker (remote control off)"
     export CELERY_WORKER_REMOTE_CONTROL=0
   fi
 fi

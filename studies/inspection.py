@@ -11,10 +11,8 @@ from __future__ import annotations
 from django.contrib import admin
 
 
-class InspectionAdmin(admin.ModelAdmin):
-    """A read-only ``ModelAdmin``: list, search, filter and view; never add, change or delete."""
-
-    actions = None  # no "delete selected"
+class ReadOnlyPermissions:
+    """The permission hooks of an admin or an inline, answering ``False`` whoever asks."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -26,18 +24,15 @@ class InspectionAdmin(admin.ModelAdmin):
         return False
 
 
-class InspectionTabularInline(admin.TabularInline):
+class InspectionAdmin(ReadOnlyPermissions, admin.ModelAdmin):
+    """A read-only ``ModelAdmin``: list, search, filter and view; never add, change or delete."""
+
+    actions = None  # no "delete selected"
+
+
+class InspectionTabularInline(ReadOnlyPermissions, admin.TabularInline):
     """A read-only inline of an ``InspectionAdmin``."""
 
     extra = 0
     can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

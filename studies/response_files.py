@@ -42,8 +42,12 @@ class UnknownNames(RecordProblems):
     """Names the file uses that the installation does not know, all of them at once."""
 
 
-def _problem(where: str, field_name: str, message: str) -> str:
+def problem_text(where: str, field_name: str, message: str) -> str:
+    """One problem of an import file: its record (or line), its field, what is wrong."""
     return f"{where}, field '{field_name}': {message}"
+
+
+_problem = problem_text
 
 
 @dataclass
@@ -59,43 +63,54 @@ class ResponseRecord:
     problems: list[str] = field(default_factory=list)
 
 
-def _data_a_answers(where: str, scores: Any) -> list[str]:
+def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
     """Step texts of a data_A.json score object: item contents joined per step by a
     newline, each exactly as given (the release's items end in two spaces, which its
-    Self-BLEU counts as tokens: 0.3653 for A05_FS10's Step 1, 0.3695 if stripped)."""
+    Self-BLEU counts as tokens: 0.3653 for A05_FS10's Step 1, 0.3695 if stripped).
+    Every step that is not a list adds its problem; no texts then."""
     if not isinstance(scores, dict):
-        raise RecordError(where, "scores", _("expected an object with Step-1..Step-6"))
+        problems.append(_problem(where, "scores", _("expected an object with Step-1..Step-6")))
+        return []
     answers = []
     for n in range(1, 7):
         step = scores.get(f"Step-{n}")
         if not isinstance(step, list):
-            raise RecordError(where, f"Step-{n}", _("missing or not a list"))
+            problems.append(_problem(where, f"Step-{n}", _("missing or not a list")))
+            continue
         texts = [str(it["Content"]) for it in step if isinstance(it, dict) and "Content" in it]
         answers.append("\n".join(texts))
-    return answers
+    return answers if len(answers) == 6 else []
+
+
+def _data_a_record(i: int, row: Any) -> ResponseRecord:
+    """One data_A.json record; every problem of its own shape is in its ``problems``, each
+    with its field (the research ID, the scenario ID, each step of the first scores)."""
+    where = f"record {i}"
+    if not isinstance(row, list) or len(row) != 5:
+        message = _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
+        return ResponseRecord(where, "", "", "", "", [], [_problem(where, "record", message)])
+    rid = str(row[0])
+    where = f"record {i} ({rid})"
+    problems: list[str] = []
+    m = RESEARCH_ID.match(rid)
+    if not m:
+        problems.append(_problem(where, "response_id", _("not a research ID like A05_FS10")))
+    elif str(row[2]) != m["scenario"]:
+        problems.append(_problem(where, "scenario_id", _("does not match the research ID")))
+    answers = _data_a_answers(where, row[3], problems)
+    if not m:
+        return ResponseRecord(where, "", str(row[2]), "", "", answers, problems)
+    return ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], answers, problems)
 
 
 def records_from_data_a(data: Any) -> list[ResponseRecord]:
+    """One record per entry of a data_A.json list, in file order, each carrying every
+    problem of its own shape (the import adds those against the database)."""
     if not isinstance(data, list):
         raise RecordError("file", "top level", _("expected a list of responses"))
-    records = []
-    for i, row in enumerate(data, start=1):
-        where = f"record {i}"
-        if not isinstance(row, list) or len(row) != 5:
-            raise RecordError(
-                where, "record", _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
-            )
-        rid = str(row[0])
-        where = f"record {i} ({rid})"
-        m = RESEARCH_ID.match(rid)
-        if not m:
-            raise RecordError(where, "response_id", _("not a research ID like A05_FS10"))
-        if str(row[2]) != m["scenario"]:
-            raise RecordError(where, "scenario_id", _("does not match the research ID"))
-        records.append(
-            ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], _data_a_answers(where, row[3]))
-        )
-    return records
+    if not data:
+        raise RecordError("file", "records", _("no records found"))
+    return [_data_a_record(i, row) for i, row in enumerate(data, start=1)]
 
 
 def _jsonl_record(i: int, line: str) -> ResponseRecord:

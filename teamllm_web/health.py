@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
+from core.tasks.worker_beats import workers_beating
 from generation.models import GenerationRun, RunStatus
 from generation.services.recovery import jobs_stuck
 from teamllm_web.celery import app as celery_app
@@ -85,8 +86,12 @@ def _inspect_workers(queue: str) -> dict:
 
 def check_workers() -> dict:
     """Workers consuming this deployment's queue (a worker of another deployment
-    sharing the broker does not count). Cached for WORKERS_CACHE_SECONDS."""
+    sharing the broker does not count). Cached for WORKERS_CACHE_SECONDS. Where workers
+    answer no remote control, their heartbeats in the database say it instead."""
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    if not settings.CELERY_WORKER_ENABLE_REMOTE_CONTROL:
+        workers = sorted(workers_beating(queue=queue))
+        return {"ok": bool(workers), "workers": workers, "queue": queue, "source": "heartbeat"}
     key = f"health:workers:{queue}"
     try:
         cached = cache.get(key)

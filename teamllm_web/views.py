@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from core.accounts.roles import is_admin, is_rater, is_researcher, user_roles_conflict
+from core.i18n import language_cookie_set
 from scoring.models import RaterProfile
 
 from .health import status_report
@@ -115,16 +116,7 @@ def set_language(request: HttpRequest) -> HttpResponse:
         nxt = "/"
     response = redirect(nxt)
     if lang and check_for_language(lang) and lang in dict(settings.LANGUAGES):
-        response.set_cookie(
-            settings.LANGUAGE_COOKIE_NAME,
-            lang,
-            max_age=365 * 24 * 3600,
-            path=settings.LANGUAGE_COOKIE_PATH,
-            domain=settings.LANGUAGE_COOKIE_DOMAIN,
-            secure=settings.LANGUAGE_COOKIE_SECURE,
-            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
-            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
-        )
+        language_cookie_set(response=response, language=lang)
         if request.user.is_authenticated:
             RaterProfile.objects.update_or_create(user=request.user, defaults={"language": lang})
     return response

@@ -10,6 +10,7 @@ from collections import defaultdict
 from typing import NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -400,15 +401,20 @@ def calibration_queue(*, user) -> list[dict]:
     return out
 
 
+def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]:
+    """The user's active calibration assignments of the response with that blind code."""
+    return Assignment.objects.filter(
+        rater=user,
+        role=AssignmentRole.CALIBRATION,
+        archived_at__isnull=True,
+        response__blind_code=blind_code,
+    )
+
+
 def calibrator_assignment_for(*, user, blind_code: str) -> Assignment | None:
     """The user's active calibration assignment for that blind code, if its sheet is submitted."""
     assignment = (
-        Assignment.objects.filter(
-            rater=user,
-            role=AssignmentRole.CALIBRATION,
-            archived_at__isnull=True,
-            response__blind_code=blind_code,
-        )
+        calibration_assignments_of(user=user, blind_code=blind_code)
         .select_related("response__study", "response__scenario")
         .first()
     )

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from generation.strategies import STRATEGIES, ParameterError, resolve_params
 from studies.models import Condition, Response
-from studies.services.audit import audit_changes, audit_record, audit_values
+from studies.services.audit import audit_values, audited_save
 
 CONDITION_FIELDS = ("letter", "name", "strategy", "parameters", "description")
 
@@ -41,13 +41,7 @@ def condition_create(*, actor, values: dict[str, Any]) -> Condition:
     condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
     condition.full_clean()
     with transaction.atomic():
-        condition.save()
-        audit_record(
-            actor=actor,
-            action="condition.create",
-            target=condition,
-            changes=audit_changes(before={}, after=audit_values(condition, CONDITION_FIELDS)),
-        )
+        audited_save(instance=condition, actor=actor, action="condition.create", fields=CONDITION_FIELDS)
     return condition
 
 
@@ -70,8 +64,7 @@ def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Con
             )
         condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
         condition.full_clean()
-        changes = audit_changes(before=before, after=audit_values(condition, CONDITION_FIELDS))
-        if changes:
-            condition.save()
-            audit_record(actor=actor, action="condition.update", target=condition, changes=changes)
+        audited_save(
+            instance=condition, actor=actor, action="condition.update", fields=CONDITION_FIELDS, before=before
+        )
     return condition

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from core.llm.client import LLMError, api_key_for, chat_complete, redact_credentials
 from studies.models import ModelEndpoint, Response
-from studies.services.audit import audit_changes, audit_record, audit_values
+from studies.services.audit import audit_changes, audit_record, audit_values, audited_save
 
 # The fields an admin sets on the endpoint pages (in the order of the form).
 ENDPOINT_FIELDS = (
@@ -60,13 +60,7 @@ def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
     endpoint = ModelEndpoint(**{field: values[field] for field in ENDPOINT_FIELDS if field in values})
     _clean(endpoint)
     with transaction.atomic():
-        endpoint.save()
-        audit_record(
-            actor=actor,
-            action="endpoint.create",
-            target=endpoint,
-            changes=audit_changes(before={}, after=audit_values(endpoint, ENDPOINT_FIELDS)),
-        )
+        audited_save(instance=endpoint, actor=actor, action="endpoint.create", fields=ENDPOINT_FIELDS)
     return endpoint
 
 
@@ -88,10 +82,9 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
                 _("The model number is fixed: responses of this endpoint carry it in their research IDs.")
             )
         _clean(endpoint)
-        changes = audit_changes(before=before, after=audit_values(endpoint, ENDPOINT_FIELDS))
-        if changes:
-            endpoint.save()
-            audit_record(actor=actor, action="endpoint.update", target=endpoint, changes=changes)
+        audited_save(
+            instance=endpoint, actor=actor, action="endpoint.update", fields=ENDPOINT_FIELDS, before=before
+        )
     return endpoint
 
 

@@ -110,6 +110,19 @@ class StepOutcome:
     beat: datetime | None = None  # the heartbeat left for the hand-off (advanced, waiting)
 
 
+def recovery_notes_join(*, earlier: str, note: str, limit: int = 300) -> str:
+    """Every resume's reason, oldest first; past ``limit`` the first and the newest are kept.
+
+    The first reason says what went wrong; a later resume (its deadline passed again on a busy
+    worker) must not hide it.
+    """
+    joined = f"{earlier}; {note}" if earlier else note
+    if len(joined) <= limit:
+        return joined
+    first = earlier.split("; ", 1)[0]
+    return f"{first}; …; {note}" if len(first) + len(note) + 5 <= limit else note[:limit]
+
+
 def job_position(*, kind: Kind, job: EngineJob) -> tuple[Call | Finished, int]:
     """The job's next call (or its result) and that call's seq: where a resumed job continues."""
     replies, known, _ = kind.replies(job)
@@ -408,7 +421,7 @@ def job_resume(
         update = ["status", "error", "finished_at", "heartbeat_at"]
         if note:
             job.recoveries += 1
-            job.recovery_note = note[:300]
+            job.recovery_note = recovery_notes_join(earlier=job.recovery_note, note=note)
             update += ["recoveries", "recovery_note"]
         job.save(update_fields=update)
         job_enqueue(kind=kind, enqueue=enqueue, job_id=job.pk, seq=seq)

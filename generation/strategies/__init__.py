@@ -1,6 +1,8 @@
 """Generation strategies: one module per strategy, one interface (see ``base``).
 
-Each module has ``DEFAULTS`` (the paper's settings) and ``protocol(task=, params=)``.
+Each module has ``DEFAULTS`` (its settings), ``SOURCES`` (where each default comes from:
+"paper", "release", "method" (the method's published code), "study" (the study's own
+settings) or "ours", the product's choice) and ``protocol(task=, params=)``.
 A run's parameters are resolved once, when it is created: strategy defaults, then
 the study's response language, then the condition's parameters; the result is
 stored on the run, so a resumed run replays exactly the protocol it started with.
@@ -8,6 +10,7 @@ stored on the run, so a resumed run replays exactly the protocol it started with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -47,8 +50,26 @@ __all__ = [
     "protocol_next",
     "protocol_run",
     "resolve_params",
+    "strategy_settings",
     "task_for",
 ]
+
+
+def strategy_settings(strategy: str) -> list[dict[str, Any]]:
+    """A strategy's settings for the condition page: key, default and where it comes from.
+    Long values (prompt texts, lists) are summarised; their full text is in the run's snapshot."""
+    module = STRATEGIES.get(strategy)
+    if module is None:
+        return []
+    return [
+        {
+            "key": key,
+            "default": json.dumps(value, ensure_ascii=False),
+            "prompts": len(value) if key == "prompts" else None,
+            "source": module.SOURCES[key],
+        }
+        for key, value in module.DEFAULTS.items()
+    ]
 
 
 class ParameterError(ValueError):

@@ -8,22 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generation.strategies.base import (
-    Agent,
-    Dialogue,
-    Protocol,
-    TaskSpec,
-    fill,
-    join,
-    localize,
-    log_answer,
-    prompts,
-    role_temperatures,
-    sampling,
-    says,
-    scenario_block,
-    step_prompt,
-)
+from generation.strategies import base
 
 MEMBERS = ("Member 1", "Member 2", "Member 3", "Member 4")
 DEFAULTS: dict[str, Any] = {
@@ -36,29 +21,37 @@ DEFAULTS: dict[str, Any] = {
     "rounds": 1,
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "release",
+}
 
-def member_system_prompt(task: TaskSpec, name: str, language: str) -> str:
-    p = prompts()
+
+def member_system_prompt(task: base.TaskSpec, name: str, language: str) -> str:
+    p = base.prompts()
     others = "、".join(m for m in MEMBERS if m != name)
-    return join(
-        fill(p["ablation_prompt"], Agent_Name=name, Other_Members=others),
-        scenario_block(task),
-        localize(p["Emphasis_Individual"], language),
+    return base.join(
+        base.fill(p["ablation_prompt"], Agent_Name=name, Other_Members=others),
+        base.scenario_block(task),
+        base.localize(p["Emphasis_Individual"], language),
     )
 
 
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    p = prompts()
-    temperatures = role_temperatures(params, MEMBERS)
+def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    p = base.prompts()
+    temperatures = base.role_temperatures(params, MEMBERS)
     members = [
-        Agent(
+        base.Agent(
             name,
             member_system_prompt(task, name, params["language"]),
-            sampling(temperatures[name], params.get("top_p")),
+            base.sampling(temperatures[name], params.get("top_p")),
         )
         for name in MEMBERS
     ]
-    dialogue = Dialogue()
+    dialogue = base.Dialogue()
     header = p["Release_History_Header"]
     warm: list[str] = []
     for member in members:
@@ -66,9 +59,9 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
             member,
             step=0,
             phase="warm_up",
-            content=join(header + "\n".join(warm) if warm else "", p["ablation_warmup"]),
+            content=base.join(header + "\n".join(warm) if warm else "", p["ablation_warmup"]),
         )
-        warm.append(says(member.name, intro))
+        warm.append(base.says(member.name, intro))
 
     log_his = [header]
     answers: list[str] = []
@@ -81,13 +74,13 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                     member,
                     step=step.number,
                     phase="member",
-                    content=join(
-                        step_prompt(step),
+                    content=base.join(
+                        base.step_prompt(step),
                         "\n\n".join(log_his + step_history),
                         p["Ablation_Step_Answer"],
                     ),
                 )
-                step_history.append(says(member.name, answer))
-        log_his.append(log_answer(step.number, answer))
+                step_history.append(base.says(member.name, answer))
+        log_his.append(base.log_answer(step.number, answer))
         answers.append(answer)
     return answers

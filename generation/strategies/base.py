@@ -8,6 +8,10 @@ every call has its reply, the generator returns the six step answers.
 Because the protocol is deterministic, a run's state never needs saving: feeding
 the persisted replies back in rebuilds it exactly, and the first call without a
 reply is where a resumed run continues (:func:`protocol_next`).
+
+The strategy modules import this module whole (``from generation.strategies import
+base``) and name its pieces qualified (``base.fill``, ``base.Agent``), so the shared
+toolkit is listed in one place, here.
 """
 
 from __future__ import annotations

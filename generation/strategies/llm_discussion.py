@@ -13,21 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generation.strategies.base import (
-    Agent,
-    Dialogue,
-    Protocol,
-    TaskSpec,
-    fill,
-    join,
-    language_requirement,
-    prompts,
-    role_set,
-    role_temperatures,
-    sampling,
-    scenario_block,
-    single_task_step,
-)
+from generation.strategies import base
 
 ROLES_FILE = "llm_discussion_roles.json"
 DEFAULTS: dict[str, Any] = {
@@ -43,32 +29,41 @@ DEFAULTS: dict[str, Any] = {
     "answer_from": "",  # the member whose final answer is the step answer; "" = the first
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "method",
+    "answer_from": "ours",
+}
+
 
 def role_prompt(role: Mapping[str, str]) -> str:
-    return fill(
-        prompts()["LLMD_Role"],
+    return base.fill(
+        base.prompts()["LLMD_Role"],
         Role=role["Agent_name"],
         Speciality=role["Role_Speciality"],
         Role_Prompt=role["Role_Prompt"],
     )
 
 
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    p = prompts()
-    roles = role_set(ROLES_FILE)
+def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    p = base.prompts()
+    roles = base.role_set(ROLES_FILE)
     names = [r["Agent_name"] for r in roles]
     chosen = params.get("answer_from") or names[0]
     if chosen not in names:
         raise ValueError(f"answer_from must be one of {', '.join(names)}")
-    temperatures = role_temperatures(params, names)
-    system = join(scenario_block(task), language_requirement(params["language"]))
+    temperatures = base.role_temperatures(params, names)
+    system = base.join(base.scenario_block(task), base.language_requirement(params["language"]))
     rounds = int(params["rounds"])
-    dialogue = Dialogue()
+    dialogue = base.Dialogue()
     answers: list[str] = []
     for step in task.steps:
         # A fresh discussion per step: each member's conversation holds only this task.
-        agents = [Agent(n, system, sampling(temperatures[n], params.get("top_p"))) for n in names]
-        question = single_task_step(answers, step)
+        agents = [base.Agent(n, system, base.sampling(temperatures[n], params.get("top_p"))) for n in names]
+        question = base.single_task_step(answers, step)
         previous: dict[str, str] = {}
         for number in range(1, rounds + 1):
             last = number == rounds
@@ -78,7 +73,9 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                     body = p["LLMD_Initiate"] + question + p["LLMD_Discussion_Prompt"]
                 else:
                     others = "".join(
-                        fill(p["LLMD_Other_Solution"], Solution=previous[n]) for n in names if n != agent.name
+                        base.fill(p["LLMD_Other_Solution"], Solution=previous[n])
+                        for n in names
+                        if n != agent.name
                     )
                     body = p["LLMD_Others_Header"] + others + question + p["LLMD_Discussion_Prompt"]
                     if last:

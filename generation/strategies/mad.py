@@ -18,21 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from generation.strategies.base import (
-    Agent,
-    Dialogue,
-    Protocol,
-    TaskSpec,
-    fill,
-    join,
-    language_requirement,
-    prompts,
-    role_set,
-    role_temperatures,
-    sampling,
-    scenario_block,
-    single_task_step,
-)
+from generation.strategies import base
 
 ROLES_FILE = "mad_roles.json"
 MODERATOR, DEBATER_A, DEBATER_B, JUDGE = "Moderator", "Debater A", "Debater B", "Judge"
@@ -43,6 +29,14 @@ DEFAULTS: dict[str, Any] = {
     "temperatures": {},
     "top_p": 0.9,
     "rounds": 3,  # the method's max_round
+}
+
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "method",
 }
 _JSON = re.compile(r"\{.*\}", re.S)
 
@@ -81,25 +75,25 @@ def ends_debate(data: Mapping[str, Any]) -> bool:
     return bool(debate_answer(data).strip())
 
 
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    p = prompts()
-    roles = {r["Agent_name"]: r for r in role_set(ROLES_FILE)}
-    temperatures = role_temperatures(params, [MODERATOR, DEBATER_A, DEBATER_B, JUDGE])
-    language_line = language_requirement(params["language"])
+def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    p = base.prompts()
+    roles = {r["Agent_name"]: r for r in base.role_set(ROLES_FILE)}
+    temperatures = base.role_temperatures(params, [MODERATOR, DEBATER_A, DEBATER_B, JUDGE])
+    language_line = base.language_requirement(params["language"])
     rounds = int(params["rounds"])
     if rounds > len(ROUND_NAMES):
         raise ValueError(f"rounds must be at most {len(ROUND_NAMES)}")
-    dialogue = Dialogue()
+    dialogue = base.Dialogue()
     answers: list[str] = []
     for step in task.steps:
-        topic = join(scenario_block(task), single_task_step(answers, step), language_line)
+        topic = base.join(base.scenario_block(task), base.single_task_step(answers, step), language_line)
 
-        def agent(name: str, role: str, topic: str = topic) -> Agent:
+        def agent(name: str, role: str, topic: str = topic) -> base.Agent:
             if role == MODERATOR:  # config4all.json's moderator_meta_prompt: the topic in quotes
-                system = fill(p["MAD_Moderator_System"], Debate_Topic=topic)
+                system = base.fill(p["MAD_Moderator_System"], Debate_Topic=topic)
             else:  # player_meta_prompt: the role prompt (mad_roles.json, the same words) + the topic
                 system = roles[role]["Role_Prompt"] + p["MAD_Topic_Line"] + topic
-            return Agent(name, system, sampling(temperatures[name], params.get("top_p")))
+            return base.Agent(name, system, base.sampling(temperatures[name], params.get("top_p")))
 
         a, b, moderator = (
             agent(DEBATER_A, DEBATER_A),
@@ -109,23 +103,25 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         n = step.number
         aff = yield from dialogue.ask(a, step=n, phase="round 1", content=topic)
         neg = yield from dialogue.ask(
-            b, step=n, phase="round 1", content=fill(p["MAD_Negative"], Aff_Ans=aff)
+            b, step=n, phase="round 1", content=base.fill(p["MAD_Negative"], Aff_Ans=aff)
         )
         first_aff, first_neg = aff, neg
         judged: dict[str, Any] = {}
         for number in range(1, rounds + 1):
             if number > 1:
                 aff = yield from dialogue.ask(
-                    a, step=n, phase=f"round {number}", content=fill(p["MAD_Debate"], Oppo_Ans=neg)
+                    a, step=n, phase=f"round {number}", content=base.fill(p["MAD_Debate"], Oppo_Ans=neg)
                 )
                 neg = yield from dialogue.ask(
-                    b, step=n, phase=f"round {number}", content=fill(p["MAD_Debate"], Oppo_Ans=aff)
+                    b, step=n, phase=f"round {number}", content=base.fill(p["MAD_Debate"], Oppo_Ans=aff)
                 )
             reply = yield from dialogue.ask(
                 moderator,
                 step=n,
                 phase=f"judgement {number}",
-                content=fill(p["MAD_Moderator"], Round=ROUND_NAMES[number - 1], Aff_Ans=aff, Neg_Ans=neg),
+                content=base.fill(
+                    p["MAD_Moderator"], Round=ROUND_NAMES[number - 1], Aff_Ans=aff, Neg_Ans=neg
+                ),
             )
             judged = verdict(reply)
             if ends_debate(judged):
@@ -138,13 +134,13 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                 judge,
                 step=n,
                 phase="final judgement",
-                content=fill(p["MAD_Judge_Candidates"], Aff_Ans=first_aff, Neg_Ans=first_neg),
+                content=base.fill(p["MAD_Judge_Candidates"], Aff_Ans=first_aff, Neg_Ans=first_neg),
             )
             reply = yield from dialogue.ask(
                 judge,
                 step=n,
                 phase="final judgement",
-                content=fill(p["MAD_Judge_Final"], Debate_Topic=topic),
+                content=base.fill(p["MAD_Judge_Final"], Debate_Topic=topic),
             )
             judged = verdict(reply)
         # A verdict without an answer (unparseable JSON, an empty field) keeps the whole

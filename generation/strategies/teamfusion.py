@@ -27,20 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from generation.strategies.base import (
-    Agent,
-    Dialogue,
-    Protocol,
-    TaskSpec,
-    fill,
-    join,
-    language_requirement,
-    prompts,
-    sampling,
-    says,
-    scenario_block,
-    single_task_step,
-)
+from generation.strategies import base
 
 SYNTHESIZER = "Synthesizer"
 # The product's prompts (setting key -> template in supplementary_prompts.json, and the
@@ -59,7 +46,7 @@ PROMPTS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 def default_prompts() -> dict[str, str]:
     """The product's TeamFusion prompts, by setting key."""
-    texts = prompts()
+    texts = base.prompts()
     return {key: texts[name] for key, (name, _) in PROMPTS.items()}
 
 
@@ -76,6 +63,17 @@ DEFAULTS: dict[str, Any] = {
     "profiles": [],
     # ours; a condition may replace any of them (recorded with every run)
     "prompts": default_prompts(),
+}
+
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "proxy_temperature": "ours",
+    "synthesizer_temperature": "ours",
+    "top_p": "paper",
+    "iterations": "ours",
+    "turns": "ours",
+    "profiles": "study",
+    "prompts": "ours",
 }
 
 
@@ -129,28 +127,28 @@ def rating_values(reply: str) -> tuple[int | None, int | None]:
 
 
 def proxy_system(
-    task: TaskSpec,
+    task: base.TaskSpec,
     profile: Mapping[str, str],
     names: list[str],
     language: str,
     texts: Mapping[str, str] | None = None,
 ) -> str:
     t = {**default_prompts(), **(texts or {})}
-    return join(
+    return base.join(
         t["team_description"],
-        scenario_block(task),
-        fill(
+        base.scenario_block(task),
+        base.fill(
             t["proxy"],
             Member_Name=profile["name"],
             Other_Members="、".join(n for n in names if n != profile["name"]),
             Preferences=profile["preferences"],
         ),
-        prompts()["TeamFusion_Proxy_Guidelines"],  # quoted from the paper: not a setting
-        language_requirement(language),
+        base.prompts()["TeamFusion_Proxy_Guidelines"],  # quoted from the paper: not a setting
+        base.language_requirement(language),
     )
 
 
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
+def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
     # a run created before the prompts were settings has none stored: today's texts
     t = {**default_prompts(), **(params.get("prompts") or {})}
     profiles = params["profiles"]
@@ -161,31 +159,31 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
         raise ValueError("TeamFusion member names must be distinct and not 'Synthesizer'")
     language = params["language"]
     systems = {prof["name"]: proxy_system(task, prof, names, language, t) for prof in profiles}
-    proxy_params = sampling(params["proxy_temperature"], params.get("top_p"))
-    synth_system = join(
+    proxy_params = base.sampling(params["proxy_temperature"], params.get("top_p"))
+    synth_system = base.join(
         t["team_description"],
-        scenario_block(task),
+        base.scenario_block(task),
         t["synthesizer"],
-        language_requirement(language),
+        base.language_requirement(language),
     )
-    dialogue = Dialogue()
+    dialogue = base.Dialogue()
     answers: list[str] = []
     for step in task.steps:
         # Every agent starts each step afresh; the earlier answers carry the context.
-        proxies = [Agent(n, systems[n], proxy_params) for n in names]
-        synthesizer = Agent(
-            SYNTHESIZER, synth_system, sampling(params["synthesizer_temperature"], params.get("top_p"))
+        proxies = [base.Agent(n, systems[n], proxy_params) for n in names]
+        synthesizer = base.Agent(
+            SYNTHESIZER, synth_system, base.sampling(params["synthesizer_temperature"], params.get("top_p"))
         )
-        task_text = single_task_step(answers, step)
+        task_text = base.single_task_step(answers, step)
         transcript: list[str] = []
         seen = dict.fromkeys(names, 0)  # how much of the transcript each proxy has been shown
         synth_seen = 0
         draft = ""
         for iteration in range(1, int(params["iterations"]) + 1):
             if iteration == 1:
-                instruction = fill(t["discuss"], Step_Number=step.number)
+                instruction = base.fill(t["discuss"], Step_Number=step.number)
             else:
-                instruction = fill(t["refine"], Step_Number=step.number, Draft=draft)
+                instruction = base.fill(t["refine"], Step_Number=step.number, Draft=draft)
             for _ in range(int(params["turns"])):
                 for proxy in proxies:
                     new = transcript[seen[proxy.name] :]
@@ -193,33 +191,33 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                         proxy,
                         step=step.number,
                         phase=phase("discussion", iteration),
-                        content=join(
+                        content=base.join(
                             task_text if not proxy.messages[1:] else "",
-                            join(t["discussion_header"], "\n\n".join(new)) if new else "",
+                            base.join(t["discussion_header"], "\n\n".join(new)) if new else "",
                             instruction,
                         ),
                     )
-                    transcript.append(says(proxy.name, reply))
+                    transcript.append(base.says(proxy.name, reply))
                     seen[proxy.name] = len(transcript)
             new = transcript[synth_seen:]
             draft = yield from dialogue.ask(
                 synthesizer,
                 step=step.number,
                 phase=phase("synthesis", iteration),
-                content=join(
+                content=base.join(
                     task_text if iteration == 1 else "",
-                    join(t["discussion_header"], "\n\n".join(new)),
-                    fill(t["synthesize"], Step_Number=step.number),
+                    base.join(t["discussion_header"], "\n\n".join(new)),
+                    base.fill(t["synthesize"], Step_Number=step.number),
                 ),
             )
             synth_seen = len(transcript)
             for name in names:
                 # A separate conversation: rating must not change what the proxy says next.
                 yield from dialogue.ask(
-                    Agent(name, systems[name], proxy_params),
+                    base.Agent(name, systems[name], proxy_params),
                     step=step.number,
                     phase=phase(RATING_PHASE, iteration),
-                    content=fill(t["rate"], Step_Number=step.number, Draft=draft),
+                    content=base.fill(t["rate"], Step_Number=step.number, Draft=draft),
                 )
         answers.append(draft)
     return answers

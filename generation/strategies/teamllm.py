@@ -12,23 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from generation.strategies.base import (
-    Agent,
-    Dialogue,
-    Protocol,
-    TaskSpec,
-    fill,
-    join,
-    localize,
-    log_answer,
-    prompts,
-    role_set,
-    role_temperatures,
-    sampling,
-    says,
-    scenario_block,
-    step_prompt,
-)
+from generation.strategies import base
 
 ROLES_FILE = "team_role.json"
 # "TeamLLM-style discussion": TeamLLM's protocol with another method's role set (the
@@ -45,19 +29,30 @@ DEFAULTS: dict[str, Any] = {
     "role_set": "belbin",  # the paper's four Belbin roles
 }
 
+SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperatures": "paper",
+    "temperature": "ours",
+    "top_p": "paper",
+    "rounds": "release",
+    "role_set": "paper",
+}
 
-def team_system_prompt(task: TaskSpec, language: str) -> str:
+
+def team_system_prompt(task: base.TaskSpec, language: str) -> str:
     """Every agent's system prompt: team task description + scenario + team emphasis."""
-    p = prompts()
-    return join(
-        p["FPSP_Overall_Description_Team"], scenario_block(task), localize(p["Emphasis_Team"], language)
+    p = base.prompts()
+    return base.join(
+        p["FPSP_Overall_Description_Team"],
+        base.scenario_block(task),
+        base.localize(p["Emphasis_Team"], language),
     )
 
 
 def role_play_prompt(role: Mapping[str, str], roles: Sequence[Mapping[str, str]]) -> str:
     others = [r["Agent_name"] for r in roles if r["Agent_name"] != role["Agent_name"]]
-    return fill(
-        prompts()["Team_Role_Setting"],
+    return base.fill(
+        base.prompts()["Team_Role_Setting"],
         Team_Role=role["Agent_name"],
         Role_Speciality=role["Role_Speciality"],
         Other_Members="、".join(others),  # the release joins the names with '、'
@@ -65,23 +60,23 @@ def role_play_prompt(role: Mapping[str, str], roles: Sequence[Mapping[str, str]]
     )
 
 
-def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
-    p = prompts()
+def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    p = base.prompts()
     chosen = params.get("role_set", "belbin")
     if chosen not in ROLE_SETS:
         raise ValueError(f"role_set must be one of {', '.join(ROLE_SETS)}")
-    roles = role_set(ROLE_SETS[chosen])
+    roles = base.role_set(ROLE_SETS[chosen])
     system = team_system_prompt(task, params["language"])
     if chosen != "belbin" and params.get("temperature") is None:
         params = {**params, "temperature": OTHER_ROLE_SET_TEMPERATURE}
-    temperatures = role_temperatures(params, [r["Agent_name"] for r in roles])
+    temperatures = base.role_temperatures(params, [r["Agent_name"] for r in roles])
     agents = [
-        Agent(r["Agent_name"], system, sampling(temperatures[r["Agent_name"]], params.get("top_p")))
+        base.Agent(r["Agent_name"], system, base.sampling(temperatures[r["Agent_name"]], params.get("top_p")))
         for r in roles
     ]
     role_play = {a.name: role_play_prompt(r, roles) for a, r in zip(agents, roles, strict=True)}
     leader, members = agents[0], agents[1:]
-    dialogue = Dialogue()
+    dialogue = base.Dialogue()
     header = p["Release_History_Header"]
 
     # Warm-up (step 0)
@@ -89,7 +84,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
     opening = yield from dialogue.ask(
         leader, step=0, phase="warm_up", content=role_play[leader.name] + "\n" + p["Team_Warm_Up"]
     )
-    warm.append(says(leader.name, opening))
+    warm.append(base.says(leader.name, opening))
     for member in members:
         intro = yield from dialogue.ask(
             member,
@@ -102,20 +97,20 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
             + "\n\n"
             + p["Release_Warm_Up_Introduce"],
         )
-        warm.append(says(member.name, intro))
+        warm.append(base.says(member.name, intro))
 
     log_his = [header]  # the header, then each agreed step answer
     answers: list[str] = []
     for step in task.steps:
-        step_text = step_prompt(step)
+        step_text = base.step_prompt(step)
         step_history: list[str] = []
         opening = yield from dialogue.ask(
             leader,
             step=step.number,
             phase="initiation",
-            content=join(role_play[leader.name], step_text, p["Task_Initiation"]),
+            content=base.join(role_play[leader.name], step_text, p["Task_Initiation"]),
         )
-        step_history.append(says(leader.name, opening))
+        step_history.append(base.says(leader.name, opening))
         answer = ""
         for _ in range(int(params["rounds"])):
             for member in members:
@@ -125,7 +120,7 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                     phase="perspective",
                     content=role_play[member.name] + "\n\n" + "\n\n".join(log_his + step_history),
                 )
-                step_history.append(says(member.name, view))
+                step_history.append(base.says(member.name, view))
             # The release builds consensus at the end of every round; the last is the answer.
             answer = yield from dialogue.ask(
                 leader,
@@ -136,9 +131,9 @@ def protocol(*, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
                 + step_text
                 + "\n\n"
                 + "\n\n".join(log_his + step_history)
-                + fill(p["Converge"], Step_Number=step.number),
+                + base.fill(p["Converge"], Step_Number=step.number),
             )
-            step_history.append(says(leader.name, answer))
-        log_his.append(log_answer(step.number, answer))
+            step_history.append(base.says(leader.name, answer))
+        log_his.append(base.log_answer(step.number, answer))
         answers.append(answer)
     return answers

@@ -13,22 +13,25 @@ different scores for a sheet that is already submitted are an error.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
 from scoring.entries import EntryError, entries_from_changes
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
-from scoring.score_files import ScoreFileError, data_a_changes, file_summaries
+from scoring.score_files import data_a_read, file_summaries
 from scoring.selectors import sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
-from studies.response_files import RecordError, RecordProblems, records_from_data_a
+from studies.response_files import RecordError, RecordProblems, ResponseRecord, records_from_data_a
+from studies.response_files import problem_text as _problem
 from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
@@ -56,14 +59,14 @@ class ScoreImportReport:
 
     def summary(self) -> str:
         parts = [
-            f"{len(self.sheets_created)} sheet(s) imported",
-            f"{len(self.unchanged)} already present with the same scores",
+            _("%(n)d sheet(s) imported") % {"n": len(self.sheets_created)},
+            _("%(n)d already present with the same scores") % {"n": len(self.unchanged)},
         ]
         for label, items in (
-            ("responses created", self.responses_created),
-            ("also created", self.created_objects),
-            ("raters created", self.raters_created),
-            ("scoring groups created", self.groups_created),
+            (_("responses created"), self.responses_created),
+            (_("also created"), self.created_objects),
+            (_("raters created"), self.raters_created),
+            (_("scoring groups created"), self.groups_created),
         ):
             if items:
                 parts.append(f"{label}: {', '.join(items)}")
@@ -92,8 +95,17 @@ def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]
         else:
             ours = totals.dimensions.get(key)
         if ours != value:
-            name = "total" if key == "overall" else key.replace("step:", "Step ")
-            problems.append(f"{name}: the file says {value}, the scores add up to {ours}")
+            name = (
+                _("total")
+                if key == "overall"
+                else _("Step %(n)s") % {"n": key[5:]}
+                if key.startswith("step:")
+                else key
+            )
+            problems.append(
+                _("%(name)s: the file says %(value)s, the scores add up to %(ours)s")
+                % {"name": name, "value": value, "ours": ours}
+            )
     return problems
 
 
@@ -107,75 +119,130 @@ def _scored(entries: SheetEntries) -> tuple:
     return ideas, criteria, tuple(sorted(entries.dimensions.items()))
 
 
-def _plan(data: Any, rubric: Rubric) -> tuple[list, dict[str, list[_SheetPlan]], list[str]]:
+class _Problems:
+    """Problems tagged with their record's place in the file, listed in file order
+    (a record's own problems first, then those against the database)."""
+
+    def __init__(self) -> None:
+        self._items: list[tuple[int, int, str]] = []
+
+    def add(self, index: int, message: str) -> None:
+        self._items.append((index, len(self._items), message))
+
+    def add_numbered(self, messages: list[str]) -> None:
+        """Messages that begin with their record ("record 3 (...)...") from another module."""
+        for message in messages:
+            m = _RECORD.match(message)
+            self.add(int(m[1]) if m else 0, message)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def sorted(self) -> list[str]:
+        return [item[2] for item in sorted(self._items)]
+
+
+_RECORD = re.compile(r"^record (\d+)\b")
+
+
+def _plan(
+    data: Any, rubric: Rubric, problems: _Problems
+) -> dict[int, tuple[ResponseRecord, list[_SheetPlan]]]:
+    """Every record's own problems (its shape, its rater IDs, each rater's scores and the
+    file's summaries); the plans of the records that have none."""
     try:
         records = records_from_data_a(data)
     except RecordError as exc:
         raise ScoreImportError([str(exc)]) from exc
-    problems: list[str] = []
-    plans: dict[str, list[_SheetPlan]] = {}
-    for record, row in zip(records, data, strict=True):
-        if record.research_id in plans:
-            problems.append(f"{record.where}: {record.research_id} appears twice in the file")
+    plans: dict[int, tuple[ResponseRecord, list[_SheetPlan]]] = {}
+    firsts: dict[str, str] = {}
+    for index, (record, row) in enumerate(zip(records, data, strict=True), start=1):
+        before = len(problems)
+        for problem in record.problems:
+            # the first scores' steps are read below, rater by rater: named once, there
+            if not problem.startswith((f"{record.where}, field 'Step-", f"{record.where}, field 'scores'")):
+                problems.add(index, problem)
+        if not isinstance(row, list) or len(row) != 5:
             continue
+        if record.research_id in firsts:
+            first = firsts[record.research_id]
+            problems.add(
+                index,
+                _problem(
+                    record.where,
+                    "response_id",
+                    _("appears twice in the file (first at %(first)s)") % {"first": first},
+                ),
+            )
+        elif record.research_id:
+            firsts[record.research_id] = record.where.split(" (")[0]
         raters = row[1]
         if not (
             isinstance(raters, list) and len(raters) == 2 and all(isinstance(r, str) and r for r in raters)
         ):
-            problems.append(f'{record.where}: expected two rater IDs, e.g. ["H01", "H02"]')
-            continue
-        if raters[0] == raters[1]:
-            problems.append(f"{record.where}: the two raters must differ")
-            continue
+            problems.add(
+                index, _problem(record.where, "raters", _('expected two rater IDs, e.g. ["H01", "H02"]'))
+            )
+            raters = [None, None]
+        elif raters[0] == raters[1]:
+            problems.add(index, _problem(record.where, "raters", _("the two raters must differ")))
         sheets = []
-        for code, scores in zip(raters, row[3:5], strict=True):
-            where = f"{record.where}, rater {code}"
-            try:
-                changes = data_a_changes(scores, rubric)
-                entries = entries_from_changes(changes, rubric)
-            except (ScoreFileError, EntryError) as exc:
-                detail = f"{exc.path}: {exc.message}" if isinstance(exc, EntryError) else str(exc)
-                problems.append(f"{where}: {detail}")
-                continue
+        for slot, (code, scores) in enumerate(zip(raters, row[3:5], strict=True), start=1):
+            where = f"{record.where}, rater {code}" if code else f"{record.where}, scores{slot}"
+            changes, shape = data_a_read(scores, rubric)
+            for bad in shape:
+                problems.add(index, f"{where}, field '{bad.where}': {bad.message}")
+            refused: list[EntryError] = []
+            entries = entries_from_changes(changes, rubric, errors=refused)
+            for err in refused:
+                problems.add(index, f"{where}, field '{err.path}': {err.message}")
+            if shape or refused:
+                continue  # totals of a partly read sheet would only repeat these problems
             totals = sheet_totals(entries, rubric)
             missing = [m.path for m in totals.missing if not m.path.startswith("texts.")]
             if missing:
-                problems.append(f"{where}: scores missing for {', '.join(missing)}")
-            problems.extend(f"{where}: {p}" for p in summary_mismatches(totals, file_summaries(scores)))
+                problems.add(
+                    index, f"{where}: " + _("scores missing for %(paths)s") % {"paths": ", ".join(missing)}
+                )
+            for p in summary_mismatches(totals, file_summaries(scores)):
+                problems.add(index, f"{where}: {p}")
             sheets.append(_SheetPlan(where, code, scores, changes, entries, totals))
-        plans[record.research_id] = sheets
-    return records, plans, problems
+        if len(problems) == before:
+            plans[index] = (record, sheets)
+    return plans
 
 
-def _scoring_account(code: str, user):
+def _scoring_account(code: str, user) -> str | None:
     """Imported sheets belong to raters only: never to an account that sees unblinded
-    data (admin, researcher, superuser) or to one that is no rater (an LLM judge)."""
+    data (admin, researcher, superuser) or to one that is no rater (an LLM judge).
+    The reason the account cannot hold the sheet, or None."""
     roles = user_roles(user)
     if RATER not in roles or roles & UNBLINDED_ROLES:
-        raise ScoreImportError(
-            [
-                f"rater {code}: {user.get_username()!r} is not a rater (only raters hold score sheets; "
-                "an admin or researcher needs a second account to score)"
-            ]
-        )
-    return user
+        return _(
+            "rater %(code)s: %(user)r is not a rater (only raters hold score sheets; "
+            "an admin or researcher needs a second account to score)"
+        ) % {"code": code, "user": user.get_username()}
+    return None
 
 
-def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport):
+def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> tuple[Any, str | None]:
+    """The account of a rater ID (created as a rater when unknown), or the reason there is none."""
     user_model = get_user_model()
     if code in rater_map:
         user = user_model.objects.filter(username=rater_map[code]).first()
         if user is None:
-            raise ScoreImportError([f"--rater {code}={rater_map[code]}: no user {rater_map[code]!r}"])
-        return _scoring_account(code, user)
+            return None, _("rater %(code)s: no user %(user)r (mapped with %(code)s=%(user)s)") % {
+                "code": code,
+                "user": rater_map[code],
+            }
+        return user, _scoring_account(code, user)
     profile = RaterProfile.objects.select_related("user").filter(rater_code=code).first()
     if profile is not None:
-        return _scoring_account(code, profile.user)
+        return profile.user, _scoring_account(code, profile.user)
     if user_model.objects.filter(username=code).exists():
-        raise ScoreImportError(
-            [
-                f"rater {code}: a user {code!r} exists without that rater ID; map it with --rater {code}=USERNAME"
-            ]
+        return None, (
+            _("rater %(code)s: a user %(code)r exists without that rater ID; map it with %(code)s=USERNAME")
+            % {"code": code}
         )
     user = user_model.objects.create(username=code)
     user.set_unusable_password()
@@ -183,10 +250,12 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport):
     user.groups.add(role_groups_ensure()[RATER])
     RaterProfile.objects.create(user=user, rater_code=code)
     report.raters_created.append(code)
-    return user
+    return user, None
 
 
-def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup:
+def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup | None:
+    """The scenario and condition's scoring group (created for this pair when there is
+    none), or None when another pair holds it."""
     group = ScoringGroup.objects.filter(
         study=response.study,
         scenario=response.scenario,
@@ -204,12 +273,7 @@ def _group(response: Response, users: list, actor, report: ScoreImportReport) ->
         )
         report.groups_created.append(f"{response.scenario.code}/{response.condition.letter}")
     elif {group.rater_a_id, group.rater_b_id} != {u.pk for u in users}:
-        raise ScoreImportError(
-            [
-                f"{response.research_id}: scenario {response.scenario.code} under condition "
-                f"{response.condition.letter} is scored by another pair in this study"
-            ]
-        )
+        return None
     return group
 
 
@@ -222,63 +286,131 @@ def scores_import(
     rater_map: dict[str, str] | None = None,
     create_missing: bool = False,
 ) -> ScoreImportReport:
-    """Import a data_A.json-style list all-or-nothing; raises ScoreImportError
-    listing every problem (bad scores, totals that differ from the file's
-    summaries, unknown responses, conflicting sheets)."""
+    """Import a data_A.json-style list all-or-nothing; raises ScoreImportError listing
+    every problem of every record in file order, each with its record and field (bad
+    shapes and scores, totals that differ from the file's summaries, unknown responses,
+    raters that cannot score, conflicting pairs and sheets). The records without a
+    problem of their own are still checked against the database, in the one transaction
+    that is rolled back, so one upload names everything to fix."""
     rubric = load_rubric(study.rubric_version)
     rater_map = rater_map or {}
-    records, plans, problems = _plan(data, rubric)
-    if problems:
-        raise ScoreImportError(problems)
+    problems = _Problems()
+    plans = _plan(data, rubric, problems)
     report = ScoreImportReport()
-    with transaction.atomic():
-        missing = [
-            r for r in records if not Response.objects.filter(study=study, research_id=r.research_id).exists()
-        ]
-        if missing and not create_missing:
-            raise ScoreImportError(
-                [
-                    f"{r.where}: no response {r.research_id} in study {study.name} (allow creating missing ones to create it)"
-                    for r in missing
-                ]
-                + responses_unknown_names(records=missing, study=study)
+    try:
+        with transaction.atomic():
+            _check_and_import(
+                plans=plans,
+                study=study,
+                actor=actor,
+                rater_map=rater_map,
+                create_missing=create_missing,
+                source_name=source_name,
+                report=report,
+                problems=problems,
             )
-        if missing:
-            try:
-                created = responses_import(records=missing, study=study, create_missing=True)
-            except RecordProblems as exc:
-                raise ScoreImportError(exc.problems) from exc
-            except RecordError as exc:
-                raise ScoreImportError([str(exc)]) from exc
+            if problems:
+                raise ScoreImportError(problems.sorted())
+            _new_groups_sync(study=study, report=report, actor=actor)
+    except RecordError as exc:  # responses_import lists its problems first (RecordProblems)
+        raise ScoreImportError([str(exc)]) from exc
+    return report
+
+
+def _check_and_import(
+    *,
+    plans: dict[int, tuple[ResponseRecord, list[_SheetPlan]]],
+    study: Study,
+    actor,
+    rater_map: dict[str, str],
+    create_missing: bool,
+    source_name: str,
+    report: ScoreImportReport,
+    problems: _Problems,
+) -> None:
+    """The database half of the checks, writing as it goes (the caller rolls back)."""
+    missing = {
+        index: record
+        for index, (record, _sheets) in plans.items()
+        if not Response.objects.filter(study=study, research_id=record.research_id).exists()
+    }
+    if missing and not create_missing:
+        for index, r in missing.items():
+            problems.add(
+                index,
+                _problem(
+                    r.where,
+                    "response_id",
+                    _("no response %(id)s in study %(study)s (allow creating missing ones to create it)")
+                    % {"id": r.research_id, "study": study.name},
+                ),
+            )
+        problems.add_numbered(responses_unknown_names(records=list(missing.values()), study=study))
+    elif missing:
+        try:
+            created = responses_import(records=list(missing.values()), study=study, create_missing=True)
+        except RecordProblems as exc:
+            problems.add_numbered(exc.problems)
+        else:
             report.responses_created = created.created
             report.created_objects = created.created_objects
             report.warnings = created.warnings
-        for record in records:
-            response = Response.objects.select_related("study", "scenario", "condition").get(
-                study=study, research_id=record.research_id
+    accounts: dict[str, Any] = {}
+    told: set[str] = set()
+    for index, (record, sheets) in plans.items():
+        response = (
+            Response.objects.select_related("study", "scenario", "condition")
+            .filter(study=study, research_id=record.research_id)
+            .first()
+        )
+        users: list[Any] = []
+        for plan in sheets:
+            if plan.rater_code not in accounts:
+                accounts[plan.rater_code] = _rater(plan.rater_code, rater_map, report)
+            user, reason = accounts[plan.rater_code]
+            if reason and plan.rater_code not in told:
+                told.add(plan.rater_code)
+                problems.add(index, f"{record.where}, {reason}")
+            users.append(None if reason else user)
+        if response is None or None in users:
+            continue  # its problem is listed above
+        if response.scenario.code != record.scenario:
+            problems.add(
+                index,
+                _problem(
+                    record.where,
+                    "scenario_id",
+                    _("the response belongs to scenario %(code)s") % {"code": response.scenario.code},
+                ),
             )
-            if response.scenario.code != record.scenario:
-                problems.append(f"{record.where}: the response belongs to scenario {response.scenario.code}")
-                continue
-            sheets = plans[record.research_id]
-            users = [_rater(p.rater_code, rater_map, report) for p in sheets]
-            if users[0].pk == users[1].pk:
-                problems.append(f"{record.where}: both rater IDs map to the same user")
-                continue
-            group = _group(response, users, actor, report)
-            others = Assignment.objects.filter(
-                response=response, role=AssignmentRole.PRIMARY, archived_at__isnull=True
-            ).exclude(rater__in=users)
-            if others.exists():
-                problems.append(f"{record.where}: the response already has other primary raters")
-                continue
-            for plan, user in zip(sheets, users, strict=True):
-                problems.extend(_import_sheet(plan, user, response, group, actor, source_name, report))
-            report.scenario_ids.add(response.scenario_id)
-        if problems:
-            raise ScoreImportError(problems)
-        _new_groups_sync(study=study, report=report, actor=actor)
-    return report
+            continue
+        if users[0].pk == users[1].pk:
+            problems.add(index, _problem(record.where, "raters", _("both rater IDs map to the same user")))
+            continue
+        group = _group(response, users, actor, report)
+        if group is None:
+            problems.add(
+                index,
+                _problem(
+                    record.where,
+                    "raters",
+                    _("scenario %(s)s under condition %(c)s is scored by another pair in this study")
+                    % {"s": response.scenario.code, "c": response.condition.letter},
+                ),
+            )
+            continue
+        others = Assignment.objects.filter(
+            response=response, role=AssignmentRole.PRIMARY, archived_at__isnull=True
+        ).exclude(rater__in=users)
+        if others.exists():
+            problems.add(
+                index, _problem(record.where, "raters", _("the response already has other primary raters"))
+            )
+            continue
+        for plan, user in zip(sheets, users, strict=True):
+            for problem in _import_sheet(plan, user, response, group, actor, source_name, report):
+                problems.add(index, problem)
+        report.scenario_ids.add(response.scenario_id)
 
 
 def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
@@ -294,12 +426,15 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
                 created = group_sync_assignments(group=group, actor=actor)
         except AssignmentError as exc:
             report.warnings.append(
-                f"{label}: its other responses were not assigned to the pair: {exc.message}"
+                f"{label}: "
+                + _("its other responses were not assigned to the pair: %(reason)s") % {"reason": exc.message}
             )
         else:
             if created:
                 report.warnings.append(
-                    f"{label}: {created} assignment(s) of responses already in the study given to the pair"
+                    f"{label}: "
+                    + _("%(n)d assignment(s) of responses already in the study given to the pair")
+                    % {"n": created}
                 )
 
 
@@ -311,7 +446,9 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
             rater=user, response=response, role=AssignmentRole.PRIMARY, group=group, created_by=actor
         )
     elif assignment.role != AssignmentRole.PRIMARY:
-        return [f"{plan.where}: this rater calibrates the response; a primary sheet cannot be imported"]
+        return [
+            f"{plan.where}: " + _("this rater calibrates the response; a primary sheet cannot be imported")
+        ]
     elif assignment.group_id is None:
         assignment.group = group
         assignment.save(update_fields=["group"])
@@ -320,9 +457,11 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
         if _scored(sheet_entries_get(sheet=sheet)) == _scored(plan.entries):
             report.unchanged.append(label)
             return []
-        return [f"{plan.where}: a submitted sheet with different scores already exists (not overwritten)"]
+        return [
+            f"{plan.where}: " + _("a submitted sheet with different scores already exists (not overwritten)")
+        ]
     if sheet is not None and sheet.version > 0:
-        return [f"{plan.where}: the rater has a draft in progress (not overwritten)"]
+        return [f"{plan.where}: " + _("the rater has a draft in progress (not overwritten)")]
     note = f"Imported from {source_name} (record {response.research_id}, rater {plan.rater_code})"
     stored = sheet_fill_and_submit(
         assignment=assignment,
@@ -359,7 +498,12 @@ def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportR
     try:
         data = json_parse(content.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise ScoreImportError([f"{name}: not UTF-8 text ({exc.reason})"]) from exc
+        raise ScoreImportError([f"{name}: " + _("not UTF-8 text (%(err)s)") % {"err": exc.reason}]) from exc
     except json.JSONDecodeError as exc:
-        raise ScoreImportError([f"{name}: not valid JSON (line {exc.lineno}: {exc.msg})"]) from exc
+        raise ScoreImportError(
+            [
+                f"{name}: "
+                + _("not valid JSON (line %(line)s: %(err)s)") % {"line": exc.lineno, "err": exc.msg}
+            ]
+        ) from exc
     return scores_import(data=data, source_name=name, **kwargs)

@@ -47,7 +47,14 @@ def _status(form: UploadForm, problems: list) -> int:
     return 400 if problems or form.errors else 200
 
 
-def _import(request: HttpRequest, form: UploadForm, rater) -> tuple[list, list]:
+def _upload(request: HttpRequest, *, rater) -> tuple[UploadForm, list, bool]:
+    """A workbook page's upload: the form, the problems of a workbook that was refused, and
+    whether a posted workbook was stored (the page then redirects)."""
+    if request.method != "POST":
+        return UploadForm(), [], False
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return form, [], False
     data = form.cleaned_data["file"].read()
     result = workbook_import(data=data, actor=request.user, rater=rater)
     if result.ok:
@@ -60,19 +67,14 @@ def _import(request: HttpRequest, form: UploadForm, rater) -> tuple[list, list]:
             )
             % {"n": len(result.stored)},
         )
-    return result.stored, result.problems
+    return form, result.problems, not result.problems
 
 
 @rater_required
 def rater_workbooks(request: HttpRequest) -> HttpResponse:
-    problems: list = []
-    form = UploadForm()
-    if request.method == "POST":
-        form = UploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            stored, problems = _import(request, form, rater=request.user)
-            if not problems:
-                return redirect("scoring:rater_workbooks")
+    form, problems, stored = _upload(request, rater=request.user)
+    if stored:
+        return redirect("scoring:rater_workbooks")
     units = workbook_units_get(rater=request.user)
     return render(
         request,
@@ -98,14 +100,9 @@ def rater_workbook_download(request: HttpRequest, key: str) -> HttpResponse:
 
 @admin_required
 def admin_workbooks(request: HttpRequest) -> HttpResponse:
-    problems: list = []
-    form = UploadForm()
-    if request.method == "POST":
-        form = UploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            stored, problems = _import(request, form, rater=None)
-            if not problems:
-                return redirect("scoring:admin_workbooks")
+    form, problems, stored = _upload(request, rater=None)
+    if stored:
+        return redirect("scoring:admin_workbooks")
     study_id = id_param(request.GET.get("study"))
     study = None if study_id is None else Study.objects.filter(pk=study_id).first()
     units = workbook_units_get(study=study)

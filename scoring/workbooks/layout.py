@@ -94,6 +94,19 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
     def merge(rng: str) -> None:
         lay.merges.append(rng)
 
+    def item_rows(r: int, heads: dict[str, str], n: int, count: int) -> range:
+        """Row ``r`` the column heads, then ``count`` item rows (number and item text) of
+        step ``n``: the item rows, for their inputs."""
+        for col, text in heads.items():
+            label(f"{col}{r}", text)
+        lay.row_kinds[r] = "colhead"
+        rows = range(r + 1, r + 1 + count)
+        for pos, row in enumerate(rows, start=1):
+            label(f"A{row}", str(pos))
+            lay.slots.append(Slot(f"B{row}", f"item.{n}.{pos}"))
+            lay.row_kinds[row] = "item"
+        return rows
+
     label("A1", _lbl(rubric.title))
     merge("A1:G1")
     lay.row_kinds[1] = "title"
@@ -140,14 +153,9 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
                 "F": _lbl(orig.label),
                 "G": bilingual("Comment", "备注"),
             }
-            for col, text in heads.items():
-                label(f"{col}{r}", text)
-            lay.row_kinds[r] = "colhead"
-            r += 1
-            first, last = r, r + step.item_count - 1
-            for pos in range(1, step.item_count + 1):
-                label(f"A{r}", str(pos))
-                lay.slots.append(Slot(f"B{r}", f"item.{n}.{pos}"))
+            rows = item_rows(r, heads, n, step.item_count)
+            first, last = rows.start, rows.stop - 1
+            for pos, r in enumerate(rows, start=1):
                 base = f"items.{n}.{pos}"
                 lay.inputs += [
                     Input(f"C{r}", f"{base}.category", "category", n),
@@ -160,8 +168,7 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
                 lay.formulas[f"H{r}"] = (
                     f'=IF(AND(C{r}<>"",D{r}=""),IF(COUNTIFS(C${first}:C{r},C{r},D${first}:D{r},"")=1,1,0),0)'
                 )
-                lay.row_kinds[r] = "item"
-                r += 1
+            r = rows.stop
             computed = {
                 "fluency": f'=COUNTIFS(C{first}:C{last},"<>",D{first}:D{last},"")',
                 "flexibility": f"=SUM(H{first}:H{last})",
@@ -175,21 +182,15 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
             for col, spec in zip("CD", specs, strict=False):
                 heads[col] = _lbl(spec.label)
             heads["G"] = bilingual("Comment", "备注")
-            for col, text in heads.items():
-                label(f"{col}{r}", text)
-            lay.row_kinds[r] = "colhead"
-            r += 1
-            first, last = r, r + step.item_count - 1
-            for pos in range(1, step.item_count + 1):
-                label(f"A{r}", str(pos))
-                lay.slots.append(Slot(f"B{r}", f"item.{n}.{pos}"))
+            rows = item_rows(r, heads, n, step.item_count)
+            first, last = rows.start, rows.stop - 1
+            for pos, r in enumerate(rows, start=1):
                 for col, spec in zip("CD", specs, strict=False):
                     lay.inputs.append(
                         Input(f"{col}{r}", f"items.{n}.{pos}.{spec.key}", "score", n, spec.min, spec.max)
                     )
                 lay.inputs.append(Input(f"G{r}", f"items.{n}.{pos}.comment", "text", n))
-                lay.row_kinds[r] = "item"
-                r += 1
+            r = rows.stop
             cols = {spec.key: col for col, spec in zip("CD", specs, strict=False)}
             dim_formulas = {
                 d.key: f"=SUM({cols[d.computed.removeprefix('sum:')]}{first}:{cols[d.computed.removeprefix('sum:')]}{last})"

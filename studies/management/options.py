@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from studies.models import Study
 
@@ -24,3 +27,39 @@ def study_from_option(name: str | None, *, create: bool = False) -> Study:
     if not studies:
         raise CommandError("No study exists yet: pass --study NAME --create-missing, or run seed_demo.")
     raise CommandError("Several studies exist: choose one with --study NAME.")
+
+
+class StudyFileCommand(BaseCommand):
+    """A command that reads one file into a study, all or nothing: the ``file`` argument and
+    ``--study``, the file read with a clear error, its problems listed, the outcome printed.
+    A subclass adds its own options after ``super().add_arguments(parser)``."""
+
+    study_required = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file")
+        parser.add_argument(
+            "--study",
+            required=self.study_required,
+            help="Study name." if self.study_required else "Study name (default: the only study).",
+        )
+
+    @staticmethod
+    def file_bytes(path: str | Path) -> bytes:
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {path}: {exc.strerror}") from exc
+
+    @staticmethod
+    def problems_error(outcome: str, problems: Sequence[str]) -> CommandError:
+        """``outcome`` ("Nothing imported") and the file's problems, one a line."""
+        lines = "\n".join(f"  - {p}" for p in problems)
+        return CommandError(f"{outcome} ({len(problems)} problem(s)):\n{lines}")
+
+    def warn(self, warnings: Iterable[str]) -> None:
+        for warning in warnings:
+            self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
+
+    def done(self, study: Study, summary: str) -> None:
+        self.stdout.write(self.style.SUCCESS(f"Study {study.name}: {summary}"))

@@ -48,3 +48,20 @@ def audit_record(
         changes=changes or {},
         reason=reason,
     )
+
+
+def audited_save(
+    *,
+    instance: models.Model,
+    actor,
+    action: str,
+    fields: Sequence[str],
+    before: dict[str, Any] | None = None,
+) -> None:
+    """Save ``instance`` and record ``action`` with ``{field: [old, new]}`` of ``fields``.
+    ``before`` (``audit_values`` before the change) None: a new row, always saved; else
+    nothing is saved or recorded when no field changed. Call it inside the transaction."""
+    changes = audit_changes(before=before or {}, after=audit_values(instance, fields))
+    if before is None or changes:
+        instance.save()
+        audit_record(actor=actor, action=action, target=instance, changes=changes)

@@ -262,6 +262,16 @@ def _create_scenario(record: ResponseRecord, study: Study, report: ImportReport)
     return scenario
 
 
+def _unknown(kind: str, name: str) -> str:
+    """A name the installation does not know, and how to have it created."""
+    messages = {
+        "scenario": _("unknown scenario %(name)r (allow creating missing ones to create it)"),
+        "model": _("unknown model %(name)r (allow creating missing ones to create it)"),
+        "condition": _("unknown condition %(name)r (allow creating missing ones to create it)"),
+    }
+    return messages[kind] % {"name": name}
+
+
 def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> list[str]:
     """Every scenario, model and condition the records name that does not exist, each once
     with the first record that uses it."""
@@ -274,8 +284,8 @@ def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> l
         )
         for kind, name, known in checks:
             if not known and (kind, name) not in problems:
-                problems[(kind, name)] = f"{rec.where}: unknown {kind} {name!r}"
-    return [f"{p} (allow creating missing ones to create it)" for p in problems.values()]
+                problems[(kind, name)] = _problem(rec.where, kind, _unknown(kind, name))
+    return list(problems.values())
 
 
 def _record_problems(
@@ -300,16 +310,11 @@ def _record_problems(
     scenario = scenario_for(study=study, code=rec.scenario) if rec.scenario else None
     model = _find_model(rec.model) if rec.model else None
     if not create_missing:
-        unknown = {
-            "scenario": _("unknown scenario %(name)r (allow creating missing ones to create it)"),
-            "model": _("unknown model %(name)r (allow creating missing ones to create it)"),
-            "condition": _("unknown condition %(name)r (allow creating missing ones to create it)"),
-        }
         for kind, name, known in (
             ("scenario", rec.scenario, scenario), ("model", rec.model, model), ("condition", rec.condition, condition)
         ):  # fmt: skip
             if name and known is None:
-                problems.append(_problem(rec.where, kind, unknown[kind] % {"name": name}))
+                problems.append(_problem(rec.where, kind, _unknown(kind, name)))
     if condition and scenario and model and RESEARCH_ID.match(rec.research_id):
         expected = research_id_for(condition=condition, model=model, scenario=scenario)
         if rec.research_id != expected:

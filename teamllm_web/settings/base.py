@@ -252,6 +252,8 @@ REDIS_TIMEOUT_SECONDS = env.float("REDIS_TIMEOUT_SECONDS", default=2.0)
 CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT_SECONDS
 BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu's transport with each message written whole before a worker can see it
+    CELERY_BROKER_TRANSPORT = "core.tasks.filesystem_broker:Transport"
     for sub in ("queue", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -286,6 +288,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # kombu's filesystem broker their concurrent writes race (kombu #1551), so `make run` turns it
 # off when it has no Redis to start.
 CELERY_WORKER_ENABLE_REMOTE_CONTROL = env.bool("CELERY_WORKER_REMOTE_CONTROL", default=True)
+# Every worker writes a heartbeat row this often; /status/ reads it where remote control is off.
+WORKER_BEAT_SECONDS = env.float("WORKER_BEAT_SECONDS", default=10.0)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = TIME_ZONE
 # Celery's Django fixup closes the database connections before and after every task

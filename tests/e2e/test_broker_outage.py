@@ -86,11 +86,11 @@ def _json(client, url, payload):
     return client.post(url, data=json.dumps(payload), content_type="application/json")
 
 
-def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub, data_a):
-    response = Response.objects.get(research_id="A05_FS10")
-    code, rubric = response.blind_code, load_rubric()
+def _pair_saved(client, code, data_a):
+    """The demo pair (rater1, rater2) fill their sheets of A05_FS10 from data_A: their versions."""
+    rubric = load_rubric()
     versions = {}
-    for index, username in ((3, "rater1"), (4, "rater2")):  # the demo pair scores A05_FS10
+    for index, username in ((3, "rater1"), (4, "rater2")):
         client.login(username=username, password="demo-pass-2026")
         client.get(f"/scoring/{code}/")
         changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
@@ -105,6 +105,43 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
             },
         )
         versions[username] = saved.json()["version"]
+    return versions
+
+
+def _pair_submitted(client, code, versions):
+    """Both raters submit their sheets: the answers to the submits."""
+    submitted = []
+    for username in ("rater1", "rater2"):
+        client.login(username=username, password="demo-pass-2026")
+        submitted.append(
+            _json(
+                client,
+                f"/scoring/{code}/submit/",
+                {"sheet": own_sheet_id(client, code), "expected_version": versions[username]},
+            )
+        )
+    return submitted
+
+
+def _single_model_batch_launched(client, endpoint, *, name):
+    """The admin launches a batch of FS10 under condition B (single model: 6 calls)."""
+    client.login(username="admin", password="demo-pass-2026")
+    return client.post(
+        reverse("generation:home"),
+        {
+            "study": Study.objects.get(name="CGPST demo").pk,
+            "scenarios": [Scenario.objects.get(code="FS10").pk],
+            "endpoints": [endpoint.pk],
+            "conditions": [Condition.objects.get(letter="B").pk],
+            "name": name,
+        },
+    )
+
+
+def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub, data_a):
+    response = Response.objects.get(research_id="A05_FS10")
+    code = response.blind_code
+    versions = _pair_saved(client, code, data_a)
     endpoint = stub_endpoint(llm_stub)
     # the demo response's diversity task is done before the broker goes: a task still running
     # when it goes makes the worker exit (kombu cannot restore its unacknowledged message)
@@ -112,29 +149,13 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
 
     outage.redis.kill()  # the broker is down
 
-    for username in ("rater1", "rater2"):
-        client.login(username=username, password="demo-pass-2026")
-        submitted = _json(
-            client,
-            f"/scoring/{code}/submit/",
-            {"sheet": own_sheet_id(client, code), "expected_version": versions[username]},
-        )
+    for submitted in _pair_submitted(client, code, versions):
         assert submitted.status_code == 200 and submitted.json()["ok"] is True  # the rater sees "Submitted"
     assert set(ScoreSheet.objects.filter(assignment__response=response).values_list("status", flat=True)) == {
         "submitted"
     }
 
-    client.login(username="admin", password="demo-pass-2026")
-    launched = client.post(
-        reverse("generation:home"),
-        {
-            "study": Study.objects.get(name="CGPST demo").pk,
-            "scenarios": [Scenario.objects.get(code="FS10").pk],
-            "endpoints": [endpoint.pk],
-            "conditions": [Condition.objects.get(letter="B").pk],  # single model: 6 calls
-            "name": "during the outage",
-        },
-    )
+    launched = _single_model_batch_launched(client, endpoint, name="during the outage")
     assert launched.status_code == 302
     batch_page = client.get(launched["Location"]).content.decode()
     assert "queued, will start when the workers are reachable" in batch_page
@@ -177,7 +198,10 @@ def test_nothing_is_lost_while_the_broker_is_down(outage, demo, client, llm_stub
         worker=outage.worker,
     )
     assert job.status == "done", job.error
-    assert not TaskOutbox.objects.filter(sent_at__isnull=True).exists()
+    # what the finished work recorded in turn (the new response's diversity, ...) is sent
+    # after its commit: wait until every recorded task has run to its end
+    owed = TaskOutbox.objects.filter(done_at__isnull=True)
+    wait_for(lambda: not owed.exists(), timeout=60, worker=outage.worker)
 
     download = client.get(reverse("research:export_download", args=[job.pk]))
     assert download.status_code == 200 and b"".join(download.streaming_content)[:2] == b"PK"
@@ -192,46 +216,15 @@ def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm
     """Redis restarted empty (no persistence) while accepted work waited for the worker: every
     owed effect still happens, without a command (issue 24, finding 3)."""
     response = Response.objects.get(research_id="A05_FS10")
-    code, rubric = response.blind_code, load_rubric()
-    versions = {}
-    for index, username in ((3, "rater1"), (4, "rater2")):
-        client.login(username=username, password="demo-pass-2026")
-        client.get(f"/scoring/{code}/")
-        changes = [list(c) for c in data_a_changes(data_a[0][index], rubric)] + TEXTS
-        saved = _json(
-            client,
-            f"/scoring/{code}/save/",
-            {
-                "sheet": own_sheet_id(client, code),
-                "batch_id": username,
-                "expected_version": 0,
-                "changes": changes,
-            },
-        )
-        versions[username] = saved.json()["version"]
+    code = response.blind_code
+    versions = _pair_saved(client, code, data_a)
     endpoint = stub_endpoint(llm_stub)
     wait_for(lambda: ResponseDiversity.objects.filter(response=response).exists(), worker=outage.worker)
 
     outage.worker.stop()  # the work waits in the broker: nobody consumes it
-    for username in ("rater1", "rater2"):
-        client.login(username=username, password="demo-pass-2026")
-        submitted = _json(
-            client,
-            f"/scoring/{code}/submit/",
-            {"sheet": own_sheet_id(client, code), "expected_version": versions[username]},
-        )
+    for submitted in _pair_submitted(client, code, versions):
         assert submitted.status_code == 200
-    client.login(username="admin", password="demo-pass-2026")
-    launched = client.post(
-        reverse("generation:home"),
-        {
-            "study": Study.objects.get(name="CGPST demo").pk,
-            "scenarios": [Scenario.objects.get(code="FS10").pk],
-            "endpoints": [endpoint.pk],
-            "conditions": [Condition.objects.get(letter="B").pk],
-            "name": "before the broker lost its data",
-        },
-    )
+    launched = _single_model_batch_launched(client, endpoint, name="before the broker lost its data")
     assert launched.status_code == 302
     client.login(username="researcher", password="demo-pass-2026")
     started = client.post(reverse("research:export_start"), {"kind": "results", "study": response.study_id})

@@ -17,22 +17,12 @@ from studies.models import Response
 from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, reference_changes, sheet_submitted
 from tests.paper_table4 import load_table4
+from tests.product import PRODUCT, ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
-# What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/).
-SOURCE_DIRS = [
-    "studies",
-    "scoring",
-    "calibration",
-    "research",
-    "generation",
-    "onboarding",
-    "demo",
-    "training",
-    "judging",
-    "teamllm_web",
-]
+# What `makemessages` scans (it ignores tests/, bench/, .venv/ and var/): the product's
+# packages, as the settings install them.
+SOURCE_DIRS = PRODUCT
 # the project's templates and each app's own
 TEMPLATE_DIRS = [ROOT / "templates", *(ROOT / app / "templates" for app in SOURCE_DIRS)]
 # xgettext's Python keywords plus the ones makemessages adds; value = index of the msgid.

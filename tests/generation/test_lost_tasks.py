@@ -76,7 +76,8 @@ def test_lost_tasks_are_resumed_by_the_sweeper_without_a_person(transactional_db
     for job in (run, task):
         assert job.status == RunStatus.SUCCEEDED, job.error
         # at least once; on a loaded machine the 2 s start deadline can pass again before the
-        # re-sent task is taken up, and the second resume is harmless (a done call is not redone)
+        # re-sent task is taken up: the second resume is harmless (a done call is not redone) and
+        # the note keeps the first reason before the newest
         assert job.recoveries >= 1 and "its task was lost" in job.recovery_note
         waited = (job.finished_at - job.created_at).total_seconds()
         assert 0 < job.active_seconds < waited - START_SECONDS  # the wait is not counted

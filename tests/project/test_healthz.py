@@ -14,12 +14,14 @@ from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from core.models import WorkerBeat
+from core.tasks.worker_beats import worker_beat_record
 from generation.models import GenerationRun, RunStatus
 from teamllm_web import health
 from teamllm_web.celery import app as celery_app
 from tests.compose import dotenv
 from tests.factories import ConditionFactory, ModelEndpointFactory, ScenarioFactory, StudyFactory, UserFactory
-from tests.workers import database_url_for_tests
+from tests.workers import WorkerProcess, database_url_for_tests, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "status-token-for-tests-0123456789"
@@ -289,3 +291,49 @@ def test_status_is_a_page_for_an_admins_browser_and_json_for_monitoring(
     client.logout()
     token = client.get("/status/", HTTP_AUTHORIZATION=f"Bearer {TOKEN}", **browser)
     assert token["Content-Type"] == "application/json" and token.json()["broker"]["ok"] is False
+
+
+class SilentWorker(WorkerProcess):
+    """A worker with remote control off, as ``make run`` starts it on the filesystem broker:
+    it answers no ping, so it is ready when its first heartbeat is in the database."""
+
+    def _wait_ready(self, timeout: float) -> None:
+        wait_for(lambda: WorkerBeat.objects.filter(hostname=self.nodename).exists(), timeout=timeout)
+
+
+@pytest.mark.worker
+def test_without_remote_control_status_counts_the_workers_heartbeats(transactional_db, settings, monkeypatch):
+    settings.CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
+    settings.WORKER_BEAT_SECONDS = 1
+
+    def no_inspect(**kwargs):
+        raise AssertionError("a worker without remote control cannot be inspected")
+
+    monkeypatch.setattr(celery_app.control, "inspect", no_inspect)
+    worker = SilentWorker(extra_env={"CELERY_WORKER_REMOTE_CONTROL": "0", "WORKER_BEAT_SECONDS": "1"})
+    worker.start()
+    try:
+        status = health.check_workers()
+        assert status["ok"] is True and status["source"] == "heartbeat"
+        assert worker.nodename in status["workers"]
+        first = WorkerBeat.objects.get(hostname=worker.nodename).beat_at
+        wait_for(lambda: WorkerBeat.objects.get(hostname=worker.nodename).beat_at > first, timeout=10)
+    finally:
+        worker.stop()
+    # three beat periods without a beat: the worker is gone
+    wait_for(lambda: worker.nodename not in health.check_workers()["workers"], timeout=10)
+
+
+@pytest.mark.django_db
+def test_a_stale_heartbeat_is_no_worker(settings):
+    settings.CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
+    settings.WORKER_BEAT_SECONDS = 10
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    long_ago = timezone.now() - timedelta(seconds=31)
+    WorkerBeat.objects.create(hostname="gone@host", queue=queue, started_at=long_ago, beat_at=long_ago)
+    WorkerBeat.objects.create(
+        hostname="other@host", queue="another-deployment", started_at=timezone.now(), beat_at=timezone.now()
+    )
+    assert health.check_workers() == {"ok": False, "workers": [], "queue": queue, "source": "heartbeat"}
+    worker_beat_record(hostname="gone@host", queue=queue)
+    assert health.check_workers()["workers"] == ["gone@host"]

@@ -21,7 +21,7 @@ def test_a_short_soak_ends_without_a_worker_crash_and_a_killed_worker_comes_back
 
     report = soak(launches=3, kill_worker=True, timeout=300)
     assert report["worker_crashes"] == 0, report
-    assert report["runs"].get("succeeded", 0) >= 1 and set(report["runs"]) == {"succeeded"}, report
+    assert report["runs"] == {"succeeded": 3}, report  # each launch made its own run
     # 503 only while the killed worker is away (no worker consumes the queue)
     assert report["status_polls"] >= 1 and set(report["status_codes"]) <= {"200", "503"}, report
     assert report["status_last"] == 200, report  # ready again once the worker is back

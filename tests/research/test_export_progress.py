@@ -9,12 +9,14 @@ from django.db import connection
 from openpyxl import load_workbook
 
 from core.accounts.roles import RESEARCHER
+from core.models import TaskOutbox
 from research.models import ExportJob
 from research.selectors.research import results_get
 from research.workbook import results_workbook_write
 from studies.rubric import load_rubric
 from tests.factories import UserFactory
 from tests.research import test_results_workbook_write as workbook_tests
+from tests.workers import wait_for
 
 scored = workbook_tests.scored  # the fixture: A05_FS10 scored by H01 and H02 (data_A.json)
 
@@ -104,3 +106,6 @@ def test_worker_commits_each_step_as_it_goes(celery_worker, announced, scored, c
     assert len({n["txid"] for n in seen}) == len(seen)
     assert steps == [(e["done"], e["total"], e["step"]) for e in job.progress_log]
     job.file.delete(save=False)  # the worker wrote to the shared storage (var/media): leave nothing
+    # the worker records the task as done after its last notice: let it finish before the
+    # test's tables are emptied (an UPDATE racing the TRUNCATE deadlocks)
+    wait_for(lambda: not TaskOutbox.objects.filter(done_at__isnull=True).exists(), timeout=30)

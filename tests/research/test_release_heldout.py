@@ -88,6 +88,7 @@ def test_the_agreement_pages_and_command_show_both_pccs(workbook, client, capsys
     ).content.decode()
     assert "PCC as the release&#x27;s script (Purpose / 2)" in html or "PCC as the release's script" in html
     assert "0.863" in html and "0.853" in html
+    assert "&lt; 0.0001" in html  # the PCC's p-value (1e-16 here), never a bare 0.0000
     call_command("agreement", "--study", "Replication")
     out = capsys.readouterr().out
     assert "PCC rel." in out and "0.853" in out and "0.863" in out

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from scoring.models import Assignment
@@ -72,18 +73,29 @@ def test_importing_scores_gives_a_new_pair_the_groups_earlier_responses(admin_cl
     )
 
 
-def test_importing_responses_without_a_pair_says_so(admin_client, demo):
-    study = demo.study
+def _import_one(client, study, research_id: str, model: str) -> str:
+    """Import one response (A05_FS10's text) of FS10 on the study's page; the page shown after."""
     record = {
-        "research_id": "B05_FS10", "scenario": "FS10", "model": "kimi-k2", "condition": "B",
+        "research_id": research_id, "scenario": "FS10", "model": model, "condition": research_id[0],
         "steps": Response.objects.get(research_id="A05_FS10").answers,
     }  # fmt: skip
     upload = SimpleUploadedFile("r.jsonl", json.dumps(record, ensure_ascii=False).encode())
-    reply = admin_client.post(
-        reverse("studies:responses_import", args=[study.pk]), {"file": upload}, follow=True
-    )
-    page = reply.content.decode()
+    url = reverse("studies:responses_import", args=[study.pk])
+    return client.post(url, {"file": upload}, follow=True).content.decode()
+
+
+def test_importing_responses_without_a_pair_says_so(admin_client, demo):
+    page = _import_one(admin_client, demo.study, "B05_FS10", "kimi-k2")
     assert "1 new response has no rater pair" in page and "B05_FS10" in page
+
+
+def test_importing_responses_into_a_paired_group_gives_them_to_the_pair(admin_client, demo):
+    page = _import_one(admin_client, demo.study, "A07_FS10", "07")
+    assert "no rater pair" not in page
+    live = Assignment.objects.filter(
+        response__research_id="A07_FS10", archived_at__isnull=True, role="primary"
+    )
+    assert sorted(live.values_list("rater__username", flat=True)) == ["rater1", "rater2"]  # FS10/A's pair
 
 
 def test_the_scores_import_page_does_not_speak_of_a_command_line_flag(admin_client):
@@ -114,3 +126,48 @@ def test_research_pages_name_one_study_and_remember_it(researcher_client, demo):
     assert f'<option value="{other.pk}" selected' in consistency
     judge = researcher_client.get(reverse("research:research_judge")).content.decode()
     assert f'<option value="{other.pk}" selected' in judge
+    drift = researcher_client.get(reverse("training:drift")).content.decode()
+    assert f'<option value="{other.pk}" selected' in drift
+    # and back: the drift page follows a study that is not the first by name too
+    researcher_client.get("/research/", {"study": demo.study.pk})
+    drift = researcher_client.get(reverse("training:drift")).content.decode()
+    assert f'<option value="{demo.study.pk}" selected' in drift
+
+
+@pytest.mark.worker
+def test_generating_into_a_paired_group_assigns_and_elsewhere_says_why_not(
+    celery_worker, admin_client, demo, llm_stub, capsys
+):
+    """A generated response of a scenario and condition with a pair goes to the pair at
+    once; one without a pair is named on its batch page with the reason and where to fix it."""
+    from generation.models import GenerationRun
+    from scoring.services.assignments import group_assign_pair
+    from tests.factories import rater, stub_endpoint
+
+    # the review gate off: generated responses go to raters as they arrive (with the gate on
+    # they wait for release, tests/studies/test_review_gate.py)
+    demo.study.responses_need_release = False
+    demo.study.save(update_fields=["responses_need_release"])
+    stub_endpoint(llm_stub)
+    stub_endpoint(llm_stub, name="stub2", model_number="91")
+    call_command("generate", scenario="FS10", model="stub", strategy="single", wait=True, timeout=120)
+    run = GenerationRun.objects.get(response__research_id="B90_FS10")
+    assert not Assignment.objects.filter(response=run.response).exists()  # FS10/B has no pair
+    page = admin_client.get(reverse("generation:batch_detail", args=[run.batch_id])).content.decode()
+    assert 'id="batch-unpaired"' in page
+    assert f'href="/manage/assignments/?study={demo.study.pk}"' in page  # where to fix it, study chosen
+    assert "1 new response has no rater pair (its scenario and condition have none): B90_FS10" in page
+
+    group_assign_pair(
+        study=demo.study, scenario=_fs10(demo.study), conditions=[Condition.objects.get(letter="B")],
+        rater_a=rater("ada", "H21"), rater_b=rater("ben", "H22"),
+    )  # fmt: skip
+    page = admin_client.get(reverse("generation:batch_detail", args=[run.batch_id])).content.decode()
+    assert 'id="batch-unpaired"' not in page  # the pair now has it
+    call_command("generate", scenario="FS10", model="stub2", strategy="single", wait=True, timeout=120)
+    late = GenerationRun.objects.get(response__research_id="B91_FS10")
+    live = Assignment.objects.filter(response=late.response, archived_at__isnull=True, role="primary")
+    assert sorted(live.values_list("rater__username", flat=True)) == ["ada", "ben"]
+    page = admin_client.get(reverse("generation:batch_detail", args=[late.batch_id])).content.decode()
+    assert 'id="batch-unpaired"' not in page
+    capsys.readouterr()

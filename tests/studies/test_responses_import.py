@@ -133,3 +133,25 @@ def test_raters_read_the_text_trimmed(demo, client):
     client.login(username="rater1", password="demo-pass-2026")
     page = client.get(f"/scoring/{response.blind_code}/").content.decode()
     assert "energy input.\n" in page and "energy input.  " not in page
+
+
+@pytest.mark.django_db
+def test_a_data_a_file_with_problems_on_several_records_lists_them_all_in_order(demo, tmp_path, data_a):
+    """Issue 26: a data_A.json file's records each report every problem of their own shape
+    and those against the study (before, the first bad record stopped the import)."""
+    good = data_a[0]
+    steps_gone = [good[0], good[1], good[2], {k: v for k, v in good[3].items() if k != "Step-3"}, good[4]]
+    other = ["B99_FS10", good[1], "FS11", good[3], good[4]]  # scenario ID and model both wrong
+    path = tmp_path / "responses.json"
+    path.write_text(json.dumps([["A05"], steps_gone, other], ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(CommandError) as exc:
+        call_command("import_responses", str(path))
+    expected = [
+        "record 1, field 'record': expected [response_id",
+        "record 2 (A05_FS10), field 'Step-3': missing or not a list",
+        "record 3 (B99_FS10), field 'scenario_id': does not match the research ID",
+        "record 3 (B99_FS10), field 'model': unknown model '99'",
+    ]
+    places = [str(exc.value).find(p) for p in expected]
+    assert -1 not in places and places == sorted(places), (places, str(exc.value))
+    assert Response.objects.count() == 1

@@ -7,6 +7,7 @@ from django.shortcuts import render
 from django.utils.translation import get_language
 
 from core.accounts.roles import researcher_required
+from studies.chosen import study_chosen
 from studies.models import Study
 from training.drift import DEFAULT_WINDOW
 from training.selectors.drift import study_drift
@@ -35,8 +36,7 @@ def _window(request: HttpRequest) -> int:
 @researcher_required
 def drift_page(request: HttpRequest) -> HttpResponse:
     studies = list(Study.objects.order_by("name"))
-    wanted = request.GET.get("study")
-    study = next((s for s in studies if str(s.pk) == wanted), studies[0] if studies else None)
+    study = study_chosen(request, studies=studies)  # the study the research pages show
     context: dict = {"studies": studies, "study": study, "lang": get_language() or "en"}
     if study is not None:
         data = study_drift(study=study, window=_window(request))

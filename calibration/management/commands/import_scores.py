@@ -1,8 +1,8 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError, CommandParser
 
 from calibration.services.calibration import scenario_agreement_recompute
 from scoring.services.score_import import ScoreImportError, scores_import_file
-from studies.management.options import study_from_option
+from studies.management.options import StudyFileCommand, study_from_option
 
 
 def _rater_map(pairs: list[str]) -> dict[str, str]:
@@ -15,16 +15,15 @@ def _rater_map(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
-class Command(BaseCommand):
+class Command(StudyFileCommand):
     help = (
         "Import item-level scores in the study's data_A.json format as submitted primary sheets "
         "(all-or-nothing; the recomputed totals must match the file's summaries), then recompute "
         "agreement, calibration routing and final scores of the scenarios concerned."
     )
 
-    def add_arguments(self, parser):
-        parser.add_argument("file")
-        parser.add_argument("--study", help="Study name (default: the only study).")
+    def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
         parser.add_argument(
             "--create-missing",
             action="store_true",
@@ -46,10 +45,8 @@ class Command(BaseCommand):
                 path=file, study=study_obj, rater_map=_rater_map(rater), create_missing=create_missing
             )
         except ScoreImportError as exc:
-            lines = "\n".join(f"  - {p}" for p in exc.problems)
-            raise CommandError(f"Nothing imported ({len(exc.problems)} problem(s)):\n{lines}") from exc
-        for warning in report.warnings:
-            self.stderr.write(self.style.WARNING(f"Warning: {warning}"))
+            raise self.problems_error("Nothing imported", exc.problems) from exc
+        self.warn(report.warnings)
         for scenario_id in sorted(report.scenario_ids):
             scenario_agreement_recompute(study_id=study_obj.pk, scenario_id=scenario_id)
-        self.stdout.write(self.style.SUCCESS(f"Study {study_obj.name}: {report.summary()}"))
+        self.done(study_obj, report.summary())

@@ -3,24 +3,24 @@ from urllib.parse import urljoin
 
 from django.conf import settings
 from django.core.mail import get_connection
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandParser
 from django.urls import reverse
 
 from onboarding.csv_files import InviteFileError, invitees_from_csv
 from onboarding.services import raters_invite
-from studies.management.options import study_from_option
+from studies.management.options import StudyFileCommand, study_from_option
 
 
-class Command(BaseCommand):
+class Command(StudyFileCommand):
     help = (
         "Invite people from a CSV (username, name, email, language, roles, optional rater_code), "
         "all-or-nothing, and print one set-password link per invitee: username<TAB>link. "
         "Mails go through the configured backend (the console backend prints them to stderr here)."
     )
+    study_required = True
 
-    def add_arguments(self, parser):
-        parser.add_argument("file")
-        parser.add_argument("--study", required=True, help="Study name.")
+    def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
         parser.add_argument(
             "--base-url",
             default="",
@@ -31,11 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args, file, study, base_url, no_email, **options):
         study_obj = study_from_option(study)
         base = (base_url or settings.SITE_URL).rstrip("/") + "/"
-        try:
-            with open(file, "rb") as fh:
-                content = fh.read()
-        except OSError as exc:
-            raise CommandError(f"Cannot read {file}: {exc.strerror}") from exc
+        content = self.file_bytes(file)
 
         def link_for(uidb64: str, token: str) -> str:
             return urljoin(base, reverse("onboarding:link", args=[uidb64, token]).lstrip("/"))
@@ -52,8 +48,7 @@ class Command(BaseCommand):
                 email=not no_email,
             )
         except InviteFileError as exc:
-            lines = "\n".join(f"  - {p}" for p in exc.problems)
-            raise CommandError(f"Nobody invited ({len(exc.problems)} problem(s)):\n{lines}") from exc
+            raise self.problems_error("Nobody invited", exc.problems) from exc
         for link in links:
             self.stdout.write(f"{link.username}\t{link.link}")
         not_sent = [link.username for link in links if not link.emailed]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from research.selectors.results import study_resolve
+from research.management.options import study_option
 from research.services.diversity import BackfillReport, responses_diversity_backfill
-from studies.models import Study
 
 
 class Command(BaseCommand):
@@ -20,12 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study name or id (default: every study)")
 
     def handle(self, *args, study=None, **options):
-        study_id = None
-        if study:
-            try:
-                study_id = study_resolve(study).pk
-            except Study.DoesNotExist as exc:
-                raise CommandError(str(exc)) from exc
+        study_id = study_option(study).pk if study else None
 
         def progress(report: BackfillReport) -> None:
             if options["verbosity"] > 1:

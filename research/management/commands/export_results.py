@@ -6,10 +6,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from research.management.options import study_option
 from research.selectors.research import results_get
-from research.selectors.results import study_resolve
 from research.workbook import results_workbook_write
-from studies.models import Condition, Study
+from studies.models import Condition
 
 
 class Command(BaseCommand):
@@ -24,10 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--conditions", nargs=2, metavar=("X", "Y"), help="pair tested (default: A B)")
 
     def handle(self, *args, out: str, study=None, conditions=None, **options):
-        try:
-            chosen = study_resolve(study)
-        except Study.DoesNotExist as exc:
-            raise CommandError(str(exc)) from exc
+        chosen = study_option(study)
         path = Path(out)
         if path.suffix.lower() != ".xlsx":
             raise CommandError("the output file must end in .xlsx")

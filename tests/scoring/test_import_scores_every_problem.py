@@ -1,0 +1,122 @@
+"""Issue 26, import errors all at once, for scores: a data_A.json file with several
+problems on several records is refused whole, and the command and the page list every
+problem of every record, in record order, each naming its record and field; nothing is
+stored. Before, the import stopped at the first record whose shape was wrong."""
+
+import copy
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from scoring.models import Assignment, RaterProfile, ScoreSheet, ScoringGroup
+from studies.models import Response
+
+# every problem the file below has, in the order the import must list them
+EXPECTED = [
+    "record 1 (A05_FS10), rater H01, field 'Step-1 item 2': needs Category or Invalid",
+    "record 1 (A05_FS10), rater H01, field 'Step-2': missing dimension s2.focus",
+    "record 1 (A05_FS10), rater H02: total: the file says 120, the scores add up to 117",
+    "record 2 (XX), field 'response_id': not a research ID like A05_FS10",
+    "record 2 (XX), field 'raters': expected two rater IDs",
+    "record 2 (XX), scores1, field 'Step-1': missing or not a list",
+    "record 2 (XX), scores2, field 'scores': expected an object",
+    "record 3, field 'record': expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]",
+    "record 4 (A05_FS10), field 'scenario_id': does not match the research ID",
+    "record 4 (A05_FS10), field 'response_id': appears twice in the file (first at record 1)",
+    "record 5 (B05_FS10), field 'response_id': no response B05_FS10 in study",
+    "record 5 (B05_FS10), rater H02: 'admin' is not a rater",
+]
+
+
+def _bad_file(data_a) -> list:
+    good = data_a[0]
+    first = copy.deepcopy(good)
+    del first[3]["Step-1"][1]["Category"]  # H01: an idea with neither Category nor Invalid
+    del first[3]["Step-2"][0]["Focus"]  # H01: a dimension left out
+    first[4]["Total Score"] = 120  # H02: the file's total differs from its items (117)
+    second = ["XX", ["H01"], "FS10", {"Step-1": "none"}, []]
+    third = "not a record"
+    fourth = copy.deepcopy(good)
+    fourth[2] = "FS11"
+    fifth = copy.deepcopy(good)
+    fifth[0] = "B05_FS10"  # well formed, but the study has no such response
+    return [first, second, third, fourth, fifth]
+
+
+def _in_order(text: str) -> list[int]:
+    """Where each expected problem starts in ``text`` (-1 when absent)."""
+    return [text.find(problem) for problem in EXPECTED]
+
+
+def _nothing_stored(before: dict) -> None:
+    assert ScoreSheet.objects.count() == 0
+    assert ScoringGroup.objects.count() == before["groups"]
+    assert Assignment.objects.count() == before["assignments"]
+    assert RaterProfile.objects.count() == before["profiles"]
+    assert Response.objects.count() == before["responses"]
+
+
+def _counts() -> dict:
+    return {
+        "groups": ScoringGroup.objects.count(),
+        "assignments": Assignment.objects.count(),
+        "profiles": RaterProfile.objects.count(),
+        "responses": Response.objects.count(),
+    }
+
+
+def test_the_command_lists_every_problem_of_every_record_in_order(demo, data_a, tmp_path):
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(_bad_file(data_a), ensure_ascii=False), encoding="utf-8")
+    before = _counts()
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scores", str(path), "--rater", "H02=admin")
+    message = str(excinfo.value)
+    places = _in_order(message)
+    assert -1 not in places, [p for p, at in zip(EXPECTED, places, strict=True) if at < 0]
+    assert places == sorted(places)
+    # record 2's other steps are named too, each once, in step order
+    assert [message.count(f"(XX), scores1, field 'Step-{n}'") == 1 for n in range(1, 7)] == [True] * 6
+    assert "(XX), field 'Step-" not in message  # once per rater, not again for the record
+    assert message.startswith("Nothing imported (")
+    _nothing_stored(before)
+
+
+def test_the_page_lists_every_problem_of_every_record_in_order(demo, data_a, client):
+    client.login(username="admin", password="demo-pass-2026")
+    before = _counts()
+    upload = SimpleUploadedFile("scores.json", json.dumps(_bad_file(data_a), ensure_ascii=False).encode())
+    reply = client.post(
+        reverse("calibration:scores_import", args=[demo.study.pk]),
+        {"file": upload, "raters": "H02=admin"},
+    )
+    assert reply.status_code == 400
+    page = reply.content.decode()
+    problems = page[page.index('id="import-problems"') :]
+    places = _in_order(problems.replace("&#x27;", "'").replace("&quot;", '"'))
+    assert -1 not in places, [p for p, at in zip(EXPECTED, places, strict=True) if at < 0]
+    assert places == sorted(places)
+    _nothing_stored(before)
+
+
+def test_the_page_lists_them_in_the_reader_s_language(demo, data_a, client):
+    client.login(username="admin", password="demo-pass-2026")
+    client.cookies["django_language"] = "zh-hans"
+    upload = SimpleUploadedFile("scores.json", json.dumps(_bad_file(data_a), ensure_ascii=False).encode())
+    reply = client.post(
+        reverse("calibration:scores_import", args=[demo.study.pk]),
+        {"file": upload, "raters": "H02=admin"},
+    )
+    page = reply.content.decode().replace("&#x27;", "'")
+    assert reply.status_code == 400
+    for text in (
+        "field 'Step-2': 缺少维度 s2.focus",
+        "rater H02: 总分：文件写的是 120，分数合计为 117",
+        "field 'raters': 应为两个评分者编号",
+        "field 'response_id': 研究 CGPST demo 中没有回答 B05_FS10",
+        "评分者 H02：'admin' 不是评分者",
+    ):
+        assert text in page, text
