@@ -6,23 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from studies.models import Condition, Response, Scenario
-from studies.services.responses import response_create
+from studies.models import Response
 from tests.browser import login, open_sheet
-from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory
+from tests.factories import generated_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_an_admin_releases_a_held_response_into_the_raters_queue(live_server, demo, browser):
-    held = response_create(
-        study=demo.study,
-        scenario=Scenario.objects.get(study=demo.study, code="FS10"),
-        model=ModelEndpointFactory(model_number="61"),
-        condition=Condition.objects.get(letter="A"),  # the demo's pair: rater1 + rater2
-        answers=list(SAMPLE_ANSWERS),
-        source="generated",  # the study's responses need release (the default)
-    )
+    # condition A: the demo's pair rater1 + rater2; the study's responses need release (the default)
+    held = generated_response(study=demo.study, model_number="61")
     assert held.held
     base = live_server.url
     errors: list[str] = []

@@ -118,18 +118,9 @@ def test_a_batch_queues_its_tasks_as_the_engine_s_one_task(study, judge, llm_stu
 
 def test_a_batch_leaves_responses_held_for_review_out(study, judge, llm_stub):
     """The review gate: a judge's sheet is an assignment too; a held response gets none."""
-    from studies.models import Condition, Scenario
-    from studies.services.responses import response_create
-    from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory
+    from tests.factories import generated_response
 
-    held = response_create(
-        study=study,
-        scenario=Scenario.objects.get(study=study, code="FS10"),
-        model=ModelEndpointFactory(model_number="71"),
-        condition=Condition.objects.get(letter="A"),
-        answers=list(SAMPLE_ANSWERS),
-        source="generated",  # the study's generated responses need release
-    )
+    held = generated_response(study=study, model_number="71")  # generated responses need release
     assert held.held
     batch = judge_batch_launch(study=study, judge=judge)
     assert [t.response.research_id for t in batch.tasks.all()] == ["A05_FS10"]

@@ -23,7 +23,7 @@ from studies.models import AuditEvent, Condition, Response, ResponseStatus, Scen
 from studies.selectors import study_checklist
 from studies.services.responses import response_create
 from studies.services.review import ReviewError, response_release, response_withdraw
-from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory, rater
+from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory, generated_response, rater
 
 pytestmark = pytest.mark.django_db
 
@@ -327,14 +327,7 @@ def test_the_checklist_says_no_released_response(demo):
     from studies.services.studies import study_create
 
     study = study_create(name="Gate study", template="cgpst-release")
-    response = response_create(
-        study=study,
-        scenario=Scenario.objects.get(study=study, code="FS10"),
-        model=ModelEndpointFactory(model_number="51"),
-        condition=Condition.objects.get(letter="A"),
-        answers=list(SAMPLE_ANSWERS),
-        source="generated",
-    )
+    response = generated_response(study=study, model_number="51")
     checks = {c.code: c for c in study_checklist(study=study)}
     assert checks["no_response"].done
     assert not checks["no_released_response"].done
