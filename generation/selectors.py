@@ -11,7 +11,7 @@ from django.utils import timezone
 from core.models import TaskOutbox
 from generation.models import EngineBatch, EngineJob, GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
-from studies.models import Condition, ModelEndpoint
+from studies.models import Condition, ModelEndpoint, ResponseStatus
 from studies.selectors import responses_without_pair
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
@@ -172,6 +172,15 @@ def batch_progress(batch: GenerationBatch) -> BatchProgress:
     )
     return engine_batch_progress(
         batch=batch, jobs=jobs, calls=Turn.objects.filter(run__batch=batch, error="")
+    )
+
+
+def batch_held_count(batch: GenerationBatch) -> int:
+    """How many of the batch's responses wait on the review gate (held, not withdrawn)."""
+    return (
+        GenerationRun.objects.filter(batch=batch, response__held=True)
+        .exclude(response__status=ResponseStatus.WITHDRAWN)
+        .count()
     )
 
 

@@ -24,6 +24,7 @@ from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfi
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
     BatchProgress,
+    batch_held_count,
     batch_progress,
     batch_responses_without_pair,
     batches_recent,
@@ -146,6 +147,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         template="generation/batch.html",
         partial="runs",
         retry_label=_("Retry failed and cancelled runs"),
+        held=batch_held_count(batch),
         unpaired_note=_unpaired_note(batch_responses_without_pair(batch=batch)),
     )
 

@@ -49,6 +49,16 @@ class StudySettingsForm(forms.Form):
         required=False,
         help_text=_("Inactive studies are not offered for new generation batches."),
     )
+    responses_need_release = forms.BooleanField(
+        label=_("Responses need release"),
+        required=False,
+        help_text=_(
+            "Generated responses wait on the held responses page until an administrator releases "
+            "them; only then are they assigned to raters. Generated or imported responses with parse "
+            "warnings (no items in Step 1 or 3, no Step 5 grid, an empty or repeated step) are held "
+            "either way. Applies to responses arriving from now on."
+        ),
+    )
 
 
 class UploadForm(forms.Form):

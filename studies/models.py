@@ -223,6 +223,16 @@ class Study(models.Model):
         ),
     )
     is_active = models.BooleanField(_("active"), default=True)
+    # The review gate: generated responses wait for an admin's release before any rater
+    # gets them. Responses with parse warnings are held whatever this says.
+    responses_need_release = models.BooleanField(
+        _("responses need release"),
+        default=True,
+        help_text=_(
+            "Generated responses wait on the held responses page until an administrator releases "
+            "them. Generated or imported responses with parse warnings are held either way."
+        ),
+    )
     # The study's choice from the installation's catalogue: what its pickers offer. An
     # empty choice offers the whole catalogue (studies made before the choice existed).
     endpoints = models.ManyToManyField(
@@ -351,6 +361,14 @@ class Response(models.Model):
     is_training_copy = models.BooleanField(default=False, editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=ResponseStatus.choices, default=ResponseStatus.READY
+    )
+    # The review gate: a held response is assigned to no rater until it is released
+    # (``hold_reasons``: why, as {"code", "step", "other"}; see ``studies.review``).
+    held = models.BooleanField(_("held for review"), default=False)
+    hold_reasons = models.JSONField(default=list, blank=True)
+    released_at = models.DateTimeField(_("released at"), null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     step1_blank_items = models.PositiveSmallIntegerField(default=0)
     step3_blank_items = models.PositiveSmallIntegerField(default=0)

@@ -125,37 +125,159 @@ def _to_int(cell: str) -> int | None:
     return int(float(cell)) if _INT.match(cell) else None
 
 
-def parse_grid(text: str) -> Grid | None:
-    """Find the Solution x Criterion table (pipe-separated, Markdown or plain)."""
-    header_cols = None
-    rows: list[dict] = []
-    for raw in (text or "").splitlines():
+# Words that name a column of row totals; without one, a last column that is the sum of
+# the others in every complete row is the total.
+_TOTAL_WORDS = ("total", "总", "合计", "sum")
+# Words of the old header test: a table whose header has one is preferred when a Step 5
+# answer has several number tables (as before the grid was found by its shape).
+_CRITERIA_WORDS = ("criter", "标准")
+_SEPARATOR = re.compile(r":?-{2,}:?")
+_RULE_LINE = re.compile(r"^[\s\-=_:+|｜]+$")
+_WS_CELLS = re.compile(r"\t+|\s{2,}")
+
+
+def _has_pipe(line: str) -> bool:
+    return "|" in line or "｜" in line
+
+
+def _header_has(cells: list[str], words: tuple[str, ...]) -> bool:
+    return any(word in cell.lower() for cell in cells for word in words)
+
+
+def _total_by_sum(rows: list[list[int | None]], width: int) -> bool:
+    """The last of ``width`` value columns is the sum of the others in every complete
+    row (at least two rows and two criteria)."""
+    complete = [r[:width] for r in rows if len(r) >= width and None not in r[:width]]
+    return (
+        width >= 3
+        and len(complete) >= 2
+        and len(complete) == len(rows)
+        and all(sum(r[:-1]) == r[-1] for r in complete)  # type: ignore[arg-type]
+    )
+
+
+def _grid_from(header: list[str], labelled: list[tuple[str, list[int | None]]], width: int) -> Grid:
+    """A grid from a header (``width`` value columns after the label column) and rows."""
+    if _header_has(header, _TOTAL_WORDS):
+        has_total = True
+    elif _header_has(header, _CRITERIA_WORDS):
+        has_total = False  # the old rule exactly: a total column is named
+    else:
+        has_total = _total_by_sum([values for _, values in labelled], width)
+    criteria = width - (1 if has_total else 0)
+    rows = []
+    for label, values in labelled:
+        scores = values[:criteria] + [None] * max(0, criteria - len(values))
+        total = values[criteria] if len(values) > criteria else None
+        rows.append({"solution": label, "scores": scores, "total": total})
+    return Grid(criteria=criteria, rows=rows)
+
+
+def _pipe_tables(lines: list[str]) -> list[tuple[list[str], list[tuple[str, list[int | None]]]]]:
+    """Every pipe table (Markdown or plain) that has a header row and rows of numbers.
+
+    A table's first row is its header (whatever its words); a Markdown separator row
+    is skipped; a row is a solution's when it has a label and at least one number. Blank
+    or prose lines between the header and the first numbers are allowed (a later row of
+    names after them starts a new header); the table ends at the first line without a
+    pipe after its numbers."""
+    tables = []
+    header: list[str] | None = None
+    rows: list[tuple[str, list[int | None]]] = []
+    gap = False
+    for raw in lines:
         line = raw.strip()
-        if "|" not in line and "｜" not in line:
-            if rows:
-                break  # the table has ended
+        if not _has_pipe(line):
+            if rows and header is not None:
+                tables.append((header, rows))
+                header, rows = None, []
+            gap = header is not None
             continue
-        cells = [c for c in _CELL_SPLIT.split(line.strip("|｜ "))]
-        if all(re.fullmatch(r":?-{2,}:?", c.strip()) for c in cells if c.strip()):
+        cells = list(_CELL_SPLIT.split(line.strip("|｜ ")))
+        if all(_SEPARATOR.fullmatch(c.strip()) for c in cells if c.strip()):
             continue  # Markdown separator row
-        if header_cols is None:
-            lowered = [c.lower() for c in cells]
-            if any(("criter" in c) or ("标准" in c) for c in lowered):
-                has_total = any(("total" in c) or ("总" in c) for c in lowered)
-                header_cols = len(cells) - 1 - (1 if has_total else 0)
-                continue
-        if header_cols is None:
-            continue
-        sol = cells[0].strip().strip("*").strip()
         values = [_to_int(c) for c in cells[1:]]
-        if not sol or all(v is None for v in values):
+        has_numbers = any(v is not None for v in values)
+        if header is None or (gap and not rows and not has_numbers):
+            if all(_to_int(c) is not None for c in cells):
+                continue  # numbers without a header row: not a grid
+            header, gap = cells, False
             continue
-        scores = values[:header_cols] + [None] * max(0, header_cols - len(values))
-        total = values[header_cols] if len(values) > header_cols else None
-        rows.append({"solution": sol, "scores": scores, "total": total})
-    if header_cols is None or not rows:
+        gap = False
+        label = cells[0].strip().strip("*").strip()
+        if label and has_numbers:
+            rows.append((label, values))
+    if rows and header is not None:
+        tables.append((header, rows))
+    return tables
+
+
+def _pipe_grid(lines: list[str]) -> Grid | None:
+    tables = _pipe_tables(lines)
+    if not tables:
         return None
-    return Grid(criteria=header_cols, rows=rows)
+    named = [t for t in tables if _header_has(t[0], _CRITERIA_WORDS)]
+    header, rows = (named or tables)[0]
+    return _grid_from(header, rows, len(header) - 1)
+
+
+def _ws_header_cells(line: str) -> list[str]:
+    cells = [c for c in _WS_CELLS.split(line.strip()) if c]
+    return cells if len(cells) >= 2 else line.split()
+
+
+def _ws_numbers(line: str) -> int:
+    """How many numbers end the line (all of them when the line is only numbers)."""
+    tokens = line.split()
+    n = 0
+    while n < len(tokens) and _to_int(tokens[-1 - n]) is not None:
+        n += 1
+    return n
+
+
+def _whitespace_grid(lines: list[str]) -> Grid | None:
+    """A table aligned with spaces or tabs: a header line, then at least two lines that
+    each end in numbers (one label, then one number per column). A header indented past
+    the rows has no cell above the labels."""
+    i = 0
+    while i < len(lines):
+        if _has_pipe(lines[i]) or _ws_numbers(lines[i]) < 2:
+            i += 1
+            continue
+        block = i
+        while block < len(lines) and not _has_pipe(lines[block]) and _ws_numbers(lines[block]) >= 2:
+            block += 1
+        h = i - 1
+        while h >= 0 and lines[h].strip() and _RULE_LINE.match(lines[h]):
+            h -= 1  # a rule under the header
+        if block - i >= 2 and h >= 0 and lines[h].strip() and not _has_pipe(lines[h]):
+            header = _ws_header_cells(lines[h])
+            indent = len(lines[h]) - len(lines[h].lstrip())
+            row_indent = len(lines[i]) - len(lines[i].lstrip())
+            width = len(header) if indent > row_indent else len(header) - 1
+            labelled: list[tuple[str, list[int | None]]] = []
+            for line in lines[i:block]:
+                tokens = line.split()
+                label = " ".join(tokens[: len(tokens) - width]).strip("*").strip()
+                if width < 1 or not label:
+                    labelled = []
+                    break
+                labelled.append((label, [_to_int(t) for t in tokens[len(tokens) - width :]]))
+            if labelled:
+                return _grid_from(header, labelled, width)
+        i = block
+    return None
+
+
+def parse_grid(text: str) -> Grid | None:
+    """Find the Solution x Criterion grid by its shape: a header row, then one row of
+    numbers per solution (a label, a score per criterion, perhaps a total). Pipe tables
+    (Markdown or plain) first, then tables aligned with spaces or tabs; the header's
+    words do not matter (any language). A total column is one whose header says so
+    (total, 总, 合计, sum) or, when the header names neither criteria nor a total,
+    the last column when it is every row's sum."""
+    lines = (text or "").splitlines()
+    return _pipe_grid(lines) or _whitespace_grid(lines)
 
 
 def grid_errors(grid: Grid | None, *, expected_solutions: int | None = None) -> list[GridError]:
@@ -199,6 +321,20 @@ def implied_correctly_used(errors: list[GridError], *, maximum: int = 5, minimum
     return max(minimum, maximum - len(errors))
 
 
+@dataclass(frozen=True)
+class ParseWarning:
+    """Something that makes a response unfit to reach raters unseen: ``empty_step``,
+    ``no_items`` (Step 1 or 3), ``no_grid`` (Step 5) or ``repeated_step`` (``step``
+    says the same as ``other``, an earlier step)."""
+
+    code: str
+    step: int
+    other: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
 @dataclass
 class ParsedResponse:
     items: dict[int, list[str]]
@@ -207,6 +343,7 @@ class ParsedResponse:
     grid_errors: list[GridError]
     implied_correctly_used: int
     notes: list[str]
+    warnings: list[ParseWarning] = field(default_factory=list)
 
 
 ITEM_STEPS = {1: 8, 3: 8, 4: 5}
@@ -230,4 +367,32 @@ def parse_response(answers: list[str]) -> ParsedResponse:
         grid_errors=errors,
         implied_correctly_used=implied_correctly_used(errors),
         notes=notes,
+        warnings=parse_warnings(answers, items=items, grid=grid),
     )
+
+
+def _said(text: str) -> str:
+    """What a step says, for comparing steps: words only, case and layout ignored."""
+    return " ".join(re.sub(r"[\W_]+", " ", text or "").split()).lower()
+
+
+def parse_warnings(
+    answers: list[str], *, items: dict[int, list[str]], grid: Grid | None
+) -> list[ParseWarning]:
+    """Why a response should be looked at before raters see it, in step order: an empty
+    step; no numbered items in Step 1 or 3; no Step 5 grid; a step that says exactly what
+    an earlier step says (a model or a mock repeating itself)."""
+    said = [_said(answers[n]) if n < len(answers) else "" for n in range(6)]
+    warnings: list[ParseWarning] = []
+    for step in range(1, 7):
+        if not said[step - 1]:
+            warnings.append(ParseWarning("empty_step", step))
+            continue
+        if step in (1, 3) and not items.get(step):
+            warnings.append(ParseWarning("no_items", step))
+        if step == 5 and grid is None:
+            warnings.append(ParseWarning("no_grid", step))
+        earlier = next((n for n in range(1, step) if said[n - 1] == said[step - 1]), None)
+        if earlier is not None:
+            warnings.append(ParseWarning("repeated_step", step, earlier))
+    return warnings

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from studies.models import Condition, ModelEndpoint, ResponseStatus, Scenario, Study
+from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
 from studies.params import id_param
+from studies.parsing import parse_response
+from studies.review import hold_reason_text
 
 
 def scenario_codes_with_scores(*, study: Study, codes: list[str]) -> set[str]:
@@ -80,11 +83,14 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
     imported): a group exists only for a pair the assignment services accepted, and they
     refuse raters who have not qualified on a study with a training set."""
     responses = study.responses.exclude(status=ResponseStatus.WITHDRAWN)
+    released = responses.filter(held=False)
     live_pair = Q(assignments__archived_at__isnull=True, assignments__role="primary")
     unassigned = (
-        responses.annotate(n_primary=Count("assignments", filter=live_pair)).filter(n_primary=0).count()
+        released.annotate(n_primary=Count("assignments", filter=live_pair)).filter(n_primary=0).count()
     )
     n_scenarios, n_responses = study.scenarios.count(), responses.count()
+    n_released = released.count()
+    n_held = n_responses - n_released
     n_pairs = study.scoring_groups.filter(archived_at__isnull=True).count()
     return [
         _item(
@@ -100,6 +106,31 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
             _("No response"),
         ),
         _item(
+            "no_released_response",
+            n_released > 0,
+            (
+                ngettext(
+                    "%(n)d response released to raters", "%(n)d responses released to raters", n_released
+                )
+                % {"n": n_released}
+            )
+            + (
+                ngettext(" (%(n)d held for review)", " (%(n)d held for review)", n_held) % {"n": n_held}
+                if n_held
+                else ""
+            ),
+            (
+                ngettext(
+                    "No released response: %(n)d held for review",
+                    "No released response: %(n)d held for review",
+                    n_held,
+                )
+                % {"n": n_held}
+            )
+            if n_held
+            else _("No released response"),
+        ),
+        _item(
             "no_qualified_pair",
             n_pairs > 0,
             ngettext("%(n)d qualified rater pair", "%(n)d qualified rater pairs", n_pairs) % {"n": n_pairs},
@@ -108,8 +139,12 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
         _item(
             "unassigned_responses",
             unassigned == 0,
-            _("Every response has a rater pair"),
-            ngettext("%(n)d response has no rater pair", "%(n)d responses have no rater pair", unassigned)
+            _("Every released response has a rater pair"),
+            ngettext(
+                "%(n)d released response has no rater pair",
+                "%(n)d released responses have no rater pair",
+                unassigned,
+            )
             % {"n": unassigned},
         ),
     ]
@@ -126,14 +161,78 @@ def study_pairs(*, study: Study) -> list:
 
 
 def responses_without_pair(*, study: Study, research_ids: list[str]) -> list[str]:
-    """Which of these responses of the study no rater pair scores (no live primary
-    assignment: the scoring app's, read through the reverse relation)."""
+    """Which of these released responses of the study no rater pair scores (no live
+    primary assignment: the scoring app's, read through the reverse relation). Held
+    responses are not counted: they wait for release (``responses_held``)."""
     live_pair = Q(assignments__archived_at__isnull=True, assignments__role="primary")
     return list(
-        study.responses.filter(research_id__in=research_ids)
+        study.responses.filter(research_id__in=research_ids, held=False)
         .exclude(status=ResponseStatus.WITHDRAWN)
         .annotate(n_primary=Count("assignments", filter=live_pair))
         .filter(n_primary=0)
         .order_by("research_id")
         .values_list("research_id", flat=True)
     )
+
+
+# --- the review gate --------------------------------------------------------------
+
+
+def responses_held(*, study: Study | None = None) -> QuerySet[Response]:
+    """Responses held for review (not released, not withdrawn), of one study or all."""
+    held = Response.objects.filter(held=True).exclude(status=ResponseStatus.WITHDRAWN)
+    if study is not None:
+        held = held.filter(study=study)
+    return held
+
+
+def responses_held_count(
+    *, study: Study, scenario: Scenario | None = None, conditions: Iterable[Condition] | None = None
+) -> int:
+    """How many of the study's responses (of that scenario, under those conditions) wait
+    for release: what assignment pages say they left out."""
+    held = responses_held(study=study)
+    if scenario is not None:
+        held = held.filter(scenario=scenario)
+    if conditions is not None:
+        held = held.filter(condition__in=list(conditions))
+    return held.count()
+
+
+@dataclass(frozen=True)
+class HeldResponse:
+    response: Response
+    answers: list[str]  # as shown
+    items: dict[int, int]  # numbered items found in Steps 1, 3, 4
+    grid_found: bool
+    grid_rows: int
+    warnings: list[str]  # what the parse finds now
+    reasons: list[str]  # why it was held when it arrived
+
+
+def held_responses_review(*, study: Study | None = None) -> list[HeldResponse]:
+    """The held responses page: each held response with its text and its parse result."""
+    rows = []
+    for response in (
+        responses_held(study=study)
+        .select_related("study", "scenario", "model", "condition")
+        .order_by("study__name", "created_at", "pk")
+    ):
+        parsed = parse_response(response.answers)
+        rows.append(
+            HeldResponse(
+                response=response,
+                answers=response.shown_answers,
+                items={step: len(texts) for step, texts in parsed.items.items()},
+                grid_found=parsed.grid is not None,
+                grid_rows=len(parsed.grid.rows) if parsed.grid else 0,
+                warnings=[hold_reason_text(w.as_dict()) for w in parsed.warnings],
+                reasons=[hold_reason_text(r) for r in response.hold_reasons],
+            )
+        )
+    return rows
+
+
+def held_counts_by_study() -> dict[int, int]:
+    """Held responses per study id (studies with none are left out)."""
+    return dict(responses_held().values_list("study_id").annotate(n=Count("id")).values_list("study_id", "n"))

@@ -19,4 +19,15 @@ urlpatterns = [
         views.responses_import_page,
         name="responses_import",
     ),
+    path("manage/responses/held/", views.held_responses_page, name="held_responses"),
+    path(
+        "manage/responses/<int:response_id>/release/",
+        views.response_release_view,
+        name="response_release",
+    ),
+    path(
+        "manage/responses/<int:response_id>/withdraw/",
+        views.response_withdraw_view,
+        name="response_withdraw",
+    ),
 ]

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
 
 from core.accounts.roles import admin_required
 from studies.forms import (
@@ -22,13 +24,17 @@ from studies.models import Study
 from studies.response_files import RecordError, RecordProblems, response_records_from_upload
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
+    held_responses_review,
+    responses_held_count,
     responses_without_pair,
     studies_overview,
     study_checklist,
+    study_from_param,
     study_pairs,
     study_response_count,
 )
 from studies.services.responses import responses_import
+from studies.services.review import ReviewError, response_release, response_withdraw
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import (
     StudySetupError,
@@ -67,6 +73,7 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "conditions": study.conditions.order_by("letter"),
         "response_count": study_response_count(study=study),
         "checklist": study_checklist(study=study),
+        "held_count": responses_held_count(study=study),
         "pairs": study_pairs(study=study),
     }
     return render(request, "studies/study.html", context)
@@ -94,6 +101,7 @@ def study_settings_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "description": study.description,
         "response_language": study.response_language,
         "is_active": study.is_active,
+        "responses_need_release": study.responses_need_release,
     }
     form = StudySettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
@@ -147,6 +155,17 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
             problems = [str(exc)]
         else:
             warnings = list(report.warnings)
+            if report.held:
+                warnings.append(
+                    ngettext(
+                        "%(n)d new response is held for review (parse warnings): %(ids)s. "
+                        "No rater gets it until it is released on the held responses page.",
+                        "%(n)d new responses are held for review (parse warnings): %(ids)s. "
+                        "No rater gets them until they are released on the held responses page.",
+                        len(report.held),
+                    )
+                    % {"n": len(report.held), "ids": ", ".join(report.held[:20])}
+                )
             if unpaired := responses_without_pair(study=study, research_ids=report.created):
                 # the new responses' scenario and condition have no pair: say so, where to fix it
                 warnings.append(
@@ -179,3 +198,65 @@ def import_page_done(
     for warning in warnings:
         messages.warning(request, warning)
     return redirect("studies:study", study_id=study.pk)
+
+
+# --- the review gate --------------------------------------------------------------
+
+
+@admin_required
+def held_responses_page(request: HttpRequest) -> HttpResponse:
+    """Responses held for review, with their text and parse result (one study with
+    ``?study=``, else all): release them to raters or withdraw them."""
+    study = study_from_param(request.GET.get("study"))
+    context = {"study": study, "rows": held_responses_review(study=study)}
+    return render(request, "studies/held.html", context)
+
+
+def _back_to_held(request: HttpRequest) -> HttpResponse:
+    study = study_from_param(request.POST.get("study"))
+    url = reverse("studies:held_responses")
+    return redirect(f"{url}?study={study.pk}" if study else url)
+
+
+@admin_required
+@require_POST
+def response_release_view(request: HttpRequest, response_id: int) -> HttpResponse:
+    try:
+        released = response_release(response_id=response_id, actor=request.user)
+    except ReviewError as exc:
+        messages.error(request, exc.message)
+        return _back_to_held(request)
+    research_id = released.response.research_id
+    if released.assignments:
+        messages.success(
+            request,
+            ngettext(
+                "%(id)s released: %(n)d rater of its scenario group's pair has it in their queue.",
+                "%(id)s released: %(n)d raters of its scenario group's pair have it in their queue.",
+                released.assignments,
+            )
+            % {"id": research_id, "n": released.assignments},
+        )
+    else:
+        messages.success(
+            request,
+            _(
+                "%(id)s released. Its scenario and condition have no rater pair yet: it is assigned "
+                "when a pair is."
+            )
+            % {"id": research_id},
+        )
+    return _back_to_held(request)
+
+
+@admin_required
+@require_POST
+def response_withdraw_view(request: HttpRequest, response_id: int) -> HttpResponse:
+    reason = (request.POST.get("reason") or "").strip()[:500]
+    try:
+        response = response_withdraw(response_id=response_id, actor=request.user, reason=reason)
+    except ReviewError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("%(id)s withdrawn: no rater will get it.") % {"id": response.research_id})
+    return _back_to_held(request)

@@ -106,6 +106,19 @@ def make_response(*, study=None, scenario=None, model=None, condition=None, answ
     )
 
 
+def generated_response(*, study, model_number: str, letter: str = "A", code: str = "FS10"):
+    """A clean generated response of the study's scenario ``code`` under condition ``letter``:
+    held for review while the study's responses need release (the default)."""
+    return response_create(
+        study=study,
+        scenario=Scenario.objects.get(study=study, code=code),
+        model=ModelEndpointFactory(model_number=model_number),
+        condition=Condition.objects.get(letter=letter),
+        answers=list(SAMPLE_ANSWERS),
+        source="generated",
+    )
+
+
 def assign(user, response, role: str = "primary", group=None) -> Assignment:
     return Assignment.objects.create(rater=user, response=response, role=role, group=group)
 

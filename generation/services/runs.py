@@ -137,8 +137,11 @@ def _run_fail(run_id: int, error: str) -> None:
 def run_finish(*, run_id: int, answers: list[str]) -> Response | None:
     """Turn the six answers into a Response (once: a redelivered finish is a no-op)."""
     with transaction.atomic():
+        # Lock the run's row only (``of``): FOR UPDATE with the joins would also lock its
+        # study, scenario, endpoint and condition, and a redelivered finish of the same run
+        # then deadlocks with the first one's commit (its foreign-key checks need them).
         run = (
-            GenerationRun.objects.select_for_update()
+            GenerationRun.objects.select_for_update(of=("self",))
             .select_related("study", "scenario", "endpoint", "condition")
             .get(pk=run_id)
         )

@@ -23,8 +23,9 @@ def response_view_get(*, response: Response) -> ResponseView:
 
 
 def responses_to_judge(*, study: Study, scenario: Scenario | None = None) -> QuerySet[Response]:
-    """The study's scorable responses (withdrawn ones are left out), in a stable order."""
-    qs = Response.objects.filter(study=study).exclude(status=ResponseStatus.WITHDRAWN)
+    """The study's scorable responses (withdrawn ones and those held for review are left
+    out: a judge's sheet is an assignment too), in a stable order."""
+    qs = Response.objects.filter(study=study, held=False).exclude(status=ResponseStatus.WITHDRAWN)
     if scenario is not None:
         qs = qs.filter(scenario=scenario)
     return qs.order_by("scenario__code", "research_id")

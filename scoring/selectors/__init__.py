@@ -118,6 +118,7 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
         Assignment.objects.filter(rater=user, archived_at__isnull=True)
         .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
         .exclude(role=AssignmentRole.TRAINING)  # training has its own page
+        .exclude(response__held=True)  # the review gate: never shown before its release
         .order_by("order_key", "id")
         .values_list(
             "blind_code",

@@ -55,8 +55,9 @@ def _check_qualified(raters: Sequence, *, study: Study) -> None:
 
 
 def _group_responses(group: ScoringGroup):
+    """The group's responses raters may get: released (not held for review), not withdrawn."""
     return Response.objects.filter(
-        study=group.study, scenario=group.scenario, condition=group.condition
+        study=group.study, scenario=group.scenario, condition=group.condition, held=False
     ).exclude(status=ResponseStatus.WITHDRAWN)
 
 
@@ -103,15 +104,16 @@ def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
 
 
 def response_assign_to_group(*, response: Response, actor=None) -> int:
-    """Assign a new response to the pair of its scenario group, if the group has one.
-    Call it after creating a response; returns the number of assignments created."""
+    """Assign a new (or newly released) response to the pair of its scenario group, if
+    the group has one; a response held for review gets none. Called on arrival and on
+    release; returns the number of assignments created."""
     group = ScoringGroup.objects.filter(
         study_id=response.study_id,
         scenario_id=response.scenario_id,
         condition_id=response.condition_id,
         archived_at__isnull=True,
     ).first()
-    if group is None or response.status == ResponseStatus.WITHDRAWN:
+    if group is None or response.held or response.status == ResponseStatus.WITHDRAWN:
         return 0
     created = 0
     with transaction.atomic():
@@ -263,6 +265,8 @@ class AssignmentPlan:
     load_before: dict[int, int]
     load_after: dict[int, int]
     pair_counts: dict[tuple[int, int], int] = field(default_factory=dict)
+    # responses of the planned groups held for review: not counted, not assigned until released
+    held: int = 0
 
     @property
     def spread(self) -> int:
@@ -335,13 +339,17 @@ def plan_for_study(
             "scenario_id", "condition_id"
         )
     )
-    counts = {
-        (row["scenario_id"], row["condition_id"]): row["n"]
-        for row in Response.objects.filter(study=study)
+    counts: dict[tuple[int, int], int] = {}
+    held: dict[tuple[int, int], int] = {}
+    for row in (
+        Response.objects.filter(study=study)
         .exclude(status=ResponseStatus.WITHDRAWN)
-        .values("scenario_id", "condition_id")
+        .values("scenario_id", "condition_id", "held")
         .annotate(n=Count("id"))
-    }
+    ):
+        key = (row["scenario_id"], row["condition_id"])
+        target = held if row["held"] else counts
+        target[key] = target.get(key, 0) + row["n"]
     groups = [
         (s.pk, c.pk, counts.get((s.pk, c.pk), 0))
         for s in scenarios
@@ -358,9 +366,11 @@ def plan_for_study(
     current_pairs: Counter[tuple[int, int]] = Counter()
     for a, b in ScoringGroup.objects.filter(archived_at__isnull=True).values_list("rater_a_id", "rater_b_id"):
         current_pairs[_pair_key(a, b)] += 1
-    return plan_balanced_pairs(
+    plan = plan_balanced_pairs(
         rater_ids=[u.pk for u in raters], groups=groups, current_load=load, current_pairs=current_pairs
     )
+    plan.held = sum(held.get((s, c), 0) for s, c, _n in groups)
+    return plan
 
 
 def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> list[ScoringGroup]:

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -36,6 +37,27 @@ from scoring.services.assignments import (
 from scoring.services.sheets import SheetError, SheetIncomplete, sheet_correct, sheet_reopen
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
+from studies.selectors import responses_held, responses_held_count
+
+
+def _say_held(request: HttpRequest, held: int, study: Study | None = None) -> None:
+    """Tell the admin that responses held for review were left out (the review gate)."""
+    if held:
+        url = reverse("studies:held_responses") + (f"?study={study.pk}" if study else "")
+        messages.warning(
+            request,
+            format_html(
+                '{} <a href="{}">{}</a>',
+                ngettext(
+                    "%(n)d response held for review was not assigned: it is assigned when released.",
+                    "%(n)d responses held for review were not assigned: each is assigned when released.",
+                    held,
+                )
+                % {"n": held},
+                url,
+                _("Responses held for review"),
+            ),
+        )
 
 
 def _study_from(request: HttpRequest) -> Study | None:
@@ -74,6 +96,10 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
                 )
                 % {"n": len(groups)},
             )
+            held = responses_held_count(
+                study=data["study"], scenario=data["scenario"], conditions=data["conditions"]
+            )
+            _say_held(request, held, data["study"])
             return redirect(f"{reverse('scoring:assignments')}?study={data['study'].pk}")
     study = _study_from(request)
     board = workload_board(study=study)
@@ -134,6 +160,7 @@ def auto_assign(request: HttpRequest) -> HttpResponse:
                     "plan_rows": plan_rows,
                     "loads": loads,
                     "apply_form": apply_form,
+                    "plan_study": data["study"],
                 },
             )
     return render(
@@ -166,6 +193,11 @@ def auto_assign_apply(request: HttpRequest) -> HttpResponse:
         )
         % {"n": len(groups)},
     )
+    study = form.cleaned_data["study"]
+    held = sum(
+        responses_held_count(study=study, scenario=g.scenario, conditions=[g.condition]) for g in groups
+    )
+    _say_held(request, held, study)
     return redirect("scoring:workload")
 
 
@@ -192,6 +224,7 @@ def sync_assignments(request: HttpRequest) -> HttpResponse:
         )
         % {"n": created},
     )
+    _say_held(request, responses_held().count())
     return redirect("scoring:assignments")
 
 

@@ -15,6 +15,7 @@ from scoring.models import ResponseFlag, ScoreSheet
 from scoring.selectors import rater_queue, rater_queue_left
 from scoring.selectors.qualification import raters_blocked
 from studies.models import Response, Scenario, Study
+from studies.selectors import responses_held
 
 
 @admin_required
@@ -26,6 +27,7 @@ def admin_home(request: HttpRequest) -> HttpResponse:
         "n_responses": Response.objects.count(),
         "n_submitted": ScoreSheet.objects.filter(status="submitted").count(),
         "n_open_flags": ResponseFlag.objects.filter(resolution="").count(),
+        "n_held": responses_held().count(),
     }
     return render(request, "scoring/admin_home.html", context)
 

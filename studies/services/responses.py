@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from studies.models import (
@@ -19,7 +20,7 @@ from studies.models import (
     Study,
     shown_text,
 )
-from studies.parsing import parse_response
+from studies.parsing import ParsedResponse, parse_response
 from studies.response_files import (
     RESEARCH_ID,
     RecordError,
@@ -27,6 +28,7 @@ from studies.response_files import (
     ResponseRecord,
     _problem,
 )
+from studies.review import hold_reasons_for
 from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
@@ -43,7 +45,12 @@ def research_id_for(*, condition: Condition, model: ModelEndpoint, scenario: Sce
 
 def response_parse(*, response: Response) -> Response:
     """(Re)build the response's items, blank counts and Step-5 grid checks."""
-    parsed = parse_response(response.answers)
+    _parse_into(response)
+    return response
+
+
+def _parse_into(response: Response, parsed: ParsedResponse | None = None) -> ParsedResponse:
+    parsed = parsed or parse_response(response.answers)
     with transaction.atomic():
         ResponseItem.objects.filter(response=response).delete()
         ResponseItem.objects.bulk_create(
@@ -68,7 +75,7 @@ def response_parse(*, response: Response) -> Response:
                 "updated_at",
             ]
         )
-    return response
+    return parsed
 
 
 def response_text_restore(*, response: Response, answers: list[str]) -> Response:
@@ -105,10 +112,18 @@ def response_create(
     source: str,
     research_id: str = "",
 ) -> Response:
-    """A new response with a fresh blind code, parsed into items."""
+    """A new response with a fresh blind code, parsed into items. It is held for review
+    (assigned to no rater until an administrator releases it) when its parse found
+    warnings, or when it is generated and the study's responses need release."""
     if len(answers) != 6:
         raise ValueError("a response has exactly six step answers")
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
+    parsed = parse_response(answers)
+    reasons = hold_reasons_for(
+        parsed=parsed,
+        generated=source == ResponseSource.GENERATED,
+        needs_release=study.responses_need_release,
+    )
     with transaction.atomic():
         if Response.objects.filter(study=study, research_id=research_id).exists():
             raise ResponseExists(research_id)
@@ -119,10 +134,18 @@ def response_create(
             condition=condition,
             research_id=research_id,
             source=source,
+            held=bool(reasons),
+            hold_reasons=reasons,
+            released_at=None if reasons else timezone.now(),
             **{f"step{i}": answers[i - 1] for i in range(1, 7)},
         )
-        response_parse(response=response)
-        # e.g. a scenario group that already has its rater pair takes the new response at once
+        _parse_into(response, parsed)
+        if reasons:
+            audit_record(
+                actor=None, action="response.held", target=response, study=study, changes={"reasons": reasons}
+            )
+        # e.g. a scenario group that already has its rater pair takes the new response at
+        # once (a held one waits for its release)
         response_created.send(sender=Response, response=response)
     return response
 
@@ -146,12 +169,16 @@ class ImportReport:
     # responses whose stored text differed from the file's only in whitespace
     restored: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # created responses held for review (parse warnings): assigned to no rater until released
+    held: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [
             f"{len(self.created)} response(s) created",
             f"{len(self.unchanged)} already present and identical",
         ]
+        if self.held:
+            parts.append(f"{len(self.held)} held for review")
         if self.restored:
             parts.append(f"{len(self.restored)} with their whitespace restored as given")
         if self.created_objects:
@@ -361,7 +388,7 @@ def responses_import(
                     "research_id",
                     _("a different response with this research ID already exists in the study"),
                 )
-            response_create(
+            response = response_create(
                 study=study,
                 scenario=scenario,
                 model=model,
@@ -371,4 +398,6 @@ def responses_import(
                 research_id=rec.research_id,
             )
             report.created.append(rec.research_id)
+            if response.held:
+                report.held.append(rec.research_id)
     return report

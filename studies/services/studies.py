@@ -90,14 +90,23 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
     return study
 
 
-STUDY_SETTINGS_FIELDS = ("name", "description", "response_language", "is_active")
+STUDY_SETTINGS_FIELDS = ("name", "description", "response_language", "is_active", "responses_need_release")
 
 
 def study_settings_update(
-    *, study_id: int, actor, name: str, description: str, response_language: str, is_active: bool
+    *,
+    study_id: int,
+    actor,
+    name: str,
+    description: str,
+    response_language: str,
+    is_active: bool,
+    responses_need_release: bool | None = None,
 ) -> Study:
     """Change a study's name, description, response language (of runs launched from now
-    on) and whether it is active; records ``{field: [old, new]}``. Raises StudySetupError."""
+    on), whether it is active and whether its generated responses need release (the
+    review gate, for responses arriving from now on; None: unchanged); records
+    ``{field: [old, new]}``. Raises StudySetupError."""
     name = (name or "").strip()
     if not name:
         raise StudySetupError(_("A study needs a name."))
@@ -115,6 +124,11 @@ def study_settings_update(
             "description": description or "",
             "response_language": response_language,
             "is_active": bool(is_active),
+            "responses_need_release": (
+                study.responses_need_release
+                if responses_need_release is None
+                else bool(responses_need_release)
+            ),
         }
         changes = audit_changes(before=before, after=after)
         if changes:

@@ -69,6 +69,7 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
     assert _checks(page) == {
         "no_scenario": "missing",
         "no_response": "missing",
+        "no_released_response": "missing",
         "no_qualified_pair": "missing",
         "unassigned_responses": "done",
     }
@@ -88,6 +89,7 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
         act(lambda: page.click("button[type=submit].primary"))
     assert "2 new responses have no rater pair" in page.content()
     assert _checks(page)["no_response"] == "done" and _checks(page)["unassigned_responses"] == "missing"
+    assert _checks(page)["no_released_response"] == "done"  # imported without parse warnings
 
     with page.expect_navigation():
         act(lambda: page.click("#pairs >> text=Assign rater pairs"))

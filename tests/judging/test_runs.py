@@ -114,3 +114,13 @@ def test_a_batch_queues_its_tasks_as_the_engine_s_one_task(study, judge, llm_stu
     assert ("generation.tasks.run_advance", [task.pk, 0, "judge"]) in list(rows)
     assert not TaskOutbox.objects.filter(task_name="judging.task_run").exists()
     assert task.dispatched_at is not None and task.calls_total == 1  # the start deadline runs
+
+
+def test_a_batch_leaves_responses_held_for_review_out(study, judge, llm_stub):
+    """The review gate: a judge's sheet is an assignment too; a held response gets none."""
+    from tests.factories import generated_response
+
+    held = generated_response(study=study, model_number="71")  # generated responses need release
+    assert held.held
+    batch = judge_batch_launch(study=study, judge=judge)
+    assert [t.response.research_id for t in batch.tasks.all()] == ["A05_FS10"]

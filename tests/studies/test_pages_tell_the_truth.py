@@ -144,6 +144,10 @@ def test_generating_into_a_paired_group_assigns_and_elsewhere_says_why_not(
     from scoring.services.assignments import group_assign_pair
     from tests.factories import rater, stub_endpoint
 
+    # the review gate off: generated responses go to raters as they arrive (with the gate on
+    # they wait for release, tests/studies/test_review_gate.py)
+    demo.study.responses_need_release = False
+    demo.study.save(update_fields=["responses_need_release"])
     stub_endpoint(llm_stub)
     stub_endpoint(llm_stub, name="stub2", model_number="91")
     call_command("generate", scenario="FS10", model="stub", strategy="single", wait=True, timeout=120)

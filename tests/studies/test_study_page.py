@@ -143,6 +143,7 @@ def test_an_empty_study_says_what_is_missing_before_scoring(admin_client):
     assert _checks(page) == {
         "no_scenario": False,
         "no_response": False,
+        "no_released_response": False,
         "no_qualified_pair": False,
         "unassigned_responses": True,
     }
@@ -160,7 +161,7 @@ def test_a_response_without_a_pair_is_on_the_checklist(admin_client, demo):
     make_response(study=demo.study, scenario=_fs10(demo.study), condition=Condition.objects.get(letter="B"))
     page = admin_client.get(reverse("studies:study", args=[demo.study.pk])).content.decode()
     assert _checks(page)["unassigned_responses"] is False
-    assert "1 response has no rater pair" in page
+    assert "1 released response has no rater pair" in page
 
 
 # --- the responses list and a response's admin view --------------------------------

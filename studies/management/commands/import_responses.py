@@ -27,4 +27,11 @@ class Command(StudyFileCommand):
         except RecordError as exc:
             raise CommandError(f"Nothing imported. {exc}") from exc
         self.warn(report.warnings)
+        if report.held:
+            self.warn(
+                [
+                    "held for review (parse warnings; no rater gets them until released on the "
+                    f"held responses page): {', '.join(report.held)}"
+                ]
+            )
         self.done(study_obj, report.summary())

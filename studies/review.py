@@ -1,0 +1,36 @@
+"""The review gate's words: why a response is held, for the held responses page, the
+import reports and the audit trail (``Response.hold_reasons`` stores the codes)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from studies.parsing import ParsedResponse, ParseWarning
+
+# Not a parse warning: the study holds every generated response for release.
+NEEDS_RELEASE = "needs_release"
+
+
+def hold_reasons_for(*, parsed: ParsedResponse, generated: bool, needs_release: bool) -> list[dict]:
+    """Why a new response is held (empty: it goes to raters at once). Parse warnings hold
+    generated and imported responses alike; the study's "responses need release" setting
+    holds every generated one."""
+    reasons = [w.as_dict() for w in parsed.warnings]
+    if generated and needs_release:
+        reasons.append(ParseWarning(NEEDS_RELEASE, 0).as_dict())
+    return reasons
+
+
+def hold_reason_text(reason: dict) -> str:
+    """One reason in the reader's language."""
+    code, step, other = reason.get("code"), reason.get("step"), reason.get("other")
+    texts = {
+        "empty_step": _("Step %(step)s is empty."),
+        "no_items": _("Step %(step)s has no numbered items."),
+        "no_grid": _("Step %(step)s has no scoring grid (no header row followed by rows of numbers)."),
+        "repeated_step": _("Step %(step)s says the same as Step %(other)s."),
+        NEEDS_RELEASE: _("The study holds every generated response until it is released."),
+    }
+    if code not in texts:
+        return str(code)
+    return texts[code] % {"step": step, "other": other}

@@ -1,0 +1,50 @@
+"""The review gate in Chromium: a generated response waits on the held responses page;
+the rater does not see it; the admin reads why it is held, releases it, and it is in the
+rater's queue and opens as a sheet."""
+
+from __future__ import annotations
+
+import pytest
+
+from studies.models import Response
+from tests.browser import login, open_sheet
+from tests.factories import code_for, generated_response
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_admin_releases_a_held_response_into_the_raters_queue(live_server, demo, browser):
+    # condition A: the demo's pair rater1 + rater2; the study's responses need release (the default)
+    held = generated_response(study=demo.study, model_number="61")
+    assert held.held
+    base = live_server.url
+    errors: list[str] = []
+
+    rater_context = browser.new_context()
+    rater_page = rater_context.new_page()
+    login(rater_page, base, "rater1")
+    rater_page.goto(f"{base}/scoring/")
+    assert held.blind_code not in rater_page.content()
+    assert rater_page.goto(f"{base}/manage/responses/held/").status == 403
+
+    admin = browser.new_context().new_page()
+    admin.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    login(admin, base, "admin")
+    admin.goto(f"{base}/manage/studies/{demo.study.pk}/")
+    assert "1 held" in admin.text_content("#held-link")
+    with admin.expect_navigation():
+        admin.click("#held-link a")
+    card = admin.locator(f"#held-{held.pk}")
+    assert "The study holds every generated response until it is released." in card.text_content()
+    assert "found, 2 rows" in card.text_content()
+    with admin.expect_navigation():
+        card.get_by_role("button", name="Release to raters").click()
+    assert "2 raters of its scenario group's pair have it in their queue" in admin.text_content(".messages")
+    assert admin.locator(f"#held-{held.pk}").count() == 0
+    assert errors == []
+
+    rater_page.goto(f"{base}/scoring/")
+    code = code_for("rater1", held)  # the code of rater1's own assignment, made on release
+    assert code in rater_page.content()
+    open_sheet(rater_page, base, code)
+    assert not Response.objects.get(pk=held.pk).held
