@@ -13,7 +13,6 @@ different scores for a sheet that is already submitted are an error.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,27 +22,26 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
-from scoring.entries import EntryError, entries_from_changes
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
-from scoring.score_files import data_a_read, file_summaries
+from scoring.score_files import file_summaries
+from scoring.score_plan import (
+    ScoreImportError,
+    ScoreProblems,
+    SheetPlan,
+    scored_key,
+    scores_plan,
+    summary_mismatches,
+)
 from scoring.selectors import sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
-from studies.response_files import RecordError, RecordProblems, ResponseRecord, records_from_data_a
+from studies.response_files import RecordError, RecordProblems, ResponseRecord
 from studies.response_files import problem_text as _problem
-from studies.rubric import Rubric, SheetEntries, SheetTotals, load_rubric, sheet_totals
+from studies.rubric import SheetTotals, load_rubric
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
 from studies.upload_safety import json_parse
-
-
-class ScoreImportError(Exception):
-    """The file cannot be imported; ``problems`` lists every reason found."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -71,145 +69,6 @@ class ScoreImportReport:
             if items:
                 parts.append(f"{label}: {', '.join(items)}")
         return "; ".join(parts)
-
-
-@dataclass
-class _SheetPlan:
-    where: str
-    rater_code: str
-    scores: dict
-    changes: list[tuple[str, Any]]
-    entries: SheetEntries
-    totals: SheetTotals
-
-
-def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]:
-    """Differences between recomputed totals and the totals a file states."""
-    problems = []
-    for key, value in stated.items():
-        ours: int | None
-        if key == "overall":
-            ours = totals.overall
-        elif key.startswith("step:"):
-            ours = totals.steps[int(key[5:])]
-        else:
-            ours = totals.dimensions.get(key)
-        if ours != value:
-            name = (
-                _("total")
-                if key == "overall"
-                else _("Step %(n)s") % {"n": key[5:]}
-                if key.startswith("step:")
-                else key
-            )
-            problems.append(
-                _("%(name)s: the file says %(value)s, the scores add up to %(ours)s")
-                % {"name": name, "value": value, "ours": ours}
-            )
-    return problems
-
-
-def _scored(entries: SheetEntries) -> tuple:
-    """What counts as "the same scores" (texts and comments aside)."""
-    ideas = tuple(
-        (step, tuple((i.category, i.invalid, i.elaboration, i.originality) for i in items))
-        for step, items in sorted(entries.ideas.items())
-    )
-    criteria = tuple((c.correctly_written, c.relevance) for c in entries.criteria)
-    return ideas, criteria, tuple(sorted(entries.dimensions.items()))
-
-
-class _Problems:
-    """Problems tagged with their record's place in the file, listed in file order
-    (a record's own problems first, then those against the database)."""
-
-    def __init__(self) -> None:
-        self._items: list[tuple[int, int, str]] = []
-
-    def add(self, index: int, message: str) -> None:
-        self._items.append((index, len(self._items), message))
-
-    def add_numbered(self, messages: list[str]) -> None:
-        """Messages that begin with their record ("record 3 (...)...") from another module."""
-        for message in messages:
-            m = _RECORD.match(message)
-            self.add(int(m[1]) if m else 0, message)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def sorted(self) -> list[str]:
-        return [item[2] for item in sorted(self._items)]
-
-
-_RECORD = re.compile(r"^record (\d+)\b")
-
-
-def _plan(
-    data: Any, rubric: Rubric, problems: _Problems
-) -> dict[int, tuple[ResponseRecord, list[_SheetPlan]]]:
-    """Every record's own problems (its shape, its rater IDs, each rater's scores and the
-    file's summaries); the plans of the records that have none."""
-    try:
-        records = records_from_data_a(data)
-    except RecordError as exc:
-        raise ScoreImportError([str(exc)]) from exc
-    plans: dict[int, tuple[ResponseRecord, list[_SheetPlan]]] = {}
-    firsts: dict[str, str] = {}
-    for index, (record, row) in enumerate(zip(records, data, strict=True), start=1):
-        before = len(problems)
-        for problem in record.problems:
-            # the first scores' steps are read below, rater by rater: named once, there
-            if not problem.startswith((f"{record.where}, field 'Step-", f"{record.where}, field 'scores'")):
-                problems.add(index, problem)
-        if not isinstance(row, list) or len(row) != 5:
-            continue
-        if record.research_id in firsts:
-            first = firsts[record.research_id]
-            problems.add(
-                index,
-                _problem(
-                    record.where,
-                    "response_id",
-                    _("appears twice in the file (first at %(first)s)") % {"first": first},
-                ),
-            )
-        elif record.research_id:
-            firsts[record.research_id] = record.where.split(" (")[0]
-        raters = row[1]
-        if not (
-            isinstance(raters, list) and len(raters) == 2 and all(isinstance(r, str) and r for r in raters)
-        ):
-            problems.add(
-                index, _problem(record.where, "raters", _('expected two rater IDs, e.g. ["H01", "H02"]'))
-            )
-            raters = [None, None]
-        elif raters[0] == raters[1]:
-            problems.add(index, _problem(record.where, "raters", _("the two raters must differ")))
-        sheets = []
-        for slot, (code, scores) in enumerate(zip(raters, row[3:5], strict=True), start=1):
-            where = f"{record.where}, rater {code}" if code else f"{record.where}, scores{slot}"
-            changes, shape = data_a_read(scores, rubric)
-            for bad in shape:
-                problems.add(index, f"{where}, field '{bad.where}': {bad.message}")
-            refused: list[EntryError] = []
-            entries = entries_from_changes(changes, rubric, errors=refused)
-            for err in refused:
-                problems.add(index, f"{where}, field '{err.path}': {err.message}")
-            if shape or refused:
-                continue  # totals of a partly read sheet would only repeat these problems
-            totals = sheet_totals(entries, rubric)
-            missing = [m.path for m in totals.missing if not m.path.startswith("texts.")]
-            if missing:
-                problems.add(
-                    index, f"{where}: " + _("scores missing for %(paths)s") % {"paths": ", ".join(missing)}
-                )
-            for p in summary_mismatches(totals, file_summaries(scores)):
-                problems.add(index, f"{where}: {p}")
-            sheets.append(_SheetPlan(where, code, scores, changes, entries, totals))
-        if len(problems) == before:
-            plans[index] = (record, sheets)
-    return plans
 
 
 def _scoring_account(code: str, user) -> str | None:
@@ -294,8 +153,8 @@ def scores_import(
     that is rolled back, so one upload names everything to fix."""
     rubric = load_rubric(study.rubric_version)
     rater_map = rater_map or {}
-    problems = _Problems()
-    plans = _plan(data, rubric, problems)
+    problems = ScoreProblems()
+    plans = scores_plan(data, rubric, problems)
     report = ScoreImportReport()
     try:
         with transaction.atomic():
@@ -319,14 +178,14 @@ def scores_import(
 
 def _check_and_import(
     *,
-    plans: dict[int, tuple[ResponseRecord, list[_SheetPlan]]],
+    plans: dict[int, tuple[ResponseRecord, list[SheetPlan]]],
     study: Study,
     actor,
     rater_map: dict[str, str],
     create_missing: bool,
     source_name: str,
     report: ScoreImportReport,
-    problems: _Problems,
+    problems: ScoreProblems,
 ) -> None:
     """The database half of the checks, writing as it goes (the caller rolls back)."""
     missing = {
@@ -454,7 +313,7 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
         assignment.save(update_fields=["group"])
     sheet = ScoreSheet.objects.filter(assignment=assignment).first()
     if sheet is not None and sheet.is_submitted:
-        if _scored(sheet_entries_get(sheet=sheet)) == _scored(plan.entries):
+        if scored_key(sheet_entries_get(sheet=sheet)) == scored_key(plan.entries):
             report.unchanged.append(label)
             return []
         return [

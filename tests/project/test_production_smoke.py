@@ -360,7 +360,7 @@ SEED = """
 import json
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from scoring.models import RaterProfile
+from scoring.models import Assignment, RaterProfile
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Response, Study
 from core.accounts.roles import RATER
@@ -389,7 +389,11 @@ group_assign_pair(
 )
 print(json.dumps({
     "study": study.pk,
-    "codes": {r.research_id: r.blind_code for r in Response.objects.filter(study=study)},
+    # each rater's own code of each response (their assignment's)
+    "codes": {
+        f"{a.response.research_id}/{a.rater.username}": a.blind_code
+        for a in Assignment.objects.filter(response__study=study).select_related("response", "rater")
+    },
 }))
 """
 
@@ -506,8 +510,8 @@ def test_status_is_ready_for_the_admin_and_refused_to_anonymous(stack, admin):
 
 
 def test_both_raters_score_and_submit_a_full_sheet_and_the_worker_computes_the_agreement(stack):
-    code = stack.seed["codes"]["A05_FS10"]
     for slot, username in enumerate(("rater1", "rater2")):
+        code = stack.seed["codes"][f"A05_FS10/{username}"]
         rater = Browser(stack)
         rater.login(username, RATER_PASSWORD)
         assert code in rater.request("GET", "/scoring/").text  # in the rater's queue
@@ -556,14 +560,14 @@ def test_while_the_broker_is_down_liveness_stays_green_and_status_says_why(stack
 # of each submit in the database until the broker answers again.
 # ===================================================================================================
 def test_broker_killed_and_restarted_mid_submit(stack):
-    code = stack.seed["codes"]["B05_FS10"]
+    codes = stack.seed["codes"]
     rater1, rater2 = Browser(stack), Browser(stack)
     try:
         rater1.login("rater1", RATER_PASSWORD)
         rater2.login("rater2", RATER_PASSWORD)
         stack.redis_kill()  # (already down after the previous test when run in order)
-        first = rater1.score_and_submit(code, _changes(0))
-        second = rater2.score_and_submit(code, _changes(1))
+        first = rater1.score_and_submit(codes["B05_FS10/rater1"], _changes(0))
+        second = rater2.score_and_submit(codes["B05_FS10/rater2"], _changes(1))
     finally:
         stack.redis_start()
     submitted = stack.sql(

@@ -89,7 +89,8 @@ def test_the_ceiling_is_per_account_so_nobody_uses_up_another_raters_saves(clien
     code, sheet = opened
     client.logout()
     client.login(username="rater2", password="demo-pass-2026")
-    other_code = code  # rater2 scores the same response: the pair
+    # rater2 scores the same response (the pair), under a code of their own
+    other_code = code_for("rater2", sheet.assignment.response)
     for n in range(3 * CEILING):  # naming rater1's sheet: refused, and counted for rater2 only
         reply = _save(client, other_code, sheet.pk, [["comments.1", f"x{n}"]], 0, batch_id=f"o{n}")
         assert reply.status_code in (409, 429)

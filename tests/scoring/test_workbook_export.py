@@ -14,6 +14,7 @@ from scoring.workbooks.layout import sheet_layout
 from scoring.workbooks.reader import meta_read, sheet_read
 from studies.models import ModelEndpoint, Response
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
+from studies.services.review import response_release
 from tests.excel_eval import Evaluator
 from tests.factories import code_for, make_response, scoring_group_assigned
 from tests.workbook_fill import STEP2_TEXTS, fill_sheet, open_workbook
@@ -33,6 +34,9 @@ def exported(demo):
         condition=first.condition,
         answers=['=HYPERLINK("http://x","y")', "@SUM(1)", "+1", "-2", "x\x07y", "ok"],
     )
+    # its texts parse to no items: held for review; an admin looked and released it
+    assert hostile.held
+    response_release(response_id=hostile.pk, actor=users.get(username="admin"))
     group = scoring_group_assigned(responses=[first, hostile], rater_a=r1, rater_b=r2)
     name, data = workbook_export(rater=r1, group=group)
     return {"data": data, "first": first, "hostile": hostile, "name": name}
