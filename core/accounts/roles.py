@@ -33,7 +33,9 @@ KNOWN_GROUPS = (*ALL_ROLES, DEMO_GROUP)
 
 
 # How long a user's roles stay in the cache; every change of group membership, of a
-# group or of the user deletes them before (``roles_signals_connect``).
+# group or of the user deletes them before (``roles_signals_connect``). The cache is shared
+# (Redis) wherever several web processes run; without Redis it is the process's own memory,
+# right for ``make run``'s single web process.
 ROLES_CACHE_SECONDS = 60 * 60
 
 
