@@ -171,6 +171,11 @@ class ScoreSheet(models.Model):
     purpose = models.TextField(_("Purpose"), blank=True)
     comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
     totals = models.JSONField(default=dict, blank=True)
+    # A copy of the sheet's ItemScore and DimensionScore rows, written with them by every
+    # write of a sheet, so that a save reads its entries with the sheet it locks instead
+    # of two queries ({"items": [[step, position, category, ...]], "dims": {key: value}});
+    # null for a sheet not written since it was added: its rows are read.
+    entry_rows = models.JSONField(null=True, blank=True, editable=False)
     overall = models.PositiveSmallIntegerField(null=True, blank=True)
     last_batch_id = models.CharField(
         max_length=64,

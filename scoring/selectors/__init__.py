@@ -65,8 +65,8 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple) -> None
 
 
 def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None) -> dict[int, SheetEntries]:
-    """The raw entries of many sheets by sheet id (two queries for all of them: item rows,
-    dimension rows).
+    """The raw entries of many sheets by sheet id: from each sheet's copy of its rows, or,
+    for sheets without one, two queries for all of them (item rows, dimension rows).
     ``rubric``: the sheets' rubric when they all share one, else each sheet's own."""
     out: dict[int, SheetEntries] = {}
     rubrics: dict[int, Rubric] = {}
@@ -75,7 +75,14 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
         out[sheet.pk] = _entries_empty(sheet, rubrics[sheet.pk])
     if not out:
         return out
-    ids = list(out)
+    for sheet in sheets:  # the rows' copy on the sheet, when it has one
+        if sheet.entry_rows is not None:
+            for row in sheet.entry_rows["items"]:
+                _entries_put_item(out[sheet.pk], rubrics[sheet.pk], tuple(row))
+            out[sheet.pk].dimensions.update(sheet.entry_rows["dims"])
+    ids = [sheet.pk for sheet in sheets if sheet.entry_rows is None]
+    if not ids:
+        return out
     # the Meta orderings are not needed here: the rows go to their places by key
     items = ItemScore.objects.filter(sheet_id__in=ids).order_by().values_list("sheet_id", *_ITEM_SCORE_FIELDS)
     for sheet_id, *row in items:

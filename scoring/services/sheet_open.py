@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 
 from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
-from scoring.services.sheet_rows import item_row
+from scoring.services.sheet_rows import entry_rows, item_row
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 
@@ -58,6 +58,7 @@ def sheet_open_entries(
                 rubric_version=rubric.version,
                 totals=totals.as_dict(),
                 overall=totals.overall,
+                entry_rows=entry_rows(rubric, entries),
             )
             ItemScore.objects.bulk_create(
                 [

@@ -39,6 +39,18 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
     }
 
 
+def entry_rows(rubric: Rubric, entries: SheetEntries) -> dict[str, Any]:
+    """The sheet's rows as ``ScoreSheet.entry_rows`` keeps them: every item row's columns
+    in ``item_row``'s order, and the dimensions."""
+    items = [
+        list(item_row(rubric, entries, step.number, pos).values())
+        for step in rubric.steps
+        if step.has_items
+        for pos in range(1, step.item_count + 1)
+    ]
+    return {"items": items, "dims": dict(entries.dimensions)}
+
+
 # Every column an item row's upsert rewrites (all of them but the key).
 ITEM_COLUMNS = [
     "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
@@ -83,4 +95,6 @@ def rows_store(
             unique_fields=["sheet", "dimension"],
             update_fields=["value"],
         )
+    sheet.entry_rows = entry_rows(rubric, entries)
+    dirty.add("entry_rows")
     return dirty

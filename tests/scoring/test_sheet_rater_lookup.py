@@ -129,3 +129,25 @@ def test_a_parsed_path_is_the_same_as_a_fresh_parse_and_errors_are_never_kept():
     assert messages[0] == messages[2] != messages[1]  # each in the language of its request
     with pytest.raises(EntryError):
         parse_path(rubric, ["items", "1"])  # not text: refused, not a crash of the cache
+
+
+def test_the_rows_copy_on_the_sheet_is_the_rows_and_a_sheet_without_one_reads_the_rows():
+    rubric = load_rubric()
+    user = rater("rows-copy")
+    sheet = sheet_open(assignment=assign(user, make_response()))
+    sheet_apply_changes(
+        sheet_id=sheet.pk, actor=user, changes=maximal_changes(rubric)[:60], expected_version=0
+    )
+    sheet = ScoreSheet.all_objects.get(pk=sheet.pk)
+    from_copy = sheets_entries_get(sheets=[sheet], rubric=rubric)[sheet.pk]
+    ScoreSheet.all_objects.filter(pk=sheet.pk).update(entry_rows=None)  # a sheet from before the copy
+    bare = ScoreSheet.all_objects.get(pk=sheet.pk)
+    assert sheets_entries_get(sheets=[bare], rubric=rubric)[sheet.pk] == from_copy
+    # its next save reads the rows and writes the copy again, from them and the change
+    sheet_apply_changes(sheet_id=sheet.pk, actor=user, changes=[("comments.1", "again")], expected_version=1)
+    saved = ScoreSheet.all_objects.get(pk=sheet.pk)
+    assert saved.entry_rows is not None
+    with_copy = sheets_entries_get(sheets=[saved], rubric=rubric)[sheet.pk]
+    saved.entry_rows = None
+    assert sheets_entries_get(sheets=[saved], rubric=rubric)[sheet.pk] == with_copy
+    assert with_copy.comments[1] == "again"

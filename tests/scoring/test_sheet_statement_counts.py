@@ -24,8 +24,8 @@ from studies.rubric import load_rubric, sheet_totals
 REQUEST_OVERHEAD = 1
 # The aim of issue 14 for a whole-sheet save and a first open, whole request.
 REQUEST_MAX = 10
-# A save's reads of the sheet's rows: its item rows, its dimension rows.
-READS = 2
+# A save's reads of the sheet's rows: none, the sheet locked carries their copy (entry_rows).
+READS = 0
 # A save's writes: the item rows' upsert, the dimension rows' upsert, the sheet's UPDATE and
 # the one audit event's INSERT.
 WRITES = 4
@@ -81,8 +81,8 @@ def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_e
     assert len(changes) == 102
     sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
     user = sheet.assignment.rater
-    # savepoint, lock, the reads of the rows, the writes (two upserts, the sheet's UPDATE and
-    # the audit event's INSERT), release
+    # savepoint, lock (the sheet with its rows' copy), the writes (two upserts, the sheet's
+    # UPDATE and the audit event's INSERT), release
     with django_assert_max_num_queries(3 + READS + WRITES) as captured:
         result = sheet_apply_changes(
             sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="whole"
@@ -99,7 +99,7 @@ def test_a_whole_sheet_is_saved_in_at_most_ten_statements_with_every_value_and_e
     assert len(event.changes) == result.changed == 102 and event.version == 1
     assert [c["path"] for c in event.changes] == [path for path, _value in changes]
     # a re-send of the same batch is not applied twice, and costs no write
-    with django_assert_max_num_queries(3 + READS):  # savepoint, lock, reads, release
+    with django_assert_max_num_queries(3 + READS):  # savepoint, lock, release
         again = sheet_apply_changes(
             sheet_id=sheet.pk, actor=user, changes=changes, expected_version=0, batch_id="whole"
         )
@@ -166,7 +166,7 @@ def test_opening_a_sheet_for_the_first_time_is_a_few_statements(demo, client, dj
         page = client.get(f"/scoring/{response.blind_code}/")
     assert page.status_code == 200
     assert ScoreSheet.objects.filter(assignment__response=response).count() == 2
-    # opened again: the assignment with its sheet, the sheet's rows (two), the response's items
+    # opened again: the assignment with its sheet (and its rows' copy), the response's items
     with django_assert_max_num_queries(REQUEST_OVERHEAD + 2 + READS):
         again = client.get(f"/scoring/{response.blind_code}/")
     assert again.status_code == 200
