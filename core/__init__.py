@@ -1,3 +1,3 @@
 """Shared infrastructure under every app: the task outbox and periodic jobs (``core.tasks``),
-the roles (``core.accounts``), the LLM client and endpoint leases (``core.llm``) and database
-helpers (``core.db``). It imports no product app; the apps import it."""
+the roles (``core.accounts``) and the LLM client and endpoint leases (``core.llm``). It imports
+no product app; the apps import it."""

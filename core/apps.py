@@ -6,3 +6,8 @@ class CoreConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "core"
     verbose_name = _("Infrastructure")
+
+    def ready(self) -> None:
+        from core.accounts.roles import roles_signals_connect
+
+        roles_signals_connect()

@@ -64,6 +64,6 @@ class ScoreSheetAdmin(InspectionAdmin):
 
 @admin.register(SheetEvent)
 class SheetEventAdmin(InspectionAdmin):
-    list_display = ("sheet", "kind", "path", "old_value", "new_value", "actor", "at", "version")
+    list_display = ("sheet", "kind", "version", "actor", "at", "note")
     list_filter = ("kind",)
-    search_fields = ("path", "note", "actor__username")
+    search_fields = ("note", "actor__username")

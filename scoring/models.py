@@ -176,6 +176,11 @@ class ScoreSheet(models.Model):
     purpose = models.TextField(_("Purpose"), blank=True)
     comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
     totals = models.JSONField(default=dict, blank=True)
+    # A copy of the sheet's ItemScore and DimensionScore rows, written with them by every
+    # write of a sheet, so that a save reads its entries with the sheet it locks instead
+    # of two queries ({"items": [[step, position, category, ...]], "dims": {key: value}});
+    # null for a sheet not written since it was added: its rows are read.
+    entry_rows = models.JSONField(null=True, blank=True, editable=False)
     overall = models.PositiveSmallIntegerField(null=True, blank=True)
     last_batch_id = models.CharField(
         max_length=64,
@@ -262,12 +267,14 @@ class EventKind(models.TextChoices):
 
 
 class SheetEvent(models.Model):
-    """The audit trail: every change to a sheet, with who, when, old and new value."""
+    """The audit trail: every write to a sheet, with who and when. A save (autosave,
+    import, correction) is one event holding its list of changes (``changes``: each
+    ``{"path", "old", "new"}``), so a whole-sheet save writes one audit row, not one
+    per field; a submit records the sheet's overall total as its one change."""
 
     # indexed by ``sheet_event_by_kind`` (sheet, kind, id), which also serves sheet-only lookups
     sheet = models.ForeignKey(ScoreSheet, on_delete=models.PROTECT, related_name="events", db_index=False)
-    # not indexed: every save writes up to ~100 events, and only deleting a user (rare: accounts
-    # are deactivated) looks events up by actor
+    # not indexed: only deleting a user (rare: accounts are deactivated) looks events up by actor
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -276,12 +283,9 @@ class SheetEvent(models.Model):
         related_name="+",
         db_index=False,
     )
-    # not indexed: nothing looks events up by time, and each save writes up to ~100 of them
     at = models.DateTimeField(auto_now_add=True)
     kind = models.CharField(max_length=10, choices=EventKind.choices)
-    path = models.CharField(max_length=80, blank=True)
-    old_value = models.JSONField(null=True, blank=True)
-    new_value = models.JSONField(null=True, blank=True)
+    changes = models.JSONField(default=list, blank=True)
     version = models.PositiveIntegerField(default=0)
     note = models.TextField(blank=True)
 
@@ -290,12 +294,12 @@ class SheetEvent(models.Model):
         verbose_name = _("sheet event")
         indexes = [
             # the queue's "reopened" and the page's reopen notice look for a sheet's
-            # reopen and submit events among its hundreds of change events
+            # reopen and submit events among its change events
             models.Index(fields=["sheet", "kind", "id"], name="sheet_event_by_kind"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.kind} {self.path} v{self.version}"
+        return f"{self.kind} v{self.version} ({len(self.changes or [])} changes)"
 
 
 class FlagResolution(models.TextChoices):

@@ -14,9 +14,7 @@
 
 from __future__ import annotations
 
-import functools
 import ipaddress
-from typing import Any
 
 from axes.backends import AxesStandaloneBackend
 from axes.handlers.database import AxesDatabaseHandler
@@ -25,14 +23,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm
-from django.db import connection
-from django.db.models import QuerySet, Sum
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
-from core.accounts.roles import is_demo_user, user_roles_annotations, user_roles_attach, user_roles_mask_sql
-from core.db.bulk import column, model_from_row, row_columns, table
+from core.accounts.roles import is_demo_user
 from demo.services import DEMO_PASSWORD
 
 
@@ -56,55 +52,6 @@ def demo_login_refused(username: str | None, password: str | None) -> bool:
     return user is not None and is_demo_user(user)
 
 
-@functools.cache
-def _users_with_roles() -> QuerySet:
-    """The users with their rater profile and roles, built once per process: resolving
-    the roles' EXISTS subqueries took half of the query's CPU when done per request."""
-    return (
-        get_user_model()._default_manager.select_related("rater_profile").annotate(**user_roles_annotations())
-    )
-
-
-def _user_with_profile(user_id) -> tuple[bool, Any]:
-    """(found, user): the user with their rater profile and known-groups mask, as
-    ``_users_with_roles().get(pk=user_id)`` gives them, by SQL made once (compiling that
-    query cost more CPU than running it, on every request). ``(True, None)`` for a user
-    without a rater profile, whom the caller reads with the ORM."""
-    user_model = get_user_model()
-    sql, params, profile_model = _user_with_profile_sql()
-    n, m = len(user_model._meta.concrete_fields), len(profile_model._meta.concrete_fields)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, user_id])
-        row = cursor.fetchone()
-    if row is None:
-        return False, None
-    if row[n + m] is None:  # the profile's id: the LEFT JOIN found none
-        return True, None
-    user = model_from_row(user_model, row[:n])
-    user.rater_profile = model_from_row(profile_model, row[n : n + m])
-    user._known_groups_mask = row[n + m + 1]
-    return True, user
-
-
-@functools.cache
-def _user_with_profile_sql() -> tuple[str, tuple[str, ...], Any]:
-    """The SQL (the user's columns, the profile's, the profile's id again, the roles mask),
-    its parameters before the user id, and the profile model."""
-    user_model = get_user_model()
-    relation = user_model._meta.get_field("rater_profile")
-    profile_model = relation.related_model
-    users, profiles = table(user_model), table(profile_model)
-    user_id = f"{users}.{column(user_model, user_model._meta.pk.name)}"
-    mask, params = user_roles_mask_sql(user_id)
-    sql = (
-        f"SELECT {row_columns(user_model)}, {row_columns(profile_model)}, "  # noqa: S608 (names from _meta)
-        f"{profiles}.{column(profile_model, profile_model._meta.pk.name)}, {mask} FROM {users} "
-        f"LEFT JOIN {profiles} ON {profiles}.{column(profile_model, relation.field.name)} = {user_id} "
-        f"WHERE {user_id} = %s"
-    )
-    return sql, tuple(params), profile_model
-
-
 class AccountBackend(ModelBackend):
     def authenticate(self, request, username=None, password=None, **kwargs):
         if not settings.DEMO_MODE and password == DEMO_PASSWORD:
@@ -112,17 +59,13 @@ class AccountBackend(ModelBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
     def get_user(self, user_id):
-        # Every request of a session: the user, the rater profile that
-        # UserLanguageMiddleware reads and the user's roles, in one query instead of three.
-        found, user = _user_with_profile(user_id)
-        if not found:
+        # Every request of a session: the user with the rater profile that
+        # UserLanguageMiddleware reads, in one query (its roles come from the cache).
+        user_model = get_user_model()
+        try:
+            user = user_model._default_manager.select_related("rater_profile").get(pk=user_id)
+        except user_model.DoesNotExist:
             return None
-        if user is None:  # no rater profile: the ORM caches its absence (no query per access)
-            try:
-                user = _users_with_roles().get(pk=user_id)
-            except get_user_model().DoesNotExist:
-                return None
-        user_roles_attach(user)
         return user if self.user_can_authenticate(user) else None
 
     def user_can_authenticate(self, user) -> bool:

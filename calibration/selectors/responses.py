@@ -75,7 +75,7 @@ def response_history(*, response: Response) -> list[dict]:
             "at": e.at,
             "actor": e.actor,
             "what": e.get_kind_display(),
-            "detail": e.note or e.path,
+            "detail": e.note or _paths(e.changes),
             "who": e.sheet.assignment.rater,
         }  # fmt: skip
         for e in SheetEvent.objects.filter(sheet__assignment__response=response)
@@ -89,3 +89,10 @@ def response_history(*, response: Response) -> list[dict]:
         for e in AuditEvent.objects.filter(target=target).select_related("actor")[:200]
     ]
     return sorted(events, key=lambda e: e["at"], reverse=True)
+
+
+def _paths(changes: list[dict], shown: int = 3) -> str:
+    """The entries an event changed, the first few of them."""
+    paths = [str(change.get("path", "")) for change in changes or []]
+    more = f" (+{len(paths) - shown})" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more

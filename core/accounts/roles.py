@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db import transaction
+from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
 from django.utils.translation import gettext_lazy
-
-from core.db.bulk import column, table
 
 ADMIN = "Admin"
 RATER = "Rater"
@@ -30,60 +32,78 @@ DEMO_GROUP = "Demo"
 KNOWN_GROUPS = (*ALL_ROLES, DEMO_GROUP)
 
 
-def user_roles_annotations() -> dict[str, Subquery]:
-    """The user's known groups as one number (bit n set: member of ``KNOWN_GROUPS[n]``),
-    to annotate on the user query of every request (``teamllm_web.auth.AccountBackend.
-    get_user``) so that the roles cost no query of their own; ``user_roles_attach`` turns
-    it into the user's cached roles. One subquery, not one EXISTS per group: PostgreSQL
-    planned four subqueries in ~1.3 ms, on every request."""
-    memberships = get_user_model().groups.through.objects.filter(user_id=OuterRef("pk"))
-    bits = Sum(
-        Case(
-            *(When(group__name=name, then=Value(1 << n)) for n, name in enumerate(KNOWN_GROUPS)),
-            default=Value(0),
-            output_field=IntegerField(),
-        )
-    )
-    mask = memberships.order_by().values("user_id").annotate(mask=bits).values("mask")
-    return {"_known_groups_mask": Subquery(mask, output_field=IntegerField())}
+# How long a user's roles stay in the cache; every change of group membership, of a
+# group or of the user deletes them before (``roles_signals_connect``). The cache is shared
+# (Redis) wherever several web processes run; without Redis it is the process's own memory,
+# right for ``make run``'s single web process.
+ROLES_CACHE_SECONDS = 60 * 60
 
 
-def user_roles_mask_sql(user_id: str) -> tuple[str, list[str]]:
-    """``user_roles_annotations`` as SQL (and its parameters) for hand-made queries: the
-    known-groups mask of the user whose id is the SQL expression ``user_id``; NULL for a
-    user in no group, as the annotation."""
-    user_model = get_user_model()
-    through = user_model.groups.through
-    group = user_model._meta.get_field("groups").related_model
-    name = f"{table(group)}.{column(group, 'name')}"
-    bits = " ".join(f"WHEN {name} = %s THEN {1 << n}" for n in range(len(KNOWN_GROUPS)))
-    sql = (
-        f"(SELECT SUM(CASE {bits} ELSE 0 END) FROM {table(through)} "  # noqa: S608 (from _meta)
-        f"JOIN {table(group)} ON {table(group)}.{column(group, group._meta.pk.name)} = "
-        f"{table(through)}.{column(through, 'group')} WHERE {table(through)}.{column(through, 'user')} = {user_id})"
-    )
-    return sql, list(KNOWN_GROUPS)
-
-
-def user_roles_attach(user) -> None:
-    """Cache the roles read by ``user_roles_annotations`` on the user."""
-    mask = getattr(user, "_known_groups_mask", None) or 0
-    roles = {name for n, name in enumerate(KNOWN_GROUPS) if mask & (1 << n)}
-    if user.is_superuser:
-        roles.add(ADMIN)
-    user._teamllm_roles = roles
+def _roles_key(user_id: object) -> str:
+    return f"user-roles:{user_id}"
 
 
 def user_roles(user: AbstractBaseUser | AnonymousUser) -> set[str]:
+    """The user's roles (their known groups; a superuser is also an admin): kept on the
+    user for the request and in the cache between requests, so that a request's role
+    checks cost no query once the roles are cached."""
     if not user.is_authenticated:
         return set()
-    cached = getattr(user, "_teamllm_roles", None)
+    cached: set[str] | None = getattr(user, "_teamllm_roles", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))
-        if user.is_superuser:
+        names = cache.get(_roles_key(user.pk))
+        if names is None:
+            names = sorted(
+                Group.objects.filter(user=user.pk, name__in=KNOWN_GROUPS).values_list("name", flat=True)
+            )
+            cache.set(_roles_key(user.pk), names, ROLES_CACHE_SECONDS)
+        cached = set(names)
+        if getattr(user, "is_superuser", False):
             cached.add(ADMIN)
-        user._teamllm_roles = cached
+        setattr(user, "_teamllm_roles", cached)  # noqa: B010 (a per-request attribute of Django's user)
     return cached
+
+
+def user_roles_forget(user_ids: Iterable[object]) -> None:
+    """Drop the cached roles of these users, now and again when the transaction commits (a
+    request that read the old groups meanwhile cannot leave them in the cache)."""
+    keys = [_roles_key(pk) for pk in user_ids]
+    if not keys:
+        return
+    cache.delete_many(keys)
+    transaction.on_commit(lambda: cache.delete_many(keys))
+
+
+def _memberships_changed(sender, instance, action: str, reverse: bool, pk_set, **kwargs) -> None:
+    """``m2m_changed`` of ``User.groups``, from either side (``user.groups.add(...)`` or
+    ``group.user_set.add(...)``)."""
+    if action not in ("post_add", "post_remove", "pre_clear", "post_clear"):
+        return
+    if not reverse:  # instance is a user
+        user_roles_forget([instance.pk])
+    elif action == "pre_clear":  # instance is a group that loses all its users: who they are
+        user_roles_forget(instance.user_set.values_list("pk", flat=True))
+    elif pk_set:
+        user_roles_forget(pk_set)
+
+
+def _user_changed(sender, instance, **kwargs) -> None:
+    user_roles_forget([instance.pk])
+
+
+def _group_changed(sender, instance, **kwargs) -> None:
+    """A group renamed or deleted changes the roles of its members."""
+    user_roles_forget(instance.user_set.values_list("pk", flat=True))
+
+
+def roles_signals_connect() -> None:
+    """Connect the receivers that keep the cached roles true (from ``CoreConfig.ready``)."""
+    user_model = get_user_model()
+    m2m_changed.connect(_memberships_changed, sender=user_model.groups.through, dispatch_uid="roles-m2m")
+    post_save.connect(_user_changed, sender=user_model, dispatch_uid="roles-user-save")
+    post_delete.connect(_user_changed, sender=user_model, dispatch_uid="roles-user-delete")
+    post_save.connect(_group_changed, sender=Group, dispatch_uid="roles-group-save")
+    pre_delete.connect(_group_changed, sender=Group, dispatch_uid="roles-group-delete")
 
 
 def is_demo_user(user) -> bool:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 
-from django.db import connection
 from django.db.models import Avg, Count, Exists, F, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
-from core.db.bulk import column, table
 from scoring.models import (
     Assignment,
     AssignmentRole,
@@ -31,7 +28,7 @@ def sheet_rubric(sheet: ScoreSheet) -> Rubric:
 
 
 def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> SheetEntries:
-    """The raw entries of a sheet as plain dataclasses (one query)."""
+    """The raw entries of a sheet as plain dataclasses."""
     return sheets_entries_get(sheets=[sheet], rubric=rubric)[sheet.pk]
 
 
@@ -67,33 +64,9 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple) -> None
         )
 
 
-@functools.cache
-def _sheet_rows_sql() -> str:
-    """The item and dimension rows of sheets in one statement (UNION ALL), as SQL made once
-    from the models' tables and columns: the ORM's compilation of the same union took
-    ~1.9 ms of CPU per read, ten times its execution, on every save (bench/README.md).
-    Each row is ``(sheet_id, *_ITEM_SCORE_FIELDS)``; a dimension row has step 0, its key
-    in the category column and its value in the elaboration column. ``{ids}`` stands for
-    one placeholder per sheet (twice: once per table)."""
-    item_cols = [column(ItemScore, name) for name in ("sheet", *_ITEM_SCORE_FIELDS)]
-    sheet, key, value = (column(DimensionScore, name) for name in ("sheet", "dimension", "value"))
-    # names from the models' _meta; the sheet ids are parameters
-    return (
-        f"SELECT {', '.join(item_cols)} FROM {table(ItemScore)} WHERE {item_cols[0]} IN ({{ids}}) "  # noqa: S608
-        f"UNION ALL SELECT {sheet}, 0, 0, {key}, '', {value}, NULL, NULL, NULL, '' "
-        f"FROM {table(DimensionScore)} WHERE {sheet} IN ({{ids}})"
-    )
-
-
-def _sheet_rows(sheet_ids: list[int]) -> list[tuple]:
-    ids = ", ".join(["%s"] * len(sheet_ids))
-    with connection.cursor() as cursor:
-        cursor.execute(_sheet_rows_sql().format(ids=ids), [*sheet_ids, *sheet_ids])
-        return cursor.fetchall()
-
-
 def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None) -> dict[int, SheetEntries]:
-    """The raw entries of many sheets by sheet id (one query for all of them).
+    """The raw entries of many sheets by sheet id: from each sheet's copy of its rows, or,
+    for sheets without one, two queries for all of them (item rows, dimension rows).
     ``rubric``: the sheets' rubric when they all share one, else each sheet's own."""
     out: dict[int, SheetEntries] = {}
     rubrics: dict[int, Rubric] = {}
@@ -102,11 +75,25 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
         out[sheet.pk] = _entries_empty(sheet, rubrics[sheet.pk])
     if not out:
         return out
-    for sheet_id, *row in _sheet_rows(list(out)):
-        if row[0] == 0:  # a dimension row
-            out[sheet_id].dimensions[row[2]] = row[4]
-        else:
-            _entries_put_item(out[sheet_id], rubrics[sheet_id], tuple(row))
+    for sheet in sheets:  # the rows' copy on the sheet, when it has one
+        if sheet.entry_rows is not None:
+            for row in sheet.entry_rows["items"]:
+                _entries_put_item(out[sheet.pk], rubrics[sheet.pk], tuple(row))
+            out[sheet.pk].dimensions.update(sheet.entry_rows["dims"])
+    ids = [sheet.pk for sheet in sheets if sheet.entry_rows is None]
+    if not ids:
+        return out
+    # the Meta orderings are not needed here: the rows go to their places by key
+    items = ItemScore.objects.filter(sheet_id__in=ids).order_by().values_list("sheet_id", *_ITEM_SCORE_FIELDS)
+    for sheet_id, *row in items:
+        _entries_put_item(out[sheet_id], rubrics[sheet_id], tuple(row))
+    dims = (
+        DimensionScore.objects.filter(sheet_id__in=ids)
+        .order_by()
+        .values_list("sheet_id", "dimension", "value")
+    )
+    for sheet_id, key, value in dims:
+        out[sheet_id].dimensions[key] = value
     return out
 
 

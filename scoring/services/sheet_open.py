@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from core.db.bulk import rows_insert
 from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
-from scoring.services.sheet_rows import item_row
+from scoring.services.sheet_rows import entry_rows, item_row
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 
@@ -59,21 +58,18 @@ def sheet_open_entries(
                 rubric_version=rubric.version,
                 totals=totals.as_dict(),
                 overall=totals.overall,
+                entry_rows=entry_rows(rubric, entries),
             )
-            rows_insert(
-                ItemScore,
+            ItemScore.objects.bulk_create(
                 [
-                    item_row(rubric, entries, step.number, pos)
+                    ItemScore(sheet_id=sheet.pk, **item_row(rubric, entries, step.number, pos))
                     for step in rubric.steps
                     if step.has_items
                     for pos in range(1, step.item_count + 1)
-                ],
-                same={"sheet_id": sheet.pk},
+                ]
             )
-            rows_insert(
-                DimensionScore,
-                [{"dimension": key, "value": None} for key in entries.dimensions],
-                same={"sheet_id": sheet.pk},
+            DimensionScore.objects.bulk_create(
+                [DimensionScore(sheet_id=sheet.pk, dimension=key, value=None) for key in entries.dimensions]
             )
             SheetEvent.objects.create(sheet_id=sheet.pk, actor=actor, kind=EventKind.CREATE, version=0)
     except IntegrityError:

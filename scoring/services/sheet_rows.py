@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.db.bulk import Writes, rows_insert
 from scoring.entries import EntryPath
 from scoring.models import DimensionScore, ItemScore, ScoreSheet
 from studies.rubric import Rubric, SheetEntries
@@ -40,6 +39,18 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
     }
 
 
+def entry_rows(rubric: Rubric, entries: SheetEntries) -> dict[str, Any]:
+    """The sheet's rows as ``ScoreSheet.entry_rows`` keeps them: every item row's columns
+    in ``item_row``'s order, and the dimensions."""
+    items = [
+        list(item_row(rubric, entries, step.number, pos).values())
+        for step in rubric.steps
+        if step.has_items
+        for pos in range(1, step.item_count + 1)
+    ]
+    return {"items": items, "dims": dict(entries.dimensions)}
+
+
 # Every column an item row's upsert rewrites (all of them but the key).
 ITEM_COLUMNS = [
     "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
@@ -47,11 +58,12 @@ ITEM_COLUMNS = [
 
 
 def rows_store(
-    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath], *, writes: Writes
+    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]
 ) -> set[str]:
-    """Add to ``writes`` the rows the applied changes touched: at most one upsert of item
-    rows and one of dimension rows, whatever the number of changes. Texts and comments live on
-    the sheet row; their names are returned for the caller's single UPDATE."""
+    """Write the rows the applied changes touched: at most one upsert of item rows and one
+    of dimension rows (``bulk_create`` with ``update_conflicts``), whatever the number of
+    changes. Texts and comments live on the sheet row: they are set on ``sheet`` and their
+    names returned for the caller's single save of it."""
     items: set[tuple[int, int]] = set()  # each touched item once, however many of its fields changed
     dims: set[str] = set()
     dirty: set[str] = set()
@@ -67,21 +79,22 @@ def rows_store(
             sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
             dirty.add("comments")
     if items:
-        rows_insert(
-            ItemScore,
-            [item_row(rubric, entries, *key) for key in sorted(items)],
-            same={"sheet_id": sheet.pk},
-            conflict=["sheet", "step", "position"],
-            update=ITEM_COLUMNS,
-            writes=writes,
+        ItemScore.objects.bulk_create(
+            [ItemScore(sheet_id=sheet.pk, **item_row(rubric, entries, *key)) for key in sorted(items)],
+            update_conflicts=True,
+            unique_fields=["sheet", "step", "position"],
+            update_fields=ITEM_COLUMNS,
         )
     if dims:
-        rows_insert(
-            DimensionScore,
-            [{"dimension": key, "value": entries.dimensions[key]} for key in sorted(dims)],
-            same={"sheet_id": sheet.pk},
-            conflict=["sheet", "dimension"],
-            update=["value"],
-            writes=writes,
+        DimensionScore.objects.bulk_create(
+            [
+                DimensionScore(sheet_id=sheet.pk, dimension=key, value=entries.dimensions[key])
+                for key in sorted(dims)
+            ],
+            update_conflicts=True,
+            unique_fields=["sheet", "dimension"],
+            update_fields=["value"],
         )
+    sheet.entry_rows = entry_rows(rubric, entries)
+    dirty.add("entry_rows")
     return dirty

@@ -6,7 +6,6 @@ sheet's version (optimistic locking) and records each change in the audit trail.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from collections.abc import Iterable
@@ -14,12 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_admin
-from core.db.bulk import Writes, column, model_from_row, row_columns, row_update, rows_insert, table
 from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
 from scoring.models import (
     Assignment,
@@ -165,37 +163,23 @@ def rater_sheet_apply_changes(
 
 def _rater_sheet_locked(*, rater_id: int, blind_code: str) -> ScoreSheet | None:
     """The rater's opened live (or calibration) sheet of a blind code, locked until the
-    caller's transaction ends; None when there is none."""
-    with connection.cursor() as cursor:
-        cursor.execute(_rater_sheet_lock_sql(), [rater_id, blind_code, *_NOT_LIVE])
-        row = cursor.fetchone()
-    return model_from_row(ScoreSheet, row) if row is not None else None
+    caller's transaction ends; None when there is none (the default manager also leaves
+    out judges' sheets)."""
+    return (
+        ScoreSheet.objects.select_for_update(of=("self",))
+        .filter(
+            assignment__rater_id=rater_id,
+            assignment__blind_code=blind_code,
+            assignment__archived_at__isnull=True,
+        )
+        .exclude(assignment__role__in=_NOT_LIVE)
+        .order_by("pk")
+        .first()
+    )
 
 
 # assignments whose sheets a rater's autosave never reaches by blind code
 _NOT_LIVE = (AssignmentRole.TRAINING.value, AssignmentRole.JUDGE.value)
-
-
-@functools.cache
-def _rater_sheet_lock_sql() -> str:
-    """The rater's opened live (or calibration) sheet of a blind code, locked: made once
-    from the models' tables and columns, since the ORM's compilation of this three-table
-    query cost 1.4 ms of CPU on every autosave, three times its execution. The same
-    rows as ``ScoreSheet.objects.filter(assignment__rater=..., assignment__blind_code=...,
-    assignment__archived_at=None).exclude(assignment__role=TRAINING)``
-    (the default manager also leaves out judges), which a test compares."""
-
-    def col(model, name: str) -> str:
-        return f"{table(model)}.{column(model, name)}"
-
-    lock = f" FOR UPDATE OF {table(ScoreSheet)}" if connection.features.has_select_for_update_of else ""
-    return (
-        f"SELECT {row_columns(ScoreSheet)} FROM {table(ScoreSheet)} "  # noqa: S608 (names from _meta)
-        f"JOIN {table(Assignment)} ON {col(Assignment, 'id')} = {col(ScoreSheet, 'assignment')} "
-        f"WHERE {col(Assignment, 'rater')} = %s AND {col(Assignment, 'blind_code')} = %s "
-        f"AND {col(Assignment, 'archived_at')} IS NULL AND {col(Assignment, 'role')} NOT IN (%s, %s) "
-        f"ORDER BY {col(ScoreSheet, 'id')} LIMIT 1{lock}"
-    )
 
 
 def _apply_locked(
@@ -211,7 +195,7 @@ def _apply_locked(
 ) -> SaveResult:
     """``sheet_apply_changes`` on a sheet row locked by the caller's transaction: one read
     of its rows, at most one upsert of item rows and one of dimension rows, one UPDATE
-    of the sheet and one INSERT of every audit event, the writes sent together."""
+    of the sheet and one audit event holding the batch's changes."""
     rubric = load_rubric(sheet.rubric_version)
     digest = batch_digest(changes) if batch_id else ""
     if batch_id and sheet.last_batch_id == batch_id:
@@ -240,34 +224,26 @@ def _apply_locked(
         applied.extend(apply_value(entries, where, cleaned))
     if errors:
         raise InvalidEntries(errors)
-    writes = Writes()  # one round trip for the upserts, the UPDATE and the events
-    dirty = rows_store(sheet, rubric, entries, [where for where, _old, _new in applied], writes=writes)
+    dirty = rows_store(sheet, rubric, entries, [where for where, _old, _new in applied])
     totals = sheet_totals(entries, rubric)
-    now = timezone.now()
     if applied:
         sheet.version += 1
     sheet.totals = totals.as_dict()
     sheet.overall = totals.overall
     sheet.last_batch_id = batch_id
     sheet.last_batch_digest = digest
-    sheet.updated_at = now
     fields = {"version", "totals", "overall", "last_batch_id", "last_batch_digest", "updated_at"}
-    row_update(sheet, sorted(dirty | fields), writes=writes)
-    rows_insert(
-        SheetEvent,
-        [{"path": str(where), "old_value": old, "new_value": new} for where, old, new in applied],
-        same={
-            "sheet_id": sheet.pk,
-            "actor_id": actor.pk if actor is not None else None,
-            "at": now,
-            "kind": event_kind,
-            "version": sheet.version,
-            "note": note,
-        },
-        writes=writes,
-    )
-    writes.send()
-    return SaveResult(sheet, sheet.version, totals, now, len(applied))
+    sheet.save(update_fields=sorted(dirty | fields))  # updated_at: auto_now
+    if applied:
+        SheetEvent.objects.create(
+            sheet=sheet,
+            actor=actor,
+            kind=event_kind,
+            version=sheet.version,
+            note=note,
+            changes=[{"path": str(where), "old": old, "new": new} for where, old, new in applied],
+        )
+    return SaveResult(sheet, sheet.version, totals, sheet.updated_at, len(applied))
 
 
 def batch_digest(changes: list[tuple[str, Any]]) -> str:
@@ -316,7 +292,7 @@ def sheet_submit(
             sheet=sheet,
             actor=actor,
             kind=EventKind.SUBMIT,
-            new_value=totals.overall,
+            changes=[{"path": "overall", "old": None, "new": totals.overall}],
             version=sheet.version,
             note=note,
         )
@@ -353,7 +329,7 @@ def sheet_correct(
     expected_version: int | None = None,
 ) -> SaveResult:
     """An admin corrects entries of a submitted sheet, with a reason: the rater's
-    validation, a new version, one audit event per changed entry (kind "correct", the
+    validation, a new version, one audit event listing the changed entries (kind "correct", the
     reason as note); the sheet stays submitted and complete, and agreement, calibration
     routing and final scores are recomputed as after a submit or a reopen."""
     reason = (reason or "").strip()

@@ -54,14 +54,6 @@ def _bad_request(message: str, errors: list | None = None) -> JsonResponse:
     )
 
 
-def _other_sheet(sheet: ScoreSheet, form) -> JsonResponse | None:
-    """The request was made on another sheet than the requester's own (e.g. a page left
-    open by another rater before a change of user in this browser): nothing is written."""
-    if form.cleaned_data["sheet"] == sheet.pk:
-        return None
-    return _save_refused(OtherSheet(sheet.pk))
-
-
 def _form_errors(form) -> list[dict]:
     return [{"path": name, "message": str(error)} for name, errors in form.errors.items() for error in errors]
 
@@ -71,10 +63,6 @@ def _existing_sheet(assignment) -> ScoreSheet | None:
         return assignment.sheet  # fetched with the assignment
     except ScoreSheet.DoesNotExist:
         return None
-
-
-def _sheet_for(request: HttpRequest, assignment) -> ScoreSheet:
-    return _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
 
 
 @never_cache
@@ -115,11 +103,8 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     (``rater_sheet_apply_changes``); anything else (a malformed request, a code that is
     not the rater's, a sheet not opened yet) takes the general path, which answers
     404 for a code that is not the rater's before anything else."""
-    try:
-        form: SaveBatchForm | None = SaveBatchForm(data=json_body(request.body))
-    except JsonBodyError:
-        form = None
-    if form is not None and form.is_valid():
+    form = _form(request, SaveBatchForm)
+    if isinstance(form, SaveBatchForm):
         if throttled := _throttled(request, form):
             return throttled
         try:
@@ -136,7 +121,90 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
         if result is not None:
             return _saved(request, result)
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
-    return sheet_save_for(request, assignment, counted=form is not None and form.is_valid())
+    return _sheet_write(request, assignment, form, counted=True)
+
+
+def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
+    """The autosave of one of the requester's assignments (live or training)."""
+    return _sheet_write(request, assignment, _form(request, SaveBatchForm))
+
+
+@never_cache
+@require_POST
+@rater_required
+def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
+    """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
+    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    return sheet_submit_for(request, assignment, redirect=reverse("scoring:sheet", args=[blind_code]))
+
+
+def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> JsonResponse:
+    """The submit of one of the requester's assignments; ``redirect``: where the page goes next."""
+    return _sheet_write(request, assignment, _form(request, SubmitForm), redirect=redirect)
+
+
+def _form(request: HttpRequest, form_class: type[SaveBatchForm] | type[SubmitForm]):
+    """The request's body in ``form_class``, validated; or the 422 answer to a body that
+    is not JSON or not a well-formed request."""
+    try:
+        form = form_class(data=json_body(request.body))
+    except JsonBodyError as exc:
+        return _bad_request(exc.message)
+    if not form.is_valid():
+        malformed = (
+            _("Malformed save request.") if form_class is SaveBatchForm else _("Malformed submit request.")
+        )
+        return _bad_request(malformed, _form_errors(form))
+    return form
+
+
+def _sheet_write(
+    request: HttpRequest,
+    assignment,
+    form: SaveBatchForm | SubmitForm | JsonResponse,
+    *,
+    counted: bool = False,
+    redirect: str = "",
+) -> JsonResponse:
+    """A save or a submit (by the form's class) of one of the requester's assignments: a
+    malformed request answered, a save counted against the ceiling of saves (unless
+    ``counted`` already), the sheet opened (only for a well-formed request), a request
+    made on another sheet refused, then the write, and its refusal or result answered."""
+    if isinstance(form, JsonResponse):
+        return form
+    if isinstance(form, SaveBatchForm) and not counted and (throttled := _throttled(request, form)):
+        return throttled
+    sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
+    if form.cleaned_data["sheet"] != sheet.pk:
+        # a page left open by another rater before a change of user in this browser
+        return _save_refused(OtherSheet(sheet.pk))
+    data = form.cleaned_data
+    try:
+        if isinstance(form, SaveBatchForm):
+            result = sheet_apply_changes(
+                sheet_id=sheet.pk, actor=request.user, changes=data["changes"],
+                expected_version=data["expected_version"], batch_id=data["batch_id"],
+            )  # fmt: skip
+            return _saved(request, result)
+        sheet = sheet_submit(sheet_id=sheet.pk, actor=request.user, expected_version=data["expected_version"])
+    except SheetIncomplete as exc:
+        missing = missing_list(
+            rubric=load_rubric(sheet.rubric_version), missing=exc.missing, lang=_lang(request)
+        )
+        return JsonResponse(
+            {"ok": False, "error": "incomplete", "message": exc.message, "missing": missing}, status=400
+        )
+    except SheetError as exc:
+        return _save_refused(exc)
+    return JsonResponse(
+        {
+            "ok": True,
+            "status": sheet.status,
+            "version": sheet.version,
+            "overall": sheet.overall,
+            "redirect": redirect,
+        }
+    )
 
 
 def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None:
@@ -185,81 +253,6 @@ def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
             "saved_at": timezone.localtime(result.saved_at).strftime("%H:%M:%S"),
             "totals": result.totals.as_dict(),
             "missing": missing_list(rubric=rubric, missing=result.totals.missing, lang=_lang(request)),
-        }
-    )
-
-
-def sheet_save_for(request: HttpRequest, assignment, *, counted: bool = False) -> JsonResponse:
-    """The autosave of one of the requester's assignments (live or training);
-    ``counted``: the batch was already counted against the ceiling of saves."""
-    try:
-        form = SaveBatchForm(data=json_body(request.body))
-    except JsonBodyError as exc:
-        return _bad_request(exc.message)
-    if not form.is_valid():
-        return _bad_request(_("Malformed save request."), _form_errors(form))
-    if not counted and (throttled := _throttled(request, form)):
-        return throttled
-    sheet = _sheet_for(request, assignment)  # opened only for a well-formed request
-    if refused := _other_sheet(sheet, form):
-        return refused
-    try:
-        result = sheet_apply_changes(
-            sheet_id=sheet.pk,
-            actor=request.user,
-            changes=form.cleaned_data["changes"],
-            expected_version=form.cleaned_data["expected_version"],
-            batch_id=form.cleaned_data["batch_id"],
-        )
-    except SheetError as exc:
-        return _save_refused(exc)
-    return _saved(request, result)
-
-
-@never_cache
-@require_POST
-@rater_required
-def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
-    """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
-    return sheet_submit_for(request, assignment, redirect=reverse("scoring:sheet", args=[blind_code]))
-
-
-def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> JsonResponse:
-    """The submit of one of the requester's assignments; ``redirect``: where the page goes next."""
-    try:
-        form = SubmitForm(data=json_body(request.body))
-    except JsonBodyError as exc:
-        return _bad_request(exc.message)
-    if not form.is_valid():
-        return _bad_request(_("Malformed submit request."), _form_errors(form))
-    sheet = _sheet_for(request, assignment)  # opened only for a well-formed request
-    if refused := _other_sheet(sheet, form):
-        return refused
-    try:
-        sheet = sheet_submit(
-            sheet_id=sheet.pk, actor=request.user, expected_version=form.cleaned_data["expected_version"]
-        )
-    except VersionConflict as exc:
-        return _save_refused(exc)
-    except SheetIncomplete as exc:
-        rubric = load_rubric(sheet.rubric_version)
-        return JsonResponse(
-            {
-                "ok": False,
-                "error": "incomplete",
-                "message": exc.message,
-                "missing": missing_list(rubric=rubric, missing=exc.missing, lang=_lang(request)),
-            },
-            status=400,
-        )
-    return JsonResponse(
-        {
-            "ok": True,
-            "status": sheet.status,
-            "version": sheet.version,
-            "overall": sheet.overall,
-            "redirect": redirect,
         }
     )
 

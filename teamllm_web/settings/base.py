@@ -196,8 +196,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 SESSION_COOKIE_AGE = 60 * 60 * 12
-# Django's database sessions, loaded with SQL made once (teamllm_web/sessions.py)
-SESSION_ENGINE = "teamllm_web.sessions"
+# Sessions in the database, read through the cache (Redis in production; a session not in
+# the cache, or a cache that is down, is read from the database)
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # --- Content-Security-Policy (django-csp) -------------------------------------------
 # No inline script, no inline handler, no inline style: every script and stylesheet is a

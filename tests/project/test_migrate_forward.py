@@ -686,6 +686,18 @@ def check_later_migrations() -> None:
     # An export's path under MEDIA_ROOT became its name in the storage.
     assert ExportJob.objects.get().file.name == "exports/2026/table1.xlsx"
 
+    # A sheet's change events became one event per save listing its changes (scoring 0010).
+    from scoring.models import SheetEvent
+
+    changes = list(SheetEvent.objects.filter(kind="change").values_list("changes", "version", "note"))
+    assert len(changes) == 4
+    for listed, version, note in changes:
+        assert listed == [
+            {"path": "items.1.1.category", "old": None, "new": {"category": "economy", "score": [1, 2]}}
+        ]
+        assert (version, note) == (1, "autosave")
+    assert all(c == [] for c in SheetEvent.objects.filter(kind="create").values_list("changes", flat=True))
+
 
 def check_models_match_database(db_schema: dict) -> None:
     """Today's models find their tables, columns, constraints and indexes under the names they expect."""

@@ -1,50 +1,19 @@
-"""The session store (``teamllm_web.sessions``): Django's database sessions, loaded by SQL
-made once. It must load what Django's own store loads and refuse what it refuses."""
-
-from datetime import timedelta
+"""Sessions: Django's ``cached_db`` store (the database, read through the cache) and the
+user of every request read by ``AccountBackend.get_user``: logging in and out, a changed
+password or a deactivated account end the session, even when the session is in the cache."""
 
 import pytest
-from django.contrib.sessions.backends.db import SessionStore as DjangoStore
 from django.contrib.sessions.models import Session
+from django.core.cache import cache
 from django.test import Client
-from django.utils import timezone
 
-from teamllm_web.sessions import SessionStore
 from tests.factories import rater
 
 pytestmark = pytest.mark.django_db
 
 
-def _stored(data: dict) -> str:
-    store = SessionStore()
-    store.update(data)
-    store.save()
-    return store.session_key
-
-
-def test_a_session_loads_as_django_s_store_loads_it():
-    key = _stored({"n": 3, "text": "新的想法 'quoted'", "nested": {"a": [1, None]}})
-    assert SessionStore(key).load() == DjangoStore(key).load() == {
-        "n": 3, "text": "新的想法 'quoted'", "nested": {"a": [1, None]},
-    }  # fmt: skip
-
-
-def test_an_expired_unknown_or_tampered_session_is_empty_and_gets_no_key():
-    expired = _stored({"user": 1})
-    Session.objects.filter(pk=expired).update(expire_date=timezone.now() - timedelta(seconds=1))
-    tampered = _stored({"user": 1})
-    Session.objects.filter(pk=tampered).update(
-        session_data="x" + Session.objects.get(pk=tampered).session_data
-    )
-    for key in (expired, "no-such-session-key-at-all-000000", tampered):
-        store = SessionStore(key)
-        assert store.load() == {} and DjangoStore(key).load() == {}
-        if key != tampered:  # Django keeps the key of a row it found but could not decode
-            assert store.session_key is None
-
-
 def test_a_logged_in_rater_stays_logged_in_and_logging_out_ends_the_session(settings):
-    assert settings.SESSION_ENGINE == "teamllm_web.sessions"
+    assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db"
     rater("session-rater")
     client = Client()
     assert (
@@ -53,8 +22,11 @@ def test_a_logged_in_rater_stays_logged_in_and_logging_out_ends_the_session(sett
     )
     assert client.get("/scoring/").status_code == 200 and "_auth_user_id" in client.session
     key = client.session.session_key
+    assert Session.objects.filter(pk=key).exists()  # the database holds it, the cache too
+    assert cache.get(f"django.contrib.sessions.cached_db{key}") is not None
     client.post("/accounts/logout/")
     assert not Session.objects.filter(pk=key).exists()
+    assert cache.get(f"django.contrib.sessions.cached_db{key}") is None
     assert client.get("/scoring/").url.startswith("/accounts/login/")
 
 
@@ -78,12 +50,6 @@ def test_a_password_change_or_a_deactivation_ends_the_other_sessions():
         assert client.get("/scoring/").url.startswith("/accounts/login/"), change
 
 
-def test_short_or_missing_session_keys_load_nothing():
-    for key in (None, "", "short"):
-        store = SessionStore(key)
-        assert store.load() == {} and store.session_key is None
-
-
 def test_a_deactivated_account_s_session_stays_ended_when_it_is_active_again():
     user = rater("session-reactivated")
     client = Client()
@@ -97,3 +63,12 @@ def test_a_deactivated_account_s_session_stays_ended_when_it_is_active_again():
     user.is_active = True
     user.save()
     assert client.get("/scoring/").url.startswith("/accounts/login/")  # logging in again is needed
+
+
+def test_a_session_missing_from_the_cache_is_read_from_the_database():
+    rater("session-uncached")
+    client = Client()
+    client.post("/accounts/login/", {"username": "session-uncached", "password": "pw-test-123"})
+    key = client.session.session_key
+    cache.delete(f"django.contrib.sessions.cached_db{key}")  # evicted, or Redis restarted
+    assert client.get("/scoring/").status_code == 200

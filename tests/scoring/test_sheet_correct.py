@@ -59,7 +59,7 @@ def test_a_corrected_score_changes_the_overall_the_pcc_and_the_final_score(pair,
     assert sheet.version == a.version + 1 == result.version
     assert sheet.overall == result.totals.overall != a.overall
     (event,) = SheetEvent.objects.filter(sheet=sheet, kind="correct")
-    assert (event.path, event.old_value, event.new_value) == (PATH, current, new)
+    assert event.changes == [{"path": PATH, "old": current, "new": new}]
     assert event.note == REASON and event.actor == admin and event.version == sheet.version
     # the same recompute as a submit or a reopen is queued with the correction ...
     assert _recomputes_queued(response) == queued + 1
@@ -150,6 +150,6 @@ def test_the_sheet_page_corrects_one_entry_with_a_reason_for_admins_only(client,
     sheet = ScoreSheet.objects.get(pk=a.pk)
     assert sheet.is_submitted and sheet.version == a.version + 1
     event = SheetEvent.objects.get(sheet=sheet, kind="correct")
-    assert (event.new_value, event.note, event.actor) == (new, REASON, admin)
+    assert (event.changes[0]["new"], event.note, event.actor) == (new, REASON, admin)
     audit = client.get(url).content.decode()
     assert escape(REASON) in audit
