@@ -43,7 +43,7 @@ def test_page_in_chinese(researcher_client, judged):
     html = researcher_client.get(
         "/research/judge/", {"study": group.study.pk}, HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
-    assert "大模型评委与人类评分员" in html
+    assert "大模型评委与人类评分者" in html
     assert "为 4 个回答评分" in html and "第6步总分" in html
 
 
