@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -55,10 +56,23 @@ def _session_worker(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def celery_worker(_session_worker, transactional_db):
-    """A live worker process that sees this test's committed data."""
+    """A live worker process that sees this test's committed data. After the test it is
+    given time to finish what the test's work recorded in the outbox (a response's
+    assignment and diversity after its run, the done marks): a worker still writing
+    while the test's tables are emptied deadlocks the TRUNCATE."""
     if not _session_worker.alive:
         _session_worker.start()
-    return _session_worker
+    yield _session_worker
+    _worker_settle(seconds=20)
+
+
+def _worker_settle(*, seconds: float) -> None:
+    from core.models import TaskOutbox  # models load after Django is set up
+
+    owed = TaskOutbox.objects.filter(sent_at__isnull=False, done_at__isnull=True)
+    deadline = time.monotonic() + seconds
+    while owed.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
 
 
 @pytest.fixture
