@@ -42,6 +42,7 @@ def shown_totals(page) -> dict[str, str]:
 
 
 def server_totals(sheet: ScoreSheet) -> dict[str, str]:
+    sheet.refresh_from_db()  # the stored sheet now: its rows' copy changes with every save
     rubric = load_rubric()
     t = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
     out = {"overall": str(t.overall)}
