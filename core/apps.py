@@ -8,6 +8,5 @@ class CoreConfig(AppConfig):
     verbose_name = _("Infrastructure")
 
     def ready(self) -> None:
-        from core.accounts.roles import roles_signals_connect
-
-        roles_signals_connect()
+        # the receivers that keep the cached roles true
+        from core import receivers  # noqa: F401

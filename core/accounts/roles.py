@@ -97,7 +97,7 @@ def _group_changed(sender, instance, **kwargs) -> None:
 
 
 def roles_signals_connect() -> None:
-    """Connect the receivers that keep the cached roles true (from ``CoreConfig.ready``)."""
+    """Connect the receivers that keep the cached roles true (from ``core.receivers``, imported when the app is ready)."""
     user_model = get_user_model()
     m2m_changed.connect(_memberships_changed, sender=user_model.groups.through, dispatch_uid="roles-m2m")
     post_save.connect(_user_changed, sender=user_model, dispatch_uid="roles-user-save")

@@ -74,7 +74,9 @@ def forbidden_patterns(me: str = "rater1"):
     patterns = codes_not_mine(me)
     for r in Response.objects.all():
         patterns.append(re.escape(r.research_id))
-        patterns.append(re.escape(r.research_id.split("_")[0]) + r"(?![0-9])")  # "A05" style prefixes
+        # "A05" style prefixes, standing alone: not the same letters inside a blind code
+        prefix = re.escape(r.research_id.split("_")[0])
+        patterns.append(r"(?<![A-Z0-9])" + prefix + r"(?![A-Z0-9])")
     for m in ModelEndpoint.objects.all():
         for name in {m.name, m.model_name} - {""}:
             patterns.append(r"(?i)(?<![A-Za-z0-9])" + re.escape(name) + r"(?![A-Za-z0-9])")

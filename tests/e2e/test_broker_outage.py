@@ -64,11 +64,12 @@ def outage(transactional_db, settings):
         # test's Redis, and the tests after this one found their broker dead
         with celery_broker(redis.url):
             settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
-            settings.CACHES = {
+            settings.CACHES = {  # the production cache on this Redis: a miss while it is down
                 "default": {
-                    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                    "BACKEND": "teamllm_web.cache.ResilientRedisCache",
                     "LOCATION": redis.url,
                     "KEY_PREFIX": settings.REDIS_KEY_PREFIX,
+                    "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
                 }
             }
             leases.reset_for_tests()
