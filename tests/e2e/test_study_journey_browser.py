@@ -163,6 +163,8 @@ def test_a_study_from_the_template_to_the_drift_page(live_server, browser, celer
     # the admin assigns the pair to FS10 under condition B: the live response B05_FS10
     admin.goto(f"{base}/manage/assignments/")
     admin.select_option("#id_study", str(study.pk))
+    # the study's choices arrive by htmx: choosing before they land, the swap undoes the choice
+    admin.wait_for_load_state("networkidle")
     admin.select_option("#id_scenario", label=str(Scenario.objects.get(code="FS10")))
     admin.check(f"input[name=conditions][value='{Condition.objects.get(letter='B').pk}']")
     admin.select_option("#id_rater_a", label=_label(admin, "#id_rater_a", "ada"))
