@@ -172,6 +172,11 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
     )
     if not redis:
         env["RUN_BROKER"] = "filesystem"  # as on a machine without redis-server
+    if kill_worker:
+        # Tasks the killed worker had taken but not started are lost with it; the sweeper
+        # queues their runs again once ENGINE_START_SECONDS passed (300 s by default, which
+        # is longer than the suite's short soak waits).
+        env.setdefault("ENGINE_START_SECONDS", "45")
     log = var / "run.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
