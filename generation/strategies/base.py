@@ -89,6 +89,16 @@ def task_for(scenario_text: str) -> TaskSpec:
     return TaskSpec(scenario=scenario_text, steps=cgpst_steps())
 
 
+# Where the discussion methods' shared settings come from (LLM Discussion and Multi-Agent Debate:
+# per-member temperatures are ours, top_p the paper's, the round count each method's own).
+DISCUSSION_SOURCES: dict[str, str] = {
+    "language": "study",
+    "temperature": "ours",
+    "temperatures": "ours",
+    "top_p": "paper",
+    "rounds": "method",
+}
+
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

@@ -29,14 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "answer_from": "",  # the member whose final answer is the step answer; "" = the first
 }
 
-SOURCES: dict[str, str] = {
-    "language": "study",
-    "temperature": "ours",
-    "temperatures": "ours",
-    "top_p": "paper",
-    "rounds": "method",
-    "answer_from": "ours",
-}
+SOURCES: dict[str, str] = {**base.DISCUSSION_SOURCES, "answer_from": "ours"}
 
 
 def role_prompt(role: Mapping[str, str]) -> str:

@@ -31,13 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "rounds": 3,  # the method's max_round
 }
 
-SOURCES: dict[str, str] = {
-    "language": "study",
-    "temperature": "ours",
-    "temperatures": "ours",
-    "top_p": "paper",
-    "rounds": "method",
-}
+SOURCES: dict[str, str] = dict(base.DISCUSSION_SOURCES)
 _JSON = re.compile(r"\{.*\}", re.S)
 
 
