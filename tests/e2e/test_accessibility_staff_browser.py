@@ -1,0 +1,73 @@
+"""The accessibility gate on the staff pages: axe-core on every page an admin or a
+researcher opens from the menu (and a study's, a condition's and an endpoint's own page),
+light and dark, English and Chinese, 1366 and 390 px wide. Any serious or critical
+violation fails; so does a page wider than the window."""
+
+import pytest
+
+from studies.models import Condition, ModelEndpoint, Study
+from tests.a11y import axe_violations
+from tests.browser import login
+from tests.e2e.test_accessibility_browser import STICKING_OUT, WIDER
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ADMIN_PAGES = (
+    "/manage/",
+    "/manage/studies/",
+    "/manage/studies/{study}/",
+    "/manage/studies/{study}/settings/",
+    "/manage/studies/{study}/catalogue/",
+    "/manage/studies/{study}/responses/",
+    "/manage/studies/{study}/scores/import/",
+    "/manage/studies/{study}/invite/",
+    "/manage/endpoints/",
+    "/manage/endpoints/{endpoint}/",
+    "/manage/conditions/",
+    "/manage/conditions/{condition}/",
+    "/manage/generation/",
+    "/manage/judges/",
+    "/manage/training/",
+    "/manage/assignments/",
+    "/manage/workload/",
+    "/manage/flags/",
+    "/manage/workbooks/",
+    "/manage/accounts/",
+    "/manage/responses/held/",
+)
+RESEARCHER_PAGES = ("/research/", "/research/agreement/", "/research/judge/", "/research/drift/")
+# each language, scheme and width once, in two passes rather than all eight
+LOOKS = [("en", "dark", 390), ("zh-hans", "light", 1366)]
+
+
+def _problems(page, url: str, name: str) -> list[str]:
+    page.goto(url)
+    page.wait_for_load_state("load")
+    found = [f"{name}: {line}" for line in axe_violations(page)]
+    overflow = page.evaluate(WIDER)
+    if overflow > 1:
+        found.append(f"{name}: {overflow} px wider than the window: {page.evaluate(STICKING_OUT)}")
+    return found
+
+
+@pytest.mark.parametrize(("lang", "scheme", "width"), LOOKS)
+def test_staff_pages_pass_axe(live_server, demo, browser, lang, scheme, width):
+    ids = {
+        "study": Study.objects.get(name="CGPST demo").pk,
+        "endpoint": ModelEndpoint.objects.order_by("pk").first().pk,
+        "condition": Condition.objects.order_by("pk").first().pk,
+    }
+    base = live_server.url
+    problems: list[str] = []
+    for user, pages in (("admin", ADMIN_PAGES), ("researcher", RESEARCHER_PAGES)):
+        context = browser.new_context(
+            viewport={"width": width, "height": 844 if width < 800 else 768}, color_scheme=scheme
+        )
+        context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+        page = context.new_page()
+        login(page, base, user)
+        for path in pages:
+            url = base + path.format(**ids)
+            problems += _problems(page, url, f"{path.format(**ids)} [{lang} {scheme} {width}]")
+        context.close()
+    assert not problems, "\n".join(problems)
