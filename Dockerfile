@@ -22,12 +22,12 @@ WORKDIR /app
 
 # Dependencies first (this layer is reused while only the code changes): the runtime
 # dependencies of pyproject.toml, each pinned (with everything they pull in) by requirements.lock.
-# EXTRA_REQUIREMENTS adds packages a deployment needs beyond them, e.g. the storage
-# backend for exports shared by several hosts:  --build-arg EXTRA_REQUIREMENTS="django-storages[s3]"
-ARG EXTRA_REQUIREMENTS=""
+# EXTRAS names optional extras of pyproject.toml a deployment needs beyond them (comma-separated),
+# e.g. the S3 storage backend for exports shared by several hosts:  --build-arg EXTRAS=s3
+ARG EXTRAS=""
 COPY pyproject.toml requirements.lock ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
- && pip install -r /tmp/requirements.txt ${EXTRA_REQUIREMENTS} -c requirements.lock \
+RUN python -c "import os, tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; extras = [e.strip() for e in os.environ.get('EXTRAS', '').split(',') if e.strip()]; print('\n'.join(p['dependencies'] + [d for e in extras for d in p['optional-dependencies'][e]]))" > /tmp/requirements.txt \
+ && pip install -r /tmp/requirements.txt -c requirements.lock \
  && pip check
 
 # The code (.dockerignore keeps out .env, var/, .venv, .git, tests, bench and devtools).

@@ -6,6 +6,9 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# How a job's error starts when its file could not be saved to the storage (ExportJob.storage_failed)
+STORAGE_ERROR_PREFIX = "storage: "
+
 
 def export_upload_to(job: ExportJob, filename: str) -> str:
     """Where an export's file is stored, relative to the storage's root."""
@@ -49,6 +52,11 @@ class ExportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} ({self.status})"
+
+    @property
+    def storage_failed(self) -> bool:
+        """Built, but the storage did not take the file (unreachable): the page says so."""
+        return self.status == self.Status.FAILED and self.error.startswith(STORAGE_ERROR_PREFIX)
 
 
 class ResponseDiversity(models.Model):

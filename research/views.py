@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from django import forms
@@ -38,6 +39,8 @@ from studies.chosen import study_chosen
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import id_param
 from studies.rubric import load_rubric
+
+log = logging.getLogger(__name__)
 
 
 class ResultsFilter(forms.Form):
@@ -246,15 +249,18 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @researcher_required
-def export_download(request: HttpRequest, pk: int) -> FileResponse:
+def export_download(request: HttpRequest, pk: int) -> HttpResponse:
     """Streamed from the storage (any web host can serve it), to whoever may see the job."""
     job = _job_for(request, pk)
     if job.status != ExportJob.Status.DONE or not job.file:
         raise Http404
     try:
         handle = job.file.storage.open(job.file.name, "rb")
-    except (FileNotFoundError, OSError) as exc:  # deleted from the storage (expired, or by hand)
+    except FileNotFoundError as exc:  # deleted from the storage (expired, or by hand)
         raise Http404 from exc
+    except Exception:  # the storage cannot be reached (an object store that is down)
+        log.exception("export %s: the storage did not answer", job.pk)
+        return render(request, "research/export_unavailable.html", {"job": job}, status=503)
     response = FileResponse(handle, as_attachment=True, filename=job.file_name)
     response["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
     return response

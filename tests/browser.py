@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import socket
+import time
+import urllib.request
 
 # The ``browser`` fixture (tests/conftest.py) sets DJANGO_ALLOW_ASYNC_UNSAFE while
 # Playwright's sync API keeps its event loop in the test thread.
@@ -66,3 +68,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def http_wait(url: str, timeout: float = 30) -> bool:
+    """Poll ``url`` (a server started by the test) until it answers; False if it never did."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1).close()  # noqa: S310 - the test's own loopback server
+            return True
+        except OSError:
+            time.sleep(0.2)
+    return False

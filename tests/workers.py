@@ -50,13 +50,24 @@ def child_env(**extra: str) -> dict[str, str]:
 class WorkerProcess:
     """``celery worker`` as a child process; can be stopped, killed and restarted."""
 
-    def __init__(self, concurrency: int = 4, pool: str = "threads", extra_env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        concurrency: int = 4,
+        pool: str = "threads",
+        extra_env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ):
+        """``cwd``: the worker's working directory (default: the checkout), e.g. an empty folder
+        for a worker "on another host" (the checkout is then on its PYTHONPATH)."""
         self.concurrency = concurrency
         self.pool = pool
         self.extra_env = extra_env or {}
+        if cwd is not None:
+            self.extra_env.setdefault("PYTHONPATH", str(ROOT))
+        self.cwd = cwd or ROOT
         self.proc: subprocess.Popen | None = None
         self.nodename = ""
-        self.log_path = Path(settings.VAR_DIR) / f"test-worker-{os.getpid()}.log"
+        self.log_path = Path(cwd or settings.VAR_DIR) / f"test-worker-{os.getpid()}.log"
 
     def start(self, timeout: float = 60) -> WorkerProcess:
         self.nodename = f"test-{uuid.uuid4().hex[:8]}@localhost"
@@ -69,7 +80,7 @@ class WorkerProcess:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             cmd,
-            cwd=ROOT,
+            cwd=self.cwd,
             env=child_env(**self.extra_env),
             stdout=self._log,
             stderr=subprocess.STDOUT,

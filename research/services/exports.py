@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
-from research.models import ExportJob
+from research.models import STORAGE_ERROR_PREFIX, ExportJob
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
 from research.selectors.research import results_cached_get
@@ -45,6 +45,10 @@ LONG_KINDS = ("items_csv", "items_xlsx", "turns_csv", "turns_xlsx")
 KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS)
 PROGRESS_EVERY = 200
 EXPORT_TASK = "research.tasks.export_job_run_task"  # sent by name: services never import tasks
+
+
+class ExportStorageError(Exception):
+    """The storage (``STORAGES["default"]``) did not take the built file."""
 
 
 def _slug(text: str) -> str:
@@ -109,10 +113,7 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
                 path, name = _long_table(job, study, folder)
             else:
                 path, name = _workbooks(job, study, folder)
-            if job.file:  # a redelivered job: replace what an earlier attempt stored
-                job.file.delete(save=False)
-            with path.open("rb") as handle:
-                job.file.save(name, File(handle, name=name), save=False)
+            _file_store(job, path, name)
     except Exception as exc:
         log.exception("export job %s failed", job_id)
         ExportJob.objects.filter(pk=job_id).update(
@@ -123,6 +124,19 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
         status=ExportJob.Status.DONE, file=job.file.name, file_name=name, finished_at=timezone.now()
     )
     return ExportJob.objects.filter(pk=job_id).first()
+
+
+def _file_store(job: ExportJob, path: Path, name: str) -> None:
+    """Save the built file to the storage. A storage that cannot be reached (an object store that
+    is down, a full disk) fails the job with a message that says so; the data are unchanged and
+    the export can be started again."""
+    try:
+        if job.file:  # a redelivered job: replace what an earlier attempt stored
+            job.file.delete(save=False)
+        with path.open("rb") as handle:
+            job.file.save(name, File(handle, name=name), save=False)
+    except Exception as exc:
+        raise ExportStorageError(f"{STORAGE_ERROR_PREFIX}{exc}") from exc
 
 
 def exports_expired_delete(*, now: datetime | None = None) -> int:

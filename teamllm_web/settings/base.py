@@ -11,6 +11,7 @@ from email.utils import getaddresses
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -180,13 +181,45 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 # Generated files (exports) go to the default storage: MEDIA_ROOT on local disk, or any
 # Django storage backend (e.g. django-storages' S3Storage) so that every web host serves them.
+# FILE_STORAGE_BACKEND=s3 is django-storages' S3Storage (the `s3` extra: pip install ".[s3]", the
+# image's EXTRAS=s3), configured by the S3_* variables below; FILE_STORAGE_OPTIONS adds or
+# overrides any other option of the backend.
+S3_STORAGE_BACKEND = "storages.backends.s3.S3Storage"
+FILE_STORAGE_BACKEND = env("FILE_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage")
+if FILE_STORAGE_BACKEND == "s3":
+    FILE_STORAGE_BACKEND = S3_STORAGE_BACKEND
+
+
+def _s3_options() -> dict:
+    """S3Storage's options from the environment; unset ones keep the backend's default (the
+    credentials then come from boto3's own chain: AWS_ACCESS_KEY_ID, a profile, an instance role)."""
+    options = {
+        "bucket_name": env("S3_BUCKET", default=None),
+        "endpoint_url": env("S3_ENDPOINT_URL", default=None),  # a non-AWS store (MinIO, Ceph, ...)
+        "region_name": env("S3_REGION", default=None),
+        "access_key": env("S3_ACCESS_KEY_ID", default=None),
+        "secret_key": env("S3_SECRET_ACCESS_KEY", default=None),
+        # a file's url() is signed and valid this many seconds (exports are streamed by the web
+        # process, which checks the reader's role, so no unsigned link to an export exists)
+        "querystring_auth": env.bool("S3_QUERYSTRING_AUTH", default=True),
+        "querystring_expire": env.int("S3_QUERYSTRING_EXPIRE", default=300),
+        "file_overwrite": False,  # as on local disk: a name in use gets a suffix, nothing is replaced
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
 STORAGES = {
     "default": {
-        "BACKEND": env("FILE_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"),
-        "OPTIONS": env.json("FILE_STORAGE_OPTIONS", default={}),
+        "BACKEND": FILE_STORAGE_BACKEND,
+        "OPTIONS": {
+            **(_s3_options() if FILE_STORAGE_BACKEND == S3_STORAGE_BACKEND else {}),
+            **env.json("FILE_STORAGE_OPTIONS", default={}),
+        },
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+if FILE_STORAGE_BACKEND == S3_STORAGE_BACKEND and not STORAGES["default"]["OPTIONS"].get("bucket_name"):
+    raise ImproperlyConfigured("FILE_STORAGE_BACKEND is S3: set S3_BUCKET (the bucket for exports)")
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 # Exports (and their files) are deleted this many days after they finished; 0 keeps them.

@@ -5,11 +5,18 @@ import os
 
 from .base import *  # noqa: F403
 from .base import DATABASES, VAR_DIR, env
+from .base import STORAGES as BASE_STORAGES
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Local files, whatever a developer's .env says; a test's child processes (the S3 export test)
+# ask for the configured backend with TEST_FILE_STORAGE_FROM_ENV=1.
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": (
+        BASE_STORAGES["default"]
+        if env.bool("TEST_FILE_STORAGE_FROM_ENV", default=False)
+        else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    ),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=4)

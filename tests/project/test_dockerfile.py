@@ -160,6 +160,26 @@ def test_dockerfile_installs_the_runtime_dependencies_pinned_by_the_lock_file():
     assert not missing, f"not pinned in requirements.lock: {missing}"
 
 
+def test_dockerfile_adds_the_s3_extra_when_asked_and_the_lock_pins_it():
+    joined = " ".join(args for word, args in instructions() if word == "RUN" and "pip install" in args)
+    assert any(word == "ARG" and args.startswith("EXTRAS") for word, args in instructions())
+    command = re.search(r"python -c \"(.*?)\" > /tmp/requirements.txt", joined).group(1)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    printed = subprocess.run(
+        [sys.executable, "-c", command], cwd=ROOT, capture_output=True, text=True, check=True,
+        env={**os.environ, "EXTRAS": "s3"},
+    ).stdout.splitlines()  # fmt: skip
+    assert printed == project["dependencies"] + project["optional-dependencies"]["s3"]
+    assert any(spec.startswith("django-storages[s3]") for spec in printed)
+    locked = {_dependency_name(line) for line in (ROOT / "requirements.lock").read_text().splitlines()}
+    assert {"django-storages", "boto3", "botocore", "s3transfer"} <= locked
+    unknown = subprocess.run(
+        [sys.executable, "-c", command], cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "EXTRAS": "nosuchextra"},
+    )  # fmt: skip
+    assert unknown.returncode != 0  # a misspelt extra fails the build
+
+
 def test_dockerfile_keeps_gunicorn_with_the_production_settings():
     ins = dict(instructions())
     assert "DJANGO_SETTINGS_MODULE=teamllm_web.settings.production" in ins["ENV"]

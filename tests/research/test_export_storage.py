@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
+from django.core.files.storage import InMemoryStorage, default_storage
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
@@ -154,3 +154,39 @@ def test_the_migration_keeps_old_rows_and_their_files_under_media_root(settings,
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+class UnreachableStorage(InMemoryStorage):
+    """A storage whose server does not answer (as an S3 endpoint that is down)."""
+
+    def _save(self, name, content):
+        raise ConnectionError("Could not connect to the endpoint URL")
+
+    def _open(self, name, mode="rb"):
+        raise ConnectionError("Could not connect to the endpoint URL")
+
+
+UNREACHABLE = {
+    "default": {"BACKEND": f"{__name__}.UnreachableStorage"},
+    "staticfiles": IN_MEMORY["staticfiles"],
+}
+
+
+@pytest.mark.django_db
+def test_an_unreachable_storage_fails_the_export_with_a_clear_message(demo, client, settings):
+    settings.STORAGES = UNREACHABLE
+    job = ExportJob.objects.create(kind="results", params={"study_id": Study.objects.get().pk})
+    failed = export_job_run(job_id=job.pk)
+    assert failed.status == "failed" and failed.storage_failed and not failed.file
+    assert "Could not connect" in failed.error
+    client.force_login(UserFactory(username="res-u", role=RESEARCHER))
+    card = client.get(f"/research/exports/{job.pk}/").content.decode()
+    assert "the file storage cannot be reached" in card and "Nothing is lost" in card
+
+    other = ExportJob.objects.create(kind="results", params={"study_id": Study.objects.get().pk})
+    other.file.name = "exports/x/results.xlsx"  # built earlier; the storage has gone away since
+    ExportJob.objects.filter(pk=other.pk).update(status="done", file=other.file.name, file_name="r.xlsx")
+    download = client.get(f"/research/exports/{other.pk}/download")
+    assert download.status_code == 503
+    assert "The file storage that holds r.xlsx does not answer" in download.content.decode()
+    assert ExportJob.objects.get(pk=other.pk).status == "done"  # the export is kept

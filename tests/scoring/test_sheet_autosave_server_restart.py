@@ -6,14 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
 from scoring.models import ScoreSheet
 from studies.models import Response
-from tests.browser import free_port, login, open_sheet
+from tests.browser import free_port, http_wait, login, open_sheet
 from tests.factories import code_for
 from tests.workers import ROOT, child_env
 
@@ -36,14 +34,8 @@ class AppServer:
             cwd=ROOT, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )  # fmt: skip
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{self.url}/accounts/login/", timeout=1).close()  # noqa: S310 - loopback
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError("the app server did not start")
+        if not http_wait(f"{self.url}/accounts/login/", timeout):
+            raise RuntimeError("the app server did not start")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
