@@ -19,3 +19,23 @@ worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY") or max(2, os.cpu_count() or 1))
 threads = int(os.environ.get("GUNICORN_THREADS") or 4)
 timeout = 120
+
+# Prometheus (docs/operators.md, "Metrics"): with PROMETHEUS_MULTIPROC_DIR set, every process
+# writes its request and database metrics there and /metrics adds them up; the directory is
+# emptied when gunicorn starts and a dead process's live gauges are dropped.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+
+
+def on_starting(server):
+    if _metrics_dir:
+        os.makedirs(_metrics_dir, exist_ok=True)
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):
+    if _metrics_dir:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -199,7 +199,7 @@ def main() -> None:
     args = parser.parse_args()
     from django.conf import settings
 
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    if not settings.DATABASES["default"]["ENGINE"].endswith(".postgresql"):
         sys.exit("Set DATABASE_URL to a PostgreSQL server (the benchmark creates bench_<name> there).")
     # its own throw-away database, so that it never collides with a pytest run
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = (

@@ -66,3 +66,19 @@ class WorkerBeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} ({self.queue})"
+
+
+class EventCounter(models.Model):
+    """A durable count of something that happens and leaves no row of its own (an
+    agreement recompute): written by whichever process does it (a worker), read by the
+    web's metrics endpoint at scrape time. Only ever incremented."""
+
+    name = models.CharField(max_length=100, unique=True)
+    value = models.BigIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("event counter")
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value}"

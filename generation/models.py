@@ -159,6 +159,9 @@ class Turn(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
     attempts = models.PositiveSmallIntegerField(default=1)
+    # time waited before the answer (pacing, retry backoff) and attempts answered HTTP 429
+    wait_ms = models.PositiveIntegerField(default=0)
+    rate_limited = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

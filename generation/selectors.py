@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from core.models import TaskOutbox
@@ -260,3 +260,112 @@ def endpoints_overview() -> QuerySet:
 def conditions_overview() -> QuerySet:
     """Every condition with how many responses it has."""
     return Condition.objects.annotate(n_responses=Count("responses")).order_by("letter")
+
+
+# --- figures for the metrics endpoint (read at scrape time, from what the calls stored) ---
+
+
+@dataclass(frozen=True)
+class CallTotals:
+    """The stored provider calls of one endpoint (of one kind of job), since ever."""
+
+    endpoint: str
+    calls: int  # calls that answered
+    failed: int  # calls that failed after their retries
+    attempts: int  # provider attempts of those calls (retries = attempts - calls - failed)
+    prompt_tokens: int
+    completion_tokens: int
+    rate_limited: int  # attempts the provider answered HTTP 429
+    wait_seconds: float  # waited before answers: pacing and retry backoff
+    call_seconds: float  # time in the calls that answered
+
+    @property
+    def retries(self) -> int:
+        return max(0, self.attempts - self.calls - self.failed)
+
+
+@dataclass(frozen=True)
+class EngineFigures:
+    """One kind of engine job (generation runs, judge tasks): its calls per endpoint, its
+    jobs by status, the time its finished jobs took (first start to end) and the time
+    workers spent on its jobs per endpoint."""
+
+    kind: str
+    calls: list[CallTotals]
+    jobs_by_status: dict[str, int]
+    # status -> (jobs, seconds from first start to end), finished jobs that started
+    durations: dict[str, tuple[int, float]]
+    worker_seconds: dict[str, float]
+
+
+def engine_figures(
+    *,
+    kind: str,
+    jobs: QuerySet,
+    calls: QuerySet,
+    endpoint: str,
+    call_endpoint: str,
+    attempts: str = "provider_attempts",
+    failed: Q | None = None,
+) -> EngineFigures:
+    """``endpoint`` and ``call_endpoint``: the lookups from a job and from a call to the
+    endpoint's name; ``attempts``: the call's field of provider attempts; ``failed``: which
+    stored calls failed (None: every stored call answered, as a judge's)."""
+    answered = ~failed if failed is not None else Q()
+    sums = {
+        "n": Count("id", filter=answered),
+        "attempts_sum": Sum(attempts),
+        "prompt": Sum("prompt_tokens"),
+        "completion": Sum("completion_tokens"),
+        "limited": Sum("rate_limited"),
+        "wait": Sum("wait_ms"),
+        "latency": Sum("latency_ms", filter=answered),
+    }
+    if failed is not None:
+        sums["n_failed"] = Count("id", filter=failed)
+    rows = calls.values(call_endpoint).annotate(**sums).order_by(call_endpoint)
+    totals = [
+        CallTotals(
+            endpoint=row[call_endpoint],
+            calls=row["n"],
+            failed=row.get("n_failed", 0),
+            attempts=row["attempts_sum"] or 0,
+            prompt_tokens=row["prompt"] or 0,
+            completion_tokens=row["completion"] or 0,
+            rate_limited=row["limited"] or 0,
+            wait_seconds=(row["wait"] or 0) / 1000,
+            call_seconds=(row["latency"] or 0) / 1000,
+        )
+        for row in rows
+    ]
+    by_status = dict(
+        jobs.values("status").annotate(n=Count("id")).order_by("status").values_list("status", "n")
+    )
+    took = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
+    durations = {
+        row["status"]: (row["n"], row["took"].total_seconds() if row["took"] else 0.0)
+        for row in jobs.filter(finished_at__isnull=False, started_at__isnull=False)
+        .values("status")
+        .annotate(n=Count("id"), took=Sum(took))
+        .order_by("status")
+    }
+    worker = {
+        row[endpoint]: row["seconds"] or 0.0
+        for row in jobs.values(endpoint).annotate(seconds=Sum("active_seconds")).order_by(endpoint)
+    }
+    return EngineFigures(
+        kind=kind, calls=totals, jobs_by_status=by_status, durations=durations, worker_seconds=worker
+    )
+
+
+def generation_figures() -> EngineFigures:
+    """Generation runs and their turns (a failed turn is a call that failed after its retries)."""
+    return engine_figures(
+        kind="generation",
+        jobs=GenerationRun.objects.all(),
+        calls=Turn.objects.all(),
+        endpoint="endpoint__name",
+        call_endpoint="run__endpoint__name",
+        attempts="attempts",
+        failed=~Q(error=""),
+    )

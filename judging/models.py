@@ -126,6 +126,11 @@ class JudgeCall(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    # provider attempts (retries + 1), time waited before the answer (pacing, retry backoff)
+    # and attempts answered HTTP 429
+    provider_attempts = models.PositiveSmallIntegerField(default=1)
+    wait_ms = models.PositiveIntegerField(default=0)
+    rate_limited = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

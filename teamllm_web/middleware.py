@@ -16,12 +16,14 @@ from .health import liveness
 LIVENESS_PATHS = ("/healthz", "/healthz/")
 
 # Anonymous users reach only these (login page, health checks, static files, i18n switch).
-# /status/ checks its own access (admins or the STATUS_TOKEN bearer token; 404 otherwise).
+# /status/ checks its own access (admins or the STATUS_TOKEN bearer token; 404 otherwise),
+# /metrics its own (the METRICS_TOKEN bearer token).
 PUBLIC_PREFIXES = (
     "/accounts/login/",
     "/accounts/invite/",  # set-password links of invitees, who have no password yet
     "/healthz",
     "/status/",
+    "/metrics",
     "/i18n/setlang/",
     "/" + settings.STATIC_URL.lstrip("/"),
 )

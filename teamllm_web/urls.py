@@ -10,6 +10,7 @@ urlpatterns = [
     path("no-role/", views.no_role, name="no_role"),
     path("healthz", views.healthz, name="healthz"),
     path("status/", views.status, name="status"),
+    path("metrics", views.metrics, name="metrics"),
     path("i18n/setlang/", views.set_language, name="set_language"),
     path(
         "accounts/login/",

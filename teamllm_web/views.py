@@ -21,6 +21,7 @@ from core.i18n import language_cookie_set
 from scoring.models import RaterProfile
 
 from .health import status_report
+from .metrics import CONTENT_TYPE, metrics_exposition
 from .middleware import liveness_response
 
 
@@ -61,8 +62,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return liveness_response()
 
 
-def _bearer_token_ok(request: HttpRequest) -> bool:
-    expected = settings.STATUS_TOKEN
+def _bearer_token_ok(request: HttpRequest, expected: str | None = None) -> bool:
+    expected = settings.STATUS_TOKEN if expected is None else expected
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if not expected or scheme.lower() != "bearer" or not token.strip():
@@ -103,6 +104,30 @@ def status(request: HttpRequest) -> HttpResponse:
     ]
     context = {"ready": ready, "problems": report["problems"], "parts": parts}
     return render(request, "status.html", context, status=code)
+
+
+@require_GET
+@never_cache
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus metrics, for ``Authorization: Bearer $METRICS_TOKEN`` only: 404 while no
+    token is configured, 401 without a bearer token, 403 with a wrong one."""
+    expected = settings.METRICS_TOKEN
+    if not expected:
+        message = _("Metrics are off: set METRICS_TOKEN to turn them on.")
+        return HttpResponse(message, status=404, content_type="text/plain; charset=utf-8")
+    scheme, _sep, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        response = HttpResponse(
+            _("Send the metrics token: Authorization: Bearer <METRICS_TOKEN>."),
+            status=401,
+            content_type="text/plain; charset=utf-8",
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    if not _bearer_token_ok(request, expected):
+        message = _("This token does not open the metrics.")
+        return HttpResponse(message, status=403, content_type="text/plain; charset=utf-8")
+    return HttpResponse(metrics_exposition(), content_type=CONTENT_TYPE)
 
 
 @require_POST

@@ -39,6 +39,7 @@ from calibration.selectors.agreement_state import (
     states_load,
 )
 from calibration.selectors.calibrators import calibrator_can_log_in, calibrators_who_can_log_in
+from calibration.selectors.metrics import AGREEMENT_RECOMPUTES
 from calibration.services.agreement_sync import (
     changes_of,
     group_agreements_sync,
@@ -46,6 +47,7 @@ from calibration.services.agreement_sync import (
     rows_update,
 )
 from core.accounts.roles import is_admin
+from core.counters import event_counter_add
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from scoring.selectors.qualification import raters_trained_on
 from studies.models import (
@@ -138,6 +140,7 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
     if scope is None:
         scope = sorted(set(Response.objects.filter(study=study).values_list("scenario_id", flat=True)))
     report.icc_units = group_agreements_sync(study=study, evaluations=evaluations, scenario_ids=scope)
+    event_counter_add(name=AGREEMENT_RECOMPUTES)  # in the transaction: counted when committed
     return report
 
 

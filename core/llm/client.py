@@ -80,6 +80,10 @@ class Completion:
     completion_tokens: int
     latency_ms: int
     attempts: int
+    # Time spent waiting before the answer (pacing and retry backoff, slept) and how many
+    # attempts the provider answered HTTP 429: stored with the call, for the metrics.
+    wait_ms: int = 0
+    rate_limited: int = 0
 
 
 def api_key_for(endpoint) -> str:
@@ -374,6 +378,8 @@ def chat_complete(
     last_error = refused = ""
     first = time.monotonic()
     waited = 0.0
+    paced_total = 0.0
+    limited = 0
     attempt = 0
     delay = 0.0
 
@@ -391,6 +397,7 @@ def chat_complete(
         paced = pacing.request_wait(endpoint)
         if paced > 0:
             wait(paced)
+            paced_total += paced
         if before_attempt is not None:
             before_attempt(attempt)
         started = time.monotonic()
@@ -401,6 +408,7 @@ def chat_complete(
                 refused = _describe(exc, timeout=timeout)
             else:
                 last_error = _describe(exc, timeout=timeout)
+                limited += getattr(exc, "status_code", None) == 429
                 hint = retry_after_seconds(exc)
                 delay = backoff_seconds(attempt, hint)
         else:
@@ -412,6 +420,8 @@ def chat_complete(
                 completion_tokens=completion,
                 latency_ms=round((time.monotonic() - started) * 1000),
                 attempts=attempt,
+                wait_ms=round((paced_total + waited) * 1000),
+                rate_limited=limited,
             )
         # Raised and slept outside the except block, so that no SDK exception (whose
         # message may quote the key) rides along as the context of our error.

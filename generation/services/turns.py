@@ -26,4 +26,6 @@ def turn_create(*, run: GenerationRun, call: Call, completion: Completion, earli
         completion_tokens=completion.completion_tokens,
         latency_ms=completion.latency_ms,
         attempts=earlier_attempts + completion.attempts,
+        wait_ms=completion.wait_ms,
+        rate_limited=min(completion.rate_limited, 32767),
     )

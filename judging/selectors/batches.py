@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from generation.selectors import BatchProgress, engine_batch_progress
+from generation.selectors import BatchProgress, EngineFigures, engine_batch_progress, engine_figures
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus, JudgeCall, JudgeTask, JudgeTaskStatus
 from scoring.models import AssignmentRole, ScoreSheet, SheetStatus
 
@@ -47,3 +47,13 @@ def judge_sheets(*, study_id: int | None = None, judge: Judge | None = None) -> 
     if judge is not None:
         qs = qs.filter(assignment__rater=judge.user)
     return qs
+
+
+def judge_figures() -> EngineFigures:
+    """Judge tasks and their calls, for the metrics endpoint (every stored judge call
+    answered: one that failed after its retries fails its task and is not stored)."""
+    to_endpoint = "batch__judge__endpoint__name"
+    tasks, calls = JudgeTask.objects.all(), JudgeCall.objects.all()
+    return engine_figures(
+        kind="judge", jobs=tasks, calls=calls, endpoint=to_endpoint, call_endpoint=f"task__{to_endpoint}"
+    )

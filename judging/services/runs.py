@@ -119,6 +119,9 @@ class JudgeKind(Kind):
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
             latency_ms=completion.latency_ms,
+            provider_attempts=min(earlier_attempts + completion.attempts, 32767),
+            wait_ms=completion.wait_ms,
+            rate_limited=min(completion.rate_limited, 32767),
         )
 
     def call_failed(self, job: JudgeTask, call: Call, error: str, attempts: int) -> str:

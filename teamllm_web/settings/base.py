@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "csp",
     "django_htmx",
     "template_partials",
+    "django_prometheus",
     "core",
     "studies",
     "scoring",
@@ -60,6 +61,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # django-prometheus: counts and times every request (first and last)
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # first: /healthz answers whatever the Host header, without the HTTPS redirect
     "teamllm_web.middleware.LivenessMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -77,6 +80,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # last, as django-axes asks: turns a locked-out login into the lockout page
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "teamllm_web.urls"
@@ -117,6 +121,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# django-prometheus's database backends: the same backends, counting queries and errors
+DATABASES["default"]["ENGINE"] = DATABASES["default"]["ENGINE"].replace(
+    "django.db.backends.", "django_prometheus.db.backends.", 1
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Every password an account's owner chooses (invitation link, password change page,
@@ -374,6 +382,8 @@ LLM_KEY_ENV_PREFIX = env("LLM_KEY_ENV_PREFIX", default="TEAMLLM_LLM_KEY_")
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
 # Bearer token that lets monitoring read /status/ without a session (empty: admins only).
 STATUS_TOKEN = env("STATUS_TOKEN", default="")
+# /metrics (Prometheus) answers only `Authorization: Bearer $METRICS_TOKEN`; unset = 404.
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # Autosave batches one account may send to one score sheet per second (counted in the
 # cache); past it a save answers 429 with Retry-After and the page retries later.
 SHEET_SAVES_PER_SECOND = env.int("SHEET_SAVES_PER_SECOND", default=5)

@@ -22,7 +22,7 @@ STORAGES = {
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=4)
 
 # A real worker process reads the test database, so SQLite tests use a file, not memory.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"].endswith(".sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
 
 # Each test session gets its own queue and Redis key prefix, so that parallel
