@@ -1,6 +1,7 @@
 from django.urls import path
 
-from api.views import pages, writes
+from api.views import batches, imports, pages, writes  # noqa: F401 - these add their endpoints to v1's API
+from api.views.v1 import api
 
 app_name = "api"
 
@@ -10,4 +11,4 @@ urlpatterns = [
 ]
 
 # the versioned API (its own namespace, "api-v1": docs at /api/v1/docs, schema at /api/v1/openapi.json)
-api_urls = [path("api/v1/", writes.api.urls)]
+api_urls = [path("api/v1/", api.urls)]

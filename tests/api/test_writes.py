@@ -17,8 +17,11 @@ from hypothesis import strategies as st
 from openpyxl import load_workbook
 
 from api.services.tokens import token_create
+from generation.services.batches import batch_create
+from judging.models import JudgeBatch
+from judging.services.judges import judge_create
 from research.models import ExportJob
-from studies.models import Study
+from studies.models import Condition, ModelEndpoint, Response, Study
 from tests.product import APPS
 from tests.workers import wait_for
 
@@ -73,7 +76,30 @@ def test_export_rules_follow_the_page(demo):
     assert _token_client("admin").get(f"/api/v1/exports/{admin_job.pk}").status_code == 200
 
 
-WRITE_ENDPOINTS = ["/api/v1/exports"]
+@pytest.mark.django_db
+def test_responses_import_as_the_page_does_all_or_nothing_with_every_problem(demo, data_a):
+    study = Study.objects.create(name="Lab study")
+    url = f"/api/v1/studies/{study.pk}/responses/import"
+    content = json.dumps(data_a, ensure_ascii=False)
+    admin = _token_client("admin")
+    refused = admin.post(url, {"content": content}, content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["detail"] == "nothing was imported"
+    assert any("FS10" in p for p in refused.json()["problems"])  # the unknown scenario is named
+    assert not Response.objects.filter(study=study).exists()
+    broken = admin.post(url, {"content": "[1, 2,"}, content_type="application/json")
+    assert broken.status_code == 400 and "not valid JSON" in broken.json()["problems"][0]
+    created = admin.post(url, {"content": content, "create_missing": True}, content_type="application/json")
+    assert created.status_code == 201, created.content
+    ids = {row[0] for row in data_a}
+    assert set(created.json()["created"]) == ids == set(study.responses.values_list("research_id", flat=True))
+    again = admin.post(url, {"content": content, "create_missing": True}, content_type="application/json")
+    assert again.status_code == 201 and set(again.json()["unchanged"]) == ids
+    researcher = _token_client("researcher")
+    denied = researcher.post(url, {"content": content}, content_type="application/json")
+    assert denied.status_code == 403 and "admins" in denied.json()["detail"]
+
+
+WRITE_ENDPOINTS = ["/api/v1/exports", "/api/v1/studies/{study}/responses/import"]
 MODELS = [m for m in apps.get_models() if m._meta.app_label in APPS]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -87,6 +113,9 @@ HOSTILE_BODY = st.one_of(
     st.fixed_dictionaries(
         {"kind": st.text(max_size=20) | JSON, "study": st.integers() | st.text(max_size=5) | JSON},
         optional={"conditions": JSON, "models": JSON, "a": JSON, "b": JSON, "marks": JSON},
+    ).map(json.dumps),
+    st.fixed_dictionaries(
+        {"content": st.text(max_size=200) | JSON.map(json.dumps)}, optional={"create_missing": JSON}
     ).map(json.dumps),
     st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
 )
@@ -104,8 +133,8 @@ def _counts() -> dict[str, int]:
 def test_hostile_json_on_every_write_endpoint_gets_a_4xx_and_changes_nothing(demo, body, endpoint):
     client = _token_client("admin")
     before = _counts()
-    reply = client.post(endpoint, body, content_type="application/json")
-    if reply.status_code == 201:  # a valid request by chance: a job for an existing study, as asked
+    reply = client.post(endpoint.format(study=Study.objects.get().pk), body, content_type="application/json")
+    if reply.status_code == 201 and "exports" in endpoint:  # valid by chance: a job for the study, as asked
         job = ExportJob.objects.get(pk=reply.json()["id"])
         assert job.params["study_id"] == json.loads(body)["study"]
         job.delete()
@@ -114,3 +143,33 @@ def test_hostile_json_on_every_write_endpoint_gets_a_4xx_and_changes_nothing(dem
     after = _counts()
     before.pop("api.ApiToken"), after.pop("api.ApiToken")  # the fuzz makes a token per example
     assert after == before
+
+
+@pytest.mark.django_db
+def test_batches_are_polled_and_cancelled_by_admins_through_their_services(demo):
+    study = Study.objects.get()
+    response = Response.objects.get(research_id="A05_FS10")
+    stub = ModelEndpoint.objects.get(name="stub")
+    launch = batch_create(
+        study=study, scenarios=[response.scenario], endpoints=[stub], conditions=[Condition.objects.get(letter="B")],
+        enqueue=lambda run_id, **kwargs: None, name="api",
+    )  # fmt: skip
+    judge = judge_create(name="API judge", endpoint=stub)
+    judge_batch = JudgeBatch.objects.create(
+        study=study, judge=judge, prompt_version="v", temperature=0, samples=1
+    )
+    researcher, admin = _token_client("researcher"), _token_client("admin")
+    url = f"/api/v1/generation/batches/{launch.batch.pk}"
+    assert researcher.get(url).status_code == 403
+    assert researcher.post(f"{url}/cancel").status_code == 403
+    polled = admin.get(url).json()
+    assert polled["id"] == launch.batch.pk and [j["status"] for j in polled["jobs"]] == ["queued"]
+    assert _token_client("admin", scope="read").post(f"{url}/cancel").status_code == 403  # read-only
+    assert admin.post(f"{url}/cancel").json() == {"cancelled": 1}
+    assert [j["status"] for j in admin.get(url).json()["jobs"]] == ["cancelled"]
+    judge_url = f"/api/v1/judge/batches/{judge_batch.pk}"
+    assert researcher.get(judge_url).status_code == 403
+    assert admin.get(judge_url).json()["id"] == judge_batch.pk
+    assert admin.post(f"{judge_url}/cancel").json() == {"cancelled": 0}
+    other = Study.objects.create(name="Other")
+    assert _token_client("admin", study=other).get(url).status_code == 404
