@@ -25,6 +25,7 @@ PUBLIC_PREFIXES = (
     "/status/",
     "/metrics",
     "/i18n/setlang/",
+    "/api/v1/",  # token requests have no session: the API answers 401/403 itself
     "/" + settings.STATIC_URL.lstrip("/"),
 )
 

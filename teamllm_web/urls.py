@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from api.urls import api_urls
+
 from . import views
 from .auth import LoginForm
 
@@ -30,4 +32,6 @@ urlpatterns = [
     path("", include("generation.urls")),
     path("", include("judging.urls")),
     path("", include("training.urls")),
+    path("", include("api.urls")),
+    *api_urls,
 ]

@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "demo",
     "training",
     "judging",
+    "ninja",  # django-ninja: its Swagger UI served from our static files (no CDN)
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -232,6 +234,8 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 # Exports (and their files) are deleted this many days after they finished; 0 keeps them.
 EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)
+# requests per personal access token and clock minute on /api/v1/ (Django's cache counts them); 0: no limit
+API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=120)
 # Uploaded workbooks are read from memory up to this size and refused above it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -11,6 +11,7 @@ key at ``SECRET_KEY``, edit a submitted score, delete whatever is listed)."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.apps import apps
@@ -21,7 +22,10 @@ from django.db.models.fields.files import FieldFile
 from django.forms.models import model_to_dict
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
+from api.models import ApiToken
+from api.services.tokens import token_digest
 from calibration.models import FinalScore
 from core.accounts.roles import ADMIN, RATER, RESEARCHER
 from generation.services.batches import batch_create
@@ -285,7 +289,7 @@ def _admin_pages() -> list[str]:
     return pages
 
 
-UNBLINDED = ("/research/", "/manage/", "/admin/")
+UNBLINDED = ("/research/", "/manage/", "/admin/", "/api/")
 ADMIN_ROLES = {"admin", "superuser"}
 
 
@@ -337,8 +341,46 @@ def test_every_url_as_every_role_changes_nothing_outside_the_services(world, rol
         assert [u for u in opened if not u.startswith(("/accounts/", "/healthz", "/admin/login"))] == []
     if role in RATER_ROLES:  # raters, alone or combined: nothing unblinded
         assert [u for u in opened if u.startswith(UNBLINDED) and u != "/admin/login/"] == []
+    if role in ("researcher", "admin", "superuser"):
+        assert {"/api/v1/studies", "/api/v1/docs", "/api/tokens/"} <= set(opened)  # the walk reached the API
     if role == "researcher":
         reachable = [u for u in opened if u.startswith(("/manage/", "/admin/", "/scoring/"))]
         assert [u for u in reachable if not u.startswith("/manage/judges/")] == []  # judges: researchers too
     if role in ("admin", "superuser"):
         assert "/manage/" in opened and reverse("admin:index") in opened
+
+
+API_TOKEN_HOLDERS = ("researcher", "admin", "superuser", "rater+researcher", "rater+admin")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", API_TOKEN_HOLDERS)
+@pytest.mark.parametrize("scope", ["read", "write"])
+def test_every_api_url_with_a_token_changes_nothing_and_shows_raters_nothing(world, role, scope):
+    """The API's URLs walked with a personal access token instead of a session: no 5xx, no
+    change outside the services; a token of an account that is also a rater (made before the
+    rule, straight in the table: the service refuses them) opens nothing."""
+    account = world["accounts"][role]
+    plain = f"tlm_walk-{role}-{scope}"
+    ApiToken.objects.create(
+        user=account, name="walk", prefix=plain[:10], digest=token_digest(plain), scope=scope,
+        expires_at=timezone.now() + timedelta(days=1),
+    )  # fmt: skip
+    client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {plain}")
+    urls = [u for u in _product_urls(world["values"]) if u.startswith("/api/v1/")]
+    assert len(urls) > 10
+    served_5xx, opened = [], []
+    before = _protected_state()
+    for url in urls:
+        for method in ("get", "post"):
+            reply = getattr(client, method)(url)
+            if reply.status_code >= 500:
+                served_5xx.append((method, url, reply.status_code))
+            if method == "get" and reply.status_code == 200:
+                opened.append(url)
+    assert served_5xx == []
+    _assert_unchanged(before, _protected_state())
+    if role in RATER_ROLES:
+        assert opened == []
+    else:
+        assert f"/api/v1/studies/{world['values']['study_id']}/sheets" in opened

@@ -1,0 +1,54 @@
+"""Who calls the API: a personal access token (``Authorization: Bearer tlm_…``) or the
+browser session of an admin or researcher (the docs page's "try it out"). Raters are
+refused either way: nothing the API serves is blind."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja.security import HttpBearer, SessionAuth
+
+from api.models import ApiToken
+from api.services.tokens import TokenRefused, token_authenticate
+from core.accounts.roles import is_admin_or_researcher
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class TokenAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> ApiToken:
+        return token_authenticate(
+            plain=token,
+            method=request.method or "",
+            path=request.path,
+            write=request.method not in SAFE_METHODS,
+        )
+
+    def __call__(self, request: HttpRequest):
+        header = request.headers.get("Authorization")
+        if header and header.split(" ")[0].lower() != "bearer":
+            raise TokenRefused(401, "malformed Authorization header: expected 'Bearer tlm_...'")
+        return super().__call__(request)
+
+
+class StaffSessionAuth(SessionAuth):
+    """Django's session (with its CSRF check on writes), for admins and researchers only."""
+
+    def authenticate(self, request: HttpRequest, key: str | None):
+        user = super().authenticate(request, key)
+        if user is None:
+            return None
+        if not is_admin_or_researcher(user):
+            raise TokenRefused(403, "the API is for admins and researchers; raters have no access")
+        return user
+
+
+def caller(request: HttpRequest):
+    """The user behind the request (the token's owner, or the session's user)."""
+    auth = request.auth  # type: ignore[attr-defined]
+    return auth.user if isinstance(auth, ApiToken) else auth
+
+
+def token_study_id(request: HttpRequest) -> int | None:
+    """The one study a token is limited to, if any (a session sees every study)."""
+    auth = request.auth  # type: ignore[attr-defined]
+    return auth.study_id if isinstance(auth, ApiToken) else None

@@ -1,0 +1,229 @@
+"""``/api/v1/``: the read endpoints. Each one calls the selector the matching page calls
+(the researchers' results, the agreement dashboard, the long-table export), so the JSON
+holds the pages' numbers and obeys their rules: admins and researchers only, never a rater
+(see ``api.views.auth``), and a token limited to one study finds no other."""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from django.http import Http404, HttpRequest, JsonResponse
+from django.shortcuts import get_object_or_404
+from ninja import NinjaAPI, Query, Schema
+from ninja.errors import AuthenticationError
+
+from api import selectors
+from api.jsonable import jsonable
+from api.services.tokens import TokenRefused
+from api.views.auth import StaffSessionAuth, TokenAuth, token_study_id
+from calibration.selectors.agreement import agreement_groups, agreement_responses
+from calibration.selectors.consistency import consistency_table
+from calibration.selectors.responses import ResponseFilters, study_responses_list
+from core.accounts.roles import researcher_required
+from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
+from research.selectors.research import results_cached_get
+from research.significance import MARKS_BOTH, MARKS_PAPER
+from studies.models import Response, Study
+
+api = NinjaAPI(
+    title="teamllm-web API",
+    version="1",
+    description=(
+        "Read a study's set-up, responses, scores and research tables; start exports. "
+        "Authenticate with a personal access token (`Authorization: Bearer tlm_...`), made on /api/tokens/."
+    ),
+    urls_namespace="api-v1",
+    auth=[TokenAuth(), StaffSessionAuth(csrf=True)],
+    docs_decorator=researcher_required,
+)
+
+# what /studies/{id}/tables/{name} serves: the research page's tables, by their attribute
+TABLES = (
+    "table1", "table2", "overall", "step_tests", "blanks", "blank_disagreements", "efficiency",
+    "diversity", "cost", "run_costs", "consistency", "records",
+)  # fmt: skip
+MAX_ROWS = 100_000
+
+
+@api.exception_handler(TokenRefused)
+def _refused(request: HttpRequest, exc: TokenRefused) -> JsonResponse:
+    return JsonResponse({"detail": exc.message}, status=exc.status)
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> JsonResponse:
+    message = "authentication required: send 'Authorization: Bearer tlm_...' (a token made on /api/tokens/)"
+    return JsonResponse({"detail": message}, status=401)
+
+
+def study_for(request: HttpRequest, study_id: int) -> Study:
+    """The study, or 404 if it does not exist or the token is limited to another one."""
+    limited = token_study_id(request)
+    if limited is not None and limited != study_id:
+        raise Http404
+    return get_object_or_404(Study, pk=study_id)
+
+
+class ResultsQuery(Schema):
+    conditions: list[str] = []
+    models: list[str] = []
+    a: str = ""
+    b: str = ""
+    marks: str = MARKS_PAPER
+
+
+class RowsQuery(Schema):
+    offset: int = 0
+    limit: int = 10_000
+
+
+@api.get("/studies", summary="The studies the caller may read")
+def studies(request: HttpRequest) -> list[dict]:
+    return [
+        {
+            "id": s.pk,
+            "name": s.name,
+            "description": s.description,
+            "rubric_version": s.rubric_version,
+            "is_active": s.is_active,
+            "agreement_threshold": jsonable(s.agreement_threshold),
+            "headline_icc": s.headline_icc,
+            "final_score_rule": s.final_score_rule,
+            "created_at": s.created_at.isoformat(),
+        }
+        for s in selectors.studies_visible(study_id=token_study_id(request))
+    ]
+
+
+@api.get("/studies/{study_id}/scenarios", summary="A study's scenarios")
+def scenarios(request: HttpRequest, study_id: int) -> list[dict]:
+    study = study_for(request, study_id)
+    return [
+        {
+            "id": s.pk,
+            "code": s.code,
+            "theme": s.theme,
+            "text": s.text,
+            "theme_zh": s.theme_zh,
+            "text_zh": s.text_zh,
+        }
+        for s in selectors.study_scenarios(study=study)
+    ]
+
+
+@api.get("/studies/{study_id}/conditions", summary="A study's conditions (generation strategies)")
+def conditions(request: HttpRequest, study_id: int) -> list[dict]:
+    study = study_for(request, study_id)
+    return [
+        {"id": c.pk, "letter": c.letter, "name": c.name, "strategy": c.strategy, "parameters": c.parameters}
+        for c in selectors.study_conditions(study=study)
+    ]
+
+
+@api.get("/studies/{study_id}/models", summary="A study's models (endpoints; no keys, no hosts)")
+def models(request: HttpRequest, study_id: int) -> list[dict]:
+    study = study_for(request, study_id)
+    return [
+        {"id": m.pk, "model_number": m.model_number, "name": m.name, "model_name": m.model_name}
+        for m in selectors.study_models(study=study)
+    ]
+
+
+@api.get("/studies/{study_id}/responses", summary="A study's responses with their items and status")
+def responses(request: HttpRequest, study_id: int, status: str = "") -> list[dict]:
+    study = study_for(request, study_id)
+    rows = list(study_responses_list(study=study, filters=ResponseFilters(status=status)))
+    items = selectors.response_items(response_ids=[r.pk for r in rows])
+    return [_response(r, items[r.pk]) for r in rows]
+
+
+def _response(r: Response, items) -> dict:
+    final = getattr(r, "final_score", None) if hasattr(r, "final_score") else None
+    return {
+        "id": r.pk,
+        "research_id": r.research_id,
+        "scenario": r.scenario.code,
+        "model": r.model.name,
+        "model_number": r.model.model_number,
+        "condition": r.condition.letter,
+        "source": r.source,
+        "status": r.status,
+        "held": r.held,
+        "primary_assignments": getattr(r, "n_primary", None),
+        "primary_submitted": getattr(r, "n_submitted", None),
+        "final_overall": jsonable(final.overall) if final else None,
+        "steps": {str(n): getattr(r, f"step{n}") for n in range(1, 7)},
+        "items": [{"step": i.step, "position": i.position, "text": i.text} for i in items],
+    }
+
+
+@api.get("/studies/{study_id}/agreement", summary="Agreement per response and group, and Table 6")
+def agreement(request: HttpRequest, study_id: int) -> dict:
+    study = study_for(request, study_id)
+    return {
+        "responses": jsonable(agreement_responses(study=study)),
+        "groups": jsonable(agreement_groups(study=study)),
+        "table6": jsonable(consistency_table(study=study)),
+    }
+
+
+def _results(study: Study, q: ResultsQuery):
+    pair = (q.a, q.b) if q.a and q.b and q.a != q.b else None
+    return results_cached_get(
+        study=study,
+        conditions=q.conditions or None,
+        models=q.models or None,
+        pair=pair,
+        marks=MARKS_BOTH if q.marks == MARKS_BOTH else MARKS_PAPER,
+    )
+
+
+@api.get("/studies/{study_id}/final-scores", summary="Final scores (what the tables are computed from)")
+def final_scores(request: HttpRequest, study_id: int, q: Query[ResultsQuery]) -> list:
+    results = _results(study_for(request, study_id), q)
+    return jsonable(results.records)
+
+
+@api.get("/studies/{study_id}/tables/{name}", summary="One research table as the research page shows it")
+def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]) -> dict:
+    study = study_for(request, study_id)
+    if name not in TABLES:
+        raise Http404
+    results = _results(study, q)
+    body = {"study": study.name, "table": name, "data": jsonable(getattr(results, name))}
+    if name in ("table1", "table2"):
+        body["columns"] = jsonable(results.columns)
+    return body
+
+
+@api.get(
+    "/studies/{study_id}/items",
+    summary="The item-level long table (the rows of the item-scores export); researchers and admins only",
+)
+def items(request: HttpRequest, study_id: int, q: Query[RowsQuery]) -> dict:
+    study = study_for(request, study_id)
+    offset, limit = max(q.offset, 0), min(max(q.limit, 0), MAX_ROWS)
+    rows = islice(item_rows_iter(study=study), offset, offset + limit)
+    return {"columns": list(ITEM_HEADER), "offset": offset, "rows": [jsonable(list(r)) for r in rows]}
+
+
+@api.get("/studies/{study_id}/sheets", summary="Every sheet of the study with its item-level scores")
+def sheets(request: HttpRequest, study_id: int) -> list[dict]:
+    study = study_for(request, study_id)
+    out: dict[tuple, dict] = {}
+    for row in item_rows_iter(study=study):
+        record = dict(zip(ITEM_HEADER, jsonable(list(row)), strict=True))
+        key = (record["research_id"], record["rater"], record["role"])
+        sheet = out.setdefault(
+            key,
+            {
+                "research_id": record["research_id"],
+                "rater": record["rater"],
+                "role": record["role"],
+                "status": record["sheet_status"],
+                "submitted_at": record["submitted_at"],
+                "rows": [],
+            },
+        )
+        sheet["rows"].append(record)
+    return list(out.values())

@@ -1,0 +1,89 @@
+"""``/api/v1/`` writes (read-write tokens): export jobs, through the research page's own
+export engine (``research.services.exports``), with the page's rules (offline workbooks for
+admins only)."""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+from ninja import Field, Schema, Status
+
+from api.views.auth import caller, token_study_id
+from api.views.v1 import api, study_for
+from core.accounts.roles import is_admin
+from research.models import ExportJob
+from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, KINDS, export_job_create
+from research.significance import MARKS_BOTH, MARKS_PAPER
+
+
+class ExportIn(Schema):
+    kind: str = Field(KIND_RESULTS, description=f"one of {', '.join(KINDS)}")
+    study: int
+    conditions: list[str] = []
+    models: list[str] = []
+    a: str = ""
+    b: str = ""
+    marks: str = MARKS_PAPER
+
+
+def _job(request: HttpRequest, job_id: int) -> ExportJob:
+    job = get_object_or_404(ExportJob, pk=job_id, kind__in=KINDS)
+    if job.kind == KIND_WORKBOOKS and not is_admin(caller(request)):
+        raise Http404
+    limited = token_study_id(request)
+    if limited is not None and (job.params or {}).get("study_id") != limited:
+        raise Http404
+    return job
+
+
+def _job_json(request: HttpRequest, job: ExportJob) -> dict:
+    done = job.status == ExportJob.Status.DONE and bool(job.file)
+    return {
+        "id": job.pk,
+        "kind": job.kind,
+        "status": job.status,
+        "progress": job.progress,
+        "total": job.total,
+        "step": job.step,
+        "error": job.error,
+        "file_name": job.file_name,
+        "download": f"/api/v1/exports/{job.pk}/download" if done else None,
+    }
+
+
+@api.post("/exports", response={201: dict, 400: dict, 403: dict}, summary="Start an export job")
+def export_start(request: HttpRequest, body: ExportIn):
+    if body.kind not in KINDS:
+        return Status(400, {"detail": f"unknown export kind; one of {', '.join(KINDS)}"})
+    if body.kind == KIND_WORKBOOKS and not is_admin(caller(request)):
+        return Status(403, {"detail": "offline workbooks are exported by admins"})
+    study = study_for(request, body.study)
+    params: dict = {"study_id": study.pk}
+    if body.kind == KIND_RESULTS:
+        params.update(
+            pair=[body.a, body.b] if body.a and body.b and body.a != body.b else None,
+            conditions=body.conditions,
+            models=body.models,
+            marks=MARKS_BOTH if body.marks == MARKS_BOTH else MARKS_PAPER,
+        )
+    job = export_job_create(kind=body.kind, params=params, user=caller(request))
+    return Status(201, _job_json(request, job))
+
+
+@api.get("/exports/{job_id}", summary="An export job's state and progress")
+def export_poll(request: HttpRequest, job_id: int) -> dict:
+    return _job_json(request, _job(request, job_id))
+
+
+@api.get("/exports/{job_id}/download", summary="The finished export's file", response={200: None})
+def export_download(request: HttpRequest, job_id: int):
+    job = _job(request, job_id)
+    if job.status != ExportJob.Status.DONE or not job.file:
+        raise Http404
+    try:
+        handle = job.file.storage.open(job.file.name, "rb")
+    except (FileNotFoundError, OSError) as exc:
+        raise Http404 from exc
+    response = FileResponse(handle, as_attachment=True, filename=job.file_name)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,175 @@
+"""The API's writes (read-write tokens): export jobs started, polled and downloaded through
+the export engine with a real worker; the page's rules (offline workbooks for admins only,
+another study's job not found); and hostile JSON on every write endpoint answered with a
+4xx that changes nothing (a hypothesis fuzz, rows counted before and after)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from openpyxl import load_workbook
+
+from api.services.tokens import token_create
+from generation.services.batches import batch_create
+from judging.models import JudgeBatch
+from judging.services.judges import judge_create
+from research.models import ExportJob
+from studies.models import Condition, ModelEndpoint, Response, Study
+from tests.product import APPS
+from tests.workers import wait_for
+
+
+def _token_client(username: str, scope: str = "write", study=None) -> Client:
+    user = get_user_model().objects.get(username=username)
+    token = token_create(user=user, name="t", scope=scope, days=1, study=study)
+    return Client(HTTP_AUTHORIZATION=f"Bearer {token.plain}")
+
+
+@pytest.mark.worker
+def test_an_export_is_started_polled_and_downloaded_with_a_token(celery_worker, demo):
+    client = _token_client("researcher")
+    study = Study.objects.get()
+    started = client.post(
+        "/api/v1/exports", {"kind": "results", "study": study.pk}, content_type="application/json"
+    )
+    assert started.status_code == 201, started.content
+    pk = started.json()["id"]
+    wait_for(
+        lambda: ExportJob.objects.filter(pk=pk, status__in=("done", "failed")).first(), worker=celery_worker
+    )
+    polled = client.get(f"/api/v1/exports/{pk}").json()
+    assert polled["status"] == "done" and polled["download"] == f"/api/v1/exports/{pk}/download"
+    download = client.get(polled["download"])
+    assert download.status_code == 200 and download["Cache-Control"] == "no-store"
+    assert "About" in load_workbook(io.BytesIO(b"".join(download.streaming_content))).sheetnames
+    assert ExportJob.objects.get(pk=pk).created_by.username == "researcher"
+    ExportJob.objects.get(pk=pk).file.delete(save=False)  # the worker wrote to the shared storage
+
+
+@pytest.mark.django_db
+def test_export_rules_follow_the_page(demo):
+    study = Study.objects.get()
+    researcher = _token_client("researcher")
+    refused = researcher.post(
+        "/api/v1/exports", {"kind": "workbooks", "study": study.pk}, content_type="application/json"
+    )
+    assert refused.status_code == 403 and "admins" in refused.json()["detail"]
+    assert not ExportJob.objects.exists()
+    other = Study.objects.create(name="Other")
+    limited = _token_client("researcher", study=other)
+    assert (
+        limited.post("/api/v1/exports", {"study": study.pk}, content_type="application/json").status_code
+        == 404
+    )
+    job = ExportJob.objects.create(kind="results", params={"study_id": study.pk})
+    assert limited.get(f"/api/v1/exports/{job.pk}").status_code == 404
+    assert researcher.get(f"/api/v1/exports/{job.pk}/download").status_code == 404  # not done yet
+    admin_job = ExportJob.objects.create(kind="workbooks", params={"study_id": study.pk})
+    assert researcher.get(f"/api/v1/exports/{admin_job.pk}").status_code == 404
+    assert _token_client("admin").get(f"/api/v1/exports/{admin_job.pk}").status_code == 200
+
+
+@pytest.mark.django_db
+def test_responses_import_as_the_page_does_all_or_nothing_with_every_problem(demo, data_a):
+    study = Study.objects.create(name="Lab study")
+    url = f"/api/v1/studies/{study.pk}/responses/import"
+    content = json.dumps(data_a, ensure_ascii=False)
+    admin = _token_client("admin")
+    refused = admin.post(url, {"content": content}, content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["detail"] == "nothing was imported"
+    assert any("FS10" in p for p in refused.json()["problems"])  # the unknown scenario is named
+    assert not Response.objects.filter(study=study).exists()
+    broken = admin.post(url, {"content": "[1, 2,"}, content_type="application/json")
+    assert broken.status_code == 400 and "not valid JSON" in broken.json()["problems"][0]
+    created = admin.post(url, {"content": content, "create_missing": True}, content_type="application/json")
+    assert created.status_code == 201, created.content
+    ids = {row[0] for row in data_a}
+    assert set(created.json()["created"]) == ids == set(study.responses.values_list("research_id", flat=True))
+    again = admin.post(url, {"content": content, "create_missing": True}, content_type="application/json")
+    assert again.status_code == 201 and set(again.json()["unchanged"]) == ids
+    researcher = _token_client("researcher")
+    denied = researcher.post(url, {"content": content}, content_type="application/json")
+    assert denied.status_code == 403 and "admins" in denied.json()["detail"]
+
+
+WRITE_ENDPOINTS = ["/api/v1/exports", "/api/v1/studies/{study}/responses/import"]
+MODELS = [m for m in apps.get_models() if m._meta.app_label in APPS]
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+HOSTILE_BODY = st.one_of(
+    JSON.map(json.dumps),
+    st.fixed_dictionaries(
+        {"kind": st.text(max_size=20) | JSON, "study": st.integers() | st.text(max_size=5) | JSON},
+        optional={"conditions": JSON, "models": JSON, "a": JSON, "b": JSON, "marks": JSON},
+    ).map(json.dumps),
+    st.fixed_dictionaries(
+        {"content": st.text(max_size=200) | JSON.map(json.dumps)}, optional={"create_missing": JSON}
+    ).map(json.dumps),
+    st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
+)
+
+
+def _counts() -> dict[str, int]:
+    return {
+        m._meta.label: m._default_manager.count() for m in MODELS if m._meta.label != "studies.AuditEvent"
+    }
+
+
+@pytest.mark.django_db
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=HOSTILE_BODY, endpoint=st.sampled_from(WRITE_ENDPOINTS))
+def test_hostile_json_on_every_write_endpoint_gets_a_4xx_and_changes_nothing(demo, body, endpoint):
+    client = _token_client("admin")
+    before = _counts()
+    reply = client.post(endpoint.format(study=Study.objects.get().pk), body, content_type="application/json")
+    if reply.status_code == 201 and "exports" in endpoint:  # valid by chance: a job for the study, as asked
+        job = ExportJob.objects.get(pk=reply.json()["id"])
+        assert job.params["study_id"] == json.loads(body)["study"]
+        job.delete()
+    else:
+        assert 400 <= reply.status_code < 500, (body, reply.status_code, reply.content[:200])
+    after = _counts()
+    before.pop("api.ApiToken"), after.pop("api.ApiToken")  # the fuzz makes a token per example
+    assert after == before
+
+
+@pytest.mark.django_db
+def test_batches_are_polled_and_cancelled_by_admins_through_their_services(demo):
+    study = Study.objects.get()
+    response = Response.objects.get(research_id="A05_FS10")
+    stub = ModelEndpoint.objects.get(name="stub")
+    launch = batch_create(
+        study=study, scenarios=[response.scenario], endpoints=[stub], conditions=[Condition.objects.get(letter="B")],
+        enqueue=lambda run_id, **kwargs: None, name="api",
+    )  # fmt: skip
+    judge = judge_create(name="API judge", endpoint=stub)
+    judge_batch = JudgeBatch.objects.create(
+        study=study, judge=judge, prompt_version="v", temperature=0, samples=1
+    )
+    researcher, admin = _token_client("researcher"), _token_client("admin")
+    url = f"/api/v1/generation/batches/{launch.batch.pk}"
+    assert researcher.get(url).status_code == 403
+    assert researcher.post(f"{url}/cancel").status_code == 403
+    polled = admin.get(url).json()
+    assert polled["id"] == launch.batch.pk and [j["status"] for j in polled["jobs"]] == ["queued"]
+    assert _token_client("admin", scope="read").post(f"{url}/cancel").status_code == 403  # read-only
+    assert admin.post(f"{url}/cancel").json() == {"cancelled": 1}
+    assert [j["status"] for j in admin.get(url).json()["jobs"]] == ["cancelled"]
+    judge_url = f"/api/v1/judge/batches/{judge_batch.pk}"
+    assert researcher.get(judge_url).status_code == 403
+    assert admin.get(judge_url).json()["id"] == judge_batch.pk
+    assert admin.post(f"{judge_url}/cancel").json() == {"cancelled": 0}
+    other = Study.objects.create(name="Other")
+    assert _token_client("admin", study=other).get(url).status_code == 404
