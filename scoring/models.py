@@ -176,10 +176,12 @@ class ScoreSheet(models.Model):
     purpose = models.TextField(_("Purpose"), blank=True)
     comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
     totals = models.JSONField(default=dict, blank=True)
-    # A copy of the sheet's ItemScore and DimensionScore rows, written with them by every
-    # write of a sheet, so that a save reads its entries with the sheet it locks instead
-    # of two queries ({"items": [[step, position, category, ...]], "dims": {key: value}});
-    # null for a sheet not written since it was added: its rows are read.
+    # The sheet's entries as its ItemScore and DimensionScore rows hold them, written by
+    # every write of a sheet ({"items": [[step, position, category, ...]], "dims": {key:
+    # value}}): a draft's entries live here (its rows are written at submit, and by a
+    # correction of a submitted sheet; scoring/services/sheet_rows.py), and a save reads
+    # them with the sheet it locks; null for a sheet not written since it was added: its
+    # rows are read.
     entry_rows = models.JSONField(null=True, blank=True, editable=False)
     overall = models.PositiveSmallIntegerField(null=True, blank=True)
     last_batch_id = models.CharField(

@@ -1,4 +1,4 @@
-"""Opening a score sheet: created with its item and dimension rows on first open."""
+"""Opening a score sheet: created with its copy of its rows on first open."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
-from scoring.models import Assignment, DimensionScore, EventKind, ItemScore, ScoreSheet, SheetEvent
-from scoring.services.sheet_rows import entry_rows, item_row
+from scoring.models import Assignment, EventKind, ScoreSheet, SheetEvent
+from scoring.services.sheet_rows import entry_rows
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 
@@ -16,22 +16,22 @@ from studies.rubric import SheetEntries, load_rubric, sheet_totals
 def sheet_open(
     *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
 ) -> ScoreSheet:
-    """The assignment's sheet, created with its item and dimension rows on first open."""
+    """The assignment's sheet, created with its copy of its rows on first open."""
     return sheet_open_entries(assignment=assignment, actor=actor, item_counts=item_counts)[0]
 
 
 def sheet_open_entries(
     *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
 ) -> tuple[ScoreSheet, SheetEntries | None]:
-    """The assignment's sheet, created with its item and dimension rows on first open,
-    and, when it was created here, its entries (the caller need not read back the rows it
-    just wrote; None for a sheet that existed). Items the response does not have (fewer
-    than 8) start as Blank; ``item_counts``: the response's items per step, when the
-    caller has read them already.
+    """The assignment's sheet, created on first open, and, when it was created here, its
+    entries (the caller need not read back what it just wrote; None for a sheet that
+    existed). Items the response does not have (fewer than 8) start as Blank;
+    ``item_counts``: the response's items per step, when the caller has read them already.
 
-    A first open is four INSERTs (the sheet with its totals computed in memory, its item
-    rows, its dimension rows, the audit event) in one transaction, after one count of the
-    response's items unless ``item_counts`` is given."""
+    A first open is two INSERTs (the sheet with its totals and its copy of its rows
+    computed in memory, the audit event) in one transaction, after one count of the
+    response's items unless ``item_counts`` is given. A draft's item and dimension rows
+    are written at its submit (``scoring.services.sheet_rows``)."""
     try:
         return assignment.sheet, None  # no query when the caller fetched it with select_related
     except ScoreSheet.DoesNotExist:
@@ -59,17 +59,6 @@ def sheet_open_entries(
                 totals=totals.as_dict(),
                 overall=totals.overall,
                 entry_rows=entry_rows(rubric, entries),
-            )
-            ItemScore.objects.bulk_create(
-                [
-                    ItemScore(sheet_id=sheet.pk, **item_row(rubric, entries, step.number, pos))
-                    for step in rubric.steps
-                    if step.has_items
-                    for pos in range(1, step.item_count + 1)
-                ]
-            )
-            DimensionScore.objects.bulk_create(
-                [DimensionScore(sheet_id=sheet.pk, dimension=key, value=None) for key in entries.dimensions]
             )
             SheetEvent.objects.create(sheet_id=sheet.pk, actor=actor, kind=EventKind.CREATE, version=0)
     except IntegrityError:

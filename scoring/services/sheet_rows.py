@@ -1,5 +1,14 @@
 """The rows of a score sheet as the writes store them: an item row from the entries,
-and the upserts of the rows a batch of changes touched."""
+the sheet's copy of its rows, and the upserts of the rows.
+
+A draft's entries live in the sheet's copy (``ScoreSheet.entry_rows``), written with
+every save in the save's transaction: a save of a draft is one UPDATE of the sheet,
+whatever the number of changes. The item and dimension rows (``ItemScore``,
+``DimensionScore``), which the research queries read, are written when the sheet is
+submitted (all of them) and by every later write to a submitted sheet (a correction:
+the rows it touched); a draft's rows are those of its last submit, if any, and no
+reader takes a draft's entries from them (``scoring.selectors.sheets_entries_get``
+reads the copy)."""
 
 from __future__ import annotations
 
@@ -60,10 +69,11 @@ ITEM_COLUMNS = [
 def rows_store(
     sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, applied: list[EntryPath]
 ) -> set[str]:
-    """Write the rows the applied changes touched: at most one upsert of item rows and one
-    of dimension rows (``bulk_create`` with ``update_conflicts``), whatever the number of
-    changes. Texts and comments live on the sheet row: they are set on ``sheet`` and their
-    names returned for the caller's single save of it."""
+    """Set the applied changes on ``sheet`` (its copy of its rows, texts, comments) and
+    return the names of the fields set, for the caller's single save of it. On a
+    submitted sheet, also write the item and dimension rows the changes touched: at most
+    one upsert of each (``bulk_create`` with ``update_conflicts``); a draft's rows wait
+    for its submit (``rows_store_all``)."""
     items: set[tuple[int, int]] = set()  # each touched item once, however many of its fields changed
     dims: set[str] = set()
     dirty: set[str] = set()
@@ -78,23 +88,36 @@ def rows_store(
         else:
             sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
             dirty.add("comments")
+    if sheet.is_submitted:
+        _upsert(sheet, rubric, entries, sorted(items), sorted(dims))
+    sheet.entry_rows = entry_rows(rubric, entries)
+    dirty.add("entry_rows")
+    return dirty
+
+
+def rows_store_all(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries) -> None:
+    """Write every item and dimension row of ``sheet`` from ``entries`` (at its submit):
+    one upsert of item rows and one of dimension rows."""
+    items = [
+        (step.number, pos) for step in rubric.steps if step.has_items for pos in range(1, step.item_count + 1)
+    ]
+    _upsert(sheet, rubric, entries, items, sorted(entries.dimensions))
+
+
+def _upsert(
+    sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries, items: list[tuple[int, int]], dims: list[str]
+) -> None:
     if items:
         ItemScore.objects.bulk_create(
-            [ItemScore(sheet_id=sheet.pk, **item_row(rubric, entries, *key)) for key in sorted(items)],
+            [ItemScore(sheet_id=sheet.pk, **item_row(rubric, entries, *key)) for key in items],
             update_conflicts=True,
             unique_fields=["sheet", "step", "position"],
             update_fields=ITEM_COLUMNS,
         )
     if dims:
         DimensionScore.objects.bulk_create(
-            [
-                DimensionScore(sheet_id=sheet.pk, dimension=key, value=entries.dimensions[key])
-                for key in sorted(dims)
-            ],
+            [DimensionScore(sheet_id=sheet.pk, dimension=key, value=entries.dimensions[key]) for key in dims],
             update_conflicts=True,
             unique_fields=["sheet", "dimension"],
             update_fields=["value"],
         )
-    sheet.entry_rows = entry_rows(rubric, entries)
-    dirty.add("entry_rows")
-    return dirty

@@ -30,7 +30,7 @@ from scoring.models import (
 )
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
-from scoring.services.sheet_rows import rows_store
+from scoring.services.sheet_rows import rows_store, rows_store_all
 from scoring.signals import response_scores_changed, training_scores_changed
 from studies.rubric import SheetTotals, load_rubric, sheet_totals
 
@@ -193,9 +193,10 @@ def _apply_locked(
     event_kind: str = EventKind.CHANGE,
     note: str = "",
 ) -> SaveResult:
-    """``sheet_apply_changes`` on a sheet row locked by the caller's transaction: one read
-    of its rows, at most one upsert of item rows and one of dimension rows, one UPDATE
-    of the sheet and one audit event holding the batch's changes."""
+    """``sheet_apply_changes`` on a sheet row locked by the caller's transaction: the
+    entries read from the sheet's copy of its rows, one UPDATE of the sheet and one audit
+    event holding the batch's changes (and, on a submitted sheet, the upserts of the item
+    and dimension rows the changes touched)."""
     rubric = load_rubric(sheet.rubric_version)
     digest = batch_digest(changes) if batch_id else ""
     if batch_id and sheet.last_batch_id == batch_id:
@@ -267,7 +268,8 @@ def _scores_changed(sheet: ScoreSheet) -> None:
 def sheet_submit(
     *, sheet_id: int, actor, expected_version: int | None, note: str = "", require_texts: bool = True
 ) -> ScoreSheet:
-    """Lock a complete sheet. A second submit of a submitted sheet is a no-op.
+    """Lock a complete sheet and write its item and dimension rows (one upsert each)
+    from its copy of them. A second submit of a submitted sheet is a no-op.
 
     ``require_texts=False`` is for imports of files that never recorded the
     Step-2 rater texts (data_A.json); every score must still be present."""
@@ -278,10 +280,12 @@ def sheet_submit(
         if expected_version is not None and expected_version != sheet.version:
             raise VersionConflict(sheet.version)
         rubric = load_rubric(sheet.rubric_version)
-        totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
+        entries = sheet_entries_get(sheet=sheet, rubric=rubric)
+        totals = sheet_totals(entries, rubric)
         missing = [m for m in totals.missing if require_texts or not m.path.startswith("texts.")]
         if missing:
             raise SheetIncomplete(missing)
+        rows_store_all(sheet, rubric, entries)  # what the research queries read
         sheet.status = SheetStatus.SUBMITTED
         sheet.submitted_at = timezone.now()
         sheet.version += 1

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from scoring.models import Assignment, ScoringGroup, SheetEvent
+from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetEvent
+from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Condition, Response, Scenario
 from studies.services.responses import response_create
@@ -104,7 +105,8 @@ def test_admin_reassigns_a_group_and_the_scored_sheet_is_archived_not_deleted(ad
     leaving.refresh_from_db()
     assert leaving.archived_at is not None and leaving.archived_reason == "H02 moved to calibration"
     assert SheetEvent.objects.filter(sheet=sheet, kind="archive").exists()
-    assert sheet.dimension_scores.get(dimension="s2.focus").value == 8
+    kept = ScoreSheet.all_objects.get(pk=sheet.pk)  # the draft's entries, on the sheet
+    assert sheet_entries_get(sheet=kept).dimensions["s2.focus"] == 8
     assert Assignment.objects.filter(rater=newcomer, archived_at__isnull=True).count() == 1
     detail = admin_client.get(reply["Location"]).content.decode()
     assert "newcomer" in detail and "A05_FS10" in detail
