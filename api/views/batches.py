@@ -1,21 +1,27 @@
-"""``/api/v1/`` generation and judge batches for admins: poll (the batch pages' progress
-selectors) and cancel (their services). Starting a batch stays on its page for now."""
+"""``/api/v1/`` generation and judge batches for admins: start (validated by the launch pages'
+own forms, made by their services), poll (the batch pages' progress selectors) and cancel
+(their services)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Status
+from ninja import Schema, Status
 
 from api.views.auth import caller, token_study_id
-from api.views.v1 import api
+from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
+from generation.forms import BatchForm
 from generation.models import GenerationBatch
 from generation.selectors import BatchProgress, batch_progress
-from generation.services.batches import batch_cancel
+from generation.services.batches import BatchError, batch_cancel, batch_create
+from generation.tasks import run_advance_send
+from judging.forms import BatchLaunchForm
 from judging.models import JudgeBatch
 from judging.selectors.batches import batch_progress_get
-from judging.services.runs import judge_batch_cancel
+from judging.services.runs import BatchError as JudgeBatchError
+from judging.services.runs import judge_batch_cancel, judge_batch_launch
 
 
 def _admin_batch(request: HttpRequest, model, batch_id: int):
@@ -45,6 +51,104 @@ def _progress(progress: BatchProgress) -> dict:
 
 
 DENIED = {"detail": "batches are run by admins"}
+
+
+class GenerationBatchIn(Schema):
+    study: int
+    scenarios: list[int]
+    endpoints: list[int]
+    conditions: list[int]
+    name: str = ""
+    top_p: str = "paper"
+
+
+class JudgeBatchIn(Schema):
+    study: int
+    judge: int
+    scenario: str = ""
+    samples: int | None = None
+
+
+def _invalid(form: forms.Form) -> Status:
+    """400 with every problem the launch page would show, one line each."""
+    problems = [
+        f"{field}: {error['message']}" if field != "__all__" else error["message"]
+        for field, errors in form.errors.get_json_data().items()
+        for error in errors
+    ]
+    return Status(400, {"detail": "the batch was not started", "problems": problems})
+
+
+@api.post(
+    "/generation/batches",
+    response={201: dict, 400: dict, 403: dict},
+    summary="Start a generation batch (admins): one run per scenario, model and condition",
+)
+def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
+    if not is_admin(caller(request)):
+        return Status(403, DENIED)
+    study = study_for(request, body.study)
+    form = BatchForm(
+        data={
+            "study": str(study.pk),
+            "scenarios": [str(pk) for pk in body.scenarios],
+            "endpoints": [str(pk) for pk in body.endpoints],
+            "conditions": [str(pk) for pk in body.conditions],
+            "name": body.name,
+            "top_p": body.top_p,
+        }
+    )
+    if not form.is_valid():
+        return _invalid(form)
+    data = form.cleaned_data
+    try:
+        launch = batch_create(
+            study=data["study"],
+            scenarios=data["scenarios"],
+            endpoints=data["endpoints"],
+            conditions=data["conditions"],
+            enqueue=run_advance_send,
+            name=data["name"],
+            created_by=caller(request),
+            top_p=data["top_p"] or "paper",
+        )
+    except BatchError as exc:
+        return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
+    result = _progress(batch_progress(launch.batch))
+    return Status(201, {**result, "skipped": list(launch.skipped)})
+
+
+@api.post(
+    "/judge/batches",
+    response={201: dict, 400: dict, 403: dict},
+    summary="Start a judge batch (admins): the judge scores the study's responses",
+)
+def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
+    if not is_admin(caller(request)):
+        return Status(403, DENIED)
+    study = study_for(request, body.study)
+    form = BatchLaunchForm(
+        data={
+            "study": str(study.pk),
+            "judge": str(body.judge),
+            "scenario": body.scenario,
+            "samples": "" if body.samples is None else str(body.samples),
+        }
+    )
+    if not form.is_valid():
+        return _invalid(form)
+    data = form.cleaned_data
+    try:
+        batch = judge_batch_launch(
+            study=data["study"],
+            judge=data["judge"],
+            scenario=data["scenario_obj"],
+            samples=data["samples"],
+            actor=caller(request),
+        )
+    except JudgeBatchError as exc:
+        return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
+    return Status(201, _progress(batch_progress_get(batch=batch)))
 
 
 @api.get(

@@ -17,11 +17,15 @@ from hypothesis import strategies as st
 from openpyxl import load_workbook
 
 from api.services.tokens import token_create
+from core.models import TaskOutbox
+from generation.models import GenerationBatch
 from generation.services.batches import batch_create
-from judging.models import JudgeBatch
+from generation.services.engine import ACTIVE
+from judging.models import Judge, JudgeBatch
 from judging.services.judges import judge_create
 from research.models import ExportJob
 from studies.models import Condition, ModelEndpoint, Response, Study
+from tests.factories import stub_endpoint
 from tests.product import APPS
 from tests.workers import wait_for
 
@@ -99,7 +103,12 @@ def test_responses_import_as_the_page_does_all_or_nothing_with_every_problem(dem
     assert denied.status_code == 403 and "admins" in denied.json()["detail"]
 
 
-WRITE_ENDPOINTS = ["/api/v1/exports", "/api/v1/studies/{study}/responses/import"]
+WRITE_ENDPOINTS = [
+    "/api/v1/exports",
+    "/api/v1/studies/{study}/responses/import",
+    "/api/v1/generation/batches",
+    "/api/v1/judge/batches",
+]
 MODELS = [m for m in apps.get_models() if m._meta.app_label in APPS]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -117,6 +126,18 @@ HOSTILE_BODY = st.one_of(
     st.fixed_dictionaries(
         {"content": st.text(max_size=200) | JSON.map(json.dumps)}, optional={"create_missing": JSON}
     ).map(json.dumps),
+    st.fixed_dictionaries(  # a batch: ids that may or may not exist, wrong types, hostile names
+        {"study": st.integers() | JSON, "judge": st.integers() | JSON},
+        optional={
+            "scenarios": st.lists(st.integers(), max_size=3) | JSON,
+            "endpoints": st.lists(st.integers(), max_size=3) | JSON,
+            "conditions": st.lists(st.integers(), max_size=3) | JSON,
+            "name": st.text(max_size=130) | JSON,
+            "top_p": JSON,
+            "scenario": JSON,
+            "samples": st.integers() | JSON,
+        },
+    ).map(json.dumps),
     st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
 )
 
@@ -133,11 +154,20 @@ def _counts() -> dict[str, int]:
 def test_hostile_json_on_every_write_endpoint_gets_a_4xx_and_changes_nothing(demo, body, endpoint):
     client = _token_client("admin")
     before = _counts()
+    outbox_before = TaskOutbox.objects.order_by("pk").values_list("pk", flat=True).last() or 0
     reply = client.post(endpoint.format(study=Study.objects.get().pk), body, content_type="application/json")
     if reply.status_code == 201 and "exports" in endpoint:  # valid by chance: a job for the study, as asked
         job = ExportJob.objects.get(pk=reply.json()["id"])
         assert job.params["study_id"] == json.loads(body)["study"]
         job.delete()
+    elif reply.status_code == 201:  # a batch valid by chance: made as asked, then removed again
+        model = GenerationBatch if "generation" in endpoint else JudgeBatch
+        batch = model.objects.get(pk=reply.json()["id"])
+        assert batch.study_id == json.loads(body)["study"]
+        for run in batch.runs.all() if model is GenerationBatch else batch.tasks.all():
+            run.delete()
+        batch.delete()
+        TaskOutbox.objects.filter(pk__gt=outbox_before).delete()
     else:
         assert 400 <= reply.status_code < 500, (body, reply.status_code, reply.content[:200])
     after = _counts()
@@ -173,3 +203,71 @@ def test_batches_are_polled_and_cancelled_by_admins_through_their_services(demo)
     assert admin.post(f"{judge_url}/cancel").json() == {"cancelled": 0}
     other = Study.objects.create(name="Other")
     assert _token_client("admin", study=other).get(url).status_code == 404
+
+
+@pytest.mark.worker
+def test_admins_start_a_generation_batch_and_a_judge_batch_that_run_to_the_end(celery_worker, demo, llm_stub):
+    study = Study.objects.get()
+    response = Response.objects.get(research_id="A05_FS10")
+    stub = stub_endpoint(llm_stub)
+    condition = Condition.objects.get(letter="B")
+    admin = _token_client("admin")
+    body = {
+        "study": study.pk,
+        "scenarios": [response.scenario_id],
+        "endpoints": [stub.pk],
+        "conditions": [condition.pk],
+        "name": "from a script",
+    }
+    started = admin.post("/api/v1/generation/batches", body, content_type="application/json")
+    assert started.status_code == 201, started.content
+    url = f"/api/v1/generation/batches/{started.json()['id']}"
+    batch = GenerationBatch.objects.get(
+        pk=started.json()["id"]
+    )  # waited on in the database: the API has a rate limit
+    assert wait_for(lambda: not batch.runs.filter(status__in=ACTIVE).exists(), worker=celery_worker)
+    assert [job["status"] for job in admin.get(url).json()["jobs"]] == ["succeeded"]
+    assert GenerationBatch.objects.get(pk=started.json()["id"]).created_by.username == "admin"
+
+    judge = Judge.objects.get()
+    started = admin.post(
+        "/api/v1/judge/batches", {"study": study.pk, "judge": judge.pk}, content_type="application/json"
+    )
+    assert started.status_code == 201, started.content
+    url = f"/api/v1/judge/batches/{started.json()['id']}"
+    judge_batch = JudgeBatch.objects.get(pk=started.json()["id"])
+    assert wait_for(lambda: not judge_batch.tasks.filter(status__in=ACTIVE).exists(), worker=celery_worker)
+    assert admin.get(url).json()["counts"].get("succeeded", 0) >= 1, admin.get(url).json()
+
+
+@pytest.mark.django_db
+def test_a_batch_start_that_the_page_would_refuse_lists_every_problem_and_makes_nothing(demo):
+    study = Study.objects.get()
+    admin = _token_client("admin")
+    before = _counts()
+    body = {"study": study.pk, "scenarios": [987654], "endpoints": [987655], "conditions": []}
+    refused = admin.post("/api/v1/generation/batches", body, content_type="application/json")
+    assert refused.status_code == 400
+    problems = refused.json()["problems"]
+    assert {line.split(":")[0] for line in problems} >= {"scenarios", "endpoints", "conditions"}, problems
+    judge = admin.post(
+        "/api/v1/judge/batches",
+        {"study": study.pk, "judge": Judge.objects.get().pk, "samples": 99},
+        content_type="application/json",
+    )
+    assert judge.status_code == 400 and judge.json()["problems"][0].startswith("samples:"), judge.content
+    assert (
+        _token_client("researcher")
+        .post("/api/v1/generation/batches", body, content_type="application/json")
+        .status_code
+        == 403
+    )
+    assert (
+        _token_client("admin", scope="read")
+        .post("/api/v1/judge/batches", {"study": study.pk, "judge": 1}, content_type="application/json")
+        .status_code
+        == 403
+    )
+    after = _counts()
+    before.pop("api.ApiToken"), after.pop("api.ApiToken")
+    assert after == before
