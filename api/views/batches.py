@@ -4,6 +4,8 @@ own forms, made by their services), poll (the batch pages' progress selectors) a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
@@ -79,6 +81,17 @@ def _invalid(form: forms.Form) -> Status:
     return Status(400, {"detail": "the batch was not started", "problems": problems})
 
 
+def _start(form: forms.Form, launch: Callable[[dict], dict], refusals: tuple[type[Exception], ...]) -> Status:
+    """Validate with the launch page's form, then launch through its service: 201 with the
+    batch's progress, or 400 with every problem."""
+    if not form.is_valid():
+        return _invalid(form)
+    try:
+        return Status(201, launch(form.cleaned_data))
+    except refusals as exc:
+        return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
+
+
 @api.post(
     "/generation/batches",
     response={201: dict, 400: dict, 403: dict},
@@ -88,21 +101,11 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
     if not is_admin(caller(request)):
         return Status(403, DENIED)
     study = study_for(request, body.study)
-    form = BatchForm(
-        data={
-            "study": str(study.pk),
-            "scenarios": [str(pk) for pk in body.scenarios],
-            "endpoints": [str(pk) for pk in body.endpoints],
-            "conditions": [str(pk) for pk in body.conditions],
-            "name": body.name,
-            "top_p": body.top_p,
-        }
-    )
-    if not form.is_valid():
-        return _invalid(form)
-    data = form.cleaned_data
-    try:
-        launch = batch_create(
+    ids = {key: [str(pk) for pk in getattr(body, key)] for key in ("scenarios", "endpoints", "conditions")}
+    form = BatchForm(data={"study": str(study.pk), **ids, "name": body.name, "top_p": body.top_p})
+
+    def launch(data: dict) -> dict:
+        made = batch_create(
             study=data["study"],
             scenarios=data["scenarios"],
             endpoints=data["endpoints"],
@@ -112,10 +115,9 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
             created_by=caller(request),
             top_p=data["top_p"] or "paper",
         )
-    except BatchError as exc:
-        return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
-    result = _progress(batch_progress(launch.batch))
-    return Status(201, {**result, "skipped": list(launch.skipped)})
+        return {**_progress(batch_progress(made.batch)), "skipped": list(made.skipped)}
+
+    return _start(form, launch, (BatchError,))
 
 
 @api.post(
@@ -127,18 +129,12 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
     if not is_admin(caller(request)):
         return Status(403, DENIED)
     study = study_for(request, body.study)
+    samples = "" if body.samples is None else str(body.samples)
     form = BatchLaunchForm(
-        data={
-            "study": str(study.pk),
-            "judge": str(body.judge),
-            "scenario": body.scenario,
-            "samples": "" if body.samples is None else str(body.samples),
-        }
+        data={"study": str(study.pk), "judge": str(body.judge), "scenario": body.scenario, "samples": samples}
     )
-    if not form.is_valid():
-        return _invalid(form)
-    data = form.cleaned_data
-    try:
+
+    def launch(data: dict) -> dict:
         batch = judge_batch_launch(
             study=data["study"],
             judge=data["judge"],
@@ -146,9 +142,9 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
             samples=data["samples"],
             actor=caller(request),
         )
-    except JudgeBatchError as exc:
-        return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
-    return Status(201, _progress(batch_progress_get(batch=batch)))
+        return _progress(batch_progress_get(batch=batch))
+
+    return _start(form, launch, (JudgeBatchError,))
 
 
 @api.get(
