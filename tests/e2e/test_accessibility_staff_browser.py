@@ -35,7 +35,13 @@ ADMIN_PAGES = (
     "/manage/accounts/",
     "/manage/responses/held/",
 )
-RESEARCHER_PAGES = ("/research/", "/research/agreement/", "/research/judge/", "/research/drift/")
+RESEARCHER_PAGES = (
+    "/research/",
+    "/research/agreement/",
+    "/research/judge/",
+    "/research/drift/",
+    "/api/tokens/",
+)
 # each language, scheme and width once, in two passes rather than all eight
 LOOKS = [("en", "dark", 390), ("zh-hans", "light", 1366)]
 
