@@ -18,13 +18,22 @@ or ~100 round trips) costs more than the page itself; and a shared cache would
 serve the previous release's markup after a deploy changed a template. A rubric
 version never changes, a deploy restarts the processes, and runserver's template
 reloads clear it (below).
+
+Building them takes a second or two of CPU per language. One thread of a process builds
+them while the others wait (threads building the same widgets at once would each pay
+it, and a fresh process's first pages would queue behind all of them), and the web
+server starts that build in the background when a process starts (``sheet_widgets_warm``,
+from ``teamllm_web/wsgi.py``), so the first raters after a deploy do not pay it.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
+from django.conf import settings
+from django.db import connections
 from django.dispatch import receiver
 from django.template.backends.django import Template
 from django.template.loader import get_template
@@ -33,7 +42,7 @@ from django.utils.autoreload import file_changed
 from django.utils.safestring import SafeString
 
 from scoring.views.type_keys import option_keys
-from studies.rubric import INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
+from studies.rubric import DEFAULT_RUBRIC_VERSION, INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
 
 WIDGETS = "scoring/sheet/widgets.html"
 
@@ -224,17 +233,42 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
     return widgets
 
 
-@lru_cache(maxsize=16)
+_build_lock = threading.Lock()
+
+
 def sheet_widgets(*, rubric_version: str, lang: str) -> dict[int, dict]:
     """Per step number: the step's widgets in ``lang`` (keyed by rubric version and language only)."""
+    with _build_lock:  # built by one thread; the others wait for it instead of building them again
+        return _built(rubric_version=rubric_version, lang=lang)
+
+
+@lru_cache(maxsize=16)
+def _built(*, rubric_version: str, lang: str) -> dict[int, dict]:
     rubric = load_rubric(rubric_version)
     with translation.override(lang):
         return {step.number: _step_widgets(rubric=rubric, step=step, lang=lang) for step in rubric.steps}
+
+
+def sheet_widgets_warm(*, rubric_versions: tuple[str, ...] = (DEFAULT_RUBRIC_VERSION,)) -> threading.Thread:
+    """Build the widgets of these rubric versions in every language, in a background
+    thread of this process (a page asking for them meanwhile waits for that build)."""
+
+    def build() -> None:
+        try:
+            for version in rubric_versions:
+                for lang, _name in settings.LANGUAGES:
+                    sheet_widgets(rubric_version=version, lang=lang)
+        finally:
+            connections.close_all()  # this thread's own, if a template asked the database
+
+    thread = threading.Thread(target=build, name="sheet-widgets-warm", daemon=True)
+    thread.start()
+    return thread
 
 
 @receiver(file_changed, dispatch_uid="scoring.sheet_widgets")
 def _template_changed(sender, file_path, **kwargs) -> None:
     """runserver reloads edited templates without a restart; so must the widgets."""
     if file_path.suffix == ".html":
-        sheet_widgets.cache_clear()
+        _built.cache_clear()
         _partial.cache_clear()

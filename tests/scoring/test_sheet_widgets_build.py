@@ -1,0 +1,61 @@
+"""The scoring page's widgets are built once per process, by one thread, and the web
+server starts that build when a process starts (not in the first raters' requests)."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+from django.conf import settings
+
+import teamllm_web.wsgi as wsgi
+from scoring.views import sheet_widgets as widgets
+from studies.rubric import DEFAULT_RUBRIC_VERSION
+
+
+def _fresh() -> None:
+    widgets._built.cache_clear()
+
+
+def test_threads_asking_at_once_wait_for_one_build():
+    _fresh()
+    start = threading.Barrier(4)
+    results: list[dict] = []
+
+    def ask() -> None:
+        start.wait()
+        results.append(widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang="en"))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(results) == 4
+    assert widgets._built.cache_info().misses == 1  # built once; the three others were served it
+    assert all(result is results[0] for result in results)
+
+
+def test_warming_builds_every_language_in_the_background():
+    _fresh()
+    widgets.sheet_widgets_warm().join(timeout=60)
+    before = widgets._built.cache_info()
+    assert before.currsize == len(settings.LANGUAGES)
+    pages = {
+        lang: widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang=lang)
+        for lang, _name in settings.LANGUAGES
+    }
+    after = widgets._built.cache_info()
+    assert after.misses == before.misses  # nothing left to build for a page
+    assert after.hits == before.hits + len(settings.LANGUAGES)
+    assert pages["en"][1]["comment_label"] != pages["zh-hans"][1]["comment_label"]
+
+
+def test_the_wsgi_application_starts_the_build():
+    _fresh()
+    importlib.reload(wsgi)
+    warming = [t for t in threading.enumerate() if t.name == "sheet-widgets-warm"]
+    for thread in warming:
+        thread.join(timeout=60)
+    assert warming
+    assert widgets._built.cache_info().currsize == len(settings.LANGUAGES)
