@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.apps import apps as current_apps
@@ -25,6 +26,8 @@ from django.core.management import call_command
 from django.core.management.sql import emit_post_migrate_signal
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+
+from tests.product import APPS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,8 +44,15 @@ SPLIT_LEAVES = [
     ("research", "0001_initial"),
     ("generation", "0004_delete_condition_delete_modelendpoint"),
 ]
-# Apps added after the split: unapplied in the old database, created by the final `migrate`.
-LATER_APPS = ("onboarding", "judging", "core", "api")
+# Apps added after the split (every other app of the product that has migrations, so a new app
+# cannot be missed): unapplied in the old database, created by the final `migrate`.
+LATER_APPS = tuple(
+    config.label
+    for config in current_apps.get_app_configs()
+    if config.name in APPS
+    and config.label not in (*NEW_APPS, *OLD_APPS)
+    and (Path(config.path) / "migrations").is_dir()
+)
 PROJECT_APPS = (*NEW_APPS, *OLD_APPS, *LATER_APPS)
 # What moved where, written out here rather than read from the migrations.
 MOVED = {
