@@ -10,8 +10,10 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from generation.services.batches import BatchLaunch, batch_create
 from generation.services.conditions import ConditionError, condition_parameters_check
 from generation.services.endpoints import ENDPOINT_FIELDS
+from generation.services.runs import RunEnqueue
 from studies.forms import ScenarioMultipleChoiceField, form_offer_study_choices, form_study
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from studies.selectors import study_endpoints_offered
@@ -73,6 +75,22 @@ class BatchForm(forms.Form):
                     _("These scenarios belong to another study: %(codes)s") % {"codes": ", ".join(foreign)}
                 )
         return data
+
+    def launch(self, *, actor, enqueue: RunEnqueue) -> BatchLaunch:
+        """Start the valid form's batch (the page and the API both start batches here), its runs
+        sent with ``enqueue`` (the entry point's task: forms sit below tasks); raises BatchError
+        when the service refuses it."""
+        data = self.cleaned_data
+        return batch_create(
+            study=data["study"],
+            scenarios=data["scenarios"],
+            endpoints=data["endpoints"],
+            conditions=data["conditions"],
+            enqueue=enqueue,
+            name=data["name"],
+            created_by=actor,
+            top_p=data["top_p"] or "paper",
+        )
 
 
 class MemberProfileForm(forms.Form):

@@ -37,7 +37,6 @@ from generation.selectors import (
 from generation.services.batches import (
     BatchError,
     batch_cancel,
-    batch_create,
     batch_retry_failed,
     run_cancel,
     run_retry,
@@ -70,16 +69,7 @@ def home(request: HttpRequest) -> HttpResponse:
         return render(request, "generation/home.html#study_choices", {"form": form})
     if request.method == "POST" and form.is_valid():
         try:
-            launch = batch_create(
-                study=form.cleaned_data["study"],
-                scenarios=form.cleaned_data["scenarios"],
-                endpoints=form.cleaned_data["endpoints"],
-                conditions=form.cleaned_data["conditions"],
-                enqueue=run_advance_send,
-                name=form.cleaned_data["name"],
-                created_by=request.user,
-                top_p=form.cleaned_data["top_p"] or "paper",
-            )
+            launch = form.launch(actor=request.user, enqueue=run_advance_send)
         except BatchError as exc:
             form.add_error(None, str(exc))
         else:

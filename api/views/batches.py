@@ -17,7 +17,7 @@ from core.accounts.roles import is_admin
 from generation.forms import BatchForm
 from generation.models import GenerationBatch
 from generation.selectors import BatchProgress, batch_progress
-from generation.services.batches import BatchError, batch_cancel, batch_create
+from generation.services.batches import BatchError, batch_cancel
 from generation.tasks import run_advance_send
 from judging.forms import BatchLaunchForm
 from judging.models import JudgeBatch
@@ -105,16 +105,7 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
     form = BatchForm(data={"study": str(study.pk), **ids, "name": body.name, "top_p": body.top_p})
 
     def launch(data: dict) -> dict:
-        made = batch_create(
-            study=data["study"],
-            scenarios=data["scenarios"],
-            endpoints=data["endpoints"],
-            conditions=data["conditions"],
-            enqueue=run_advance_send,
-            name=data["name"],
-            created_by=caller(request),
-            top_p=data["top_p"] or "paper",
-        )
+        made = form.launch(actor=caller(request), enqueue=run_advance_send)
         return {**_progress(batch_progress(made.batch)), "skipped": list(made.skipped)}
 
     return _start(form, launch, (BatchError,))
