@@ -173,6 +173,7 @@ def whole_sheet(variant: int) -> list[list]:
 
 
 SHEET_DATA = re.compile(rb'<script id="sheet-data" type="application/json">(.*?)</script>', re.S)
+RUN_ID = time.time_ns()  # this run's, in every autosave batch id
 QUEUE_LINK = re.compile(rb'href="/scoring/([A-Za-z0-9_-]+)/"')
 CSRF_INPUT = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
 
@@ -256,7 +257,8 @@ async def rater_loop(
                 return
             size = rng.randint(2, 6)
             batch = full[start : start + size]
-            body = {"sheet": data["sheet"], "batch_id": f"r{n}-{code}-{start}",
+            # unique per run too: a later run's rater may come back to this sheet (409 batch_reused)
+            body = {"sheet": data["sheet"], "batch_id": f"r{n}-{code}-{start}-{RUN_ID}",
                     "expected_version": version, "changes": batch}  # fmt: skip
             reply = await timed(stats, "autosave", session.post_json(data["save_url"], body, referer))
             if reply is None or reply.status != 200:
