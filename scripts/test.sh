@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command 2: install what is missing, then run the gates (ruff check and format, import layers, mypy) and the whole pytest suite.
 # PostgreSQL and Redis are used when DATABASE_URL / REDIS_URL point at them
-# (.ci/run does); if unset and a local server answers, it is used too.
+# (.ci/run does); if unset, the local ones are (started first when installed but down).
+# With neither installed: SQLite and the filesystem broker.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh dev
@@ -27,6 +28,9 @@ except OSError:
     sys.exit(1)
 PYEOF
 }
+if [ -z "${DATABASE_URL:-}" ] || { [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ]; }; then
+  scripts/services_up.sh
+fi
 if [ -z "${DATABASE_URL:-}" ] && probe 127.0.0.1 5432; then
   export DATABASE_URL="postgres://postgres@127.0.0.1:5432/teamllm"
 fi
