@@ -142,44 +142,43 @@ def rater_sheet_apply_changes(
     batch_id: str,
 ) -> SaveResult | None:
     """A rater's autosave on their own live sheet (``sheet_apply_changes`` with the
-    rater's web-page rules), the sheet found by the rater and the response's blind code
-    and locked in one statement instead of an assignment lookup and a lock.
+    rater's web-page rules), the sheet found by its id, the rater and the blind code and
+    locked in one statement instead of an assignment lookup and a lock.
 
-    None when the rater has no opened live sheet for the code (not opened yet, not
-    theirs, archived, a training response): the caller then takes the general path,
-    which says which. Raises OtherSheet when the changes were made on another sheet
-    than the rater's own (a page left open before a change of user); nothing is written."""
+    None when ``sheet_id`` is not the rater's opened live sheet of that code (not opened
+    yet, not theirs, archived, a training response, or a page left open on another sheet
+    of this browser): the caller then takes the general path, which says which; nothing
+    is written."""
     changes = list(changes)
     with transaction.atomic():
-        sheet = _rater_sheet_locked(rater_id=rater.pk, blind_code=blind_code)
+        sheet = _rater_sheet_locked(rater_id=rater.pk, blind_code=blind_code, sheet_id=sheet_id)
         if sheet is None:
             return None
-        if sheet.pk != sheet_id:
-            raise OtherSheet(sheet.pk)
         return _apply_locked(
             sheet, actor=rater, changes=changes, expected_version=expected_version, batch_id=batch_id
         )
 
 
-def _rater_sheet_locked(*, rater_id: int, blind_code: str) -> ScoreSheet | None:
-    """The rater's opened live (or calibration) sheet of a blind code, locked until the
-    caller's transaction ends; None when there is none (the default manager also leaves
-    out judges' sheets)."""
-    return (
-        ScoreSheet.objects.select_for_update(of=("self",))
-        .filter(
+def _rater_sheet_locked(*, rater_id: int, blind_code: str, sheet_id: int) -> ScoreSheet | None:
+    """Sheet ``sheet_id`` when it is the rater's opened live (or calibration) sheet of the
+    blind code, locked until the caller's transaction ends; None otherwise (the default
+    manager also leaves out judges' sheets). The filters name the sheet by its key and
+    the assignment's fields by value: the cheapest query for the ORM to build, on the
+    path every autosave takes."""
+    found = list(
+        ScoreSheet.objects.select_for_update(of=("self",)).filter(
+            pk=sheet_id,
             assignment__rater_id=rater_id,
             assignment__blind_code=blind_code,
             assignment__archived_at__isnull=True,
+            assignment__role__in=_LIVE,
         )
-        .exclude(assignment__role__in=_NOT_LIVE)
-        .order_by("pk")
-        .first()
     )
+    return found[0] if found else None
 
 
-# assignments whose sheets a rater's autosave never reaches by blind code
-_NOT_LIVE = (AssignmentRole.TRAINING.value, AssignmentRole.JUDGE.value)
+# the assignments whose sheets a rater's autosave reaches by blind code (not training, not judges')
+_LIVE = (AssignmentRole.PRIMARY.value, AssignmentRole.CALIBRATION.value)
 
 
 def _apply_locked(

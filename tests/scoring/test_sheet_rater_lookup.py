@@ -31,9 +31,9 @@ def _code(response) -> str:
     return Assignment.all_objects.get(response=response).blind_code
 
 
-def _lookup(user, code: str):
+def _lookup(user, code: str, sheet_id: int):
     with transaction.atomic():
-        return _rater_sheet_locked(rater_id=user.pk, blind_code=code)
+        return _rater_sheet_locked(rater_id=user.pk, blind_code=code, sheet_id=sheet_id)
 
 
 @pytest.fixture
@@ -58,12 +58,18 @@ def sheets():
 
 def test_the_lock_finds_only_the_rater_s_opened_live_and_calibration_sheets(sheets):
     me, cases = sheets
-    found = {name: _lookup(me, _code(response)) for name, (response, _sheet) in cases.items()}
+    found = {
+        name: _lookup(me, _code(response), sheet.pk if sheet else 1)
+        for name, (response, sheet) in cases.items()
+    }
     assert found["primary"].pk == cases["primary"][1].pk
     assert found["calibration"].pk == cases["calibration"][1].pk
     assert [name for name, sheet in found.items() if sheet is None] == [
         "training", "judge", "archived", "other rater's", "not opened",
     ]  # fmt: skip
+    # the rater's own code with another of their sheets (a page left open): not found
+    primary_code = _code(cases["primary"][0])
+    assert _lookup(me, primary_code, cases["calibration"][1].pk) is None
 
 
 def test_the_save_writes_only_where_the_lock_found_a_sheet(sheets):
