@@ -2,7 +2,7 @@
 var/ directory on free ports, launch N generation batches as the demo admin while /status/ is
 polled every second, wait until every run ended, and report: runs succeeded, worker crashes or
 restarts seen in run.sh's output, /status/ answers. Exits 1 if a launch made no run, a run did
-not succeed or the worker crashed.
+not succeed, the worker crashed or a /status/ poll got no answer (counted as 0).
 
 Each launch makes a new run: launch n takes condition n % 6 (B first, then A, C, D, E, F) on
 endpoint n // 6, where the endpoints past the demo's stub are copies of it that the soak adds
@@ -158,6 +158,20 @@ def launch_plan(
     return [(endpoints[n // len(letters)], conditions[letters[n % len(letters)]]) for n in range(launches)]
 
 
+NO_ANSWER = 0  # a /status/ poll that got no answer (refused, reset, or none within its timeout)
+
+
+def poll_status(watcher: Browser, stop: threading.Event, statuses: list[int]) -> None:
+    """GET /status/ every second until ``stop``; a poll without an answer counts as
+    ``NO_ANSWER`` (before, it raised and ended the polling unseen: the report then showed
+    only the answers given before it)."""
+    while not stop.wait(1.0):
+        try:
+            statuses.append(watcher.get("/status/", timeout=5)[0])
+        except OSError:
+            statuses.append(NO_ANSWER)
+
+
 def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeout: float = 1800) -> dict:
     var = Path(tempfile.mkdtemp(prefix="soak-make-run-"))
     port, stub_port, redis_port = free_port(), free_port(), free_port()
@@ -199,13 +213,9 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
         (scenario,) = db.execute("select id from studies_scenario where code = 'FS10'").fetchone()
         combos = launch_plan(admin=admin, db=db, study=study, launches=launches)
 
-        def poll() -> None:
-            watcher = Browser(base)
-            watcher.login("admin")
-            while not stop.wait(1.0):
-                statuses.append(watcher.get("/status/", timeout=5)[0])
-
-        poller = threading.Thread(target=poll, daemon=True)
+        watcher = Browser(base)
+        watcher.login("admin")
+        poller = threading.Thread(target=poll_status, args=(watcher, stop, statuses), daemon=True)
         poller.start()
         started = time.monotonic()
         answers = [
@@ -287,6 +297,7 @@ def main() -> None:
         runs.get("succeeded", 0) == sum(runs.values()) == opts.launches
         and not report["worker_crashes"]
         and report["run_sh_alive"]
+        and not report["status_codes"].get(str(NO_ANSWER))  # /status/ answered every poll
     )
     sys.exit(0 if ok else 1)
 

@@ -16,6 +16,9 @@ from typing import Any
 SYNTHETIC_NOTE = "Generated offline by llm_stub from the request; not written by a language model."
 
 _STEP = re.compile(r"(?:\bfor Step|\bof Step|· Step) (\d)\b")
+# The step's own header ("The information for Step 2 is as follows", "[Step_Name] Step-2: ..."):
+# it names the step worked on even when earlier replies quoted after it name others.
+_STEP_HEADER = re.compile(r"(?:\binformation for Step |\[Step_Name\] Step-)(\d)\b")
 _ROLE_PATTERNS = [
     re.compile(r"Your role in the team is ([^,\n]+),"),
     re.compile(r"You are the proxy of the team member ([^.\n]+)\."),
@@ -45,7 +48,7 @@ def detect_step(messages: list[dict[str, Any]]) -> int:
     """The step the request works on (0 = warm-up), read from the prompts."""
     users = [_text(m) for m in messages if m.get("role") == "user"]
     for text in reversed(users):
-        found = _STEP.findall(text)
+        found = _STEP_HEADER.findall(text) or _STEP.findall(text)
         if found:
             return int(found[-1])
         if re.search(r"warm-up|introduce yourself", text, re.I):

@@ -48,3 +48,32 @@ def test_an_admin_releases_a_held_response_into_the_raters_queue(live_server, de
     assert code in rater_page.content()
     open_sheet(rater_page, base, code)
     assert not Response.objects.get(pk=held.pk).held
+
+
+def test_the_gates_pages_line_up_their_controls_and_numbers(live_server, demo, browser):
+    """Found looking at the pages at 1366 px: the settings page's checkboxes ("Responses need
+    release", "Active") sat in the middle of the form, far from their labels; the parse
+    result's counts stood right-aligned under left-aligned headers, nearer the next column's."""
+    held = generated_response(study=demo.study, model_number="61")
+    base = live_server.url
+    page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    login(page, base, "admin")
+
+    page.goto(f"{base}/manage/studies/{demo.study.pk}/settings/")
+    for name in ("responses_need_release", "is_active"):
+        box = page.locator(f"#id_{name}").bounding_box()
+        label = page.locator(f"label[for=id_{name}]").bounding_box()
+        assert box and label and box["width"] < 40 and abs(box["x"] - label["x"]) < 8, (name, box, label)
+
+    page.goto(f"{base}/manage/responses/held/")
+    table = page.locator(f"#held-{held.pk} table.parse-result")
+    for column in (1, 2, 3):
+        header = table.locator(f"thead th:nth-child({column})").bounding_box()
+        cell = table.locator(f"tbody td:nth-child({column})").bounding_box()
+        number = table.locator(f"tbody td:nth-child({column})").evaluate(
+            "td => { const r = document.createRange(); r.selectNodeContents(td); return r.getBoundingClientRect().right; }"
+        )
+        header_text = table.locator(f"thead th:nth-child({column})").evaluate(
+            "th => { const r = document.createRange(); r.selectNodeContents(th); return r.getBoundingClientRect().right; }"
+        )
+        assert header and cell and abs(number - header_text) < 4, (column, number, header_text)

@@ -113,3 +113,13 @@ def test_the_stub_records_every_request_body(llm_stub):
     with urllib.request.urlopen(llm_stub.base_url.removesuffix("/v1") + "/_stub/requests", timeout=10) as r:
         recorded = json.loads(r.read())["requests"]
     assert [b["messages"][0]["content"] for b in recorded] == ["hello 0", "hello 1", "hello 2"]
+
+
+def test_the_ablation_without_roles_is_read_as_its_step_and_answers_with_a_grid():
+    """Found running condition C on the stub after `make run`: every step after the first
+    was read as Step 1 (the members' earlier replies, quoted after the step's text, name
+    "Step 1"), so the response held Step 1's challenges in all six steps and no grid."""
+    calls, answers = strategy_calls("ablation")
+    assert [detect_step(c.messages) for c in calls] == [c.step for c in calls]
+    assert len(split_numbered_items(answers[0]).items) == 8
+    assert grid_errors(parse_grid(answers[4]), expected_solutions=8) == []

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,21 @@ def test_a_taken_port_is_reported_at_once_with_the_setting_to_use(tmp_path):
     assert f"port {port} on 127.0.0.1 is taken" in done.stderr
     assert f"PORT={port + 1} make run" in done.stderr
     assert not (tmp_path / "db.sqlite3").exists()
+
+
+def test_a_status_poll_without_an_answer_is_counted_and_polling_goes_on():
+    """Found reading the soak: a /status/ poll that got no answer (refused, or nothing within
+    its 5 s) raised in the polling thread and ended it unseen, so the report counted only the
+    answers before it ("257 of 257 200s" could hide a web server that stopped answering)."""
+    from bench.soak_make_run import Browser, poll_status
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens on it once closed
+    stop, statuses = threading.Event(), []
+    poller = threading.Thread(target=poll_status, args=(Browser(f"http://127.0.0.1:{port}"), stop, statuses))
+    poller.start()
+    stop.wait(3.5)
+    stop.set()
+    poller.join(timeout=10)
+    assert len(statuses) >= 2 and set(statuses) == {0}, statuses
