@@ -237,7 +237,8 @@ def _group_means(book: SafeBook, title: str, header: list[str], rows: list[list]
 def _consistency_rows(table6: dict) -> list[list]:
     selection = table6.get("selection") or {}
     rows = [
-        [f"{row['metric']} ({row['form_label']})" if row.get("form") else row["metric"],
+        [f"{row['metric']} ({row['form_label'] or row.get('pcc_label', '')})" if row.get("form") or row.get("pcc_label")
+         else row["metric"],
          _round(row["before"]), *map(_round, row["ci_before"]), _round(row["after"]),
          *map(_round, row["ci_after"]), row["n"], row["n_responses"],
          f"not a headline: {row['warning']}" if row["warning"] else ""]

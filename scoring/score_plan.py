@@ -101,14 +101,15 @@ RECORD_PLACE = re.compile(r"^record (\d+)\b")
 
 def scores_plan(
     data: Any, rubric: Rubric, problems: ScoreProblems
-) -> dict[int, tuple[ResponseRecord, list[SheetPlan]]]:
+) -> dict[int, tuple[ResponseRecord, list[SheetPlan] | None]]:
     """Every record's own problems (its shape, its rater IDs, each rater's scores and the
-    file's summaries); the plans of the records that have none."""
+    file's summaries); the plans of the records that have none, and ``None`` for the sheets
+    of a record that has some (still checked against the database: an unknown response)."""
     try:
         records = records_from_data_a(data)
     except RecordError as exc:
         raise ScoreImportError([str(exc)]) from exc
-    plans: dict[int, tuple[ResponseRecord, list[SheetPlan]]] = {}
+    plans: dict[int, tuple[ResponseRecord, list[SheetPlan] | None]] = {}
     firsts: dict[str, str] = {}
     for index, (record, row) in enumerate(zip(records, data, strict=True), start=1):
         before = len(problems)
@@ -117,6 +118,7 @@ def scores_plan(
             if not problem.startswith((f"{record.where}, field 'Step-", f"{record.where}, field 'scores'")):
                 problems.add(index, problem)
         if not isinstance(row, list) or len(row) != 5:
+            plans[index] = (record, None)
             continue
         if record.research_id in firsts:
             first = firsts[record.research_id]
@@ -161,6 +163,5 @@ def scores_plan(
             for p in summary_mismatches(totals, file_summaries(scores)):
                 problems.add(index, f"{where}: {p}")
             sheets.append(SheetPlan(where, code, scores, changes, entries, totals))
-        if len(problems) == before:
-            plans[index] = (record, sheets)
+        plans[index] = (record, sheets if len(problems) == before else None)
     return plans

@@ -50,6 +50,10 @@ AFTER_DEFINITION = _(
     "rater raises the after-PCC by construction: compare the calibrator's PCC with each "
     "primary rater below."
 )
+PCC_LABELS = {
+    "sheet": _("the sheet's maxima, headline"),
+    "release": _("as the release's script (Purpose / 2), before calibration only"),
+}
 WARNING_LABELS = {
     "fewer than 5 responses": _("fewer than 5 responses"),
     "no confidence interval": _("no confidence interval"),
@@ -149,9 +153,9 @@ def consistency_table(*, study: Study) -> dict:
         ResponseAgreement.objects.filter(response__study=study)
         .exclude(response__status=ResponseStatus.WITHDRAWN)
         .exclude(reason=REASON_MISSING_SHEET)
-        .values("pcc", "after_pcc", "flagged", "response__final_score__calibrated")
+        .values("pcc", "pcc_as_released", "after_pcc", "flagged", "response__final_score__calibrated")
     )
-    before, after = [], []
+    before, after, as_released = [], [], []
     flagged = calibrated = undefined = 0
     for row in rows:
         is_calibrated = bool(row["flagged"] and row["response__final_score__calibrated"])
@@ -159,6 +163,7 @@ def consistency_table(*, study: Study) -> dict:
         calibrated += is_calibrated
         undefined += row["pcc"] is None
         before.append(row["pcc"])
+        as_released.append(row["pcc_as_released"])
         after.append(row["after_pcc"] if is_calibrated else row["pcc"])
     form = study.headline_icc
     icc_rows = list(GroupAgreement.objects.filter(study=study, group__isnull=False))
@@ -188,6 +193,7 @@ def consistency_table(*, study: Study) -> dict:
 
     pcc_values = [v for v in before if v is not None]
     pcc_after = [v for v in after if v is not None]
+    released_values = [v for v in as_released if v is not None]
     rule = study.final_score_rule
     return {
         "study": study.name,
@@ -195,13 +201,25 @@ def consistency_table(*, study: Study) -> dict:
         "threshold": float(study.agreement_threshold),
         "headline_icc": form,
         "icc_unit": unit,
-        # the headline form, then the release's ICC3k and the paper's ICC2k beside it
+        # the PCC with the sheet's maxima (the headline), the same as the release's script
+        # computes it (before calibration only: the calibrated pair's is not stored), then the
+        # headline ICC form, the release's ICC3k and the paper's ICC2k beside it
         "rows": [
             {
                 **_row("PCC", before, after, len(pcc_values), mean_ci95(pcc_values), mean_ci95(pcc_after)),
                 "form": "",
                 "form_label": "",
+                "pcc_label": str(PCC_LABELS["sheet"]),
                 "headline": True,
+            },
+            {
+                **_row(
+                    "PCC", as_released, [], len(released_values), mean_ci95(released_values), (None, None)
+                ),
+                "form": "",
+                "form_label": "",
+                "pcc_label": str(PCC_LABELS["release"]),
+                "headline": False,
             },
             *(icc_row(name) for name in [form, *icc_beside(form)]),
         ],

@@ -64,9 +64,10 @@ def results_get(
 
 
 def _results_key(version: str, filters: tuple, with_diversity: bool) -> str:
-    # the language too: Table 6 carries its rule and definitions as translated text
+    # the language too: Table 6 carries its rule and definitions as translated text;
+    # the prefix changes with the shape of the results (v3: Table 6 has the PCC both ways)
     key = (version, filters, with_diversity, get_language())
-    return "results:v2:" + hashlib.sha256(repr(key).encode()).hexdigest()
+    return "results:v3:" + hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def results_cached_get(

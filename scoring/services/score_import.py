@@ -36,7 +36,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
-from studies.response_files import RecordError, RecordProblems, ResponseRecord
+from studies.response_files import RESEARCH_ID, RecordError, RecordProblems, ResponseRecord
 from studies.response_files import problem_text as _problem
 from studies.rubric import SheetTotals, load_rubric
 from studies.services.responses import responses_import, responses_unknown_names
@@ -178,7 +178,7 @@ def scores_import(
 
 def _check_and_import(
     *,
-    plans: dict[int, tuple[ResponseRecord, list[SheetPlan]]],
+    plans: dict[int, tuple[ResponseRecord, list[SheetPlan] | None]],
     study: Study,
     actor,
     rater_map: dict[str, str],
@@ -187,11 +187,13 @@ def _check_and_import(
     report: ScoreImportReport,
     problems: ScoreProblems,
 ) -> None:
-    """The database half of the checks, writing as it goes (the caller rolls back)."""
+    """The database half of the checks, writing as it goes (the caller rolls back). A
+    record with problems of its own is still checked for an unknown response and names."""
     missing = {
         index: record
         for index, (record, _sheets) in plans.items()
-        if not Response.objects.filter(study=study, research_id=record.research_id).exists()
+        if RESEARCH_ID.match(record.research_id or "")
+        and not Response.objects.filter(study=study, research_id=record.research_id).exists()
     }
     if missing and not create_missing:
         for index, r in missing.items():
@@ -205,9 +207,9 @@ def _check_and_import(
                 ),
             )
         problems.add_numbered(responses_unknown_names(records=list(missing.values()), study=study))
-    elif missing:
+    elif whole := [record for index, record in missing.items() if plans[index][1] is not None]:
         try:
-            created = responses_import(records=list(missing.values()), study=study, create_missing=True)
+            created = responses_import(records=whole, study=study, create_missing=True)
         except RecordProblems as exc:
             problems.add_numbered(exc.problems)
         else:
@@ -217,6 +219,8 @@ def _check_and_import(
     accounts: dict[str, Any] = {}
     told: set[str] = set()
     for index, (record, sheets) in plans.items():
+        if sheets is None:
+            continue  # its own problems are listed; its sheets were not read
         response = (
             Response.objects.select_related("study", "scenario", "condition")
             .filter(study=study, research_id=record.research_id)

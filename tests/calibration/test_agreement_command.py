@@ -20,9 +20,19 @@ def test_prints_the_three_tables_after_import(demo, data_a, tmp_path, capsys):
     assert "0.863" in line and "rater1 (H01)" in line and "116.50" in line
     assert "ICC3k*" in out and "fewer than 3 responses" in out  # one response: no ICC, with the reason
     table6 = out.split("Table 6", 1)[1]
-    rows = {line.split()[0]: line.split() for line in table6.splitlines()[1:5] if line.strip()}
+    lines = table6.splitlines()[1:6]
+    rows = {
+        line.split()[0]: line.split() for line in lines if line.strip() and not line.strip().startswith("PCC")
+    }
+    pcc, as_released = (line.split() for line in lines if line.strip().startswith("PCC"))
     # one response: the mean PCC has no CI and is flagged as no headline
-    assert rows["PCC"][:8] == ["PCC", "0.863", "[—,", "—]", "0.863", "[—,", "—]", "1"]
+    assert pcc[:4] == ["PCC", "(the", "sheet's", "maxima,"]
+    assert pcc[5:12] == ["0.863", "[—,", "—]", "0.863", "[—,", "—]", "1"]
+    # the release's script's normalization (Purpose / 2) beside it, before calibration only
+    assert (
+        " ".join(as_released[:11]) == "PCC (as the release's script (Purpose / 2), before calibration only)"
+    )
+    assert as_released[11:17] == ["0.853", "[—,", "—]", "—", "[—,", "—]"]
     assert rows["ICC3k*"][1:4] == ["—", "[—,", "—]"]
     assert rows["ICC2k"][1:4] == ["—", "[—,", "—]"]  # the paper's form beside the release's
     assert "ICC3k as the release (consistency), ICC2k the paper's absolute agreement" in out

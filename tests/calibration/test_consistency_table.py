@@ -5,7 +5,7 @@ import pytest
 import scipy.stats as st
 from scipy.stats import pearsonr
 
-from calibration.models import GroupAgreement
+from calibration.models import GroupAgreement, ResponseAgreement
 from calibration.selectors.agreement import consistency_table
 from calibration.selectors.agreement_state import sheet_vector
 from calibration.services.calibration import response_scores_recompute
@@ -56,8 +56,15 @@ def test_before_calibration_and_pending_after(study_with_one_disagreement):
     group, responses, sheets, _calibrator, rubric = study_with_one_disagreement
     table = consistency_table(study=group.study)
     pccs = [_r(a, b, rubric) for a, b in sheets]
-    pcc_row, icc_row, icc2k_row = table["rows"]
+    pcc_row, released_row, icc_row, icc2k_row = table["rows"]
     assert pcc_row["metric"] == "PCC" and pcc_row["n"] == 4
+    # the release's script's normalization (Purpose / 2) beside it, labelled, before only
+    released = [ResponseAgreement.objects.get(response=r).pcc_as_released for r in responses]
+    assert None not in released and released != pytest.approx(pccs)
+    assert released_row["before"] == pytest.approx(sum(released) / 4) and released_row["after"] is None
+    assert (released_row["headline"], pcc_row["headline"]) == (False, True)
+    assert released_row["pcc_label"].startswith("as the release's script (Purpose / 2)")
+    assert pcc_row["pcc_label"].startswith("the sheet's maxima")
     assert pcc_row["before"] == pytest.approx(sum(pccs) / 4)
     assert pcc_row["after"] == pytest.approx(sum(pccs) / 4)  # nothing calibrated yet
     headline = GroupAgreement.objects.get(group=group, stage="before").forms["ICC3k"]["icc"]
@@ -85,7 +92,7 @@ def test_after_calibration_uses_the_calibrated_pair(study_with_one_disagreement)
     c = sheet_submitted(calibrator, flagged, varied_changes(reference_changes(4), -2), assignment=calibration)
     response_scores_recompute(response_id=flagged.pk)
     table = consistency_table(study=group.study)
-    pcc_row, icc_row, _icc2k = table["rows"]
+    pcc_row, _released, icc_row, _icc2k = table["rows"]
     before = [_r(x, y, rubric) for x, y in sheets]
     after = before[:3] + [_r(c, a, rubric)]  # the calibrator and the closer rater (A)
     assert pcc_row["before"] == pytest.approx(sum(before) / 4)
@@ -101,7 +108,7 @@ def test_an_empty_study_has_no_values(db):
     from tests.factories import StudyFactory
 
     table = consistency_table(study=StudyFactory())
-    assert [(r["before"], r["after"], r["n"]) for r in table["rows"]] == [(None, None, 0)] * 3
+    assert [(r["before"], r["after"], r["n"]) for r in table["rows"]] == [(None, None, 0)] * 4
     assert table["responses"] == 0 and table["complete"]
 
 
@@ -109,7 +116,7 @@ def test_small_samples_carry_n_ci_and_a_warning(study_with_one_disagreement):
     """Four responses: neither the mean PCC nor the ICC may stand as a bare headline."""
     group, _responses, sheets, _calibrator, rubric = study_with_one_disagreement
     table = consistency_table(study=group.study)
-    pcc_row, icc_row, _icc2k = table["rows"]
+    pcc_row, _released, icc_row, _icc2k = table["rows"]
     pccs = [_r(a, b, rubric) for a, b in sheets]
     low, high = st.t.interval(0.95, len(pccs) - 1, loc=np.mean(pccs), scale=st.sem(pccs))
     assert pcc_row["ci_before"] == pytest.approx([low, high])

@@ -73,6 +73,15 @@ def test_every_figure_is_previewed_beside_its_downloads(live_server, browser, de
         if lang == "zh-hans":
             assert all(re.search("[\u4e00-\u9fff]", text) for text in captions), captions
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # Table 6's long metric labels (the PCC both ways, the ICC forms) wrap on a phone:
+        # each row's before-calibration value stays inside its card, not scrolled away
+        values = page.locator("table.table6 tbody tr td:nth-of-type(1)")
+        assert values.count() == 4
+        for i in range(values.count()):
+            right, card = values.nth(i).evaluate(
+                "(el) => [el.getBoundingClientRect().right, el.closest('.card').getBoundingClientRect().right]"
+            )
+            assert right <= card, (i, right, card)
         if SHOTS:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
             page.locator("figure.result-figure").first.scroll_into_view_if_needed()

@@ -1,6 +1,8 @@
 """The research page of the judge comparison: researchers see the numbers the selector
 computes, raters are refused, bad choices get a message and never a 500."""
 
+import re
+
 import pytest
 
 from core.accounts.roles import RESEARCHER
@@ -36,6 +38,16 @@ def test_researcher_sees_the_comparison(researcher_client, judged):
     assert "fewer than 5 responses" in html  # four responses: never a bare headline
     assert "Own model or family" in html and "McNemar" in html
     assert 'href="/research/judge/"' in html  # in the researcher's navigation
+    # styled as the other research tables, each scrolling inside its card on a phone
+    sections = [
+        s
+        for s in re.findall(r"<section class=\"card\" id=\"judge-[^\"]+\">.*?</section>", html, re.S)
+        if "<table" in s
+    ]
+    assert len(sections) == 6
+    for section in sections:
+        assert '<div class="scroll"><table class="table compact">' in section, section[:120]
+        assert "<table>" not in section
 
 
 def test_page_in_chinese(researcher_client, judged):

@@ -56,7 +56,7 @@ def test_table6_rounds_pcc_to_three_places(client, demo, django_user_model):
     _login(client, "researcher")
     html = client.get("/research/agreement/").content.decode()
     table6 = html.split('id="table6"', 1)[1].split("</table>", 1)[0]
-    row = table6.split(">PCC<", 1)[1].split("</tr>", 1)[0]
+    row = table6.split(">PCC (", 1)[1].split("</tr>", 1)[0]
     values = re.findall(r'class="num">([^<]+)</td>', row)
     assert re.fullmatch(r"-?\d\.\d{3}", values[0].strip()), values
 

@@ -68,6 +68,12 @@ def test_pcc_under_both_normalizations_and_the_final_score(workbook):
     assert table1[2][0] == "FS10" and table1[2][-1] == 116.5
 
 
+def test_table6_shows_the_pcc_under_both_normalizations(workbook):
+    rows = {row[0]: row[1] for row in _rows(workbook["Consistency (Table 6)"]) if row and row[0]}
+    assert round(rows["PCC (the sheet's maxima, headline)"], 3) == 0.863
+    assert round(rows["PCC (as the release's script (Purpose / 2), before calibration only)"], 4) == 0.8534
+
+
 def test_the_about_sheet_names_every_numbers_source(workbook):
     about = {row[0]: row[1:] for row in _rows(workbook["About"]) if row and row[0]}
     assert "Where each number comes from" in about

@@ -134,7 +134,7 @@ def test_consistency_sheet_is_table6_of_the_study(scored, tmp_path):
     workbook = load_workbook(_write(scored.study, tmp_path))
     rows = [list(r) for r in workbook["Consistency (Table 6)"].iter_rows(values_only=True)]
     assert rows[0][:5] == ["Metric", "Before calibration", "CI low", "CI high", "After calibration"]
-    pcc = next(r for r in rows if r[0] == "PCC")
+    pcc = next(r for r in rows if r[0] == "PCC (the sheet's maxima, headline)")
     assert round(pcc[1], 3) == 0.863 and round(pcc[4], 3) == 0.863  # A05_FS10 agrees: nothing calibrated
     # one response: no CI, and never a bare headline
     assert pcc[2] is None and pcc[7:10] == [1, 1, "not a headline: fewer than 5 responses"]

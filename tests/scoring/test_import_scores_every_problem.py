@@ -120,3 +120,26 @@ def test_the_page_lists_them_in_the_reader_s_language(demo, data_a, client):
         "评分者 H02：'admin' 不是评分者",
     ):
         assert text in page, text
+
+
+def test_a_record_with_problems_of_its_own_is_also_named_unknown(demo, data_a, tmp_path):
+    """A record whose own scores are wrong is still checked against the study: its unknown
+    response and scenario are listed after its own problems, not left for the next upload."""
+    record = copy.deepcopy(data_a[0])
+    record[0], record[1], record[2] = "B05_FS77", ["H01", "H01"], "FS77"
+    del record[3]["Step-3"]
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps([record], ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scores", str(path))
+    message = str(excinfo.value)
+    expected = [
+        "record 1 (B05_FS77), field 'raters': the two raters must differ",
+        "record 1 (B05_FS77), rater H01, field 'Step-3': missing or not a list",
+        "record 1 (B05_FS77), field 'response_id': no response B05_FS77 in study",
+        "record 1 (B05_FS77), field 'scenario': unknown scenario 'FS77'",
+    ]
+    places = [message.find(problem) for problem in expected]
+    assert -1 not in places, [p for p, at in zip(expected, places, strict=True) if at < 0]
+    assert places == sorted(places)
+    assert Response.objects.filter(research_id="B05_FS77").count() == 0

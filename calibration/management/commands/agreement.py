@@ -110,7 +110,9 @@ class Command(BaseCommand):
         rows = [["metric", "before [95% CI]", "after [95% CI]", "n", "responses", "warning"]]
         rows += [
             [
-                f"{r['form']}{'*' if r['headline'] else ''}" if r["form"] else r["metric"],
+                f"{r['form']}{'*' if r['headline'] else ''}"
+                if r["form"]
+                else f"{r['metric']} ({r['pcc_label']})",
                 f"{_num(r['before'], 3)} [{_num(r['ci_before'][0], 3)}, {_num(r['ci_before'][1], 3)}]",
                 f"{_num(r['after'], 3)} [{_num(r['ci_after'][0], 3)}, {_num(r['ci_after'][1], 3)}]",
                 str(r["n"]),
