@@ -81,7 +81,12 @@ def test_calibrator_sees_the_comparison_only_after_submitting_and_blind(client, 
         code_for("calibrator", response) in listing
         and "/calibration/" + code_for("calibrator", response) not in listing
     )
-    assert client.get(f"/calibration/{code_for('calibrator', response)}/").status_code == 403
+    early = client.get(f"/calibration/{code_for('calibrator', response)}/")
+    assert early.status_code == 403
+    # the page says why, not that the calibrator lacks a role
+    early_html = early.content.decode()
+    assert "The comparison opens after you submit your own sheet." in early_html
+    assert "does not have the role" not in early_html
     sheet_submitted(users["calibrator"], response, reference_changes(4), assignment=calibration)
     response_scores_recompute(response_id=response.pk)
     page = client.get(f"/calibration/{code_for('calibrator', response)}/")

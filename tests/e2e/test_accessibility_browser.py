@@ -72,6 +72,7 @@ def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, widt
     sheet_submitted(users["calibrator"], response, reference_changes(4), assignment=calibration)
     response_scores_recompute(response_id=response.pk)
     _check(page, f"{base}/scoring/{code}/", f"sheet-submitted-{tag}", problems)
+    _check(page, f"{base}/scoring/", f"queue-calibrated-{tag}", problems)  # "Compare the three sheets"
     _check(page, f"{base}/calibration/{code}/", f"comparison-{tag}", problems)
     _shot_of(page, "#cmp-step-1", f"comparison-items-{tag}")
     _check(page, f"{base}/scoring/workbooks/", f"workbooks-{tag}", problems)
@@ -106,6 +107,7 @@ def test_training_pages_pass_axe(live_server, gold, browser):  # noqa: F811
     base = live_server.url
     problems: list[str] = []
     for page, tag in _modes(browser, base, "trainee"):
+        _check(page, f"{base}/scoring/", f"queue-next-step-{tag}", problems)  # "Your next step: the training"
         _check(page, f"{base}/training/", f"training-home-{tag}", problems)
     training_enroll(rater=trainee, study=gold.study)
     assignment = Assignment.objects.get(rater=trainee, role="training")

@@ -329,3 +329,28 @@ def test_categories_are_picked_by_typing_in_chinese(live_server, demo, browser):
     assert page.input_value("#f-items-1-1-classification") == "Law & Justice"
     page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
     context.close()
+
+
+def test_the_first_scoring_control_is_a_few_keys_from_the_top_of_the_page(live_server, demo, browser):
+    """From a freshly opened sheet: Alt+N lands on the first empty field, and the second
+    skip link ("Skip to the scoring") leads past the header, the bar and the scenario:
+    Tab, Tab, Enter, Tab reach the first scoring control (it took 19 Tabs without it)."""
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code_for("rater1", response))
+    page.keyboard.press("Alt+n")
+    assert page.evaluate(ACTIVE)["path"] == "items.1.1.classification"
+    open_sheet(page, live_server.url, code_for("rater1", response))
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.getAttribute('href')") == "#sheet-form"
+    assert page.is_visible("a.skip-link[href='#sheet-form']")  # shown while it has the focus
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate(ACTIVE)["path"] == "items.1.1.classification"
+    box = page.locator("#f-items-1-1-classification").bounding_box()
+    bar = page.locator("#summary").bounding_box()
+    assert box["y"] >= bar["y"] + bar["height"] - 1 and box["y"] + box["height"] <= 768  # in view
+    context.close()

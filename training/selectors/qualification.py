@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.db.models import Exists, OuterRef, QuerySet
+
 from scoring.models import Assignment, AssignmentRole
 from studies.models import Study
 from training.models import RaterQualification, TrainingResponse
@@ -14,6 +16,13 @@ from training.models import RaterQualification, TrainingResponse
 
 def study_has_training_set(*, study: Study) -> bool:
     return TrainingResponse.objects.filter(study=study, archived_at__isnull=True).exists()
+
+
+def studies_with_training_set() -> QuerySet[Study]:
+    """The active studies with at least one training response not archived (an EXISTS:
+    a join on ``archived_at__isnull`` would also match a study with no training response)."""
+    active = TrainingResponse.objects.filter(study=OuterRef("pk"), archived_at__isnull=True)
+    return Study.objects.filter(Exists(active), is_active=True).order_by("name")
 
 
 def training_open_to(*, rater, study: Study):
@@ -26,11 +35,7 @@ def training_open_to(*, rater, study: Study):
 
 class TrainingGate:
     def studies_gated(self) -> Sequence[Study]:
-        return list(
-            Study.objects.filter(is_active=True, training_responses__archived_at__isnull=True)
-            .distinct()
-            .order_by("name")
-        )
+        return list(studies_with_training_set())
 
     def raters_not_qualified(self, *, study: Study, raters: Iterable[Any]) -> list[Any]:
         raters = list(raters)

@@ -13,7 +13,7 @@ from studies.models import Study
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
 from training.models import RaterQualification, TrainingResponse, TrainingSettings
-from training.selectors.qualification import training_open_to
+from training.selectors.qualification import studies_with_training_set, training_open_to
 
 
 def training_settings_of(*, study: Study) -> TrainingSettings:
@@ -35,7 +35,7 @@ def _status(sheet: ScoreSheet | None) -> str:
 def rater_training_home(*, user) -> list[dict]:
     """Per active study with a training set: the rater's progress and their training
     responses by blind code only (no research ID, model, condition or other rater)."""
-    studies = Study.objects.filter(is_active=True, training_responses__archived_at__isnull=True).distinct()
+    studies = studies_with_training_set()
     out = []
     for study in studies:
         settings = training_settings_of(study=study)
