@@ -5,7 +5,7 @@ own forms, made by their services), poll (the batch pages' progress selectors) a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django import forms
 from django.http import Http404, HttpRequest
@@ -27,15 +27,16 @@ from judging.services.runs import BatchError as JudgeBatchError
 from judging.services.runs import judge_batch_cancel, judge_batch_launch
 
 
-def _admin_batch(request: HttpRequest, model, batch_id: int):
-    """The batch, for admins only (403 otherwise), and 404 outside a study-limited token's study."""
+def _on_batch(request: HttpRequest, model, batch_id: int, answer: Callable[[Any], dict]) -> Status:
+    """200 with ``answer(batch)``, for admins only (403 otherwise); 404 for an unknown batch or
+    one outside a study-limited token's study."""
     if not is_admin(caller(request)):
-        return None
+        return Status(403, DENIED)
     batch = get_object_or_404(model, pk=batch_id)
     limited = token_study_id(request)
     if limited is not None and batch.study_id != limited:
         raise Http404
-    return batch
+    return Status(200, answer(batch))
 
 
 def _progress(progress: BatchProgress) -> dict:
@@ -157,8 +158,7 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
     summary="A generation batch's progress (admins)",
 )
 def generation_batch(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, GenerationBatch, batch_id)
-    return Status(403, DENIED) if batch is None else Status(200, _progress(batch_progress(batch)))
+    return _on_batch(request, GenerationBatch, batch_id, lambda batch: _progress(batch_progress(batch)))
 
 
 @api.post(
@@ -167,18 +167,16 @@ def generation_batch(request: HttpRequest, batch_id: int):
     summary="Cancel a generation batch (admins)",
 )
 def generation_batch_cancel(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, GenerationBatch, batch_id)
-    if batch is None:
-        return Status(403, DENIED)
-    return Status(200, {"cancelled": batch_cancel(batch_id=batch.pk)})
+    return _on_batch(
+        request, GenerationBatch, batch_id, lambda batch: {"cancelled": batch_cancel(batch_id=batch.pk)}
+    )
 
 
 @api.get(
     "/judge/batches/{batch_id}", response={200: dict, 403: dict}, summary="A judge batch's progress (admins)"
 )
 def judge_batch(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, JudgeBatch, batch_id)
-    return Status(403, DENIED) if batch is None else Status(200, _progress(batch_progress_get(batch=batch)))
+    return _on_batch(request, JudgeBatch, batch_id, lambda batch: _progress(batch_progress_get(batch=batch)))
 
 
 @api.post(
@@ -187,7 +185,6 @@ def judge_batch(request: HttpRequest, batch_id: int):
     summary="Cancel a judge batch (admins)",
 )
 def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, JudgeBatch, batch_id)
-    if batch is None:
-        return Status(403, DENIED)
-    return Status(200, {"cancelled": judge_batch_cancel(batch=batch)})
+    return _on_batch(
+        request, JudgeBatch, batch_id, lambda batch: {"cancelled": judge_batch_cancel(batch=batch)}
+    )
