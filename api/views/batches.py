@@ -5,6 +5,7 @@ own forms, made by their services), poll (the batch pages' progress selectors) a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django import forms
 from django.http import Http404, HttpRequest
@@ -26,15 +27,16 @@ from judging.services.runs import BatchError as JudgeBatchError
 from judging.services.runs import judge_batch_cancel, judge_batch_launch
 
 
-def _admin_batch(request: HttpRequest, model, batch_id: int):
-    """The batch, for admins only (403 otherwise), and 404 outside a study-limited token's study."""
+def _on_batch(request: HttpRequest, model, batch_id: int, answer: Callable[[Any], dict]) -> Status:
+    """200 with ``answer(batch)``, for admins only (403 otherwise); 404 for an unknown batch or
+    one outside a study-limited token's study."""
     if not is_admin(caller(request)):
-        return None
+        return Status(403, DENIED)
     batch = get_object_or_404(model, pk=batch_id)
     limited = token_study_id(request)
     if limited is not None and batch.study_id != limited:
         raise Http404
-    return batch
+    return Status(200, answer(batch))
 
 
 def _progress(progress: BatchProgress) -> dict:
@@ -81,13 +83,26 @@ def _invalid(form: forms.Form) -> Status:
     return Status(400, {"detail": "the batch was not started", "problems": problems})
 
 
-def _start(form: forms.Form, launch: Callable[[dict], dict], refusals: tuple[type[Exception], ...]) -> Status:
-    """Validate with the launch page's form, then launch through its service: 201 with the
-    batch's progress, or 400 with every problem."""
+F = TypeVar("F", bound=forms.Form)
+
+
+def _start(
+    request: HttpRequest,
+    study_id: int,
+    form_for: Callable[[str], F],
+    launch: Callable[[F], dict],
+    refusals: tuple[type[Exception], ...],
+) -> Status:
+    """For admins only (403 otherwise): the study (404 outside a study-limited token's study),
+    the launch page's form for it (``form_for`` gets the study's id), validated, then the launch
+    through its service: 201 with the batch's progress, or 400 with every problem."""
+    if not is_admin(caller(request)):
+        return Status(403, DENIED)
+    form = form_for(str(study_for(request, study_id).pk))
     if not form.is_valid():
         return _invalid(form)
     try:
-        return Status(201, launch(form.cleaned_data))
+        return Status(201, launch(form))
     except refusals as exc:
         return Status(400, {"detail": "the batch was not started", "problems": [str(exc)]})
 
@@ -98,17 +113,16 @@ def _start(form: forms.Form, launch: Callable[[dict], dict], refusals: tuple[typ
     summary="Start a generation batch (admins): one run per scenario, model and condition",
 )
 def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
-    if not is_admin(caller(request)):
-        return Status(403, DENIED)
-    study = study_for(request, body.study)
     ids = {key: [str(pk) for pk in getattr(body, key)] for key in ("scenarios", "endpoints", "conditions")}
-    form = BatchForm(data={"study": str(study.pk), **ids, "name": body.name, "top_p": body.top_p})
 
-    def launch(data: dict) -> dict:
+    def form_for(study: str) -> BatchForm:
+        return BatchForm(data={"study": study, **ids, "name": body.name, "top_p": body.top_p})
+
+    def launch(form: BatchForm) -> dict:
         made = form.launch(actor=caller(request), enqueue=run_advance_send)
         return {**_progress(batch_progress(made.batch)), "skipped": list(made.skipped)}
 
-    return _start(form, launch, (BatchError,))
+    return _start(request, body.study, form_for, launch, (BatchError,))
 
 
 @api.post(
@@ -117,15 +131,15 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
     summary="Start a judge batch (admins): the judge scores the study's responses",
 )
 def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
-    if not is_admin(caller(request)):
-        return Status(403, DENIED)
-    study = study_for(request, body.study)
     samples = "" if body.samples is None else str(body.samples)
-    form = BatchLaunchForm(
-        data={"study": str(study.pk), "judge": str(body.judge), "scenario": body.scenario, "samples": samples}
-    )
 
-    def launch(data: dict) -> dict:
+    def form_for(study: str) -> BatchLaunchForm:
+        return BatchLaunchForm(
+            data={"study": study, "judge": str(body.judge), "scenario": body.scenario, "samples": samples}
+        )
+
+    def launch(form: BatchLaunchForm) -> dict:
+        data = form.cleaned_data
         batch = judge_batch_launch(
             study=data["study"],
             judge=data["judge"],
@@ -135,7 +149,7 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
         )
         return _progress(batch_progress_get(batch=batch))
 
-    return _start(form, launch, (JudgeBatchError,))
+    return _start(request, body.study, form_for, launch, (JudgeBatchError,))
 
 
 @api.get(
@@ -144,8 +158,7 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
     summary="A generation batch's progress (admins)",
 )
 def generation_batch(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, GenerationBatch, batch_id)
-    return Status(403, DENIED) if batch is None else Status(200, _progress(batch_progress(batch)))
+    return _on_batch(request, GenerationBatch, batch_id, lambda batch: _progress(batch_progress(batch)))
 
 
 @api.post(
@@ -154,18 +167,16 @@ def generation_batch(request: HttpRequest, batch_id: int):
     summary="Cancel a generation batch (admins)",
 )
 def generation_batch_cancel(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, GenerationBatch, batch_id)
-    if batch is None:
-        return Status(403, DENIED)
-    return Status(200, {"cancelled": batch_cancel(batch_id=batch.pk)})
+    return _on_batch(
+        request, GenerationBatch, batch_id, lambda batch: {"cancelled": batch_cancel(batch_id=batch.pk)}
+    )
 
 
 @api.get(
     "/judge/batches/{batch_id}", response={200: dict, 403: dict}, summary="A judge batch's progress (admins)"
 )
 def judge_batch(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, JudgeBatch, batch_id)
-    return Status(403, DENIED) if batch is None else Status(200, _progress(batch_progress_get(batch=batch)))
+    return _on_batch(request, JudgeBatch, batch_id, lambda batch: _progress(batch_progress_get(batch=batch)))
 
 
 @api.post(
@@ -174,7 +185,6 @@ def judge_batch(request: HttpRequest, batch_id: int):
     summary="Cancel a judge batch (admins)",
 )
 def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
-    batch = _admin_batch(request, JudgeBatch, batch_id)
-    if batch is None:
-        return Status(403, DENIED)
-    return Status(200, {"cancelled": judge_batch_cancel(batch=batch)})
+    return _on_batch(
+        request, JudgeBatch, batch_id, lambda batch: {"cancelled": judge_batch_cancel(batch=batch)}
+    )

@@ -54,33 +54,30 @@ def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol
     dialogue = base.Dialogue()
     header = p["Release_History_Header"]
     warm: list[str] = []
-    for member in members:
-        intro = yield from dialogue.ask(
-            member,
-            step=0,
-            phase="warm_up",
-            content=base.join(header + "\n".join(warm) if warm else "", p["ablation_warmup"]),
-        )
-        warm.append(base.says(member.name, intro))
+    yield from dialogue.ask_each(
+        members,
+        warm,
+        step=0,
+        phase="warm_up",
+        content=lambda _member: base.join(header + "\n".join(warm) if warm else "", p["ablation_warmup"]),
+    )
 
     log_his = [header]
     answers: list[str] = []
+    answer_prompt = p["Ablation_Step_Answer"]
     for step in task.steps:
+        prompt = base.step_prompt(step)
         step_history: list[str] = []
         answer = ""
         for _ in range(int(params["rounds"])):
-            for member in members:
-                answer = yield from dialogue.ask(
-                    member,
-                    step=step.number,
-                    phase="member",
-                    content=base.join(
-                        base.step_prompt(step),
-                        "\n\n".join(log_his + step_history),
-                        p["Ablation_Step_Answer"],
-                    ),
-                )
-                step_history.append(base.says(member.name, answer))
+            answer = yield from dialogue.ask_each(
+                members,
+                step_history,
+                step=step.number,
+                phase="member",
+                # called at once, within this step: B023's late binding cannot bite
+                content=lambda _member: base.join(prompt, "\n\n".join(log_his + step_history), answer_prompt),  # noqa: B023
+            )
         log_his.append(base.log_answer(step.number, answer))
         answers.append(answer)
     return answers

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -209,6 +209,24 @@ class Dialogue:
         )
         self.seq += 1
         agent.messages = [*messages, {"role": "assistant", "content": reply}]
+        return reply
+
+    def ask_each(
+        self,
+        agents: Sequence[Agent],
+        said: list[str],
+        *,
+        step: int,
+        phase: str,
+        content: Callable[[Agent], str],
+    ) -> Generator[Call, str, str]:
+        """Each agent in turn is asked ``content(agent)``, built when its turn comes (so it
+        reads what the agents before it said), and its reply is added to ``said`` as
+        ``says(name, reply)``. Returns the last reply ("" for no agents)."""
+        reply = ""
+        for agent in agents:
+            reply = yield from self.ask(agent, step=step, phase=phase, content=content(agent))
+            said.append(says(agent.name, reply))
         return reply
 
 

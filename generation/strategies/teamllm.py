@@ -85,19 +85,20 @@ def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol
         leader, step=0, phase="warm_up", content=role_play[leader.name] + "\n" + p["Team_Warm_Up"]
     )
     warm.append(base.says(leader.name, opening))
-    for member in members:
-        intro = yield from dialogue.ask(
-            member,
-            step=0,
-            phase="warm_up",
-            content=role_play[member.name]
+    yield from dialogue.ask_each(
+        members,
+        warm,
+        step=0,
+        phase="warm_up",
+        content=lambda member: (
+            role_play[member.name]
             + "\n\n"
             + header
             + "\n".join(warm)
             + "\n\n"
-            + p["Release_Warm_Up_Introduce"],
-        )
-        warm.append(base.says(member.name, intro))
+            + p["Release_Warm_Up_Introduce"]
+        ),
+    )
 
     log_his = [header]  # the header, then each agreed step answer
     answers: list[str] = []
@@ -113,14 +114,14 @@ def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol
         step_history.append(base.says(leader.name, opening))
         answer = ""
         for _ in range(int(params["rounds"])):
-            for member in members:
-                view = yield from dialogue.ask(
-                    member,
-                    step=step.number,
-                    phase="perspective",
-                    content=role_play[member.name] + "\n\n" + "\n\n".join(log_his + step_history),
-                )
-                step_history.append(base.says(member.name, view))
+            yield from dialogue.ask_each(
+                members,
+                step_history,
+                step=step.number,
+                phase="perspective",
+                # called at once, within this round: B023's late binding cannot bite
+                content=lambda member: role_play[member.name] + "\n\n" + "\n\n".join(log_his + step_history),  # noqa: B023
+            )
             # The release builds consensus at the end of every round; the last is the answer.
             answer = yield from dialogue.ask(
                 leader,

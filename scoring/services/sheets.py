@@ -303,15 +303,27 @@ def sheet_submit(
     return sheet
 
 
-def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
-    """Make a submitted sheet editable again (admins only, with a reason)."""
+def _reason_given(reason: str | None, missing: str) -> str:
+    """The reason an admin gave, stripped; SheetError(``missing``) when there is none."""
     reason = (reason or "").strip()
     if not reason:
-        raise SheetError(_("Give a reason for reopening the sheet."))
+        raise SheetError(missing)
+    return reason
+
+
+def _submitted_locked(sheet_id: int, refusal: str) -> ScoreSheet:
+    """The submitted sheet, locked until the transaction ends; SheetError(``refusal``) for a draft."""
+    sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
+    if not sheet.is_submitted:
+        raise SheetError(refusal)
+    return sheet
+
+
+def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
+    """Make a submitted sheet editable again (admins only, with a reason)."""
+    reason = _reason_given(reason, _("Give a reason for reopening the sheet."))
     with transaction.atomic():
-        sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
-        if not sheet.is_submitted:
-            raise SheetError(_("Only submitted sheets can be reopened."))
+        sheet = _submitted_locked(sheet_id, _("Only submitted sheets can be reopened."))
         sheet.status = SheetStatus.DRAFT
         sheet.submitted_at = None
         sheet.version += 1
@@ -335,18 +347,16 @@ def sheet_correct(
     validation, a new version, one audit event listing the changed entries (kind "correct", the
     reason as note); the sheet stays submitted and complete, and agreement, calibration
     routing and final scores are recomputed as after a submit or a reopen."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise SheetError(_("Give a reason for the correction."))
+    reason = _reason_given(reason, _("Give a reason for the correction."))
     if not is_admin(actor):
         raise SheetError(_("Only an admin can correct a submitted sheet."))
     changes = list(changes)
     if not changes:
         raise SheetError(_("Nothing to correct."))
     with transaction.atomic():
-        sheet = ScoreSheet.all_objects.select_for_update().select_related("assignment").get(pk=sheet_id)
-        if not sheet.is_submitted:
-            raise SheetError(_("Only submitted sheets are corrected here; a draft is changed by its rater."))
+        sheet = _submitted_locked(
+            sheet_id, _("Only submitted sheets are corrected here; a draft is changed by its rater.")
+        )
         rubric = load_rubric(sheet.rubric_version)
         missing_before = {
             m.path for m in sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).missing

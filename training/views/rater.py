@@ -69,6 +69,17 @@ def _training_assignment(*, json: bool = False):
     return decorate
 
 
+def _training_view(require_method, *, json: bool = False):
+    """A page or endpoint of one training sheet: never cached, for the method
+    ``require_method`` admits (``require_GET``, ``require_POST``), for raters, and
+    given the requester's own training assignment of the code (``_training_assignment``)."""
+
+    def decorate(view):
+        return never_cache(require_method(rater_required(_training_assignment(json=json)(view))))
+
+    return decorate
+
+
 def _sheet(assignment: Assignment) -> ScoreSheet | None:
     return getattr(assignment, "sheet", None)
 
@@ -94,10 +105,7 @@ def training_start(request: HttpRequest, study_id: int) -> HttpResponse:
     return redirect("training:home")
 
 
-@never_cache
-@require_GET
-@rater_required
-@_training_assignment()
+@_training_view(require_GET)
 def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     sheet = _sheet(assignment)
     if sheet is not None and sheet.is_submitted:
@@ -112,26 +120,17 @@ def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str
     return render(request, "scoring/sheet.html", context)
 
 
-@never_cache
-@require_POST
-@rater_required
-@_training_assignment(json=True)
+@_training_view(require_POST, json=True)
 def training_save(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     return sheet_save_for(request, assignment)
 
 
-@never_cache
-@require_POST
-@rater_required
-@_training_assignment(json=True)
+@_training_view(require_POST, json=True)
 def training_submit(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     return sheet_submit_for(request, assignment, redirect=reverse("training:feedback", args=[blind_code]))
 
 
-@never_cache
-@require_GET
-@rater_required
-@_training_assignment()
+@_training_view(require_GET)
 def training_feedback(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     sheet = _sheet(assignment)
     if sheet is None or not sheet.is_submitted:
