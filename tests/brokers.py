@@ -91,8 +91,9 @@ def celery_broker(url: str):
         with contextlib.suppress(AttributeError, KeyError):
             app.__dict__["amqp"]._producer_pool = None
 
-    saved = app.conf.broker_url, app.conf.broker_transport_options
+    saved = app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options
     app.conf.broker_url = url
+    app.conf.broker_transport = None  # the URL's own (a session on the filesystem broker names one)
     app.conf.broker_transport_options = {
         "visibility_timeout": 3600,
         "socket_connect_timeout": settings.REDIS_TIMEOUT_SECONDS,
@@ -102,7 +103,7 @@ def celery_broker(url: str):
     try:
         yield app
     finally:
-        app.conf.broker_url, app.conf.broker_transport_options = saved
+        app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options = saved
         reset_pools()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from django.conf import settings
 from openpyxl import load_workbook
 
 from research.models import STORAGE_ERROR_PREFIX, ExportJob
@@ -25,7 +26,15 @@ from research.selectors.long_tables import ITEM_HEADER
 from tests.browser import free_port, http_wait, login
 from tests.workers import ROOT, WorkerProcess, child_env, session_worker_stop
 
-pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    # the filesystem broker is a folder of one host: hosts apart share a network broker
+    pytest.mark.skipif(
+        not settings.REDIS_URL, reason="a worker on another host needs a network broker (REDIS_URL unset)"
+    ),
+]
 
 BUCKET = "teamllm-exports"
 KEYS = {"S3_ACCESS_KEY_ID": "testing", "S3_SECRET_ACCESS_KEY": "testing", "S3_REGION": "us-east-1"}
