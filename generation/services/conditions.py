@@ -9,10 +9,14 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from generation.strategies import STRATEGIES, ParameterError, resolve_params
-from studies.models import Condition, Response
-from studies.services.audit import audit_values, audited_save
+from studies.models import Condition
+from studies.services.audit import AuditedEdit, audited_save, audited_update
 
 CONDITION_FIELDS = ("letter", "name", "strategy", "parameters", "description")
+# the letter is fixed once the condition exists: research IDs carry it
+CONDITION_EDIT = AuditedEdit(
+    model=Condition, action="condition.update", fields=CONDITION_FIELDS, editable=CONDITION_FIELDS[1:]
+)
 
 
 class ConditionError(Exception):
@@ -49,22 +53,13 @@ def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Con
     """Change a condition's name, description, parameters and (while no response has
     it) its strategy; its letter is fixed (research IDs carry it). Records
     ``{field: [old, new]}``. Raises ConditionError or ValidationError."""
-    with transaction.atomic():
-        condition = Condition.objects.select_for_update().get(pk=condition_id)
-        before = audit_values(condition, CONDITION_FIELDS)
-        for field in ("name", "strategy", "parameters", "description"):
-            if field in values:
-                setattr(condition, field, values[field])
-        if (
-            condition.strategy != before["strategy"]
-            and Response.objects.filter(condition_id=condition.pk).exists()
-        ):
+
+    def check(condition: Condition, before: dict[str, Any]) -> None:
+        if condition.strategy != before["strategy"] and condition.responses.exists():
             raise ConditionError(
                 _("The strategy is fixed: this condition already has responses. Create a new condition.")
             )
         condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
         condition.full_clean()
-        audited_save(
-            instance=condition, actor=actor, action="condition.update", fields=CONDITION_FIELDS, before=before
-        )
-    return condition
+
+    return audited_update(edit=CONDITION_EDIT, pk=condition_id, actor=actor, values=values, check=check)

@@ -15,8 +15,15 @@ from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 
 from core.llm.client import LLMError, api_key_for, chat_complete, redact_credentials
-from studies.models import ModelEndpoint, Response
-from studies.services.audit import audit_changes, audit_record, audit_values, audited_save
+from studies.models import ModelEndpoint
+from studies.services.audit import (
+    AuditedEdit,
+    audit_changes,
+    audit_record,
+    audit_values,
+    audited_save,
+    audited_update,
+)
 
 # The fields an admin sets on the endpoint pages (in the order of the form).
 ENDPOINT_FIELDS = (
@@ -32,6 +39,9 @@ ENDPOINT_FIELDS = (
     "retry_budget_seconds",
     "extra_params",
     "notes",
+)
+ENDPOINT_EDIT = AuditedEdit(
+    model=ModelEndpoint, action="endpoint.update", fields=ENDPOINT_FIELDS, editable=ENDPOINT_FIELDS
 )
 # A connection test never keeps a page waiting longer than this, whatever the endpoint's timeout.
 TEST_TIMEOUT_SECONDS = 20.0
@@ -68,24 +78,15 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
     """Change an endpoint's fields; the model number is fixed once responses carry it
     (their research IDs name it). Records ``{field: [old, new]}``; no event when nothing
     changed. Raises EndpointError or ValidationError."""
-    with transaction.atomic():
-        endpoint = ModelEndpoint.objects.select_for_update().get(pk=endpoint_id)
-        before = audit_values(endpoint, ENDPOINT_FIELDS)
-        for field in ENDPOINT_FIELDS:
-            if field in values:
-                setattr(endpoint, field, values[field])
-        if (
-            endpoint.model_number != before["model_number"]
-            and Response.objects.filter(model_id=endpoint.pk).exists()
-        ):
+
+    def check(endpoint: ModelEndpoint, before: dict[str, Any]) -> None:
+        if endpoint.model_number != before["model_number"] and endpoint.responses.exists():
             raise EndpointError(
                 _("The model number is fixed: responses of this endpoint carry it in their research IDs.")
             )
         _clean(endpoint)
-        audited_save(
-            instance=endpoint, actor=actor, action="endpoint.update", fields=ENDPOINT_FIELDS, before=before
-        )
-    return endpoint
+
+    return audited_update(edit=ENDPOINT_EDIT, pk=endpoint_id, actor=actor, values=values, check=check)
 
 
 def endpoint_set_active(*, endpoint_id: int, actor, active: bool) -> ModelEndpoint:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-from django.db import models
+from django.db import models, transaction
 
 from studies.models import AuditEvent, Study
+
+M = TypeVar("M", bound=models.Model)
 
 
 def audit_target(instance: models.Model) -> str:
@@ -65,3 +68,35 @@ def audited_save(
     if before is None or changes:
         instance.save()
         audit_record(actor=actor, action=action, target=instance, changes=changes)
+
+
+@dataclass(frozen=True)
+class AuditedEdit(Generic[M]):
+    """What an edit page may change of a model, and how ``audited_update`` records it."""
+
+    model: type[M]
+    action: str  # the event's action, e.g. "condition.update"
+    fields: tuple[str, ...]  # recorded as {field: [old, new]}
+    editable: tuple[str, ...]  # set from the page's values (of ``fields``)
+
+
+def audited_update(
+    *,
+    edit: AuditedEdit[M],
+    pk: int,
+    actor,
+    values: Mapping[str, Any],
+    check: Callable[[M, dict[str, Any]], None],
+) -> M:
+    """Change one row from a page's values: under the row's lock, set the editable fields
+    that ``values`` carries (a form leaves out what it does not show), let
+    ``check(instance, before)`` refuse by raising (nothing is saved), then ``audited_save``."""
+    with transaction.atomic():
+        instance = edit.model._default_manager.select_for_update().get(pk=pk)
+        before = audit_values(instance, edit.fields)
+        for field in edit.editable:
+            if field in values:
+                setattr(instance, field, values[field])
+        check(instance, before)
+        audited_save(instance=instance, actor=actor, action=edit.action, fields=edit.fields, before=before)
+    return instance
