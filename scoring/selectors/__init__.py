@@ -97,6 +97,21 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
     return out
 
 
+def group_active_get(*, study_id: int, scenario_id: int, condition_id: int) -> ScoringGroup | None:
+    """The active scoring group of a scenario under a condition in a study, or None (at most
+    one is active: ``one_active_pair_per_group``)."""
+    return ScoringGroup.objects.filter(
+        study_id=study_id, scenario_id=scenario_id, condition_id=condition_id, archived_at__isnull=True
+    ).first()
+
+
+def response_group_get(*, response: Response) -> ScoringGroup | None:
+    """The active scoring group of the response's scenario and condition, or None."""
+    return group_active_get(
+        study_id=response.study_id, scenario_id=response.scenario_id, condition_id=response.condition_id
+    )
+
+
 def rater_queue(*, user, language: str = "en") -> list[dict]:
     """The rater's active assignments in their own random order, with only
     blind-safe fields: blind code, scenario theme (in the rater's UI language

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_rater
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
+from scoring.selectors import group_active_get, response_group_get
 from scoring.selectors.qualification import raters_not_qualified, raters_trained_on
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 
@@ -107,12 +108,7 @@ def response_assign_to_group(*, response: Response, actor=None) -> int:
     """Assign a new (or newly released) response to the pair of its scenario group, if
     the group has one; a response held for review gets none. Called on arrival and on
     release; returns the number of assignments created."""
-    group = ScoringGroup.objects.filter(
-        study_id=response.study_id,
-        scenario_id=response.scenario_id,
-        condition_id=response.condition_id,
-        archived_at__isnull=True,
-    ).first()
+    group = response_group_get(response=response)
     if group is None or response.held or response.status == ResponseStatus.WITHDRAWN:
         return 0
     created = 0
@@ -148,9 +144,7 @@ def group_assign_pair(
     groups = []
     with transaction.atomic():
         for condition in conditions:
-            group = ScoringGroup.objects.filter(
-                study=study, scenario=scenario, condition=condition, archived_at__isnull=True
-            ).first()
+            group = group_active_get(study_id=study.pk, scenario_id=scenario.pk, condition_id=condition.pk)
             if group is not None and {group.rater_a_id, group.rater_b_id} != {rater_a.pk, rater_b.pk}:
                 raise AssignmentError(
                     _(
@@ -387,9 +381,7 @@ def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> lis
                     rater_a, rater_b = users[p.rater_a_id], users[p.rater_b_id]
                 except KeyError as exc:
                     raise AssignmentError(_("The plan refers to something that no longer exists.")) from exc
-                if ScoringGroup.objects.filter(
-                    study=study, scenario=scenario, condition=condition, archived_at__isnull=True
-                ).exists():
+                if group_active_get(study_id=study.pk, scenario_id=scenario.pk, condition_id=condition.pk):
                     raise AssignmentError(
                         _(
                             "Scenario %(scenario)s under condition %(condition)s got a pair in the meantime; make a new plan."

@@ -32,7 +32,7 @@ from scoring.score_plan import (
     scores_plan,
     summary_mismatches,
 )
-from scoring.selectors import sheet_entries_get
+from scoring.selectors import response_group_get, sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
@@ -115,12 +115,7 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
 def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
     none), or None when another pair holds it."""
-    group = ScoringGroup.objects.filter(
-        study=response.study,
-        scenario=response.scenario,
-        condition=response.condition,
-        archived_at__isnull=True,
-    ).first()
+    group = response_group_get(response=response)
     if group is None:
         group = ScoringGroup.objects.create(
             study=response.study,
