@@ -14,7 +14,7 @@ import math
 import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from statistics import fmean
 from typing import TYPE_CHECKING
 
@@ -101,6 +101,25 @@ def wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None,
     return statistic, (None if math.isnan(p) else p), ""
 
 
+def pair_test(
+    *, model: str, model_number: str, a: Sequence[float], b: Sequence[float], marks: str
+) -> PairTest:
+    """The test of one model's paired means, ``a`` (first condition) against ``b`` (second),
+    one pair a scenario: Table 4 tests the overall scores, Figure 3 each step's totals."""
+    statistic, p, note = wilcoxon_test(a, b)
+    return PairTest(
+        model=model,
+        model_number=model_number,
+        n=len(a),
+        mean_a=fmean(a) if a else None,
+        mean_b=fmean(b) if b else None,
+        statistic=statistic,
+        p_value=p,
+        note=note,
+        marks=marks,
+    )
+
+
 # scipy's wilcoxon (method "auto") turns to an exact permutation test over the 2**n sign
 # flips when the differences have ties or zeros and n <= 13; it evaluates its rank
 # statistic once per flip (1,024 calls for ten scenarios), slow for every model. The same
@@ -167,18 +186,7 @@ def overall_table(
         a_sc = [sc for sc in scenarios if (pair[0], sc) in means and (pair[1], sc) in means]
         a = [means[(pair[0], sc)] for sc in a_sc]
         b = [means[(pair[1], sc)] for sc in a_sc]
-        stat, p, note = wilcoxon_test(a, b)
-        test = PairTest(
-            model=names[number],
-            model_number=number,
-            n=len(a_sc),
-            mean_a=fmean(a) if a else None,
-            mean_b=fmean(b) if b else None,
-            statistic=stat,
-            p_value=p,
-            note=note,
-            marks=marks,
-        )
+        test = pair_test(model=names[number], model_number=number, a=a, b=b, marks=marks)
         table.tests.append(test)
         for cond in shown:
             scores = [means.get((cond, sc)) for sc in scenarios]
@@ -219,6 +227,12 @@ class StepTest:
     note: str
     mark: str
 
+    @classmethod
+    def of(cls, step: int, test: PairTest) -> StepTest:
+        """The step's row from the test of its step totals: each field but the step is the
+        test's own (its statistic is not shown)."""
+        return cls(step=step, **{f.name: getattr(test, f.name) for f in fields(cls) if f.name != "step"})
+
 
 def step_tests(
     records: Sequence[ScoreRecord], *, pair: tuple[str, str], steps: Sequence[int], marks: str = MARKS_PAPER
@@ -243,18 +257,6 @@ def step_tests(
             ]
             a = [fmean(cells[(number, pair[0], sc, step)]) for sc in both]
             b = [fmean(cells[(number, pair[1], sc, step)]) for sc in both]
-            _stat, p, note = wilcoxon_test(a, b)
-            out.append(
-                StepTest(
-                    step=step,
-                    model=names[number],
-                    model_number=number,
-                    n=len(both),
-                    mean_a=fmean(a) if a else None,
-                    mean_b=fmean(b) if b else None,
-                    p_value=p,
-                    note=note,
-                    mark=significance_mark(p, marks),
-                )
-            )
+            test = pair_test(model=names[number], model_number=number, a=a, b=b, marks=marks)
+            out.append(StepTest.of(step, test))
     return out
