@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.utils.translation import gettext as _
 
-from studies.problems import FileProblems
+from studies.problems import FileProblems, field_key
 
 COLUMN_ALIASES = {
     "username": "username",
@@ -88,7 +88,7 @@ def line_problem(line: int, field_name: str, message: str) -> str:
 
 
 def _column(name: str) -> str | None:
-    return COLUMN_ALIASES.get(re.sub(r"[\s-]+", "_", name.strip().lower()))
+    return COLUMN_ALIASES.get(field_key(name))
 
 
 def _decode(content: bytes) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from studies.problems import FileProblems
+from studies.problems import FileProblems, field_key
 from studies.upload_safety import json_decode_error, json_decoder, json_parse, json_value_check, text_problem
 
 CODE = re.compile(r"^[A-Za-z0-9-]{1,20}$")
@@ -72,10 +72,6 @@ def _problem(where: str, field_name: str, message: str) -> str:
     }
 
 
-def _normalized_key(key: str) -> str:
-    return re.sub(r"[\s-]+", "_", key.strip().lower())
-
-
 def record_from_mapping(
     where: str, data: dict[str, Any], problems: list[str], code: str = ""
 ) -> None | ScenarioRecord:
@@ -85,7 +81,7 @@ def record_from_mapping(
     if code:
         values["code"] = code
     for key, value in data.items():
-        name = FIELD_ALIASES.get(_normalized_key(str(key)))
+        name = FIELD_ALIASES.get(field_key(str(key)))
         if name is None:
             problems.append(
                 _problem(where, str(key), _("unknown field (expected code, theme, text, theme_zh, text_zh)"))
@@ -293,7 +289,7 @@ def _raw_code(data: dict[str, Any], code: str = "") -> str:
     if code:
         return code.strip()
     for key, value in data.items():
-        if FIELD_ALIASES.get(_normalized_key(str(key))) == "code" and value is not None:
+        if FIELD_ALIASES.get(field_key(str(key))) == "code" and value is not None:
             return str(value).strip()
     return ""
 
@@ -362,7 +358,7 @@ def _is_json_lines(text: str) -> bool:
             obj = json_parse(text)
         except json.JSONDecodeError:
             return False
-        return isinstance(obj, dict) and any(_normalized_key(k) in ("code", "id") for k in obj)
+        return isinstance(obj, dict) and any(field_key(k) in ("code", "id") for k in obj)
     try:
         return all(isinstance(json_parse(line), dict) for line in lines)
     except json.JSONDecodeError:
