@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 
 from core.accounts.roles import ADMIN, ALL_ROLES
 
-# Admins may look at (never change) every model of these apps in the Django admin: the
-# product's own pages, each with an audited service, are where things are changed.
-ADMIN_PERMISSION_APPS = [
-    "studies",
-    "scoring",
-    "calibration",
-    "research",
-    "generation",
-    "onboarding",
-    "training",
-    "judging",
-    "auth",
-]
+# The project's apps whose rows admins do not look at in the Django admin: the
+# infrastructure's (task outbox, worker heartbeats, counters) and the API's tokens.
+ADMIN_HIDDEN_APPS = frozenset({"core", "api"})
+
+
+def admin_permission_apps() -> list[str]:
+    """The apps whose every model admins may look at (never change) in the Django admin:
+    the project's own apps of INSTALLED_APPS (their package a folder of this repository,
+    not an installed dependency) but ``ADMIN_HIDDEN_APPS``, and auth. The product's own
+    pages, each with an audited service, are where things are changed."""
+    base = Path(settings.BASE_DIR)
+    own = [config.label for config in apps.get_app_configs() if (base / config.name.split(".")[0]).is_dir()]
+    return [label for label in own if label not in ADMIN_HIDDEN_APPS] + ["auth"]
 
 
 def admin_permissions():
@@ -26,7 +30,7 @@ def admin_permissions():
     nothing that adds, changes or deletes (an account's password, staff or superuser
     flag, groups above all)."""
     return Permission.objects.filter(
-        content_type__app_label__in=ADMIN_PERMISSION_APPS, codename__startswith="view_"
+        content_type__app_label__in=admin_permission_apps(), codename__startswith="view_"
     )
 
 
