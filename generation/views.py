@@ -55,6 +55,7 @@ from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
 from studies.selectors import study_from_param
+from studies.views import study_choices_refresh
 
 T = TypeVar("T")
 
@@ -64,9 +65,8 @@ def home(request: HttpRequest) -> HttpResponse:
     studies = list(Study.objects.filter(is_active=True)[:2])
     initial = {"study": studies[0]} if len(studies) == 1 else {}
     form = BatchForm(request.POST or None, initial=initial, study=study_from_param(request.GET.get("study")))
-    if request.htmx and request.method == "GET":
-        # the study was changed: only its scenarios, endpoints and conditions are offered
-        return render(request, "generation/home.html#study_choices", {"form": form})
+    if (choices := study_choices_refresh(request, form, "generation/home.html")) is not None:
+        return choices
     if request.method == "POST" and form.is_valid():
         try:
             launch = form.launch(actor=request.user, enqueue=run_advance_send)

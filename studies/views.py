@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.contrib import messages
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -42,6 +43,15 @@ from studies.services.studies import (
     study_create,
     study_settings_update,
 )
+
+
+def study_choices_refresh(request: HttpRequest, form: Form, template: str) -> HttpResponse | None:
+    """The pickers of the chosen study alone (``template``'s ``study_choices`` partial) when
+    the page's study select asks for them (an htmx GET: ``form_offer_study_choices``); None
+    for any other request, which the page answers itself."""
+    if request.headers.get("HX-Request") == "true" and request.method == "GET":
+        return render(request, f"{template}#study_choices", {"form": form})
+    return None
 
 
 @admin_required

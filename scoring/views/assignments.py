@@ -38,6 +38,7 @@ from scoring.services.sheets import SheetError, SheetIncomplete, sheet_correct, 
 from studies.models import Condition, Scenario, Study
 from studies.params import id_param
 from studies.selectors import responses_held, responses_held_count
+from studies.views import study_choices_refresh
 
 
 def _say_held(request: HttpRequest, held: int, study: Study | None = None) -> None:
@@ -70,9 +71,8 @@ def _study_from(request: HttpRequest) -> Study | None:
 def assignments_page(request: HttpRequest) -> HttpResponse:
     """Assign a pair to a scenario under one or more conditions; the list of active groups."""
     form = PairAssignForm(request.POST or None, study=_study_from(request))
-    if request.headers.get("HX-Request") and request.method == "GET":
-        # the study was changed: only its scenarios and conditions are offered
-        return render(request, "scoring/assignments.html#study_choices", {"form": form})
+    if (choices := study_choices_refresh(request, form, "scoring/assignments.html")) is not None:
+        return choices
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -113,8 +113,8 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
 def auto_assign(request: HttpRequest) -> HttpResponse:
     """Step 1: choose raters and scenario groups and see the plan; step 2: apply it."""
     form = AutoAssignForm(request.POST or None, study=_study_from(request))
-    if request.headers.get("HX-Request") and request.method == "GET":
-        return render(request, "scoring/auto_assign.html#study_choices", {"form": form})
+    if (choices := study_choices_refresh(request, form, "scoring/auto_assign.html")) is not None:
+        return choices
     plan = None
     plan_rows: list[dict] = []
     if request.method == "POST" and form.is_valid():
