@@ -118,12 +118,7 @@ def account_page(request: HttpRequest, user_id: int) -> HttpResponse:
     form = AccountRolesForm(request.POST or None, initial={"roles": initial})
     if request.method == "POST" and form.is_valid():
         try:
-            account_roles_set(
-                actor=request.user,
-                user_id=user_id,
-                roles=form.cleaned_data["roles"],
-                reason=form.cleaned_data["reason"],
-            )
+            account_roles_set(actor=request.user, user_id=user_id, **form.cleaned_data)
         except AccountError as exc:
             form.add_error(None, str(exc))
         else:
@@ -139,12 +134,7 @@ def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
     form = AccountActiveForm(request.POST)
     if form.is_valid():
         try:
-            account_active_set(
-                actor=request.user,
-                user_id=user_id,
-                active=form.cleaned_data["active"],
-                reason=form.cleaned_data["reason"],
-            )
+            account_active_set(actor=request.user, user_id=user_id, **form.cleaned_data)
         except AccountError as exc:
             messages.error(request, str(exc))
         else:

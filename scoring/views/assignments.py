@@ -76,14 +76,8 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            groups = group_assign_pair(
-                study=data["study"],
-                scenario=data["scenario"],
-                conditions=data["conditions"],
-                rater_a=data["rater_a"],
-                rater_b=data["rater_b"],
-                actor=request.user,
-            )
+            # the form's fields are the service's parameters
+            groups = group_assign_pair(actor=request.user, **data)
         except AssignmentError as exc:
             form.add_error(None, exc.message)
         else:
@@ -120,12 +114,7 @@ def auto_assign(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            plan = plan_for_study(
-                study=data["study"],
-                scenarios=data["scenarios"],
-                conditions=data["conditions"],
-                raters=data["raters"],
-            )
+            plan = plan_for_study(**data)  # the form's fields are the service's parameters
         except AssignmentError as exc:
             form.add_error(None, exc.message)
         else:
