@@ -6,8 +6,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Q
 
-from studies.models import Study
+from studies.models import ModelEndpoint, Scenario, Study
+from studies.services.responses import scenario_for
 
 
 def study_from_option(name: str | None, *, create: bool = False) -> Study:
@@ -27,6 +29,30 @@ def study_from_option(name: str | None, *, create: bool = False) -> Study:
     if not studies:
         raise CommandError("No study exists yet: pass --study NAME --create-missing, or run seed_demo.")
     raise CommandError("Several studies exist: choose one with --study NAME.")
+
+
+def study_named(name: str) -> Study:
+    """The study of that name (a command that requires ``--study``)."""
+    study = Study.objects.filter(name=name).first()
+    if study is None:
+        raise CommandError(f"unknown study {name!r}")
+    return study
+
+
+def endpoint_named(name: str) -> ModelEndpoint:
+    """The model endpoint of that name or two-digit model number (``--model``)."""
+    endpoint = ModelEndpoint.objects.filter(Q(name=name) | Q(model_number=name)).first()
+    if endpoint is None:
+        raise CommandError(f"unknown model endpoint {name!r}")
+    return endpoint
+
+
+def scenario_named(*, study: Study, code: str) -> Scenario:
+    """The study's own scenario of that code, else the shared one (``--scenario``)."""
+    scenario = scenario_for(study=study, code=code)
+    if scenario is None:
+        raise CommandError(f"unknown scenario {code!r} in study {study}")
+    return scenario
 
 
 class StudyFileCommand(BaseCommand):

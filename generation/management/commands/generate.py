@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
 from generation.models import GenerationRun, RunStatus
 from generation.services.batches import BatchError, batch_create
 from generation.tasks import run_advance_send
-from studies.models import Condition, ModelEndpoint, Strategy, Study
-from studies.services.responses import scenario_for
+from studies.management.options import endpoint_named, scenario_named, study_named
+from studies.models import Condition, Strategy, Study
 
 
 class Command(BaseCommand):
@@ -37,12 +36,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         study = self._study(opts["study"])
-        scenario = scenario_for(study=study, code=opts["scenario"])
-        if scenario is None:
-            raise CommandError(f"unknown scenario {opts['scenario']!r} in study {study}")
-        model = ModelEndpoint.objects.filter(Q(name=opts["model"]) | Q(model_number=opts["model"])).first()
-        if model is None:
-            raise CommandError(f"unknown model endpoint {opts['model']!r}")
+        scenario = scenario_named(study=study, code=opts["scenario"])
+        model = endpoint_named(opts["model"])
         condition = self._condition(opts["strategy"], opts["condition"])
         try:
             launch = batch_create(
@@ -64,10 +59,7 @@ class Command(BaseCommand):
 
     def _study(self, name: str | None) -> Study:
         if name:
-            study = Study.objects.filter(name=name).first()
-            if study is None:
-                raise CommandError(f"unknown study {name!r}")
-            return study
+            return study_named(name)
         studies = list(Study.objects.filter(is_active=True)[:2])
         if len(studies) != 1:
             names = ", ".join(Study.objects.filter(is_active=True).values_list("name", flat=True)) or "none"

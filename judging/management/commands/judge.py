@@ -7,13 +7,12 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
-from django.db.models import Q
 
 from judging.models import JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_progress_get
 from judging.services.judges import JudgeError, judge_for_endpoint
 from judging.services.runs import BatchError, judge_batch_launch
-from studies.models import ModelEndpoint, Scenario, Study
+from studies.management.options import endpoint_named, scenario_named, study_named
 
 
 class Command(BaseCommand):
@@ -34,22 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
 
     def handle(self, *args, **opts):
-        study = Study.objects.filter(name=opts["study"]).first()
-        if study is None:
-            raise CommandError(f"unknown study {opts['study']!r}")
-        endpoint = ModelEndpoint.objects.filter(Q(name=opts["model"]) | Q(model_number=opts["model"])).first()
-        if endpoint is None:
-            raise CommandError(f"unknown model endpoint {opts['model']!r}")
-        scenario = None
-        if opts["scenario"]:
-            scenario = (
-                Scenario.objects.filter(code=opts["scenario"])
-                .filter(Q(study=study) | Q(study__isnull=True))
-                .order_by("study")  # the study's own before a shared one
-                .first()
-            )
-            if scenario is None:
-                raise CommandError(f"unknown scenario {opts['scenario']!r} in study {study}")
+        study = study_named(opts["study"])
+        endpoint = endpoint_named(opts["model"])
+        scenario = scenario_named(study=study, code=opts["scenario"]) if opts["scenario"] else None
         try:
             with transaction.atomic():  # a refused batch leaves no new judge behind
                 judge = judge_for_endpoint(endpoint=endpoint)
