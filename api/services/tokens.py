@@ -92,7 +92,9 @@ def _rate_check(token: ApiToken) -> None:
     limit = int(settings.API_RATE_LIMIT_PER_MINUTE)
     if limit <= 0:
         return
-    key = f"api-rate:{token.pk}:{int(timezone.now().timestamp() // 60)}"
+    # keyed by the digest, not the id: an id can come back (SQLite reuses a deleted row's), and
+    # a new token must not inherit the old one's count
+    key = f"api-rate:{token.digest}:{int(timezone.now().timestamp() // 60)}"
     cache.add(key, 0, timeout=120)
     try:
         count = cache.incr(key)
