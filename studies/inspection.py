@@ -9,6 +9,7 @@ whoever asks, and inlines are read only as well."""
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db import models
 
 
 class ReadOnlyPermissions:
@@ -28,6 +29,8 @@ class InspectionAdmin(ReadOnlyPermissions, admin.ModelAdmin):
     """A read-only ``ModelAdmin``: list, search, filter and view; never add, change or delete."""
 
     actions = None  # no "delete selected"
+    # the view page still builds the model's form; Django 6 makes https the default scheme
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 class InspectionTabularInline(ReadOnlyPermissions, admin.TabularInline):
