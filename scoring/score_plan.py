@@ -14,8 +14,8 @@ from django.utils.translation import gettext as _
 
 from scoring.entries import EntryError, entries_from_changes
 from scoring.score_files import data_a_read, file_summaries
+from studies.problems import problem_text
 from studies.response_files import RecordError, ResponseRecord, records_from_data_a
-from studies.response_files import problem_text as _problem
 from studies.rubric import Rubric, SheetEntries, SheetTotals, sheet_totals
 
 
@@ -115,7 +115,7 @@ def scores_plan(
         before = len(problems)
         for problem in record.problems:
             # the first scores' steps are read below, rater by rater: named once, there
-            if not problem.startswith((f"{record.where}, field 'Step-", f"{record.where}, field 'scores'")):
+            if problem not in record.step_problems:
                 problems.add(index, problem)
         if not isinstance(row, list) or len(row) != 5:
             plans[index] = (record, None)
@@ -124,7 +124,7 @@ def scores_plan(
             first = firsts[record.research_id]
             problems.add(
                 index,
-                _problem(
+                problem_text(
                     record.where,
                     "response_id",
                     _("appears twice in the file (first at %(first)s)") % {"first": first},
@@ -137,31 +137,34 @@ def scores_plan(
             isinstance(raters, list) and len(raters) == 2 and all(isinstance(r, str) and r for r in raters)
         ):
             problems.add(
-                index, _problem(record.where, "raters", _('expected two rater IDs, e.g. ["H01", "H02"]'))
+                index, problem_text(record.where, "raters", _('expected two rater IDs, e.g. ["H01", "H02"]'))
             )
             raters = [None, None]
         elif raters[0] == raters[1]:
-            problems.add(index, _problem(record.where, "raters", _("the two raters must differ")))
+            problems.add(index, problem_text(record.where, "raters", _("the two raters must differ")))
         sheets = []
         for slot, (code, scores) in enumerate(zip(raters, row[3:5], strict=True), start=1):
-            where = f"{record.where}, rater {code}" if code else f"{record.where}, scores{slot}"
+            where = (
+                _("%(where)s, rater %(code)s") % {"where": record.where, "code": code}
+                if code
+                else _("%(where)s, scores%(slot)s") % {"where": record.where, "slot": slot}
+            )
             changes, shape = data_a_read(scores, rubric)
             for bad in shape:
-                problems.add(index, f"{where}, field '{bad.where}': {bad.message}")
+                problems.add(index, problem_text(where, bad.where, bad.message))
             refused: list[EntryError] = []
             entries = entries_from_changes(changes, rubric, errors=refused)
             for err in refused:
-                problems.add(index, f"{where}, field '{err.path}': {err.message}")
+                problems.add(index, problem_text(where, err.path, err.message))
             if shape or refused:
                 continue  # totals of a partly read sheet would only repeat these problems
             totals = sheet_totals(entries, rubric)
             missing = [m.path for m in totals.missing if not m.path.startswith("texts.")]
             if missing:
-                problems.add(
-                    index, f"{where}: " + _("scores missing for %(paths)s") % {"paths": ", ".join(missing)}
-                )
+                message = _("scores missing for %(paths)s") % {"paths": ", ".join(missing)}
+                problems.add(index, _("%(where)s: %(problem)s") % {"where": where, "problem": message})
             for p in summary_mismatches(totals, file_summaries(scores)):
-                problems.add(index, f"{where}: {p}")
+                problems.add(index, _("%(where)s: %(problem)s") % {"where": where, "problem": p})
             sheets.append(SheetPlan(where, code, scores, changes, entries, totals))
         plans[index] = (record, sheets if len(problems) == before else None)
     return plans

@@ -6,11 +6,23 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+
 
 class FileProblems(Exception):
     def __init__(self, problems: list[str]):
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+def problem_text(where: str, field_name: str, message: str) -> str:
+    """One problem of an import file, in the user's language: its place (line, row or
+    record), its field, what is wrong."""
+    return _("%(where)s, field '%(field)s': %(message)s") % {
+        "where": where,
+        "field": field_name,
+        "message": message,
+    }
 
 
 def field_key(name: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from studies.problems import problem_text
 from studies.upload_safety import json_parse
 
 RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
@@ -20,7 +21,7 @@ class RecordError(Exception):
     """One bad record: names the record and the field. The whole import is rolled back."""
 
     def __init__(self, record: str, field_name: str, message: str):
-        super().__init__(f"{record}, field '{field_name}': {message}")
+        super().__init__(problem_text(record, field_name, message))
         self.record = record
         self.field = field_name
         self.message = message
@@ -42,14 +43,6 @@ class UnknownNames(RecordProblems):
     """Names the file uses that the installation does not know, all of them at once."""
 
 
-def problem_text(where: str, field_name: str, message: str) -> str:
-    """One problem of an import file: its record (or line), its field, what is wrong."""
-    return f"{where}, field '{field_name}': {message}"
-
-
-_problem = problem_text
-
-
 @dataclass
 class ResponseRecord:
     where: str
@@ -61,6 +54,9 @@ class ResponseRecord:
     # what is wrong with the record itself (missing fields, steps), each with its field;
     # the import adds what is wrong against the database and reports them all at once
     problems: list[str] = field(default_factory=list)
+    # those of them that are about the first scores' steps (the score import names them
+    # rater by rater instead)
+    step_problems: list[str] = field(default_factory=list)
 
 
 def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
@@ -69,13 +65,13 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
     Self-BLEU counts as tokens: 0.3653 for A05_FS10's Step 1, 0.3695 if stripped).
     Every step that is not a list adds its problem; no texts then."""
     if not isinstance(scores, dict):
-        problems.append(_problem(where, "scores", _("expected an object with Step-1..Step-6")))
+        problems.append(problem_text(where, "scores", _("expected an object with Step-1..Step-6")))
         return []
     answers = []
     for n in range(1, 7):
         step = scores.get(f"Step-{n}")
         if not isinstance(step, list):
-            problems.append(_problem(where, f"Step-{n}", _("missing or not a list")))
+            problems.append(problem_text(where, f"Step-{n}", _("missing or not a list")))
             continue
         texts = [str(it["Content"]) for it in step if isinstance(it, dict) and "Content" in it]
         answers.append("\n".join(texts))
@@ -85,22 +81,24 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
 def _data_a_record(i: int, row: Any) -> ResponseRecord:
     """One data_A.json record; every problem of its own shape is in its ``problems``, each
     with its field (the research ID, the scenario ID, each step of the first scores)."""
-    where = f"record {i}"
+    where = _("record %(n)s") % {"n": i}
     if not isinstance(row, list) or len(row) != 5:
         message = _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
-        return ResponseRecord(where, "", "", "", "", [], [_problem(where, "record", message)])
+        return ResponseRecord(where, "", "", "", "", [], [problem_text(where, "record", message)])
     rid = str(row[0])
-    where = f"record {i} ({rid})"
+    where = _("record %(n)s") % {"n": i} + f" ({rid})"
     problems: list[str] = []
     m = RESEARCH_ID.match(rid)
     if not m:
-        problems.append(_problem(where, "response_id", _("not a research ID like A05_FS10")))
+        problems.append(problem_text(where, "response_id", _("not a research ID like A05_FS10")))
     elif str(row[2]) != m["scenario"]:
-        problems.append(_problem(where, "scenario_id", _("does not match the research ID")))
-    answers = _data_a_answers(where, row[3], problems)
+        problems.append(problem_text(where, "scenario_id", _("does not match the research ID")))
+    step_problems: list[str] = []
+    answers = _data_a_answers(where, row[3], step_problems)
+    problems += step_problems
     if not m:
-        return ResponseRecord(where, "", str(row[2]), "", "", answers, problems)
-    return ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], answers, problems)
+        return ResponseRecord(where, "", str(row[2]), "", "", answers, problems, step_problems)
+    return ResponseRecord(where, rid, str(row[2]), m["number"], m["letter"], answers, problems, step_problems)
 
 
 def records_from_data_a(data: Any) -> list[ResponseRecord]:
@@ -115,7 +113,7 @@ def records_from_data_a(data: Any) -> list[ResponseRecord]:
 
 def _jsonl_record(i: int, line: str) -> ResponseRecord:
     """One line as a record; every problem of the line is in its ``problems``."""
-    where = f"line {i}"
+    where = _("line %(n)s") % {"n": i}
     try:
         obj = json_parse(line)
     except json.JSONDecodeError as exc:
@@ -126,11 +124,11 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
             "",
             "",
             [],
-            [_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg})],
+            [problem_text(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg})],
         )
     if not isinstance(obj, dict):
         return ResponseRecord(
-            where, "", "", "", "", [], [_problem(where, "record", _("expected a JSON object"))]
+            where, "", "", "", "", [], [problem_text(where, "record", _("expected a JSON object"))]
         )
     rid = obj.get("research_id")
     if isinstance(rid, str) and rid.strip():
@@ -139,23 +137,23 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
     values = {}
     for key in ("research_id", "scenario", "model", "condition"):
         if key not in obj:
-            problems.append(_problem(where, key, _("missing")))
+            problems.append(problem_text(where, key, _("missing")))
         elif not isinstance(obj[key], str) or not obj[key].strip():
-            problems.append(_problem(where, key, _("must be a non-empty string")))
+            problems.append(problem_text(where, key, _("must be a non-empty string")))
         else:
             values[key] = obj[key].strip()
     steps = obj.get("steps")
     if "steps" not in obj:
-        problems.append(_problem(where, "steps", _("missing")))
+        problems.append(problem_text(where, "steps", _("missing")))
         steps = []
     elif isinstance(steps, dict):
         if all(k in steps for k in map(str, range(1, 7))):
             steps = [steps[k] for k in map(str, range(1, 7))]
         else:
-            problems.append(_problem(where, "steps", _("needs keys 1 to 6")))
+            problems.append(problem_text(where, "steps", _("needs keys 1 to 6")))
             steps = []
     elif not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
-        problems.append(_problem(where, "steps", _("must be six strings (Steps 1-6)")))
+        problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
         steps = []
     return ResponseRecord(
         where,

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from studies.problems import FileProblems, field_key
+from studies.problems import FileProblems, field_key, problem_text
 from studies.upload_safety import json_decode_error, json_decoder, json_parse, json_value_check, text_problem
 
 CODE = re.compile(r"^[A-Za-z0-9-]{1,20}$")
@@ -64,14 +64,6 @@ class ScenarioFileError(FileProblems):
     """The file cannot be imported; ``problems`` lists every reason, each with its place."""
 
 
-def _problem(where: str, field_name: str, message: str) -> str:
-    return _("%(where)s, field '%(field)s': %(message)s") % {
-        "where": where,
-        "field": field_name,
-        "message": message,
-    }
-
-
 def record_from_mapping(
     where: str, data: dict[str, Any], problems: list[str], code: str = ""
 ) -> None | ScenarioRecord:
@@ -84,7 +76,9 @@ def record_from_mapping(
         name = FIELD_ALIASES.get(field_key(str(key)))
         if name is None:
             problems.append(
-                _problem(where, str(key), _("unknown field (expected code, theme, text, theme_zh, text_zh)"))
+                problem_text(
+                    where, str(key), _("unknown field (expected code, theme, text, theme_zh, text_zh)")
+                )
             )
             continue
         if value is None:
@@ -92,32 +86,34 @@ def record_from_mapping(
         if isinstance(value, int | float) and not isinstance(value, bool) and name == "code":
             value = str(value)
         if not isinstance(value, str):
-            problems.append(_problem(where, str(key), _("must be text")))
+            problems.append(problem_text(where, str(key), _("must be text")))
             continue
         unstorable = text_problem(value)
         if unstorable:
-            problems.append(_problem(where, name, unstorable))
+            problems.append(problem_text(where, name, unstorable))
             continue
         values[name] = value.strip() if name in ("code", "theme", "theme_zh") else value.strip("\n\r ")
     if len(problems) > found:
         return None
     for name in REQUIRED:
         if not values.get(name):
-            problems.append(_problem(where, name, _("missing or empty")))
+            problems.append(problem_text(where, name, _("missing or empty")))
     value_code = values.get("code", "")
     if value_code and not CODE.match(value_code):
-        problems.append(_problem(where, "code", _("letters, digits and dashes only, at most 20 (e.g. FS10)")))
+        problems.append(
+            problem_text(where, "code", _("letters, digits and dashes only, at most 20 (e.g. FS10)"))
+        )
     for name in ("theme", "theme_zh"):
         if len(values.get(name, "")) > MAX_THEME:
-            problems.append(_problem(where, name, _("longer than %(n)s characters") % {"n": MAX_THEME}))
+            problems.append(problem_text(where, name, _("longer than %(n)s characters") % {"n": MAX_THEME}))
     for name in ("text", "text_zh"):
         if len(values.get(name, "")) > MAX_TEXT:
-            problems.append(_problem(where, name, _("longer than %(n)s characters") % {"n": MAX_TEXT}))
+            problems.append(problem_text(where, name, _("longer than %(n)s characters") % {"n": MAX_TEXT}))
     for name in ("theme", "text", "theme_zh", "text_zh"):
         match = HTML.search(values.get(name, ""))
         if match:
             problems.append(
-                _problem(
+                problem_text(
                     where,
                     name,
                     _("contains HTML (%(tag)s); scenario texts are plain text")
@@ -195,7 +191,7 @@ def records_from_json(text: str) -> list[ScenarioRecord]:
     except json.JSONDecodeError as exc:
         raise ScenarioFileError(
             [
-                _problem(
+                problem_text(
                     _("line %(n)s") % {"n": exc.lineno},
                     "json",
                     _("not valid JSON (%(err)s)") % {"err": exc.msg},
@@ -205,7 +201,7 @@ def records_from_json(text: str) -> list[ScenarioRecord]:
     for line, key, value in entries:
         where = _("line %(n)s") % {"n": line}
         if not isinstance(value, dict):
-            problems.append(_problem(where, key or "record", _("expected an object with theme and text")))
+            problems.append(problem_text(where, key or "record", _("expected an object with theme and text")))
             continue
         records.append(record_from_mapping(where, value, problems, code=key or ""))
         codes.append((where, _raw_code(value, key or "")))
@@ -223,10 +219,10 @@ def records_from_jsonl(text: str) -> list[ScenarioRecord]:
         try:
             obj = json_parse(line)
         except json.JSONDecodeError as exc:
-            problems.append(_problem(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}))
+            problems.append(problem_text(where, "json", _("not valid JSON (%(err)s)") % {"err": exc.msg}))
             continue
         if not isinstance(obj, dict):
-            problems.append(_problem(where, "record", _("expected a JSON object")))
+            problems.append(problem_text(where, "record", _("expected a JSON object")))
             continue
         records.append(record_from_mapping(where, obj, problems))
         codes.append((where, _raw_code(obj)))
@@ -303,7 +299,7 @@ def _checked(
         first = seen.setdefault(code.upper(), where) if code else where
         if first != where:
             problems.append(
-                _problem(
+                problem_text(
                     where,
                     "code",
                     _("%(code)s appears twice in the file (first at %(first)s)")

@@ -36,8 +36,8 @@ from scoring.selectors import response_group_get, sheet_entries_get
 from scoring.services.assignments import AssignmentError, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
+from studies.problems import problem_text
 from studies.response_files import RESEARCH_ID, RecordError, RecordProblems, ResponseRecord
-from studies.response_files import problem_text as _problem
 from studies.rubric import SheetTotals, load_rubric
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
@@ -194,7 +194,7 @@ def _check_and_import(
         for index, r in missing.items():
             problems.add(
                 index,
-                _problem(
+                problem_text(
                     r.where,
                     "response_id",
                     _("no response %(id)s in study %(study)s (allow creating missing ones to create it)")
@@ -228,14 +228,14 @@ def _check_and_import(
             user, reason = accounts[plan.rater_code]
             if reason and plan.rater_code not in told:
                 told.add(plan.rater_code)
-                problems.add(index, f"{record.where}, {reason}")
+                problems.add(index, _("%(where)s, %(problem)s") % {"where": record.where, "problem": reason})
             users.append(None if reason else user)
         if response is None or None in users:
             continue  # its problem is listed above
         if response.scenario.code != record.scenario:
             problems.add(
                 index,
-                _problem(
+                problem_text(
                     record.where,
                     "scenario_id",
                     _("the response belongs to scenario %(code)s") % {"code": response.scenario.code},
@@ -243,13 +243,15 @@ def _check_and_import(
             )
             continue
         if users[0].pk == users[1].pk:
-            problems.add(index, _problem(record.where, "raters", _("both rater IDs map to the same user")))
+            problems.add(
+                index, problem_text(record.where, "raters", _("both rater IDs map to the same user"))
+            )
             continue
         group = _group(response, users, actor, report)
         if group is None:
             problems.add(
                 index,
-                _problem(
+                problem_text(
                     record.where,
                     "raters",
                     _("scenario %(s)s under condition %(c)s is scored by another pair in this study")
@@ -262,7 +264,8 @@ def _check_and_import(
         ).exclude(rater__in=users)
         if others.exists():
             problems.add(
-                index, _problem(record.where, "raters", _("the response already has other primary raters"))
+                index,
+                problem_text(record.where, "raters", _("the response already has other primary raters")),
             )
             continue
         for plan, user in zip(sheets, users, strict=True):

@@ -21,12 +21,12 @@ from studies.models import (
     shown_text,
 )
 from studies.parsing import ParsedResponse, parse_response
+from studies.problems import problem_text
 from studies.response_files import (
     RESEARCH_ID,
     RecordError,
     RecordProblems,
     ResponseRecord,
-    _problem,
 )
 from studies.review import hold_reasons_for
 from studies.services.audit import audit_record
@@ -284,7 +284,7 @@ def responses_unknown_names(*, records: list[ResponseRecord], study: Study) -> l
         )
         for kind, name, known in checks:
             if not known and (kind, name) not in problems:
-                problems[(kind, name)] = _problem(rec.where, kind, _unknown(kind, name))
+                problems[(kind, name)] = problem_text(rec.where, kind, _unknown(kind, name))
     return list(problems.values())
 
 
@@ -296,7 +296,7 @@ def _record_problems(
     if rec.research_id:
         if rec.research_id in seen:
             problems.append(
-                _problem(
+                problem_text(
                     rec.where,
                     "research_id",
                     _("appears twice in the file (first at %(first)s)") % {"first": seen[rec.research_id]},
@@ -305,7 +305,7 @@ def _record_problems(
         else:
             seen[rec.research_id] = rec.where.split(" (")[0]
         if not RESEARCH_ID.match(rec.research_id):
-            problems.append(_problem(rec.where, "research_id", _("not a research ID like A05_FS10")))
+            problems.append(problem_text(rec.where, "research_id", _("not a research ID like A05_FS10")))
     condition = Condition.objects.filter(letter=rec.condition).first() if rec.condition else None
     scenario = scenario_for(study=study, code=rec.scenario) if rec.scenario else None
     model = _find_model(rec.model) if rec.model else None
@@ -314,12 +314,12 @@ def _record_problems(
             ("scenario", rec.scenario, scenario), ("model", rec.model, model), ("condition", rec.condition, condition)
         ):  # fmt: skip
             if name and known is None:
-                problems.append(_problem(rec.where, kind, _unknown(kind, name)))
+                problems.append(problem_text(rec.where, kind, _unknown(kind, name)))
     if condition and scenario and model and RESEARCH_ID.match(rec.research_id):
         expected = research_id_for(condition=condition, model=model, scenario=scenario)
         if rec.research_id != expected:
             problems.append(
-                _problem(
+                problem_text(
                     rec.where,
                     "research_id",
                     _("should be %(e)s for this condition, model and scenario") % {"e": expected},
@@ -330,7 +330,7 @@ def _record_problems(
         # the same text but for whitespace an earlier version trimmed is restored, not refused
         if existing is not None and existing.shown_answers != [shown_text(a) for a in rec.answers]:
             problems.append(
-                _problem(
+                problem_text(
                     rec.where,
                     "research_id",
                     _("a different response with this research ID already exists in the study"),

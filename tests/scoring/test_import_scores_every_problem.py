@@ -112,14 +112,17 @@ def test_the_page_lists_them_in_the_reader_s_language(demo, data_a, client):
     )
     page = reply.content.decode().replace("&#x27;", "'")
     assert reply.status_code == 400
+    # the places and fields too: record, rater, field
     for text in (
-        "field 'Step-2': 缺少维度 s2.focus",
-        "rater H02: 总分：文件写的是 120，分数合计为 117",
-        "field 'raters': 应为两个评分者编号",
-        "field 'response_id': 研究 CGPST demo 中没有回答 B05_FS10",
-        "评分者 H02：'admin' 不是评分者",
+        "第 1 条记录 (A05_FS10)，评分者 H01，字段 'Step-2'：缺少维度 s2.focus",
+        "第 1 条记录 (A05_FS10)，评分者 H02：总分：文件写的是 120，分数合计为 117",
+        "第 2 条记录 (XX)，字段 'raters'：应为两个评分者编号",
+        "第 2 条记录 (XX)，scores1，字段 'Step-1'：",
+        "第 5 条记录 (B05_FS10)，字段 'response_id'：研究 CGPST demo 中没有回答 B05_FS10",
+        "第 5 条记录 (B05_FS10)，评分者 H02：'admin' 不是评分者",
     ):
         assert text in page, text
+    assert "record " not in page and "field '" not in page
 
 
 def test_a_record_with_problems_of_its_own_is_also_named_unknown(demo, data_a, tmp_path):
