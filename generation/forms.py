@@ -50,6 +50,14 @@ class BatchForm(forms.Form):
         widget=forms.RadioSelect,
         help_text=_("Recorded with every run of the batch."),
     )
+    regenerate_withdrawn = forms.BooleanField(
+        label=_("Generate withdrawn responses again"),
+        required=False,
+        help_text=_(
+            "A combination whose response was withdrawn is run anew; the withdrawn response is "
+            "kept under its research ID with a ~W1 suffix."
+        ),
+    )
 
     def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -90,6 +98,7 @@ class BatchForm(forms.Form):
             name=data["name"],
             created_by=actor,
             top_p=data["top_p"] or "paper",
+            regenerate_withdrawn=data["regenerate_withdrawn"],
         )
 
 

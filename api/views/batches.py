@@ -64,6 +64,7 @@ class GenerationBatchIn(Schema):
     conditions: list[int]
     name: str = ""
     top_p: str = "paper"
+    regenerate_withdrawn: bool = False
 
 
 class JudgeBatchIn(Schema):
@@ -116,7 +117,15 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
     ids = {key: [str(pk) for pk in getattr(body, key)] for key in ("scenarios", "endpoints", "conditions")}
 
     def form_for(study: str) -> BatchForm:
-        return BatchForm(data={"study": study, **ids, "name": body.name, "top_p": body.top_p})
+        return BatchForm(
+            data={
+                "study": study,
+                **ids,
+                "name": body.name,
+                "top_p": body.top_p,
+                "regenerate_withdrawn": body.regenerate_withdrawn,
+            }
+        )
 
     def launch(form: BatchForm) -> dict:
         made = form.launch(actor=caller(request), enqueue=run_advance_send)

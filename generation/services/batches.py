@@ -13,8 +13,9 @@ from generation.models import GenerationBatch, GenerationRun, PreferenceProfile,
 from generation.services import engine
 from generation.services.runs import ACTIVE, GENERATION_KIND, RunEnqueue, run_enqueue, run_resume
 from generation.strategies import ParameterError, protocol_length, resolve_params
-from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
+from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
 from studies.services.responses import research_id_for
+from studies.services.review import response_research_id_release
 
 
 class BatchError(Exception):
@@ -67,13 +68,16 @@ def batch_create(
     name: str = "",
     created_by=None,
     top_p: str = TOP_P_PAPER,
+    regenerate_withdrawn: bool = False,
 ) -> BatchLaunch:
     """A batch of scenarios x endpoints x conditions, each run enqueued on commit
     through ``enqueue`` (``generation.tasks.run_advance_send``).
 
     ``top_p`` is ``"paper"`` (0.9, the default) or ``"as_released"`` (none sent),
-    recorded in every run's settings. Combinations whose research ID already has a response in the study, or a run
-    that is active or succeeded, are skipped (and reported). Raises
+    recorded in every run's settings. Combinations whose research ID already has a
+    response in the study, or a run that is active or succeeded, are skipped (and
+    reported); with ``regenerate_withdrawn``, one whose response was withdrawn is run
+    again, the withdrawn response giving up its ID (``A05_FS10~W1``). Raises
     :class:`BatchError` when nothing is left to run or a setting is unusable."""
     scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
     if top_p not in (TOP_P_PAPER, TOP_P_AS_RELEASED):
@@ -92,22 +96,39 @@ def batch_create(
     with transaction.atomic():
         skipped: list[str] = []
         planned = []
+        withdrawn: list[Response] = []  # give up their research IDs once the batch is sure
         for scenario in scenarios:
             for endpoint in endpoints:
                 for condition in conditions:
                     rid = research_id_for(condition=condition, model=endpoint, scenario=scenario)
-                    if Response.objects.filter(study=study, research_id=rid).exists():
+                    existing = (
+                        Response.objects.select_for_update().filter(study=study, research_id=rid).first()
+                    )
+                    if existing is not None and existing.status != ResponseStatus.WITHDRAWN:
                         skipped.append(
                             _("%(rid)s: a response with this research ID exists in the study") % {"rid": rid}
                         )
                         continue
-                    if GenerationRun.objects.filter(
-                        study=study,
-                        scenario=scenario,
-                        endpoint=endpoint,
-                        condition=condition,
-                        status__in=[*ACTIVE, RunStatus.SUCCEEDED],
-                    ).exists():
+                    if existing is not None and not regenerate_withdrawn:
+                        skipped.append(
+                            _(
+                                "%(rid)s: its response was withdrawn; choose “Generate withdrawn "
+                                "responses again” to run it anew"
+                            )
+                            % {"rid": rid}
+                        )
+                        continue
+                    if (
+                        GenerationRun.objects.filter(
+                            study=study,
+                            scenario=scenario,
+                            endpoint=endpoint,
+                            condition=condition,
+                            status__in=[*ACTIVE, RunStatus.SUCCEEDED],
+                        )
+                        .exclude(response__status=ResponseStatus.WITHDRAWN)
+                        .exists()
+                    ):
                         skipped.append(
                             _("%(rid)s: a run for it is already queued, running or done") % {"rid": rid}
                         )
@@ -122,8 +143,12 @@ def batch_create(
                         ) from exc
                     snapshot["research_id"] = rid
                     planned.append((scenario, endpoint, condition, snapshot))
+                    if existing is not None:
+                        withdrawn.append(existing)
         if not planned:
             raise BatchError(_("Nothing to run.") + " " + " ".join(skipped))
+        for response in withdrawn:
+            response_research_id_release(response=response, actor=created_by)
         batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
         runs = []
         for scenario, endpoint, condition, snapshot in planned:

@@ -83,3 +83,31 @@ def response_withdraw(*, response_id: int, actor, reason: str = "") -> Response:
             reason=(reason or "").strip(),
         )
     return response
+
+
+def response_research_id_release(*, response: Response, actor) -> str:
+    """A withdrawn response gives up its research ID, so that its cell (scenario, model,
+    condition) can be generated again: it is kept, with its texts and history, under the
+    ID with a ``~W1`` suffix (the first number free; training copies use ``~T``). Audited;
+    runs in the caller's transaction. Returns the new ID."""
+    if response.status != ResponseStatus.WITHDRAWN:
+        raise ReviewError(_("Only a withdrawn response gives up its research ID."))
+    old = response.research_id
+    taken = set(
+        Response.objects.filter(study_id=response.study_id, research_id__startswith=f"{old}~W").values_list(
+            "research_id", flat=True
+        )
+    )
+    n = 1
+    while f"{old}~W{n}" in taken:
+        n += 1
+    response.research_id = f"{old}~W{n}"
+    response.save(update_fields=["research_id", "updated_at"])
+    audit_record(
+        actor=actor,
+        action="response.research_id_released",
+        target=response,
+        study=response.study,
+        changes={"research_id": [old, response.research_id]},
+    )
+    return response.research_id

@@ -74,7 +74,6 @@ def test_a_broken_response_file_says_why_and_changes_nothing(admin_client, empty
     assert not Response.objects.exists()
 
 
-
 def test_a_response_file_s_problems_are_listed_in_the_reader_s_language(admin_client, empty_study):
     admin_client.cookies["django_language"] = "zh-hans"
     lines = b'{"research_id": "A05_FS10"}\n["not an object"]\n'
@@ -87,6 +86,7 @@ def test_a_response_file_s_problems_are_listed_in_the_reader_s_language(admin_cl
     assert "第 2 行，字段 'record'：应为 JSON 对象" in page
     assert "line " not in page and "field '" not in page
     assert not Response.objects.exists()
+
 
 def test_scores_from_data_a_become_submitted_sheets(admin_client, empty_study, data_a):
     url = reverse("calibration:scores_import", args=[empty_study.pk])

@@ -31,6 +31,11 @@ class Command(BaseCommand):
             default="paper",
             help="top_p 0.9 as the paper states (default), or none sent as the release's code",
         )
+        parser.add_argument(
+            "--regenerate-withdrawn",
+            action="store_true",
+            help="run it again if its response was withdrawn (kept under its research ID with ~W1)",
+        )
         parser.add_argument("--wait", action="store_true", help="wait for the run to end")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
 
@@ -48,6 +53,7 @@ class Command(BaseCommand):
                 enqueue=run_advance_send,
                 name=f"generate {opts['scenario']} {model.name} {condition.letter}",
                 top_p=opts["top_p"],
+                regenerate_withdrawn=opts["regenerate_withdrawn"],
             )
         except BatchError as exc:
             raise CommandError(str(exc)) from exc
