@@ -129,6 +129,28 @@ def study_sync_assignments(*, study: Study, actor=None) -> int:
     )
 
 
+def group_for_pair(
+    *, study: Study, scenario: Scenario, condition, rater_a, rater_b, actor=None
+) -> tuple[ScoringGroup | None, bool]:
+    """The scenario and condition's active scoring group when this pair holds it, else a new
+    one for the pair when there is none (``True``: created); ``None`` when another pair holds
+    it (the one rule of assigning and of the score import)."""
+    group = group_active_get(study_id=study.pk, scenario_id=scenario.pk, condition_id=condition.pk)
+    if group is None:
+        created = ScoringGroup.objects.create(
+            study=study,
+            scenario=scenario,
+            condition=condition,
+            rater_a=rater_a,
+            rater_b=rater_b,
+            created_by=actor,
+        )
+        return created, True
+    if {group.rater_a_id, group.rater_b_id} != {rater_a.pk, rater_b.pk}:
+        return None, False
+    return group, False
+
+
 def group_assign_pair(
     *, study: Study, scenario: Scenario, conditions: Iterable, rater_a, rater_b, actor=None
 ) -> list[ScoringGroup]:
@@ -144,22 +166,20 @@ def group_assign_pair(
     groups = []
     with transaction.atomic():
         for condition in conditions:
-            group = group_active_get(study_id=study.pk, scenario_id=scenario.pk, condition_id=condition.pk)
-            if group is not None and {group.rater_a_id, group.rater_b_id} != {rater_a.pk, rater_b.pk}:
+            group, _created = group_for_pair(
+                study=study,
+                scenario=scenario,
+                condition=condition,
+                rater_a=rater_a,
+                rater_b=rater_b,
+                actor=actor,
+            )
+            if group is None:
                 raise AssignmentError(
                     _(
                         "Scenario %(scenario)s under condition %(condition)s already has a rater pair; reassign it instead."
                     )
                     % {"scenario": scenario.code, "condition": condition.letter}
-                )
-            if group is None:
-                group = ScoringGroup.objects.create(
-                    study=study,
-                    scenario=scenario,
-                    condition=condition,
-                    rater_a=rater_a,
-                    rater_b=rater_b,
-                    created_by=actor,
                 )
             group_sync_assignments(group=group, actor=actor)
             groups.append(group)

@@ -32,8 +32,8 @@ from scoring.score_plan import (
     scores_plan,
     summary_mismatches,
 )
-from scoring.selectors import response_group_get, sheet_entries_get
-from scoring.services.assignments import AssignmentError, group_sync_assignments
+from scoring.selectors import sheet_entries_get
+from scoring.services.assignments import AssignmentError, group_for_pair, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.problems import problem_text
@@ -115,19 +115,16 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
 def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
     none), or None when another pair holds it."""
-    group = response_group_get(response=response)
-    if group is None:
-        group = ScoringGroup.objects.create(
-            study=response.study,
-            scenario=response.scenario,
-            condition=response.condition,
-            rater_a=users[0],
-            rater_b=users[1],
-            created_by=actor,
-        )
+    group, created = group_for_pair(
+        study=response.study,
+        scenario=response.scenario,
+        condition=response.condition,
+        rater_a=users[0],
+        rater_b=users[1],
+        actor=actor,
+    )
+    if created:
         report.groups_created.append(f"{response.scenario.code}/{response.condition.letter}")
-    elif {group.rater_a_id, group.rater_b_id} != {u.pk for u in users}:
-        return None
     return group
 
 
