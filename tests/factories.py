@@ -55,7 +55,8 @@ class ScenarioFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Scenario
 
-    code = factory.Sequence(lambda n: f"FS{n + 1}")
+    # far above the release's codes (FS10, the demo's): a study that has FS10 gets no second one
+    code = factory.Sequence(lambda n: f"FS{n + 1001}")
     theme = factory.Sequence(lambda n: f"Theme {n}")
     text = "In 2040, a future scenario unfolds."
 

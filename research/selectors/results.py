@@ -176,18 +176,3 @@ def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
             )
         if on_sheet:
             on_sheet(index)
-
-
-def study_resolve(name: str | None) -> Study:
-    """The study named (or numbered) ``name``; without a name, the only study there is.
-    Raises Study.DoesNotExist with a message listing the choices."""
-    if name:
-        study = Study.objects.filter(name=name).first()
-        if study is None and name.isascii() and name.isdigit():
-            study = Study.objects.filter(pk=int(name)).first()
-        if study is not None:
-            return study
-    elif Study.objects.count() == 1:
-        return Study.objects.get()
-    names = ", ".join(Study.objects.order_by("name").values_list("name", flat=True)) or "none"
-    raise Study.DoesNotExist(f"choose a study with --study (studies: {names})")

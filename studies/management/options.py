@@ -10,33 +10,33 @@ from django.db.models import Q
 
 from studies.models import ModelEndpoint, Scenario, Study
 from studies.services.responses import scenario_for
+from studies.services.studies import EMPTY, StudySetupError, study_create
 
 
-def study_from_option(name: str | None, *, create: bool = False) -> Study:
-    """The study named, or the only study there is."""
+def study_from_option(name: str | None, *, create: bool = False, active_only: bool = False) -> Study:
+    """The study named (or numbered) by ``--study``; without a name, the only study there is
+    (the only active one with ``active_only``). ``create``: an unknown name is a new, empty
+    study (the import commands' ``--create-missing``). Else a CommandError naming the choices."""
+    studies = Study.objects.filter(is_active=True) if active_only else Study.objects.all()
+    choices = ", ".join(studies.order_by("name").values_list("name", flat=True)) or "none"
     if name:
-        study = Study.objects.filter(name=name).first()
-        if study is None:
-            if not create:
-                raise CommandError(
-                    f"Unknown study {name!r}. Known: {', '.join(Study.objects.values_list('name', flat=True)) or 'none'}"
-                )
-            study = Study.objects.create(name=name)
-        return study
-    studies = list(Study.objects.all()[:2])
-    if len(studies) == 1:
-        return studies[0]
-    if not studies:
-        raise CommandError("No study exists yet: pass --study NAME --create-missing, or run seed_demo.")
-    raise CommandError("Several studies exist: choose one with --study NAME.")
-
-
-def study_named(name: str) -> Study:
-    """The study of that name (a command that requires ``--study``)."""
-    study = Study.objects.filter(name=name).first()
-    if study is None:
-        raise CommandError(f"unknown study {name!r}")
-    return study
+        study = studies.filter(name=name).first()
+        if study is None and name.isascii() and name.isdigit():
+            study = studies.filter(pk=int(name)).first()
+        if study is not None:
+            return study
+        if not create:
+            raise CommandError(f"unknown study {name!r} (studies: {choices})")
+        try:
+            return study_create(name=name, template=EMPTY)
+        except StudySetupError as exc:
+            raise CommandError(str(exc)) from exc
+    found = list(studies[:2])
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise CommandError("no study exists yet: pass --study NAME --create-missing, or run seed_demo")
+    raise CommandError(f"choose a study with --study (studies: {choices})")
 
 
 def endpoint_named(name: str) -> ModelEndpoint:

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from generation.models import GenerationRun, RunStatus
 from generation.services.batches import BatchError, batch_create
 from generation.tasks import run_advance_send
-from studies.management.options import endpoint_named, scenario_named, study_named
-from studies.models import Condition, Strategy, Study
+from studies.management.options import endpoint_named, scenario_named, study_from_option
+from studies.models import Condition, Strategy
 
 
 class Command(BaseCommand):
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
 
     def handle(self, *args, **opts):
-        study = self._study(opts["study"])
+        study = study_from_option(opts["study"], active_only=True)
         scenario = scenario_named(study=study, code=opts["scenario"])
         model = endpoint_named(opts["model"])
         condition = self._condition(opts["strategy"], opts["condition"])
@@ -62,15 +62,6 @@ class Command(BaseCommand):
         self.stderr.write(f"run {run.pk} queued: {rid}, {run.calls_total} calls ({condition.strategy})")
         if opts["wait"]:
             self._wait(run.pk, opts["timeout"])
-
-    def _study(self, name: str | None) -> Study:
-        if name:
-            return study_named(name)
-        studies = list(Study.objects.filter(is_active=True)[:2])
-        if len(studies) != 1:
-            names = ", ".join(Study.objects.filter(is_active=True).values_list("name", flat=True)) or "none"
-            raise CommandError(f"choose a study with --study (active studies: {names})")
-        return studies[0]
 
     def _condition(self, strategy: str | None, letter: str | None) -> Condition:
         if bool(strategy) == bool(letter):

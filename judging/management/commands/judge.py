@@ -12,7 +12,7 @@ from judging.models import JudgeBatch, JudgeBatchStatus
 from judging.selectors.batches import batch_progress_get
 from judging.services.judges import JudgeError, judge_for_endpoint
 from judging.services.runs import BatchError, judge_batch_launch
-from studies.management.options import endpoint_named, scenario_named, study_named
+from studies.management.options import endpoint_named, scenario_named, study_from_option
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
 
     def handle(self, *args, **opts):
-        study = study_named(opts["study"])
+        study = study_from_option(opts["study"])
         endpoint = endpoint_named(opts["model"])
         scenario = scenario_named(study=study, code=opts["scenario"]) if opts["scenario"] else None
         try:

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judging.models import Judge
 from judging.services.opt_in import study_judge_opt_in_set
-from studies.models import Study
+from studies.management.options import study_from_option
 
 
 class Command(BaseCommand):
@@ -20,9 +20,7 @@ class Command(BaseCommand):
         group.add_argument("--off", action="store_true", help="no judge counts (the default)")
 
     def handle(self, *args, study, judge=None, off=False, **options):
-        found = Study.objects.filter(name=study).first()
-        if found is None:
-            raise CommandError(f"No study named {study!r}.")
+        found = study_from_option(study)
         chosen = None
         if not off:
             chosen = Judge.objects.filter(name=judge).first()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from research.management.options import study_option
 from research.results import fmt
 from research.selectors.research import results_get
 from research.significance import MARK_MODES, MARKS_BOTH, MARKS_PAPER
+from studies.management.options import study_from_option
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, study=None, conditions=None, marks=MARKS_PAPER, **options):
-        chosen = study_option(study)
+        chosen = study_from_option(study)
         pair = tuple(c.upper() for c in conditions) if conditions else None
         results = results_get(study=chosen, pair=pair, with_diversity=False, marks=marks)
         table = results.overall

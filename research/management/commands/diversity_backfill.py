@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from research.management.options import study_option
 from research.services.diversity import BackfillReport, responses_diversity_backfill
+from studies.management.options import study_from_option
 
 
 class Command(BaseCommand):
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study name or id (default: every study)")
 
     def handle(self, *args, study=None, **options):
-        study_id = study_option(study).pk if study else None
+        study_id = study_from_option(study).pk if study else None
 
         def progress(report: BackfillReport) -> None:
             if options["verbosity"] > 1:

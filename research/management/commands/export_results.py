@@ -6,9 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from research.management.options import study_option
 from research.selectors.research import results_get
 from research.workbook import results_workbook_write
+from studies.management.options import study_from_option
 from studies.models import Condition
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--conditions", nargs=2, metavar=("X", "Y"), help="pair tested (default: A B)")
 
     def handle(self, *args, out: str, study=None, conditions=None, **options):
-        chosen = study_option(study)
+        chosen = study_from_option(study)
         path = Path(out)
         if path.suffix.lower() != ".xlsx":
             raise CommandError("the output file must end in .xlsx")
