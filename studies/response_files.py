@@ -81,12 +81,12 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
 def _data_a_record(i: int, row: Any) -> ResponseRecord:
     """One data_A.json record; every problem of its own shape is in its ``problems``, each
     with its field (the research ID, the scenario ID, each step of the first scores)."""
-    where = _("record %(n)s") % {"n": i}
+    record = _("record %(n)s") % {"n": i}
     if not isinstance(row, list) or len(row) != 5:
         message = _("expected [response_id, [rater1, rater2], scenario_id, scores1, scores2]")
-        return ResponseRecord(where, "", "", "", "", [], [problem_text(where, "record", message)])
+        return ResponseRecord(record, "", "", "", "", [], [problem_text(record, "record", message)])
     rid = str(row[0])
-    where = _("record %(n)s") % {"n": i} + f" ({rid})"
+    where = f"{record} ({rid})"
     problems: list[str] = []
     m = RESEARCH_ID.match(rid)
     if not m:

@@ -18,7 +18,10 @@ def study_from_option(name: str | None, *, create: bool = False, active_only: bo
     (the only active one with ``active_only``). ``create``: an unknown name is a new, empty
     study (the import commands' ``--create-missing``). Else a CommandError naming the choices."""
     studies = Study.objects.filter(is_active=True) if active_only else Study.objects.all()
-    choices = ", ".join(studies.order_by("name").values_list("name", flat=True)) or "none"
+
+    def choices() -> str:  # read only for the error message
+        return ", ".join(studies.order_by("name").values_list("name", flat=True)) or "none"
+
     if name:
         study = studies.filter(name=name).first()
         if study is None and name.isascii() and name.isdigit():
@@ -26,7 +29,7 @@ def study_from_option(name: str | None, *, create: bool = False, active_only: bo
         if study is not None:
             return study
         if not create:
-            raise CommandError(f"unknown study {name!r} (studies: {choices})")
+            raise CommandError(f"unknown study {name!r} (studies: {choices()})")
         try:
             return study_create(name=name, template=EMPTY)
         except StudySetupError as exc:
@@ -36,7 +39,7 @@ def study_from_option(name: str | None, *, create: bool = False, active_only: bo
         return found[0]
     if not found:
         raise CommandError("no study exists yet: pass --study NAME --create-missing, or run seed_demo")
-    raise CommandError(f"choose a study with --study (studies: {choices})")
+    raise CommandError(f"choose a study with --study (studies: {choices()})")
 
 
 def endpoint_named(name: str) -> ModelEndpoint:
