@@ -173,13 +173,19 @@ class EndpointForm(JSONObjectForm):
     json_field = "extra_params"
     extra_params = json_text_field(
         label=_("Extra request parameters (JSON)"),
-        help_text=_('Sent with every request, e.g. {"max_tokens": 4096} or {"stream": true}.'),
+        help_text=_(
+            'Sent in the body of every request, e.g. {"max_tokens": 4096} or {"stream": true}; '
+            "never headers, addresses, timeouts or credentials."
+        ),
     )
     base_url = forms.URLField(
         label=_("Base URL"),
         required=False,
         assume_scheme="https",
-        help_text=_("OpenAI-compatible base URL, e.g. https://api.openai.com/v1"),
+        help_text=_(
+            "OpenAI-compatible base URL, e.g. https://api.openai.com/v1, on a host the operator allows "
+            "for the endpoint's key (or for endpoints without a key)."
+        ),
     )
     timeout_seconds = forms.FloatField(label=_("Timeout (s)"), min_value=1, max_value=3600, initial=120.0)
 

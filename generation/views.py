@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from core.accounts.roles import admin_required
+from core.llm.egress import egress_allowed_hosts, endpoint_egress_problem
 from core.llm.keys import api_key_env_allowed
 from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfileForm
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
@@ -278,7 +279,10 @@ def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @admin_required
 def endpoints(request: HttpRequest) -> HttpResponse:
-    rows = [(e, api_key_env_allowed(e.api_key_env)) for e in endpoints_overview()]
+    rows = []
+    for e in endpoints_overview():
+        allowed = _key_allowed(e)
+        rows.append((e, allowed, _egress(e, allowed)))
     return render(
         request,
         "generation/endpoints.html",
@@ -313,11 +317,26 @@ def _posted_save(request: HttpRequest, form: BaseForm, save: Callable[..., T]) -
         return None
 
 
+def _key_allowed(endpoint: ModelEndpoint) -> bool:
+    return api_key_env_allowed(endpoint.api_key_env)
+
+
+def _egress(endpoint: ModelEndpoint, key_allowed: bool) -> str:
+    """Why the operator's hosts refuse the endpoint's calls ("" when they do not), for a key
+    whose name is allowed (the page says otherwise why the others are refused)."""
+    return endpoint_egress_problem(endpoint) if key_allowed else ""
+
+
 def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=None) -> HttpResponse:
+    key_allowed = _key_allowed(endpoint)
+    egress_setting, egress_hosts = egress_allowed_hosts(endpoint.api_key_env if key_allowed else "")
     context = {
         "form": form,
         "endpoint": endpoint,
-        "key_allowed": api_key_env_allowed(endpoint.api_key_env),
+        "key_allowed": key_allowed,
+        "egress_problem": _egress(endpoint, key_allowed),
+        "egress_setting": egress_setting,
+        "egress_hosts": egress_hosts,
         "prefix": settings.LLM_KEY_ENV_PREFIX,
         "n_responses": endpoint.responses.count(),
         "deletable": not (endpoint.responses.exists() or endpoint.runs.exists() or endpoint.judges.exists()),
@@ -366,7 +385,7 @@ def endpoint_delete_view(request: HttpRequest, endpoint_id: int) -> HttpResponse
 @require_POST
 def endpoint_test(request: HttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
-    check = endpoint_test_connection(endpoint=endpoint)
+    check = endpoint_test_connection(endpoint=endpoint, actor=request.user)
     if request.htmx:
         return render(request, "generation/endpoint.html#check", {"check": check, "endpoint": endpoint})
     return _endpoint_page(request, endpoint, EndpointForm(instance=endpoint), check)

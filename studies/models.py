@@ -63,8 +63,8 @@ def validate_api_key_env(name: str) -> None:
         raise ValidationError(
             _(
                 "Not allowed: API keys are read only from environment variables whose name starts "
-                "with %(prefix)s (e.g. %(prefix)sOPENAI). Rename the variable on the workers and "
-                "name it here."
+                "with %(prefix)s (e.g. %(prefix)sOPENAI) and does not end in _HOSTS (a key's hosts). "
+                "Rename the variable on the workers and name it here."
             )
             % {"prefix": prefix},
             code="api_key_env_not_allowed",

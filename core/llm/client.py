@@ -12,9 +12,14 @@ spent. Other 4xx errors (bad request, wrong key, unknown model) fail at once: re
 cannot help.
 
 The API key is read from the environment variable the endpoint names, at call
-time, only when that name carries ``settings.LLM_KEY_ENV_PREFIX``; every error message
-this module produces goes through :func:`redact_credentials` (the key used, and any
-other credential-looking string a provider or gateway echoed).
+time, only when that name carries ``settings.LLM_KEY_ENV_PREFIX``; it is sent only to the
+hosts the operator bound it to, and a keyless endpoint calls only the hosts the operator
+allows (``core.llm.egress``: checked before each call and on every request the HTTP client
+makes, redirects are not followed; a refusal is final, never retried). The endpoint's
+extra parameters go into the request body only: the SDK's options that set headers, the
+query, the timeout, the URL or credentials are dropped. Every error message this module
+produces goes through :func:`redact_credentials` (the key used, spelled out in any way,
+and any other credential-looking string a provider or gateway echoed).
 
 The SDK is imported on the first call, not with this module: web processes import
 the run services (and so this module) but never call a provider.
@@ -24,11 +29,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import os
 import random
 import re
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from core.llm import pacing
+from core.llm.egress import EgressRefused, egress_check, egress_request_hook
 from core.llm.hints import retry_after_seconds
 from core.llm.keys import api_key_env_allowed
 
@@ -49,23 +57,57 @@ RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 # ``before_attempt`` called between them.
 WAIT_SLICE_SECONDS = 5.0
 _THINK = re.compile(r"^\s*<think>(?P<reasoning>.*?)</think>\s*", re.S)
+# Names an endpoint's extra parameters may not use besides the SDK's own options (read from it):
+# words of the HTTP layer, which would set headers, the address or credentials if honoured.
+TRANSPORT_WORDS = frozenset(
+    {"headers", "auth", "url", "proxy", "proxies", "cookies", "verify", "cert", "follow_redirects"}
+)
+log = logging.getLogger(__name__)
 
 
 class LLMError(Exception):
-    """A provider call failed for good. The message is safe to show and store."""
+    """A provider call failed for good. The message is safe to show and store. ``status`` is
+    the last HTTP status the server answered (None: no answer), ``kind`` what went wrong
+    last: "settings" (nothing was sent), "http", "network", "empty" or "other"."""
 
-    def __init__(self, message: str, *, attempts: int, retryable: bool = True):
+    kind = "other"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: int,
+        retryable: bool = True,
+        status: int | None = None,
+        kind: str = "",
+    ):
         super().__init__(message)
         self.attempts = attempts
         self.retryable = retryable
+        self.status = status
+        if kind:
+            self.kind = kind
 
 
 class MissingAPIKey(LLMError):
-    pass
+    kind = "settings"
 
 
 class KeyNotAllowed(LLMError):
     """The endpoint names a variable outside the allowed set (``LLM_KEY_ENV_PREFIX``)."""
+
+    kind = "settings"
+
+
+class EgressNotAllowed(LLMError):
+    """The call would go to a host the operator did not allow (``core.llm.egress``);
+    ``reason`` is the refusal alone, in the active language (for a page)."""
+
+    kind = "settings"
+
+    def __init__(self, message: str, *, reason: str, attempts: int):
+        super().__init__(message, attempts=attempts, retryable=False)
+        self.reason = reason
 
 
 class EmptyReply(Exception):
@@ -80,6 +122,7 @@ class Completion:
     completion_tokens: int
     latency_ms: int
     attempts: int
+    status: int = 200
     # Time spent waiting before the answer (pacing and retry backoff, slept) and how many
     # attempts the provider answered HTTP 429: stored with the call, for the metrics.
     wait_ms: int = 0
@@ -152,17 +195,53 @@ def _mixed(text: str) -> bool:
     return _token_like(text) and any(c.isupper() for c in text) and any(c.islower() for c in text)
 
 
+# A secret is found spelled out (its letters and digits with anything between them) from this length.
+SPELLED_OUT_MIN = 8
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """The letters and digits of ``text``, NFKC-normalised and case-folded, and the index in
+    ``text`` each came from."""
+    chars: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        for folded in unicodedata.normalize("NFKC", char).casefold():
+            if folded.isalnum():
+                chars.append(folded)
+                origins.append(index)
+    return "".join(chars), origins
+
+
+def redact_spelled_out(text: str, secret: str) -> str:
+    """``text`` with ``secret`` redacted wherever its letters and digits follow each other in
+    order, whatever stands between them (spaces, punctuation, line breaks, invisible or
+    full-width characters) and in any case: a server echoing the key as ``s k - l i v e ...``."""
+    needle, _ = _folded(secret)
+    if len(needle) < SPELLED_OUT_MIN:
+        return text
+    haystack, origins = _folded(text)
+    spans = []
+    start = haystack.find(needle)
+    while start != -1:
+        spans.append((origins[start], origins[start + len(needle) - 1] + 1))
+        start = haystack.find(needle, start + len(needle))
+    for first, end in reversed(spans):
+        text = text[:first] + REDACTED + text[end:]
+    return text
+
+
 def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every credential-looking string replaced by ``[redacted]``: the given
-    secrets (the key actually used), ``sk-...``-style keys, ``Bearer <token>``, ``api_key=``
-    and ``key=`` values, passwords in URLs, and long token-like strings in an
-    authentication context or mixing cases and digits, whoever echoed them (a provider, a
-    gateway, a proxy). Applied to every LLM error before it is stored or shown."""
+    secrets (the key actually used, also spelled out with anything between its characters),
+    ``sk-...``-style keys, ``Bearer <token>``, ``api_key=`` and ``key=`` values, passwords in
+    URLs, and long token-like strings in an authentication context or mixing cases and
+    digits, whoever echoed them (a provider, a gateway, a proxy). Applied to every LLM error
+    before it is stored or shown."""
     if not text:
         return text
     for secret in secrets:
         if secret and secret != NO_KEY and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
+            text = redact_spelled_out(text.replace(secret, REDACTED), secret)
     for pattern, replacement in _CREDENTIAL_PATTERNS:
         text = pattern.sub(replacement, text)
     text = _AUTH_CONTEXT.sub(
@@ -175,23 +254,32 @@ def redact(text: str, secret: str) -> str:
     return redact_credentials(text, [secret])
 
 
-_clients: dict[tuple[str, str, float], OpenAI] = {}
+_clients: dict[tuple[str, str, str, float], OpenAI] = {}
 _clients_lock = threading.Lock()
 
 
 def client_for(endpoint, api_key: str) -> OpenAI:
-    """One SDK client (and connection pool) per endpoint configuration and process."""
-    from openai import OpenAI  # lazy: see the module's docstring
+    """One SDK client (and connection pool) per endpoint configuration and process. Its HTTP
+    client checks every request against the operator's hosts (``egress_request_hook``) and
+    follows no redirect: a 3xx answer is an error the admin sees."""
+    from openai import DefaultHttpxClient, OpenAI  # lazy: see the module's docstring
 
-    key = (endpoint.base_url, api_key, float(endpoint.timeout_seconds))
+    timeout = float(endpoint.timeout_seconds)
+    key = (endpoint.base_url, endpoint.api_key_env, api_key, timeout)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
+            http_client = DefaultHttpxClient(
+                timeout=timeout,
+                follow_redirects=False,
+                event_hooks={"request": [egress_request_hook(endpoint.api_key_env)]},
+            )
             client = OpenAI(
                 base_url=endpoint.base_url,
                 api_key=api_key,
                 max_retries=0,
-                timeout=float(endpoint.timeout_seconds),
+                timeout=timeout,
+                http_client=http_client,
             )
             _clients[key] = client
     return client
@@ -227,6 +315,8 @@ def _provider_message(exc: Any) -> str:
 
 
 def _what(status: int) -> str:
+    if 300 <= status < 400:
+        return "redirected, not followed"
     if status == 429:
         return "rate limited"
     if status >= 500:
@@ -252,6 +342,19 @@ def _describe(exc: BaseException, *, timeout: float | None = None) -> str:
         label = f"{_what(exc.status_code)} (HTTP {exc.status_code})"
         return f"{label}: {message}" if message else label
     return f"{type(exc).__name__}: {exc}"
+
+
+def _kind(exc: BaseException) -> str:
+    """What went wrong, for :attr:`LLMError.kind`."""
+    import openai  # loaded already: the call that failed went through it
+
+    if isinstance(exc, EmptyReply):
+        return "empty"
+    if isinstance(exc, openai.APIStatusError):
+        return "http"
+    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+        return "network"
+    return "other"
 
 
 def _is_retryable(exc: BaseException) -> bool:
@@ -293,9 +396,37 @@ def _create_params() -> frozenset[str]:
     return frozenset(inspect.signature(Completions.create).parameters) - {"self"}
 
 
+@functools.cache
+def request_options() -> frozenset[str]:
+    """Names that would change where or how a request is sent rather than what its body
+    says, read from the SDK once: the options of ``create`` that are not body parameters
+    (``extra_headers``, ``extra_query``, ``timeout``), every option of the client
+    (``base_url``, ``api_key``, ``organization``, ``default_headers``, ``http_client``, ...)
+    and the words of the HTTP layer (:data:`TRANSPORT_WORDS`); lower case."""
+    from openai import OpenAI
+    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+    body = set(CompletionCreateParamsBase.__annotations__) | {"stream", "extra_body"}
+    client = set(inspect.signature(OpenAI.__init__).parameters) - {"self"}
+    return frozenset(name.lower() for name in (_create_params() - body) | client | TRANSPORT_WORDS)
+
+
+def extra_params_refused(extra: Mapping[str, Any]) -> list[str]:
+    """The names among an endpoint's extra parameters that are request options, not body
+    parameters (:func:`request_options`): refused when the endpoint is saved, dropped at call."""
+    options = request_options()
+    return sorted(name for name in extra if str(name).lower() in options)
+
+
 def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     """Arguments for ``chat.completions.create``: parameters the SDK does not know (a
-    provider's own options from the endpoint's extra parameters) go in ``extra_body``."""
+    provider's own options from the endpoint's extra parameters) go in ``extra_body``;
+    request options (headers, query, timeout, address, credentials) are dropped, whoever
+    set them."""
+    dropped = extra_params_refused(body)
+    if dropped:
+        log.warning("request options among the body parameters ignored: %s", ", ".join(dropped))
+        body = {k: v for k, v in body.items() if k not in dropped}
     params = _create_params()
     known = {k: v for k, v in body.items() if k in params}
     unknown = {k: v for k, v in body.items() if k not in params}
@@ -304,10 +435,12 @@ def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     return known
 
 
-def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[str, str, int, int]:
+def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[str, str, int, int, int]:
     kwargs = _create_kwargs(body)
     if not stream:
-        result = client.chat.completions.create(**kwargs)
+        raw = client.chat.completions.with_raw_response.create(**kwargs)
+        status = raw.status_code
+        result = raw.parse()
         if not result.choices:
             raise EmptyReply
         message = result.choices[0].message
@@ -319,8 +452,11 @@ def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[
         text_parts: list[str] = []
         reasoning_parts: list[str] = []
         prompt = completion = 0
-        chunks = client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
-        for chunk in chunks:
+        raw_chunks = client.chat.completions.with_raw_response.create(
+            **kwargs, stream=True, stream_options={"include_usage": True}
+        )
+        status = raw_chunks.status_code
+        for chunk in raw_chunks.parse():
             if chunk.usage:
                 prompt, completion = chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
             for choice in chunk.choices or []:
@@ -336,7 +472,7 @@ def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[
     text, reasoning = _split_think(text, reasoning)
     if not text.strip():
         raise EmptyReply
-    return text, reasoning, prompt, completion
+    return text, reasoning, prompt, completion, status
 
 
 def _retry_budget(endpoint) -> float:
@@ -364,18 +500,26 @@ def chat_complete(
     tokens per minute, ``core.llm.pacing``). A retryable failure waits as long as the
     server asked (every hint it sent), else backs off; the endpoint's retry budget (seconds
     spent waiting to retry, ``retry_budget_seconds``) and ``max_attempts`` bound it. Raises
-    :class:`LLMError` saying once what happened, after how many attempts and how long."""
+    :class:`LLMError` saying once what happened, after how many attempts and how long;
+    :class:`EgressNotAllowed`, never retried, when the operator's hosts do not include the
+    endpoint's (before anything is sent) or a request of the call's (a redirect)."""
     api_key = api_key_for(endpoint)
+    try:
+        egress_check(endpoint.base_url, api_key_env=endpoint.api_key_env, resolve=False)
+    except EgressRefused as exc:
+        raise EgressNotAllowed(_egress_message(endpoint, exc), reason=str(exc), attempts=0) from None
     client = client_for(endpoint, api_key)
     extra = dict(endpoint.extra_params or {})
     stream = bool(extra.pop("stream", False))
     # The endpoint's extra parameters (e.g. max_tokens, a provider's own options) go
-    # into the request body as they are.
+    # into the request body as they are (request options dropped: _create_kwargs).
     body: dict[str, Any] = {**params, **extra, "model": endpoint.model_name, "messages": messages}
     max_attempts = max_attempts or int(settings.LLM_MAX_ATTEMPTS)
     budget = _retry_budget(endpoint)
     timeout = float(endpoint.timeout_seconds)
-    last_error = refused = ""
+    last_error = refused = egress = ""
+    last_status: int | None = None
+    last_kind = "other"
     first = time.monotonic()
     waited = 0.0
     paced_total = 0.0
@@ -402,8 +546,11 @@ def chat_complete(
             before_attempt(attempt)
         started = time.monotonic()
         try:
-            text, reasoning, prompt, completion = _complete_once(client, body, stream)
+            text, reasoning, prompt, completion, status = _complete_once(client, body, stream)
+        except EgressRefused as exc:  # the client's request hook: a redirect, say
+            egress = str(exc)
         except Exception as exc:
+            last_status, last_kind = getattr(exc, "status_code", None), _kind(exc)
             if not _is_retryable(exc):
                 refused = _describe(exc, timeout=timeout)
             else:
@@ -420,17 +567,22 @@ def chat_complete(
                 completion_tokens=completion,
                 latency_ms=round((time.monotonic() - started) * 1000),
                 attempts=attempt,
+                status=status,
                 wait_ms=round((paced_total + waited) * 1000),
                 rate_limited=limited,
             )
         # Raised and slept outside the except block, so that no SDK exception (whose
         # message may quote the key) rides along as the context of our error.
+        if egress:
+            raise EgressNotAllowed(_egress_message(endpoint, egress), reason=egress, attempts=attempt)
         if refused:
             what = refused.removeprefix("refused ") if refused.startswith("refused (") else f": {refused}"
             raise LLMError(
                 redact(f"The provider refused the request {what}", api_key),
                 attempts=attempt,
                 retryable=False,
+                status=last_status,
+                kind=last_kind,
             )
         if attempt >= max_attempts:
             break
@@ -444,6 +596,8 @@ def chat_complete(
                     api_key,
                 ),
                 attempts=attempt,
+                status=last_status,
+                kind=last_kind,
             )
         wait(delay)
         waited += delay
@@ -455,4 +609,11 @@ def chat_complete(
             api_key,
         ),
         attempts=attempt,
+        status=last_status,
+        kind=last_kind,
     )
+
+
+def _egress_message(endpoint, refusal: EgressRefused | str) -> str:
+    """The refusal, said once; nothing was sent (it is final: the operator's settings decide)."""
+    return f"Not sent (endpoint '{endpoint.name}'): {refusal}"

@@ -1,5 +1,9 @@
 """Model endpoints, changed through the product's pages: create, edit, deactivate and
-reactivate (each audited), and a "Test connection" that makes one cheap call."""
+reactivate (each audited), and a "Test connection" that makes one cheap call (audited too).
+
+An endpoint is saved only when it calls where the operator allows (``core.llm.egress``: its
+key's bound hosts, or the keyless hosts) and its extra parameters are body parameters only;
+both are checked again at every call (``core.llm.client``)."""
 
 from __future__ import annotations
 
@@ -13,8 +17,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from core.llm.client import LLMError, api_key_for, chat_complete, redact_credentials
+from core.llm.client import LLMError, api_key_for, chat_complete, extra_params_refused, redact_credentials
+from core.llm.egress import egress_problem
+from core.llm.keys import api_key_env_allowed
 from studies.models import ModelEndpoint
 from studies.services.audit import (
     AuditedEdit,
@@ -47,6 +54,8 @@ ENDPOINT_EDIT = AuditedEdit(
 TEST_TIMEOUT_SECONDS = 20.0
 TEST_MAX_TOKENS = 64
 TEST_PROMPT = "Reply with one short sentence to say that you are there."
+# The answer shown on the page is cut to this many characters (after redaction).
+TEST_ANSWER_CHARS = 300
 
 
 class EndpointError(Exception):
@@ -54,14 +63,27 @@ class EndpointError(Exception):
 
 
 def _clean(endpoint: ModelEndpoint) -> None:
-    """The model's validation, and no credentials inside the base URL (``user:pass@``):
-    they would be stored and shown in clear; keys go through the key reference only."""
+    """The model's validation; no credentials inside the base URL (``user:pass@``: they
+    would be stored and shown in clear; keys go through the key reference only); a base URL
+    the operator allows for the endpoint's key, or for endpoints without one; no request
+    options (headers, timeout, address, credentials) among the extra parameters."""
     endpoint.full_clean()
+    errors: dict[str, str] = {}
     parts = urlsplit(endpoint.base_url or "")
     if parts.username or parts.password:
-        raise ValidationError(
-            {"base_url": _("No user name or password in the base URL: name the key's variable instead.")}
-        )
+        errors["base_url"] = _("No user name or password in the base URL: name the key's variable instead.")
+    elif endpoint.base_url and api_key_env_allowed(endpoint.api_key_env):
+        problem = egress_problem(endpoint.base_url, api_key_env=endpoint.api_key_env)
+        if problem:
+            errors["base_url"] = problem
+    refused = extra_params_refused(endpoint.extra_params if isinstance(endpoint.extra_params, dict) else {})
+    if refused:
+        errors["extra_params"] = _(
+            "Not allowed in the extra parameters: %(names)s. They would set the request's headers, "
+            "address, timeout or credentials; only body parameters such as max_tokens go here."
+        ) % {"names": ", ".join(refused)}
+    if errors:
+        raise ValidationError(errors)
 
 
 def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
@@ -129,26 +151,58 @@ def endpoint_delete(*, endpoint_id: int, actor) -> None:
 
 @dataclass(frozen=True)
 class ConnectionCheck:
+    """What a connection test shows: whether the model answered, the HTTP status (None: no
+    answer), the latency, a short redacted answer, or an error that never quotes a server's
+    non-2xx answer. ``outcome`` is what the audit trail records."""
+
     ok: bool
     latency_ms: int
+    status: int | None = None
     answer: str = ""
     error: str = ""
+    outcome: str = "answered"
 
 
-def endpoint_test_connection(*, endpoint: ModelEndpoint) -> ConnectionCheck:
+def endpoint_test_connection(*, endpoint: ModelEndpoint, actor) -> ConnectionCheck:
     """One cheap call (a one-line prompt, at most ``TEST_MAX_TOKENS`` tokens, one attempt,
-    at most ``TEST_TIMEOUT_SECONDS``) through the product's LLM client, with the endpoint's
-    key reference and parameters: the latency and the model's answer, or the error with
-    every credential-looking string redacted. Changes nothing."""
+    at most ``TEST_TIMEOUT_SECONDS`` whatever the extra parameters say) through the product's
+    LLM client, with the endpoint's key reference, hosts and parameters: the status, the
+    latency and the model's answer, shortened and redacted. A failure says what kind it was
+    without the server's words (no internal page is read through it) and without telling a
+    refused connection from a dropped one (no port is scanned through it). Every test is
+    audited (``endpoint.test``); the endpoint itself is not changed."""
+    check = _connection_check(endpoint)
+    audit_record(
+        actor=actor,
+        action="endpoint.test",
+        target=endpoint,
+        changes={
+            "base_url": endpoint.base_url,
+            "model_name": endpoint.model_name,
+            "api_key_env": endpoint.api_key_env,
+            "outcome": check.outcome,
+            "status": check.status,
+            "latency_ms": check.latency_ms,
+        },
+    )
+    return check
+
+
+def _connection_check(endpoint: ModelEndpoint) -> ConnectionCheck:
     if not endpoint.can_generate:
-        return ConnectionCheck(ok=False, latency_ms=0, error=_("Set a base URL and a model name first."))
+        return ConnectionCheck(
+            ok=False,
+            latency_ms=0,
+            error=_("Set a base URL and a model name first."),
+            outcome="not configured",
+        )
     probe = copy.copy(endpoint)
     probe.timeout_seconds = min(float(endpoint.timeout_seconds), TEST_TIMEOUT_SECONDS)
     extra = dict(endpoint.extra_params or {})
     for key in ("max_tokens", "max_completion_tokens"):
         if key in extra:
             extra[key] = min(_int(extra[key]), TEST_MAX_TOKENS)
-    probe.extra_params = extra
+    probe.extra_params = extra  # request options (a timeout among them) are dropped by the client
     params: dict[str, Any] = {} if "max_completion_tokens" in extra else {"max_tokens": TEST_MAX_TOKENS}
     started = time.monotonic()
     try:
@@ -159,16 +213,57 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint) -> ConnectionCheck:
             max_attempts=1,
         )
     except LLMError as exc:
-        error = str(exc)
-    except Exception as exc:  # an unusable URL, a proxy's garbage: shown, never a 500
-        error = f"{type(exc).__name__}: {exc}"
+        error, outcome, status = _failure(exc, timeout=probe.timeout_seconds)
+    except Exception:  # an unusable URL, a proxy's garbage: said, never a 500
+        error, outcome, status = _("The call could not be made with these settings."), "other", None
     else:
         # an answer echoing the key (a hostile or misconfigured server) is redacted like an error
         answer = redact_credentials(completion.text[:2000], secrets=_key_values(endpoint))
-        return ConnectionCheck(ok=True, latency_ms=completion.latency_ms, answer=answer)
+        if len(answer) > TEST_ANSWER_CHARS:
+            answer = answer[:TEST_ANSWER_CHARS].rstrip() + "…"
+        return ConnectionCheck(
+            ok=True, latency_ms=completion.latency_ms, status=completion.status, answer=answer
+        )
     return ConnectionCheck(
-        ok=False, latency_ms=round((time.monotonic() - started) * 1000), error=redact_credentials(error)
+        ok=False,
+        latency_ms=round((time.monotonic() - started) * 1000),
+        status=status,
+        error=redact_credentials(error),
+        outcome=outcome,
     )
+
+
+def _failure(exc: LLMError, *, timeout: float) -> tuple[str, str, int | None]:
+    """(message, outcome, status) of a failed test: the settings' own message (nothing was
+    sent), or the kind of failure with the HTTP status, never the server's words."""
+    if exc.kind == "settings":
+        return getattr(exc, "reason", str(exc)), "refused by settings", None
+    if exc.kind == "http" and exc.status is not None:
+        message = _("The server answered HTTP %(status)s.") % {"status": exc.status}
+        hint = _STATUS_HINTS.get(exc.status // 100 * 100 if exc.status < 400 else exc.status)
+        return (f"{message} {hint}" if hint else message), "http error", exc.status
+    if exc.kind == "empty":
+        return _("The server answered without any text."), "empty answer", None
+    if exc.kind == "network":
+        return (
+            _(
+                "No answer: the server could not be reached, closed the connection or did not answer "
+                "within %(seconds)s s."
+            )
+            % {"seconds": f"{timeout:g}"},
+            "no answer",
+            None,
+        )
+    return _("The server's answer is not an OpenAI-compatible chat completion."), "unreadable answer", None
+
+
+_STATUS_HINTS = {
+    300: gettext_lazy("Redirects are not followed: give the endpoint the address it redirects to."),
+    401: gettext_lazy("Check the key."),
+    403: gettext_lazy("Check the key and what it may use."),
+    404: gettext_lazy("Check the base URL and the model name."),
+    429: gettext_lazy("Rate limited: try again later."),
+}
 
 
 def _key_values(endpoint: ModelEndpoint) -> list[str]:

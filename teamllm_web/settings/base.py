@@ -383,6 +383,12 @@ LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=6)
 # with this prefix (TEAMLLM_LLM_KEY_OPENAI, ...): no endpoint can make a worker send
 # SECRET_KEY, DATABASE_URL or any other secret of its environment to a host.
 LLM_KEY_ENV_PREFIX = env("LLM_KEY_ENV_PREFIX", default="TEAMLLM_LLM_KEY_")
+# Where provider calls may go (core.llm.egress): a key only to the hosts its own variable
+# with _HOSTS appended names (TEAMLLM_LLM_KEY_OPENAI_HOSTS=api.openai.com; none: nowhere),
+# an endpoint without a key only to these hosts; a host name that resolves to a loopback or
+# private address only inside LLM_PRIVATE_NETWORKS (addresses written in a list need not be).
+LLM_KEYLESS_HOSTS = env.list("LLM_KEYLESS_HOSTS", default=[])
+LLM_PRIVATE_NETWORKS = env.list("LLM_PRIVATE_NETWORKS", default=[])
 DEMO_MODE = env.bool("DEMO_MODE", default=False)
 # Bearer token that lets monitoring read /status/ without a session (empty: admins only).
 STATUS_TOKEN = env("STATUS_TOKEN", default="")

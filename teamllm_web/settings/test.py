@@ -20,6 +20,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=4)
+# The suite's stub and its tests' servers listen on 127.0.0.1 (any port) and need no key; a
+# test that uses a key binds it to its server's host (TEAMLLM_LLM_KEY_..._HOSTS) as operators do.
+LLM_KEYLESS_HOSTS = env.list("LLM_KEYLESS_HOSTS", default=["127.0.0.1"])
 
 # A real worker process reads the test database, so SQLite tests use a file, not memory.
 if DATABASES["default"]["ENGINE"].endswith(".sqlite3"):

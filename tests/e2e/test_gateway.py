@@ -1,9 +1,10 @@
 """Generation and the LLM judge through a real gateway, LiteLLM's proxy with a master key, in
-front of the stub: plain calls, its mock errors and its rpm limit (issue 24, finding 4)."""
+front of the stub: plain calls, its mock errors and its rpm limit (issue 24, finding 4). The
+gateway's key is bound to the gateway's host and port, as an operator binds it (issue 36)."""
 
 import pytest
 
-from core.llm.client import LLMError, chat_complete
+from core.llm.client import EgressNotAllowed, LLMError, chat_complete
 from generation.models import RunStatus
 from generation.services.batches import batch_create
 from generation.services.runs import run_step
@@ -12,6 +13,7 @@ from judging.models import JudgeBatchStatus
 from judging.services.judges import judge_create
 from judging.services.runs import judge_batch_launch, judge_task_run
 from studies.models import Condition, ModelEndpoint, Scenario, Study
+from tests.egress import bind_key
 from tests.gateway import MASTER_KEY, RPM_LIMIT
 
 KEY_ENV = "TEAMLLM_LLM_KEY_GATEWAY"
@@ -25,7 +27,8 @@ class Sleeps(list):
 
 @pytest.fixture
 def gateway(litellm_gateway, monkeypatch):
-    monkeypatch.setenv(KEY_ENV, MASTER_KEY)
+    # TEAMLLM_LLM_KEY_GATEWAY=<master key>, TEAMLLM_LLM_KEY_GATEWAY_HOSTS=127.0.0.1:<its port>
+    bind_key(monkeypatch, KEY_ENV, MASTER_KEY, to=litellm_gateway.base_url)
     return litellm_gateway
 
 
@@ -110,6 +113,16 @@ def test_a_gateway_server_error_is_retried_then_said_once(db, gateway, settings)
     assert info.value.attempts == 3 and message.startswith("The provider call failed after 3 attempts in ")
     assert "server error (HTTP 500): litellm.InternalServerError" in message
     assert message.count("HTTP 500") == 1 and "Error code" not in message
+
+
+def test_the_gateways_key_goes_to_the_gateway_only(db, gateway, llm_stub):
+    """The master key is bound to the gateway's port: an endpoint that names it but points at
+    the stub behind the gateway (the same host, another port) sends nothing."""
+    endpoint = gateway_endpoint(gateway, base_url=llm_stub.base_url)
+    with pytest.raises(EgressNotAllowed) as refused:
+        chat_complete(endpoint=endpoint, messages=MESSAGES, params={})
+    assert f"{KEY_ENV}_HOSTS" in str(refused.value) and f"127.0.0.1:{gateway.port}" in str(refused.value)
+    assert llm_stub.stats.requests == 0 and MASTER_KEY not in str(llm_stub.stats.auth_headers)
 
 
 def test_a_wrong_master_key_is_refused_at_once_and_redacted(db, gateway, monkeypatch):

@@ -39,8 +39,14 @@ def database_text():
 
 def test_the_key_never_appears_in_pages_logs_or_the_database(celery_worker, demo, llm_stub, client):
     celery_worker.stop()  # this test's worker needs the key variables in its environment
+    stub_host = llm_stub.base_url.split("/")[2]  # both keys are bound to the stub's host and port
     worker = WorkerProcess(
-        extra_env={"TEAMLLM_LLM_KEY_TEST": SECRET, "TEAMLLM_LLM_KEY_TEST_WRONG": WRONG}
+        extra_env={
+            "TEAMLLM_LLM_KEY_TEST": SECRET,
+            "TEAMLLM_LLM_KEY_TEST_HOSTS": stub_host,
+            "TEAMLLM_LLM_KEY_TEST_WRONG": WRONG,
+            "TEAMLLM_LLM_KEY_TEST_WRONG_HOSTS": stub_host,
+        }
     ).start()
     try:
         llm_stub.configure(require_key=SECRET)

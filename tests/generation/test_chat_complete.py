@@ -5,6 +5,7 @@ import pytest
 
 from core.llm.client import LLMError, MissingAPIKey, chat_complete
 from studies.models import ModelEndpoint
+from tests.egress import bind_key
 
 MESSAGES = [
     {
@@ -124,7 +125,7 @@ def test_client_errors_are_not_retried(llm_stub):
 
 def test_the_key_comes_from_the_named_variable_and_is_redacted_from_errors(llm_stub, monkeypatch):
     secret = "sk-test-6f1d0c2e9b8a7f65"
-    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST_PROVIDER", secret)
+    bind_key(monkeypatch, "TEAMLLM_LLM_KEY_TEST_PROVIDER", secret, to=llm_stub.base_url)
     llm_stub.configure(require_key=secret)
     result = chat_complete(
         endpoint=endpoint(llm_stub, api_key_env="TEAMLLM_LLM_KEY_TEST_PROVIDER"),

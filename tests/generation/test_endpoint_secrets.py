@@ -5,8 +5,6 @@ from stored errors and pages."""
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -18,85 +16,34 @@ from generation.services import engine
 from generation.services.endpoints import endpoint_create, endpoint_test_connection
 from judging.services import runs as judging_runs
 from studies.models import AuditEvent, ModelEndpoint
+from tests.egress import Recorder, bind_key
 
 SECRET = "django-insecure-Xy7pQ2mN9vB4kL8wR3tZ6yH1jF5gD0sA"
 KEY = "sk-live-7Q2vX9kLm3Np8Rt5Wz1Yb4Hc6Jd0Fg"
 OTHER = "sk-proj-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0"
 
 
-class Recorder(ThreadingHTTPServer):
-    """A local HTTP server that keeps the headers of every request; in ``echo`` mode it
-    answers 401 with the Authorization header (and other credentials) in the body, as
-    some gateways do."""
-
-    def __init__(self, echo: bool = False, answer: str = "Hello."):
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.echo = echo
-        self.answer = answer  # "{auth}" in it: the Authorization header the request carried
-        self.seen: list[dict[str, str]] = []
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.seen.append({k.lower(): v for k, v in self.headers.items()})
-        if self.server.echo:
-            auth = self.headers.get("Authorization", "")
-            message = (
-                f"Invalid credentials: you sent '{auth}'; upstream used {OTHER} "
-                f"(https://gw.example/v1?api_key={OTHER}&x=1)"
-            )
-            status, body = 401, {"error": {"message": message, "type": "invalid_request_error"}}
-        else:
-            status = 200
-            body = {
-                "id": "x",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "m",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {
-                            "role": "assistant",
-                            "content": self.server.answer.replace(
-                                "{auth}", self.headers.get("Authorization", "")
-                            ),
-                        },
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+ECHO = (
+    "Invalid credentials: you sent '{auth}'; upstream used "
+    f"{OTHER} (https://gw.example/v1?api_key={OTHER}&x=1)"
+)
 
 
 @pytest.fixture
 def recorder():
+    """A local HTTP server that keeps the headers of every request; in ``echo`` mode it
+    answers 401 with the Authorization header (and other credentials) in the body, as
+    some gateways do; ``{auth}`` in ``answer`` is the Authorization header it got."""
     servers = []
 
     def start(echo: bool = False, answer: str = "Hello.") -> Recorder:
-        server = Recorder(echo, answer)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
+        server = Recorder(status=401, body=ECHO) if echo else Recorder(answer=answer)
+        servers.append(server.start())
         return server
 
     yield start
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def hostile_endpoint(base_url: str, variable: str) -> ModelEndpoint:
@@ -120,7 +67,7 @@ def test_an_endpoint_naming_a_secret_never_sends_it(db, recorder, monkeypatch, v
     with pytest.raises(KeyNotAllowed) as refused:
         chat_complete(endpoint=endpoint, messages=[{"role": "user", "content": "hi"}], params={})
     assert variable in str(refused.value) and "TEAMLLM_LLM_KEY_" in str(refused.value)
-    check = endpoint_test_connection(endpoint=endpoint)
+    check = endpoint_test_connection(endpoint=endpoint, actor=None)
     assert not check.ok and "not allowed" in check.error
 
     # the server saw nothing at all, so certainly not the secret
@@ -129,13 +76,13 @@ def test_an_endpoint_naming_a_secret_never_sends_it(db, recorder, monkeypatch, v
 
 
 def test_a_prefixed_key_is_sent_and_nothing_else(db, recorder, monkeypatch):
-    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST", KEY)
     monkeypatch.setenv("SECRET_KEY", SECRET)
     server = recorder()
+    bind_key(monkeypatch, "TEAMLLM_LLM_KEY_TEST", KEY, to=server.base_url)
     endpoint = hostile_endpoint(server.base_url, "SECRET_KEY")
     endpoint.api_key_env = "TEAMLLM_LLM_KEY_TEST"
     endpoint.save()
-    check = endpoint_test_connection(endpoint=endpoint)
+    check = endpoint_test_connection(endpoint=endpoint, actor=None)
     assert check.ok and check.answer == "Hello."
     assert [h["authorization"] for h in server.seen] == [f"Bearer {KEY}"]
     assert SECRET not in json.dumps(server.seen)
@@ -171,9 +118,9 @@ def test_an_old_row_is_shown_as_not_allowed(client, demo, recorder):
     assert "not allowed" in html and "evil-secret_key names the variable SECRET_KEY" in html
 
 
-def test_a_key_echoed_by_a_gateway_is_redacted_on_the_page(client, demo, recorder, monkeypatch):
-    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST", KEY)
+def test_a_key_echoed_by_a_gateway_is_not_shown_on_the_page(client, demo, recorder, monkeypatch):
     server = recorder(echo=True)
+    bind_key(monkeypatch, "TEAMLLM_LLM_KEY_TEST", KEY, to=server.base_url)
     endpoint = ModelEndpoint.objects.create(
         name="echo",
         model_number="79",
@@ -185,8 +132,9 @@ def test_a_key_echoed_by_a_gateway_is_redacted_on_the_page(client, demo, recorde
     client.login(username="admin", password="demo-pass-2026")
     html = client.post(reverse("generation:endpoint_test", args=[endpoint.pk])).content.decode()
     assert server.seen[0]["authorization"] == f"Bearer {KEY}"  # the gateway got the key and echoed it
-    assert "HTTP 401" in html and "[redacted]" in html
-    assert KEY not in html and OTHER not in html and "api_key=[redacted]" in html
+    # the page says the status, never the body of a non-2xx answer (issue 36)
+    assert "The server answered HTTP 401. Check the key." in html
+    assert KEY not in html and OTHER not in html and "Invalid credentials" not in html
 
 
 def test_stored_errors_and_pages_are_redacted_whoever_echoed_them(client, demo, llm_stub):
@@ -271,8 +219,8 @@ def test_redaction_keeps_ordinary_errors_readable():
 
 
 def test_llm_errors_carry_no_key(db, recorder, monkeypatch):
-    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST", KEY)
     server = recorder(echo=True)
+    bind_key(monkeypatch, "TEAMLLM_LLM_KEY_TEST", KEY, to=server.base_url)
     endpoint = ModelEndpoint.objects.create(
         name="echo2",
         model_number="80",
@@ -283,14 +231,16 @@ def test_llm_errors_carry_no_key(db, recorder, monkeypatch):
     )
     with pytest.raises(LLMError) as failed:
         chat_complete(endpoint=endpoint, messages=[{"role": "user", "content": "hi"}], params={})
-    assert "HTTP 401" in str(failed.value) and KEY not in str(failed.value) and OTHER not in str(failed.value)
+    message = str(failed.value)
+    assert "HTTP 401" in message and KEY not in message and OTHER not in message
+    assert "api_key=[redacted]" in message  # the gateway's words are kept for the run's error, redacted
 
 
 def test_a_key_echoed_in_the_answer_of_a_connection_test_is_redacted(client, demo, recorder, monkeypatch):
     """The tester's case: a server that answers 200 with the key in its text showed the
     key on the endpoint page."""
-    monkeypatch.setenv("TEAMLLM_LLM_KEY_TEST", "lowercasesecretvalue")
     server = recorder(answer="pong {auth}")
+    bind_key(monkeypatch, "TEAMLLM_LLM_KEY_TEST", "lowercasesecretvalue", to=server.base_url)
     endpoint = ModelEndpoint.objects.create(
         name="echo-answer", model_number="80", base_url=server.base_url, model_name="m",
         api_key_env="TEAMLLM_LLM_KEY_TEST", timeout_seconds=5,

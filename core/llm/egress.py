@@ -1,0 +1,254 @@
+"""Where provider calls may go: only where the operator says (issue 36).
+
+An endpoint with a key sends it only to the hosts the operator bound that key to, in the
+environment variable named like the key's with ``_HOSTS`` appended
+(``TEAMLLM_LLM_KEY_OPENAI_HOSTS=api.openai.com``); a key with no binding is sent nowhere. An
+endpoint without a key calls only the hosts of ``settings.LLM_KEYLESS_HOSTS``.
+
+An entry of either list is a host name (``api.openai.com``), a name's subdomains
+(``*.openai.azure.com``) or an IP address (``127.0.0.1``, ``[::1]``), each with an optional
+port (``127.0.0.1:8765``: that port only). A name is allowed only while it resolves to public
+addresses or to addresses inside ``settings.LLM_PRIVATE_NETWORKS``: loopback and private
+addresses are reached only where the operator wrote them.
+
+Checked when an endpoint is saved (``generation.services.endpoints``), before every call, and
+on every request the HTTP client makes (``egress_request_hook``, a redirect's too): the hook is
+the last step before a request leaves. The environment is read at each check, as the key is.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+
+from core.llm.keys import BINDING_SUFFIX, api_key_env_allowed
+
+KEYLESS_SETTING = "LLM_KEYLESS_HOSTS"
+PRIVATE_SETTING = "LLM_PRIVATE_NETWORKS"
+_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class EgressRefused(Exception):
+    """A call the operator's settings do not allow; the message names the setting to change."""
+
+
+@dataclass(frozen=True)
+class HostRule:
+    """One entry of a host list: a lower-case name (``*.`` for its subdomains) or an address,
+    and the one port it allows (None: any)."""
+
+    name: str
+    address: Address | None
+    port: int | None
+
+    def allows(self, *, name: str, address: Address | None, port: int) -> bool:
+        if self.port is not None and self.port != port:
+            return False
+        if self.address is not None or address is not None:
+            return self.address == address
+        if self.name.startswith("*."):
+            return name.endswith(self.name[1:])
+        return name == self.name
+
+
+def key_hosts_variable(api_key_env: str) -> str:
+    """The environment variable that binds the key of ``api_key_env`` to its hosts."""
+    return f"{api_key_env}{BINDING_SUFFIX}"
+
+
+def _address(host: str) -> Address | None:
+    try:
+        address = ipaddress.ip_address(host.strip().strip("[]").split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address
+
+
+def _name(host: str) -> str:
+    host = host.strip().rstrip(".").lower()
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host
+
+
+def host_rule(entry: str) -> HostRule:
+    """``api.openai.com``, ``*.example.org``, ``127.0.0.1:8765``, ``[::1]:8765`` or a URL's
+    ``scheme://host:port``; ValueError when the entry names no host."""
+    text = entry.strip()
+    if "://" in text:
+        text = urlsplit(text).netloc.rpartition("@")[2]
+    port_text = ""
+    if text.startswith("["):
+        host, _bracket, rest = text[1:].partition("]")
+        if rest and not rest.startswith(":"):
+            raise ValueError(entry)
+        port_text = rest[1:]
+    elif text.count(":") == 1:
+        host, _colon, port_text = text.partition(":")
+    else:
+        host = text
+    port = int(port_text) if port_text else None
+    if port is not None and not 0 < port < 65536:
+        raise ValueError(entry)
+    address = _address(host)
+    if address is not None:
+        return HostRule(name="", address=address, port=port)
+    name = _name(host)
+    if not _NAME.fullmatch(name.removeprefix("*.")):
+        raise ValueError(entry)
+    return HostRule(name=name, address=None, port=port)
+
+
+def egress_allowed_hosts(api_key_env: str) -> tuple[str, list[str]]:
+    """The setting that decides where an endpoint may call (its key's binding, or
+    ``LLM_KEYLESS_HOSTS`` without a key) and that setting's entries."""
+    if api_key_env:
+        variable = key_hosts_variable(api_key_env)
+        entries: Iterable[str] = os.environ.get(variable, "").split(",")
+    else:
+        variable, entries = KEYLESS_SETTING, settings.LLM_KEYLESS_HOSTS
+    return variable, [entry.strip() for entry in entries if entry.strip()]
+
+
+def _parsed(setting: str, entries: Iterable[str], parse: Callable[[str], Any], refusal: str) -> list[Any]:
+    """Each entry of ``setting`` parsed; the first that cannot be refuses the call with ``refusal``."""
+    parsed = []
+    for entry in entries:
+        if not entry.strip():
+            continue
+        try:
+            parsed.append(parse(entry.strip()))
+        except ValueError:
+            raise EgressRefused(refusal % {"setting": setting, "entry": entry}) from None
+    return parsed
+
+
+def _rules(setting: str, entries: list[str]) -> list[HostRule]:
+    return _parsed(setting, entries, host_rule, _("%(setting)s has an entry that is not a host: %(entry)s."))
+
+
+def _private_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return _parsed(
+        PRIVATE_SETTING,
+        settings.LLM_PRIVATE_NETWORKS,
+        lambda entry: ipaddress.ip_network(entry, strict=False),
+        _("%(setting)s has an entry that is not a network: %(entry)s."),
+    )
+
+
+def egress_check(url: str, *, api_key_env: str, resolve: bool = True) -> None:
+    """Raise :class:`EgressRefused` unless a call to ``url`` with the key of ``api_key_env``
+    (empty: no key) is allowed; with ``resolve``, a name's addresses are looked up and must be
+    public or inside ``LLM_PRIVATE_NETWORKS`` (a name that does not resolve here passes: its
+    connection fails on its own)."""
+    if api_key_env and not api_key_env_allowed(api_key_env):
+        raise EgressRefused(_("The key variable %(variable)s is not allowed.") % {"variable": api_key_env})
+    setting, entries = egress_allowed_hosts(api_key_env)
+    rules = _rules(setting, entries)
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = parts._replace(netloc="")
+    scheme, host = parts.scheme.lower(), parts.hostname or ""
+    if scheme not in ("http", "https") or not host:
+        raise EgressRefused(
+            _("Only http:// and https:// URLs with a host are called, not %(url)s.") % {"url": url}
+        )
+    port = port or (443 if scheme == "https" else 80)
+    address = _address(host)
+    name = "" if address is not None else _name(host)
+    place = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    values = {"variable": api_key_env, "setting": setting, "host": place, "hosts": ", ".join(entries)}
+    if not rules:
+        if api_key_env:
+            raise EgressRefused(
+                _(
+                    "The key %(variable)s is bound to no host, so it is sent nowhere: the operator names the "
+                    "hosts it may be sent to in %(setting)s (e.g. %(setting)s=api.openai.com), in the "
+                    "environment of the web and worker processes."
+                )
+                % values
+            )
+        raise EgressRefused(
+            _(
+                "Endpoints without a key call only the hosts the operator names in %(setting)s, and it "
+                "names none."
+            )
+            % values
+        )
+    if not any(rule.allows(name=name, address=address, port=port) for rule in rules):
+        if api_key_env:
+            message = _(
+                "The key %(variable)s may be sent only to %(hosts)s (%(setting)s), not to %(host)s: point "
+                "the base URL at one of those hosts, or ask the operator to add this one to %(setting)s."
+            )
+        else:
+            message = _(
+                "Endpoints without a key call only %(hosts)s (%(setting)s), not %(host)s: point the base "
+                "URL at one of those hosts, or ask the operator to add this one to %(setting)s."
+            )
+        raise EgressRefused(message % values)
+    if name and resolve:
+        _check_addresses(name, port, setting)
+
+
+def _check_addresses(name: str, port: int, setting: str) -> None:
+    try:
+        found = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return
+    networks = _private_networks()
+    for info in found:
+        address = _address(str(info[4][0]))
+        if address is None or address.is_global or any(address in network for network in networks):
+            continue
+        raise EgressRefused(
+            _(
+                "%(name)s resolves to %(address)s, a loopback or private address the operator has not "
+                "allowed: they write the address itself in %(setting)s, or its network in %(private)s."
+            )
+            % {"name": name, "address": address, "setting": setting, "private": PRIVATE_SETTING}
+        )
+
+
+def egress_problem(url: str, *, api_key_env: str, resolve: bool = True) -> str:
+    """Why a call to ``url`` with the key of ``api_key_env`` is refused; "" when it is allowed."""
+    try:
+        egress_check(url, api_key_env=api_key_env, resolve=resolve)
+    except EgressRefused as exc:
+        return str(exc)
+    return ""
+
+
+def endpoint_egress_problem(endpoint: Any) -> str:
+    """Why the endpoint's calls are refused, from the settings alone (no lookup: for pages);
+    "" when they are allowed or the endpoint has no base URL yet."""
+    if not endpoint.base_url:
+        return ""
+    return egress_problem(endpoint.base_url, api_key_env=endpoint.api_key_env, resolve=False)
+
+
+def egress_request_hook(api_key_env: str) -> Callable[[Any], None]:
+    """An HTTP client's request event hook (httpx's ``event_hooks={"request": [...]}``): each
+    request the client sends, a redirect's too, is checked first and refused with
+    :class:`EgressRefused` before anything leaves."""
+
+    def check(request: Any) -> None:
+        egress_check(str(request.url), api_key_env=api_key_env)
+
+    return check
