@@ -151,23 +151,34 @@ def _private_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
 
 def egress_check(url: str, *, api_key_env: str, resolve: bool = True) -> None:
     """Raise :class:`EgressRefused` unless a call to ``url`` with the key of ``api_key_env``
-    (empty: no key) is allowed; with ``resolve``, a name's addresses are looked up and must be
-    public or inside ``LLM_PRIVATE_NETWORKS`` (a name that does not resolve here passes: its
-    connection fails on its own)."""
+    (empty: no key) is allowed (:func:`egress_check_place`)."""
+    parts = urlsplit(url)
+    try:
+        port, host = parts.port, parts.hostname or ""
+    except ValueError:
+        port, host = None, ""
+    egress_check_place(
+        scheme=parts.scheme, host=host, port=port, api_key_env=api_key_env, resolve=resolve, shown=url
+    )
+
+
+def egress_check_place(
+    *, scheme: str, host: str, port: int | None, api_key_env: str, resolve: bool = True, shown: str = ""
+) -> None:
+    """Raise :class:`EgressRefused` unless a call to ``host`` (``port``: None for the scheme's)
+    with the key of ``api_key_env`` (empty: no key) is allowed; with ``resolve``, a name's
+    addresses are looked up and must be public or inside ``LLM_PRIVATE_NETWORKS`` (a name that
+    does not resolve here passes: its connection fails on its own). ``shown``: the URL, for
+    the message."""
     if api_key_env and not api_key_env_allowed(api_key_env):
         raise EgressRefused(_("The key variable %(variable)s is not allowed.") % {"variable": api_key_env})
     setting, entries = egress_allowed_hosts(api_key_env)
     rules = _rules(setting, entries)
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-        parts = parts._replace(netloc="")
-    scheme, host = parts.scheme.lower(), parts.hostname or ""
+    scheme, host = scheme.lower(), host.strip("[]")
     if scheme not in ("http", "https") or not host:
         raise EgressRefused(
-            _("Only http:// and https:// URLs with a host are called, not %(url)s.") % {"url": url}
+            _("Only http:// and https:// URLs with a host are called, not %(url)s.")
+            % {"url": shown or f"{scheme}://{host}"}
         )
     port = port or (443 if scheme == "https" else 80)
     address = _address(host)
@@ -249,6 +260,10 @@ def egress_request_hook(api_key_env: str) -> Callable[[Any], None]:
     :class:`EgressRefused` before anything leaves."""
 
     def check(request: Any) -> None:
-        egress_check(str(request.url), api_key_env=api_key_env)
+        # the URL as the client parsed it: the host and port it is about to connect to
+        url = request.url
+        egress_check_place(
+            scheme=url.scheme, host=url.host, port=url.port, api_key_env=api_key_env, shown=str(url)
+        )
 
     return check

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import ipaddress
 
+import httpx2
 import pytest
 
 from core.llm.client import extra_params_refused, redact_credentials, request_options
-from core.llm.egress import EgressRefused, egress_check, egress_problem, host_rule
+from core.llm.egress import EgressRefused, egress_check, egress_problem, egress_request_hook, host_rule
 from core.llm.keys import api_key_env_allowed
 
 KEY = "sk-proj-Q7vX2kLm9Np3Rt8Wz5Yb1Hc4Jd6Fg0"
@@ -145,3 +146,24 @@ def test_spelling_out_does_not_redact_ordinary_text():
     text = "The model answered: s k i p the first step."
     assert redact_credentials(text, ["not-a-key-at-all-123"]) == text
     assert redact_credentials("short 1 2 3 4", ["1234"]) == "short 1 2 3 4"  # too short to spell out
+
+
+@pytest.mark.parametrize(
+    "url, allowed",
+    [
+        ("http://127.0.0.1:8765/v1/chat/completions", True),
+        ("http://[::1]:8765/v1/chat/completions", False),
+        ("http://127.0.0.1:8765\\@evil.org/v1/chat/completions", False),  # the host is evil.org
+        ("http://evil.org\\@127.0.0.1:8765/v1/chat/completions", True),  # user info, then the stub
+        ("http://127.0.0.1/v1/chat/completions", False),  # port 80
+    ],
+)
+def test_the_request_hook_checks_the_host_the_client_connects_to(url, allowed, settings):
+    settings.LLM_KEYLESS_HOSTS = ["127.0.0.1:8765"]
+    check = egress_request_hook("")
+    request = httpx2.Request("POST", url)
+    if allowed:
+        check(request)
+    else:
+        with pytest.raises(EgressRefused):
+            check(request)
