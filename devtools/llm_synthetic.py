@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-SYNTHETIC_NOTE = "Generated offline by llm_stub from the request; not written by a language model."
+SYNTHETIC_NOTE = "Generated offline from the request; not written by a language model."
 
 _STEP = re.compile(r"(?:\bfor Step|\bof Step|· Step) (\d)\b")
 # The step's own header ("The information for Step 2 is as follows", "[Step_Name] Step-2: ..."):
@@ -166,7 +166,10 @@ def synthetic_reply(messages: list[dict[str, Any]], seed: int = 0) -> tuple[str,
     step, role = detect_step(messages), detect_role(messages)
     kw = scenario_keywords(messages)
     where = "Warm-up" if step == 0 else f"Step {step}"
-    header = f"[Synthetic reply from llm_stub · {where} · {role}] {SYNTHETIC_NOTE}"
+    # No role, strategy or model in what may reach a response: raters read it blind (the
+    # review gate holds a text that names them). The warm-up, never part of a response,
+    # still introduces the role.
+    header = f"[Synthetic reply · {where}] {SYNTHETIC_NOTE}"
     if step == 0:
         body = (
             f"Hello everyone, I am {role}. I look forward to working with you on this scenario about "

@@ -62,7 +62,7 @@ def test_a_generation_run_goes_through_the_gateway(
     run.refresh_from_db()
     assert outcome.kind == "finished" and run.status == RunStatus.SUCCEEDED, run.error
     assert run.calls_done == 6 and llm_stub.stats.requests == 6  # every call reached the stub
-    assert all(t.reply.startswith("[Synthetic reply from llm_stub") for t in run.turns.all())
+    assert all(t.reply.startswith("[Synthetic reply · ") for t in run.turns.all())
     assert all(t.prompt_tokens > 0 for t in run.turns.all())  # usage passed on by the gateway
 
 

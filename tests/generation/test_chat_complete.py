@@ -29,7 +29,7 @@ class Sleeps(list):
 
 def test_a_plain_call_returns_text_tokens_and_one_attempt(llm_stub):
     result = chat_complete(endpoint=endpoint(llm_stub), messages=MESSAGES, params=PARAMS)
-    assert result.text.startswith("[Synthetic reply from llm_stub · Step 1")
+    assert result.text.startswith("[Synthetic reply · Step 1")
     assert "1. " in result.text and result.reasoning == ""
     assert result.attempts == 1 and result.prompt_tokens > 0 and result.completion_tokens > 0
 
@@ -42,7 +42,7 @@ def test_reasoning_content_is_kept_apart_from_the_answer(llm_stub, stream):
     )
     assert result.reasoning.startswith("(synthetic reasoning)")
     assert "synthetic reasoning" not in result.text
-    assert result.text.startswith("[Synthetic reply from llm_stub · Step 1")
+    assert result.text.startswith("[Synthetic reply · Step 1")
     assert result.completion_tokens > 0
 
 
@@ -51,7 +51,7 @@ def test_inline_think_tags_are_split_from_the_answer(llm_stub):
         endpoint=endpoint(llm_stub, model_name="stub-think"), messages=MESSAGES, params=PARAMS
     )
     assert result.reasoning.startswith("(synthetic reasoning)")
-    assert result.text.startswith("[Synthetic reply from llm_stub · Step 1") and "<think>" not in result.text
+    assert result.text.startswith("[Synthetic reply · Step 1") and "<think>" not in result.text
 
 
 def test_endpoint_extra_params_go_into_the_request(llm_stub):

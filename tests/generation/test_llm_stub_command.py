@@ -55,7 +55,7 @@ def test_the_stub_command_serves_models_and_completions(start_stub):
     assert models["data"][0]["id"] == "stub-cgpst"
     answer = json.load(post(f"{base}/chat/completions", BODY))
     text = answer["choices"][0]["message"]["content"]
-    assert text.startswith("[Synthetic reply from llm_stub · Step 4")
+    assert text.startswith("[Synthetic reply · Step 4")
     assert answer["usage"]["completion_tokens"] > 0
 
 

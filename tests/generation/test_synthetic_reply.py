@@ -30,7 +30,7 @@ def test_every_teamllm_call_is_read_as_its_step_and_role():
 
 def test_replies_have_the_shape_of_their_step_and_are_labelled():
     answers = {c.step: synthetic_reply(c.messages)[0] for c in teamllm_calls() if c.phase == "consensus"}
-    assert all(text.startswith("[Synthetic reply from llm_stub") for text in answers.values())
+    assert all(text.startswith("[Synthetic reply · Step") for text in answers.values())
     assert len(split_numbered_items(answers[1]).items) == 8
     assert "how might we" in answers[2].lower() and "in order to" in answers[2]
     assert len(split_numbered_items(answers[3]).items) == 8
@@ -59,7 +59,31 @@ def test_replies_are_deterministic_and_built_from_the_request():
 def test_warm_up_prompts_get_an_introduction():
     calls = teamllm_calls()
     intro, _ = synthetic_reply(calls[2].messages)
-    assert "· Warm-up · Monitor Evaluator]" in intro and "I am Monitor Evaluator" in intro
+    assert intro.startswith("[Synthetic reply · Warm-up]") and "I am Monitor Evaluator" in intro
+
+
+def test_no_step_reply_names_its_role_strategy_or_model():
+    """What can reach a response (every step's reply of every strategy) names no role, no
+    strategy and not the stub: the review gate would hold it (issue 36)."""
+    from generation.strategies import strategy_role_names
+    from studies.blind_text import MODEL, ROLE, STRATEGY, BlindTerm, blind_terms_found
+
+    terms = [BlindTerm(name, ROLE) for name in (*strategy_role_names(), "Ann", "Bo")]
+    terms += [BlindTerm(name, MODEL) for name in ("stub", "stub-cgpst", "llm_stub")]
+    terms += [
+        BlindTerm(name, STRATEGY)
+        for name in ("TeamLLM", "LLM Discussion", "Multi-Agent Debate", "TeamFusion")
+    ]
+    for strategy in ("single", "teamllm", "ablation", "llm_discussion", "mad", "teamfusion"):
+        members = [{"name": "Ann", "preferences": "parks"}, {"name": "Bo", "preferences": "jobs"}]
+        calls, answers = strategy_calls(
+            strategy, **({"profiles": members} if strategy == "teamfusion" else {})
+        )
+        replies = [
+            synthetic_reply(c.messages)[0] for c in calls if c.step > 0 and not c.phase.startswith("rating")
+        ]
+        assert replies and len(answers) == 6, strategy
+        assert blind_terms_found(replies + answers, terms) == {}, strategy
 
 
 def strategy_calls(strategy, **profiles):
