@@ -9,9 +9,19 @@ from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Quer
 from django.utils import timezone
 
 from core.models import TaskOutbox
-from generation.models import EngineBatch, EngineJob, GenerationBatch, GenerationRun, RunStatus, Turn
+from generation.models import (
+    EngineBatch,
+    EngineJob,
+    GenerationBatch,
+    GenerationRun,
+    PreferenceProfile,
+    RunStatus,
+    Turn,
+)
+from generation.strategies import strategy_role_names
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
-from studies.models import Condition, ModelEndpoint, ResponseStatus
+from studies.blind_text import PROFILE, ROLE, BlindTerm
+from studies.models import Condition, ModelEndpoint, ResponseStatus, Study
 from studies.selectors import responses_without_pair
 
 ACTIVE = (RunStatus.QUEUED, RunStatus.RUNNING)
@@ -369,3 +379,16 @@ def generation_figures() -> EngineFigures:
         attempts="attempts",
         failed=~Q(error=""),
     )
+
+
+def study_role_terms(study: Study) -> list[BlindTerm]:
+    """The names generation gives a study's agents, for the review gate's blind-text check
+    (registered with ``studies.blind_text`` by ``generation.receivers``): the strategies'
+    roles, the study's member profiles and the members its conditions name themselves."""
+    terms = [BlindTerm(name, ROLE) for name in strategy_role_names()]
+    profiles = list(PreferenceProfile.objects.filter(study=study).values_list("name", flat=True))
+    for condition in list(study.conditions.all()) or list(Condition.objects.all()):
+        for member in (condition.parameters or {}).get("profiles") or []:
+            if isinstance(member, dict) and isinstance(member.get("name"), str):
+                profiles.append(member["name"])
+    return terms + [BlindTerm(name, PROFILE) for name in dict.fromkeys(profiles)]

@@ -7,6 +7,7 @@ from studies.models import (
     ModelEndpoint,
     Response,
     ResponseItem,
+    ResponseTextChange,
     Scenario,
     ScenarioTextChange,
     Study,
@@ -64,6 +65,15 @@ class ScenarioTextChangeAdmin(InspectionAdmin):
     list_display = ("scenario", "field_name", "at", "actor", "forced", "note")
     list_filter = ("forced", "field_name", "scenario__study")
     readonly_fields = ("scenario", "actor", "at", "field_name", "old_value", "new_value", "forced", "note")
+
+
+@admin.register(ResponseTextChange)
+class ResponseTextChangeAdmin(InspectionAdmin):
+    """The versions of responses' texts (redactions on the held responses page): read only."""
+
+    list_display = ("response", "step", "at", "actor", "names")
+    list_filter = ("response__study",)
+    readonly_fields = ("response", "step", "actor", "at", "names", "old_text", "new_text")
 
 
 class ResponseItemInline(InspectionTabularInline):

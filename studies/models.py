@@ -409,6 +409,29 @@ class Response(models.Model):
         return [self.shown_answer(n) for n in range(1, 7)]
 
 
+class ResponseTextChange(models.Model):
+    """A new version of one step's text, made by an admin on the held responses page (the
+    blind-text check: names of roles, strategies or models redacted). Raters only ever see
+    the current text; the earlier one stays here for researchers and the record."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="text_changes")
+    step = models.PositiveSmallIntegerField(_("step"))
+    old_text = models.TextField(_("text before"), blank=True)
+    new_text = models.TextField(_("text after"), blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    names = models.JSONField(_("names redacted"), default=list, blank=True)
+
+    class Meta:
+        ordering = ["response", "at", "pk"]
+        verbose_name = _("response text change")
+
+    def __str__(self) -> str:
+        return f"{self.response_id} step {self.step} {self.at:%Y-%m-%d %H:%M}"
+
+
 class ResponseItem(models.Model):
     """A numbered item parsed from a response: Steps 1 and 3 (up to 8) and 4 (five criteria)."""
 

@@ -5,25 +5,41 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
+from studies.blind_text import BLIND_TEXT
 from studies.parsing import ParsedResponse, ParseWarning
 
 # Not a parse warning: the study holds every generated response for release.
 NEEDS_RELEASE = "needs_release"
 
 
-def hold_reasons_for(*, parsed: ParsedResponse, generated: bool, needs_release: bool) -> list[dict]:
-    """Why a new response is held (empty: it goes to raters at once). Parse warnings hold
-    generated and imported responses alike; the study's "responses need release" setting
-    holds every generated one."""
+def hold_reasons_for(
+    *, parsed: ParsedResponse, generated: bool, needs_release: bool, blind_names: dict[int, list[str]]
+) -> list[dict]:
+    """Why a new response is held (empty: it goes to raters at once). Parse warnings and
+    text that names the study's roles, strategies, conditions or models (``blind_names``:
+    step -> the names, from ``studies.blind_text.blind_terms_found``) hold generated and
+    imported responses alike; the study's "responses need release" setting holds every
+    generated one."""
     reasons = [w.as_dict() for w in parsed.warnings]
+    reasons += blind_text_reasons(blind_names)
     if generated and needs_release:
         reasons.append(ParseWarning(NEEDS_RELEASE, 0).as_dict())
     return reasons
 
 
+def blind_text_reasons(blind_names: dict[int, list[str]]) -> list[dict]:
+    return [{"code": BLIND_TEXT, "step": step, "terms": names} for step, names in sorted(blind_names.items())]
+
+
 def hold_reason_text(reason: dict) -> str:
     """One reason in the reader's language."""
     code, step, other = reason.get("code"), reason.get("step"), reason.get("other")
+    if code == BLIND_TEXT:
+        names = ", ".join(f"“{name}”" for name in reason.get("terms") or [])
+        return _(
+            "Step %(step)s names %(names)s of the study's roles, strategies, conditions or models: "
+            "raters could tell what produced it."
+        ) % {"step": step, "names": names}
     texts = {
         "empty_step": _("Step %(step)s is empty."),
         "no_items": _("Step %(step)s has no numbered items."),

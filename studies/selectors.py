@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
+from studies.blind_text import (
+    CONDITION,
+    MODEL,
+    STRATEGY,
+    BlindSegment,
+    BlindTerm,
+    blind_segments,
+    blind_term_sources,
+)
+from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Strategy, Study
 from studies.params import id_param
 from studies.parsing import parse_response
 from studies.review import hold_reason_text
@@ -203,6 +214,10 @@ def responses_held_count(
 class HeldResponse:
     response: Response
     answers: list[str]  # as shown
+    # each step's text as shown, cut where it names the study's catalogue (highlighted)
+    segments: list[list[BlindSegment]]
+    names_found: bool  # the text names something of the catalogue now
+    redactions: int  # text versions made so far
     items: dict[int, int]  # numbered items found in Steps 1, 3, 4
     grid_found: bool
     grid_rows: int
@@ -211,18 +226,30 @@ class HeldResponse:
 
 
 def held_responses_review(*, study: Study | None = None) -> list[HeldResponse]:
-    """The held responses page: each held response with its text and its parse result."""
+    """The held responses page: each held response with its text (the names of its study's
+    catalogue marked) and its parse result."""
     rows = []
+    terms: dict[tuple[int, int, int], list[BlindTerm]] = {}
     for response in (
         responses_held(study=study)
         .select_related("study", "scenario", "model", "condition")
+        .annotate(n_text_changes=Count("text_changes"))
         .order_by("study__name", "created_at", "pk")
     ):
         parsed = parse_response(response.answers)
+        key = (response.study_id, response.model_id, response.condition_id)
+        if key not in terms:
+            terms[key] = study_blind_terms(
+                study=response.study, model=response.model, condition=response.condition
+            )
+        segments = [blind_segments(text, terms[key]) for text in response.shown_answers]
         rows.append(
             HeldResponse(
                 response=response,
                 answers=response.shown_answers,
+                segments=segments,
+                names_found=any(seg.kind for step in segments for seg in step),
+                redactions=response.n_text_changes,
                 items={step: len(texts) for step, texts in parsed.items.items()},
                 grid_found=parsed.grid is not None,
                 grid_rows=len(parsed.grid.rows) if parsed.grid else 0,
@@ -236,3 +263,63 @@ def held_responses_review(*, study: Study | None = None) -> list[HeldResponse]:
 def held_counts_by_study() -> dict[int, int]:
     """Held responses per study id (studies with none are left out)."""
     return dict(responses_held().values_list("study_id").annotate(n=Count("id")).values_list("study_id", "n"))
+
+
+# --- the blind-text check's catalogue -----------------------------------------------------
+# Words a model's name is made of that name no model ("deepseek-chat", "qwen3-instruct").
+_MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
+
+
+def _without_brackets(name: str) -> str:
+    """ "Single model (baseline)" -> "Single model"."""
+    return re.sub(r"\s*[(（][^)）]*[)）]", "", name).strip()
+
+
+def _model_names(endpoint: ModelEndpoint) -> list[str]:
+    """An endpoint's names as a text might give them: its name, its model's name, that name
+    without the provider's path ("anthropic/claude-opus-4.1") and the family it starts with
+    ("claude", "qwen3", "gpt")."""
+    names = [endpoint.name, endpoint.model_name, endpoint.model_name.rsplit("/", 1)[-1]]
+    for name in list(names):
+        family = re.split(r"[-_:.\s]", name.strip(), maxsplit=1)[0]
+        if len(family) >= 3 and family.lower() not in _MODEL_WORDS:
+            names.append(family)
+    return names
+
+
+def study_blind_terms(
+    *, study: Study, model: ModelEndpoint | None = None, condition: Condition | None = None
+) -> list[BlindTerm]:
+    """The names a response of ``study`` must not give, for the review gate's blind-text
+    check (``studies.blind_text``): its conditions' names and strategies (in English and
+    Chinese), its endpoints' names and models, and what the apps above add (generation: the
+    roles its strategies give and the study's member profiles). The study's choice of
+    conditions and endpoints, or the whole catalogue when it has chosen none; ``model`` and
+    ``condition`` (a response's own) are always in."""
+    conditions = list(study.conditions.all()) or list(Condition.objects.all())
+    endpoints = list(study.endpoints.all()) or list(ModelEndpoint.objects.all())
+    conditions += [condition] if condition is not None else []
+    endpoints += [model] if model is not None else []
+    found: dict[str, BlindTerm] = {}
+
+    def add(text: str, kind: str) -> None:
+        text = " ".join(text.split())
+        if text and text.casefold() not in found:
+            found[text.casefold()] = BlindTerm(text, kind)
+
+    for endpoint in endpoints:
+        for name in _model_names(endpoint):
+            add(name, MODEL)
+    strategies = {c.strategy for c in conditions}
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            for value, label in Strategy.choices:
+                if value in strategies:
+                    add(_without_brackets(str(label)), STRATEGY)
+    for c in conditions:
+        add(c.name, CONDITION)
+        add(_without_brackets(c.name), CONDITION)
+    for source in blind_term_sources():
+        for term in source(study):
+            add(term.text, term.kind)
+    return list(found.values())

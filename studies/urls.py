@@ -26,6 +26,11 @@ urlpatterns = [
         name="response_release",
     ),
     path(
+        "manage/responses/<int:response_id>/redact/",
+        views.response_redact_view,
+        name="response_redact",
+    ),
+    path(
         "manage/responses/<int:response_id>/withdraw/",
         views.response_withdraw_view,
         name="response_withdraw",

@@ -35,7 +35,13 @@ from studies.selectors import (
     study_response_count,
 )
 from studies.services.responses import responses_import
-from studies.services.review import ReviewError, response_release, response_withdraw
+from studies.services.review import (
+    ReviewError,
+    redaction_words,
+    response_release,
+    response_text_redact,
+    response_withdraw,
+)
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import (
     StudySetupError,
@@ -255,6 +261,29 @@ def response_release_view(request: HttpRequest, response_id: int) -> HttpRespons
                 "when a pair is."
             )
             % {"id": research_id},
+        )
+    return _back_to_held(request)
+
+
+@admin_required
+@require_POST
+def response_redact_view(request: HttpRequest, response_id: int) -> HttpResponse:
+    """Redact the names the blind-text check found (and the admin's further words) from a
+    held response's text: a new, audited version of its text; it stays held."""
+    try:
+        words = redaction_words((request.POST.get("words") or "")[:4000])
+        redacted = response_text_redact(response_id=response_id, actor=request.user, words=words)
+    except ReviewError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _("%(id)s: %(names)s redacted in Step %(steps)s. Read it again, then release it.")
+            % {
+                "id": redacted.response.research_id,
+                "names": ", ".join(f"“{name}”" for name in redacted.names),
+                "steps": ", ".join(str(step) for step in redacted.steps),
+            },
         )
     return _back_to_held(request)
 

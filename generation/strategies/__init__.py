@@ -25,6 +25,7 @@ from generation.strategies.base import (
     merge_params,
     protocol_next,
     protocol_run,
+    role_set,
     task_for,
 )
 
@@ -39,6 +40,7 @@ STRATEGIES: dict[str, ModuleType] = {
 
 __all__ = [
     "STRATEGIES",
+    "strategy_role_names",
     "Call",
     "Done",
     "ParameterError",
@@ -53,6 +55,16 @@ __all__ = [
     "strategy_settings",
     "task_for",
 ]
+
+
+def strategy_role_names() -> tuple[str, ...]:
+    """Every name the strategies give their agents and tell the model: the role sets
+    (TeamLLM's Belbin roles and the role sets a condition may choose, LLM Discussion's and
+    the debate's roles), the ablation's members and TeamFusion's synthesizer. (The single
+    model's agent is told no name.) A study's member profiles come on top."""
+    files = {*teamllm.ROLE_SETS.values(), llm_discussion.ROLES_FILE, mad.ROLES_FILE}
+    names = [role["Agent_name"] for filename in sorted(files) for role in role_set(filename)]
+    return tuple(dict.fromkeys([*names, *ablation.MEMBERS, teamfusion.SYNTHESIZER]))
 
 
 def strategy_settings(strategy: str) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from studies.blind_text import blind_terms_found
 from studies.models import (
     Condition,
     ModelEndpoint,
@@ -29,6 +30,7 @@ from studies.response_files import (
     ResponseRecord,
 )
 from studies.review import hold_reasons_for
+from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
@@ -78,27 +80,44 @@ def _parse_into(response: Response, parsed: ParsedResponse | None = None) -> Par
     return parsed
 
 
+def response_texts_store(
+    *,
+    response: Response,
+    texts: dict[int, str],
+    actor,
+    action: str,
+    changes: dict,
+    reason: str = "",
+    also_save: tuple[str, ...] = (),
+) -> None:
+    """Store new texts for some of a response's steps (``texts``: step -> text; ``also_save``:
+    other fields already set on ``response``), parse it again, audit the change as ``action``
+    and tell the apps above (the diversity follows). In the caller's transaction."""
+    for step, text in texts.items():
+        setattr(response, f"step{step}", text)
+    response.save(update_fields=[*(f"step{step}" for step in texts), *also_save, "updated_at"])
+    response_parse(response=response)
+    audit_record(
+        actor=actor, action=action, target=response, study=response.study, changes=changes, reason=reason
+    )
+    response_answers_changed.send(sender=Response, response=response, steps=sorted(texts))
+
+
 def response_text_restore(*, response: Response, answers: list[str]) -> Response:
     """Store a response's texts exactly as given where the stored ones differ only in
     whitespace (an earlier import trimmed them): nothing a rater reads changes, the
     diversity as released is recomputed. Audited."""
-    changed = [n for n in range(1, 7) if response.answer(n) != answers[n - 1]]
-    if not changed:
-        return response
-    with transaction.atomic():
-        for n in changed:
-            setattr(response, f"step{n}", answers[n - 1])
-        response.save(update_fields=[f"step{n}" for n in changed] + ["updated_at"])
-        response_parse(response=response)
-        audit_record(
-            actor=None,
-            action="response.text_restored",
-            target=response,
-            study=response.study,
-            changes={"steps": changed},
-            reason="re-import: text kept exactly as given (whitespace)",
-        )
-        response_answers_changed.send(sender=Response, response=response, steps=changed)
+    changed = {n: answers[n - 1] for n in range(1, 7) if response.answer(n) != answers[n - 1]}
+    if changed:
+        with transaction.atomic():
+            response_texts_store(
+                response=response,
+                texts=changed,
+                actor=None,
+                action="response.text_restored",
+                changes={"steps": sorted(changed)},
+                reason="re-import: text kept exactly as given (whitespace)",
+            )
     return response
 
 
@@ -114,7 +133,9 @@ def response_create(
 ) -> Response:
     """A new response with a fresh blind code, parsed into items. It is held for review
     (assigned to no rater until an administrator releases it) when its parse found
-    warnings, or when it is generated and the study's responses need release."""
+    warnings, when its text names a role, strategy, condition or model of the study's
+    catalogue (``studies.blind_text``), or when it is generated and the study's responses
+    need release."""
     if len(answers) != 6:
         raise ValueError("a response has exactly six step answers")
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
@@ -123,6 +144,9 @@ def response_create(
         parsed=parsed,
         generated=source == ResponseSource.GENERATED,
         needs_release=study.responses_need_release,
+        blind_names=blind_terms_found(
+            answers, study_blind_terms(study=study, model=model, condition=condition)
+        ),
     )
     with transaction.atomic():
         if Response.objects.filter(study=study, research_id=research_id).exists():

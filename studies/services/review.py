@@ -1,4 +1,5 @@
-"""The review gate: an administrator releases a held response to raters, or withdraws it."""
+"""The review gate: an administrator releases a held response to raters, withdraws it, or
+redacts the names in its text that would break the blind (a new version of its text)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_admin
-from studies.models import Response, ResponseStatus
+from studies.blind_text import BLIND_TEXT, WORD, BlindTerm, blind_redact, blind_spans, blind_terms_found
+from studies.models import Response, ResponseStatus, ResponseTextChange, Study
+from studies.review import blind_text_reasons
+from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
+from studies.services.responses import response_texts_store
 from studies.signals import response_released
+
+# What stands where a name was, in the response's own language.
+REDACTED: dict[str, str] = {Study.Language.CHINESE: "[已隐去]", Study.Language.ENGLISH: "[redacted]"}
+MAX_EXTRA_WORDS = 20
+EXTRA_WORD_LENGTH = (2, 80)
 
 
 class ReviewError(Exception):
@@ -111,3 +121,75 @@ def response_research_id_release(*, response: Response, actor) -> str:
         changes={"research_id": [old, response.research_id]},
     )
     return response.research_id
+
+
+@dataclass(frozen=True)
+class Redacted:
+    response: Response
+    steps: list[int]  # the steps whose text changed
+    names: list[str]  # what was redacted, as the catalogue (or the admin) writes it
+
+
+def redaction_words(text: str) -> list[str]:
+    """The admin's further words to redact, one per line or comma; ReviewError when there are
+    too many or one is too short or too long (nothing is changed then)."""
+    words = list(dict.fromkeys(w.strip() for w in text.replace("，", ",").replace("\n", ",").split(",")))
+    words = [w for w in words if w]
+    low, high = EXTRA_WORD_LENGTH
+    if len(words) > MAX_EXTRA_WORDS:
+        raise ReviewError(_("At most %(n)s further words can be redacted at once.") % {"n": MAX_EXTRA_WORDS})
+    for word in words:
+        if not low <= len(word) <= high:
+            raise ReviewError(
+                _("“%(word)s”: a word to redact has %(low)s to %(high)s characters.")
+                % {"word": word[:high], "low": low, "high": high}
+            )
+    return words
+
+
+def response_text_redact(*, response_id: int, actor, words: list[str] | None = None) -> Redacted:
+    """Replace, in a held response's six texts, every name of its study's catalogue the
+    blind-text check finds (and each of ``words``, anywhere) by a placeholder: a new version
+    of each changed step's text (``ResponseTextChange``, the old text kept), its items parsed
+    again, its blind-text hold reasons dropped, audited; the diversity follows
+    (``response_answers_changed``). It stays held: the admin reads it and releases it.
+    Raises ReviewError when there is nothing to redact."""
+    with transaction.atomic():
+        response = _held_response(response_id=response_id, actor=actor)
+        catalogue = study_blind_terms(
+            study=response.study, model=response.model, condition=response.condition
+        )
+        terms = catalogue + [BlindTerm(word, WORD) for word in words or []]
+        placeholder = REDACTED.get(response.study.response_language, REDACTED[Study.Language.ENGLISH])
+        texts: dict[int, str] = {}
+        names: list[str] = []
+        for step in range(1, 7):
+            old = response.answer(step)
+            new = blind_redact(old, terms, placeholder)
+            if new == old:
+                continue
+            found = list(dict.fromkeys(span.term for span in blind_spans(old, terms)))
+            ResponseTextChange.objects.create(
+                response=response, step=step, old_text=old, new_text=new, actor=actor, names=found
+            )
+            texts[step] = new
+            names += [name for name in found if name not in names]
+        if not texts:
+            raise ReviewError(_("The text names nothing to redact."))
+        before = [r.get("code") for r in response.hold_reasons]
+        redacted = [response.answer(n) if n not in texts else texts[n] for n in range(1, 7)]
+        response.hold_reasons = [r for r in response.hold_reasons if r.get("code") != BLIND_TEXT]
+        response.hold_reasons += blind_text_reasons(blind_terms_found(redacted, catalogue))
+        response_texts_store(
+            response=response,
+            texts=texts,
+            actor=actor,
+            action="response.redacted",
+            changes={
+                "steps": sorted(texts),
+                "names": names,
+                "hold_reasons": [before, [r.get("code") for r in response.hold_reasons]],
+            },
+            also_save=("hold_reasons",),
+        )
+    return Redacted(response=response, steps=sorted(texts), names=names)

@@ -17,12 +17,14 @@ from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Strategy
 from studies.services.responses import response_create
+from studies.services.review import response_release, response_text_redact
 from tests.factories import SHEET_TEXTS, code_for, own_sheet_id, reference_changes
 
 SECRET_COMMENT = "R2-PRIVATE-COMMENT-7781"
 SECRET_KVP = "R2-PRIVATE-KVP-5531"
 JUDGE_NAME = "Crawl-Judge-4417"
 JUDGE_SECRET = "JUDGE-PRIVATE-KVP-9902"
+REDACTED_ROLE = "Environmentalist"
 HOSTILE = '<script>alert("pwned")</script><img src=x onerror=alert(1)>'
 
 ATTR_URL = re.compile(
@@ -44,6 +46,15 @@ def blind_world(demo):
     e07 = response_create(study=study, scenario=fs10, model=ModelEndpoint.objects.get(model_number="07"),
                           condition=Condition.objects.get(letter="E"), answers=answers, source="imported")  # fmt: skip
     users = {u.username: u for u in get_user_model().objects.all()}
+    # a response that named its role and model, redacted on the held responses page, released
+    named = list(answers)
+    named[1] = f"As the {REDACTED_ROLE}, I frame it.\n[Reply · Step 2 · kimi-k2]\n" + named[1]
+    d05 = response_create(study=study, scenario=fs10, model=ModelEndpoint.objects.get(model_number="05"),
+                          condition=Condition.objects.get(letter="D"), answers=named, source="imported")  # fmt: skip
+    assert d05.held
+    response_text_redact(response_id=d05.pk, actor=users["admin"])
+    response_release(response_id=d05.pk, actor=users["admin"])
+    Assignment.objects.create(rater=users["rater1"], response=d05)
     Assignment.objects.create(rater=users["rater1"], response=b05, role="calibration")
     Assignment.objects.create(rater=users["rater2"], response=e07)
     # the other rater's scores and texts on the shared response
@@ -59,7 +70,7 @@ def blind_world(demo):
             [*reference_changes(3), *SHEET_TEXTS, ("texts.kvp", JUDGE_SECRET), ("comments.2", JUDGE_SECRET)]
         )
         judge_sheet_store(judge=judge, response=response, values=values, note=f"LLM judge {JUDGE_NAME}")
-    return {"own": [a05, b05], "other_only": [e07], "judge": judge}
+    return {"own": [a05, b05, d05], "other_only": [e07], "judge": judge}
 
 
 def codes_not_mine(me: str) -> list[str]:
@@ -86,6 +97,7 @@ def forbidden_patterns(me: str = "rater1"):
     for label in Strategy.labels:
         patterns.append(re.escape(str(label)))
     patterns += [r"TeamLLM", r"(?i)belbin", r"(?i)\bablation\b", r"(?i)kimi", r"(?i)research[ _]id"]
+    patterns.append(r"(?i)" + REDACTED_ROLE)  # the redacted text's role, in none of its versions
     patterns += [r"rater2", r"\bH02\b", re.escape(SECRET_COMMENT), re.escape(SECRET_KVP)]
     # the LLM judge: its name, user, rater ID and sheet never reach a human rater
     patterns += [
@@ -153,6 +165,7 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     urls = {u for u, _ in visited}
     for response in blind_world["own"]:
         assert f"/scoring/{code_for('rater1', response)}/" in urls  # the crawl did reach the sheets
+    assert any("[已隐去], I frame it." in text for text in crawl.texts)  # and the redacted text
     assert any(u.startswith("/static/js/") for u in urls)
     assert any(
         u.startswith("/scoring/workbooks/") for u in crawl.downloads

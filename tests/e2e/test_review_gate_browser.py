@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from studies.models import Response
+from studies.models import Condition, Response
 from tests.browser import login, open_sheet
 from tests.factories import code_for, generated_response
 
@@ -77,3 +77,70 @@ def test_the_gates_pages_line_up_their_controls_and_numbers(live_server, demo, b
             "th => { const r = document.createRange(); r.selectNodeContents(th); return r.getBoundingClientRect().right; }"
         )
         assert header and cell and abs(number - header_text) < 4, (column, number, header_text)
+
+
+@pytest.mark.parametrize("language, width", [("en", 1366), ("zh-hans", 390)])
+def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
+    live_server, demo, browser, language, width
+):
+    """Issue 36, finding 8: the highlights are the server's spans; redacting makes the text
+    raters then read; releasing sends that text, never the names, to the pair."""
+    from scoring.models import Assignment
+    from studies.blind_text import blind_spans
+    from studies.selectors import study_blind_terms
+    from studies.services.responses import response_create
+    from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory
+
+    answers = list(SAMPLE_ANSWERS)
+    answers[1] = (
+        "As the Environmentalist, I frame it.\nPlant: agreed.\n[Reply · Step 2 · Moderator]\n" + answers[1]
+    )
+    study = demo.study
+    study.response_language = "en"
+    study.save()
+    held = response_create(
+        study=study,
+        scenario=study.scenarios.get(code="FS10"),
+        model=ModelEndpointFactory(model_number="62"),
+        condition=Condition.objects.get(letter="A"),
+        answers=answers,
+        source="imported",
+    )
+    terms = study_blind_terms(study=study, model=held.model, condition=held.condition)
+    expected = [held.shown_answer(2)[s.start : s.end] for s in blind_spans(held.shown_answer(2), terms)]
+    assert expected == ["Environmentalist", "Plant", "Moderator"]
+
+    base = live_server.url
+    context = browser.new_context(viewport={"width": width, "height": 800}, locale=language)
+    admin = context.new_page()
+    errors: list[str] = []
+    admin.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    login(admin, base, "admin")
+    admin.goto(f"{base}/manage/responses/held/?study={study.pk}")
+    card = admin.locator(f"#held-{held.pk}")
+    marks = card.locator("mark.blind-name")
+    assert marks.all_text_contents() == expected  # what the page marks is what the server found
+    assert marks.first.is_visible()  # the text is open when it names something
+    assert admin.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+    card.locator("input[name=words]").fill("frame")
+    with admin.expect_navigation():
+        card.locator(".redact-form button[type=submit]").click()
+    held.refresh_from_db()
+    assert held.step2.startswith(
+        "As the [redacted], I [redacted] it.\n[redacted]: agreed.\n[Reply · Step 2 · [redacted]]"
+    )
+    card = admin.locator(f"#held-{held.pk}")
+    assert card.locator("mark.blind-name").count() == 0
+    assert card.locator(".redacted-note").is_visible()
+
+    with admin.expect_navigation():
+        card.locator("form[action$='/release/'] button[type=submit]").click()
+    assert errors == []
+    rater = browser.new_context().new_page()
+    login(rater, base, "rater1")
+    code = Assignment.objects.get(response=held, rater__username="rater1").blind_code
+    open_sheet(rater, base, code)
+    text = rater.text_content("body") or ""
+    assert "[redacted]" in text
+    assert not any(name in text for name in ("Environmentalist", "Moderator", "Plant:"))

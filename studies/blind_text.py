@@ -1,0 +1,175 @@
+"""Text that would break the blind: a response naming a role, member profile, strategy,
+condition or model of its study's catalogue ("As the Environmentalist, I ...", a
+"[... · Moderator]" tag, "As GPT-4o, ..."). Pure: no database; the catalogue's terms come
+from ``studies.selectors.study_blind_terms``.
+
+The rule, for a term of the catalogue (case-insensitive, whole words: a match never starts
+or ends inside a word):
+
+- a **distinctive** term (it has a digit, a capital inside a word as in "TeamLLM" or
+  "LLM Discussion", or letters that are not Latin, as a Chinese name), a **model**'s name and
+  a word the admin adds when redacting match anywhere;
+- a term of **plain words** ("Plant", "Moderator", "Creative Professional") matches where a
+  text names itself by it: "as the/a/an/our Plant", "I am (the) Moderator", "my role (as/is)
+  ...", "作为…", "我是…", a speaker label at the start of a line ("Plant:", "**Plant**:"), or
+  a bracketed tag ("[... · Moderator]", "(Moderator)"); a plain term of several words also
+  matches anywhere when written with the catalogue's own capitals ("Creative Professional",
+  not "a creative professional"). Ordinary prose ("plant trees", "a moderator of the forum")
+  is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+# Where a term comes from, as the held responses page names it.
+ROLE, PROFILE, STRATEGY, CONDITION, MODEL = "role", "profile", "strategy", "condition", "model"
+WORD = "word"  # a word an admin asks to redact as well: matched anywhere, as a model's name
+KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD)
+BLIND_TEXT = "blind_text"  # the hold reason's code
+MIN_TERM_LENGTH = 3  # shorter names (a condition's letter, "AI") would match too much
+
+_WORD = r"[^\W_]"  # a letter or a digit, in any script
+_BEFORE = rf"(?<!{_WORD})"
+_AFTER = rf"(?!{_WORD})"
+_ARTICLE = r"(?:the|a|an|our|your|my)"
+_SEPARATOR = r"[·|•,:：/]"
+_OPEN, _CLOSE = r"[\[(【（]", r"[\])】）]"
+
+
+def _self_naming(name: str) -> tuple[str, ...]:
+    """Where a text names itself by a plain term (``name``: its pattern, in the group
+    "name"); each is matched without regard to case unless it says otherwise."""
+    return (
+        # "As the Plant ...", with the catalogue's capitals (case kept: "as a plant" is prose)
+        rf"(?i:\bas\s+{_ARTICLE}\s+)(?-i:{name}){_AFTER}",
+        # "as an environmentalist, ...", "as the plant of the team", "as the moderator role"
+        rf"\bas\s+{_ARTICLE}\s+{name}(?=\s*[,，]|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer"
+        rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        rf"(?:作为|我是|身为|担任)\s*{name}",
+        # a speaker label opening a line: "Plant:", "**Moderator**:", "- Futurist："
+        rf"(?m:^)[ \t]*[*_#>\-]*[ \t]*{name}[*_]*[ \t]*[:：]",
+        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】"
+        rf"{_OPEN}(?:[^\])】）\n]{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}[^\])】）\n]{{0,40}})?{_CLOSE}",
+    )
+
+
+@dataclass(frozen=True)
+class BlindTerm:
+    text: str
+    kind: str  # one of KINDS
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    term: str
+    kind: str
+
+
+def term_is_distinctive(text: str) -> bool:
+    """A name that ordinary prose would not contain (see the module's docstring)."""
+    if any(ch.isdigit() for ch in text):
+        return True
+    if any(ch.isalpha() and not ch.isascii() for ch in text):
+        return True
+    # a capital inside a word: TeamLLM, DeepSeek, GPT
+    return any(any(ch.isupper() for ch in word[1:]) for word in re.findall(r"[A-Za-z]+", text))
+
+
+def _term_pattern(text: str) -> str:
+    words = [re.escape(word) for word in re.split(r"\s+", text.strip()) if word]
+    return r"\s+".join(words)
+
+
+def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
+    written = term.text.strip()
+    if len(written) < (MIN_TERM_LENGTH if written.isascii() else 2):
+        return []
+    # Chinese puts no space between words: no boundary on a side where the term has a Chinese letter
+    before = _BEFORE if written[0].isascii() else ""
+    after = _AFTER if written[-1].isascii() else ""
+    name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
+    if term.kind in (MODEL, WORD) or term_is_distinctive(term.text):
+        return [m.span("name") for m in re.finditer(name, text, re.I)]
+    spans = []
+    if re.search(r"\s", term.text.strip()):  # several plain words with the catalogue's capitals
+        spans += [m.span("name") for m in re.finditer(name, text)]
+    for context in _self_naming(name):
+        spans += [m.span("name") for m in re.finditer(context, text, re.I)]
+    return spans
+
+
+def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
+    """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
+    wins over one inside it: "Debater A" over "Debater")."""
+    found: list[Span] = []
+    for term in terms:
+        found += [Span(start, end, term.text, term.kind) for start, end in _term_spans(text, term)]
+    found.sort(key=lambda s: (s.start, -(s.end - s.start)))
+    spans: list[Span] = []
+    for span in found:
+        if not spans or span.start >= spans[-1].end:
+            spans.append(span)
+    return spans
+
+
+def blind_terms_found(texts: list[str], terms: list[BlindTerm]) -> dict[int, list[str]]:
+    """For each step (1-6) whose text names a term, the terms it names (first seen first)."""
+    found: dict[int, list[str]] = {}
+    for step, text in enumerate(texts, start=1):
+        names = list(dict.fromkeys(span.term for span in blind_spans(text, terms)))
+        if names:
+            found[step] = names
+    return found
+
+
+@dataclass(frozen=True)
+class BlindSegment:
+    text: str
+    kind: str = ""  # the term's kind where the segment names one, else ""
+    term: str = ""
+
+
+def blind_segments(text: str, terms: Iterable[BlindTerm]) -> list[BlindSegment]:
+    """``text`` cut into plain and naming segments, for a page that highlights the names."""
+    segments: list[BlindSegment] = []
+    at = 0
+    for span in blind_spans(text, terms):
+        if span.start > at:
+            segments.append(BlindSegment(text[at : span.start]))
+        segments.append(BlindSegment(text[span.start : span.end], span.kind, span.term))
+        at = span.end
+    if at < len(text) or not segments:
+        segments.append(BlindSegment(text[at:]))
+    return segments
+
+
+def blind_redact(text: str, terms: Iterable[BlindTerm], placeholder: str) -> str:
+    """``text`` with every name of ``terms`` replaced by ``placeholder``."""
+    for span in reversed(blind_spans(text, terms)):
+        text = text[: span.start] + placeholder + text[span.end :]
+    return text
+
+
+# --- the catalogue's terms from apps above studies --------------------------------------
+# An app above studies (generation: the roles its strategies give, the study's member
+# profiles) registers a source when it is ready; studies calls it without importing the app.
+TermSource = Callable[[Any], Iterable[BlindTerm]]
+_sources: list[TermSource] = []
+
+
+def blind_term_source_register(source: TermSource) -> TermSource:
+    """Register ``source(study) -> terms`` (once per function, whatever the callers)."""
+    if source not in _sources:
+        _sources.append(source)
+    return source
+
+
+def blind_term_sources() -> tuple[TermSource, ...]:
+    return tuple(_sources)

@@ -1,0 +1,277 @@
+"""The blind through the text itself (issue 36, finding 8): a response that names a role,
+member, strategy, condition or model of its study's catalogue ("As the Environmentalist,
+...", the stub's old "[... · Moderator]" tag, a model's name) is held with the names
+highlighted; the admin redacts them (a new, audited version of the text) or releases it;
+raters only ever read the redacted text."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from generation.models import PreferenceProfile
+from scoring.models import Assignment
+from studies.blind_text import (
+    MODEL,
+    ROLE,
+    STRATEGY,
+    BlindTerm,
+    blind_redact,
+    blind_spans,
+    blind_terms_found,
+)
+from studies.models import AuditEvent, Condition, Response, ResponseTextChange, Scenario, Study
+from studies.selectors import study_blind_terms
+from studies.services.audit import audit_target
+from studies.services.responses import response_create
+from studies.services.review import ReviewError, response_release, response_text_redact
+from tests.factories import SAMPLE_ANSWERS, ModelEndpointFactory, code_for
+
+TERMS = [
+    BlindTerm("Plant", ROLE),
+    BlindTerm("Moderator", ROLE),
+    BlindTerm("Environmentalist", ROLE),
+    BlindTerm("Creative Professional", ROLE),
+    BlindTerm("Debater A", ROLE),
+    BlindTerm("主持人", ROLE),
+    BlindTerm("TeamLLM", STRATEGY),
+    BlindTerm("Multi-Agent Debate", STRATEGY),
+    BlindTerm("gpt-4o", MODEL),
+]
+
+
+def names(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in blind_spans(text, TERMS)]
+
+
+# --- the rule -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("As the Environmentalist, I propose green roofs.", ["Environmentalist"]),
+        ("as an environmentalist, we should plant trees", ["environmentalist"]),
+        ("[Synthetic reply from llm_stub · Step 1 · Moderator] 1. Plastic", ["Moderator"]),
+        ("I am the moderator of this debate.", ["moderator"]),
+        ("Plant: build a sea wall\nMonitor: check it", ["Plant"]),
+        ("**Moderator**: the debate is over", ["Moderator"]),
+        ("Our Creative Professional suggests murals.", ["Creative Professional"]),
+        ("TeamLLM proposes eight solutions.", ["TeamLLM"]),
+        ("As GPT-4o, I would say", ["GPT-4o"]),
+        ("Debater A argues for sieves.", ["Debater A"]),
+        ("作为主持人，我认为", ["主持人"]),
+        ("In this Multi-Agent Debate we agreed", ["Multi-Agent Debate"]),
+    ],
+)
+def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
+    assert names(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We plant trees along the coast and build a power plant.",
+        "A plant-based diet spreads as a plant of hope grows.",
+        "The forum moderator (moderator approved) decides.",
+        "Hire a creative professional for the murals.",
+        "The team's environmentalist groups protest.",
+        "Debater Alpha and gpt-4oz are not names of the study.",
+        "Plants: more of them",
+    ],
+)
+def test_ordinary_prose_is_left_alone(text):
+    assert names(text) == []
+
+
+def test_redaction_replaces_every_name_and_only_the_names():
+    text = "As the Plant, I think the plant grows.\nModerator: done."
+    assert (
+        blind_redact(text, TERMS, "[redacted]")
+        == "As the [redacted], I think the plant grows.\n[redacted]: done."
+    )
+    assert blind_terms_found(["clean", text], TERMS) == {2: ["Plant", "Moderator"]}
+
+
+# --- the study's catalogue and the gate -----------------------------------------------------
+
+
+def _new(demo, answers, *, source="imported", number="41", letter="D", language="en") -> Response:
+    Study.objects.filter(pk=demo.study.pk).update(response_language=language)
+    return response_create(
+        study=Study.objects.get(pk=demo.study.pk),
+        scenario=Scenario.objects.get(study=demo.study, code="FS10"),
+        model=ModelEndpointFactory(model_number=number, name=f"lab-model-{number}", model_name="acme-7b"),
+        condition=Condition.objects.get(letter=letter),
+        answers=list(answers),
+        source=source,
+    )
+
+
+def _with_step(step: int, text: str) -> list[str]:
+    answers = list(SAMPLE_ANSWERS)
+    answers[step - 1] = text + "\n" + answers[step - 1]
+    return answers
+
+
+def _admin():
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username="admin")
+
+
+@pytest.mark.django_db
+def test_the_catalogue_holds_roles_members_strategies_conditions_and_models(demo):
+    PreferenceProfile.objects.create(study=demo.study, name="Xiaoming", preferences="parks")
+    terms = {(t.text, t.kind) for t in study_blind_terms(study=demo.study)}
+    assert {("Environmentalist", "role"), ("Co-Ordinator", "role"), ("Synthesizer", "role")} <= terms
+    assert ("Xiaoming", "profile") in terms
+    assert {
+        ("TeamLLM", "strategy"),
+        ("Multi-Agent Debate", "strategy"),
+        ("多智能体辩论", "strategy"),
+    } <= terms
+    # each condition by its name without brackets ("Single model (baseline)": "Single model")
+    texts = {text.casefold() for text, _kind in terms}
+    assert {"single model", "teamllm without roles", "llm discussion"} <= texts
+    assert {("gpt-4o", "model"), ("kimi-k2-0711-preview", "model"), ("kimi", "model")} <= terms
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("source", ["imported", "generated"])
+def test_a_response_naming_its_role_is_held_with_the_names_and_step(demo, source):
+    Study.objects.filter(pk=demo.study.pk).update(responses_need_release=False)
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame the problem."), source=source)
+    assert response.held and response.released_at is None
+    assert response.hold_reasons == [{"code": "blind_text", "step": 2, "terms": ["Environmentalist"]}]
+    assert not Assignment.objects.filter(response=response).exists()
+    held = AuditEvent.objects.get(action="response.held", target=audit_target(response))
+    assert held.changes["reasons"][0]["terms"] == ["Environmentalist"]
+
+
+@pytest.mark.django_db
+def test_a_clean_response_is_not_held(demo):
+    response = _new(demo, SAMPLE_ANSWERS)
+    assert not response.held and response.hold_reasons == []
+
+
+@pytest.mark.django_db
+def test_a_member_profile_and_a_models_name_hold_too(demo):
+    PreferenceProfile.objects.create(study=demo.study, name="Xiaoming", preferences="parks")
+    response = _new(demo, _with_step(6, "Xiaoming: I prefer parks. acme-7b signs off."))
+    assert response.hold_reasons == [{"code": "blind_text", "step": 6, "terms": ["Xiaoming", "acme-7b"]}]
+
+
+@pytest.mark.django_db
+def test_redaction_makes_a_new_audited_version_that_raters_read(client, demo):
+    response = _new(
+        demo, _with_step(1, "[Reply · Step 1 · Moderator] As the Environmentalist, I list:"), letter="A"
+    )
+    original = response.step1
+    redacted = response_text_redact(response_id=response.pk, actor=_admin())
+    response.refresh_from_db()
+    assert redacted.steps == [1] and redacted.names == ["Moderator", "Environmentalist"]
+    assert response.step1 == original.replace("Moderator", "[redacted]").replace(
+        "Environmentalist", "[redacted]"
+    )
+    change = ResponseTextChange.objects.get(response=response)
+    assert (change.step, change.old_text, change.new_text) == (1, original, response.step1)
+    assert change.actor.username == "admin" and change.names == ["Moderator", "Environmentalist"]
+    assert response.held and response.hold_reasons == []  # still held: the admin reads it, then releases
+    event = AuditEvent.objects.get(action="response.redacted", target=audit_target(response))
+    assert event.actor.username == "admin" and event.changes["steps"] == [1]
+    assert event.changes["hold_reasons"] == [["blind_text"], []]
+    # its items are parsed again from the new text
+    assert list(response.items.filter(step=1).values_list("text", flat=True))[:1] == [
+        "Plastic might harm plankton."
+    ]
+
+    response_release(response_id=response.pk, actor=_admin())
+    client.login(username="rater1", password="demo-pass-2026")
+    code = code_for("rater1", response)
+    page = client.get(reverse("scoring:sheet", args=[code])).content.decode()
+    assert "[redacted]" in page
+    assert "Environmentalist" not in page and "Moderator" not in page
+
+
+@pytest.mark.django_db
+def test_a_chinese_study_gets_a_chinese_placeholder_and_further_words(demo):
+    Study.objects.filter(pk=demo.study.pk).update(responses_need_release=True)
+    response = _new(demo, _with_step(3, "作为主持人，我和小明讨论了。"), language="zh", source="generated")
+    # "主持人" is not in this study's catalogue: held only because the study holds every generated one
+    assert [r["code"] for r in response.hold_reasons] == ["needs_release"]
+    redacted = response_text_redact(response_id=response.pk, actor=_admin(), words=["主持人", "小明"])
+    response.refresh_from_db()
+    assert response.step3.startswith("作为[已隐去]，我和[已隐去]讨论了。")
+    assert redacted.names == ["主持人", "小明"]
+
+
+@pytest.mark.django_db
+def test_nothing_to_redact_and_non_admins_change_nothing(demo):
+    response = _new(demo, _with_step(1, "As the Plant, I start."))
+    for username in ("rater1", "researcher"):
+        from django.contrib.auth import get_user_model
+
+        with pytest.raises(ReviewError):
+            response_text_redact(
+                response_id=response.pk, actor=get_user_model().objects.get(username=username)
+            )
+    Study.objects.filter(pk=demo.study.pk).update(responses_need_release=True)
+    clean = _new(demo, SAMPLE_ANSWERS, number="42", source="generated")  # held: the study says so
+    assert clean.held
+    with pytest.raises(ReviewError, match="nothing to redact"):
+        response_text_redact(response_id=clean.pk, actor=_admin())
+    assert not ResponseTextChange.objects.exists()
+    assert not AuditEvent.objects.filter(action="response.redacted").exists()
+
+
+# --- the held responses page ----------------------------------------------------------------
+
+
+@pytest.fixture
+def admin_client(client, demo):
+    client.login(username="admin", password="demo-pass-2026")
+    return client
+
+
+@pytest.mark.django_db
+def test_the_page_highlights_the_names_and_redacts_them(admin_client, demo):
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame it."))
+    page = admin_client.get(reverse("studies:held_responses"), {"study": demo.study.pk}).content.decode()
+    assert 'data-term="Environmentalist"' in page and ">Environmentalist</mark>" in page
+    assert "names “Environmentalist”" in page
+    reply = admin_client.post(
+        reverse("studies:response_redact", args=[response.pk]),
+        {"study": demo.study.pk, "words": "frame"},
+        follow=True,
+    )
+    page = reply.content.decode()
+    assert "“Environmentalist”, “frame” redacted in Step 2" in page
+    response.refresh_from_db()
+    assert response.step2.startswith("As the [redacted], I [redacted] it.")
+    assert "<mark" not in page.split(f'id="held-{response.pk}"')[1].split("</article>")[0]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "words, message",
+    [(",".join(f"w{n}x" for n in range(21)), "At most 20 further words"), ("a", "to 80 characters")],
+)
+def test_bad_words_change_nothing_and_say_why(admin_client, demo, words, message):
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame it."))
+    before = response.step2
+    reply = admin_client.post(
+        reverse("studies:response_redact", args=[response.pk]), {"words": words}, follow=True
+    )
+    assert reply.status_code == 200 and message in reply.content.decode()
+    response.refresh_from_db()
+    assert response.step2 == before and not ResponseTextChange.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["rater1", "researcher"])
+def test_raters_and_researchers_cannot_redact(client, demo, username):
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame it."))
+    client.login(username=username, password="demo-pass-2026")
+    assert client.post(reverse("studies:response_redact", args=[response.pk])).status_code == 403
+    assert not ResponseTextChange.objects.exists()
