@@ -27,16 +27,13 @@ the run services (and so this module) but never call a provider.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import os
 import random
 import re
 import threading
 import time
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,23 +42,18 @@ from django.conf import settings
 from core.llm import pacing
 from core.llm.egress import EgressRefused, egress_check, egress_request_hook
 from core.llm.hints import retry_after_seconds
-from core.llm.keys import api_key_env_allowed
+from core.llm.keys import NO_KEY, api_key_env_allowed
+from core.llm.redaction import redact
+from core.llm.request_options import create_params, extra_params_refused
 
 if TYPE_CHECKING:
     from openai import OpenAI
 
-# Keyless local servers (the stub, vLLM, Ollama) still need a non-empty string.
-NO_KEY = "not-needed"
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 # A long wait (pacing, a server's Retry-After) is slept in pieces this long, the caller's
 # ``before_attempt`` called between them.
 WAIT_SLICE_SECONDS = 5.0
 _THINK = re.compile(r"^\s*<think>(?P<reasoning>.*?)</think>\s*", re.S)
-# Names an endpoint's extra parameters may not use besides the SDK's own options (read from it):
-# words of the HTTP layer, which would set headers, the address or credentials if honoured.
-TRANSPORT_WORDS = frozenset(
-    {"headers", "auth", "url", "proxy", "proxies", "cookies", "verify", "cert", "follow_redirects"}
-)
 log = logging.getLogger(__name__)
 
 
@@ -154,104 +146,6 @@ def api_key_for(endpoint) -> str:
             retryable=False,
         )
     return value
-
-
-REDACTED = "[redacted]"
-_AUTH_WORDS = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|credentials?|password|passwd|authorization|auth|bearer|key)"
-_CREDENTIAL_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # "Authorization: Bearer <token>", "Basic <...>", "Token <...>"
-    (re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=:-]{4,}", re.I), r"\1\2" + REDACTED),
-    # provider-style keys: sk-..., sk-proj-..., sk-ant-..., rk-..., pk-...
-    (re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}"), REDACTED),
-    # AWS access key ids, Google API keys, GitHub / Slack tokens
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
-    (re.compile(r"\b(?:gh[pousr]|github_pat|xox[abpr])_[A-Za-z0-9_-]{10,}"), REDACTED),
-    # a password inside a URL: scheme://user:password@host
-    (re.compile(r"(://[^/\s:@]*:)[^@\s/]+@"), r"\1" + REDACTED + "@"),
-    # query strings and key=value / "key": "value" pairs in auth contexts
-    (
-        re.compile(
-            r"((?:\b|_)(?:api[_-]?key|apikey|key|access[_-]?token|token|secret|password|passwd|auth|"
-            r"x-api-key|authorization|signature|sig)[\"']?\s*[=:]\s*[\"']?)(?!(?:Bearer|Basic|Token)\b|\[redacted\])([^\s&\"',;}]{4,})",
-            re.I,
-        ),
-        r"\1" + REDACTED,
-    ),
-]
-# a long token-like string (letters and digits, 16+) soon after a word of authentication
-_AUTH_CONTEXT = re.compile(
-    rf"(\b{_AUTH_WORDS}\b[^\n]{{0,48}}?)(?<![A-Za-z0-9])([A-Za-z0-9._~+/=-]{{16,}})", re.I
-)
-# any long random-looking string: upper and lower case letters and digits mixed, 32+
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9_+/=-]{32,}(?![A-Za-z0-9])")
-
-
-def _token_like(text: str) -> bool:
-    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
-
-
-def _mixed(text: str) -> bool:
-    return _token_like(text) and any(c.isupper() for c in text) and any(c.islower() for c in text)
-
-
-# A secret is found spelled out (its letters and digits with anything between them) from this length.
-SPELLED_OUT_MIN = 8
-
-
-def _folded(text: str) -> tuple[str, list[int]]:
-    """The letters and digits of ``text``, NFKC-normalised and case-folded, and the index in
-    ``text`` each came from."""
-    chars: list[str] = []
-    origins: list[int] = []
-    for index, char in enumerate(text):
-        for folded in unicodedata.normalize("NFKC", char).casefold():
-            if folded.isalnum():
-                chars.append(folded)
-                origins.append(index)
-    return "".join(chars), origins
-
-
-def redact_spelled_out(text: str, secret: str) -> str:
-    """``text`` with ``secret`` redacted wherever its letters and digits follow each other in
-    order, whatever stands between them (spaces, punctuation, line breaks, invisible or
-    full-width characters) and in any case: a server echoing the key as ``s k - l i v e ...``."""
-    needle, _ = _folded(secret)
-    if len(needle) < SPELLED_OUT_MIN:
-        return text
-    haystack, origins = _folded(text)
-    spans = []
-    start = haystack.find(needle)
-    while start != -1:
-        spans.append((origins[start], origins[start + len(needle) - 1] + 1))
-        start = haystack.find(needle, start + len(needle))
-    for first, end in reversed(spans):
-        text = text[:first] + REDACTED + text[end:]
-    return text
-
-
-def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every credential-looking string replaced by ``[redacted]``: the given
-    secrets (the key actually used, also spelled out with anything between its characters),
-    ``sk-...``-style keys, ``Bearer <token>``, ``api_key=`` and ``key=`` values, passwords in
-    URLs, and long token-like strings in an authentication context or mixing cases and
-    digits, whoever echoed them (a provider, a gateway, a proxy). Applied to every LLM error
-    before it is stored or shown."""
-    if not text:
-        return text
-    for secret in secrets:
-        if secret and secret != NO_KEY and len(secret) >= 4:
-            text = redact_spelled_out(text.replace(secret, REDACTED), secret)
-    for pattern, replacement in _CREDENTIAL_PATTERNS:
-        text = pattern.sub(replacement, text)
-    text = _AUTH_CONTEXT.sub(
-        lambda m: m[1] + REDACTED if _token_like(m[2]) and m[2] != REDACTED else m[0], text
-    )
-    return _LONG_TOKEN.sub(lambda m: REDACTED if _mixed(m[0]) else m[0], text)
-
-
-def redact(text: str, secret: str) -> str:
-    return redact_credentials(text, [secret])
 
 
 _clients: dict[tuple[str, str, str, float], OpenAI] = {}
@@ -388,36 +282,6 @@ def join_reasoning(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-@functools.cache
-def _create_params() -> frozenset[str]:
-    """The parameters ``chat.completions.create`` knows, read from the SDK once."""
-    from openai.resources.chat.completions import Completions
-
-    return frozenset(inspect.signature(Completions.create).parameters) - {"self"}
-
-
-@functools.cache
-def request_options() -> frozenset[str]:
-    """Names that would change where or how a request is sent rather than what its body
-    says, read from the SDK once: the options of ``create`` that are not body parameters
-    (``extra_headers``, ``extra_query``, ``timeout``), every option of the client
-    (``base_url``, ``api_key``, ``organization``, ``default_headers``, ``http_client``, ...)
-    and the words of the HTTP layer (:data:`TRANSPORT_WORDS`); lower case."""
-    from openai import OpenAI
-    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
-
-    body = set(CompletionCreateParamsBase.__annotations__) | {"stream", "extra_body"}
-    client = set(inspect.signature(OpenAI.__init__).parameters) - {"self"}
-    return frozenset(name.lower() for name in (_create_params() - body) | client | TRANSPORT_WORDS)
-
-
-def extra_params_refused(extra: Mapping[str, Any]) -> list[str]:
-    """The names among an endpoint's extra parameters that are request options, not body
-    parameters (:func:`request_options`): refused when the endpoint is saved, dropped at call."""
-    options = request_options()
-    return sorted(name for name in extra if str(name).lower() in options)
-
-
 def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     """Arguments for ``chat.completions.create``: parameters the SDK does not know (a
     provider's own options from the endpoint's extra parameters) go in ``extra_body``;
@@ -427,7 +291,7 @@ def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     if dropped:
         log.warning("request options among the body parameters ignored: %s", ", ".join(dropped))
         body = {k: v for k, v in body.items() if k not in dropped}
-    params = _create_params()
+    params = create_params()
     known = {k: v for k, v in body.items() if k in params}
     unknown = {k: v for k, v in body.items() if k not in params}
     if unknown:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
+# Keyless local servers (the stub, vLLM, Ollama) still need a non-empty string.
+NO_KEY = "not-needed"
+
 # ``<key variable>_HOSTS`` binds a key to its hosts (core.llm.egress): a binding, never a key.
 BINDING_SUFFIX = "_HOSTS"
 

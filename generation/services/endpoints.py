@@ -19,9 +19,11 @@ from django.db.models import ProtectedError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from core.llm.client import LLMError, api_key_for, chat_complete, extra_params_refused, redact_credentials
+from core.llm.client import LLMError, api_key_for, chat_complete
 from core.llm.egress import egress_problem
 from core.llm.keys import api_key_env_allowed
+from core.llm.redaction import redact_credentials
+from core.llm.request_options import extra_params_refused
 from studies.models import ModelEndpoint
 from studies.services.audit import (
     AuditedEdit,

@@ -48,7 +48,8 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from core.llm import leases
-from core.llm.client import Completion, LLMError, chat_complete, redact_credentials
+from core.llm.client import Completion, LLMError, chat_complete
+from core.llm.redaction import redact_credentials
 from core.tasks.outbox import task_send_on_commit
 from generation.models import BatchStatus, EngineJob, RunStatus
 from generation.services.kinds import JobProtocol, Kind, beat_token

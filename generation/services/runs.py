@@ -16,7 +16,8 @@ from typing import Any
 from django.db import models, transaction
 from django.utils import timezone
 
-from core.llm.client import Completion, redact_credentials
+from core.llm.client import Completion
+from core.llm.redaction import redact_credentials
 from generation.models import GenerationBatch, GenerationRun, RunStatus, Turn
 from generation.services import engine, recovery
 from generation.services.engine import ACTIVE, TRANSIENT_DB_ERRORS, Enqueue, StepOutcome

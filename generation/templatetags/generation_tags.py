@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext as _
 
-from core.llm.client import redact_credentials
+from core.llm.redaction import redact_credentials
 from generation.models import RunStatus
 
 register = template.Library()

@@ -9,9 +9,10 @@ import ipaddress
 import httpx2
 import pytest
 
-from core.llm.client import extra_params_refused, redact_credentials, request_options
 from core.llm.egress import EgressRefused, egress_check, egress_problem, egress_request_hook, host_rule
 from core.llm.keys import api_key_env_allowed
+from core.llm.redaction import redact_credentials
+from core.llm.request_options import extra_params_refused, request_options
 
 KEY = "sk-proj-Q7vX2kLm9Np3Rt8Wz5Yb1Hc4Jd6Fg0"
 

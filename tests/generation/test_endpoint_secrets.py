@@ -10,8 +10,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from core.llm.client import KeyNotAllowed, LLMError, chat_complete, redact_credentials
+from core.llm.client import KeyNotAllowed, LLMError, chat_complete
 from core.llm.keys import api_key_env_allowed
+from core.llm.redaction import redact_credentials
 from generation.services import engine
 from generation.services.endpoints import endpoint_create, endpoint_test_connection
 from judging.services import runs as judging_runs
