@@ -13,7 +13,11 @@ from django.db import models
 
 
 class ReadOnlyPermissions:
-    """The permission hooks of an admin or an inline, answering ``False`` whoever asks."""
+    """The permission hooks of an admin or an inline, answering ``False`` whoever asks, and
+    no actions (a third-party admin's own actions could write)."""
+
+    def get_actions(self, request) -> dict:
+        return {}
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

@@ -1,5 +1,11 @@
-"""The Django admin site: open to the Admin role only (inspection; every domain model
-is read only, see ``studies.inspection``).
+"""The Django admin site: open to the Admin role only, and read only for every model
+registered with it, the product's and third-party apps' alike (django-axes' login records,
+accounts, groups): ``register`` gives each model admin the read-only permission hooks of
+``studies.inspection``, so that no app's own admin class opens a way around the product's
+services and their audit trail (a lockout is lifted on the accounts page, audited). Accounts
+and groups included: an admin form would set passwords, staff and superuser flags and groups
+without the product's checks (no rater with unblinded roles, no password set for someone
+else); a superuser is made with ``createsuperuser`` and ``changepassword``.
 
 Django lets any active staff account in; here the account must also hold the Admin role
 as the product counts it (``core.accounts.roles.is_admin``), which a rater never does, so a
@@ -10,8 +16,16 @@ from __future__ import annotations
 from django.contrib import admin
 
 from core.accounts.roles import is_admin
+from studies.inspection import ReadOnlyPermissions
 
 
 class TeamAdminSite(admin.AdminSite):
     def has_permission(self, request) -> bool:
         return super().has_permission(request) and is_admin(request.user)
+
+    def register(self, model_or_iterable, admin_class=None, **options):
+        """Register as Django does, with the admin class made read only (whoever registers)."""
+        admin_class = admin_class or admin.ModelAdmin
+        if not issubclass(admin_class, ReadOnlyPermissions):
+            admin_class = type(f"ReadOnly{admin_class.__name__}", (ReadOnlyPermissions, admin_class), {})
+        super().register(model_or_iterable, admin_class, **options)

@@ -14,6 +14,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -159,6 +160,16 @@ def world(demo, settings):
     invitee.set_unusable_password()
     invitee.save()
     invitation = Invitation.objects.create(user=invitee, study=study, last_link_at=invitee.date_joined)
+    # django-axes' records (issue 36, finding 4: a superuser deleted them in the Django admin,
+    # lifting lockouts and erasing login history with no audit)
+    now = timezone.now()
+    AccessAttempt.objects.create(
+        username="rater1", ip_address="10.0.0.9", failures_since_start=12, attempt_time=now
+    )
+    AccessLog.objects.create(username="rater1", ip_address="10.0.0.9", attempt_time=now)
+    AccessFailureLog.objects.create(
+        username="rater1", ip_address="10.0.0.9", attempt_time=now, locked_out=True
+    )
     sheet = ScoreSheet.objects.get(assignment__rater=users["rater2"], assignment__response=a05)
     values = {
         "study_id": str(study.pk),
@@ -293,6 +304,14 @@ UNBLINDED = ("/research/", "/manage/", "/admin/", "/api/")
 ADMIN_ROLES = {"admin", "superuser"}
 
 
+def _registered_rows() -> dict:
+    """Every row of every model the Django admin shows, third-party apps' included."""
+    return {
+        model._meta.label: sorted(map(str, model._default_manager.order_by("pk").values_list()))
+        for model in _admin_models()
+    }
+
+
 def _assert_unchanged(before: dict, after: dict) -> None:
     changed = {key: set(before[key]) ^ set(after[key]) for key in before if before[key] != after[key]}
     assert changed == {}, "\n".join(f"{k}: {sorted(map(str, v))[:6]}" for k, v in changed.items())
@@ -327,7 +346,8 @@ def test_every_url_as_every_role_changes_nothing_outside_the_services(world, rol
     walk(product)
     if role not in ADMIN_ROLES:  # an admin's empty POSTs may run services (e.g. add the default gold sheet)
         _assert_unchanged(before, _protected_state())
-    before = _protected_state()
+    before, rows = _protected_state(), _registered_rows()
+    assert {"axes.AccessAttempt", "axes.AccessLog", "axes.AccessFailureLog"} <= set(rows)
     walk(_admin_pages())
     for url, data in _exploits(world, account) if account is not None else []:
         reply = client.post(url, data)
@@ -335,6 +355,7 @@ def test_every_url_as_every_role_changes_nothing_outside_the_services(world, rol
             served_5xx.append(("post", url, reply.status_code))
     assert served_5xx == []
     _assert_unchanged(before, _protected_state())  # the Django admin changes nothing, for anyone
+    _assert_unchanged(rows, _registered_rows())  # no row of any model it shows
 
     # what each role may open at all
     if role == "anonymous":
