@@ -22,6 +22,9 @@ class Invitation(models.Model):
     last_link_at = models.DateTimeField(_("last link issued"))
     emailed_at = models.DateTimeField(null=True, blank=True)
     accepted_at = models.DateTimeField(_("password set"), null=True, blank=True)
+    # When the account was deactivated: every link issued before stops working, and stays
+    # dead after a reactivation (a new link is issued then).
+    revoked_at = models.DateTimeField(_("links revoked"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "pk"]

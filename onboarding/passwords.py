@@ -1,9 +1,12 @@
-"""A password validator for the passwords this project has published itself."""
+"""Password validators of this project: the passwords it has published itself, the
+username inside a password, and zxcvbn's estimate of how guessable a password is, with
+what would pass."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
 
 # The demo accounts' password is in the README (demo.services.DEMO_PASSWORD): seed_demo
 # sets it directly, in demo mode only; nobody may choose it for a real account.
@@ -38,3 +41,30 @@ class UsernameInPasswordValidator:
 
     def get_help_text(self) -> str:
         return _("Your password cannot contain your username.")
+
+
+class GuessablePasswordValidator(ZxcvbnPasswordValidator):
+    """zxcvbn's strength estimate (``django-zxcvbn-password-validator``: repeats, sequences,
+    keyboard patterns, dictionary words and the product's own names, at least
+    ``PASSWORD_MINIMAL_STRENGTH`` of 0-4), and a sentence that says what would pass: its own
+    advice names what is wrong, not what is enough."""
+
+    def validate(self, password: str, user=None) -> None:
+        try:
+            super().validate(password, user)
+        except ValidationError as exc:
+            raise ValidationError([*exc.messages, self.what_passes()], code="password_guessable") from None
+
+    def get_help_text(self) -> str:
+        return _(
+            "Your password cannot be easy to guess (repeats, sequences, keyboard rows, common words): "
+            "three or four unrelated words pass."
+        )
+
+    @staticmethod
+    def what_passes() -> str:
+        return _(
+            "What passes: three or four unrelated words with something between them, such as "
+            "“lantern-orbit-mango-tide”, or a longer password without repeats, sequences "
+            "(abcd, 1234) or keyboard rows (qwerty)."
+        )

@@ -17,11 +17,12 @@ from studies.models import Study
 ACCEPTED = "accepted"
 PENDING = "pending"
 EXPIRED = "expired"
+REVOKED = "revoked"  # the account was deactivated after the link was issued
 
 
 def study_invitations(*, study: Study) -> list[dict]:
     """The study's invitations with their state: the invitee set a password, the link
-    is pending, or the last link issued has expired."""
+    is pending, the last link issued has expired, or it was revoked."""
     cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
     rows = []
     for inv in (
@@ -29,12 +30,7 @@ def study_invitations(*, study: Study) -> list[dict]:
         .select_related("user", "user__rater_profile")
         .prefetch_related("user__groups")
     ):
-        if inv.accepted_at is not None:
-            state = ACCEPTED
-        elif inv.last_link_at < cutoff:
-            state = EXPIRED
-        else:
-            state = PENDING
+        state = _link_state(inv, cutoff)
         profile = getattr(inv.user, "rater_profile", None)
         rows.append(
             {
@@ -56,6 +52,8 @@ def _link_state(invitation: Invitation | None, cutoff) -> str:
         return NO_LINK
     if invitation.accepted_at is not None:
         return ACCEPTED
+    if invitation.revoked_at is not None and invitation.revoked_at >= invitation.last_link_at:
+        return REVOKED
     return EXPIRED if invitation.last_link_at < cutoff else PENDING
 
 

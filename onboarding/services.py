@@ -340,7 +340,8 @@ def account_roles_set(*, actor, user_id: int, roles: Iterable[str], reason: str 
 
 def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -> None:
     """Deactivate (the account can no longer log in; its sessions end on their next
-    request) or reactivate an account. Its scores and history stay."""
+    request; every set-password link issued so far stops working, for good) or reactivate
+    an account (a new link is sent if its owner needs one). Its scores and history stay."""
     user = _target(actor=actor, user_id=user_id)
     if user.pk == actor.pk:
         raise AccountError(_("You cannot deactivate your own account."))
@@ -349,11 +350,14 @@ def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -
     with transaction.atomic():
         user.is_active = active
         user.save(update_fields=["is_active"])
+        changes: dict[str, object] = {"is_active": [not active, active]}
+        if not active:
+            changes["links_revoked"] = Invitation.objects.filter(user=user).update(revoked_at=timezone.now())
         audit_record(
             actor=actor,
             action="account.reactivate" if active else "account.deactivate",
             target=user,
-            changes={"is_active": [not active, active]},
+            changes=changes,
             reason=reason,
         )
 

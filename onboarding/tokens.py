@@ -2,8 +2,11 @@
 
 A token is signed over the user's password hash and last login, so it stops working as
 soon as the invitee has set a password, and over the time the account's last link was
-issued (``Invitation.last_link_at``), so a new link revokes the previous one; it expires
-after ``PASSWORD_RESET_TIMEOUT`` (``INVITATION_LINK_DAYS``)."""
+issued (``Invitation.last_link_at``), so a new link revokes the previous one, and over the
+time its links were revoked (``Invitation.revoked_at``: the account was deactivated), so no
+link issued before a deactivation works again after a reactivation; it expires after
+``PASSWORD_RESET_TIMEOUT`` (``INVITATION_LINK_DAYS``). An inactive account's link never
+works (``onboarding.views``)."""
 
 from __future__ import annotations
 
@@ -23,9 +26,12 @@ class InvitationTokenGenerator(PasswordResetTokenGenerator):
     key_salt = "onboarding.tokens.InvitationTokenGenerator"
 
     def _make_hash_value(self, user, timestamp: int) -> str:
-        last_link = Invitation.objects.filter(user_id=user.pk).aggregate(at=Max("last_link_at"))["at"]
-        issued = last_link.isoformat() if last_link is not None else ""
-        return f"{super()._make_hash_value(user, timestamp)}{issued}"
+        links = Invitation.objects.filter(user_id=user.pk).aggregate(
+            issued=Max("last_link_at"), revoked=Max("revoked_at")
+        )
+        issued = links["issued"].isoformat() if links["issued"] is not None else ""
+        revoked = f"revoked {links['revoked'].isoformat()}" if links["revoked"] is not None else ""
+        return f"{super()._make_hash_value(user, timestamp)}{issued}{revoked}"
 
     def state(self, user, token: str) -> str:
         """``valid``, ``expired`` (signed for this user but too old) or ``invalid``."""

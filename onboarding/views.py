@@ -204,12 +204,12 @@ def _count_failure(request: HttpRequest) -> None:
 
 def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
     """None when the link can be used; otherwise one page and one status, whatever the
-    reason (no such user, a forged, replaced, expired or used link), so that the answer
-    tells nothing about which accounts exist or have a password."""
+    reason (no such user, a deactivated account, a forged, replaced, revoked, expired or used
+    link), so that the answer tells nothing about which accounts exist or have a password."""
     throttled = _throttled(request)
     if throttled is not None:
         return throttled
-    if user is not None and invitation_tokens.state(user, token) == VALID:
+    if user is not None and user.is_active and invitation_tokens.state(user, token) == VALID:
         return None
     _count_failure(request)
     return render(request, "onboarding/link_problem.html", status=400)

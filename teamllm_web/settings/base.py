@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "django_zxcvbn_password_validator",  # only for its translations of zxcvbn's advice (zh_Hans too)
     "csp",
     "django_htmx",
     "template_partials",
@@ -142,7 +143,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "onboarding.passwords.PublishedPasswordValidator"},
     {"NAME": "onboarding.passwords.UsernameInPasswordValidator"},
+    # zxcvbn: "aaaaaaaaaaaa", "abcdefghijkl", "teamllmteamllm" are long enough for Django's own
+    {"NAME": "onboarding.passwords.GuessablePasswordValidator"},
 ]
+# zxcvbn's score a password needs (0-4; 3: "safely unguessable", no online or slow offline guess)
+PASSWORD_MINIMAL_STRENGTH = env.int("PASSWORD_MIN_STRENGTH", default=3)
+# words a password must not lean on, besides the account's own details
+PASSWORD_EXTRA_DICTIONARY = ["teamllm", "cgpst", "teamfusion", "rater", "calibrator", "researcher"]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------
 AUTHENTICATION_BACKENDS = [
     # refuses a locked-out username or address before any password is checked

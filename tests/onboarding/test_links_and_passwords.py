@@ -299,3 +299,100 @@ def test_the_invitations_language_carries_through_set_password_and_login(client)
     assert reply.status_code == 302
     login = client.get(reply["Location"]).content.decode()
     assert 'lang="zh-hans"' in login and "登录" in login
+
+
+# --- issue 36, findings 5 and 6 ---------------------------------------------------------------
+
+GUESSABLE = [
+    "aaaaaaaaaaaa",
+    "abcabcabcabc",
+    "abcdefghijkl",
+    "zzzzzzzzzzzzzzzz",
+    "111111111111a",
+    "teamllmteamllm",
+]
+
+
+@pytest.mark.parametrize("password", GUESSABLE)
+def test_guessable_passwords_are_refused_with_what_would_pass(client, invited, password):
+    """Long enough for Django's own validators, but a repeat, a sequence or the product's
+    name: zxcvbn refuses them, and the page says what passes."""
+    user, link = invited
+    client.get(link)
+    reply = client.post(_set_password_url(link), {"new_password1": password, "new_password2": password})
+    page = reply.content.decode().replace("&#x27;", "'")
+    assert reply.status_code == 200 and "too guessable" in page
+    assert "What passes: three or four unrelated words" in page
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+
+def test_what_passes_is_said_in_chinese_too(client, invited):
+    _user, link = invited
+    client.get(link)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.post(
+        _set_password_url(link), {"new_password1": "abcdefghijkl", "new_password2": "abcdefghijkl"}
+    ).content.decode()
+    assert "可以通过" in page and "lantern-orbit-mango-tide" in page
+    assert "Your password is too guessable" not in page  # zxcvbn's own advice in Chinese too
+
+
+def test_the_example_of_what_passes_passes(client, invited):
+    user, link = invited
+    client.get(link)
+    example = "lantern-orbit-mango-tide"
+    reply = client.post(_set_password_url(link), {"new_password1": example, "new_password2": example})
+    assert reply.status_code == 302 and User.objects.get(pk=user.pk).check_password(example)
+
+
+def test_deactivation_revokes_the_link_for_good(client, invited):
+    """The exploit: deactivate an invited account; its link still set a password, which
+    logged in after the reactivation. Now the link is dead while deactivated and after."""
+    from onboarding.services import account_active_set
+
+    user, link = invited
+    boss = UserFactory(username="boss", role=ADMIN, is_staff=True)
+    account_active_set(actor=boss, user_id=user.pk, active=False, reason="left the lab")
+    event = AuditEvent.objects.get(action="account.deactivate", target=f"auth.user:{user.pk}")
+    assert event.changes["links_revoked"] == 1
+    assert client.get(link).status_code == 400
+    account_active_set(actor=boss, user_id=user.pk, active=True)
+    assert client.get(link).status_code == 400  # reactivation does not bring the old link back
+    set_url = _set_password_url(link)
+    assert client.post(set_url, {"new_password1": GOOD, "new_password2": GOOD}).status_code == 400
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+    fresh = _path(
+        invitation_link_renew(
+            invitation_id=Invitation.objects.get(user=user).pk, link_for=_build, email=False
+        ).link
+    )
+    assert client.get(fresh).status_code == 302  # a new link works
+    assert (
+        client.post(_set_password_url(fresh), {"new_password1": GOOD, "new_password2": GOOD}).status_code
+        == 302
+    )
+    assert User.objects.get(pk=user.pk).check_password(GOOD)
+
+
+def test_a_link_opened_before_the_deactivation_stops_in_the_session_too(client, invited):
+    from onboarding.services import account_active_set
+
+    user, link = invited
+    assert client.get(link).status_code == 302  # the token is in the session now
+    account_active_set(
+        actor=UserFactory(username="boss", role=ADMIN, is_staff=True), user_id=user.pk, active=False
+    )
+    reply = client.post(_set_password_url(link), {"new_password1": GOOD, "new_password2": GOOD})
+    assert reply.status_code == 400 and not User.objects.get(pk=user.pk).has_usable_password()
+
+
+def test_the_accounts_page_says_the_link_was_revoked(client, invited):
+    from onboarding.services import account_active_set
+
+    user, _link = invited
+    boss = UserFactory(username="boss", role=ADMIN, is_staff=True)
+    account_active_set(actor=boss, user_id=user.pk, active=False)
+    client.force_login(boss)
+    page = client.get(reverse("onboarding:account", args=[user.pk])).content.decode()
+    assert "Link revoked (account deactivated)" in page
