@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from api.models import ApiToken
 from api.services.tokens import MAX_DAYS
 from studies.models import Study
+from studies.params import IdChoiceField
 
 
 class TokenForm(forms.Form):
@@ -14,7 +15,7 @@ class TokenForm(forms.Form):
     )
     scope = forms.ChoiceField(label=_("Scope"), choices=ApiToken.Scope.choices, initial=ApiToken.Scope.READ)
     days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=MAX_DAYS, initial=90)
-    study = forms.ModelChoiceField(
+    study = IdChoiceField(
         label=_("Study"),
         queryset=Study.objects.order_by("name"),
         required=False,

@@ -26,6 +26,7 @@ from studies.models import (
     Scenario,
     Study,
 )
+from studies.params import IdChoiceField
 
 
 class AgreementSettingsForm(forms.ModelForm):
@@ -109,13 +110,13 @@ class ScoreImportForm(UploadForm):
 class ResponseFilterForm(forms.Form):
     """The filters of a study's response list (GET; every one optional)."""
 
-    scenario = forms.ModelChoiceField(
+    scenario = IdChoiceField(
         label=_("Scenario"), queryset=Scenario.objects.none(), required=False, empty_label=_("any")
     )
-    condition = forms.ModelChoiceField(
+    condition = IdChoiceField(
         label=_("Condition"), queryset=Condition.objects.none(), required=False, empty_label=_("any")
     )
-    model = forms.ModelChoiceField(
+    model = IdChoiceField(
         label=_("Model"), queryset=ModelEndpoint.objects.none(), required=False, empty_label=_("any")
     )
     status = forms.ChoiceField(label=_("Status"), required=False)

@@ -16,24 +16,25 @@ from generation.services.endpoints import ENDPOINT_FIELDS
 from generation.services.runs import RunEnqueue
 from studies.forms import ScenarioMultipleChoiceField, form_offer_study_choices, form_study
 from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.params import IdChoiceField, IdMultipleChoiceField
 from studies.selectors import study_endpoints_offered
 from studies.upload_safety import json_parse
 
 
 class BatchForm(forms.Form):
-    study = forms.ModelChoiceField(
+    study = IdChoiceField(
         label=_("Study"), queryset=Study.objects.filter(is_active=True), empty_label=_("— choose —")
     )
     scenarios = ScenarioMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
-    endpoints = forms.ModelMultipleChoiceField(
+    endpoints = IdMultipleChoiceField(
         label=_("Model endpoints"),
         queryset=ModelEndpoint.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Only active endpoints with a base URL and a model name are listed."),
     )
-    conditions = forms.ModelMultipleChoiceField(
+    conditions = IdMultipleChoiceField(
         label=_("Conditions (strategies)"),
         queryset=Condition.objects.all(),
         widget=forms.CheckboxSelectMultiple,

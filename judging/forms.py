@@ -9,11 +9,12 @@ from django.utils.translation import gettext_lazy as _
 from judging.models import Judge
 from judging.prompt import CURRENT_PROMPT_VERSION, prompt_versions
 from studies.models import ModelEndpoint, Scenario, Study
+from studies.params import IdChoiceField
 
 
 class JudgeForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
-    endpoint = forms.ModelChoiceField(
+    endpoint = IdChoiceField(
         label=_("Model endpoint"), queryset=ModelEndpoint.objects.filter(is_active=True).exclude(base_url="")
     )
     prompt_version = forms.ChoiceField(label=_("Prompt version"), initial=CURRENT_PROMPT_VERSION)
@@ -30,8 +31,8 @@ class JudgeForm(forms.Form):
 
 
 class BatchLaunchForm(forms.Form):
-    study = forms.ModelChoiceField(label=_("Study"), queryset=Study.objects.filter(is_active=True))
-    judge = forms.ModelChoiceField(label=_("Judge"), queryset=Judge.objects.filter(is_active=True))
+    study = IdChoiceField(label=_("Study"), queryset=Study.objects.filter(is_active=True))
+    judge = IdChoiceField(label=_("Judge"), queryset=Judge.objects.filter(is_active=True))
     scenario = forms.CharField(label=_("Scenario code (optional)"), max_length=20, required=False)
     samples = forms.IntegerField(label=_("Samples per response"), min_value=1, max_value=10, required=False)
 

@@ -24,7 +24,7 @@ from studies.forms import (
     form_study,
 )
 from studies.models import Condition, Scenario, Study
-from studies.params import id_param
+from studies.params import IdChoiceField, IdMultipleChoiceField, id_param
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -235,7 +235,7 @@ def _rater_label(field, obj) -> str:
     return label
 
 
-class RaterChoiceField(forms.ModelChoiceField):
+class RaterChoiceField(IdChoiceField):
     widget = RaterSelect
 
     def __init__(self, *args, **kwargs):
@@ -246,7 +246,7 @@ class RaterChoiceField(forms.ModelChoiceField):
         return _rater_label(self, obj)
 
 
-class RaterMultipleChoiceField(forms.ModelMultipleChoiceField):
+class RaterMultipleChoiceField(IdMultipleChoiceField):
     widget = RaterCheckboxes
 
     def label_from_instance(self, obj) -> str:
@@ -277,13 +277,11 @@ def _mark_unqualified(form: forms.Form, names: tuple[str, ...], study: Study | N
 class PairAssignForm(forms.Form):
     """Assign a rater pair to one scenario under one or several conditions."""
 
-    study = forms.ModelChoiceField(
-        label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
-    )
+    study = IdChoiceField(label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —"))
     scenario = ScenarioChoiceField(
         label=_("Scenario"), queryset=Scenario.objects.all(), empty_label=_("— choose —")
     )
-    conditions = forms.ModelMultipleChoiceField(
+    conditions = IdMultipleChoiceField(
         label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
     )
     rater_a = RaterChoiceField(label=_("First rater"), queryset=_raters())
@@ -310,13 +308,11 @@ class PairAssignForm(forms.Form):
 class AutoAssignForm(forms.Form):
     """Balanced automatic assignment: raters x scenario groups."""
 
-    study = forms.ModelChoiceField(
-        label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —")
-    )
+    study = IdChoiceField(label=_("Study"), queryset=Study.objects.all(), empty_label=_("— choose —"))
     scenarios = ScenarioMultipleChoiceField(
         label=_("Scenarios"), queryset=Scenario.objects.all(), widget=forms.CheckboxSelectMultiple
     )
-    conditions = forms.ModelMultipleChoiceField(
+    conditions = IdMultipleChoiceField(
         label=_("Conditions"), queryset=Condition.objects.all(), widget=forms.CheckboxSelectMultiple
     )
     raters = RaterMultipleChoiceField(label=_("Raters"), queryset=_raters(), widget=RaterCheckboxes)
@@ -344,7 +340,7 @@ PLAN_LINE = re.compile(r"^(\d+):(\d+):(\d+):(\d+):(\d+)$")
 class PlanApplyForm(forms.Form):
     """The plan the admin saw, sent back unchanged to be applied."""
 
-    study = forms.ModelChoiceField(queryset=Study.objects.all(), widget=forms.HiddenInput)
+    study = IdChoiceField(queryset=Study.objects.all(), widget=forms.HiddenInput)
     plan = forms.CharField(widget=forms.HiddenInput)
 
     def clean_plan(self):

@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.params import IdChoiceField, IdMultipleChoiceField
 from studies.selectors import (
     study_conditions_offered,
     study_from_param,
@@ -109,7 +110,7 @@ def scenario_label(scenario: Scenario, *, with_study: bool) -> str:
     return f"{label} · {owner}"
 
 
-class ScenarioChoiceField(forms.ModelChoiceField):
+class ScenarioChoiceField(IdChoiceField):
     """A scenario picker; ``with_study`` (set by the form once it knows whether a study
     is chosen) names each scenario's study."""
 
@@ -119,7 +120,7 @@ class ScenarioChoiceField(forms.ModelChoiceField):
         return scenario_label(obj, with_study=self.with_study)
 
 
-class ScenarioMultipleChoiceField(forms.ModelMultipleChoiceField):
+class ScenarioMultipleChoiceField(IdMultipleChoiceField):
     with_study = True
 
     def label_from_instance(self, obj) -> str:
@@ -166,14 +167,14 @@ def form_offer_study_choices(form: forms.Form, *, study: Study | None, refresh_u
 class StudyCatalogueForm(forms.Form):
     """The study's model endpoints and conditions, chosen from the installation's catalogue."""
 
-    endpoints = forms.ModelMultipleChoiceField(
+    endpoints = IdMultipleChoiceField(
         label=_("Model endpoints"),
         queryset=ModelEndpoint.objects.order_by("model_number"),
         widget=forms.CheckboxSelectMultiple,
         required=False,
         help_text=_("What the study's generation page offers. None chosen: every endpoint is offered."),
     )
-    conditions = forms.ModelMultipleChoiceField(
+    conditions = IdMultipleChoiceField(
         label=_("Conditions"),
         queryset=Condition.objects.order_by("letter"),
         widget=forms.CheckboxSelectMultiple,

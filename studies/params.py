@@ -1,12 +1,19 @@
 """Ids taken from query strings and form fields, without a 500 on anything else.
 
-``"²".isdigit()`` is true but ``int("²")`` fails, and ``pk="abc"`` raises ValueError in
-the ORM: pages that read an id from the request use ``id_param``.
+``"²".isdigit()`` is true but ``int("²")`` fails, ``pk="abc"`` raises ValueError in the ORM,
+and on SQLite an id beyond 2**63 raises OverflowError in the driver (Django's model choice
+fields catch neither): pages that read an id from the request use ``id_param``, and forms
+pick objects with ``IdChoiceField`` / ``IdMultipleChoiceField``, which refuse anything but
+an id in the database's range as an invalid choice before any query.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
 
 _ID = re.compile(r"[0-9]{1,18}")
 
@@ -16,3 +23,32 @@ def id_param(value: object) -> int | None:
     if isinstance(value, str) and _ID.fullmatch(value):
         return int(value)
     return None
+
+
+def _bad_id(field: forms.ModelChoiceField, value: Any) -> bool:
+    """A value the field would look up by id that is no id (fields matched on another
+    column, ``to_field_name``, are left to Django)."""
+    return field.to_field_name is None and id_param(str(value)) is None
+
+
+class IdChoiceField(forms.ModelChoiceField):
+    """``ModelChoiceField`` that answers "Select a valid choice" for a value that is no id."""
+
+    def to_python(self, value: Any) -> Any:
+        if value not in self.empty_values and _bad_id(self, value):
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return super().to_python(value)
+
+
+class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
+    """``ModelMultipleChoiceField`` that answers "... is not a valid value" for a value that
+    is no id."""
+
+    def clean(self, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            for item in value:
+                if item not in self.empty_values and _bad_id(self, item):
+                    raise ValidationError(
+                        self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": item}
+                    )
+        return super().clean(value)

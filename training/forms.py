@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
+from studies.params import IdChoiceField
 from studies.rubric import Rubric
 from training.services.rubric import LANGS, rubric_text
 
@@ -38,7 +39,7 @@ class TrainingSettingsForm(forms.Form):
 
 
 class OverrideForm(forms.Form):
-    rater = forms.ModelChoiceField(label=_("Rater"), queryset=get_user_model().objects.none())
+    rater = IdChoiceField(label=_("Rater"), queryset=get_user_model().objects.none())
     reason = forms.CharField(label=_("Reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
     revoke = forms.BooleanField(label=_("Revoke an earlier override instead"), required=False)
 

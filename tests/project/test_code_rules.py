@@ -10,6 +10,9 @@ FORBIDDEN = {
     "noqa S308": re.compile(r"noqa: *S308"),
     "openpyxl private styles": re.compile(r"\._cell_styles\b"),
     "regex over serialized XML": re.compile(r"re\.(sub|compile)\(.*(?<!\?P)<[A-Za-z]"),
+    # an id beyond the database's range reaches the driver (OverflowError, a 500 on SQLite):
+    # forms pick objects with studies.params.IdChoiceField / IdMultipleChoiceField
+    "model choice field without id bounds": re.compile(r"\bforms\.Model(Multiple)?ChoiceField\("),
 }
 XML_RULE = "regex over serialized XML"  # checked in the workbook modules (an LLM's <think> is fine)
 MAX_LINES = 500
@@ -29,6 +32,7 @@ def test_app_code_has_no_markup_in_python_and_no_workbook_surgery():
 def test_the_rules_see_a_violation():
     assert FORBIDDEN["mark_safe"].search("return mark_safe(html)")
     assert FORBIDDEN["openpyxl private styles"].search("wb._cell_styles.add(x)")
+    assert FORBIDDEN["model choice field without id bounds"].search("x = forms.ModelChoiceField(queryset=q)")
     assert FORBIDDEN["regex over serialized XML"].search('re.sub(r"<sheetData/>", "", xml)')
     assert not FORBIDDEN["regex over serialized XML"].search('re.compile(r"^(?P<rest>.*)$")')
 
