@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from api.models import ApiToken
+from core.counters import event_counters_get
 from studies.models import Condition, ModelEndpoint, ResponseItem, Scenario, Study
 
 
@@ -37,3 +38,13 @@ def response_items(*, response_ids: list[int]) -> dict[int, list[ResponseItem]]:
 def tokens_of(*, user) -> QuerySet[ApiToken]:
     """The user's API tokens, newest first (the tokens page)."""
     return ApiToken.objects.filter(user=user).select_related("study")
+
+
+# the names token_authenticate counts under (api.services.tokens READS, WRITES)
+API_COUNTERS = {"read": "api.reads", "write": "api.writes"}
+
+
+def api_requests_counted() -> dict[str, int]:
+    """Token requests served so far, by kind (read, write): the metrics' ``api_requests``."""
+    counted = event_counters_get()
+    return {kind: counted.get(name, 0) for kind, name in API_COUNTERS.items()}

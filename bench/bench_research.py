@@ -75,7 +75,8 @@ def main() -> None:
     except ImportError:  # before the results were cached, it was the figures' own
         from research.selectors.figures import research_data_version
     from core.accounts.roles import RESEARCHER
-    from research.services.exports import KIND_RESULTS, export_job_run
+    from research.models import KIND_RESULTS
+    from research.services.exports import export_job_run
     from research.workbook import results_workbook_write
     from tests.factories import UserFactory
 

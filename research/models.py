@@ -15,6 +15,13 @@ def export_upload_to(job: ExportJob, filename: str) -> str:
     return f"exports/{job.pk}/{filename}"
 
 
+KIND_RESULTS = "results"
+KIND_WORKBOOKS = "workbooks"
+# the long tables for analysts: item-level scores and generation turns, CSV or xlsx
+LONG_KINDS = ("items_csv", "items_xlsx", "turns_csv", "turns_xlsx")
+KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS)
+
+
 class ExportJob(models.Model):
     """A large export built by a worker; the page polls it and offers the file.
 

@@ -22,22 +22,17 @@ from judging.models import Judge
 from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
 from judging.services.opt_in import study_judge_opt_in_set
 from research.figures import FIGURES, FORMATS
-from research.models import ExportJob
+from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.results import fmt
+from research.selectors.exports import export_job_visible
 from research.selectors.figures import figure_get
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
-from research.services.exports import (
-    KIND_RESULTS,
-    KIND_WORKBOOKS,
-    KINDS,
-    export_job_create,
-    export_job_dispatch_pending,
-)
+from research.services.exports import export_job_create, export_job_dispatch_pending
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
 from studies.models import Condition, ModelEndpoint, Study
-from studies.params import id_param
+from studies.params import IdChoiceField, id_param
 from studies.rubric import load_rubric
 
 log = logging.getLogger(__name__)
@@ -45,7 +40,7 @@ log = logging.getLogger(__name__)
 
 class ResultsFilter(forms.Form):
     # one named study, never "all": the tables are a study's (see studies.chosen)
-    study = forms.ModelChoiceField(
+    study = IdChoiceField(
         queryset=Study.objects.order_by("name"), required=False, label=_("Study"), empty_label=None
     )
     conditions = forms.MultipleChoiceField(required=False, label=_("Conditions"))
@@ -232,8 +227,8 @@ def _job_fragment(request: HttpRequest, job: ExportJob) -> HttpResponse:
 
 
 def _job_for(request: HttpRequest, pk: int) -> ExportJob:
-    job = get_object_or_404(ExportJob, pk=pk, kind__in=KINDS)
-    if job.kind == KIND_WORKBOOKS and not is_admin(request.user):
+    job = export_job_visible(job_id=pk, user=request.user)  # another researcher's: not found
+    if job is None:
         raise Http404
     return job
 
@@ -267,10 +262,8 @@ def export_download(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 class JudgeFilter(forms.Form):
-    study = forms.ModelChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
-    judge = forms.ModelChoiceField(
-        queryset=Judge.objects.order_by("name"), required=False, label=_("LLM judge")
-    )
+    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    judge = IdChoiceField(queryset=Judge.objects.order_by("name"), required=False, label=_("LLM judge"))
 
 
 PCC_PAIR_LABELS = {

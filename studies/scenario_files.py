@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from studies.problems import FileProblems, field_key, problem_text
 from studies.upload_safety import json_decode_error, json_decoder, json_parse, json_value_check, text_problem
+from studies.xlsx_safety import XlsxLimits, XlsxRefused, xlsx_check
 
 CODE = re.compile(r"^[A-Za-z0-9-]{1,20}$")
 # A tag (<p>, </div>, <br/>, <a href=...>) or a comment: scenario texts are plain text.
@@ -28,6 +28,18 @@ MAX_TEXT = 100_000
 MAX_RECORDS = 2000
 # xlsx uploads: refuse zip bombs before openpyxl inflates anything.
 MAX_XLSX_UNCOMPRESSED = 50 * 1024 * 1024
+# the first sheet is read in read-only mode (streamed, at most MAX_RECORDS rows); the limits bound
+# what loading the rest (shared strings, styles) and the check's own streaming read may cost
+XLSX_LIMITS = XlsxLimits(
+    max_bytes=64 * 1024 * 1024,  # the upload forms hold files to UPLOAD_MAX_BYTES before this
+    max_total=MAX_XLSX_UNCOMPRESSED,
+    max_part=MAX_XLSX_UNCOMPRESSED,
+    max_sheet_part=MAX_XLSX_UNCOMPRESSED,
+    max_sheets=64,
+    max_rows=1_048_576,  # Excel's own limits: other sheets are never loaded
+    max_columns=16_384,
+    max_cells=5_000_000,
+)
 MAX_XLSX_COLUMNS = 30
 
 # Accepted names of each field (keys of JSON objects, header cells of xlsx sheets).
@@ -234,9 +246,10 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
     from openpyxl import load_workbook  # loaded only for xlsx files
 
     try:
-        with zipfile.ZipFile(io.BytesIO(content)) as archive:
-            if sum(info.file_size for info in archive.infolist()) > MAX_XLSX_UNCOMPRESSED:
-                raise ScenarioFileError([_("The workbook is too large once unpacked.")])
+        xlsx_check(content, XLSX_LIMITS)
+    except XlsxRefused as exc:
+        raise ScenarioFileError([exc.message]) from None
+    try:
         workbook = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
         # read-only sheets are parsed (and inflated) while iterated: read the rows here, so
         # that a damaged part is refused like a damaged archive (at most MAX_RECORDS rows)

@@ -19,6 +19,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 
+from api.selectors import api_requests_counted
 from calibration.selectors.metrics import agreement_recomputes_total
 from generation.selectors import EngineFigures, generation_figures
 from generation.services.recovery import jobs_stuck
@@ -141,6 +142,17 @@ def _research_families() -> Iterator[Metric]:
     yield from (took, active)
 
 
+def _api_family() -> Metric:
+    served = CounterMetricFamily(
+        PREFIX + "api_requests",
+        "Requests /api/v1/ served with a token, by kind (read: counted instead of audited; write: audited too).",
+        labels=["kind"],
+    )
+    for kind, total in api_requests_counted().items():
+        served.add_metric([kind], total)
+    return served
+
+
 def _queue_families() -> Iterator[Metric]:
     queue = queue_depth()
     depth = GaugeMetricFamily(
@@ -180,6 +192,7 @@ class ProductCollector(Collector):
         yield from _scoring_families()
         yield from _research_families()
         yield from _queue_families()
+        yield _api_family()
 
 
 def _process_registry() -> CollectorRegistry:

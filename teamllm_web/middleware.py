@@ -1,4 +1,4 @@
-"""Site-wide access rule and the rater's remembered language."""
+"""Site-wide access rule, the request size limit and the rater's remembered language."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
-from django.http import HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import redirect
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 
@@ -51,6 +51,26 @@ class LivenessMiddleware:
             if request.method not in ("GET", "HEAD"):
                 return HttpResponseNotAllowed(["GET", "HEAD"])
             return liveness_response()
+        return self.get_response(request)
+
+
+class RequestSizeLimitMiddleware:
+    """Answer 413 to a request whose declared body is larger than ``REQUEST_MAX_BYTES`` before
+    anything reads it: Django's own limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``) leaves uploaded
+    files out, which it streams to disk whatever their size. JSON under ``/api/``, a page
+    elsewhere; the upload forms' own limits say the same for smaller files."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        limit = int(settings.REQUEST_MAX_BYTES)
+        if declared.isascii() and declared.isdigit() and int(declared) > limit:
+            if request.path_info.startswith("/api/"):
+                message = f"the request body is too large ({declared} bytes; the limit is {limit} bytes)"
+                return JsonResponse({"detail": message}, status=413)
+            return render(request, "413.html", {"size": int(declared), "limit": limit}, status=413)
         return self.get_response(request)
 
 

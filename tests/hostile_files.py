@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import io
+import random
 import zipfile
 
 DEPTH = 200_000
@@ -118,6 +119,77 @@ def lying_zip_bomb() -> bytes:
     info = archive.getinfo("xl/worksheets/sheet1.xml")
     # the central directory's entry: rewrite its uncompressed size field (zip64 keeps it in extra)
     return bytes(data).replace(info.file_size.to_bytes(8, "little"), (1000).to_bytes(8, "little"))
+
+
+def _sheet_rows(n_rows: int, columns: int = 8, seed: int = 7) -> bytes:
+    """A worksheet's XML of ``n_rows`` rows of numbers and short texts (compresses about 6x)."""
+    rng = random.Random(seed)
+    head = b'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+    rows = []
+    for r in range(1, n_rows + 1):
+        cells = "".join(
+            f'<c r="{chr(65 + c)}{r}" t="inlineStr"><is><t>{rng.randrange(10**9)}x{rng.randrange(10**6)}</t></is></c>'
+            for c in range(columns)
+        )
+        rows.append(f'<row r="{r}">{cells}</row>')
+    return head + "".join(rows).encode() + b"</sheetData></worksheet>"
+
+
+@functools.cache
+def wide_sheets_xlsx(sheets: int = 7, part_bytes: int = int(7.9 * 1024 * 1024)) -> bytes:
+    """Issue 36, finding 3: seven sheets of 7.9 MB of XML each, every part under the old 8 MB
+    limit and compressing about 6x (well under the ratio limit): the old checks passed it and
+    openpyxl's full load tied up a web process for 100 s and 350 MB. About 9.6 MB packed."""
+    rows = int(part_bytes / (len(_sheet_rows(1000)) / 1000))
+    sheet = _sheet_rows(rows)
+    while len(sheet) > part_bytes:  # row numbers grow longer further down
+        rows = int(rows * 0.99)
+        sheet = _sheet_rows(rows)
+    return _workbook_with_sheets([sheet] * sheets)
+
+
+def tall_sheet_xlsx(rows: int = 5000) -> bytes:
+    """One small part (under 1 MB) with thousands of rows: refused by the streamed row count."""
+    return _workbook_with_sheets([_sheet_rows(rows, columns=2)])
+
+
+def many_sheets_xlsx(sheets: int = 300) -> bytes:
+    return _workbook_with_sheets([plain_sheet_xml()] * sheets)
+
+
+def _workbook_with_sheets(sheet_parts: list[bytes]) -> bytes:
+    """The plain workbook with these worksheets instead of its own (the workbook part names them)."""
+    source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
+    out = io.BytesIO()
+    sheets = "".join(
+        f'<sheet name="S{n}" sheetId="{n}" r:id="rId{100 + n}"/>' for n in range(1, len(sheet_parts) + 1)
+    )
+    rels = "".join(
+        f'<Relationship Id="rId{100 + n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{n}.xml"/>'
+        for n in range(1, len(sheet_parts) + 1)
+    )
+    workbook = (
+        '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+        + sheets
+        + "</sheets></workbook>"
+    ).encode()
+    workbook_rels = (
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        + rels
+        + "</Relationships>"
+    ).encode()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            if info.filename.startswith("xl/worksheets/"):
+                continue
+            data = {"xl/workbook.xml": workbook, "xl/_rels/workbook.xml.rels": workbook_rels}.get(
+                info.filename
+            )
+            target.writestr(info.filename, data if data is not None else source.read(info.filename))
+        for n, part in enumerate(sheet_parts, start=1):
+            target.writestr(f"xl/worksheets/sheet{n}.xml", part)
+    return out.getvalue()
 
 
 XXE_DOCTYPE = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'

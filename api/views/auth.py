@@ -4,12 +4,15 @@ refused either way: nothing the API serves is blind."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja.security import HttpBearer, SessionAuth
 
 from api.models import ApiToken
 from api.services.tokens import TokenRefused, token_authenticate
-from core.accounts.roles import is_admin_or_researcher
+from core.accounts.roles import is_admin_or_researcher, researcher_required
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -31,7 +34,14 @@ class TokenAuth(HttpBearer):
 
 
 class StaffSessionAuth(SessionAuth):
-    """Django's session (with its CSRF check on writes), for admins and researchers only."""
+    """Django's session (with its CSRF check on writes), for admins and researchers only.
+    Without a logged-in session it does not apply at all: an anonymous call, a POST included,
+    answers 401 "authentication required" rather than a CSRF refusal."""
+
+    def __call__(self, request: HttpRequest):
+        if not request.user.is_authenticated:
+            return None
+        return super().__call__(request)
 
     def authenticate(self, request: HttpRequest, key: str | None):
         user = super().authenticate(request, key)
@@ -52,3 +62,22 @@ def token_study_id(request: HttpRequest) -> int | None:
     """The one study a token is limited to, if any (a session sees every study)."""
     auth = request.auth  # type: ignore[attr-defined]
     return auth.study_id if isinstance(auth, ApiToken) else None
+
+
+def docs_access(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The OpenAPI schema and the docs page: with ``Authorization: Bearer tlm_...`` a live
+    token (read scope is enough) opens them, a bad one answers 401/403 JSON; without the
+    header, the logged-in admin's or researcher's session (else the login page)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.headers.get("Authorization"):
+            try:
+                if TokenAuth()(request) is None:
+                    raise TokenRefused(401, "authentication required: send 'Authorization: Bearer tlm_...'")
+            except TokenRefused as exc:
+                return JsonResponse({"detail": exc.message}, status=exc.status)
+            return view(request, *args, **kwargs)
+        return researcher_required(view)(request, *args, **kwargs)
+
+    return wrapped

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -10,13 +11,20 @@ from django.views.decorators.http import require_POST
 
 from api.forms import TokenForm
 from api.selectors import tokens_of
-from api.services.tokens import token_create, token_revoke
+from api.services.tokens import TokenLimit, token_create, token_revoke
 from core.accounts.roles import researcher_required
 
 
 def _page(request: HttpRequest, form: TokenForm, *, plain: str = "", status: int = 200) -> HttpResponse:
     tokens = tokens_of(user=request.user)
-    context = {"form": form, "tokens": tokens, "plain": plain}
+    context = {
+        "form": form,
+        "tokens": tokens,
+        "plain": plain,
+        "live": sum(1 for token in tokens if token.is_live),
+        "limit": settings.API_TOKENS_PER_USER,
+        "rate": settings.API_RATE_LIMIT_PER_MINUTE,
+    }
     response = render(request, "api/tokens.html", context, status=status)
     response["Cache-Control"] = "no-store"  # the new token is on this page once
     return response
@@ -30,9 +38,13 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _page(request, form, status=400)
     data = form.cleaned_data
-    new = token_create(
-        user=request.user, name=data["name"], scope=data["scope"], days=data["days"], study=data["study"]
-    )
+    try:
+        new = token_create(
+            user=request.user, name=data["name"], scope=data["scope"], days=data["days"], study=data["study"]
+        )
+    except TokenLimit as exc:
+        form.add_error(None, exc.message)
+        return _page(request, form, status=400)
     messages.success(request, _("Token made. Copy it now: it is not shown again."))
     return _page(request, TokenForm(), plain=new.plain)
 

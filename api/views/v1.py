@@ -7,19 +7,20 @@ from __future__ import annotations
 
 from itertools import islice
 
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
-from ninja import NinjaAPI, Query, Schema
+from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import AuthenticationError
 
 from api import selectors
 from api.jsonable import jsonable
 from api.services.tokens import TokenRefused
-from api.views.auth import StaffSessionAuth, TokenAuth, token_study_id
+from api.views.auth import StaffSessionAuth, TokenAuth, docs_access, token_study_id
+from api.views.throttles import PersonRateThrottle
 from calibration.selectors.agreement import agreement_groups, agreement_responses
 from calibration.selectors.consistency import consistency_table
 from calibration.selectors.responses import ResponseFilters, study_responses_list
-from core.accounts.roles import researcher_required
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_cached_get
 from research.significance import MARKS_BOTH, MARKS_PAPER
@@ -34,7 +35,8 @@ api = NinjaAPI(
     ),
     urls_namespace="api-v1",
     auth=[TokenAuth(), StaffSessionAuth(csrf=True)],
-    docs_decorator=researcher_required,
+    throttle=[PersonRateThrottle()],
+    docs_decorator=docs_access,
 )
 
 # what /studies/{id}/tables/{name} serves: the research page's tables, by their attribute
@@ -43,11 +45,20 @@ TABLES = (
     "diversity", "cost", "run_costs", "consistency", "records",
 )  # fmt: skip
 MAX_ROWS = 100_000
+MAX_OFFSET = 10**12  # far beyond any study's rows, far below what islice and the database take
 
 
 @api.exception_handler(TokenRefused)
 def _refused(request: HttpRequest, exc: TokenRefused) -> JsonResponse:
     return JsonResponse({"detail": exc.message}, status=exc.status)
+
+
+@api.exception_handler(SuspiciousOperation)
+def _refused_request(request: HttpRequest, exc: SuspiciousOperation) -> JsonResponse:
+    """Too many query or form fields, a body over the upload limit: a JSON answer, no page."""
+    if isinstance(exc, RequestDataTooBig):
+        return JsonResponse({"detail": "the request body is too large"}, status=413)
+    return JsonResponse({"detail": f"the request was refused: {exc}"}, status=400)
 
 
 @api.exception_handler(AuthenticationError)
@@ -73,8 +84,8 @@ class ResultsQuery(Schema):
 
 
 class RowsQuery(Schema):
-    offset: int = 0
-    limit: int = 10_000
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
+    limit: int = Field(10_000, ge=0, le=MAX_ROWS)
 
 
 @api.get("/studies", summary="The studies the caller may read")
@@ -202,9 +213,8 @@ def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]
 )
 def items(request: HttpRequest, study_id: int, q: Query[RowsQuery]) -> dict:
     study = study_for(request, study_id)
-    offset, limit = max(q.offset, 0), min(max(q.limit, 0), MAX_ROWS)
-    rows = islice(item_rows_iter(study=study), offset, offset + limit)
-    return {"columns": list(ITEM_HEADER), "offset": offset, "rows": [jsonable(list(r)) for r in rows]}
+    rows = islice(item_rows_iter(study=study), q.offset, q.offset + q.limit)
+    return {"columns": list(ITEM_HEADER), "offset": q.offset, "rows": [jsonable(list(r)) for r in rows]}
 
 
 @api.get("/studies/{study_id}/sheets", summary="Every sheet of the study with its item-level scores")

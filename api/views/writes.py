@@ -5,14 +5,14 @@ admins only)."""
 from __future__ import annotations
 
 from django.http import FileResponse, Http404, HttpRequest
-from django.shortcuts import get_object_or_404
 from ninja import Field, Schema, Status
 
 from api.views.auth import caller, token_study_id
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
-from research.models import ExportJob
-from research.services.exports import KIND_RESULTS, KIND_WORKBOOKS, KINDS, export_job_create
+from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
+from research.selectors.exports import export_job_visible
+from research.services.exports import export_job_create
 from research.significance import MARKS_BOTH, MARKS_PAPER
 
 
@@ -27,8 +27,8 @@ class ExportIn(Schema):
 
 
 def _job(request: HttpRequest, job_id: int) -> ExportJob:
-    job = get_object_or_404(ExportJob, pk=job_id, kind__in=KINDS)
-    if job.kind == KIND_WORKBOOKS and not is_admin(caller(request)):
+    job = export_job_visible(job_id=job_id, user=caller(request))  # another researcher's: not found
+    if job is None:
         raise Http404
     limited = token_study_id(request)
     if limited is not None and (job.params or {}).get("study_id") != limited:

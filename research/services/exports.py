@@ -27,7 +27,13 @@ from django.utils import timezone
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
-from research.models import STORAGE_ERROR_PREFIX, ExportJob
+from research.models import (
+    KIND_RESULTS,
+    KINDS,
+    LONG_KINDS,
+    STORAGE_ERROR_PREFIX,
+    ExportJob,
+)
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
 from research.selectors.research import results_cached_get
@@ -38,11 +44,6 @@ from studies.models import Condition, Study
 
 log = logging.getLogger(__name__)
 
-KIND_RESULTS = "results"
-KIND_WORKBOOKS = "workbooks"
-# the long tables for analysts: item-level scores and generation turns, CSV or xlsx
-LONG_KINDS = ("items_csv", "items_xlsx", "turns_csv", "turns_xlsx")
-KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS)
 PROGRESS_EVERY = 200
 EXPORT_TASK = "research.tasks.export_job_run_task"  # sent by name: services never import tasks
 

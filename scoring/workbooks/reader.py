@@ -20,7 +20,7 @@ from scoring.entries import EntryError, entries_from_changes
 from studies.rubric import RubricError, load_rubric, sheet_totals
 
 from .layout import FORMAT, sheet_layout
-from .safety import WorkbookRefused, worksheet_size_check
+from .safety import WorkbookRefused
 from .vocab import category_from_cell, classification_value, invalid_from_cell
 from .writer import INSTRUCTIONS, LISTS, META
 
@@ -66,7 +66,6 @@ def meta_read(wb) -> WorkbookMeta:
             _("This is not an offline scoring workbook from this platform (its signature sheet is missing).")
         )
     ws = wb[META]
-    worksheet_size_check(ws)
     values: dict[str, str] = {}
     sheets: list[tuple[str, int]] = []
     for key, value in ws.iter_rows(min_row=1, max_col=2, values_only=True):
@@ -125,12 +124,7 @@ def structure_problems(wb, meta: WorkbookMeta) -> list[Problem]:
     lay = sheet_layout(meta.rubric, meta.lang)
     problems: list[Problem] = []
     for code in meta.blind_codes:
-        ws = wb[code]
-        try:
-            worksheet_size_check(ws)
-        except WorkbookRefused as exc:
-            problems.append(Problem(code, "", exc.message))
-            continue
+        ws = wb[code]  # its size was checked before the workbook was loaded (safety.workbook_file_check)
         if str(ws[lay.slot("blind")].value or "") != code:
             problems.append(
                 Problem(code, lay.slot("blind"), _("The response code of this sheet was changed."))

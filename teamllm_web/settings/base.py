@@ -76,6 +76,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # before any view reads a body (CSRF's check reads the form in process_view, after every
+    # middleware's call): 413 for a request larger than REQUEST_MAX_BYTES
+    "teamllm_web.middleware.RequestSizeLimitMiddleware",
     "teamllm_web.middleware.LoginRequiredEverywhereMiddleware",
     "teamllm_web.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -241,11 +244,16 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 # Exports (and their files) are deleted this many days after they finished; 0 keeps them.
 EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)
-# requests per personal access token and clock minute on /api/v1/ (Django's cache counts them); 0: no limit
+# requests per person (all their tokens and their browser session together) and minute on
+# /api/v1/ (django-ninja's throttling, counted in Django's cache); 0: no limit
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=120)
+# live (unrevoked, unexpired) API tokens one person may hold
+API_TOKENS_PER_USER = env.int("API_TOKENS_PER_USER", default=5)
 # Uploaded workbooks are read from memory up to this size and refused above it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("UPLOAD_MAX_BYTES", default=20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Any request's whole body, an upload with its form fields and multipart framing (413 above it).
+REQUEST_MAX_BYTES = DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024
 
 SESSION_COOKIE_AGE = 60 * 60 * 12
 # Sessions in the database, read through the cache (Redis in production; a session not in

@@ -28,8 +28,11 @@ def _no_store(response) -> bool:
 def test_export_downloads_are_not_cached(demo, client, settings, tmp_path, kind):
     settings.MEDIA_ROOT = tmp_path
     study = Response.objects.get(research_id="A05_FS10").study
-    job = export_job_run(job_id=ExportJob.objects.create(kind=kind, params={"study_id": study.pk}).pk)
-    client.force_login(UserFactory(username="res-h", role=RESEARCHER))
+    owner = UserFactory(username="res-h", role=RESEARCHER)
+    job = export_job_run(
+        job_id=ExportJob.objects.create(kind=kind, params={"study_id": study.pk}, created_by=owner).pk
+    )
+    client.force_login(owner)
     download = client.get(f"/research/exports/{job.pk}/download")
     assert download.status_code == 200 and _no_store(download)
     b"".join(download.streaming_content)

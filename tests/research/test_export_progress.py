@@ -47,9 +47,16 @@ def test_workbook_tells_every_step_in_order_ending_at_the_total(scored, tmp_path
 
 @pytest.mark.django_db
 def test_the_job_fragment_shows_the_step(client):
-    client.force_login(UserFactory(username="res-p", role=RESEARCHER))
+    researcher = UserFactory(username="res-p", role=RESEARCHER)
+    client.force_login(researcher)
     job = ExportJob.objects.create(
-        kind="results", params={}, status="running", progress=3, total=9, step="Table 1 (A)"
+        kind="results",
+        params={},
+        status="running",
+        progress=3,
+        total=9,
+        step="Table 1 (A)",
+        created_by=researcher,
     )
     page = client.get(f"/research/exports/{job.pk}/").content.decode()
     assert "3 / 9 — Table 1 (A)" in page and "pct-33" in page

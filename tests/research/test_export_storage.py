@@ -30,14 +30,15 @@ def test_an_export_is_saved_to_the_storage_and_streamed_from_it(demo, client, se
     settings.MEDIA_ROOT = tmp_path / "media"  # a local folder nobody should write to
     settings.STORAGES = IN_MEMORY  # a storage that is not this host's disk (as S3 would be)
     study = Response.objects.get(research_id="A05_FS10").study
-    job = ExportJob.objects.create(kind="results", params={"study_id": study.pk})
+    owner = UserFactory(username="res-s", role=RESEARCHER)
+    job = ExportJob.objects.create(kind="results", params={"study_id": study.pk}, created_by=owner)
 
     done = export_job_run(job_id=job.pk)
 
     assert done.status == "done" and done.file.name == f"exports/{job.pk}/results_CGPST_demo.xlsx"
     assert default_storage.exists(done.file.name)
     assert not (tmp_path / "media").exists()  # nothing on the local disk
-    client.force_login(UserFactory(username="res-s", role=RESEARCHER))
+    client.force_login(owner)
     download = client.get(f"/research/exports/{job.pk}/download")
     assert download.status_code == 200
     body = b"".join(download.streaming_content)
@@ -49,6 +50,8 @@ def test_an_export_is_saved_to_the_storage_and_streamed_from_it(demo, client, se
     assert export_job_run(job_id=job.pk).finished_at == done.finished_at  # a redelivery: left alone
     default_storage.delete(done.file.name)
     client.force_login(UserFactory(username="res-t", role=RESEARCHER))
+    assert client.get(f"/research/exports/{job.pk}/download").status_code == 404  # another researcher's
+    client.force_login(owner)
     assert client.get(f"/research/exports/{job.pk}/download").status_code == 404  # gone from the storage
     rebuilt = export_job_run(job_id=job.pk)  # a redelivery of a job whose file is gone rebuilds it
     assert rebuilt.status == "done" and default_storage.exists(rebuilt.file.name)
@@ -175,15 +178,20 @@ UNREACHABLE = {
 @pytest.mark.django_db
 def test_an_unreachable_storage_fails_the_export_with_a_clear_message(demo, client, settings):
     settings.STORAGES = UNREACHABLE
-    job = ExportJob.objects.create(kind="results", params={"study_id": Study.objects.get().pk})
+    owner = UserFactory(username="res-u", role=RESEARCHER)
+    job = ExportJob.objects.create(
+        kind="results", params={"study_id": Study.objects.get().pk}, created_by=owner
+    )
     failed = export_job_run(job_id=job.pk)
     assert failed.status == "failed" and failed.storage_failed and not failed.file
     assert "Could not connect" in failed.error
-    client.force_login(UserFactory(username="res-u", role=RESEARCHER))
+    client.force_login(owner)
     card = client.get(f"/research/exports/{job.pk}/").content.decode()
     assert "the file storage cannot be reached" in card and "Nothing is lost" in card
 
-    other = ExportJob.objects.create(kind="results", params={"study_id": Study.objects.get().pk})
+    other = ExportJob.objects.create(
+        kind="results", params={"study_id": Study.objects.get().pk}, created_by=owner
+    )
     other.file.name = "exports/x/results.xlsx"  # built earlier; the storage has gone away since
     ExportJob.objects.filter(pk=other.pk).update(status="done", file=other.file.name, file_name="r.xlsx")
     download = client.get(f"/research/exports/{other.pk}/download")

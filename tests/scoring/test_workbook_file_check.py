@@ -116,3 +116,71 @@ def test_unreadable_workbook_is_a_message_not_a_crash(workbook):
 
 def test_the_exported_workbook_itself_passes(workbook):
     workbook_file_check(workbook[1], max_bytes=LIMIT)
+
+
+# --- issue 36, finding 3: bounded before parsing ----------------------------------------------
+
+
+def _never_loaded(monkeypatch):
+    """Fail the test if openpyxl's full load is reached: the refusal must come before it."""
+    import scoring.services.workbooks as service
+
+    def refuse(data):
+        raise AssertionError("openpyxl was asked to load a workbook the pre-parse check should refuse")
+
+    monkeypatch.setattr(service, "_load", refuse)
+
+
+@pytest.mark.django_db
+def test_the_issues_workbook_is_refused_from_the_upload_page_before_any_load(client, demo, monkeypatch):
+    """Seven sheets of 7.9 MB of XML, every part under the old 8 MB limit, compressing about
+    5x: the old checks passed it and openpyxl's load took 100 s and 350 MB. Now the zip's
+    directory refuses it (a worksheet part over 2 MB); bench/hostile_upload.py measures it."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.hostile_files import wide_sheets_xlsx
+
+    data = wide_sheets_xlsx()
+    parts = [i for i in zipfile.ZipFile(io.BytesIO(data)).infolist() if "worksheets/" in i.filename]
+    assert len(parts) == 7 and all(7 * 2**20 < i.file_size < 8 * 2**20 for i in parts)  # as found
+    _never_loaded(monkeypatch)
+    client.login(username="rater1", password="demo-pass-2026")
+    reply = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("FS10.xlsx", data)})
+    assert reply.status_code == 400
+    assert "A part of the workbook is too large (xl/worksheets/sheet1.xml)." in reply.content.decode()
+    assert not ScoreSheet.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        ("tall_sheet_xlsx", "Sheet S1 is far larger than this kind of file holds"),  # named as Excel shows it
+        ("many_sheets_xlsx", "The workbook has 300 sheets; at most 256 are accepted."),
+    ],
+)
+def test_rows_and_sheets_are_counted_before_any_load(make, expected):
+    """Under every size limit, but more rows or sheets than a scoring workbook has: counted
+    by streaming the XML, a row at a time."""
+    from tests import hostile_files
+
+    assert expected in _refusal(getattr(hostile_files, make)())
+
+
+def test_a_sheet_whose_real_size_lies_about_the_directory_is_stopped_while_streamed():
+    from tests.hostile_files import _sheet_rows, _workbook_with_sheets
+
+    big = _sheet_rows(20_000, columns=1)  # several MB of XML
+    data = bytearray(_workbook_with_sheets([big]))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("xl/worksheets/sheet1.xml")
+    # the central directory and local header claim 1 KB (a lying archive)
+    lied = bytes(data).replace(info.file_size.to_bytes(4, "little"), (1024).to_bytes(4, "little"))
+    message = _refusal(lied)
+    assert "too large" in message or "far larger" in message or "damaged" in message
+
+
+def test_the_workbooks_limits_hold_a_large_real_group(workbook):
+    """A workbook of 200 response sheets (the paper's study ten times over) passes."""
+    from tests.hostile_files import _workbook_with_sheets
+
+    sheet = zipfile.ZipFile(io.BytesIO(workbook[1])).read("xl/worksheets/sheet2.xml")
+    workbook_file_check(_workbook_with_sheets([sheet] * 203), max_bytes=LIMIT)

@@ -159,7 +159,10 @@ def test_sheet_changed_on_the_web_after_download_is_refused(setup):
         (lambda wb, code: wb["Meta"].__setitem__("B6", "0" * 64), "signature does not match"),
         (lambda wb, code: wb["Meta"].__setitem__("B2", "H02"), "not exported for your account"),
         (lambda wb, code: wb.create_sheet("Extra"), "does not belong"),
-        (lambda wb, code: wb[code].cell(row=3000, column=2, value="x"), "far larger than a scoring sheet"),
+        (
+            lambda wb, code: wb[code].cell(row=3000, column=2, value="x"),
+            "is far larger than this kind of file holds",
+        ),
     ],
 )
 def test_tampered_workbook_is_refused(setup, tamper, expected):

@@ -1,0 +1,240 @@
+"""Refuse a hostile .xlsx file before openpyxl loads any of it (pure: no database).
+
+An .xlsx file is a zip of XML parts. Everything is checked from the zip's directory and a
+streamed, bounded read of each part, never by trusting the parser:
+
+- not a zip / not an .xlsx (no workbook part) / too large a file;
+- zip bombs: too many members, too much uncompressed data in total or per part (declared
+  and actual), suspicious compression ratios;
+- macros (``vbaProject.bin``, macro-enabled content types, ActiveX), external links and
+  embedded objects;
+- XML with a DOCTYPE or entity declarations (entity expansion, external entities);
+- the size of what openpyxl would build: the number of worksheets, and each worksheet's
+  rows, columns and cells, counted by streaming its XML (``defusedxml``'s iterparse, one
+  row at a time) before any full load. A workbook of seven 8 MB sheets is refused at the
+  first row past the limit, in a fraction of a second and without memory growth; an
+  accepted one loads in bounded time and memory (``bench/hostile_upload.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring, iterparse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+_FORBIDDEN_PARTS = (
+    ("vbaproject", gettext_lazy("macros")),
+    ("xl/externallinks/", gettext_lazy("external links")),
+    ("xl/activex/", gettext_lazy("ActiveX controls")),
+    ("xl/embeddings/", gettext_lazy("embedded objects")),
+    ("xl/macrosheets/", gettext_lazy("macro sheets")),
+    ("xl/dialogsheets/", gettext_lazy("dialog sheets")),
+)
+_SHEET_PART = re.compile(r"xl/worksheets/[^/]+\.xml", re.I)
+_CELL_REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})$")
+RATIO_FLOOR = 1024 * 1024  # small parts may compress extremely well
+MAX_RATIO = 120  # well-formed xlsx XML compresses about 5-30x
+_DAMAGED = (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError)
+
+
+@dataclass(frozen=True)
+class XlsxLimits:
+    """What a kind of upload may hold; the defaults fit neither kind: each caller sets them."""
+
+    max_bytes: int  # the file itself
+    max_total: int  # every part, uncompressed
+    max_part: int  # any part but a worksheet, uncompressed (shared strings, styles, ...)
+    max_sheet_part: int  # one worksheet's XML, uncompressed
+    max_sheets: int
+    max_rows: int  # per worksheet
+    max_columns: int  # per worksheet
+    max_cells: int  # every worksheet together
+    max_members: int = 400
+
+
+class XlsxRefused(Exception):
+    """The file is not a workbook we accept; ``message`` says why, for the user."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _column_number(letters: str) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + ord(letter) - 64
+    return number
+
+
+def _too_large(name: str) -> XlsxRefused:
+    return XlsxRefused(_("A part of the workbook is too large (%(name)s).") % {"name": name})
+
+
+def _directory_check(archive: zipfile.ZipFile, limits: XlsxLimits) -> list[zipfile.ZipInfo]:
+    """The members, refused on what the zip's directory says about them."""
+    infos = archive.infolist()
+    if len(infos) > limits.max_members:
+        raise XlsxRefused(_("The archive has too many parts (%(n)s) for this workbook.") % {"n": len(infos)})
+    total, names = 0, set()
+    for info in infos:
+        name = info.filename.lower()
+        names.add(name)
+        for marker, what in _FORBIDDEN_PARTS:
+            if marker in name:
+                raise XlsxRefused(
+                    _(
+                        "The workbook contains %(what)s, which are not accepted. Save it as a plain .xlsx workbook."
+                    )
+                    % {"what": what}
+                )
+        part_limit = limits.max_sheet_part if _SHEET_PART.fullmatch(name) else limits.max_part
+        if info.file_size > part_limit:
+            raise _too_large(info.filename)
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise XlsxRefused(_("The archive is compressed suspiciously well (a zip bomb?)."))
+        total += info.file_size
+        if total > limits.max_total:
+            raise XlsxRefused(_("The workbook unpacks to too much data (a zip bomb?)."))
+    if "xl/workbook.xml" not in names or "[content_types].xml" not in names:
+        raise XlsxRefused(_("This is not an Excel workbook (.xlsx): the workbook part is missing."))
+    sheets = sum(1 for name in names if _SHEET_PART.fullmatch(name))
+    if sheets > limits.max_sheets:
+        raise XlsxRefused(
+            _("The workbook has %(n)s sheets; at most %(limit)s are accepted.")
+            % {"n": sheets, "limit": limits.max_sheets}
+        )
+    return infos
+
+
+def _part_check(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> None:
+    """A non-sheet XML part read in a bounded way: its real size (a lying directory), and no
+    DOCTYPE or entity declaration."""
+    with archive.open(info) as part:
+        blob = part.read(limit + 1)
+    if len(blob) > limit:
+        raise _too_large(info.filename)
+    head = blob.upper()
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise XlsxRefused(_("The workbook contains XML declarations that are not accepted."))
+    if info.filename == "[Content_Types].xml" and b"MACROENABLED" in head:
+        raise XlsxRefused(_("Macro-enabled workbooks (.xlsm) are not accepted. Save it as .xlsx."))
+
+
+class _Bounded(io.RawIOBase):
+    """A part's stream that refuses to give more than ``limit`` bytes (a lying directory)."""
+
+    def __init__(self, stream, limit: int, name: str):
+        self.stream, self.left, self.name = stream, limit, name
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.stream.read(min(len(buffer), self.left + 1))
+        if len(data) > self.left:
+            raise _too_large(self.name)
+        self.left -= len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _sheet_titles(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Worksheet part -> the sheet's name as Excel shows it (the workbook part and its
+    relationships, both small and already checked); empty when they cannot be read."""
+    try:
+        workbook = fromstring(archive.read("xl/workbook.xml"), forbid_dtd=True)
+        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
+    except (KeyError, SyntaxError, DefusedXmlException, *_DAMAGED):
+        return {}
+    targets = {rel.get("Id"): (rel.get("Target") or "").lstrip("/").removeprefix("xl/") for rel in rels}
+    titles = {}
+    for sheet in workbook.iter():
+        if sheet.tag.rsplit("}", 1)[-1] == "sheet":
+            rid = next((value for key, value in sheet.attrib.items() if key.endswith("}id")), None)
+            if rid in targets:
+                titles[f"xl/{targets[rid]}".lower()] = sheet.get("name") or ""
+    return titles
+
+
+def _sheet_check(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: XlsxLimits, cells: int, title: str
+) -> int:
+    """Stream one worksheet's XML, a row at a time: refused at the first row, column or cell
+    past the limits. Returns the cells counted so far (all sheets)."""
+    rows = 0
+    with archive.open(info) as raw:
+        stream = io.BufferedReader(_Bounded(raw, limits.max_sheet_part, info.filename))
+        for _event, element in iterparse(stream, events=("end",), forbid_dtd=True):
+            tag = element.tag.rsplit("}", 1)[-1]
+            if tag == "c":
+                cells += 1
+                found = _CELL_REF.match(element.get("r") or "")
+                column = _column_number(found[1]) if found else 0
+                if column > limits.max_columns or (found and int(found[2]) > limits.max_rows):
+                    raise _sheet_too_large(title, limits)
+                if cells > limits.max_cells:
+                    raise XlsxRefused(
+                        _("The workbook has more than %(n)s cells: far more than this kind of file holds.")
+                        % {"n": limits.max_cells}
+                    )
+            elif tag == "row":
+                rows += 1
+                number = element.get("r") or ""
+                if rows > limits.max_rows or (number.isdigit() and int(number) > limits.max_rows):
+                    raise _sheet_too_large(title, limits)
+                element.clear()  # the row's cells are counted: keep memory flat
+    return cells
+
+
+def _sheet_too_large(title: str, limits: XlsxLimits) -> XlsxRefused:
+    return XlsxRefused(
+        _(
+            "Sheet %(sheet)s is far larger than this kind of file holds (more than %(rows)s rows or %(cols)s columns)."
+        )
+        % {"sheet": title, "rows": limits.max_rows, "cols": limits.max_columns}
+    )
+
+
+def xlsx_check(data: bytes, limits: XlsxLimits) -> None:
+    """Raise :class:`XlsxRefused` unless ``data`` is a plain .xlsx file within ``limits``."""
+    if len(data) > limits.max_bytes:
+        raise XlsxRefused(
+            _("The file is too large (%(size)s bytes; the limit is %(limit)s bytes).")
+            % {"size": len(data), "limit": limits.max_bytes}
+        )
+    if not data or not zipfile.is_zipfile(io.BytesIO(data)):
+        raise XlsxRefused(_("This is not an Excel workbook (.xlsx): the file is not a zip archive."))
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = _directory_check(archive, limits)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+        raise XlsxRefused(_("This is not a readable Excel workbook (.xlsx).")) from exc
+    cells = 0
+    titles = _sheet_titles(archive)
+    for info in infos:
+        if not info.filename.lower().endswith((".xml", ".rels", ".vml")):
+            continue
+        try:
+            if _SHEET_PART.fullmatch(info.filename.lower()):
+                title = titles.get(info.filename.lower()) or info.filename.rsplit("/", 1)[-1].removesuffix(
+                    ".xml"
+                )
+                cells = _sheet_check(archive, info, limits, cells, title)
+            else:
+                _part_check(archive, info, limits.max_part)
+        except XlsxRefused:
+            raise
+        except DefusedXmlException as exc:
+            raise XlsxRefused(_("The workbook contains XML declarations that are not accepted.")) from exc
+        except SyntaxError as exc:  # ParseError: not well-formed XML
+            raise XlsxRefused(_("The archive is damaged (%(name)s).") % {"name": info.filename}) from exc
+        except _DAMAGED as exc:
+            raise XlsxRefused(_("The archive is damaged (%(name)s).") % {"name": info.filename}) from exc

@@ -1,0 +1,77 @@
+"""Issue 36, finding 10: who reaches what on the API. An anonymous POST answers 401 JSON (it
+answered 403 "CSRF check failed"); the OpenAPI schema opens with a token (it redirected to
+the login page); an export job is seen by its owner and admins only (every researcher saw
+every job), on the research page and on the API."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from api.services.tokens import token_create
+from core.accounts.roles import RESEARCHER
+from research.models import ExportJob
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _user(name: str):
+    return get_user_model().objects.get(username=name)
+
+
+def _bearer(user, scope: str = "read") -> Client:
+    token = token_create(user=user, name="t", scope=scope, days=1)
+    return Client(HTTP_AUTHORIZATION=f"Bearer {token.plain}")
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/exports", "/api/v1/generation/batches", "/api/v1/studies/1/responses/import"]
+)
+def test_an_anonymous_post_is_401_json_not_a_csrf_refusal(demo, path):
+    client = Client(enforce_csrf_checks=True)
+    reply = client.post(path, json.dumps({"study": 1}), content_type="application/json")
+    assert reply.status_code == 401 and reply["Content-Type"].startswith("application/json")
+    assert "authentication required" in reply.json()["detail"]
+
+
+def test_a_logged_in_session_still_needs_its_csrf_token_to_write(demo):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(_user("researcher"))
+    reply = client.post(
+        "/api/v1/exports", json.dumps({"study": demo.study.pk}), content_type="application/json"
+    )
+    assert reply.status_code == 403 and not ExportJob.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/openapi.json", "/api/v1/docs"])
+def test_the_schema_and_docs_open_with_a_token(demo, path):
+    reply = _bearer(_user("researcher")).get(path)
+    assert reply.status_code == 200
+    if path.endswith(".json"):
+        assert "/api/v1/studies/{study_id}/items" in reply.json()["paths"]
+    bad = Client(HTTP_AUTHORIZATION="Bearer tlm_not-a-token").get(path)
+    assert bad.status_code == 401 and bad.json()["detail"] == "unknown token"
+    anonymous = Client().get(path)
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
+    rater = Client()
+    rater.force_login(_user("rater1"))
+    assert rater.get(path).status_code == 403
+
+
+def test_an_export_job_is_seen_by_its_owner_and_admins_only(demo):
+    owner, other = _user("researcher"), UserFactory(username="other-researcher", role=RESEARCHER)
+    job = ExportJob.objects.create(kind="results", created_by=owner, params={"study_id": demo.study.pk})
+    for user, seen in ((owner, True), (_user("admin"), True), (other, False)):
+        page = Client()
+        page.force_login(user)
+        assert (page.get(f"/research/exports/{job.pk}/").status_code == 200) is seen, user
+        assert page.get(f"/research/exports/{job.pk}/download").status_code == 404  # not done: none
+        api = _bearer(user)
+        assert (api.get(f"/api/v1/exports/{job.pk}").status_code == 200) is seen, user
+    hidden = Client()
+    hidden.force_login(other)
+    assert hidden.get(f"/research/exports/{job.pk}/").status_code == 404
