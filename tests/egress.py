@@ -28,7 +28,8 @@ class Recorder(ThreadingHTTPServer):
     """Records the path and headers of every request, then answers as told: a chat
     completion whose text is ``answer`` (``{auth}`` and ``{spaced}`` stand for the request's
     Authorization header as sent and spelled out with spaces), or ``status`` with ``body``
-    as the error text, or a 307 to ``location``, after ``delay`` seconds."""
+    as the error text, or a 307 to ``location``, after ``delay`` seconds; with ``drip``, the
+    answer's body a byte every ``drip`` seconds (each read well within any read timeout)."""
 
     daemon_threads = True
 
@@ -41,9 +42,11 @@ class Recorder(ThreadingHTTPServer):
         body: str = "",
         location: str = "",
         delay: float = 0.0,
+        drip: float = 0.0,
     ):
         super().__init__((host, 0), _Handler)
         self.answer, self.status, self.body, self.location, self.delay = answer, status, body, location, delay
+        self.drip = drip
         self.seen: list[dict[str, str]] = []
 
     @property
@@ -96,7 +99,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if not self.server.drip:
+            self.wfile.write(data)
+            return
+        for byte in data:
+            try:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                return
+            time.sleep(self.server.drip)
 
 
 class Closer:

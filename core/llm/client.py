@@ -148,18 +148,26 @@ def api_key_for(endpoint) -> str:
     return value
 
 
-_clients: dict[tuple[str, str, str, float], OpenAI] = {}
+_clients: dict[tuple[str, str, str, float, bool], OpenAI] = {}
 _clients_lock = threading.Lock()
 
 
-def client_for(endpoint, api_key: str) -> OpenAI:
+def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> OpenAI:
     """One SDK client (and connection pool) per endpoint configuration and process. Its HTTP
-    client checks every request against the operator's hosts (``egress_request_hook``) and
-    follows no redirect: a 3xx answer is an error the admin sees."""
-    from openai import DefaultHttpxClient, OpenAI  # lazy: see the module's docstring
+    client checks every request against the operator's hosts (``egress_request_hook``),
+    follows no redirect (a 3xx answer is an error the admin sees) and, with
+    ``whole_call_deadline``, ends a call that is not done within the endpoint's timeout
+    (``DeadlineTransport``)."""
+    from openai import (  # lazy: see the module's docstring
+        DEFAULT_CONNECTION_LIMITS,
+        DefaultHttpxClient,
+        OpenAI,
+    )
+
+    from core.llm.deadline import DeadlineTransport  # lazy too: it imports the SDK's HTTP library
 
     timeout = float(endpoint.timeout_seconds)
-    key = (endpoint.base_url, endpoint.api_key_env, api_key, timeout)
+    key = (endpoint.base_url, endpoint.api_key_env, api_key, timeout, whole_call_deadline)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
@@ -167,6 +175,10 @@ def client_for(endpoint, api_key: str) -> OpenAI:
                 timeout=timeout,
                 follow_redirects=False,
                 event_hooks={"request": [egress_request_hook(endpoint.api_key_env)]},
+                # the whole call within the endpoint's timeout, not only each read (core.llm.deadline)
+                transport=DeadlineTransport(timeout, limits=DEFAULT_CONNECTION_LIMITS)
+                if whole_call_deadline
+                else None,
             )
             client = OpenAI(
                 base_url=endpoint.base_url,
@@ -356,9 +368,13 @@ def chat_complete(
     max_attempts: int | None = None,
     before_attempt: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    whole_call_deadline: bool = False,
 ) -> Completion:
     """One chat completion, paced and with retries. ``before_attempt(n)`` runs before each
     attempt and between the slices of a long wait (the caller renews its heartbeat there).
+    ``whole_call_deadline``: the endpoint's timeout bounds each attempt as a whole, not only
+    each read (a web request waiting on it: *Test connection*; workers keep per-read timeouts,
+    as a streamed answer may take longer than its timeout in all).
 
     Before each attempt the call takes its turn in the endpoint's pacing (requests and
     tokens per minute, ``core.llm.pacing``). A retryable failure waits as long as the
@@ -372,7 +388,7 @@ def chat_complete(
         egress_check(endpoint.base_url, api_key_env=endpoint.api_key_env, resolve=False)
     except EgressRefused as exc:
         raise EgressNotAllowed(_egress_message(endpoint, exc), reason=str(exc), attempts=0) from None
-    client = client_for(endpoint, api_key)
+    client = client_for(endpoint, api_key, whole_call_deadline=whole_call_deadline)
     extra = dict(endpoint.extra_params or {})
     stream = bool(extra.pop("stream", False))
     # The endpoint's extra parameters (e.g. max_tokens, a provider's own options) go

@@ -213,6 +213,7 @@ def _connection_check(endpoint: ModelEndpoint) -> ConnectionCheck:
             messages=[{"role": "user", "content": TEST_PROMPT}],
             params=params,
             max_attempts=1,
+            whole_call_deadline=True,  # a web thread waits: a dripping server cannot hold it
         )
     except LLMError as exc:
         error, outcome, status = _failure(exc, timeout=probe.timeout_seconds)

@@ -277,6 +277,27 @@ def test_test_connection_keeps_its_time_cap_whatever_the_extra_parameters_say(ad
     assert "did not answer within 1 s" in html and len(slow.seen) == 1
 
 
+def test_test_connection_ends_a_dripping_answer_at_its_time_cap(admin, servers, monkeypatch):
+    """Found by the egress work: the cap counted each read, so a server sending its answer a
+    byte every 0.2 s (about 40 s for this body) held the page as long as it liked."""
+    monkeypatch.setattr(endpoint_services, "TEST_TIMEOUT_SECONDS", 1.0)
+    dripping = servers(drip=0.2)
+    endpoint = endpoint_at(dripping.base_url, "", timeout_seconds=120.0)
+    started = time.monotonic()
+    html = admin.post(reverse("generation:endpoint_test", args=[endpoint.pk])).content.decode()
+    assert time.monotonic() - started < 5  # the 1 s cap (at most twice it), not the body's 40 s
+    assert "did not answer within 1 s" in html and len(dripping.seen) == 1
+
+
+def test_a_workers_call_keeps_per_read_timeouts_for_a_long_streamed_answer(db, servers):
+    """Workers are not held to the whole-call deadline: an answer that keeps coming (a long
+    streamed generation) may take longer in all than the endpoint's timeout."""
+    dripping = servers(drip=0.01)  # about 2 s for the whole body, every read far under 1 s
+    endpoint = endpoint_at(dripping.base_url, "", timeout_seconds=1.0)
+    answer = chat_complete(endpoint=endpoint, messages=[{"role": "user", "content": "hi"}], params={})
+    assert answer.text == "Hello."
+
+
 def test_test_connection_never_shows_the_body_of_an_error_answer(admin, servers):
     internal = "INTERNAL: redis.conf requirepass hunter2hunter2"
     for status in (500, 404, 401):
