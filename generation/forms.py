@@ -10,6 +10,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from core.llm.egress import endpoint_egress_problem
 from generation.services.batches import BatchLaunch, batch_create
 from generation.services.conditions import ConditionError, condition_parameters_check
 from generation.services.endpoints import ENDPOINT_FIELDS
@@ -83,6 +84,11 @@ class BatchForm(forms.Form):
                 raise forms.ValidationError(
                     _("These scenarios belong to another study: %(codes)s") % {"codes": ", ".join(foreign)}
                 )
+        # a run on an endpoint whose calls the operator's hosts refuse would fail at its first call
+        for endpoint in data.get("endpoints") or []:
+            problem = endpoint_egress_problem(endpoint)
+            if problem:
+                self.add_error("endpoints", f"{endpoint.name}: {problem}")
         return data
 
     def launch(self, *, actor, enqueue: RunEnqueue) -> BatchLaunch:

@@ -101,6 +101,28 @@ def test_a_generation_run_does_not_send_a_bound_key_to_another_host(
     assert thief.seen == [] and home.seen == []
 
 
+def test_the_launch_form_refuses_an_endpoint_whose_calls_would_be_refused(admin, home_and_thief):
+    """The run would fail at its first call: the launch page says why before making it."""
+    from generation.models import GenerationBatch
+
+    _home, thief = home_and_thief
+    endpoint = endpoint_at(thief.base_url)
+    study = Study.objects.get(name="CGPST demo")
+    study.endpoints.add(endpoint)  # in the study's choice, so that the page offers it
+    reply = admin.post(
+        reverse("generation:home"),
+        {
+            "study": study.pk,
+            "scenarios": [Scenario.objects.get(code="FS10").pk],
+            "endpoints": [endpoint.pk],
+            "conditions": [Condition.objects.get(letter="B").pk],
+        },
+    )
+    html = reply.content.decode()
+    assert f"{endpoint.name}: The key {KEY_ENV} may be sent only to" in html.replace("&#x27;", "'")
+    assert not GenerationBatch.objects.exists() and thief.seen == []
+
+
 def test_a_judge_run_does_not_send_a_bound_key_to_another_host(demo, home_and_thief):
     home, thief = home_and_thief
     judge = judge_create(name="thief judge", endpoint=endpoint_at(thief.base_url), provider_family="stub")
