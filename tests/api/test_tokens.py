@@ -197,3 +197,21 @@ def test_a_token_limited_to_a_study_finds_no_other(demo):
     assert _get(limited.plain, f"/api/v1/studies/{demo_study.pk}/scenarios").status_code == 200
     for path in ("scenarios", "responses", "sheets", "items", "agreement", "tables/table1"):
         assert _get(limited.plain, f"/api/v1/studies/{other.pk}/{path}").status_code == 404
+
+
+def test_the_api_answers_with_its_cache_away(demo, settings):
+    """The rate limit lives in Django's cache: with Redis away every API request answered 500
+    (issue 37, finding 3). The limit now degrades open: the request is served."""
+    from django.core.cache import caches
+
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "teamllm_web.cache.ResilientRedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
+        }
+    }
+    caches.close_all()
+    token = token_create(user=_user("researcher"), name="x", scope="read", days=1)
+    assert [_get(token.plain).status_code for _ in range(3)] == [200, 200, 200]
+    assert _get("tlm_unknown").status_code == 401  # a refusal's audit-once-a-minute key: no 500 either
