@@ -12,6 +12,7 @@ from django.urls import reverse
 from generation.models import PreferenceProfile
 from scoring.models import Assignment
 from studies.blind_text import (
+    CONDITION,
     MODEL,
     ROLE,
     STRATEGY,
@@ -33,6 +34,9 @@ TERMS = [
     BlindTerm("Environmentalist", ROLE),
     BlindTerm("Creative Professional", ROLE),
     BlindTerm("Debater A", ROLE),
+    BlindTerm("Implementer", ROLE),
+    BlindTerm("single", CONDITION),
+    BlindTerm("Single model", CONDITION),
     BlindTerm("主持人", ROLE),
     BlindTerm("TeamLLM", STRATEGY),
     BlindTerm("Multi-Agent Debate", STRATEGY),
@@ -62,6 +66,13 @@ def names(text: str) -> list[str]:
         ("Debater A argues for sieves.", ["Debater A"]),
         ("作为主持人，我认为", ["主持人"]),
         ("In this Multi-Agent Debate we agreed", ["Multi-Agent Debate"]),
+        # a role the model is told to be: where the text names itself by it
+        ("As the Implementer, I turn ideas into steps.", ["Implementer"]),
+        ("I am the implementer here.", ["implementer"]),
+        # a condition or strategy of plain words: only as a tag or a speaker label
+        ("[single] 1. Plastic", ["single"]),
+        ("Single: eight solutions follow", ["Single"]),
+        ("(Reply · Single model) 1. Plastic", ["Single model"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -78,6 +89,10 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "The team's environmentalist groups protest.",
         "Debater Alpha and gpt-4oz are not names of the study.",
         "Plants: more of them",
+        "The implementer of the plan reports; as the implementer of this plan, the council acts.",
+        "A single plan: as a single, unified team we walk in single file.",
+        "Single model approaches fail where a single model of the city is used.",
+        "I am single-minded about it.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
