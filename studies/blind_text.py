@@ -9,13 +9,19 @@ or ends inside a word):
 - a **distinctive** term (it has a digit, a capital inside a word as in "TeamLLM" or
   "LLM Discussion", or letters that are not Latin, as a Chinese name), a **model**'s name and
   a word the admin adds when redacting match anywhere;
-- a term of **plain words** ("Plant", "Moderator", "Creative Professional") matches where a
-  text names itself by it: "as the/a/an/our Plant", "I am (the) Moderator", "my role (as/is)
-  ...", "作为…", "我是…", a speaker label at the start of a line ("Plant:", "**Plant**:"), or
-  a bracketed tag ("[... · Moderator]", "(Moderator)"); a plain term of several words also
-  matches anywhere when written with the catalogue's own capitals ("Creative Professional",
-  not "a creative professional"). Ordinary prose ("plant trees", "a moderator of the forum")
-  is left alone.
+- a **role** or **member** of plain words ("Plant", "Implementer", "Creative Professional":
+  what the model is told to be) matches where a text names itself by it: "as the/a/an/our
+  Plant", "as an implementer," / "as the plant of the team", "I am (the) Moderator", "my role
+  (as/is) ...", "作为…", "我是…", a speaker label at the start of a line ("Plant:",
+  "**Plant**:"), or a bracketed tag ("[... · Moderator]", "(Moderator)");
+- a **condition** or **strategy** of plain words ("single", "Single model": names the model
+  is never told) matches only as a speaker label or a bracketed tag ("[single]",
+  "Single model:"), so "a single plan" and "as a single, unified team" stay prose;
+- any plain term of several words with a capital after its first word also matches anywhere
+  when written with the catalogue's own capitals ("our Creative Professional", not "a
+  creative professional"; "Single model" is not such a term: a sentence may start so).
+Ordinary prose ("plant trees", "the implementer of the plan", "a moderator of the forum") is
+left alone.
 """
 
 from __future__ import annotations
@@ -40,9 +46,20 @@ _SEPARATOR = r"[·|•,:：/]"
 _OPEN, _CLOSE = r"[\[(【（]", r"[\])】）]"
 
 
+def _tags(name: str) -> tuple[str, ...]:
+    """Where a text labels itself by a plain term (``name``: its pattern, in the group
+    "name"), matched without regard to case."""
+    return (
+        # a speaker label opening a line: "Plant:", "**Moderator**:", "- Futurist："
+        rf"(?m:^)[ \t]*[*_#>\-]*[ \t]*{name}[*_]*[ \t]*[:：]",
+        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】"
+        rf"{_OPEN}(?:[^\])】）\n]{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}[^\])】）\n]{{0,40}})?{_CLOSE}",
+    )
+
+
 def _self_naming(name: str) -> tuple[str, ...]:
-    """Where a text names itself by a plain term (``name``: its pattern, in the group
-    "name"); each is matched without regard to case unless it says otherwise."""
+    """Where a text names itself by a plain role or member (``name`` as in ``_tags``); each
+    is matched without regard to case unless it says otherwise."""
     return (
         # "As the Plant ...", with the catalogue's capitals (case kept: "as a plant" is prose)
         rf"(?i:\bas\s+{_ARTICLE}\s+)(?-i:{name}){_AFTER}",
@@ -51,10 +68,7 @@ def _self_naming(name: str) -> tuple[str, ...]:
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer"
         rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         rf"(?:作为|我是|身为|担任)\s*{name}",
-        # a speaker label opening a line: "Plant:", "**Moderator**:", "- Futurist："
-        rf"(?m:^)[ \t]*[*_#>\-]*[ \t]*{name}[*_]*[ \t]*[:：]",
-        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】"
-        rf"{_OPEN}(?:[^\])】）\n]{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}[^\])】）\n]{{0,40}})?{_CLOSE}",
+        *_tags(name),
     )
 
 
@@ -98,9 +112,10 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     if term.kind in (MODEL, WORD) or term_is_distinctive(term.text):
         return [m.span("name") for m in re.finditer(name, text, re.I)]
     spans = []
-    if re.search(r"\s", term.text.strip()):  # several plain words with the catalogue's capitals
+    if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
         spans += [m.span("name") for m in re.finditer(name, text)]
-    for context in _self_naming(name):
+    contexts = _self_naming(name) if term.kind in (ROLE, PROFILE) else _tags(name)
+    for context in contexts:
         spans += [m.span("name") for m in re.finditer(context, text, re.I)]
     return spans
 

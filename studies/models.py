@@ -224,13 +224,15 @@ class Study(models.Model):
     )
     is_active = models.BooleanField(_("active"), default=True)
     # The review gate: generated responses wait for an admin's release before any rater
-    # gets them. Responses with parse warnings are held whatever this says.
+    # gets them. Responses with parse warnings or names that break the blind
+    # (``studies.blind_text``) are held whatever this says.
     responses_need_release = models.BooleanField(
         _("responses need release"),
         default=True,
         help_text=_(
             "Generated responses wait on the held responses page until an administrator releases "
-            "them. Generated or imported responses with parse warnings are held either way."
+            "them. Generated or imported responses with parse warnings, or whose text names a role, "
+            "strategy, condition or model of the study, are held either way."
         ),
     )
     # The study's choice from the installation's catalogue: what its pickers offer. An

@@ -50,3 +50,29 @@ def hold_reason_text(reason: dict) -> str:
     if code not in texts:
         return str(code)
     return texts[code] % {"step": step, "other": other}
+
+
+def held_response_text(research_id: str, reasons: list[dict]) -> str:
+    """A held response and why, for an import report: "A05_FS10 (Step 1 is empty.)"."""
+    why = " ".join(hold_reason_text(r) for r in reasons)
+    return f"{research_id} ({why})"
+
+
+def redaction_text(*, names: list[str], steps: list[int]) -> str:
+    """What a redaction replaced, in the reader's language."""
+    return _("%(names)s redacted in Step %(steps)s.") % {
+        "names": ", ".join(f"“{name}”" for name in names),
+        "steps": ", ".join(str(step) for step in steps),
+    }
+
+
+def review_event_text(*, action: str, changes: dict) -> str:
+    """The review gate's audit events in the reader's language, for a response's history
+    (empty for any other event)."""
+    if not isinstance(changes, dict):
+        return ""
+    if action == "response.held":
+        return " ".join(hold_reason_text(r) for r in changes.get("reasons") or [] if isinstance(r, dict))
+    if action == "response.redacted":
+        return redaction_text(names=list(changes.get("names") or []), steps=list(changes.get("steps") or []))
+    return ""

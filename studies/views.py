@@ -23,6 +23,7 @@ from studies.forms import (
 )
 from studies.models import Study
 from studies.response_files import RecordError, RecordProblems, response_records_from_upload
+from studies.review import redaction_text
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
     held_responses_review,
@@ -174,13 +175,13 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
             if report.held:
                 warnings.append(
                     ngettext(
-                        "%(n)d new response is held for review (parse warnings): %(ids)s. "
+                        "%(n)d new response is held for review: %(ids)s. "
                         "No rater gets it until it is released on the held responses page.",
-                        "%(n)d new responses are held for review (parse warnings): %(ids)s. "
+                        "%(n)d new responses are held for review: %(ids)s. "
                         "No rater gets them until they are released on the held responses page.",
                         len(report.held),
                     )
-                    % {"n": len(report.held), "ids": ", ".join(report.held[:20])}
+                    % {"n": len(report.held), "ids": "; ".join(report.held_texts(20))}
                 )
             if unpaired := responses_without_pair(study=study, research_ids=report.created):
                 # the new responses' scenario and condition have no pair: say so, where to fix it
@@ -278,11 +279,10 @@ def response_redact_view(request: HttpRequest, response_id: int) -> HttpResponse
     else:
         messages.success(
             request,
-            _("%(id)s: %(names)s redacted in Step %(steps)s. Read it again, then release it.")
+            _("%(id)s: %(redaction)s Read it again, then release it.")
             % {
                 "id": redacted.response.research_id,
-                "names": ", ".join(f"“{name}”" for name in redacted.names),
-                "steps": ", ".join(str(step) for step in redacted.steps),
+                "redaction": redaction_text(names=redacted.names, steps=redacted.steps),
             },
         )
     return _back_to_held(request)

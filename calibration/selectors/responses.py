@@ -10,6 +10,7 @@ from django.db.models import Count, Q, QuerySet
 from calibration.models import ResponseAgreement
 from scoring.models import AssignmentRole, EventKind, SheetEvent, SheetStatus
 from studies.models import AuditEvent, Response, Study
+from studies.review import review_event_text
 
 # The assignment and agreement filters' values.
 ASSIGNED, UNASSIGNED = "assigned", "unassigned"
@@ -85,7 +86,14 @@ def response_history(*, response: Response) -> list[dict]:
     ]
     target = f"{Response._meta.label_lower}:{response.pk}"
     events += [
-        {"at": e.at, "actor": e.actor, "what": e.action, "detail": e.reason, "who": None}
+        {
+            "at": e.at,
+            "actor": e.actor,
+            "what": e.action,
+            # the review gate's events say why in the reader's language (held, redacted)
+            "detail": review_event_text(action=e.action, changes=e.changes) or e.reason,
+            "who": None,
+        }
         for e in AuditEvent.objects.filter(target=target).select_related("actor")[:200]
     ]
     return sorted(events, key=lambda e: e["at"], reverse=True)

@@ -29,7 +29,7 @@ from studies.response_files import (
     RecordProblems,
     ResponseRecord,
 )
-from studies.review import hold_reasons_for
+from studies.review import held_response_text, hold_reasons_for
 from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
@@ -193,8 +193,13 @@ class ImportReport:
     # responses whose stored text differed from the file's only in whitespace
     restored: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # created responses held for review (parse warnings): assigned to no rater until released
+    # created responses held for review: assigned to no rater until released
     held: list[str] = field(default_factory=list)
+    hold_reasons: dict[str, list[dict]] = field(default_factory=dict)  # research ID -> why
+
+    def held_texts(self, limit: int | None = None) -> list[str]:
+        """The first ``limit`` held responses, each with why, in the reader's language."""
+        return [held_response_text(rid, self.hold_reasons.get(rid, [])) for rid in self.held[:limit]]
 
     def summary(self) -> str:
         parts = [
@@ -424,4 +429,5 @@ def responses_import(
             report.created.append(rec.research_id)
             if response.held:
                 report.held.append(rec.research_id)
+                report.hold_reasons[rec.research_id] = response.hold_reasons
     return report

@@ -4,13 +4,18 @@ rater's queue and opens as a sheet."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 
 from studies.models import Condition, Response
+from tests.a11y import axe_violations
 from tests.browser import login, open_sheet
 from tests.factories import code_for, generated_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def test_an_admin_releases_a_held_response_into_the_raters_queue(live_server, demo, browser):
@@ -79,7 +84,8 @@ def test_the_gates_pages_line_up_their_controls_and_numbers(live_server, demo, b
         assert header and cell and abs(number - header_text) < 4, (column, number, header_text)
 
 
-@pytest.mark.parametrize("language, width", [("en", 1366), ("zh-hans", 390)])
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("width", [1366, 390])
 def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     live_server, demo, browser, language, width
 ):
@@ -111,7 +117,11 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     assert expected == ["Environmentalist", "Plant", "Moderator"]
 
     base = live_server.url
-    context = browser.new_context(viewport={"width": width, "height": 800}, locale=language)
+    # the phone in the dark scheme, the desktop in the light one: the marks read in both
+    scheme = "dark" if width < 800 else "light"
+    context = browser.new_context(
+        viewport={"width": width, "height": 800}, locale=language, color_scheme=scheme
+    )
     admin = context.new_page()
     errors: list[str] = []
     admin.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -122,6 +132,9 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     assert marks.all_text_contents() == expected  # what the page marks is what the server found
     assert marks.first.is_visible()  # the text is open when it names something
     assert admin.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert axe_violations(admin) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    card.screenshot(path=str(SHOTS / f"held-names-{language}-{width}.png"))  # for a look by eye
 
     card.locator("input[name=words]").fill("frame")
     with admin.expect_navigation():
@@ -133,6 +146,10 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     card = admin.locator(f"#held-{held.pk}")
     assert card.locator("mark.blind-name").count() == 0
     assert card.locator(".redacted-note").is_visible()
+    assert card.locator(".hold-reasons-none").is_visible()  # its only reason was the names
+    assert admin.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert axe_violations(admin) == []
+    admin.screenshot(path=str(SHOTS / f"held-redacted-{language}-{width}.png"), full_page=True)
 
     with admin.expect_navigation():
         card.locator("form[action$='/release/'] button[type=submit]").click()

@@ -147,3 +147,29 @@ def test_the_ablation_without_roles_is_read_as_its_step_and_answers_with_a_grid(
     assert [detect_step(c.messages) for c in calls] == [c.step for c in calls]
     assert len(split_numbered_items(answers[0]).items) == 8
     assert grid_errors(parse_grid(answers[4]), expected_solutions=8) == []
+
+
+def test_the_demos_runs_on_the_stub_are_not_held_for_names(demo):
+    """What `make run`'s demo generates (each standard condition on the stub endpoint, the
+    demo's members as TeamFusion's proxies) names nothing of the demo study's catalogue:
+    the review gate holds it only because the study holds every generated response."""
+    from generation.models import PreferenceProfile
+    from studies.models import Condition, ModelEndpoint, Response
+    from studies.services.responses import response_create
+
+    stub = ModelEndpoint.objects.get(name="stub")
+    members = [
+        {"name": p.name, "preferences": p.preferences}
+        for p in PreferenceProfile.objects.filter(study=demo.study)
+    ]
+    assert len(members) == 2
+    scenario = demo.study.scenarios.get(code="FS10")
+    for condition in Condition.objects.filter(letter__in="ABCDEF"):
+        profiles = {"profiles": members} if condition.strategy == "teamfusion" else {}
+        _, answers = strategy_calls(condition.strategy, **profiles)
+        Response.objects.filter(study=demo.study, model=stub, condition=condition).delete()
+        response = response_create(
+            study=demo.study, scenario=scenario, model=stub, condition=condition, answers=answers,
+            source="generated",
+        )  # fmt: skip
+        assert [r["code"] for r in response.hold_reasons] == ["needs_release"], condition.letter

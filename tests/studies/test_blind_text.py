@@ -12,6 +12,7 @@ from django.urls import reverse
 from generation.models import PreferenceProfile
 from scoring.models import Assignment
 from studies.blind_text import (
+    CONDITION,
     MODEL,
     ROLE,
     STRATEGY,
@@ -33,6 +34,9 @@ TERMS = [
     BlindTerm("Environmentalist", ROLE),
     BlindTerm("Creative Professional", ROLE),
     BlindTerm("Debater A", ROLE),
+    BlindTerm("Implementer", ROLE),
+    BlindTerm("single", CONDITION),
+    BlindTerm("Single model", CONDITION),
     BlindTerm("主持人", ROLE),
     BlindTerm("TeamLLM", STRATEGY),
     BlindTerm("Multi-Agent Debate", STRATEGY),
@@ -62,6 +66,13 @@ def names(text: str) -> list[str]:
         ("Debater A argues for sieves.", ["Debater A"]),
         ("作为主持人，我认为", ["主持人"]),
         ("In this Multi-Agent Debate we agreed", ["Multi-Agent Debate"]),
+        # a role the model is told to be: where the text names itself by it
+        ("As the Implementer, I turn ideas into steps.", ["Implementer"]),
+        ("I am the implementer here.", ["implementer"]),
+        # a condition or strategy of plain words: only as a tag or a speaker label
+        ("[single] 1. Plastic", ["single"]),
+        ("Single: eight solutions follow", ["Single"]),
+        ("(Reply · Single model) 1. Plastic", ["Single model"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -78,6 +89,10 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "The team's environmentalist groups protest.",
         "Debater Alpha and gpt-4oz are not names of the study.",
         "Plants: more of them",
+        "The implementer of the plan reports; as the implementer of this plan, the council acts.",
+        "A single plan: as a single, unified team we walk in single file.",
+        "Single model approaches fail where a single model of the city is used.",
+        "I am single-minded about it.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
@@ -249,7 +264,9 @@ def test_the_page_highlights_the_names_and_redacts_them(admin_client, demo):
     assert "“Environmentalist”, “frame” redacted in Step 2" in page
     response.refresh_from_db()
     assert response.step2.startswith("As the [redacted], I [redacted] it.")
-    assert "<mark" not in page.split(f'id="held-{response.pk}"')[1].split("</article>")[0]
+    card = page.split(f'id="held-{response.pk}"')[1].split("</article>")[0]
+    assert "<mark" not in card
+    assert "No reason holds it any more" in card and "Held because" not in card
 
 
 @pytest.mark.django_db
@@ -275,3 +292,70 @@ def test_raters_and_researchers_cannot_redact(client, demo, username):
     client.login(username=username, password="demo-pass-2026")
     assert client.post(reverse("studies:response_redact", args=[response.pk])).status_code == 403
     assert not ResponseTextChange.objects.exists()
+
+
+# --- why, in the import report and the audit trail --------------------------------------------
+
+NAMED_LINE = {
+    "research_id": "A49_FS10",
+    "scenario": "FS10",
+    "model": "49",
+    "condition": "A",
+    "steps": _with_step(2, "As the Environmentalist, I frame it."),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "language, why",
+    [
+        ("en", "A49_FS10 (Step 2 names “Environmentalist” of the study's roles"),
+        ("zh-hans", "A49_FS10 (第 2 步提到了本研究的角色、策略、实验条件或模型中的 “Environmentalist”"),
+    ],
+)
+def test_the_import_page_says_why_each_response_is_held(admin_client, demo, language, why):
+    import html
+    import json
+
+    from django.conf import settings
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    admin_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    upload = SimpleUploadedFile("r.jsonl", (json.dumps(NAMED_LINE) + "\n").encode(), "application/json")
+    reply = admin_client.post(
+        reverse("studies:responses_import", args=[demo.study.pk]),
+        {"file": upload, "create_missing": "on"},
+        follow=True,
+    ).content.decode()
+    assert why in html.unescape(reply)
+    assert Response.objects.get(research_id="A49_FS10").held
+
+
+@pytest.mark.django_db
+def test_the_import_command_says_why_each_response_is_held(demo, tmp_path):
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(NAMED_LINE) + "\n", encoding="utf-8")
+    err = io.StringIO()
+    call_command("import_responses", str(path), "--study", demo.study.name, "--create-missing", stderr=err)
+    assert "held for review: A49_FS10 (Step 2 names “Environmentalist”" in err.getvalue()
+
+
+@pytest.mark.django_db
+def test_the_responses_history_says_why_it_was_held_and_what_was_redacted(admin_client, demo):
+    from django.conf import settings
+
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame it."))
+    response_text_redact(response_id=response.pk, actor=_admin())
+    url = reverse("calibration:agreement_response", args=[response.pk])
+    page = admin_client.get(url).content.decode()
+    history = page.split('id="history"')[1]
+    assert "response.held · Step 2 names “Environmentalist”" in history
+    assert "response.redacted · admin · “Environmentalist” redacted in Step 2." in history
+    admin_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    history = admin_client.get(url).content.decode().split('id="history"')[1]
+    assert "第 2 步提到了本研究的角色" in history and "Step 2 names" not in history

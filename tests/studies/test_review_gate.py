@@ -351,7 +351,7 @@ def test_the_setting_is_changed_on_the_settings_page_and_audited(admin_client, d
     event = AuditEvent.objects.filter(action="study.settings").latest("pk")
     assert event.changes["responses_need_release"] == [True, False]
     page = admin_client.get(reverse("studies:study", args=[study.pk])).content.decode()
-    assert "Only responses with parse warnings are held" in page
+    assert "Only responses with parse warnings or names that break the blind are held" in page
 
 
 # --- a generation run finishing -------------------------------------------------------

@@ -27,11 +27,6 @@ class Command(StudyFileCommand):
         except RecordError as exc:
             raise CommandError(f"Nothing imported. {exc}") from exc
         self.warn(report.warnings)
-        if report.held:
-            self.warn(
-                [
-                    "held for review (parse warnings; no rater gets them until released on the "
-                    f"held responses page): {', '.join(report.held)}"
-                ]
-            )
+        # each held response with why (no rater gets it until released on the held responses page)
+        self.warn(f"held for review: {text}" for text in report.held_texts())
         self.done(study_obj, report.summary())
