@@ -22,7 +22,8 @@ produces goes through :func:`redact_credentials` (the key used, spelled out in a
 and any other credential-looking string a provider or gateway echoed).
 
 The SDK is imported on the first call, not with this module: web processes import
-the run services (and so this module) but never call a provider.
+the run services (and so this module) and call a provider only for *Test connection*. Only
+the SDK's HTTP library (``core.llm.deadline``, about 0.1 s) loads with this module.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from core.llm import pacing
+from core.llm.deadline import DeadlineTransport
 from core.llm.egress import EgressRefused, egress_check, egress_request_hook
 from core.llm.hints import retry_after_seconds
 from core.llm.keys import NO_KEY, api_key_env_allowed
@@ -163,8 +165,6 @@ def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> 
         DefaultHttpxClient,
         OpenAI,
     )
-
-    from core.llm.deadline import DeadlineTransport  # lazy too: it imports the SDK's HTTP library
 
     timeout = float(endpoint.timeout_seconds)
     key = (endpoint.base_url, endpoint.api_key_env, api_key, timeout, whole_call_deadline)

@@ -8,7 +8,7 @@ than ``seconds``, and the answer's body is cut at the deadline, so a call never 
 than about twice ``seconds`` (a non-streamed answer comes only when the model has finished,
 so the wait for its first byte must be allowed the whole ``seconds``).
 
-The SDK's HTTP library is httpx2 (the openai SDK's own, imported with it on first use).
+The SDK's HTTP library is httpx2 (the openai SDK's own); it loads with this module.
 """
 
 from __future__ import annotations
