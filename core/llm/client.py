@@ -6,9 +6,9 @@ honours every rate-limit hint a server or gateway sends (``retry-after``,
 ``retry-after-ms``, LiteLLM's ``llm_provider-retry-after``, OpenAI's
 ``x-ratelimit-reset-requests``/``-tokens``), paces requests and tokens per minute per
 endpoint across all workers (``core.llm.pacing``), and raises :class:`LLMError` with a
-message that says once what happened and how long it waited, once
-``settings.LLM_MAX_ATTEMPTS`` attempts or the endpoint's retry budget in seconds are
-spent. Other 4xx errors (bad request, wrong key, unknown model) fail at once: retrying
+message that says once what happened and how long it waited, once the endpoint's retry
+budget in seconds is spent (backoff doubles up to ``LLM_BACKOFF_MAX_SECONDS`` and its last
+wait ends with the budget) or ``settings.LLM_MAX_ATTEMPTS`` attempts are made (0: no count). Other 4xx errors (bad request, wrong key, unknown model) fail at once: retrying
 cannot help.
 
 The API key is read from the environment variable the endpoint names, at call
@@ -189,6 +189,11 @@ def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> 
             )
             _clients[key] = client
     return client
+
+
+# ``LLM_MAX_ATTEMPTS=0``: attempts are bounded by the retry budget alone (a budget of 600 s
+# with 1 s doubling to 60 s is 16 attempts); a count is still a safety net against a zero wait.
+UNLIMITED_ATTEMPTS = 10_000
 
 
 def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
@@ -394,7 +399,8 @@ def chat_complete(
     # The endpoint's extra parameters (e.g. max_tokens, a provider's own options) go
     # into the request body as they are (request options dropped: _create_kwargs).
     body: dict[str, Any] = {**params, **extra, "model": endpoint.model_name, "messages": messages}
-    max_attempts = max_attempts or int(settings.LLM_MAX_ATTEMPTS)
+    # 0: no count limit, the retry budget (in time) alone ends the retries
+    max_attempts = max_attempts or int(settings.LLM_MAX_ATTEMPTS) or UNLIMITED_ATTEMPTS
     budget = _retry_budget(endpoint)
     timeout = float(endpoint.timeout_seconds)
     last_error = refused = egress = ""
@@ -438,6 +444,10 @@ def chat_complete(
                 limited += getattr(exc, "status_code", None) == 429
                 hint = retry_after_seconds(exc)
                 delay = backoff_seconds(attempt, hint)
+                if hint is None:
+                    # Backoff spans the budget: the last wait is what is left of it, so a
+                    # provider that comes back before the budget ends is tried again.
+                    delay = min(delay, max(budget - waited, 0.0))
         else:
             pacing.tokens_used(endpoint, prompt + completion)
             return Completion(
@@ -466,13 +476,18 @@ def chat_complete(
             )
         if attempt >= max_attempts:
             break
-        if waited + delay > budget:
+        if waited + delay > budget or (delay <= 0 and waited >= budget):
             elapsed = time.monotonic() - first
+            beyond = (
+                f"The next retry would wait {_seconds(delay)}, beyond the endpoint's retry budget "
+                f"({_seconds(budget)}, {_seconds(waited)} used)."
+                if delay > 0
+                else f"The endpoint's retry budget ({_seconds(budget)}) is spent."
+            )
             raise LLMError(
                 redact(
                     f"The provider call failed after {attempt} attempt{'s' if attempt > 1 else ''} in "
-                    f"{_seconds(elapsed)}: {last_error}. The next retry would wait {_seconds(delay)}, "
-                    f"beyond the endpoint's retry budget ({_seconds(budget)}, {_seconds(waited)} used).",
+                    f"{_seconds(elapsed)}: {last_error.rstrip('.')}. {beyond}",
                     api_key,
                 ),
                 attempts=attempt,

@@ -393,7 +393,8 @@ CACHES = {
 # Base URL of the bundled OpenAI-compatible stub used by the demo's `stub` endpoint.
 LLM_STUB_URL = env("LLM_STUB_URL", default="http://127.0.0.1:8765/v1")
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=120.0)
-LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=6)
+# 0: retries end with the retry budget (LLM_RETRY_BUDGET_SECONDS), whatever their count
+LLM_MAX_ATTEMPTS = env.int("LLM_MAX_ATTEMPTS", default=0)
 # A model endpoint reads its API key only from an environment variable whose name starts
 # with this prefix (TEAMLLM_LLM_KEY_OPENAI, ...): no endpoint can make a worker send
 # SECRET_KEY, DATABASE_URL or any other secret of its environment to a host.

@@ -113,6 +113,51 @@ def test_a_dead_provider_gives_a_clear_error_after_the_retry_budget(llm_stub, se
     assert llm_stub.stats.requests == 3
 
 
+class ProviderDown:
+    """A fake clock for the retry loop's waits: the provider answers 500 until ``seconds``
+    of waiting have passed, then recovers."""
+
+    def __init__(self, stub, seconds: float):
+        self.stub, self.seconds, self.clock, self.sleeps = stub, seconds, 0.0, []
+        stub.configure(fail_after=0)
+
+    def __call__(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.clock += seconds
+        if self.clock >= self.seconds:
+            self.stub.configure(fail_after=None)
+
+
+def test_a_provider_down_for_a_minute_is_waited_for_within_the_default_budget(llm_stub, settings):
+    """Issue 37: six attempts with a 1 s base were spent in 29 s; the budget (600 s) now decides."""
+    settings.LLM_MAX_ATTEMPTS = 0  # the product's default: the budget counts, not the attempts
+    settings.LLM_BACKOFF_BASE_SECONDS, settings.LLM_BACKOFF_MAX_SECONDS = 1.0, 60.0
+    settings.LLM_RETRY_BUDGET_SECONDS = 600
+    down = ProviderDown(llm_stub, 60)
+    result = chat_complete(endpoint=endpoint(llm_stub), messages=MESSAGES, params=PARAMS, sleep=down)
+    assert result.text and result.attempts == llm_stub.stats.requests > 6
+    assert 60 <= down.clock <= 60 + 60  # back within one backoff of the provider's return
+
+
+def test_the_last_backoff_ends_with_the_budget(llm_stub, settings):
+    """A provider that stays down is tried until the budget is spent, the last wait cut to fit."""
+    settings.LLM_MAX_ATTEMPTS = 0
+    settings.LLM_BACKOFF_BASE_SECONDS, settings.LLM_BACKOFF_MAX_SECONDS = 1.0, 60.0
+    down = ProviderDown(llm_stub, float("inf"))
+    with pytest.raises(LLMError) as info:
+        chat_complete(
+            endpoint=endpoint(llm_stub, retry_budget_seconds=100),
+            messages=MESSAGES,
+            params=PARAMS,
+            sleep=down,
+        )
+    assert down.clock == pytest.approx(100)  # the budget, used whole
+    assert info.value.attempts == llm_stub.stats.requests > 6
+    assert str(info.value).endswith(
+        "(synthetic fault from llm_stub). The endpoint's retry budget (100 s) is spent."
+    )
+
+
 def test_client_errors_are_not_retried(llm_stub):
     llm_stub.configure(require_key="the-right-key")
     with pytest.raises(LLMError) as info:
