@@ -98,6 +98,10 @@ class EngineJob(models.Model):
         default=0, help_text=_("How many times the sweeper queued it again without a person.")
     )
     recovery_note = models.CharField(max_length=300, blank=True)
+    # Paused by an outage (Redis, the broker): what it waits for and until when; past
+    # ``waiting_until`` it fails with that reason. Cleared by its next finished call.
+    waiting_for = models.CharField(max_length=200, blank=True)
+    waiting_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         abstract = True

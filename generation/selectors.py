@@ -46,6 +46,11 @@ class RunProgress:
     def active(self) -> bool:
         return self.run.status in ACTIVE
 
+    @property
+    def paused(self) -> bool:
+        """An outage (Redis, the broker) stopped it; it tries again until ``run.waiting_until``."""
+        return self.active and bool(self.run.waiting_for)
+
 
 def jobs_dispatch_pending(*, kind: str = "generation") -> set[int]:
     """Jobs of ``kind`` whose next task waits in the outbox (the broker was away)."""
@@ -126,6 +131,11 @@ class BatchProgress:
     def dispatch_pending(self) -> int:
         """How many of its jobs wait for the broker to take their next task."""
         return sum(1 for p in self.runs if p.dispatch_pending)
+
+    @property
+    def paused(self) -> list[RunProgress]:
+        """Its jobs an outage paused, the nearest deadline first."""
+        return sorted((p for p in self.runs if p.paused), key=lambda p: p.run.waiting_until or timezone.now())
 
     @property
     def eta_seconds(self) -> int | None:

@@ -47,6 +47,7 @@ from core.llm.hints import retry_after_seconds
 from core.llm.keys import NO_KEY, api_key_env_allowed
 from core.llm.redaction import redact
 from core.llm.request_options import create_params, extra_params_refused
+from core.outages import INFRASTRUCTURE_ERRORS
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -449,7 +450,12 @@ def chat_complete(
                     # provider that comes back before the budget ends is tried again.
                     delay = min(delay, max(budget - waited, 0.0))
         else:
-            pacing.tokens_used(endpoint, prompt + completion)
+            try:
+                pacing.tokens_used(endpoint, prompt + completion)
+            except INFRASTRUCTURE_ERRORS:  # the answer is in hand: keep it, pace less exactly
+                log.warning(
+                    "could not charge %d tokens to endpoint %s's pacing", prompt + completion, endpoint.pk
+                )
             return Completion(
                 text=text,
                 reasoning=reasoning,

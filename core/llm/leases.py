@@ -286,10 +286,12 @@ class Keeper:
             leases = list(self.leases)
             runs = list(self.runs)
             heartbeat, sweep = self.heartbeat, self.sweep
-        if leases:
-            alive = semaphores().renew(leases)
+        try:
+            alive = semaphores().renew(leases) if leases else 0
             if alive < len(leases):
                 logger.warning("%d lease(s) expired before renewal", len(leases) - alive)
+        except Exception:  # the lease store away must not stop the heartbeats below
+            logger.warning("could not renew %d lease(s)", len(leases), exc_info=True)
         try:
             if runs:
                 if heartbeat is None:

@@ -50,6 +50,7 @@ from django.utils import timezone
 from core.llm import leases
 from core.llm.client import Completion, LLMError, chat_complete
 from core.llm.redaction import redact_credentials
+from core.outages import INFRASTRUCTURE_ERRORS, outage_reason
 from core.tasks.outbox import task_send_on_commit
 from generation.models import BatchStatus, EngineJob, RunStatus
 from generation.services.kinds import JobProtocol, Kind, beat_token
@@ -104,11 +105,13 @@ def job_enqueue(
 
 @dataclass(frozen=True)
 class StepOutcome:
-    """What one task did: advanced | finished | failed | waiting | stale | busy | inactive | gone."""
+    """What one task did: advanced | finished | failed | waiting | paused | stale | busy |
+    inactive | gone. ``paused``: an outage stopped it; it is queued again after ``countdown``."""
 
     kind: str
     next_seq: int | None = None
     beat: datetime | None = None  # the heartbeat left for the hand-off (advanced, waiting)
+    countdown: float = 0.0
 
 
 def recovery_notes_join(*, earlier: str, note: str, limit: int = 300) -> str:
@@ -136,21 +139,34 @@ def job_step(*, kind: Kind, job_id: int, seq: int | None, enqueue: Enqueue | Non
     after it (or finish the job when none is left); then hand the job to a new task
     through ``enqueue``, queued behind the other jobs' tasks. Without ``enqueue`` only
     one call is made and the job is not handed on (the caller loops)."""
-    lease = leases.acquire(kind.lock_key(job_id), 1, wait=kind.lock_wait_seconds())
-    if lease is None:
-        return StepOutcome("busy")
     try:
-        budget = float(settings.GENERATION_TASK_SECONDS) if enqueue is not None else 0.0
-        outcome = _steps_locked(kind, job_id, seq, budget)
-    except TRANSIENT_DB_ERRORS:
-        raise  # the task retries; the heartbeat left in place lets the sweeper step in
-    except Exception as exc:
-        # A bug or bad data must not leave the job hanging: fail it, visibly.
-        logger.exception("%s job %s crashed at call %s", kind.name, job_id, seq)
-        job_fail(kind=kind, job_id=job_id, error=f"Internal error at call {seq}: {type(exc).__name__}: {exc}")
-        outcome = StepOutcome("failed")
-    finally:
-        leases.release(lease)
+        lease = leases.acquire(kind.lock_key(job_id), 1, wait=kind.lock_wait_seconds())
+    except INFRASTRUCTURE_ERRORS as exc:
+        lease, outcome = None, job_pause(kind=kind, job_id=job_id, reason=outage_reason(exc))
+    else:
+        if lease is None:
+            return StepOutcome("busy")
+        try:
+            budget = float(settings.GENERATION_TASK_SECONDS) if enqueue is not None else 0.0
+            outcome = _steps_locked(kind, job_id, seq, budget)
+        except TRANSIENT_DB_ERRORS:
+            raise  # the task retries; the heartbeat left in place lets the sweeper step in
+        except INFRASTRUCTURE_ERRORS as exc:
+            # Redis or the broker away is a wait, not a failure: the job pauses and tries again.
+            logger.warning("%s job %s paused at call %s: %s", kind.name, job_id, seq, exc)
+            outcome = job_pause(kind=kind, job_id=job_id, reason=outage_reason(exc))
+        except Exception as exc:
+            # A bug or bad data must not leave the job hanging: fail it, visibly.
+            logger.exception("%s job %s crashed at call %s", kind.name, job_id, seq)
+            job_fail(
+                kind=kind, job_id=job_id, error=f"Internal error at call {seq}: {type(exc).__name__}: {exc}"
+            )
+            outcome = StepOutcome("failed")
+        finally:
+            leases.release(lease)
+    if outcome.kind == "paused" and enqueue is not None:
+        # Recorded in the outbox: sent when the broker answers (at once if it is another store).
+        job_enqueue(kind=kind, enqueue=enqueue, job_id=job_id, seq=None, countdown=outcome.countdown)
     if outcome.kind in ("advanced", "waiting") and enqueue is not None:
         # Published after the call is committed and the lock released, so the next task
         # never waits for this one. Until the hand-off is complete the heartbeat stays
@@ -296,6 +312,8 @@ def _persist(
         "prompt_tokens": F("prompt_tokens") + completion.prompt_tokens,
         "completion_tokens": F("completion_tokens") + completion.completion_tokens,
         "active_seconds": F("active_seconds") + clock.lap(),
+        "waiting_for": "",  # a finished call ends any outage wait
+        "waiting_until": None,
     }
     try:
         with transaction.atomic():
@@ -311,6 +329,27 @@ def _persist(
     if not active:
         return StepOutcome("inactive", call.seq + 1)
     return StepOutcome("advanced", call.seq + 1, beat)
+
+
+def job_pause(*, kind: Kind, job_id: int, reason: str) -> StepOutcome:
+    """An outage stopped the job: record what it waits for and its deadline (set by the
+    first pause of this wait, ``ENGINE_OUTAGE_WAIT_SECONDS`` on), and say when to try again;
+    past the deadline it fails with the reason (a retry resumes it)."""
+    now = timezone.now()
+    row = kind.jobs.filter(pk=job_id, status__in=ACTIVE).values("waiting_until").first()
+    if row is None:
+        return StepOutcome("inactive")
+    limit = float(settings.ENGINE_OUTAGE_WAIT_SECONDS)
+    until = row["waiting_until"] or now + timedelta(seconds=limit)
+    if now >= until:
+        job_fail(kind=kind, job_id=job_id, error=f"Stopped after waiting {limit:g} s: {reason}.")
+        return StepOutcome("failed")
+    kind.jobs.filter(pk=job_id, status__in=ACTIVE).update(
+        waiting_for=reason[:200], waiting_until=until, heartbeat_at=None
+    )
+    waited = limit - (until - now).total_seconds()
+    # Soon after a blip, then every half minute at most.
+    return StepOutcome("paused", countdown=min(30.0, max(2.0, waited / 4)))
 
 
 def job_fail(*, kind: Kind, job_id: int, error: str) -> None:
@@ -419,7 +458,8 @@ def job_resume(
         job.error = ""
         job.finished_at = None
         job.heartbeat_at = None
-        update = ["status", "error", "finished_at", "heartbeat_at"]
+        job.waiting_for, job.waiting_until = "", None  # a new wait gets a new deadline
+        update = ["status", "error", "finished_at", "heartbeat_at", "waiting_for", "waiting_until"]
         if note:
             job.recoveries += 1
             job.recovery_note = recovery_notes_join(earlier=job.recovery_note, note=note)

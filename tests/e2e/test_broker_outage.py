@@ -10,6 +10,7 @@ any further action: the workers' outbox sweep sends what was recorded."""
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,68 @@ def test_tasks_the_broker_took_and_lost_are_sent_again(outage, demo, client, llm
     wait_for(lambda: ResponseDiversity.objects.filter(response=generated).exists(), worker=outage.worker)
     wait_for(lambda: not owed.exists(), timeout=60, worker=outage.worker)  # every task ran to its end
     job.file.delete(save=False)
+
+
+def _batch_of_endpoints(client, endpoints, *, name):
+    """The admin launches the single-model condition on FS10 for each endpoint: one run each."""
+    client.login(username="admin", password="demo-pass-2026")
+    study = Study.objects.get(name="CGPST demo")
+    study.endpoints.add(*endpoints)  # the study's catalogue (set-up, not under test)
+    launched = client.post(
+        reverse("generation:home"),
+        {
+            "study": study.pk,
+            "scenarios": [Scenario.objects.get(code="FS10").pk],
+            "endpoints": [e.pk for e in endpoints],
+            "conditions": [Condition.objects.get(letter="B").pk],
+            "name": name,
+        },
+    )
+    assert launched.status_code == 302, launched.context["form"].errors
+    return launched["Location"]
+
+
+def _every_run_finished_exactly(outage):
+    wait_for(
+        lambda: not GenerationRun.objects.filter(status__in=["queued", "running"]).exists(),
+        timeout=240,
+        worker=outage.worker,
+    )
+    for run in GenerationRun.objects.all():
+        assert run.status == "succeeded", run.error  # no run failed for the outage
+        assert run.calls_done == run.calls_total == run.turns.count() == 6  # each call stored once
+        assert run.waiting_for == "" and run.waiting_until is None
+    assert outage.worker.alive  # the worker rode out the outage
+
+
+@pytest.mark.parametrize("away_seconds", [1, 30])
+def test_runs_wait_out_redis_restarted_empty_mid_run(outage, demo, client, llm_stub, away_seconds):
+    """Issue 37, finding 1: Redis (broker, cache, leases, pacing) restarted empty while runs
+    make calls failed 3 of 15 runs after ~1 s and killed the worker after 30 s (Celery 5.7).
+    Now the runs pause (the batch page says until when) and finish exactly; the worker lives."""
+    llm_stub.configure(latency_ms=150)
+    endpoints = [
+        stub_endpoint(llm_stub, name=f"stub {n}", model_number=f"9{n}", concurrency_limit=2)
+        for n in range(1, 5)
+    ]
+    batch_url = _batch_of_endpoints(client, endpoints, name=f"redis away {away_seconds} s")
+    runs = GenerationRun.objects.all()
+    assert runs.count() == 4
+    wait_for(lambda: runs.filter(calls_done__gte=1).count() >= 2, timeout=60, worker=outage.worker)
+
+    outage.redis.kill()
+    if away_seconds > 1:
+        # the runs in flight meet the outage: paused with a deadline, which the page shows
+        wait_for(lambda: runs.exclude(waiting_for="").exists(), timeout=60, worker=outage.worker)
+        paused = runs.exclude(waiting_for="").first()
+        assert paused.status in ("queued", "running") and paused.waiting_until is not None
+        assert "Redis is unreachable" in paused.waiting_for
+        page = client.get(batch_url).content.decode()
+        assert 'id="batch-paused"' in page and "paused by an outage" in page
+        assert not runs.filter(status="failed").exists()
+    time.sleep(away_seconds)
+    outage.redis.start()  # back, empty
+
+    _every_run_finished_exactly(outage)
+    page = client.get(batch_url).content.decode()
+    assert 'id="batch-paused"' not in page
