@@ -6,17 +6,34 @@ sync processes with lower tail latency, in about a quarter less memory. A reques
 spends much of its time waiting for PostgreSQL, which threads overlap; processes
 are what use more than one core (Python runs one thread at a time per process).
 
-Size it with two variables: ``WEB_CONCURRENCY`` processes (default: the number of
-cores, at least 2) and ``GUNICORN_THREADS`` threads each (default 4). Every thread
-holds a database connection: keep processes x threads within the database's
-connection limit.
+Size it with two variables: ``WEB_CONCURRENCY`` processes (default: the CPUs this
+process may use, from its container's CPU quota and its CPU affinity, at least 2 and at
+most 8: inside a container ``os.cpu_count()`` is the host's) and ``GUNICORN_THREADS``
+threads each (default 4). Every thread holds a database connection: keep processes x
+threads within the database's connection limit.
 """
 
+import math
 import os
+
+
+def cpus_available(cpu_max: str = "/sys/fs/cgroup/cpu.max") -> int:
+    """The CPUs this process may use: its affinity, bounded by a cgroup v2 CPU quota
+    (``docker run --cpus``, compose ``cpus:``), which ``os.cpu_count()`` ignores."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        with open(cpu_max) as limits:
+            quota, period = limits.read().split()[:2]
+    except (OSError, ValueError):
+        return cpus
+    if quota != "max" and float(period) > 0:
+        cpus = min(cpus, max(1, math.ceil(float(quota) / float(period))))
+    return cpus
+
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 worker_class = "gthread"
-workers = int(os.environ.get("WEB_CONCURRENCY") or max(2, os.cpu_count() or 1))
+workers = int(os.environ.get("WEB_CONCURRENCY") or min(8, max(2, cpus_available())))
 threads = int(os.environ.get("GUNICORN_THREADS") or 4)
 timeout = 120
 

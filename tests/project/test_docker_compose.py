@@ -1,6 +1,7 @@
 """docker-compose.yml cannot run here (no Docker engine); check that it refers to real things."""
 
 import importlib
+import os
 import re
 import subprocess
 import time
@@ -80,29 +81,41 @@ def test_compose_refuses_to_start_until_the_database_password_is_set(compose):
     assert filled == "postgres://teamllm:s3cret@postgres:5432/teamllm"
 
 
-def test_the_redis_password_reaches_the_server_the_clients_and_the_health_check(compose):
+def test_the_redis_password_reaches_the_clients_and_the_health_check(compose):
     services = compose["services"]
-    variables = {"REDIS_PASSWORD": "r3d1s"}
-    assert (
-        interpolate(services["web"]["environment"]["REDIS_URL"], variables) == "redis://:r3d1s@redis:6379/0"
-    )
-    command = [interpolate(a, variables) for a in services["redis"]["command"]]
-    assert command[command.index("--requirepass") + 1] == "r3d1s"
+    variables = {"REDIS_PASSWORD": "r3d1s", "POSTGRES_PASSWORD": "p"}
+    for name in ("web", "worker", "migrate"):
+        url = interpolate(services[name]["environment"]["REDIS_URL"], variables)
+        assert url == "redis://:r3d1s@redis:6379/0", name
     assert interpolate(services["redis"]["environment"]["REDISCLI_AUTH"], variables) == "r3d1s"
     assert "grep -q PONG" in " ".join(services["redis"]["healthcheck"]["test"])
+    # issue 37, finding 8: an empty password was accepted; compose now refuses to start
+    for name in ("redis", "web", "worker"):
+        with pytest.raises(ValueError, match="set REDIS_PASSWORD"):
+            for value in services[name]["environment"].values():
+                interpolate(str(value), {"POSTGRES_PASSWORD": "p"})
 
 
-def test_compose_redis_runs_with_a_ceiling_that_spares_the_queues(compose, tmp_path):
-    """The compose Redis command, as compose interpolates it (no password set), starts a real
-    redis-server whose memory ceiling evicts only keys with an expiry (the cache), never the
-    broker's queues."""
-    command = [interpolate(str(part), {}) for part in _command(compose["services"]["redis"])]
-    assert command[0] == "redis-server"
+def redis_compose_argv(compose, variables, *overrides):
+    """The compose Redis service's entrypoint and command, as compose interpolates them."""
+    service = compose["services"]["redis"]
+    argv = [interpolate(str(part), variables) for part in [*service["entrypoint"], *service["command"]]]
+    env = {k: interpolate(str(v), variables) for k, v in service["environment"].items()}
+    return [*argv, *overrides], env
+
+
+def test_compose_redis_keeps_its_password_off_the_command_line_and_spares_the_queues(compose, tmp_path):
+    """The compose Redis service, run as compose runs it: the password works but is on no
+    command line any process of the host can read (issue 37, finding 8), and the memory
+    ceiling evicts only keys with an expiry (the cache), never the broker's queues."""
+    password = "r3d1sPassw0rd"
     port = free_port()
-    overrides = ["--port", str(port), "--dir", str(tmp_path), "--appendonly", "no"]
-    server = subprocess.Popen([*command, *overrides], stdout=subprocess.DEVNULL)
+    overrides = ["--port", str(port), "--dir", str(tmp_path), "--appendonly", "no", "--bind", "127.0.0.1"]
+    argv, env = redis_compose_argv(compose, {"REDIS_PASSWORD": password}, *overrides)
+    assert password not in " ".join(argv)
+    server = subprocess.Popen(argv, env={**env, "PATH": "/usr/bin:/bin"}, stdout=subprocess.DEVNULL)
     try:
-        client = redis.Redis(port=port)
+        client = redis.Redis(port=port, password=password)
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -111,6 +124,10 @@ def test_compose_redis_runs_with_a_ceiling_that_spares_the_queues(compose, tmp_p
             except redis.ConnectionError:
                 assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
                 time.sleep(0.1)
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(port=port).ping()
+        command_line = Path(f"/proc/{server.pid}/cmdline").read_bytes()
+        assert b"redis-server" in command_line and password.encode() not in command_line
         config = client.config_get("maxmemory*")
         assert config["maxmemory-policy"] == "volatile-lru"
         assert int(config["maxmemory"]) == 512 * 1024 * 1024
@@ -130,3 +147,43 @@ def test_compose_publishes_gunicorn_only_on_the_loopback(compose):
     assert documented["TRUSTED_PROXY_COUNT"] == "1" and "127.0.0.1" in documented["TRUSTED_PROXIES"].split(
         ","
     )
+
+
+def test_compose_bounds_connections_stops_gracefully_and_rotates_logs(compose):
+    """Issue 37, finding 8: the shipped compose file as an operator runs it for a while."""
+    from django.conf import settings
+
+    services = compose["services"]
+    # every service's log is rotated
+    for name, service in services.items():
+        options = service.get("logging", {}).get("options", {})
+        assert service.get("logging", {}).get("driver") == "json-file" and options.get("max-size"), name
+    # a worker's warm shutdown outlasts a provider call; gunicorn's graceful timeout fits in web's
+    seconds = {name: int(str(services[name]["stop_grace_period"]).rstrip("s")) for name in ("web", "worker")}
+    assert seconds["worker"] > settings.LLM_TIMEOUT_SECONDS and seconds["web"] > 30
+    # the web processes write their metrics where /metrics reads them
+    assert services["web"]["environment"]["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+    # connections: web at its largest default (8 processes x 4 threads) and four workers at their
+    # default concurrency stay under the database's limit, with room for migrate and psql
+    limit = int(interpolate(" ".join(services["postgres"]["command"]), {}).split("max_connections=")[1])
+    worker_threads = int(interpolate(" ".join(services["worker"]["command"]), {}).split("--concurrency=")[1])
+    assert 8 * 4 + 4 * worker_threads + 10 <= limit
+    for name in ("postgres", "redis", "web", "worker"):
+        assert services[name]["restart"] == "unless-stopped", name
+
+
+def test_gunicorn_sizes_itself_from_the_containers_cpu_quota(tmp_path, monkeypatch):
+    """Inside a container os.cpu_count() is the host's (24 cores: 96 connections); the quota counts."""
+    import importlib.util
+
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    spec = importlib.util.spec_from_file_location("gunicorn_conf", ROOT / "gunicorn.conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("150000 100000\n")  # docker run --cpus 1.5
+    assert conf.cpus_available(str(cpu_max)) == min(2, len(os.sched_getaffinity(0)))
+    cpu_max.write_text("max 100000\n")  # no quota: the affinity
+    assert conf.cpus_available(str(cpu_max)) == len(os.sched_getaffinity(0))
+    assert conf.cpus_available(str(tmp_path / "absent")) == len(os.sched_getaffinity(0))
+    assert 2 <= conf.workers <= 8

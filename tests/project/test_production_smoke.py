@@ -52,7 +52,7 @@ ADMIN_PASSWORD = "smoke-admin-Pw-2026"  # noqa: S105
 RATER_PASSWORD = "smoke-rater-Pw-2026"  # noqa: S105
 TEXTS = [[f"texts.{k}", "copied"] for k in ("condition_phrase", "stem", "kvp", "purpose")]
 # what the image's paths become on this machine
-IMAGE_PATHS = ("/var/lib/teamllm", "/app/staticfiles", "/tmp/matplotlib")
+IMAGE_PATHS = ("/var/lib/teamllm", "/app/staticfiles", "/tmp/matplotlib", "/tmp/teamllm-metrics")
 
 
 # --- what compose would run ------------------------------------------------------------
@@ -137,7 +137,7 @@ class Stack:
         return env
 
     def command(self, service: str) -> list[str]:
-        cmd = [str(c) for c in SERVICES[service]["command"]]
+        cmd = [interpolate(str(c), self.dotenv) for c in SERVICES[service]["command"]]  # as compose does
         if (BIN / cmd[0]).exists():
             cmd[0] = str(BIN / cmd[0])
         if service == "web":  # the published port, on a free one here
@@ -185,11 +185,14 @@ class Stack:
 
     # -- redis (the compose service "redis", private to this test)
     def redis_start(self) -> None:
-        # the compose service's command (its password), on a private port, without persistence
-        argv = [interpolate(str(a), self.dotenv) for a in SERVICES["redis"]["command"]]
+        # the compose service's entrypoint and command (its password in a private config file),
+        # on a private port, without persistence
+        service = SERVICES["redis"]
+        argv = [interpolate(str(a), self.dotenv) for a in [*service["entrypoint"], *service["command"]]]
         argv += ["--port", str(self.redis_port), "--bind", "127.0.0.1"]
         argv += ["--save", "", "--appendonly", "no", "--daemonize", "no"]
-        self.start("redis", argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+        env = {k: interpolate(str(v), self.dotenv) for k, v in service["environment"].items()}
+        self.start("redis", argv, {**env, "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
         wait_for(lambda: self.redis_ping(), 15, "redis-server did not start", self)
 
     def redis_kill(self) -> None:
