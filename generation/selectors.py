@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.db import models
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from core.models import TaskOutbox
+from core.tasks.worker_beats import workers_beating
 from generation.models import (
     EngineBatch,
     EngineJob,
@@ -50,6 +53,36 @@ class RunProgress:
     def paused(self) -> bool:
         """An outage (Redis, the broker) stopped it; it tries again until ``run.waiting_until``."""
         return self.active and bool(self.run.waiting_for)
+
+
+def stale_cutoff(stale_seconds: float | None = None) -> datetime:
+    seconds = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def start_cutoff(start_seconds: float | None = None) -> datetime:
+    seconds = float(settings.ENGINE_START_SECONDS if start_seconds is None else start_seconds)
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def stuck_filters(
+    *, stale_seconds: float | None = None, start_seconds: float | None = None
+) -> tuple[models.Q, models.Q]:
+    """Active jobs whose heartbeat went stale, and active jobs no task took up in time."""
+    stale = models.Q(status__in=ACTIVE, heartbeat_at__lt=stale_cutoff(stale_seconds))
+    started_by = start_cutoff(start_seconds)
+    unstarted = models.Q(status__in=ACTIVE, heartbeat_at__isnull=True) & (
+        models.Q(dispatched_at__lt=started_by)
+        | models.Q(dispatched_at__isnull=True, created_at__lt=started_by)
+    )
+    return stale, unstarted
+
+
+def job_orphan_deadline(job) -> datetime:
+    """When a stuck job fails if no worker comes back: its last sign of life (heartbeat,
+    dispatch, creation) plus ENGINE_ORPHAN_SECONDS."""
+    last = job.heartbeat_at or job.dispatched_at or job.created_at
+    return last + timedelta(seconds=float(settings.ENGINE_ORPHAN_SECONDS))
 
 
 def jobs_dispatch_pending(*, kind: str = "generation") -> set[int]:
@@ -98,6 +131,9 @@ class BatchProgress:
     call_seconds: float = 0.0
     active_seconds: float = 0.0
     wall_seconds: float | None = None  # first start to last end (or now)
+    # With every worker gone: its stuck jobs, and when the first fails unless a worker returns.
+    orphaned: int = 0
+    orphan_deadline: datetime | None = None
 
     @property
     def active(self) -> bool:
@@ -172,6 +208,11 @@ def engine_batch_progress(
     if starts:
         ends = [r.finished_at or now for r in rows if r.started_at]
         progress.wall_seconds = (max(ends) - min(starts)).total_seconds()
+    if progress.active and not workers_beating(queue=settings.CELERY_TASK_DEFAULT_QUEUE):
+        stale, unstarted = stuck_filters()
+        stuck = [job for job in jobs.filter(stale | unstarted) if job.pk not in pending]
+        progress.orphaned = len(stuck)
+        progress.orphan_deadline = min((job_orphan_deadline(job) for job in stuck), default=None)
     return progress
 
 

@@ -352,19 +352,27 @@ def job_pause(*, kind: Kind, job_id: int, reason: str) -> StepOutcome:
     return StepOutcome("paused", countdown=min(30.0, max(2.0, waited / 4)))
 
 
-def job_fail(*, kind: Kind, job_id: int, error: str) -> None:
-    """End an active job as failed with ``error`` (credentials redacted)."""
+def job_fail(
+    *, kind: Kind, job_id: int, error: str, waiting_for: str = "", only_if: models.Q | None = None
+) -> bool:
+    """End an active job as failed with ``error`` (credentials redacted). ``waiting_for``
+    says what would resume it by itself (``recovery.NO_WORKER``: a worker's return);
+    ``only_if``: a filter it must still match. Whether it ended."""
     error = redact_credentials(error)[:20000]
-    updated = kind.jobs.filter(pk=job_id, status__in=ACTIVE).update(
+    rows = kind.jobs.filter(pk=job_id, status__in=ACTIVE)
+    updated = (rows.filter(only_if) if only_if is not None else rows).update(
         status=RunStatus.FAILED,
         error=error,
         finished_at=timezone.now(),
         heartbeat_at=None,
         dispatched_at=None,
+        waiting_for=waiting_for,
+        waiting_until=None,
     )
     logger.warning("%s job %s failed: %s", kind.name, job_id, error)
     if updated:
         job_batch_refresh_for(kind=kind, job_id=job_id)
+    return bool(updated)
 
 
 def job_end(*, kind: Kind, job_id: int, status: str, error: str = "", **fields: Any) -> bool:

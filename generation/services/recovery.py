@@ -7,46 +7,29 @@ reached the broker, the broker lost it, or a worker was killed before it started
 task still waiting in the outbox is owed to the broker, not lost, and is left to the
 outbox sweep. Every worker's periodic thread runs :func:`jobs_recover`; ``/status/``
 reports :func:`jobs_stuck` until then.
+
+With every worker gone nobody sweeps: a stuck job then has a deadline
+(``ENGINE_ORPHAN_SECONDS`` after its last sign of life), which the batch page shows; past
+it the web processes' periodic thread fails it with the reason (:func:`jobs_fail_orphaned`),
+and the first worker back resumes it (:func:`jobs_recover`), as a person's *Retry* does.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
 from core.llm import leases
-from generation.selectors import jobs_dispatch_pending
-from generation.services.engine import ACTIVE, Enqueue, job_resume
+from core.tasks.worker_beats import workers_beating
+from generation.models import RunStatus
+from generation.selectors import job_orphan_deadline, jobs_dispatch_pending, stuck_filters
+from generation.services.engine import Enqueue, job_fail, job_resume
 from generation.services.kinds import Kind, kinds
 
 logger = logging.getLogger(__name__)
-
-
-def stale_cutoff(stale_seconds: float | None = None) -> datetime:
-    seconds = float(settings.GENERATION_STALE_SECONDS if stale_seconds is None else stale_seconds)
-    return timezone.now() - timedelta(seconds=seconds)
-
-
-def start_cutoff(start_seconds: float | None = None) -> datetime:
-    seconds = float(settings.ENGINE_START_SECONDS if start_seconds is None else start_seconds)
-    return timezone.now() - timedelta(seconds=seconds)
-
-
-def stuck_filters(
-    *, stale_seconds: float | None = None, start_seconds: float | None = None
-) -> tuple[models.Q, models.Q]:
-    """Active jobs whose heartbeat went stale, and active jobs no task took up in time."""
-    stale = models.Q(status__in=ACTIVE, heartbeat_at__lt=stale_cutoff(stale_seconds))
-    started_by = start_cutoff(start_seconds)
-    unstarted = models.Q(status__in=ACTIVE, heartbeat_at__isnull=True) & (
-        models.Q(dispatched_at__lt=started_by)
-        | models.Q(dispatched_at__isnull=True, created_at__lt=started_by)
-    )
-    return stale, unstarted
 
 
 def jobs_resume_stale(*, kind: Kind, enqueue: Enqueue, stale_seconds: float | None = None) -> list[int]:
@@ -107,4 +90,45 @@ def jobs_recover(
                 if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, only_if=condition, note=note):
                     logger.warning("resumed %s job %s: %s", kind.name, job_id, note)
                     resumed.append((kind.name, job_id))
+    return resumed + jobs_resume_orphaned(enqueue=enqueue)
+
+
+# ``waiting_for`` of a job failed because every worker was gone: a worker's return resumes it.
+NO_WORKER = "no worker"
+
+
+def jobs_fail_orphaned(*, queue: str) -> list[tuple[str, int]]:
+    """Fail the stuck jobs whose deadline passed while no worker of ``queue`` beats (a
+    worker's sweep resumes stuck jobs; with none, they would say "running" forever).
+    Run by every web process's periodic thread; safe to run concurrently."""
+    if workers_beating(queue=queue):
+        return []
+    now = timezone.now()
+    seconds = float(settings.ENGINE_ORPHAN_SECONDS)
+    failed = []
+    for kind in kinds():
+        stale, unstarted = stuck_filters()
+        for job in list(kind.jobs.filter(stale | unstarted)):
+            if job_orphan_deadline(job) > now:
+                continue
+            error = (
+                f"No worker worked on it for {seconds:g} s: every worker is gone. It resumes by "
+                "itself when a worker is back, or with Retry."
+            )
+            if job_fail(
+                kind=kind, job_id=job.pk, error=error, waiting_for=NO_WORKER, only_if=stale | unstarted
+            ):
+                failed.append((kind.name, job.pk))
+    return failed
+
+
+def jobs_resume_orphaned(*, enqueue: Enqueue) -> list[tuple[str, int]]:
+    """Resume the jobs failed while every worker was gone (run by a worker: one is back)."""
+    resumed = []
+    note = "Resumed by a worker that came back (every worker had been gone)."
+    for kind in kinds():
+        orphaned = models.Q(status=RunStatus.FAILED, waiting_for=NO_WORKER)
+        for job_id in list(kind.jobs.filter(orphaned).values_list("pk", flat=True)):
+            if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, only_if=orphaned, note=note, retry=True):
+                resumed.append((kind.name, job_id))
     return resumed

@@ -460,6 +460,9 @@ ENGINE_START_SECONDS = env.float("ENGINE_START_SECONDS", default=300.0)
 # How long a job paused by an outage (Redis or the broker away) waits before it fails with
 # that reason (a person's retry, or the sweeper once the outage is over, resumes it).
 ENGINE_OUTAGE_WAIT_SECONDS = env.float("ENGINE_OUTAGE_WAIT_SECONDS", default=3600.0)
+# How long a stuck job waits for a worker when every worker is gone (no worker beat): then
+# the web processes fail it with that reason; the first worker back resumes it.
+ENGINE_ORPHAN_SECONDS = env.float("ENGINE_ORPHAN_SECONDS", default=900.0)
 # How long a task waits for a free slot of its endpoint before re-queueing itself.
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
 # A task keeps making its run's calls until it has worked this long, then queues the
