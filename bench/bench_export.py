@@ -37,7 +37,7 @@ from django.db import connection  # noqa: E402
 
 # No worker runs here: the tasks that creating a response sends (its diversity, through the
 # outbox) go to an in-memory broker and are dropped instead of piling up in the configured Redis.
-current_app.conf.broker_url = "memory://"
+current_app.conf.broker_url = current_app.conf.CELERY_BROKER_URL = "memory://"  # both: Celery 5.6
 
 N_SCENARIOS, N_MODELS, CONDITIONS = 10, 10, ("A", "B", "C", "D")
 WORDS = [

@@ -91,19 +91,30 @@ def celery_broker(url: str):
         with contextlib.suppress(AttributeError, KeyError):
             app.__dict__["amqp"]._producer_pool = None
 
-    saved = app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options
-    app.conf.broker_url = url
-    app.conf.broker_transport = None  # the URL's own (a session on the filesystem broker names one)
-    app.conf.broker_transport_options = {
-        "visibility_timeout": 3600,
-        "socket_connect_timeout": settings.REDIS_TIMEOUT_SECONDS,
-        "socket_timeout": settings.REDIS_TIMEOUT_SECONDS,
+    # Celery 5.6 reads a namespaced app's settings under their CELERY_ names first: set both
+    names = ("broker_url", "broker_transport", "broker_transport_options")
+    keys = [key for name in names for key in (name, f"CELERY_{name.upper()}")]
+    saved = {key: app.conf[key] for key in keys if key in app.conf}
+    overrides = {
+        "broker_url": url,  # the read and write URLs follow it
+        "broker_transport": None,  # the URL's own (a session on the filesystem broker names one)
+        "broker_transport_options": {
+            "visibility_timeout": 3600,
+            "socket_connect_timeout": settings.REDIS_TIMEOUT_SECONDS,
+            "socket_timeout": settings.REDIS_TIMEOUT_SECONDS,
+        },
     }
+    for name, value in overrides.items():
+        app.conf[name] = app.conf[f"CELERY_{name.upper()}"] = value
     reset_pools()
     try:
         yield app
     finally:
-        app.conf.broker_url, app.conf.broker_transport, app.conf.broker_transport_options = saved
+        for key in keys:
+            if key in saved:
+                app.conf[key] = saved[key]
+            else:
+                app.conf.pop(key, None)
         reset_pools()
 
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from core.tasks.worker_beats import worker_beat_record
 from generation.models import GenerationRun, RunStatus
-from generation.services.batches import batch_create
 from generation.selectors import job_orphan_deadline
+from generation.services.batches import batch_create
 from generation.services.recovery import NO_WORKER, jobs_fail_orphaned, jobs_resume_orphaned
 from studies.models import Condition, Scenario, Study
 from tests.factories import stub_endpoint
