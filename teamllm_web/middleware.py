@@ -54,6 +54,24 @@ class LivenessMiddleware:
         return self.get_response(request)
 
 
+class NullCharacterRefusalMiddleware:
+    """Answer 400 to a URL whose path or query holds a NUL character (``%00``): no address of
+    the site has one, and PostgreSQL refuses it in a text lookup (a 500 otherwise). JSON under
+    ``/api/``, a page elsewhere."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        query = request.META.get("QUERY_STRING", "")
+        if "\x00" in request.path_info or "%00" in query or "\x00" in query:
+            if request.path_info.startswith("/api/"):
+                message = "The address holds a NUL character (%00); no address of this API has one."
+                return JsonResponse({"detail": message}, status=400)
+            return render(request, "400.html", status=400)
+        return self.get_response(request)
+
+
 class RequestSizeLimitMiddleware:
     """Answer 413 to a request whose declared body is larger than ``REQUEST_MAX_BYTES`` before
     anything reads it: Django's own limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``) leaves uploaded

@@ -79,6 +79,8 @@ MIDDLEWARE = [
     # before any view reads a body (CSRF's check reads the form in process_view, after every
     # middleware's call): 413 for a request larger than REQUEST_MAX_BYTES
     "teamllm_web.middleware.RequestSizeLimitMiddleware",
+    # a NUL in the path or query: 400 before any view looks it up (PostgreSQL refuses it)
+    "teamllm_web.middleware.NullCharacterRefusalMiddleware",
     "teamllm_web.middleware.LoginRequiredEverywhereMiddleware",
     "teamllm_web.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
