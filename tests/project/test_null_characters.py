@@ -39,7 +39,9 @@ def test_pages_answer_400_to_a_nul(demo, username):
 
 def test_api_answers_400_json_to_a_nul(demo):
     study = Study.objects.get(name="CGPST demo").pk
-    token = token_create(user=get_user_model().objects.get(username="researcher"), name="t", scope="read", days=1)
+    token = token_create(
+        user=get_user_model().objects.get(username="researcher"), name="t", scope="read", days=1
+    )
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token.plain}")
     for url in (
         f"/api/v1/studies/{study}/responses?status=%00",
