@@ -7,7 +7,8 @@ endpoint without a key calls only the hosts of ``settings.LLM_KEYLESS_HOSTS``.
 
 An entry of either list is a host name (``api.openai.com``), a name's subdomains
 (``*.openai.azure.com``) or an IP address (``127.0.0.1``, ``[::1]``), each with an optional
-port (``127.0.0.1:8765``: that port only). A name is allowed only while it resolves to public
+port (``127.0.0.1:8765``: that port only); a key's entry without a port or scheme allows
+https on port 443 only (:func:`host_rule`). A name is allowed only while it resolves to public
 addresses or to addresses inside ``settings.LLM_PRIVATE_NETWORKS``: loopback and private
 addresses are reached only where the operator wrote them.
 
@@ -50,9 +51,12 @@ class HostRule:
     name: str
     address: Address | None
     port: int | None
+    scheme: str = ""  # "https": that scheme only; "": any
 
-    def allows(self, *, name: str, address: Address | None, port: int) -> bool:
+    def allows(self, *, name: str, address: Address | None, port: int, scheme: str = "") -> bool:
         if self.port is not None and self.port != port:
+            return False
+        if self.scheme and self.scheme != scheme:
             return False
         if self.address is not None or address is not None:
             return self.address == address
@@ -84,12 +88,20 @@ def _name(host: str) -> str:
         return host
 
 
-def host_rule(entry: str) -> HostRule:
+def host_rule(entry: str, *, keyed: bool = False) -> HostRule:
     """``api.openai.com``, ``*.example.org``, ``127.0.0.1:8765``, ``[::1]:8765`` or a URL's
-    ``scheme://host:port``; ValueError when the entry names no host."""
+    ``scheme://host:port``; ValueError when the entry names no host. ``keyed``: an entry of a
+    key's binding; one that names no port or scheme allows https on port 443 only, so that the
+    key never travels in clear or to another port of the host (``http://host`` or ``host:port``
+    say otherwise, in words the operator wrote)."""
     text = entry.strip()
+    scheme = ""
     if "://" in text:
-        text = urlsplit(text).netloc.rpartition("@")[2]
+        parts = urlsplit(text)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            raise ValueError(entry)
+        text = parts.netloc.rpartition("@")[2]
     port_text = ""
     if text.startswith("["):
         host, _bracket, rest = text[1:].partition("]")
@@ -103,13 +115,16 @@ def host_rule(entry: str) -> HostRule:
     port = int(port_text) if port_text else None
     if port is not None and not 0 < port < 65536:
         raise ValueError(entry)
+    if keyed and port is None:
+        scheme = scheme or "https"
+        port = 443 if scheme == "https" else 80
     address = _address(host)
     if address is not None:
-        return HostRule(name="", address=address, port=port)
+        return HostRule(name="", address=address, port=port, scheme=scheme)
     name = _name(host)
     if not _NAME.fullmatch(name.removeprefix("*.")):
         raise ValueError(entry)
-    return HostRule(name=name, address=None, port=port)
+    return HostRule(name=name, address=None, port=port, scheme=scheme)
 
 
 def egress_allowed_hosts(api_key_env: str) -> tuple[str, list[str]]:
@@ -136,8 +151,13 @@ def _parsed(setting: str, entries: Iterable[str], parse: Callable[[str], Any], r
     return parsed
 
 
-def _rules(setting: str, entries: list[str]) -> list[HostRule]:
-    return _parsed(setting, entries, host_rule, _("%(setting)s has an entry that is not a host: %(entry)s."))
+def _rules(setting: str, entries: list[str], *, keyed: bool) -> list[HostRule]:
+    return _parsed(
+        setting,
+        entries,
+        lambda entry: host_rule(entry, keyed=keyed),
+        _("%(setting)s has an entry that is not a host: %(entry)s."),
+    )
 
 
 def _private_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
@@ -173,7 +193,7 @@ def egress_check_place(
     if api_key_env and not api_key_env_allowed(api_key_env):
         raise EgressRefused(_("The key variable %(variable)s is not allowed.") % {"variable": api_key_env})
     setting, entries = egress_allowed_hosts(api_key_env)
-    rules = _rules(setting, entries)
+    rules = _rules(setting, entries, keyed=bool(api_key_env))
     scheme, host = scheme.lower(), host.strip("[]")
     if scheme not in ("http", "https") or not host:
         raise EgressRefused(
@@ -184,7 +204,13 @@ def egress_check_place(
     address = _address(host)
     name = "" if address is not None else _name(host)
     place = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    values = {"variable": api_key_env, "setting": setting, "host": place, "hosts": ", ".join(entries)}
+    values = {
+        "variable": api_key_env,
+        "setting": setting,
+        "host": place,
+        "hosts": ", ".join(entries),
+        "scheme": scheme,
+    }
     if not rules:
         if api_key_env:
             raise EgressRefused(
@@ -202,11 +228,12 @@ def egress_check_place(
             )
             % values
         )
-    if not any(rule.allows(name=name, address=address, port=port) for rule in rules):
+    if not any(rule.allows(name=name, address=address, port=port, scheme=scheme) for rule in rules):
         if api_key_env:
             message = _(
-                "The key %(variable)s may be sent only to %(hosts)s (%(setting)s), not to %(host)s: point "
-                "the base URL at one of those hosts, or ask the operator to add this one to %(setting)s."
+                "The key %(variable)s may be sent only to %(hosts)s (%(setting)s; a host without a port "
+                "means https on port 443), not to %(scheme)s://%(host)s: point the base URL at one of "
+                "those hosts, or ask the operator to add this one to %(setting)s."
             )
         else:
             message = _(

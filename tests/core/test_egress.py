@@ -47,7 +47,11 @@ def test_entries_that_name_no_host_are_refused(entry):
     [
         ("https://api.openai.com/v1", True),
         ("https://API.openai.com./v1", True),
-        ("http://api.openai.com:8080/v1", True),  # no port in the entry: any port
+        # a key's entry without a port: https on 443 only (issue 36, hostile pass N4)
+        ("http://api.openai.com/v1", False),
+        ("https://api.openai.com:9911/v1", False),
+        ("http://api.openai.com:443/v1", False),
+        ("https://api.openai.com:443/v1", True),
         ("https://api.openai.com.evil.org/v1", False),
         ("https://evil.org/api.openai.com/v1", False),
         ("https://api.openai.com@evil.org/v1", False),
@@ -70,13 +74,42 @@ def test_a_url_is_allowed_only_by_an_entry_that_names_it(url, allowed, monkeypat
     assert (egress_problem(url, api_key_env="TEAMLLM_LLM_KEY_X", resolve=False) == "") is allowed
 
 
+@pytest.mark.parametrize(
+    "binding, url, allowed",
+    [
+        ("litellm:4000", "http://litellm:4000/v1", True),  # the port written: any scheme
+        ("litellm:4000", "https://litellm:4000/v1", True),
+        ("http://gw.lab", "http://gw.lab/v1", True),  # the scheme written: its port
+        ("http://gw.lab", "http://gw.lab:8080/v1", False),
+        ("http://gw.lab", "https://gw.lab/v1", False),
+        ("https://gw.lab:8443", "https://gw.lab:8443/v1", True),
+        ("https://gw.lab:8443", "http://gw.lab:8443/v1", False),
+        ("127.0.0.1", "https://127.0.0.1/v1", True),
+        ("127.0.0.1", "http://127.0.0.1:8765/v1", False),
+    ],
+)
+def test_a_keys_binding_says_the_port_and_scheme_it_travels_on(binding, url, allowed, monkeypatch):
+    monkeypatch.setenv("TEAMLLM_LLM_KEY_X_HOSTS", binding)
+    assert (egress_problem(url, api_key_env="TEAMLLM_LLM_KEY_X", resolve=False) == "") is allowed
+
+
+def test_keyless_hosts_without_a_port_allow_any_port_and_scheme(settings):
+    settings.LLM_KEYLESS_HOSTS = ["10.0.0.7"]
+    assert egress_problem("http://10.0.0.7:8000/v1", api_key_env="", resolve=False) == ""
+    assert egress_problem("https://10.0.0.7/v1", api_key_env="", resolve=False) == ""
+
+
 def test_each_refusal_names_the_setting_to_change(monkeypatch, settings):
     monkeypatch.delenv("TEAMLLM_LLM_KEY_X_HOSTS", raising=False)
     problem = egress_problem("https://api.openai.com/v1", api_key_env="TEAMLLM_LLM_KEY_X")
     assert "TEAMLLM_LLM_KEY_X is bound to no host" in problem and "TEAMLLM_LLM_KEY_X_HOSTS=" in problem
     monkeypatch.setenv("TEAMLLM_LLM_KEY_X_HOSTS", "api.openai.com")
     problem = egress_problem("https://evil.org/v1", api_key_env="TEAMLLM_LLM_KEY_X")
-    assert "may be sent only to api.openai.com (TEAMLLM_LLM_KEY_X_HOSTS), not to evil.org:443" in problem
+    assert (
+        "may be sent only to api.openai.com (TEAMLLM_LLM_KEY_X_HOSTS; a host without a port means https"
+        in problem
+    )
+    assert "not to https://evil.org:443" in problem
     settings.LLM_KEYLESS_HOSTS = []
     assert "in LLM_KEYLESS_HOSTS, and it names none" in egress_problem("http://127.0.0.1/v1", api_key_env="")
     settings.LLM_KEYLESS_HOSTS = ["127.0.0.1:8765"]

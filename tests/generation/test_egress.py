@@ -97,7 +97,7 @@ def test_a_generation_run_does_not_send_a_bound_key_to_another_host(
     assert run_step(run_id=run.pk, seq=0).kind == "failed"
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and time.monotonic() - started < 5  # refused at once, no retry
-    assert f"{KEY_ENV}_HOSTS" in run.error and "not to 127.0.0.2" in run.error
+    assert f"{KEY_ENV}_HOSTS" in run.error and "not to http://127.0.0.2" in run.error
     assert thief.seen == [] and home.seen == []
 
 
@@ -174,7 +174,7 @@ def test_the_request_hook_refuses_a_redirect_even_where_redirects_are_followed(d
         httpx2.Client(
             follow_redirects=True, event_hooks={"request": [egress_request_hook(KEY_ENV)]}
         ) as client,
-        pytest.raises(EgressRefused, match="not to 127.0.0.2"),
+        pytest.raises(EgressRefused, match="not to http://127.0.0.2"),
     ):
         client.post(f"{home.base_url}/chat/completions", headers={"Authorization": f"Bearer {KEY}"}, json={})
     assert len(home.seen) == 1 and thief.seen == []
@@ -215,7 +215,7 @@ def test_saving_an_endpoint_is_refused_where_its_key_may_not_go(admin, home_and_
         (
             thief.base_url,
             KEY_ENV,
-            f"may be sent only to 127.0.0.1:{home.server_address[1]} ({KEY_ENV}_HOSTS)",
+            f"may be sent only to 127.0.0.1:{home.server_address[1]} ({KEY_ENV}_HOSTS; a host without a port means https",
         ),
         (home.base_url, "TEAMLLM_LLM_KEY_UNBOUND", "TEAMLLM_LLM_KEY_UNBOUND is bound to no host"),
         ("http://127.0.0.2:6379/v1", "", "not 127.0.0.2:6379"),  # no key: LLM_KEYLESS_HOSTS
@@ -238,7 +238,7 @@ def test_saving_an_endpoint_is_refused_where_its_key_may_not_go(admin, home_and_
         "api_key_env": KEY_ENV,
     }
     page = admin.post(reverse("generation:endpoint", args=[existing.pk]), edit)
-    assert f"not to 127.0.0.2:{thief.server_address[1]}" in page.content.decode()
+    assert f"not to http://127.0.0.2:{thief.server_address[1]}" in page.content.decode()
     existing.refresh_from_db()
     assert existing.base_url == home.base_url and thief.seen == []
 
