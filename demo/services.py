@@ -142,7 +142,7 @@ def demo_seed() -> DemoReport:
             user.groups.add(demo_group)
             report.users.append(username)
         records = records_from_data_a(json.loads((DATA_DIR / "data_A.json").read_text(encoding="utf-8")))
-        imported = responses_import(records=records, study=study)
+        imported = responses_import(records=records, study=study, source="demo data")
         report.responses = imported.created + imported.unchanged
         demo_pair_assign(study=study)
         for order, (name, preferences) in enumerate(DEMO_MEMBERS):

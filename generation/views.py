@@ -220,7 +220,12 @@ def members(request: HttpRequest, study_id: int) -> HttpResponse:
     form = MemberProfileForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            member_profile_save(study=study, profile_id=profile.pk if profile else None, **form.cleaned_data)
+            member_profile_save(
+                study=study,
+                profile_id=profile.pk if profile else None,
+                actor=request.user,
+                **form.cleaned_data,
+            )
         except ProfileError as exc:
             form.add_error(None, str(exc))
         else:
@@ -234,7 +239,7 @@ def members(request: HttpRequest, study_id: int) -> HttpResponse:
 @require_POST
 def member_delete(request: HttpRequest, study_id: int, profile_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
-    if member_profile_delete(study=study, profile_id=profile_id):
+    if member_profile_delete(study=study, profile_id=profile_id, actor=request.user):
         messages.info(request, _("Member profile deleted; runs already created keep it."))
     return redirect("generation:members", study_id=study.pk)
 

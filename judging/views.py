@@ -27,7 +27,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
     if request.method == "POST" and judge_form.is_bound and judge_form.is_valid():
         try:
-            judge = judge_create(**judge_form.cleaned_data)
+            judge = judge_create(**judge_form.cleaned_data, actor=request.user)
         except JudgeError as exc:
             judge_form.add_error(None, str(exc))
         else:

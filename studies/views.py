@@ -164,7 +164,11 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
         try:
             records = response_records_from_upload(form.cleaned_data["file"].read())
             report = responses_import(
-                records=records, study=study, create_missing=form.cleaned_data["create_missing"]
+                records=records,
+                study=study,
+                create_missing=form.cleaned_data["create_missing"],
+                actor=request.user,
+                source="responses import page",
             )
         except RecordProblems as exc:
             problems = exc.problems

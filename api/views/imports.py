@@ -34,7 +34,11 @@ def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn)
     study = study_for(request, study_id)
     try:
         report = responses_import(
-            records=records_from_text(body.content), study=study, create_missing=body.create_missing
+            records=records_from_text(body.content),
+            study=study,
+            create_missing=body.create_missing,
+            actor=caller(request),
+            source="API",
         )
     except RecordProblems as exc:
         return Status(400, {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]})

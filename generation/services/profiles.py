@@ -8,6 +8,9 @@ from django.utils.translation import gettext as _
 
 from generation.models import PreferenceProfile
 from studies.models import Study
+from studies.services.audit import audit_changes, audit_record, audit_values
+
+PROFILE_FIELDS = ("name", "preferences", "order", "is_active")
 
 
 class ProfileError(ValueError):
@@ -22,9 +25,10 @@ def member_profile_save(
     order: int = 0,
     is_active: bool = True,
     profile_id: int | None = None,
+    actor=None,
 ) -> PreferenceProfile:
-    """Create a member profile in the study, or update ``profile_id`` (of that study).
-    A run already created keeps the profiles it was created with."""
+    """Create a member profile in the study, or update ``profile_id`` (of that study);
+    audited. A run already created keeps the profiles it was created with."""
     name, preferences = name.strip(), preferences.strip()
     if not name or not preferences:
         raise ProfileError(_("A member needs a name and stated preferences."))
@@ -37,16 +41,36 @@ def member_profile_save(
         if clash.exists():
             raise ProfileError(_("This study already has a member named “%(name)s”.") % {"name": name})
         if profile_id is None:
-            return PreferenceProfile.objects.create(
+            profile = PreferenceProfile.objects.create(
                 study=study, name=name, preferences=preferences, order=order, is_active=is_active
             )
+            changes = audit_changes(before={}, after=audit_values(profile, PROFILE_FIELDS))
+            audit_record(
+                actor=actor, action="member_profile.create", target=profile, study=study, changes=changes
+            )
+            return profile
         profile = PreferenceProfile.objects.select_for_update().get(pk=profile_id, study=study)
+        before = audit_values(profile, PROFILE_FIELDS)
         profile.name, profile.preferences = name, preferences
         profile.order, profile.is_active = order, is_active
-        profile.save(update_fields=["name", "preferences", "order", "is_active"])
+        profile.save(update_fields=list(PROFILE_FIELDS))
+        changes = audit_changes(before=before, after=audit_values(profile, PROFILE_FIELDS))
+        if changes:
+            audit_record(
+                actor=actor, action="member_profile.update", target=profile, study=study, changes=changes
+            )
         return profile
 
 
-def member_profile_delete(*, study: Study, profile_id: int) -> bool:
-    deleted, _ = PreferenceProfile.objects.filter(pk=profile_id, study=study).delete()
-    return bool(deleted)
+def member_profile_delete(*, study: Study, profile_id: int, actor=None) -> bool:
+    """Delete a member profile of the study; audited with what it held."""
+    with transaction.atomic():
+        profile = PreferenceProfile.objects.filter(pk=profile_id, study=study).first()
+        if profile is None:
+            return False
+        changes = {key: [value, None] for key, value in audit_values(profile, PROFILE_FIELDS).items()}
+        audit_record(
+            actor=actor, action="member_profile.delete", target=profile, study=study, changes=changes
+        )
+        profile.delete()
+    return True

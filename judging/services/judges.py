@@ -36,9 +36,10 @@ def judge_create(
     samples: int = 1,
     structured_output: bool = True,
     provider_family: str = "",
+    actor=None,
 ) -> Judge:
     """A judge with its rater: user ``judge-<name>`` (inactive, unusable password) and a
-    rater profile with the next free code J01, J02, ..."""
+    rater profile with the next free code J01, J02, ...; audited (``judge.create``)."""
     name = (name or "").strip()
     if not name:
         raise JudgeError(_("Give the judge a name."))
@@ -62,8 +63,8 @@ def judge_create(
         user = user_model(username=username, is_active=False)
         user.set_unusable_password()
         user.save()
-        RaterProfile.objects.create(user=user, rater_code=_free_rater_code())
-        return Judge.objects.create(
+        profile = RaterProfile.objects.create(user=user, rater_code=_free_rater_code())
+        judge = Judge.objects.create(
             name=name,
             endpoint=endpoint,
             user=user,
@@ -73,6 +74,19 @@ def judge_create(
             structured_output=structured_output,
             provider_family=provider_family.strip(),
         )
+        audit_record(
+            actor=actor,
+            action="judge.create",
+            target=judge,
+            changes={
+                "name": [None, name],
+                "endpoint": [None, endpoint.name],
+                "prompt_version": [None, prompt_version],
+                "account": [None, username],  # the judge's inactive rater account
+                "rater_code": [None, profile.rater_code],
+            },
+        )
+        return judge
 
 
 def judge_for_endpoint(*, endpoint: ModelEndpoint, prompt_version: str = CURRENT_PROMPT_VERSION) -> Judge:

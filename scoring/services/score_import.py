@@ -201,7 +201,13 @@ def _check_and_import(
         problems.add_numbered(responses_unknown_names(records=list(missing.values()), study=study))
     elif whole := [record for index, record in missing.items() if plans[index][1] is not None]:
         try:
-            created = responses_import(records=whole, study=study, create_missing=True)
+            created = responses_import(
+                records=whole,
+                study=study,
+                create_missing=True,
+                actor=actor,
+                source=f"scores import {source_name}",
+            )
         except RecordProblems as exc:
             problems.add_numbered(exc.problems)
         else:

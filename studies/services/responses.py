@@ -369,11 +369,12 @@ def _record_problems(
 
 
 def responses_import(
-    *, records: list[ResponseRecord], study: Study, create_missing: bool = False
+    *, records: list[ResponseRecord], study: Study, create_missing: bool = False, actor=None, source: str = ""
 ) -> ImportReport:
     """Import responses all-or-nothing. Re-importing an identical response is a
     no-op; a different response under an existing research ID is an error. Every
-    problem of every record is reported at once, in file order (RecordProblems)."""
+    problem of every record is reported at once, in file order (RecordProblems). An import
+    that changed anything is audited (``responses.import``: who, from where, which IDs)."""
     report = ImportReport()
     seen: set[str] = set()
     firsts: dict[str, str] = {}
@@ -430,4 +431,18 @@ def responses_import(
             if response.held:
                 report.held.append(rec.research_id)
                 report.hold_reasons[rec.research_id] = response.hold_reasons
+        if report.created or report.restored or report.created_objects:
+            audit_record(
+                actor=actor,
+                action="responses.import",
+                target=f"study:{study.pk}",
+                study=study,
+                changes={
+                    "created": report.created,
+                    "held": report.held,
+                    "restored": report.restored,
+                    "created_objects": report.created_objects,
+                },
+                reason=source,
+            )
     return report

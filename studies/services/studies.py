@@ -73,7 +73,9 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
             raise StudySetupError(_("A study named %(name)r already exists.") % {"name": name})
         role_groups_ensure()
         if template == EMPTY:
-            return Study.objects.create(name=name, description=description)
+            study = Study.objects.create(name=name, description=description)
+            _study_created(study=study, template=template, actor=actor)
+            return study
         conditions = conditions_ensure_defaults()
         endpoints = endpoints_ensure_paper_models()
         study = Study.objects.create(
@@ -87,7 +89,18 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         # the template's models and conditions are the study's choice, shown on its page
         study.endpoints.set(endpoints)
         study.conditions.set(conditions)
+        _study_created(study=study, template=template, actor=actor)
     return study
+
+
+def _study_created(*, study: Study, template: str, actor) -> None:
+    audit_record(
+        actor=actor,
+        action="study.create",
+        target=study,
+        study=study,
+        changes={"name": [None, study.name], "template": [None, template]},
+    )
 
 
 STUDY_SETTINGS_FIELDS = ("name", "description", "response_language", "is_active", "responses_need_release")

@@ -21,7 +21,12 @@ class Command(StudyFileCommand):
         study_obj = study_from_option(study, create=create_missing)
         try:
             records = records_from_file(file)
-            report = responses_import(records=records, study=study_obj, create_missing=create_missing)
+            report = responses_import(
+                records=records,
+                study=study_obj,
+                create_missing=create_missing,
+                source="import_responses command",
+            )
         except RecordProblems as exc:
             raise self.problems_error("Nothing imported", exc.problems) from exc
         except RecordError as exc:
