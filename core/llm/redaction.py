@@ -1,9 +1,10 @@
 """Credentials out of every text a provider call produces: the key used (also spelled out
-with anything between its characters) and whatever looks like a credential, whoever echoed
+with anything between its characters, reversed, in hex or base64, or any long part of it) and whatever looks like a credential, whoever echoed
 it (a provider, a gateway, a proxy). Pure."""
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -66,22 +67,52 @@ def _folded(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origins
 
 
+# ... and any run of this many of its letters and digits (a suffix, a middle part: a server
+# echoing "...9876543210abcd"); a random key shares no such run with ordinary text.
+FRAGMENT_MIN = 10
+
+
 def redact_spelled_out(text: str, secret: str) -> str:
-    """``text`` with ``secret`` redacted wherever its letters and digits follow each other in
-    order, whatever stands between them (spaces, punctuation, line breaks, invisible or
-    full-width characters) and in any case: a server echoing the key as ``s k - l i v e ...``."""
+    """``text`` with ``secret`` redacted wherever its letters and digits, or any run of
+    ``FRAGMENT_MIN`` of them, follow each other in order, whatever stands between them (spaces,
+    punctuation, line breaks, invisible or full-width characters) and in any case: a server
+    echoing the key as ``s k - l i v e ...`` or only its end."""
     needle, _ = _folded(secret)
     if len(needle) < SPELLED_OUT_MIN:
         return text
     haystack, origins = _folded(text)
-    spans = []
-    start = haystack.find(needle)
-    while start != -1:
-        spans.append((origins[start], origins[start + len(needle) - 1] + 1))
-        start = haystack.find(needle, start + len(needle))
+    width = min(len(needle), FRAGMENT_MIN)
+    covered = [False] * len(haystack)
+    for offset in range(len(needle) - width + 1):
+        window = needle[offset : offset + width]
+        start = haystack.find(window)
+        while start != -1:
+            covered[start : start + width] = [True] * width
+            start = haystack.find(window, start + 1)
+    spans: list[tuple[int, int]] = []
+    for index, hit in enumerate(covered):
+        if not hit:
+            continue
+        first, end = origins[index], origins[index] + 1
+        if spans and (index > 0 and covered[index - 1]):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((first, end))
     for first, end in reversed(spans):
         text = text[:first] + REDACTED + text[end:]
     return text
+
+
+def secret_spellings(secret: str) -> list[str]:
+    """The forms a server may echo a key in: as it is, reversed, hex and base64."""
+    raw = secret.encode()
+    return [
+        secret,
+        secret[::-1],
+        raw.hex(),
+        base64.b64encode(raw).decode().rstrip("="),
+        base64.urlsafe_b64encode(raw).decode().rstrip("="),
+    ]
 
 
 def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
@@ -95,7 +126,9 @@ def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
         return text
     for secret in secrets:
         if secret and secret != NO_KEY and len(secret) >= 4:
-            text = redact_spelled_out(text.replace(secret, REDACTED), secret)
+            text = text.replace(secret, REDACTED)
+            for spelling in secret_spellings(secret):
+                text = redact_spelled_out(text, spelling)
     for pattern, replacement in _CREDENTIAL_PATTERNS:
         text = pattern.sub(replacement, text)
     text = _AUTH_CONTEXT.sub(

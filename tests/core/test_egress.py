@@ -4,6 +4,7 @@ key redacted however it is spelled out (issue 36)."""
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 
 import httpx2
@@ -174,6 +175,24 @@ def test_the_key_spelled_out_is_redacted(echo):
     text = f"Your key is {echo}, thanks."
     redacted = redact_credentials(text, [KEY])
     assert redacted == "Your key is [redacted], thanks."
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        KEY[::-1],  # reversed
+        KEY.encode().hex(),
+        KEY.encode().hex().upper(),
+        base64.b64encode(KEY.encode()).decode(),
+        KEY[-16:],  # its end (issue 36, hostile pass N5)
+        "key" + KEY[-12:],
+        KEY[8:20],
+    ],
+)
+def test_the_key_reversed_encoded_or_in_part_is_redacted(echo):
+    redacted = redact_credentials(f"Your key is {echo} .", [KEY]).replace("]=", "]")  # base64's padding
+    assert redacted in ("Your key is [redacted] .", "Your key is key[redacted] .")
+    assert KEY[-10:] not in redacted and KEY[-10:][::-1] not in redacted
 
 
 def test_spelling_out_does_not_redact_ordinary_text():
