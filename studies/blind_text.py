@@ -26,7 +26,9 @@ left alone.
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -46,12 +48,15 @@ _SEPARATOR = r"[·|•,:：/]"
 _OPEN, _CLOSE = r"[\[(【（]", r"[\])】）]"
 
 
+_SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
+
+
 def _tags(name: str) -> tuple[str, ...]:
     """Where a text labels itself by a plain term (``name``: its pattern, in the group
     "name"), matched without regard to case."""
     return (
-        # a speaker label opening a line: "Plant:", "**Moderator**:", "- Futurist："
-        rf"(?m:^)[ \t]*[*_#>\-]*[ \t]*{name}[*_]*[ \t]*[:：]",
+        # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:"
+        rf"(?m:^)[ \t]*(?:[*_#>\-•]+[ \t]*)*{name}[*_]*(?:[ \t]+{_SAYS})?[ \t]*[*_]*[:：]",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】"
         rf"{_OPEN}(?:[^\])】）\n]{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}[^\])】）\n]{{0,40}})?{_CLOSE}",
     )
@@ -60,16 +65,30 @@ def _tags(name: str) -> tuple[str, ...]:
 def _self_naming(name: str) -> tuple[str, ...]:
     """Where a text names itself by a plain role or member (``name`` as in ``_tags``); each
     is matched without regard to case unless it says otherwise."""
+    article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+team['’]s)"
     return (
-        # "As the Plant ...", with the catalogue's capitals (case kept: "as a plant" is prose)
-        rf"(?i:\bas\s+{_ARTICLE}\s+)(?-i:{name}){_AFTER}",
-        # "as an environmentalist, ...", "as the plant of the team", "as the moderator role"
-        rf"\bas\s+{_ARTICLE}\s+{name}(?=\s*[,，]|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
-        # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer"
-        rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
+        # capitals (case kept: "as a plant" is prose)
+        rf"(?i:\bas\s+(?:{article}\s+)?)(?-i:{name}){_AFTER}",
+        # "as an environmentalist, ...", "as an environmentalist I care", "as the plant of the
+        # team", "as the moderator role"
+        rf"\bas\s+{article}\s+{name}(?=\s*[,，]|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
+        rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        # "Speaking from the Environmentalist perspective", "from my Plant's point of view"
+        rf"\bfrom\s+(?:the|my|our|an?)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        # "Moderator here."
+        rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
         rf"(?:作为|我是|身为|担任)\s*{name}",
         *_tags(name),
     )
+
+
+def _named_mid_sentence(name: str) -> str:
+    """A role or member written with the catalogue's capital inside a sentence ("Thanks,
+    Futurist and Plant", "building on what the Environmentalist said"): prose writes the
+    word in lower case there; a sentence's first word is left alone ("Plant trees ...")."""
+    return rf"(?<=[^\W_]\s|[,;，、'’)\]]\s)(?-i:{name}){_AFTER}"
 
 
 @dataclass(frozen=True)
@@ -96,9 +115,21 @@ def term_is_distinctive(text: str) -> bool:
     return any(any(ch.isupper() for ch in word[1:]) for word in re.findall(r"[A-Za-z]+", text))
 
 
+# between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
+# "Debater A"): a text may write a space, a hyphen or nothing ("Deep Seek", "Qwen 3",
+# "Debater-A", "Monitor-Evaluator")
+_JOINT = r"[\s\-‐‑–_]*"
+
+
 def _term_pattern(text: str) -> str:
-    words = [re.escape(word) for word in re.split(r"\s+", text.strip()) if word]
-    return r"\s+".join(words)
+    words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
+    parts = []
+    for word in words:
+        pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
+        parts.append(
+            _JOINT.join(re.escape(piece) for piece in pieces) if "".join(pieces) == word else re.escape(word)
+        )
+    return _JOINT.join(parts)
 
 
 def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
@@ -108,24 +139,72 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     # Chinese puts no space between words: no boundary on a side where the term has a Chinese letter
     before = _BEFORE if written[0].isascii() else ""
     after = _AFTER if written[-1].isascii() else ""
+    if term.kind == MODEL and after:
+        after = r"(?![^\W\d_])"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
     name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
     if term.kind in (MODEL, WORD) or term_is_distinctive(term.text):
         return [m.span("name") for m in re.finditer(name, text, re.I)]
     spans = []
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
         spans += [m.span("name") for m in re.finditer(name, text)]
-    contexts = _self_naming(name) if term.kind in (ROLE, PROFILE) else _tags(name)
+    contexts = list(_self_naming(name) if term.kind in (ROLE, PROFILE) else _tags(name))
+    if term.kind in (ROLE, PROFILE) and written[0].isupper():
+        contexts.append(_named_mid_sentence(name))
     for context in contexts:
         spans += [m.span("name") for m in re.finditer(context, text, re.I)]
     return spans
 
 
+# Characters a text may hide a name with: a soft hyphen, zero-width spaces and joiners.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _latin_look_alike(char: str) -> str:
+    """The Latin letter ``char`` looks like (Cyrillic "Е", Greek "Ο"), else ``char``: the
+    Unicode confusables data of the ``confusable_homoglyphs`` package."""
+    from confusable_homoglyphs import confusables  # its data loads on first use
+
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
+    for entry in found or []:
+        for glyph in entry["homoglyphs"]:
+            if glyph["c"].isascii() and glyph["c"].isalpha():
+                return str(glyph["c"])
+    return char
+
+
+def _normalized(text: str) -> tuple[str, list[int]]:
+    """``text`` as a reader sees it: full-width and other compatibility forms folded (NFKC),
+    invisible characters dropped, Latin look-alikes of other scripts made Latin; and the
+    index in ``text`` each character came from."""
+    chars: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        if ord(char) in _INVISIBLE:
+            continue
+        for folded in unicodedata.normalize("NFKC", char):
+            if (
+                not folded.isascii()
+                and folded.isalpha()
+                and unicodedata.name(folded, "").startswith(("CYRILLIC", "GREEK"))
+            ):
+                folded = _latin_look_alike(folded)
+            chars.append(folded)
+            origins.append(index)
+    return "".join(chars), origins
+
+
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
     wins over one inside it: "Debater A" over "Debater")."""
+    seen, origins = _normalized(text)
     found: list[Span] = []
     for term in terms:
-        found += [Span(start, end, term.text, term.kind) for start, end in _term_spans(text, term)]
+        found += [
+            Span(origins[start], origins[end - 1] + 1, term.text, term.kind)
+            for start, end in _term_spans(seen, term)
+            if end > start
+        ]
     found.sort(key=lambda s: (s.start, -(s.end - s.start)))
     spans: list[Span] = []
     for span in found:

@@ -267,6 +267,8 @@ def held_counts_by_study() -> dict[int, int]:
 
 # --- the blind-text check's catalogue -----------------------------------------------------
 # Words a model's name is made of that name no model ("deepseek-chat", "qwen3-instruct").
+# What a text may call a model family instead (its vendor's chat product).
+_MODEL_ALIASES = {"gpt": ["ChatGPT"]}
 _MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
 
 
@@ -284,6 +286,10 @@ def _model_names(endpoint: ModelEndpoint) -> list[str]:
         family = re.split(r"[-_:.\s]", name.strip(), maxsplit=1)[0]
         if len(family) >= 3 and family.lower() not in _MODEL_WORDS:
             names.append(family)
+            letters = re.match(r"[A-Za-z]{3,}", family)  # "qwen" of "qwen3": "Qwen 3", "Qwen2.5"
+            if letters and letters[0].lower() not in _MODEL_WORDS:
+                names.append(letters[0])
+                names += _MODEL_ALIASES.get(letters[0].lower(), [])
     return names
 
 

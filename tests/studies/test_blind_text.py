@@ -14,6 +14,7 @@ from scoring.models import Assignment
 from studies.blind_text import (
     CONDITION,
     MODEL,
+    PROFILE,
     ROLE,
     STRATEGY,
     BlindTerm,
@@ -41,6 +42,13 @@ TERMS = [
     BlindTerm("TeamLLM", STRATEGY),
     BlindTerm("Multi-Agent Debate", STRATEGY),
     BlindTerm("gpt-4o", MODEL),
+    BlindTerm("Futurist", ROLE),
+    BlindTerm("Monitor Evaluator", ROLE),
+    BlindTerm("Member 1", PROFILE),
+    BlindTerm("DeepSeek", MODEL),
+    BlindTerm("Gemini", MODEL),
+    BlindTerm("Qwen", MODEL),
+    BlindTerm("ChatGPT", MODEL),
 ]
 
 
@@ -73,6 +81,28 @@ def names(text: str) -> list[str]:
         ("[single] 1. Plastic", ["single"]),
         ("Single: eight solutions follow", ["Single"]),
         ("(Reply · Single model) 1. Plastic", ["Single model"]),
+        # the hostile pass's phrasings (issue 36, N2)
+        ("As Moderator, I will now summarise", ["Moderator"]),
+        ("**Plant** says: more dunes", ["Plant"]),
+        ("- **Futurist**: idea", ["Futurist"]),
+        ("Speaking from the Environmentalist perspective, dunes.", ["Environmentalist"]),
+        ("Moderator here. Let us begin.", ["Moderator"]),
+        ("I, the Moderator, close the debate.", ["Moderator"]),
+        ("Thanks, Futurist and Plant, for the ideas.", ["Futurist", "Plant"]),
+        ("Building on what the Environmentalist said, we add reefs.", ["Environmentalist"]),
+        ("As an environmentalist I care about reefs.", ["environmentalist"]),
+        ("As the team's Futurist, I look ahead.", ["Futurist"]),
+        ("The Monitor-Evaluator weighs it.", ["Monitor-Evaluator"]),
+        ("Debater-A argues for sieves.", ["Debater-A"]),
+        ("Member1 prefers trams.", ["Member1"]),
+        (
+            "ChatGPT, Gemini2.5, Qwen 3 and Deep Seek agree; Team LLM too.",
+            ["ChatGPT", "Gemini", "Qwen", "Deep Seek", "Team LLM"],
+        ),
+        ("As the Environ\u00admentalist, I propose roofs.", ["Environ\u00admentalist"]),
+        ("As the Enviro\u200bnmentalist, I propose roofs.", ["Enviro\u200bnmentalist"]),
+        ("As the \u0415nvironmentalist, I propose roofs.", ["\u0415nvironmentalist"]),  # Cyrillic Е
+        ("As the Ｍｏｄｅｒａｔｏｒ, I close.", ["Ｍｏｄｅｒａｔｏｒ"]),  # full-width
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -93,6 +123,8 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "A single plan: as a single, unified team we walk in single file.",
         "Single model approaches fail where a single model of the city is used.",
         "I am single-minded about it.",
+        "Plant trees first. Futurists and planners disagree; the moderator of the forum waits.",
+        "Geminid meteors and a chatgroup of deepwater seekers.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
@@ -150,6 +182,8 @@ def test_the_catalogue_holds_roles_members_strategies_conditions_and_models(demo
     texts = {text.casefold() for text, _kind in terms}
     assert {"single model", "teamllm without roles", "llm discussion"} <= texts
     assert {("gpt-4o", "model"), ("kimi-k2-0711-preview", "model"), ("kimi", "model")} <= terms
+    # a family by its letters ("qwen" of "qwen3-..."), and GPT by its chat product's name
+    assert {("ChatGPT", "model")} <= terms and "qwen" in texts
 
 
 @pytest.mark.django_db
