@@ -28,6 +28,7 @@ from research.selectors.exports import export_job_visible
 from research.selectors.figures import figure_get
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
+from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
 from research.services.exports import export_job_create, export_job_dispatch_pending
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
@@ -247,15 +248,14 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
 def export_download(request: HttpRequest, pk: int) -> HttpResponse:
     """Streamed from the storage (any web host can serve it), to whoever may see the job."""
     job = _job_for(request, pk)
-    if job.status != ExportJob.Status.DONE or not job.file:
-        raise Http404
     try:
-        handle = job.file.storage.open(job.file.name, "rb")
-    except FileNotFoundError as exc:  # deleted from the storage (expired, or by hand)
+        handle = export_file_open(job=job)
+    except ExportFileMissing as exc:  # not built, or deleted from the storage (expired, by hand)
         raise Http404 from exc
-    except Exception:  # the storage cannot be reached (an object store that is down)
-        log.exception("export %s: the storage did not answer", job.pk)
-        return render(request, "research/export_unavailable.html", {"job": job}, status=503)
+    except ExportStorageUnavailable as exc:  # the storage does not answer: say so, keep the job
+        response = render(request, "research/export_unavailable.html", {"job": job}, status=503)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     response = FileResponse(handle, as_attachment=True, filename=job.file_name)
     response["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
     return response

@@ -113,6 +113,14 @@ def browser():
 
 
 @pytest.fixture(autouse=True)
+def _downloads_fresh():
+    """Each test starts with the download guard of a fresh process (no storage failure seen)."""
+    from research.services.downloads import downloads_reset_for_tests
+
+    downloads_reset_for_tests()
+
+
+@pytest.fixture(autouse=True)
 def _default_language():
     """Requests activate the user's language in the test thread; start every test in English."""
     from django.utils import translation

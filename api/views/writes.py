@@ -4,7 +4,7 @@ admins only)."""
 
 from __future__ import annotations
 
-from django.http import FileResponse, Http404, HttpRequest
+from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from ninja import Field, Schema, Status
 
 from api.views.auth import caller, token_study_id
@@ -12,6 +12,7 @@ from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.selectors.exports import export_job_visible
+from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
 from research.services.exports import export_job_create
 from research.significance import MARKS_BOTH, MARKS_PAPER
 
@@ -78,12 +79,14 @@ def export_poll(request: HttpRequest, job_id: int) -> dict:
 @api.get("/exports/{job_id}/download", summary="The finished export's file", response={200: None})
 def export_download(request: HttpRequest, job_id: int):
     job = _job(request, job_id)
-    if job.status != ExportJob.Status.DONE or not job.file:
-        raise Http404
     try:
-        handle = job.file.storage.open(job.file.name, "rb")
-    except (FileNotFoundError, OSError) as exc:
+        handle = export_file_open(job=job)
+    except ExportFileMissing as exc:
         raise Http404 from exc
+    except ExportStorageUnavailable as exc:
+        unavailable = JsonResponse({"detail": f"{exc}; the export is kept: try again later"}, status=503)
+        unavailable["Retry-After"] = str(exc.retry_after)
+        return unavailable
     response = FileResponse(handle, as_attachment=True, filename=job.file_name)
     response["Cache-Control"] = "no-store"
     return response

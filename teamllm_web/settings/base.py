@@ -227,6 +227,14 @@ def _s3_options() -> dict:
         "querystring_expire": env.int("S3_QUERYSTRING_EXPIRE", default=300),
         "file_overwrite": False,  # as on local disk: a name in use gets a suffix, nothing is replaced
     }
+    from botocore.config import Config  # the S3 backend's own library (the `s3` extra)
+
+    # a store that hangs holds a web thread no longer than these (botocore waits a minute each)
+    options["client_config"] = Config(
+        connect_timeout=env.float("S3_CONNECT_TIMEOUT_SECONDS", default=3.0),
+        read_timeout=env.float("S3_READ_TIMEOUT_SECONDS", default=10.0),
+        retries={"max_attempts": env.int("S3_MAX_ATTEMPTS", default=2), "mode": "standard"},
+    )
     return {key: value for key, value in options.items() if value is not None}
 
 
@@ -243,6 +251,11 @@ STORAGES = {
 if FILE_STORAGE_BACKEND == S3_STORAGE_BACKEND and not STORAGES["default"]["OPTIONS"].get("bucket_name"):
     raise ImproperlyConfigured("FILE_STORAGE_BACKEND is S3: set S3_BUCKET (the bucket for exports)")
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+# Downloads of exports one web process lets wait on the storage at once (the others get a 503
+# with Retry-After, so pages and health checks keep their threads), and how long it answers 503
+# at once after the storage failed (research.services.downloads).
+EXPORT_DOWNLOADS_PER_PROCESS = env.int("EXPORT_DOWNLOADS_PER_PROCESS", default=2)
+STORAGE_RETRY_SECONDS = env.int("STORAGE_RETRY_SECONDS", default=30)
 MEDIA_URL = "media/"
 # Exports (and their files) are deleted this many days after they finished; 0 keeps them.
 EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)

@@ -84,7 +84,7 @@ class Hosts:
     """The web service (gunicorn) and a worker, each with its own data directory, both
     configured for the S3 storage at ``endpoint`` as an operator would (the S3_* variables)."""
 
-    def __init__(self, endpoint: str, tmp: Path):
+    def __init__(self, endpoint: str, tmp: Path, web_env: dict[str, str] | None = None):
         self.web_dir, self.worker_dir = tmp / "web-host", tmp / "worker-host"
         self.web_dir.mkdir()
         self.worker_dir.mkdir()
@@ -97,7 +97,11 @@ class Hosts:
         }
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        web_env = {"TEAMLLM_VAR_DIR": str(self.web_dir), "MEDIA_ROOT": str(self.web_dir / "media")}
+        web_env = {
+            "TEAMLLM_VAR_DIR": str(self.web_dir),
+            "MEDIA_ROOT": str(self.web_dir / "media"),
+            **(web_env or {}),
+        }
         self.web = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "teamllm_web.wsgi:application",
              "--bind", f"127.0.0.1:{self.port}", "--workers", "1", "--threads", "4"],
@@ -236,3 +240,75 @@ def test_an_unreachable_storage_fails_the_export_visibly_and_loses_nothing(demo,
     finally:
         s3.stop()
     context.close()
+
+
+def test_a_hung_storage_holds_no_web_thread_long_and_pages_stay_answered(demo, browser, s3_server, tmp_path):
+    """Issue 37, finding 2: with the object store paused, downloads held web threads for 180 s
+    and 14 at once took every gunicorn thread (/healthz unanswered). Now a download waits at most
+    the client's timeouts, at most two per process wait at all, the API answers 503 JSON as
+    documented, and /healthz and a rater's page answer throughout."""
+    import json
+    import threading
+
+    import httpx2
+    from django.contrib.auth import get_user_model
+
+    from api.services.tokens import token_create
+
+    session_worker_stop()
+    hosts = Hosts(
+        s3_server.endpoint, tmp_path, web_env={"S3_READ_TIMEOUT_SECONDS": "2", "S3_MAX_ATTEMPTS": "1"}
+    )
+    try:
+        context = browser.new_context(accept_downloads=True)
+        page = context.new_page()
+        login(page, hosts.url, "researcher")
+        page.goto(f"{hosts.url}/research/")
+        assert "The export is ready." in _export(page, "Item scores (.csv)")
+        job = ExportJob.objects.get(kind="items_csv")
+        cookie = "; ".join(f"{c['name']}={c['value']}" for c in context.cookies())
+        token = token_create(
+            user=get_user_model().objects.get(username="researcher"), name="t", scope="read", days=1
+        )
+
+        def get(path, headers=None, timeout=60):
+            started = time.monotonic()
+            reply = httpx2.get(f"{hosts.url}{path}", headers=headers or {}, timeout=timeout)
+            return reply.status_code, reply.content, time.monotonic() - started
+
+        os.kill(s3_server.proc.pid, signal.SIGSTOP)  # the store hangs: it accepts and never answers
+        try:
+            results: list[tuple[int, bytes, float]] = []
+            downloads = [
+                threading.Thread(
+                    target=lambda: results.append(
+                        get(f"/research/exports/{job.pk}/download", {"Cookie": cookie})
+                    )
+                )
+                for _ in range(8)
+            ]
+            for thread in downloads:
+                thread.start()
+            time.sleep(0.5)
+            # the web tier answers while downloads wait on the store
+            for path in ("/healthz", "/accounts/login/"):
+                status, _body, seconds = get(path)
+                assert status == 200 and seconds < 3, (path, status, seconds)
+            for thread in downloads:
+                thread.join(60)
+            assert [status for status, _body, _seconds in results] == [503] * 8
+            assert max(seconds for _status, _body, seconds in results) < 15  # not 180 s
+            assert all(b"The file storage that holds" in body for _status, body, _seconds in results)
+            status, body, seconds = get(
+                f"/api/v1/exports/{job.pk}/download", {"Authorization": f"Bearer {token.plain}"}
+            )
+            assert status == 503 and "the export is kept" in json.loads(body)["detail"] and seconds < 3
+        finally:
+            os.kill(s3_server.proc.pid, signal.SIGCONT)
+        assert ExportJob.objects.filter(pk=job.pk, status="done").exists()
+        time.sleep(int(settings.STORAGE_RETRY_SECONDS) + 1)  # past the pause after a failure
+        status, body, _seconds = get(f"/research/exports/{job.pk}/download", {"Cookie": cookie})
+        assert status == 200 and body == s3_server.object(job.file.name)
+        context.close()
+    finally:
+        hosts.stop()
