@@ -64,6 +64,8 @@ class StubConfig:
     # When set, a 429 carries these headers instead (a gateway's or provider's own hints,
     # e.g. {"llm_provider-retry-after": "2"} or {"x-ratelimit-reset-requests": "1m0s"}).
     rate_limit_headers: dict[str, str] = field(default_factory=dict)
+    # Headers every answer carries (a gateway's window: {"x-ratelimit-remaining-requests": "1"}).
+    answer_headers: dict[str, str] = field(default_factory=dict)
     timeout_seconds: float = 30.0  # how long a "timeout" fault keeps the client waiting
     reasoning: bool = False
     require_key: str = ""  # when set, other keys get a 401 (which echoes them, as providers do)
@@ -325,6 +327,7 @@ class StubHandler(BaseHTTPRequestHandler):
                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                         "usage": usage,
                     },
+                    cfg.answer_headers,
                 )
             ok = fault is None
         except (BrokenPipeError, ConnectionResetError):

@@ -38,7 +38,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def gateway_config(stub_base_url: str) -> dict:
+def gateway_config(stub_base_url: str, rpm_models: dict[str, int] | None = None) -> dict:
     upstream = {"api_base": stub_base_url, "api_key": "not-needed"}
 
     def model(name: str, **params: object) -> dict:
@@ -50,6 +50,7 @@ def gateway_config(stub_base_url: str) -> dict:
             model("stub-rpm", rpm=RPM_LIMIT),
             model("mock-429", mock_response="litellm.RateLimitError"),
             model("mock-500", mock_response="litellm.InternalServerError"),
+            *(model(name, rpm=rpm) for name, rpm in (rpm_models or {}).items()),
         ],
         # rpm limits are enforced before the call, with LiteLLM's own 429 and its hint
         "router_settings": {"enable_pre_call_checks": True, "routing_strategy": "usage-based-routing-v2"},
@@ -77,7 +78,9 @@ class Gateway:
             self.process.wait(timeout=5)
 
 
-def gateway_start(*, stub_base_url: str, workdir: Path, wait: float = 240.0) -> Gateway:
+def gateway_start(
+    *, stub_base_url: str, workdir: Path, wait: float = 240.0, rpm_models: dict[str, int] | None = None
+) -> Gateway:
     binary = litellm_bin()
     if binary is None:
         raise RuntimeError(
@@ -86,7 +89,7 @@ def gateway_start(*, stub_base_url: str, workdir: Path, wait: float = 240.0) -> 
         )
     workdir.mkdir(parents=True, exist_ok=True)
     config = workdir / "litellm.json"  # YAML is a superset of JSON: the proxy reads it
-    config.write_text(json.dumps(gateway_config(stub_base_url)))
+    config.write_text(json.dumps(gateway_config(stub_base_url, rpm_models)))
     port = _free_port()
     log = workdir / "litellm.log"
     # A clean environment: the suite's DATABASE_URL or REDIS_URL would make the proxy use them.

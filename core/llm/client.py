@@ -317,11 +317,13 @@ def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     return known
 
 
-def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[str, str, int, int, int]:
+def _complete_once(
+    client: OpenAI, body: dict[str, Any], stream: bool
+) -> tuple[str, str, int, int, int, Mapping[str, str]]:
     kwargs = _create_kwargs(body)
     if not stream:
         raw = client.chat.completions.with_raw_response.create(**kwargs)
-        status = raw.status_code
+        status, headers = raw.status_code, raw.headers
         result = raw.parse()
         if not result.choices:
             raise EmptyReply
@@ -337,7 +339,7 @@ def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[
         raw_chunks = client.chat.completions.with_raw_response.create(
             **kwargs, stream=True, stream_options={"include_usage": True}
         )
-        status = raw_chunks.status_code
+        status, headers = raw_chunks.status_code, raw_chunks.headers
         for chunk in raw_chunks.parse():
             if chunk.usage:
                 prompt, completion = chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
@@ -354,7 +356,7 @@ def _complete_once(client: OpenAI, body: dict[str, Any], stream: bool) -> tuple[
     text, reasoning = _split_think(text, reasoning)
     if not text.strip():
         raise EmptyReply
-    return text, reasoning, prompt, completion, status
+    return text, reasoning, prompt, completion, status, headers
 
 
 def _retry_budget(endpoint) -> float:
@@ -433,7 +435,7 @@ def chat_complete(
             before_attempt(attempt)
         started = time.monotonic()
         try:
-            text, reasoning, prompt, completion, status = _complete_once(client, body, stream)
+            text, reasoning, prompt, completion, status, headers = _complete_once(client, body, stream)
         except EgressRefused as exc:  # the client's request hook: a redirect, say
             egress = str(exc)
         except Exception as exc:
@@ -452,6 +454,7 @@ def chat_complete(
         else:
             try:
                 pacing.tokens_used(endpoint, prompt + completion)
+                pacing.window_observe(endpoint, headers)  # a window the server says is used up
             except INFRASTRUCTURE_ERRORS:  # the answer is in hand: keep it, pace less exactly
                 log.warning(
                     "could not charge %d tokens to endpoint %s's pacing", prompt + completion, endpoint.pk

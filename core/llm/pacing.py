@@ -10,6 +10,13 @@ lives where the concurrency leases live (``core.llm.leases``): in Redis (server 
 atomic script) when ``REDIS_URL`` is set, else in a ``flock``ed file per endpoint (``make
 run``: one machine), so all workers share it.
 
+A gateway or provider that says how many requests its window has left
+(``x-ratelimit-remaining-requests``) is believed too (:func:`window_observe`): once it says
+``PACING_RESERVE_REQUESTS`` or fewer remain, the next request waits for the window's reset
+(``x-ratelimit-reset-requests``, else the next minute: LiteLLM's proxy counts per calendar
+minute, and refuses the request that would reach its limit). An even spacing alone met 429s
+there, each a minute's wait (issue 37).
+
 Nothing here reads the database: the caller passes the endpoint's limits.
 """
 
@@ -23,6 +30,8 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+
+from core.llm.hints import duration_seconds
 
 # Advance a schedule and say how long the caller waits: KEYS[1] the schedule,
 # ARGV[1] seconds the caller takes from it (0: only ask), ARGV[2] 1 to start at the
@@ -40,6 +49,21 @@ if take > 0 then
 end
 return tostring(wait)
 """
+# Hold a schedule until ARGV[1] seconds from now at the least (a window that has run out).
+_HOLD = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+local until_ = now + tonumber(ARGV[1])
+if tat < until_ then
+  redis.call('SET', KEYS[1], tostring(until_), 'PX', math.ceil(tonumber(ARGV[1]) * 1000) + 60000)
+end
+return 1
+"""
+# How many requests a window may still allow when the next one waits for its reset: LiteLLM's
+# proxy answers "1 remaining" and refuses the next request (it refuses the one that would reach
+# its limit).
+PACING_RESERVE_REQUESTS = 1
 
 
 class RedisSchedules:
@@ -49,9 +73,13 @@ class RedisSchedules:
         self.client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self.prefix = prefix
         self._advance = self.client.register_script(_ADVANCE)
+        self._hold = self.client.register_script(_HOLD)
 
     def advance(self, key: str, take: float) -> float:
         return float(self._advance(keys=[f"{self.prefix}:llm:pace:{key}"], args=[take]))
+
+    def hold(self, key: str, seconds: float) -> None:
+        self._hold(keys=[f"{self.prefix}:llm:pace:{key}"], args=[seconds])
 
 
 class FileSchedules:
@@ -60,7 +88,22 @@ class FileSchedules:
     def __init__(self, directory: Path):
         self.directory = directory
 
+    def hold(self, key: str, seconds: float) -> None:
+        self._update(key, lambda tat, now: max(tat, now + seconds))
+
     def advance(self, key: str, take: float) -> float:
+        wait: list[float] = []
+
+        def advanced(tat: float, now: float) -> float | None:
+            tat = max(tat, now)
+            wait.append(tat - now)
+            return tat + take if take > 0 else None
+
+        self._update(key, advanced)
+        return wait[0]
+
+    def _update(self, key: str, change) -> None:
+        """Read the schedule, and write ``change(tat, now)`` unless it is None, under the file's lock."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / (key.replace(":", "-") + ".json")
         with open(path, "a+") as handle:
@@ -71,14 +114,12 @@ class FileSchedules:
                     tat = float(json.loads(handle.read() or "0"))
                 except ValueError:
                     tat = 0.0
-                now = time.time()
-                tat = max(tat, now)
-                if take > 0:
+                after = change(tat, time.time())
+                if after is not None:
                     handle.seek(0)
                     handle.truncate()
-                    handle.write(json.dumps(tat + take))
+                    handle.write(json.dumps(after))
                     handle.flush()
-                return tat - now
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -123,6 +164,28 @@ def request_wait(endpoint) -> float:
     if tpm:
         wait = max(wait, schedules().advance(f"{pace_key(endpoint)}:tokens", 0.0))
     return wait
+
+
+def window_observe(endpoint, headers, *, now: float | None = None) -> float:
+    """Believe a server that says its window of requests is (nearly) used up: hold the
+    endpoint's request schedule until the window resets. Returns the seconds held (0: none)."""
+    remaining = _header_number(headers, "x-ratelimit-remaining-requests")
+    if remaining is None or remaining > PACING_RESERVE_REQUESTS:
+        return 0.0
+    reset = duration_seconds(str(headers.get("x-ratelimit-reset-requests") or ""))
+    if reset is None:
+        now = time.time() if now is None else now
+        reset = 60.0 - now % 60.0  # the next calendar minute, as LiteLLM's proxy counts
+    reset += 0.25  # past the boundary, whatever the clocks' skew
+    schedules().hold(f"{pace_key(endpoint)}:requests", reset)
+    return reset
+
+
+def _header_number(headers, name: str) -> float | None:
+    try:
+        return float(str(headers.get(name)).strip())
+    except (TypeError, ValueError):
+        return None
 
 
 def tokens_used(endpoint, tokens: int) -> None:

@@ -75,3 +75,31 @@ def test_the_schedule_is_shared_by_every_worker(backend, settings, tmp_path):
         assert n - 0.3 <= waited <= n
     if backend == "file":
         assert any(Path(settings.VAR_DIR).rglob("*.json"))
+
+
+@pytest.mark.parametrize(
+    "headers, held",
+    [
+        ({"x-ratelimit-remaining-requests": "1", "x-ratelimit-reset-requests": "7s"}, 7.25),
+        ({"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1m0s"}, 60.25),
+        ({"x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": "7s"}, 0.0),
+        ({}, 0.0),
+    ],
+)
+def test_a_window_the_server_says_is_used_up_holds_the_next_request(llm_stub, backend, headers, held):
+    """Issue 37, finding 5: LiteLLM's proxy counts per window and refuses the request that would
+    reach its limit; it says how many remain. Believed, the next request waits for the reset."""
+    llm_stub.configure(answer_headers=headers)
+    paced = endpoint(llm_stub, requests_per_minute=600)  # spacing 0.1 s: the window decides
+    sleeps = Sleeps()
+    chat_complete(endpoint=paced, messages=MESSAGES, params={}, sleep=sleeps)
+    assert sleeps == []
+    chat_complete(endpoint=paced, messages=MESSAGES, params={}, sleep=sleeps)
+    assert held - 0.5 <= sum(sleeps) <= max(held, 0.1)
+
+
+def test_without_a_reset_the_window_is_the_calendar_minute(llm_stub, backend):
+    llm_stub.configure(answer_headers={"x-ratelimit-remaining-requests": "1"})
+    paced = endpoint(llm_stub)
+    assert pacing.window_observe(paced, {"x-ratelimit-remaining-requests": "1"}, now=1_000_000_040.0) == 40.25
+    assert pacing.window_observe(paced, {"x-ratelimit-remaining-requests": "1"}, now=1_000_000_079.5) == 0.75
