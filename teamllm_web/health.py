@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from core.tasks.worker_beats import workers_beating
 from generation.models import GenerationRun, RunStatus
-from generation.services.recovery import jobs_stuck
+from generation.services.recovery import jobs_stuck, jobs_waiting
 from teamllm_web.celery import app as celery_app
 
 # Worker replies are cached this long, so polling the status page does not broadcast
@@ -146,10 +146,15 @@ def stuck_runs() -> dict:
         .values_list("created_at", flat=True)
         .first()
     )
+    waiting = jobs_waiting()
     return {
         "ok": not (stale or unstarted),
         "stale_heartbeat": stale,
         "no_first_heartbeat": unstarted,
+        # paused by an outage (they resume by themselves); failed while every worker was gone
+        # (the first worker back resumes them)
+        "paused_by_outage": sum(w["paused"] for w in waiting.values()),
+        "failed_no_worker": sum(w["no_worker"] for w in waiting.values()),
         "run_ids": (generation["stale"] + generation["unstarted"])[:20],
         "judge_task_ids": (judge["stale"] + judge["unstarted"])[:20],
         "queued": active.filter(status=RunStatus.QUEUED).count(),

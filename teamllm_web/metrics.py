@@ -22,7 +22,7 @@ from prometheus_client.registry import Collector
 from api.selectors import api_requests_counted
 from calibration.selectors.metrics import agreement_recomputes_total
 from generation.selectors import EngineFigures, generation_figures
-from generation.services.recovery import jobs_stuck
+from generation.services.recovery import jobs_stuck, jobs_waiting
 from judging.selectors.batches import judge_figures
 from research.selectors.metrics import export_durations, export_jobs_active
 from scoring.selectors.metrics import assignments_by_role, sheet_events_by_kind, sheets_by_status
@@ -102,6 +102,19 @@ def _stuck_family() -> Metric:
         for reason, ids in sorted(reasons.items()):
             stuck.add_metric([kind, reason], len(ids))
     return stuck
+
+
+def _waiting_family() -> Metric:
+    waiting = GaugeMetricFamily(
+        PREFIX + "engine_jobs_waiting",
+        "Engine jobs waiting for infrastructure (paused: an outage of Redis or the broker; "
+        "no_worker: failed while every worker was gone, resumed when one is back).",
+        labels=["kind", "reason"],
+    )
+    for kind, reasons in sorted(jobs_waiting().items()):
+        for reason, count in sorted(reasons.items()):
+            waiting.add_metric([kind, reason], count)
+    return waiting
 
 
 def _scoring_families() -> Iterator[Metric]:
@@ -189,6 +202,7 @@ class ProductCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         yield from _llm_families([generation_figures(), judge_figures()])
         yield _stuck_family()
+        yield _waiting_family()
         yield from _scoring_families()
         yield from _research_families()
         yield from _queue_families()

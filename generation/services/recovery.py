@@ -26,7 +26,7 @@ from core.llm import leases
 from core.tasks.worker_beats import workers_beating
 from generation.models import RunStatus
 from generation.selectors import job_orphan_deadline, jobs_dispatch_pending, stuck_filters
-from generation.services.engine import Enqueue, job_fail, job_resume
+from generation.services.engine import ACTIVE, Enqueue, job_fail, job_resume
 from generation.services.kinds import Kind, kinds
 
 logger = logging.getLogger(__name__)
@@ -132,3 +132,16 @@ def jobs_resume_orphaned(*, enqueue: Enqueue) -> list[tuple[str, int]]:
             if job_resume(kind=kind, job_id=job_id, enqueue=enqueue, only_if=orphaned, note=note, retry=True):
                 resumed.append((kind.name, job_id))
     return resumed
+
+
+def jobs_waiting() -> dict[str, dict[str, int]]:
+    """Per kind, how many jobs wait for infrastructure: ``paused`` (active, an outage of Redis
+    or the broker stopped them) and ``no_worker`` (failed while every worker was gone; the
+    first worker back resumes them)."""
+    return {
+        kind.name: {
+            "paused": kind.jobs.filter(status__in=ACTIVE).exclude(waiting_for="").count(),
+            "no_worker": kind.jobs.filter(status=RunStatus.FAILED, waiting_for=NO_WORKER).count(),
+        }
+        for kind in kinds()
+    }

@@ -16,6 +16,8 @@ from generation.selectors import job_orphan_deadline
 from generation.services.batches import batch_create
 from generation.services.recovery import NO_WORKER, jobs_fail_orphaned, jobs_resume_orphaned
 from studies.models import Condition, Scenario, Study
+from teamllm_web.health import stuck_runs
+from teamllm_web.metrics import metrics_exposition
 from tests.factories import stub_endpoint
 from tests.workers import child_env
 
@@ -57,6 +59,10 @@ def test_a_stuck_run_shows_its_deadline_then_fails_with_the_reason_and_resumes(r
     assert run.error.startswith("No worker worked on it for 60 s: every worker is gone.")
     page = admin_client.get(f"/manage/generation/batches/{run.batch_id}/").content.decode()
     assert "every worker is gone" in page and 'id="batch-orphaned"' not in page
+    # /status/ and the metrics say so too
+    assert stuck_runs()["failed_no_worker"] == 1
+    exposition = metrics_exposition().decode()
+    assert 'teamllm_engine_jobs_waiting{kind="generation",reason="no_worker"} 1.0' in exposition
     assert jobs_fail_orphaned(queue=QUEUE) == []  # once
 
     assert jobs_resume_orphaned(enqueue=lambda **kwargs: None) == [("generation", run.pk)]

@@ -60,6 +60,7 @@ def test_the_right_token_shows_product_request_and_database_metrics(client, sett
         "teamllm_export_duration_seconds",
         "teamllm_engine_job_duration_seconds",
         "teamllm_engine_jobs_stuck",
+        "teamllm_engine_jobs_waiting",
         "teamllm_queue_messages",
     ):
         assert name in names, name
