@@ -43,6 +43,7 @@ from django.conf import settings
 from core.llm import pacing
 from core.llm.deadline import DeadlineTransport
 from core.llm.egress import EgressRefused, egress_check, egress_request_hook
+from core.llm.failures import EmptyReply, failure_describe, failure_kind, failure_retryable
 from core.llm.hints import retry_after_seconds
 from core.llm.keys import NO_KEY, api_key_env_allowed
 from core.llm.redaction import redact
@@ -52,7 +53,6 @@ from core.outages import INFRASTRUCTURE_ERRORS
 if TYPE_CHECKING:
     from openai import OpenAI
 
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 # A long wait (pacing, a server's Retry-After) is slept in pieces this long, the caller's
 # ``before_attempt`` called between them.
 WAIT_SLICE_SECONDS = 5.0
@@ -103,10 +103,6 @@ class EgressNotAllowed(LLMError):
     def __init__(self, message: str, *, reason: str, attempts: int):
         super().__init__(message, attempts=attempts, retryable=False)
         self.reason = reason
-
-
-class EmptyReply(Exception):
-    """The provider answered 200 with no text."""
 
 
 @dataclass(frozen=True)
@@ -207,76 +203,6 @@ def backoff_seconds(attempt: int, retry_after: float | None = None) -> float:
         return retry_after * random.uniform(1.0, 1.1)
     delay = min(cap, float(settings.LLM_BACKOFF_BASE_SECONDS) * 2 ** (attempt - 1))
     return random.uniform(delay / 2, delay)
-
-
-_SDK_PREFIX = re.compile(r"^Error code: \d{3}\s*-\s*")
-
-
-def _provider_message(exc: Any) -> str:
-    """The provider's own words, without the SDK's "Error code: 429 - " and JSON wrapping."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        message = inner.get("message") if isinstance(inner, dict) else inner
-        if isinstance(message, str) and message.strip():
-            return _SDK_PREFIX.sub("", message.strip())
-    if isinstance(body, str) and body.strip():
-        return body.strip()[:500]
-    text = exc.message if isinstance(getattr(exc, "message", None), str) else str(exc)
-    return _SDK_PREFIX.sub("", text).strip()
-
-
-def _what(status: int) -> str:
-    if 300 <= status < 400:
-        return "redirected, not followed"
-    if status == 429:
-        return "rate limited"
-    if status >= 500:
-        return "server error"
-    if status in (408, 504, 524):
-        return "gateway timeout"
-    return "refused"
-
-
-def _describe(exc: BaseException, *, timeout: float | None = None) -> str:
-    """What happened, said once: ``rate limited (HTTP 429): <the provider's words>``."""
-    import openai  # loaded already: the call that failed went through it
-
-    if isinstance(exc, EmptyReply):
-        return "the provider returned an empty reply"
-    if isinstance(exc, openai.APITimeoutError):
-        waited = f" within {timeout:g} s (the endpoint's timeout)" if timeout else " within the timeout"
-        return f"no answer{waited}"
-    if isinstance(exc, openai.APIConnectionError):
-        return f"cannot connect to the provider ({exc.__cause__ or exc})"
-    if isinstance(exc, openai.APIStatusError):
-        message = _provider_message(exc)
-        label = f"{_what(exc.status_code)} (HTTP {exc.status_code})"
-        return f"{label}: {message}" if message else label
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _kind(exc: BaseException) -> str:
-    """What went wrong, for :attr:`LLMError.kind`."""
-    import openai  # loaded already: the call that failed went through it
-
-    if isinstance(exc, EmptyReply):
-        return "empty"
-    if isinstance(exc, openai.APIStatusError):
-        return "http"
-    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-        return "network"
-    return "other"
-
-
-def _is_retryable(exc: BaseException) -> bool:
-    import openai  # loaded already: the call that failed went through it
-
-    if isinstance(exc, EmptyReply | openai.APITimeoutError | openai.APIConnectionError):
-        return True
-    return isinstance(exc, openai.APIStatusError) and (
-        exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500
-    )
 
 
 def _extra(obj: Any, *names: str) -> str:
@@ -439,11 +365,11 @@ def chat_complete(
         except EgressRefused as exc:  # the client's request hook: a redirect, say
             egress = str(exc)
         except Exception as exc:
-            last_status, last_kind = getattr(exc, "status_code", None), _kind(exc)
-            if not _is_retryable(exc):
-                refused = _describe(exc, timeout=timeout)
+            last_status, last_kind = getattr(exc, "status_code", None), failure_kind(exc)
+            if not failure_retryable(exc):
+                refused = failure_describe(exc, timeout=timeout)
             else:
-                last_error = _describe(exc, timeout=timeout)
+                last_error = failure_describe(exc, timeout=timeout)
                 limited += getattr(exc, "status_code", None) == 429
                 hint = retry_after_seconds(exc)
                 delay = backoff_seconds(attempt, hint)

@@ -78,7 +78,7 @@ def test_a_response_deleted_while_its_diversity_is_computed_is_ignored(monkeypat
 
     monkeypatch.setattr(diversity_services, "answers_diversity", deleting)
     assert response_diversity_compute(response_id=response.pk) is False
-    assert not ResponseDiversity.objects.exists()
+    assert not ResponseDiversity.objects.filter(response_id=response.pk).exists()
 
 
 def test_backfill_computes_the_missing_and_stale_rows_once():
