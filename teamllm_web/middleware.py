@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
-from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, RawPostDataException
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
@@ -70,6 +70,24 @@ class NullCharacterRefusalMiddleware:
                 return JsonResponse({"detail": message}, status=400)
             return render(request, "400.html", status=400)
         return self.get_response(request)
+
+
+class FormBodyToJsonEndpointMiddleware:
+    """Answer 400 to a form (multipart or urlencoded) sent where a JSON body is read: Django has
+    read the form already (the CSRF check does), so the body cannot be read again and the view
+    raised ``RawPostDataException`` (a 500 and a mail to the admins otherwise)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, RawPostDataException):
+            message = "This address takes a JSON body (Content-Type: application/json), not a form."
+            return JsonResponse({"detail": message}, status=400)
+        return None
 
 
 class RequestSizeLimitMiddleware:

@@ -81,6 +81,8 @@ MIDDLEWARE = [
     "teamllm_web.middleware.RequestSizeLimitMiddleware",
     # a NUL in the path or query: 400 before any view looks it up (PostgreSQL refuses it)
     "teamllm_web.middleware.NullCharacterRefusalMiddleware",
+    # a form sent where a JSON body is read: 400, not the RawPostDataException's 500
+    "teamllm_web.middleware.FormBodyToJsonEndpointMiddleware",
     "teamllm_web.middleware.LoginRequiredEverywhereMiddleware",
     "teamllm_web.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -54,3 +54,39 @@ def test_api_answers_400_json_to_a_nul(demo):
         assert "NUL character" in response.json()["detail"]
     # the same addresses without the NUL are served
     assert client.get(f"/api/v1/studies/{study}/responses?status=submitted").status_code in (200, 422)
+
+
+MULTIPART = b'--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'
+
+
+def test_a_form_sent_to_a_json_endpoint_is_400_not_500(demo):
+    """Issue 36, hostile pass 3: a multipart body with a valid CSRF header made the CSRF check
+    read the form, and the view's read of the JSON body raised RawPostDataException (a 500)."""
+    from studies.models import Response
+    from tests.factories import code_for
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(get_user_model().objects.get(username="rater1"))
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
+    client.get(f"/scoring/{code}/")
+    token = client.cookies["csrftoken"].value
+    for action in ("save", "submit", "time"):
+        response = client.post(
+            f"/scoring/{code}/{action}/",
+            MULTIPART,
+            content_type="multipart/form-data; boundary=x",
+            HTTP_X_CSRFTOKEN=token,
+        )
+        assert response.status_code == 400, (action, response.status_code)
+        assert "takes a JSON body" in response.json()["detail"] or response.json()
+
+
+def test_a_form_sent_to_a_json_api_endpoint_with_a_session_is_400(demo):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(get_user_model().objects.get(username="researcher"))
+    client.get("/research/")
+    token = client.cookies["csrftoken"].value
+    response = client.post(
+        "/api/v1/exports", MULTIPART, content_type="multipart/form-data; boundary=x", HTTP_X_CSRFTOKEN=token
+    )
+    assert response.status_code in (400, 422), response.status_code
