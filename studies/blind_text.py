@@ -26,12 +26,12 @@ left alone.
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from core.text_forms import reader_form
 
 # Where a term comes from, as the held responses page names it.
 ROLE, PROFILE, STRATEGY, CONDITION, MODEL = "role", "profile", "strategy", "condition", "model"
@@ -45,7 +45,13 @@ _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"
 _SEPARATOR = r"[·|•,:：/]"
-_OPEN, _CLOSE = r"[\[(【（]", r"[\])】）]"
+_OPEN, _CLOSE = r"[\[(【（{<«]", r"[\])】）}>»]"
+_INSIDE = r"[^\])】）}>»\n]"  # a tag's other words
+# what may stand around a speaker's name at the start of a line: a list's number or bullet,
+# Markdown or HTML emphasis, quotes
+_LIST = r"(?:\d{1,3}[.)]|[*_#>\-•])"
+_OPEN_MARK = r"(?:<[a-z]{1,6}>|[*_\"'`“‘«<{\[(])"
+_CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
 
 
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
@@ -55,21 +61,24 @@ def _tags(name: str) -> tuple[str, ...]:
     """Where a text labels itself by a plain term (``name``: its pattern, in the group
     "name"), matched without regard to case."""
     return (
-        # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:"
-        rf"(?m:^)[ \t]*(?:[*_#>\-•]+[ \t]*)*{name}[*_]*(?:[ \t]+{_SAYS})?[ \t]*[*_]*[:：]",
-        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】"
-        rf"{_OPEN}(?:[^\])】）\n]{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}[^\])】）\n]{{0,40}})?{_CLOSE}",
+        # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:",
+        # "1. Plant: ...", "<b>Plant</b>:", '"Plant":', "Plant's proposal:", "Plant (me):", "Plant — ..."
+        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*)*(?:{_OPEN_MARK}[ \t]*)*{name}{_CLOSE_MARK}*"
+        rf"(?:['’]s[ \t]+\w+|[ \t]*\((?:me|myself|I)\))?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}*[ \t]*(?:[:：]|[ \t][—–-][ \t])",
+        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
+        rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
     )
 
 
-def _self_naming(name: str) -> tuple[str, ...]:
-    """Where a text names itself by a plain role or member (``name`` as in ``_tags``); each
-    is matched without regard to case unless it says otherwise."""
+def _self_naming(name: str, cased: str) -> tuple[str, ...]:
+    """Where a text names itself by a plain role or member (``name`` as in ``_tags``; ``cased``:
+    the same, written with the catalogue's capital first); each is matched without regard to
+    case unless it uses ``cased``."""
     article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+team['’]s)"
     return (
         # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
         # capitals (case kept: "as a plant" is prose)
-        rf"(?i:\bas\s+(?:{article}\s+)?)(?-i:{name}){_AFTER}",
+        rf"\bas\s+(?:{article}\s+)?{cased}{_AFTER}",
         # "as an environmentalist, ...", "as an environmentalist I care", "as the plant of the
         # team", "as the moderator role"
         rf"\bas\s+{article}\s+{name}(?=\s*[,，]|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
@@ -79,16 +88,18 @@ def _self_naming(name: str) -> tuple[str, ...]:
         rf"\bfrom\s+(?:the|my|our|an?)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
         # "Moderator here."
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
+        # "Role: Implementer", "my role: Implementer"
+        rf"\brole\s*[:：]\s*{name}{_AFTER}",
         rf"(?:作为|我是|身为|担任)\s*{name}",
         *_tags(name),
     )
 
 
-def _named_mid_sentence(name: str) -> str:
+def _named_mid_sentence(cased: str) -> str:
     """A role or member written with the catalogue's capital inside a sentence ("Thanks,
     Futurist and Plant", "building on what the Environmentalist said"): prose writes the
     word in lower case there; a sentence's first word is left alone ("Plant trees ...")."""
-    return rf"(?<=[^\W_]\s|[,;，、'’)\]]\s)(?-i:{name}){_AFTER}"
+    return rf"(?<=[^\W_]\s|[,;，、'’)\]]\s){cased}{_AFTER}"
 
 
 @dataclass(frozen=True)
@@ -147,57 +158,21 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     spans = []
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
         spans += [m.span("name") for m in re.finditer(name, text)]
-    contexts = list(_self_naming(name) if term.kind in (ROLE, PROFILE) else _tags(name))
+    # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
+    # writes a role's word in lower case ("as a plant")
+    cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
+    contexts = list(_self_naming(name, cased) if term.kind in (ROLE, PROFILE) else _tags(name))
     if term.kind in (ROLE, PROFILE) and written[0].isupper():
-        contexts.append(_named_mid_sentence(name))
+        contexts.append(_named_mid_sentence(cased))
     for context in contexts:
         spans += [m.span("name") for m in re.finditer(context, text, re.I)]
     return spans
 
 
-# Characters a text may hide a name with: a soft hyphen, zero-width spaces and joiners.
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
-
-
-@functools.lru_cache(maxsize=4096)
-def _latin_look_alike(char: str) -> str:
-    """The Latin letter ``char`` looks like (Cyrillic "Е", Greek "Ο"), else ``char``: the
-    Unicode confusables data of the ``confusable_homoglyphs`` package."""
-    from confusable_homoglyphs import confusables  # its data loads on first use
-
-    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
-    for entry in found or []:
-        for glyph in entry["homoglyphs"]:
-            if glyph["c"].isascii() and glyph["c"].isalpha():
-                return str(glyph["c"])
-    return char
-
-
-def _normalized(text: str) -> tuple[str, list[int]]:
-    """``text`` as a reader sees it: full-width and other compatibility forms folded (NFKC),
-    invisible characters dropped, Latin look-alikes of other scripts made Latin; and the
-    index in ``text`` each character came from."""
-    chars: list[str] = []
-    origins: list[int] = []
-    for index, char in enumerate(text):
-        if ord(char) in _INVISIBLE:
-            continue
-        for folded in unicodedata.normalize("NFKC", char):
-            if (
-                not folded.isascii()
-                and folded.isalpha()
-                and unicodedata.name(folded, "").startswith(("CYRILLIC", "GREEK"))
-            ):
-                folded = _latin_look_alike(folded)
-            chars.append(folded)
-            origins.append(index)
-    return "".join(chars), origins
-
-
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
     wins over one inside it: "Debater A" over "Debater")."""
-    seen, origins = _normalized(text)
+    seen, origins = reader_form(text)
     found: list[Span] = []
     for term in terms:
         found += [

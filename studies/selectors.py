@@ -267,8 +267,18 @@ def held_counts_by_study() -> dict[int, int]:
 
 # --- the blind-text check's catalogue -----------------------------------------------------
 # Words a model's name is made of that name no model ("deepseek-chat", "qwen3-instruct").
-# What a text may call a model family instead (its vendor's chat product).
-_MODEL_ALIASES = {"gpt": ["ChatGPT"]}
+# What a text may call a model family instead: its maker and its chat product, in English and
+# Chinese (names that ordinary prose uses, as "Alibaba", "Meta", "Google" or "Sonnet", are left out).
+_MODEL_ALIASES = {
+    "gpt": ["ChatGPT", "OpenAI"],
+    "claude": ["Anthropic"],
+    "gemini": ["Bard", "Google DeepMind"],
+    "qwen": ["Tongyi", "通义千问", "通义", "Alibaba Cloud"],
+    "deepseek": ["Deep Seek", "深度求索"],
+    "kimi": ["Moonshot AI", "月之暗面"],
+    "llama": ["Meta AI"],
+    "glm": ["Zhipu", "智谱"],
+}
 _MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
 
 

@@ -5,11 +5,12 @@ it (a provider, a gateway, a proxy). Pure."""
 from __future__ import annotations
 
 import base64
+import html
 import re
-import unicodedata
 from collections.abc import Iterable
 
 from core.llm.keys import NO_KEY
+from core.text_forms import reader_form
 
 REDACTED = "[redacted]"
 _AUTH_WORDS = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|credentials?|password|passwd|authorization|auth|bearer|key)"
@@ -55,21 +56,23 @@ SPELLED_OUT_MIN = 8
 
 
 def _folded(text: str) -> tuple[str, list[int]]:
-    """The letters and digits of ``text``, NFKC-normalised and case-folded, and the index in
-    ``text`` each came from."""
+    """The letters and digits of ``text`` as a reader sees them (``core.text_forms``: full-width
+    folded, invisible characters dropped, Latin look-alikes made Latin), case-folded, and the
+    index in ``text`` each came from."""
+    seen, seen_origins = reader_form(text)
     chars: list[str] = []
     origins: list[int] = []
-    for index, char in enumerate(text):
-        for folded in unicodedata.normalize("NFKC", char).casefold():
+    for index, char in enumerate(seen):
+        for folded in char.casefold():
             if folded.isalnum():
                 chars.append(folded)
-                origins.append(index)
+                origins.append(seen_origins[index])
     return "".join(chars), origins
 
 
 # ... and any run of this many of its letters and digits (a suffix, a middle part: a server
 # echoing "...9876543210abcd"); a random key shares no such run with ordinary text.
-FRAGMENT_MIN = 10
+FRAGMENT_MIN = 8
 
 
 def redact_spelled_out(text: str, secret: str) -> str:
@@ -104,14 +107,20 @@ def redact_spelled_out(text: str, secret: str) -> str:
 
 
 def secret_spellings(secret: str) -> list[str]:
-    """The forms a server may echo a key in: as it is, reversed, hex and base64."""
+    """The forms a server may echo a key in: as it is, reversed, every other character (two
+    answers would give the whole key), hex (also reversed), base64 and base32."""
     raw = secret.encode()
     return [
         secret,
         secret[::-1],
+        secret[::2],
+        secret[1::2],
         raw.hex(),
+        raw.hex()[::-1],
+        raw[::-1].hex(),
         base64.b64encode(raw).decode().rstrip("="),
         base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        base64.b32encode(raw).decode().rstrip("="),
     ]
 
 
@@ -124,6 +133,8 @@ def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
     before it is stored or shown."""
     if not text:
         return text
+    if "&" in text:
+        text = html.unescape(text)  # "&#115;&#107;..." is the key to whoever reads it
     for secret in secrets:
         if secret and secret != NO_KEY and len(secret) >= 4:
             text = text.replace(secret, REDACTED)

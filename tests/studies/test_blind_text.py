@@ -49,6 +49,9 @@ TERMS = [
     BlindTerm("Gemini", MODEL),
     BlindTerm("Qwen", MODEL),
     BlindTerm("ChatGPT", MODEL),
+    BlindTerm("Co-Ordinator", ROLE),
+    BlindTerm("OpenAI", MODEL),
+    BlindTerm("Deep Seek", MODEL),
 ]
 
 
@@ -103,6 +106,24 @@ def names(text: str) -> list[str]:
         ("As the Enviro\u200bnmentalist, I propose roofs.", ["Enviro\u200bnmentalist"]),
         ("As the \u0415nvironmentalist, I propose roofs.", ["\u0415nvironmentalist"]),  # Cyrillic Е
         ("As the Ｍｏｄｅｒａｔｏｒ, I close.", ["Ｍｏｄｅｒａｔｏｒ"]),  # full-width
+        # hostile pass 3
+        ("As Coordinator, I think Deep Seek would agree.", ["Coordinator", "Deep Seek"]),
+        ("the Coordinator agrees; As Co-ordinator, I", ["Coordinator", "Co-ordinator"]),
+        ("As an AI developed by OpenAI, I propose this.", ["OpenAI"]),
+        ("Role: Implementer", ["Implementer"]),
+        ("My role: Implementer", ["Implementer"]),
+        ("1. Plant: idea one", ["Plant"]),
+        ("As the Env\u200eironmentalist, I propose roofs.", ["Env\u200eironmentalist"]),
+        ("As the \u1d18\u029f\u1d00\u0274\u1d1b, I", ["\u1d18\u029f\u1d00\u0274\u1d1b"]),  # small capitals
+        ("<b>Plant</b>: idea", ["Plant"]),
+        ('"Plant": idea', ["Plant"]),
+        ("`Plant`: idea", ["Plant"]),
+        ("Plant (me): idea", ["Plant"]),
+        ("Plant's proposal: idea", ["Plant"]),
+        ("Plant — idea", ["Plant"]),
+        ("{Plant} idea, <Moderator> and «Futurist»", ["Plant", "Moderator", "Futurist"]),
+        ("As the P l a n t, I think", ["P l a n t"]),
+        ("G.P.T-4o thinks", ["G.P.T-4o"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -183,7 +204,7 @@ def test_the_catalogue_holds_roles_members_strategies_conditions_and_models(demo
     assert {"single model", "teamllm without roles", "llm discussion"} <= texts
     assert {("gpt-4o", "model"), ("kimi-k2-0711-preview", "model"), ("kimi", "model")} <= terms
     # a family by its letters ("qwen" of "qwen3-..."), and GPT by its chat product's name
-    assert {("ChatGPT", "model")} <= terms and "qwen" in texts
+    assert {("ChatGPT", "model"), ("OpenAI", "model"), ("Deep Seek", "model")} <= terms and "qwen" in texts
 
 
 @pytest.mark.django_db

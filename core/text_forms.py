@@ -1,0 +1,86 @@
+"""Text as a reader sees it, for checks that look for a name in it (the blind-text check, the
+redaction of keys). Pure.
+
+A writer can hide a name from a plain search and not from a reader: full-width or styled letters
+(``Ｍｏｄｅｒａｔｏｒ``, ``ᴘʟᴀɴᴛ``), invisible characters inside it (soft hyphens, zero-width
+spaces, direction marks, variation selectors, Hangul fillers), letters of another script that
+look Latin (Cyrillic ``Е``, Greek ``Ο``), or letters spaced out (``P l a n t``, ``G.P.T``).
+:func:`reader_form` undoes all of these and says where each character came from.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+# Not of category Cf, yet shown as nothing: the combining grapheme joiner, Hangul fillers,
+# Mongolian free variation selectors, and spaces thinner than a letter.
+_BLANK = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x180B, 0x180C, 0x180D, 0x180F, 0x2009, 0x200A, 0x202F}
+# Scripts whose letters are never read as Latin (skipped: most of a Chinese text).
+_OWN_SCRIPTS = ("CJK", "HANGUL", "HIRAGANA", "KATAKANA", "BOPOMOFO", "IDEOGRAPHIC")
+
+
+def invisible(char: str) -> bool:
+    """Shown as nothing (or as less than a space) inside a word."""
+    code = ord(char)
+    return (
+        unicodedata.category(char) == "Cf"
+        or code in _BLANK
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def latin_look_alike(char: str) -> str:
+    """The Latin letter ``char`` looks like (Cyrillic ``Е``, small capital ``ᴘ``), else ``char``:
+    the Unicode confusables data of the ``confusable_homoglyphs`` package."""
+    name = unicodedata.name(char, "")
+    if char.isascii() or not char.isalpha() or name.startswith(_OWN_SCRIPTS):
+        return char
+    small_capital = re.fullmatch(r"LATIN LETTER SMALL CAPITAL ([A-Z])", name)
+    if small_capital:  # "ᴘʟᴀɴᴛ": Unicode calls them so; the confusables data does not map them
+        return small_capital[1].lower()
+    from confusable_homoglyphs import confusables  # its data loads on first use
+
+    found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
+    for entry in found or []:
+        for glyph in entry["homoglyphs"]:
+            if glyph["c"].isascii() and glyph["c"].isalpha():
+                return str(glyph["c"])
+    return char
+
+
+# Three or more single letters or digits, each apart by one space, dot or middle dot:
+# "P l a n t", "G.P.T"
+_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ .·][^\W_](?![^\W_])){2,}")
+
+
+def reader_form(text: str) -> tuple[str, list[int]]:
+    """``text`` as a reader sees it (compatibility forms folded by NFKC, invisible characters
+    dropped, Latin look-alikes made Latin, spaced-out letters joined), and the index in
+    ``text`` each of its characters came from."""
+    chars: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        if invisible(char):
+            continue
+        for folded in unicodedata.normalize("NFKC", char):
+            chars.append(latin_look_alike(folded))
+            origins.append(index)
+    seen = "".join(chars)
+    joined: list[str] = []
+    kept: list[int] = []
+    at = 0
+    for match in _SPACED.finditer(seen):
+        joined.append(seen[at : match.start()])
+        kept += origins[at : match.start()]
+        for offset, char in enumerate(match[0]):
+            if char not in " .·":
+                joined.append(char)
+                kept.append(origins[match.start() + offset])
+        at = match.end()
+    joined.append(seen[at:])
+    kept += origins[at:]
+    return "".join(joined), kept
