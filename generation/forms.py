@@ -195,11 +195,13 @@ class EndpointForm(JSONObjectForm):
         ),
     )
     timeout_seconds = forms.FloatField(label=_("Timeout (s)"), min_value=1, max_value=3600, initial=120.0)
+    notes = forms.CharField(
+        label=_("notes"), required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
     class Meta:
         model = ModelEndpoint
         fields = list(ENDPOINT_FIELDS)  # the fields the service takes, in the form's order
-        widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -72,6 +72,23 @@ class NullCharacterRefusalMiddleware:
         return self.get_response(request)
 
 
+# The pages' methods: a page reads on GET and changes on POST (the API under /api/ routes its own).
+PAGE_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
+
+
+class PageMethodsMiddleware:
+    """Answer 405 to PUT, DELETE, PATCH or any other method on a page: a view written for GET
+    and POST served its page to them (nothing changed, but a 200 says the method worked)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method not in PAGE_METHODS and not request.path_info.startswith("/api/"):
+            return HttpResponseNotAllowed(PAGE_METHODS)
+        return self.get_response(request)
+
+
 class FormBodyToJsonEndpointMiddleware:
     """Answer 400 to a form (multipart or urlencoded) sent where a JSON body is read: Django has
     read the form already (the CSRF check does), so the body cannot be read again and the view

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -24,6 +25,7 @@ from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, Sc
 from scoring.selectors import group_active_get, response_group_get
 from scoring.selectors.qualification import raters_not_qualified, raters_trained_on
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
+from studies.services.audit import audit_record
 
 
 class AssignmentError(Exception):
@@ -145,6 +147,7 @@ def group_for_pair(
             rater_b=rater_b,
             created_by=actor,
         )
+        _group_audited(group=created, actor=actor, action="group.create")
         return created, True
     if {group.rater_a_id, group.rater_b_id} != {rater_a.pk, rater_b.pk}:
         return None, False
@@ -257,8 +260,22 @@ def group_reassign(*, group: ScoringGroup, rater_a, rater_b, actor, reason: str)
             created_by=actor,
         )
         Assignment.objects.filter(pk__in=[a.pk for a in staying]).update(group=new_group)
+        _group_audited(group=new_group, actor=actor, action="group.reassign", replaced=group, reason=reason)
         group_sync_assignments(group=new_group, actor=actor)
     return new_group
+
+
+def _group_audited(
+    *, group: ScoringGroup, actor, action: str, replaced: ScoringGroup | None = None, reason: str = ""
+) -> None:
+    """A pair given a scenario and condition (or put in another pair's place), audited."""
+    before = [replaced.rater_a.username, replaced.rater_b.username] if replaced is not None else None
+    changes: dict[str, list[Any]] = {
+        "scenario": [None, group.scenario.code],
+        "condition": [None, group.condition.letter],
+        "pair": [before, [group.rater_a.username, group.rater_b.username]],
+    }
+    audit_record(actor=actor, action=action, target=group, study=group.study, changes=changes, reason=reason)
 
 
 # --- balanced automatic assignment ---------------------------------------------

@@ -107,6 +107,7 @@ def test_an_admin_creates_edits_and_deactivates_an_endpoint(admin_client):
         ("extra_params", '{"a": ' * 20 + "1" + "}" * 20, "Nested too deep"),
         ("model_number", "7", "Two digits"),
         ("timeout_seconds", "0", "greater than or equal to 1"),
+        ("notes", "n" * 2_000_000, "at most 4000 characters"),  # 2 MB of notes were kept
     ],
 )
 def test_an_endpoint_form_refuses_bad_values(admin_client, field, value, message):

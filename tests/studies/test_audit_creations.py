@@ -105,3 +105,37 @@ def test_response_imports_are_audited_from_the_page_and_the_api(demo, admin_clie
         content_type="application/json",
     )
     assert len(_events("responses.import")) == 2
+
+
+def test_a_pair_given_a_scenario_and_put_in_another_pairs_place_is_audited(demo):
+    from scoring.services.assignments import group_assign_pair, group_reassign
+    from studies.models import Condition, Scenario
+
+    users = get_user_model().objects
+    admin = users.get(username="admin")
+    study = Study.objects.get(name="CGPST demo")
+    condition = Condition.objects.exclude(letter="A").order_by("letter").first()
+    (group,) = group_assign_pair(
+        study=study,
+        scenario=Scenario.objects.get(study=study, code="FS10"),
+        conditions=[condition],
+        rater_a=users.get(username="rater1"),
+        rater_b=users.get(username="rater2"),
+        actor=admin,
+    )
+    (created,) = _events("group.create")
+    assert created.actor == admin and created.study == study
+    assert created.changes == {
+        "scenario": [None, "FS10"],
+        "condition": [None, condition.letter],
+        "pair": [None, ["rater1", "rater2"]],
+    }
+    calibrator = users.get(username="calibrator")
+    group_reassign(
+        group=group, rater_a=users.get(username="rater1"), rater_b=calibrator, actor=admin, reason="r2 left"
+    )
+    (moved,) = _events("group.reassign")
+    assert (
+        moved.changes["pair"] == [["rater1", "rater2"], ["rater1", "calibrator"]]
+        and moved.reason == "r2 left"
+    )

@@ -1,5 +1,6 @@
-"""A NUL (%00) in a URL's path or query answers 400, never a 500 (PostgreSQL refuses NUL in
-a text lookup): the addresses a hostile rater, calibrator and researcher tried (issue 36)."""
+"""Odd requests a hostile user tried (issue 36) answer 4xx, never a 500 or a page: a NUL (%00) in
+a URL's path or query (PostgreSQL refuses NUL in a text lookup), a form sent where a JSON body is
+read, and methods other than GET and POST on a page."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -90,3 +91,13 @@ def test_a_form_sent_to_a_json_api_endpoint_with_a_session_is_400(demo):
         "/api/v1/exports", MULTIPART, content_type="multipart/form-data; boundary=x", HTTP_X_CSRFTOKEN=token
     )
     assert response.status_code in (400, 422), response.status_code
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "TRACE", "PROPFIND", "FOO"])
+def test_other_methods_on_pages_are_405(demo, method):
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin"))
+    for path in ("/scoring/", "/manage/endpoints/", "/admin/auth/user/"):
+        response = client.generic(method, path)
+        assert response.status_code == 405, (method, path, response.status_code)
+        assert "POST" in response["Allow"]
