@@ -51,6 +51,8 @@ def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn)
             "created": report.created,
             "unchanged": report.unchanged,
             "held": report.held,
+            # why each was held: [{"code": "blind_text", "step": 2, "terms": [...]}, ...]
+            "held_reasons": {rid: report.hold_reasons.get(rid, []) for rid in report.held},
             "created_objects": report.created_objects,
             "warnings": [str(w) for w in report.warnings],
         },

@@ -414,3 +414,32 @@ def test_the_responses_history_says_why_it_was_held_and_what_was_redacted(admin_
     admin_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
     history = admin_client.get(url).content.decode().split('id="history"')[1]
     assert "第 2 步提到了本研究的角色" in history and "Step 2 names" not in history
+
+
+@pytest.mark.django_db
+def test_the_import_api_says_why_each_response_is_held(demo):
+    import json
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from api.services.tokens import token_create
+
+    token = token_create(user=get_user_model().objects.get(username="admin"), name="t", scope="write", days=1)
+    record = {
+        "research_id": "D05_FS10",
+        "scenario": "FS10",
+        "model": "kimi-k2",
+        "condition": "D",
+        "steps": _with_step(3, "As the Environmentalist, I propose dunes."),
+    }
+    reply = Client(HTTP_AUTHORIZATION=f"Bearer {token.plain}").post(
+        f"/api/v1/studies/{demo.study.pk}/responses/import",
+        {"content": json.dumps(record), "create_missing": True},
+        content_type="application/json",
+    )
+    assert reply.status_code == 201, reply.content
+    assert reply.json()["held"] == ["D05_FS10"]
+    assert reply.json()["held_reasons"] == {
+        "D05_FS10": [{"code": "blind_text", "step": 3, "terms": ["Environmentalist"]}]
+    }
