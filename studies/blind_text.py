@@ -40,7 +40,11 @@ KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD)
 BLIND_TEXT = "blind_text"  # the hold reason's code
 MIN_TERM_LENGTH = 3  # shorter names (a condition's letter, "AI") would match too much
 
-_WORD = r"[^\W_]"  # a letter or a digit, in any script
+# A letter or digit of a script that spaces its words: a Latin name's boundary. Chinese and
+# Japanese put no space between words ("我是ChatGPT，由OpenAI开发"): their letters end a name.
+_UNSPACED = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_WORD = rf"[^\W_{_UNSPACED}]"
+_LETTER = rf"[^\W\d_{_UNSPACED}]"
 _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"
@@ -55,6 +59,11 @@ _CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
 
 
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
+# a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
+_LABEL_WORD = (
+    r"(?:summary|notes?|proposals?|view|ideas?|perspective|contribution|response|answer|input|take|report"
+    r"|plan|suggestions?|comments?|thoughts?)"
+)
 
 
 def _tags(name: str) -> tuple[str, ...]:
@@ -63,8 +72,17 @@ def _tags(name: str) -> tuple[str, ...]:
     return (
         # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:",
         # "1. Plant: ...", "<b>Plant</b>:", '"Plant":', "Plant's proposal:", "Plant (me):", "Plant — ..."
+        # "Plant (idea generator):", "Synthesizer summary:", "Plant → ...", "Plant> ..."
         rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*)*(?:{_OPEN_MARK}[ \t]*)*{name}{_CLOSE_MARK}*"
-        rf"(?:['’]s[ \t]+\w+|[ \t]*\((?:me|myself|I)\))?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}*[ \t]*(?:[:：]|[ \t][—–-][ \t])",
+        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}*"
+        rf"[ \t]*(?:[:：→]|[ \t][—–-][ \t]|>[ \t])",
+        # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
+        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*)*{name}{_CLOSE_MARK}*"
+        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}*[ \t]*(?m:$)",
+        # a table's first cell: "| Plant | Floating nurseries |"
+        rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK})*{name}{_CLOSE_MARK}*[ \t]*\|",
+        # a signature closing a line: "— Implementer"
+        rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*{name}[ \t]*(?m:$)",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
         rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
     )
@@ -151,7 +169,7 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     before = _BEFORE if written[0].isascii() else ""
     after = _AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
-        after = r"(?![^\W\d_])"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
+        after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
     name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
     if term.kind in (MODEL, WORD) or term_is_distinctive(term.text):
         return [m.span("name") for m in re.finditer(name, text, re.I)]

@@ -273,7 +273,7 @@ _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
     "claude": ["Anthropic"],
     "gemini": ["Bard", "Google DeepMind"],
-    "qwen": ["Tongyi", "通义千问", "通义", "Alibaba Cloud"],
+    "qwen": ["Tongyi", "通义千问", "通义", "Alibaba Cloud", "阿里云"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
     "llama": ["Meta AI"],

@@ -5,6 +5,7 @@ it (a provider, a gateway, a proxy). Pure."""
 from __future__ import annotations
 
 import base64
+import codecs
 import html
 import re
 from collections.abc import Iterable
@@ -13,6 +14,7 @@ from core.llm.keys import NO_KEY
 from core.text_forms import reader_form
 
 REDACTED = "[redacted]"
+_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _AUTH_WORDS = r"(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|credentials?|password|passwd|authorization|auth|bearer|key)"
 _CREDENTIAL_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # "Authorization: Bearer <token>", "Basic <...>", "Token <...>"
@@ -107,20 +109,24 @@ def redact_spelled_out(text: str, secret: str) -> str:
 
 
 def secret_spellings(secret: str) -> list[str]:
-    """The forms a server may echo a key in: as it is, reversed, every other character (two
-    answers would give the whole key), hex (also reversed), base64 and base32."""
+    """The forms a server may echo a key in: as it is, reversed, every second or third character
+    (answers that give the key in turns), ROT13, hex (also reversed, and of UTF-16), base64,
+    base32, base85 and its bytes in decimal."""
     raw = secret.encode()
     return [
         secret,
         secret[::-1],
-        secret[::2],
-        secret[1::2],
+        *(secret[offset::step] for step in (2, 3) for offset in range(step)),
+        codecs.encode(secret, "rot13"),
         raw.hex(),
         raw.hex()[::-1],
         raw[::-1].hex(),
+        secret.encode("utf-16-be").hex(),
         base64.b64encode(raw).decode().rstrip("="),
         base64.urlsafe_b64encode(raw).decode().rstrip("="),
         base64.b32encode(raw).decode().rstrip("="),
+        base64.b85encode(raw).decode(),
+        "".join(str(byte) for byte in raw),
     ]
 
 
@@ -135,6 +141,10 @@ def redact_credentials(text: str, secrets: Iterable[str] = ()) -> str:
         return text
     if "&" in text:
         text = html.unescape(text)  # "&#115;&#107;..." is the key to whoever reads it
+    if "\\u" in text:  # JSON's "\u0073\u006b...", read as the characters they stand for
+        text = _JSON_ESCAPE.sub(
+            lambda m: m[0] if 0xD800 <= int(m[1], 16) <= 0xDFFF else chr(int(m[1], 16)), text
+        )
     for secret in secrets:
         if secret and secret != NO_KEY and len(secret) >= 4:
             text = text.replace(secret, REDACTED)

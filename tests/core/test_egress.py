@@ -196,12 +196,21 @@ def test_the_key_spelled_out_is_redacted(echo):
         KEY[1::2],
         KEY[-8:],
         KEY[:18].replace("o", "\u043e").replace("p", "\u0440"),  # Cyrillic look-alikes
+        # hostile pass 4
+        KEY[::3],
+        KEY[2::3],
+        "".join(f"\\u{ord(c):04x}" for c in KEY),  # JSON escapes
+        KEY.encode("utf-16-be").hex(),
+        base64.b85encode(KEY.encode()).decode(),
+        " ".join(str(b) for b in KEY.encode()),
+        __import__("codecs").encode(KEY, "rot13"),
     ],
 )
 def test_the_key_reversed_encoded_or_in_part_is_redacted(echo):
-    redacted = re.sub(r"\]=+", "]", redact_credentials(f"Your key is {echo} .", [KEY]))  # base64/32 padding
-    assert redacted in ("Your key is [redacted] .", "Your key is key[redacted] .")
-    assert KEY[-8:] not in redacted and KEY[-8:][::-1] not in redacted and "&#" not in redacted
+    redacted = redact_credentials(f"Your key is {echo} .", [KEY])
+    assert redacted.startswith("Your key is ") and "[redacted]" in redacted
+    left = redacted.removeprefix("Your key is ").replace("[redacted]", " ").removeprefix("key")
+    assert not re.search(r"[A-Za-z0-9]{3,}", left), left  # nothing of the key is left but punctuation
 
 
 def test_spelling_out_does_not_redact_ordinary_text():

@@ -124,6 +124,19 @@ def names(text: str) -> list[str]:
         ("{Plant} idea, <Moderator> and «Futurist»", ["Plant", "Moderator", "Futurist"]),
         ("As the P l a n t, I think", ["P l a n t"]),
         ("G.P.T-4o thinks", ["G.P.T-4o"]),
+        # hostile pass 4: Latin names next to Chinese, headings, tables, more label shapes
+        ("我是ChatGPT，由OpenAI开发。", ["ChatGPT", "OpenAI"]),
+        ("本方案由GPT-4o生成。", ["GPT-4o"]),
+        ("作为Plant，我提出以下方案。", ["Plant"]),
+        ("### Plant\nFloating nurseries", ["Plant"]),
+        ("**Implementer**\nSteps follow", ["Implementer"]),
+        ("## Implementer's notes\nSteps", ["Implementer"]),
+        ("| Plant | Floating nurseries |", ["Plant"]),
+        ("Plant (idea generator): floating nurseries", ["Plant"]),
+        ("**Plant (creative lead):** nurseries", ["Plant"]),
+        ("Moderator summary: we agree", ["Moderator"]),
+        ("The plan is set.\n— Implementer", ["Implementer"]),
+        ("Plant → floating nurseries", ["Plant"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -146,6 +159,7 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "I am single-minded about it.",
         "Plant trees first. Futurists and planners disagree; the moderator of the forum waits.",
         "Geminid meteors and a chatgroup of deepwater seekers.",
+        "Plant trees: the city greens.\nPlant–animal links matter.\n种植Plants的社区",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
