@@ -14,7 +14,8 @@ from tests.workers import ROOT
 PRINT = (
     "import json, django; django.setup(); from django.conf import settings; "
     "from django.core.files.storage import storages; s = storages['default']; "
-    "print(json.dumps([settings.STORAGES['default'], type(s).__name__, getattr(s, 'bucket_name', None), getattr(s, 'endpoint_url', None)]))"
+    "config = lambda c: {'connect_timeout': c.connect_timeout, 'read_timeout': c.read_timeout, 'retries': c.retries}; "
+    "print(json.dumps([settings.STORAGES['default'], type(s).__name__, getattr(s, 'bucket_name', None), getattr(s, 'endpoint_url', None)], default=config))"
 )
 
 # as an operator sets them for a MinIO or Ceph store (docs/operators.md)
@@ -27,6 +28,7 @@ OPERATOR_ENV = {
     "S3_SECRET_ACCESS_KEY": "secret-example",
     "S3_QUERYSTRING_EXPIRE": "120",
     "FILE_STORAGE_OPTIONS": json.dumps({"addressing_style": "path"}),
+    "S3_READ_TIMEOUT_SECONDS": "5",
 }
 
 
@@ -54,6 +56,12 @@ def test_the_s3_variables_configure_the_export_storage():
             "querystring_expire": 120,
             "file_overwrite": False,
             "addressing_style": "path",
+            # a store that hangs holds a web thread no longer than these (issue 37)
+            "client_config": {
+                "connect_timeout": 3.0,
+                "read_timeout": 5.0,
+                "retries": {"max_attempts": 2, "mode": "standard"},
+            },
         },
     }
     assert (kind, bucket, endpoint) == ("S3Storage", "teamllm-exports", "https://s3.example.org")
