@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import kombu.exceptions
 import redis.exceptions
+from django.db import InterfaceError, OperationalError
+
+# PostgreSQL's codes for a database that is busy or away, not for a wrong statement: class 08
+# (connection), 40001/40P01 (serialization, deadlock), 55P03 (lock timeout), 57014 (statement
+# timeout), 57P01-57P03 (shut down, restarting, not accepting connections yet).
+_POSTGRES_BUSY = ("08", "40001", "40P01", "55P03", "57014", "57P01", "57P02", "57P03")
+# SQLite says so in words (its Python module has no codes for them).
+_SQLITE_BUSY = ("database is locked", "database table is locked")
 
 INFRASTRUCTURE_ERRORS: tuple[type[Exception], ...] = (
     redis.exceptions.ConnectionError,  # refused, reset, loading its data after a restart
@@ -22,3 +30,20 @@ def outage_reason(error: BaseException) -> str:
     what = "the broker" if isinstance(error, kombu.exceptions.OperationalError) else "Redis"
     detail = " ".join(str(error).split())[:140]
     return f"{what} is unreachable ({type(error).__name__}: {detail})" if detail else f"{what} is unreachable"
+
+
+def database_busy(error: BaseException) -> bool:
+    """Whether ``error`` says the database is busy or away (locked, restarting, unreachable,
+    a lock or statement timeout): a request that met it can be sent again as it was. A wrong
+    statement (no such table, a syntax error) is not: that is a bug and stays a 500."""
+    if isinstance(error, InterfaceError):
+        return True  # the connection was closed under us
+    if not isinstance(error, OperationalError):
+        return False
+    cause = error.__cause__
+    sqlstate = getattr(cause, "sqlstate", None)
+    if sqlstate is not None:
+        return str(sqlstate).startswith(_POSTGRES_BUSY)
+    if type(cause).__module__.startswith("psycopg"):
+        return True  # psycopg's OperationalError without a code: the connection failed
+    return any(words in str(error).lower() for words in _SQLITE_BUSY)

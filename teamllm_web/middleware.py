@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
 from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, RawPostDataException
 from django.shortcuts import redirect, render
+from django.template import loader
 from django.urls import reverse
 from django.utils import translation
 
+from core.outages import database_busy
+
 from .health import liveness
+
+logger = logging.getLogger(__name__)
 
 LIVENESS_PATHS = ("/healthz", "/healthz/")
 
@@ -105,6 +111,42 @@ class FormBodyToJsonEndpointMiddleware:
             message = "This address takes a JSON body (Content-Type: application/json), not a form."
             return JsonResponse({"detail": message}, status=400)
         return None
+
+
+# How long a client is asked to wait before sending again a request the busy database refused.
+DATABASE_BUSY_RETRY_SECONDS = 5
+
+
+def database_busy_response(request) -> HttpResponse:
+    """503 with Retry-After: JSON under /api/ and to a JSON body (the scoring page's saves), a
+    page elsewhere. Rendered without the request's context: its processors would ask the busy
+    database again."""
+    if request.path_info.startswith("/api/") or request.content_type == "application/json":
+        message = "The database is busy; nothing was changed. Send the request again in a few seconds."
+        response: HttpResponse = JsonResponse({"detail": message}, status=503)
+    else:
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(DATABASE_BUSY_RETRY_SECONDS)
+    return response
+
+
+class DatabaseBusyMiddleware:
+    """A view that met a busy or unreachable database (SQLite locked by a worker's write, a
+    PostgreSQL restart or lock timeout) answers 503 with Retry-After, not a 500: the request
+    can be sent again as it was (its transaction was rolled back). Errors outside views are
+    answered the same way by ``teamllm_web.views.server_error``."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not database_busy(exception):
+            return None
+        logger.warning("database busy on %s %s: %s", request.method, request.path, exception)
+        return database_busy_response(request)
 
 
 class RequestSizeLimitMiddleware:

@@ -7,6 +7,8 @@ from api.urls import api_urls
 from . import views
 from .auth import LoginForm
 
+handler500 = views.server_error
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("no-role/", views.no_role, name="no_role"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import sys
 
 from django.conf import settings
 from django.contrib import messages
@@ -13,16 +14,28 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language
 from django.utils.translation import gettext as _
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from core.accounts.roles import is_admin, is_rater, is_researcher, user_roles_conflict
 from core.i18n import language_cookie_set
+from core.outages import database_busy
 from scoring.models import RaterProfile
 
 from .health import status_report
 from .metrics import CONTENT_TYPE, metrics_exposition
-from .middleware import liveness_response
+from .middleware import database_busy_response, liveness_response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: an error raised outside a view (a middleware loading the session while the
+    database restarts) that says the database is busy answers 503 with Retry-After, as views
+    do (``DatabaseBusyMiddleware``); any other error, Django's own 500 page."""
+    error = sys.exc_info()[1]
+    if error is not None and database_busy(error):
+        return database_busy_response(request)
+    return defaults.server_error(request)
 
 
 @login_required

@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "teamllm_web.middleware.NullCharacterRefusalMiddleware",
     # a form sent where a JSON body is read: 400, not the RawPostDataException's 500
     "teamllm_web.middleware.FormBodyToJsonEndpointMiddleware",
+    # a view that met a locked or unreachable database: 503 with Retry-After, not a 500
+    "teamllm_web.middleware.DatabaseBusyMiddleware",
     "teamllm_web.middleware.LoginRequiredEverywhereMiddleware",
     "teamllm_web.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -49,7 +49,11 @@ def test_paused_and_orphaned_runs_say_until_when_they_wait(
     paused_run, stuck_run = sorted(launch.runs, key=lambda run: run.pk)
     reason = outage_reason(redis.exceptions.ConnectionError("Error 111 connecting to redis:6379."))
     job_pause(kind=kind_get("generation"), job_id=paused_run.pk, reason=reason)
+    # both stuck (no task took them up), the paused one later: the banner's deadline is the other's
     GenerationRun.objects.filter(pk=stuck_run.pk).update(dispatched_at=timezone.now() - timedelta(seconds=30))
+    GenerationRun.objects.filter(pk=paused_run.pk).update(
+        dispatched_at=timezone.now() - timedelta(seconds=20)
+    )
     paused_run.refresh_from_db()
     stuck_run.refresh_from_db()
 
