@@ -27,8 +27,9 @@ from generation.services.recovery import jobs_stuck, jobs_waiting
 from teamllm_web.celery import app as celery_app
 
 # Worker replies are cached this long, so polling the status page does not broadcast
-# an inspect to every worker on each request.
-WORKERS_CACHE_SECONDS = 10
+# an inspect to every worker on each request; short, so that a killed worker is seen
+# gone within seconds (the answer says when it was checked).
+WORKERS_CACHE_SECONDS = 3
 WORKERS_INSPECT_TIMEOUT = 1.0
 BROKER_TIMEOUT = 2.0
 # A dispatch still pending after this long means the broker or the sweep is not working.
@@ -147,13 +148,16 @@ def stuck_runs() -> dict:
         .first()
     )
     waiting = jobs_waiting()
+    paused = sum(w["paused"] for w in waiting.values())
     return {
-        "ok": not (stale or unstarted),
+        # stalled work is not ready even when every part answers (Redis back empty, its
+        # queued tasks lost, runs paused until they try again)
+        "ok": not (stale or unstarted or paused),
         "stale_heartbeat": stale,
         "no_first_heartbeat": unstarted,
         # paused by an outage (they resume by themselves); failed while every worker was gone
         # (the first worker back resumes them)
-        "paused_by_outage": sum(w["paused"] for w in waiting.values()),
+        "paused_by_outage": paused,
         "failed_no_worker": sum(w["no_worker"] for w in waiting.values()),
         "run_ids": (generation["stale"] + generation["unstarted"])[:20],
         "judge_task_ids": (judge["stale"] + judge["unstarted"])[:20],
@@ -188,7 +192,8 @@ def pending_dispatches() -> dict:
 
 
 def status_report() -> tuple[bool, dict]:
-    """Ready when the database and the broker answer and a worker consumes the queue."""
+    """Ready when the database and the broker answer, a worker consumes the queue and no run
+    is stuck or paused by an outage (the work goes on, not only the parts answer)."""
     report = {"database": check_database(), "broker": check_broker()}
     if report["broker"]["ok"]:
         report["workers"] = check_workers()
@@ -200,6 +205,7 @@ def status_report() -> tuple[bool, dict]:
     if report["database"]["ok"]:
         report["stuck_runs"] = stuck_runs()
         report["dispatches"] = pending_dispatches()
-    ready = all(report[part]["ok"] for part in ("database", "broker", "workers"))
+    parts = ("database", "broker", "workers", "stuck_runs") if "stuck_runs" in report else ("database",)
+    ready = all(report[part]["ok"] for part in parts)
     warnings = [name for name, part in report.items() if part.get("ok") is False]
     return ready, {"status": "ready" if ready else "not ready", "problems": warnings, **report}

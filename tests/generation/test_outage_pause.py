@@ -13,7 +13,7 @@ from generation.services.batches import batch_create
 from generation.services.engine import job_pause, job_resume
 from generation.services.kinds import kind_get
 from studies.models import Condition, Scenario, Study
-from teamllm_web.health import stuck_runs
+from teamllm_web.health import status_report, stuck_runs
 from tests.factories import stub_endpoint
 
 REASON = outage_reason(redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379."))
@@ -45,7 +45,9 @@ def test_a_pause_keeps_its_first_deadline_and_fails_past_it(run, settings):
     assert job_pause(kind=kind, job_id=run.pk, reason=REASON).kind == "paused"
     run.refresh_from_db()
     assert run.waiting_until == deadline  # a later pause of the same wait keeps the deadline
-    assert stuck_runs()["paused_by_outage"] == 1  # /status/ counts it
+    stalled = stuck_runs()
+    assert stalled["paused_by_outage"] == 1 and stalled["ok"] is False  # /status/ counts it
+    assert "stuck_runs" in status_report()[1]["problems"] and status_report()[0] is False  # not ready
 
     GenerationRun.objects.filter(pk=run.pk).update(waiting_until=timezone.now() - timedelta(seconds=1))
     assert job_pause(kind=kind, job_id=run.pk, reason=REASON).kind == "failed"
