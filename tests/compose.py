@@ -33,3 +33,13 @@ def interpolate(value: str, variables: dict[str, str]) -> str:
         return word
 
     return _VARIABLE.sub(substitute, value)
+
+
+# Each env file compose names, as the operator makes it: a copy of the documented example.
+EXAMPLES = {".env": ".env.example", "providers.env": "providers.env.example"}
+
+
+def env_files(service: dict) -> list[str]:
+    """The env files compose gives ``service`` (``env_file``: one name or a list)."""
+    files = service.get("env_file") or []
+    return [files] if isinstance(files, str) else list(files)

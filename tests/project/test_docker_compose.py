@@ -13,7 +13,7 @@ import yaml
 from django.urls import resolve
 
 from tests.brokers import free_port
-from tests.compose import dotenv, interpolate
+from tests.compose import EXAMPLES, dotenv, env_files, interpolate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -187,3 +187,26 @@ def test_gunicorn_sizes_itself_from_the_containers_cpu_quota(tmp_path, monkeypat
     assert conf.cpus_available(str(cpu_max)) == len(os.sched_getaffinity(0))
     assert conf.cpus_available(str(tmp_path / "absent")) == len(os.sched_getaffinity(0))
     assert 2 <= conf.workers <= 8
+
+
+def test_provider_keys_go_only_to_the_containers_that_call_providers(compose):
+    """Issue 37, finding 8: the keys are not in every container. They live in providers.env,
+    which compose gives to web (Test connection) and worker only; .env (the settings every app
+    container needs) names none, and postgres and redis get no env file at all."""
+    services = compose["services"]
+    for name in (".env", "providers.env"):
+        assert (ROOT / EXAMPLES[name]).is_file()
+    providers = dotenv(ROOT / EXAMPLES["providers.env"])
+    assert any(key.startswith("TEAMLLM_LLM_KEY_") for key in providers)
+    assert not any(key.startswith("TEAMLLM_LLM_KEY_") for key in dotenv(ROOT / EXAMPLES[".env"]))
+    assert {name: env_files(service) for name, service in services.items()} == {
+        "postgres": [],
+        "redis": [],
+        "migrate": [".env"],
+        "web": [".env", "providers.env"],
+        "worker": [".env", "providers.env"],
+    }
+    # neither file goes into the image or into git
+    for ignore in (".dockerignore", ".gitignore"):
+        lines = (ROOT / ignore).read_text().splitlines()
+        assert ".env" in lines and "providers.env" in lines, ignore

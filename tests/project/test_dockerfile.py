@@ -194,6 +194,7 @@ def test_dockerignore_keeps_secrets_local_data_and_the_dev_environment_out():
     for path in (
         ".env",
         ".env.local",
+        "providers.env",
         "var/db.sqlite3",
         "var/secret_key",
         "var/media/exports/1/results.xlsx",

@@ -40,7 +40,7 @@ import yaml
 
 from scoring.score_files import data_a_changes
 from studies.rubric import load_rubric
-from tests.compose import dotenv, interpolate
+from tests.compose import EXAMPLES, dotenv, env_files, interpolate
 
 pytestmark = pytest.mark.smoke
 
@@ -120,8 +120,8 @@ class Stack:
         }
         image = {k: v for k, v in dockerfile_env().items() if k not in ("PATH", "VIRTUAL_ENV")}
         env.update(image)
-        if SERVICES[service].get("env_file"):
-            env.update(self.dotenv)
+        for name in env_files(SERVICES[service]):  # as the documented copies of the examples
+            env.update(self.dotenv if name == ".env" else dotenv(ROOT / EXAMPLES[name]))
         environment = SERVICES[service].get("environment") or {}
         env.update({k: interpolate(str(v), self.dotenv) for k, v in environment.items()})
         admin = urlsplit(self.admin_url)
