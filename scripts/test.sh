@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Command 2: install what is missing, then run the gates (ruff check and format, import layers, mypy) and the whole pytest suite.
+# Command 2: install what is missing, then run the gates (ruff check and format, import layers, mypy), the
+# whole pytest suite, and the fault suite again on the embedded default.
 # PostgreSQL and Redis are used when DATABASE_URL / REDIS_URL point at them
 # (.ci/run does); if unset, the local ones are (started first when installed but down).
 # With neither installed: SQLite and the filesystem broker.
@@ -47,4 +48,14 @@ echo "==> import layers and cycles (import-linter)"
 echo "==> types (mypy: every module; the exceptions are named in pyproject)"
 .venv/bin/mypy
 echo "==> pytest"
-exec .venv/bin/pytest "$@"
+if [ $# -gt 0 ] || [ -z "${DATABASE_URL:-}" ]; then
+  exec .venv/bin/pytest "$@"  # a chosen subset, or the whole suite already on the embedded default
+fi
+status=0
+.venv/bin/pytest || status=$?
+# The fault suite (tests marked `fault`: workers killed, frozen and gone, the broker and the
+# database away, the provider down 60 s) again on the embedded default `make run` uses.
+echo "==> the fault suite again on the embedded default (SQLite, filesystem broker)"
+env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
+  .venv/bin/pytest -m fault || status=$?
+exit "$status"

@@ -119,6 +119,13 @@ class WorkerProcess:
         if getattr(self, "_log", None):
             self._log.close()
 
+    def pause(self) -> None:
+        """SIGSTOP the whole worker (a frozen container, a suspended host); ``resume`` goes on."""
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGCONT)
+
     def kill(self) -> None:
         """SIGKILL the whole worker (as a crash or an OOM kill would)."""
         if self.alive:

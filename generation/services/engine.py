@@ -51,6 +51,7 @@ from core.llm import leases
 from core.llm.client import Completion, LLMError, chat_complete
 from core.llm.redaction import redact_credentials
 from core.outages import INFRASTRUCTURE_ERRORS, outage_reason
+from core.stalls import stall_meter
 from core.tasks.outbox import task_send_on_commit
 from generation.models import BatchStatus, EngineJob, RunStatus
 from generation.services.kinds import JobProtocol, Kind, beat_token
@@ -193,15 +194,18 @@ def _next(protocol: JobProtocol, reply: str) -> Call | Finished:
 
 
 class _Clock:
-    """The time this task works on the job, added to ``active_seconds`` as it goes."""
+    """The time this task works on the job, added to ``active_seconds`` as it goes; the time
+    the worker stood still (stopped, frozen) is not work."""
 
     def __init__(self) -> None:
         self.mark = time.monotonic()
+        self.stalled = stall_meter().stalled_seconds()
 
     def lap(self) -> float:
-        now = time.monotonic()
-        seconds, self.mark = now - self.mark, now
-        return seconds
+        now, stalled = time.monotonic(), stall_meter().stalled_seconds()
+        seconds = (now - self.mark) - (stalled - self.stalled)
+        self.mark, self.stalled = now, stalled
+        return max(0.0, seconds)
 
 
 def _steps_locked(kind: Kind, job_id: int, seq: int | None, budget: float) -> StepOutcome:

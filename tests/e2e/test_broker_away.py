@@ -18,7 +18,7 @@ from tests.brokers import celery_broker, free_port, silent_server
 from tests.factories import code_for, own_sheet_id, stub_endpoint
 from tests.workers import session_worker_stop
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the requests commit: on_commit runs
+pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]  # the requests commit
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
 pytestmark = [
     pytest.mark.worker,
+    pytest.mark.fault,
     pytest.mark.skipif(not RedisServer.available(), reason="needs redis-server to run a private broker"),
 ]
 

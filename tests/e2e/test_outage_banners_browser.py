@@ -24,7 +24,7 @@ from tests.a11y import axe_violations
 from tests.browser import login
 from tests.factories import stub_endpoint
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 

@@ -19,7 +19,7 @@ from teamllm_web.health import stuck_runs
 from tests.factories import stub_endpoint
 from tests.workers import WorkerProcess, session_worker_stop, wait_for
 
-pytestmark = pytest.mark.worker
+pytestmark = [pytest.mark.worker, pytest.mark.fault]
 
 START_SECONDS = 2
 

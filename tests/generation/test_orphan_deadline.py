@@ -21,6 +21,7 @@ from teamllm_web.metrics import metrics_exposition
 from tests.factories import stub_endpoint
 from tests.workers import child_env
 
+pytestmark = pytest.mark.fault
 QUEUE = "orphan-test-queue"  # no worker of the test session beats for it
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,6 +16,7 @@ from studies.models import Condition, Scenario, Study
 from teamllm_web.health import status_report, stuck_runs
 from tests.factories import stub_endpoint
 
+pytestmark = pytest.mark.fault
 REASON = outage_reason(redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379."))
 
 

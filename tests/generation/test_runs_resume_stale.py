@@ -16,7 +16,7 @@ from tests.factories import stub_endpoint
 from tests.generation.test_run_advance import finished
 from tests.workers import wait_for
 
-pytestmark = pytest.mark.worker
+pytestmark = [pytest.mark.worker, pytest.mark.fault]
 
 
 def prompt_key(messages):

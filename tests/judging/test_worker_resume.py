@@ -9,7 +9,7 @@ from judging.models import JudgeCall, JudgeTaskStatus
 from judging.services.runs import judge_batch_launch, judge_tasks_resume_stale
 from tests.workers import wait_for
 
-pytestmark = pytest.mark.worker
+pytestmark = [pytest.mark.worker, pytest.mark.fault]
 
 
 def test_a_killed_worker_s_judge_task_resumes_without_repeating_calls(celery_worker, study, judge, llm_stub):

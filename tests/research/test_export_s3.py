@@ -27,6 +27,7 @@ from tests.browser import free_port, http_wait, login
 from tests.workers import ROOT, WorkerProcess, child_env, session_worker_stop
 
 pytestmark = [
+    pytest.mark.fault,
     pytest.mark.browser,
     pytest.mark.worker,
     pytest.mark.django_db(transaction=True),
