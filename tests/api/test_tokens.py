@@ -199,6 +199,7 @@ def test_a_token_limited_to_a_study_finds_no_other(demo):
         assert _get(limited.plain, f"/api/v1/studies/{other.pk}/{path}").status_code == 404
 
 
+@pytest.mark.fault
 def test_the_api_answers_with_its_cache_away(demo, settings):
     """The rate limit lives in Django's cache: with Redis away every API request answered 500
     (issue 37, finding 3). The limit now degrades open: the request is served."""
