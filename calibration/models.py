@@ -27,6 +27,13 @@ class ResponseAgreement(models.Model):
         blank=True,
         help_text=_("PCC as the release's script normalizes (Purpose / 2); shown beside, never routes."),
     )
+    ccc = models.FloatField(
+        null=True,
+        blank=True,
+        help_text=_(
+            "Lin's concordance correlation of the same vectors (beyond the study): it falls when one rater is uniformly harsher."
+        ),
+    )
     reason = models.CharField(max_length=40, blank=True, help_text=_("Why the PCC is undefined, if it is."))
     threshold = models.DecimalField(max_digits=4, decimal_places=3, null=True, blank=True)
     flagged = models.BooleanField(default=False, db_index=True)

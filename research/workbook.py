@@ -284,17 +284,19 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
 
 def _agreement(book: SafeBook, results: Results) -> None:
     """Per response, the PCC under both normalizations (the sheet's maxima route; the release
-    script's are shown), the flag, the PCC after calibration and the final score."""
+    script's are shown), Lin's CCC (beyond the study), the flag, the PCC after calibration and
+    the final score."""
     sheet = book.sheet("PCC per response")
     sheet.row(["Research ID", "Scenario", "Condition", "Rater A", "Rater B", "PCC (sheet's maxima)", "p",
-               "PCC as the release's script (Purpose / 2)", "Flagged", "PCC after calibration",
-               "Final score"], bold=True)  # fmt: skip
+               "PCC as the release's script (Purpose / 2)", "CCC (Lin; beyond the study)", "Flagged",
+               "PCC after calibration", "Final score"], bold=True)  # fmt: skip
     shown = {r.response_id for r in results.responses}
     for r in agreement_responses(study=results.study):
         if r["response_id"] in shown:
             sheet.row([r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                        _round(r["pcc"]) if r["pcc"] is not None else r["reason"], _round(r["p_value"]),
-                       _round(r["pcc_as_released"]), "yes" if r["flagged"] else "", _round(r["after_pcc"]),
+                       _round(r["pcc_as_released"]), _round(r["ccc"]), "yes" if r["flagged"] else "",
+                       _round(r["after_pcc"]),
                        _round(r["final"])])  # fmt: skip
     sheet.row([])
     sheet.row([PCC_NOTE])

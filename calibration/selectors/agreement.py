@@ -124,6 +124,7 @@ def agreement_responses(
                 "rater_b": _user_label(users[state.slots["b"].rater_id]) if "b" in state.slots else "",
                 "pcc": agreement.pcc if agreement else None,
                 "pcc_as_released": agreement.pcc_as_released if agreement else None,
+                "ccc": agreement.ccc if agreement else None,
                 "p_value": agreement.p_value if agreement else None,
                 "reason": agreement.reason if agreement else REASON_MISSING_SHEET,
                 "reason_label": reason_label(agreement.reason if agreement else REASON_MISSING_SHEET),

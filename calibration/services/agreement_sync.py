@@ -16,6 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from calibration.models import GroupAgreement, ResponseAgreement
+from calibration.reliability import ccc
 from calibration.selectors.agreement_state import Evaluation
 from calibration.statistics import REASON_FEW_RESPONSES, IccResult, icc, long_rows, pcc
 from studies.models import Study
@@ -55,9 +56,16 @@ def _pcc_as_released(e: Evaluation, rubric: Rubric) -> float | None:
     return pcc(release_script_vector(e.vectors["a"], rubric), release_script_vector(e.vectors["b"], rubric)).r
 
 
+def _ccc(e: Evaluation) -> float | None:
+    """Lin's CCC of the primary pair's vectors (beyond the study): shown beside the PCC."""
+    if not e.determined:
+        return None
+    return ccc(e.vectors["a"], e.vectors["b"]).ccc
+
+
 def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decimal, rubric: Rubric) -> None:
     """One ResponseAgreement per response that has a primary rater (PCC, p, reason,
-    flag, the PCC of the pair used after calibration, the PCC as the release's script)."""
+    flag, the PCC of the pair used after calibration, the PCC as the release's script, the CCC)."""
     ids = [e.state.response_id for e in evaluations]
     existing = {ra.response_id: ra for ra in ResponseAgreement.objects.filter(response_id__in=ids)}
     now = timezone.now()
@@ -75,6 +83,7 @@ def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decima
             "pcc": e.before.r,
             "p_value": e.before.p,
             "pcc_as_released": _pcc_as_released(e, rubric),
+            "ccc": _ccc(e),
             "reason": e.before.reason,
             "threshold": Decimal(threshold),
             "flagged": e.flagged,

@@ -51,7 +51,8 @@ class Command(BaseCommand):
 
         out(
             "\nPCC per response (23 dimensions, each divided by the sheet's maximum; "
-            "PCC rel. = as the release's script, Purpose / 2, shown only)"
+            "PCC rel. = as the release's script, Purpose / 2, shown only; CCC = Lin's concordance, "
+            "beyond the study)"
         )
         rows = [
             [
@@ -63,6 +64,7 @@ class Command(BaseCommand):
                 "PCC",
                 "p",
                 "PCC rel.",
+                "CCC",
                 "flag",
                 "after",
                 "calibration",
@@ -74,7 +76,7 @@ class Command(BaseCommand):
                 [
                     r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                     _num(r["pcc"]) if r["pcc"] is not None else r["reason"], _num(r["p_value"], 4),
-                    _num(r["pcc_as_released"]), "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
+                    _num(r["pcc_as_released"]), _num(r["ccc"]), "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
                     "—" if r["final"] is None else f"{r['final']}{' (cal)' if r['calibrated'] else ''}",
                 ]
             )  # fmt: skip
