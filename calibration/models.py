@@ -64,6 +64,13 @@ class GroupAgreement(models.Model):
     stage = models.CharField(max_length=8, choices=Stage.choices)
     n_responses = models.PositiveIntegerField(default=0)
     forms = models.JSONField(default=dict, blank=True)
+    alpha = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Krippendorff's alpha (interval) of the ICC's values with its bootstrap 95% interval (beyond the study)."
+        ),
+    )
     reason = models.CharField(max_length=80, blank=True)
     computed_at = models.DateTimeField(auto_now=True)
 

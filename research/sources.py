@@ -12,7 +12,13 @@ PCC_NOTE = (
     "PCC: the 23 dimension scores of each sheet divided by their maxima on the sheet (Purpose 3); "
     "it flags and routes responses. 'As the release's script': Extract_Scores.py divides Purpose by 2 "
     "(steps_dimensions_max_wo_integrity, line 73), shown for comparison only. The release's A05_FS10: "
-    "0.863 with the sheet's maxima, 0.8534 as the release's script."
+    "0.863 with the sheet's maxima, 0.8534 as the release's script. CCC: Lin's concordance correlation "
+    "of the same vectors (beyond the study; Lin 1989), which falls when one rater is uniformly harsher."
+)
+ALPHA_NOTE = (
+    "Beyond the study: Krippendorff's alpha, interval level (Hayes & Krippendorff 2007), on the values "
+    "the ICC uses (each rater's mean of the 23 normalized scores of a response); the 95% interval is a "
+    "percentile bootstrap over responses, 1000 draws, seeded (the same data give the same bounds)."
 )
 
 

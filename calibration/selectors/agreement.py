@@ -155,6 +155,8 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
         ],
         # the release's ICC3k and the paper's ICC2k, shown beside the headline
         "beside": [{"name": name, "value": icc_headline(forms, name)} for name in icc_beside(form)],
+        # Krippendorff's alpha (interval) of the same values, beyond the study
+        "alpha": (row.alpha if row is not None else {}) or {},
     }
 
 

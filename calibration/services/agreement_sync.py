@@ -16,7 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from calibration.models import GroupAgreement, ResponseAgreement
-from calibration.reliability import ccc
+from calibration.reliability import alpha, ccc
 from calibration.selectors.agreement_state import Evaluation
 from calibration.statistics import REASON_FEW_RESPONSES, IccResult, icc, long_rows, pcc
 from studies.models import Study
@@ -117,8 +117,29 @@ def _unit_rows(evaluations: list[Evaluation]) -> tuple[list[tuple], list[tuple]]
     return before, after
 
 
-def _stored(result: IccResult) -> dict:
-    return {"n_responses": result.n_targets, "forms": result.forms_dict(), "reason": result.reason}
+def _alpha_stored(rows: list[tuple]) -> dict:
+    """Krippendorff's alpha (interval) on the values the ICC uses: each rater's mean of the 23
+    normalised scores per response (pingouin averages them so), with its bootstrap interval."""
+    values: dict[tuple, list[float]] = defaultdict(list)
+    for response_id, slot, value in rows:
+        values[(response_id, slot)].append(value)
+    result = alpha([(r, slot, sum(v) / len(v)) for (r, slot), v in values.items()])
+    return {
+        "value": result.alpha,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "units": result.units,
+        "reason": result.reason,
+    }
+
+
+def _stored(result: IccResult, rows: list[tuple]) -> dict:
+    return {
+        "n_responses": result.n_targets,
+        "forms": result.forms_dict(),
+        "reason": result.reason,
+        "alpha": _alpha_stored(rows),
+    }
 
 
 def group_agreements_sync(*, study: Study, evaluations: list[Evaluation], scenario_ids: list[int]) -> int:
@@ -137,11 +158,13 @@ def group_agreements_sync(*, study: Study, evaluations: list[Evaluation], scenar
         if before_rows:
             before = icc(before_rows)
             # Same table when nothing in the unit was calibrated: same result.
-            after = icc(after_rows) if any(e.calibrated for e in members) else before
+            calibrated = any(e.calibrated for e in members)
+            after = icc(after_rows) if calibrated else before
         else:
             before = after = IccResult(0, 0, reason=REASON_FEW_RESPONSES)
-        desired[(scenario_id, group_id, BEFORE)] = _stored(before)
-        desired[(scenario_id, group_id, AFTER)] = _stored(after)
+            calibrated = False
+        desired[(scenario_id, group_id, BEFORE)] = stored = _stored(before, before_rows)
+        desired[(scenario_id, group_id, AFTER)] = _stored(after, after_rows) if calibrated else stored
     existing = {
         (g.scenario_id, g.group_id, g.stage): g
         for g in GroupAgreement.objects.filter(study=study, scenario_id__in=scenario_ids)

@@ -11,6 +11,12 @@ def _num(value, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _alpha(stored: dict) -> str:
+    if stored.get("value") is None:
+        return stored.get("reason") or "—"
+    return f"{_num(stored['value'])} [{_num(stored['ci_low'], 2)}, {_num(stored['ci_high'], 2)}]"
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return [
@@ -83,10 +89,15 @@ class Command(BaseCommand):
         for line in _table(rows):
             out("  " + line)
 
-        out("\nICC per scoring group and per scenario (value [95% CI]; * = headline form)")
-        header = ["scenario", "unit", "stage", "n"] + [
-            f"{name}{'*' if name == study_obj.headline_icc else ''}" for name in ICC_FORMS
-        ]
+        out(
+            "\nICC per scoring group and per scenario (value [95% CI]; * = headline form; alpha = "
+            "Krippendorff's alpha, interval, of the same values with a bootstrap interval, beyond the study)"
+        )
+        header = (
+            ["scenario", "unit", "stage", "n"]
+            + [f"{name}{'*' if name == study_obj.headline_icc else ''}" for name in ICC_FORMS]
+            + ["alpha"]
+        )
         rows = [header]
         for unit in agreement_groups(study=study_obj, scenario_id=scenario_id):
             label = f"{unit['condition']} {unit['pair']}" if unit["group"] else "all (by slot)"
@@ -100,7 +111,9 @@ class Command(BaseCommand):
                         if f["value"] else "—"
                         for f in icc["forms"]
                     ]  # fmt: skip
-                rows.append([unit["scenario"].code, label, stage, str(icc["n"]), *cells])
+                rows.append(
+                    [unit["scenario"].code, label, stage, str(icc["n"]), *cells, _alpha(icc["alpha"])]
+                )
         for line in _table(rows):
             out("  " + line)
 
