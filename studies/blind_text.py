@@ -68,19 +68,21 @@ _LABEL_WORD = (
 
 def _tags(name: str) -> tuple[str, ...]:
     """Where a text labels itself by a plain term (``name``: its pattern, in the group
-    "name"), matched without regard to case."""
+    "name"), matched without regard to case. Marks around a name are bounded ({0,4}): the
+    list and emphasis marks overlap ("*"), and unbounded runs made a line of stars take
+    quadratic time per term."""
     return (
         # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:",
         # "1. Plant: ...", "<b>Plant</b>:", '"Plant":', "Plant's proposal:", "Plant (me):", "Plant — ..."
         # "Plant (idea generator):", "Synthesizer summary:", "Plant → ...", "Plant> ..."
-        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*)*(?:{_OPEN_MARK}[ \t]*)*{name}{_CLOSE_MARK}*"
-        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}*"
+        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
         rf"[ \t]*(?:[:：→]|[ \t][—–-][ \t]|>[ \t])",
         # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
-        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*)*{name}{_CLOSE_MARK}*"
-        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}*[ \t]*(?m:$)",
+        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}[ \t]*(?m:$)",
         # a table's first cell: "| Plant | Floating nurseries |"
-        rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK})*{name}{_CLOSE_MARK}*[ \t]*\|",
+        rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*\|",
         # a signature closing a line: "— Implementer"
         rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*{name}[ \t]*(?m:$)",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
