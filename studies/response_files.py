@@ -108,7 +108,22 @@ def records_from_data_a(data: Any) -> list[ResponseRecord]:
         raise RecordError("file", "top level", _("expected a list of responses"))
     if not data:
         raise RecordError("file", "records", _("no records found"))
+    _refuse_too_many(len(data))
     return [_data_a_record(i, row) for i, row in enumerate(data, start=1)]
+
+
+# One file holds at most this many responses (ten times the paper's 600): a larger one is
+# refused before any record is read, with one message.
+MAX_RECORDS = 6000
+
+
+def _refuse_too_many(count: int) -> None:
+    if count > MAX_RECORDS:
+        raise RecordError(
+            "file",
+            "records",
+            _("more than %(n)s responses in one file: split it into several imports") % {"n": MAX_RECORDS},
+        )
 
 
 def _jsonl_record(i: int, line: str) -> ResponseRecord:
@@ -167,7 +182,9 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
 
 
 def records_from_jsonl(text: str) -> list[ResponseRecord]:
-    records = [_jsonl_record(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    _refuse_too_many(len(lines))
+    records = [_jsonl_record(i, line) for i, line in lines]
     if not records:
         raise RecordError("file", "records", _("no records found"))
     return records

@@ -210,6 +210,7 @@ def records_from_json(text: str) -> list[ScenarioRecord]:
                 )
             ]
         ) from exc
+    _refuse_too_many(len(entries))
     for line, key, value in entries:
         where = _("line %(n)s") % {"n": line}
         if not isinstance(value, dict):
@@ -220,13 +221,20 @@ def records_from_json(text: str) -> list[ScenarioRecord]:
     return _checked(records, problems, codes)
 
 
+def _refuse_too_many(count: int) -> None:
+    """A file of more than MAX_RECORDS scenarios is refused before any is read: one message,
+    not a problem per line of a huge file."""
+    if count > MAX_RECORDS:
+        raise ScenarioFileError([_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS}])
+
+
 def records_from_jsonl(text: str) -> list[ScenarioRecord]:
     problems: list[str] = []
     records: list[ScenarioRecord | None] = []
     codes: list[tuple[str, str]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    _refuse_too_many(len(lines))
+    for n, line in lines:
         where = _("line %(n)s") % {"n": n}
         try:
             obj = json_parse(line)

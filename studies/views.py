@@ -203,12 +203,23 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
     return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
 
 
+# An import page lists the first problems of a refused file; the count says how many there are.
+PROBLEMS_SHOWN = 200
+
+
 def import_page_render(
     request: HttpRequest, *, study: Study, form, problems: list[str], kind: str
 ) -> HttpResponse:
     """An import page (scenarios, responses, scores): 400 when the file was refused."""
     status = 400 if problems or form.errors else 200
-    context = {"study": study, "form": form, "problems": problems, "kind": kind}
+    context = {
+        "study": study,
+        "form": form,
+        "problems": problems[:PROBLEMS_SHOWN],  # a page of the first ones, however many there are
+        "problems_total": len(problems),
+        "problems_hidden": max(0, len(problems) - PROBLEMS_SHOWN),
+        "kind": kind,
+    }
     return render(request, "studies/import.html", context, status=status)
 
 

@@ -1,0 +1,69 @@
+"""A hostile import file cannot make a page of megabytes or keep a web thread for minutes
+(issue 36, pass 5, finding B2: 2,000,000 lines of ``{}`` gave a 570 MB page after 112 s). A
+file of more records than one import takes is refused with one message before any record is
+read; a refused file lists its first problems and says how many more there are."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from studies.models import Response, Scenario, Study
+from studies.response_files import MAX_RECORDS as MAX_RESPONSES
+from studies.scenario_files import MAX_RECORDS as MAX_SCENARIOS
+from studies.views import PROBLEMS_SHOWN
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client):
+    client.force_login(UserFactory(username="bounds-admin", role="Admin"))
+    return client
+
+
+@pytest.fixture
+def study():
+    return Study.objects.create(name="Bounded study")
+
+
+def _lines(n, line="{}"):
+    return SimpleUploadedFile("many.jsonl", ("\n".join([line] * n) + "\n").encode(), "application/jsonl")
+
+
+@pytest.mark.parametrize(
+    "route, limit, message",
+    [
+        ("studies:responses_import", MAX_RESPONSES, f"more than {MAX_RESPONSES} responses in one file"),
+        ("studies:scenarios_import", MAX_SCENARIOS, f"More than {MAX_SCENARIOS} scenarios in one file."),
+        ("calibration:scores_import", MAX_RESPONSES, f"more than {MAX_RESPONSES} responses in one file"),
+    ],
+)
+def test_a_file_of_too_many_records_is_refused_with_one_message(admin_client, study, route, limit, message):
+    upload = (
+        _lines(limit + 1)
+        if route != "calibration:scores_import"
+        else SimpleUploadedFile(
+            "scores.json", ("[" + ",".join(["[]"] * (limit + 1)) + "]").encode(), "application/json"
+        )
+    )
+    reply = admin_client.post(reverse(route, args=[study.pk]), {"file": upload})
+    assert reply.status_code == 400
+    page = reply.content.decode()
+    assert message in page and "Nothing was imported: 1 problem." in page
+    assert len(page) < 50_000
+    assert (
+        not Response.objects.filter(study=study).exists()
+        and not Scenario.objects.filter(study=study).exists()
+    )
+
+
+def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_client, study):
+    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": _lines(1500)})
+    assert reply.status_code == 400
+    page = reply.content.decode()
+    listed = page.split('id="import-problems"', 1)[1].split("</section>", 1)[0]
+    assert listed.count("<li>") == PROBLEMS_SHOWN
+    total = int(page.split("Nothing was imported: ", 1)[1].split(" ", 1)[0])
+    assert total >= 1500 and f"… and {total - PROBLEMS_SHOWN} more problems, not listed" in page
+    assert not Response.objects.filter(study=study).exists()
