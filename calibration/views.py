@@ -44,9 +44,9 @@ from calibration.services.calibration import (
     PAPER_NOMINAL_THRESHOLD,
     CalibrationError,
     calibration_assign,
-    calibration_decision_record,
     study_agreement_settings_update,
 )
+from calibration.services.decisions import calibration_decision_record
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
 from scoring.models import Assignment

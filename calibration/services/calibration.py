@@ -46,7 +46,6 @@ from calibration.services.agreement_sync import (
     response_agreements_sync,
     rows_update,
 )
-from core.accounts.roles import is_admin
 from core.counters import event_counter_add
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from scoring.selectors.qualification import raters_trained_on
@@ -274,44 +273,14 @@ def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
             group_id=state.group_id,
             created_by=actor,
         )
+        before = current.rater_id if current is not None else None
+        changes = {"calibrator": [before, calibrator.pk]}
+        audit_record(actor=actor, action="calibration.assign", target=response, study=study, changes=changes)
         _recompute(study=study, scenario_ids=[response.scenario_id], actor=actor)
     return assignment
 
 
 # --- decisions, final scores, statuses --------------------------------------------------
-
-
-def calibration_decision_record(*, response_id: int, actor, reason: str) -> CalibrationDecision:
-    """The calibrator (after submitting) or an admin writes why the calibration
-    decided as it did. The first-pass sheets are not touched."""
-    reason = (reason or "").strip()
-    if not reason:
-        raise CalibrationError(_("Write a short reason."))
-    if len(reason) > 2000:
-        raise CalibrationError(_("Keep the reason under 2000 characters."))
-    with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update()
-            .filter(response_id=response_id, role=AssignmentRole.CALIBRATION, archived_at__isnull=True)
-            .first()
-        )
-        if assignment is None:
-            raise CalibrationError(_("This response has no calibration."))
-        sheet = ScoreSheet.objects.filter(assignment=assignment).first()
-        is_own = assignment.rater_id == actor.pk and sheet is not None and sheet.is_submitted
-        if not (is_admin(actor) or is_own):
-            raise CalibrationError(
-                _("Only the calibrator, after submitting, or an admin can record the decision.")
-            )
-        decision, _created = CalibrationDecision.objects.get_or_create(
-            response_id=response_id, defaults={"assignment": assignment}
-        )
-        decision.assignment = assignment
-        decision.reason = reason
-        decision.decided_by = actor
-        decision.decided_at = timezone.now()
-        decision.save(update_fields=["assignment", "reason", "decided_by", "decided_at"])
-    return decision
 
 
 def _mean_totals(totals: list[dict]) -> tuple[Decimal, dict, dict]:

@@ -14,6 +14,7 @@ from django.db import transaction
 from calibration.services.calibration import RecomputeReport, study_agreement_recompute
 from judging.models import Judge
 from studies.models import Study
+from studies.services.audit import audit_record
 
 
 def study_judge_opt_in_set(*, study: Study, judge: Judge | None, actor=None) -> RecomputeReport:
@@ -21,7 +22,13 @@ def study_judge_opt_in_set(*, study: Study, judge: Judge | None, actor=None) -> 
     recompute the study's agreement, routing and final scores."""
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)
+        before = locked.calibrating_judge_id
         locked.calibrating_judge = judge.user if judge is not None else None
         locked.save(update_fields=["calibrating_judge"])
+        if before != locked.calibrating_judge_id:
+            changes = {"calibrating_judge": [before, locked.calibrating_judge_id]}
+            audit_record(
+                actor=actor, action="study.judge_opt_in", target=locked, study=locked, changes=changes
+            )
     study.calibrating_judge = locked.calibrating_judge
     return study_agreement_recompute(study_id=study.pk, actor=actor)

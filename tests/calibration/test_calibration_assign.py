@@ -6,11 +6,12 @@ from calibration.models import CalibrationDecision
 from calibration.services.calibration import (
     CalibrationError,
     calibration_assign,
-    calibration_decision_record,
     response_scores_recompute,
 )
+from calibration.services.decisions import calibration_decision_record
 from core.accounts.roles import ADMIN
 from scoring.models import Assignment, ScoreSheet
+from studies.models import AuditEvent
 from studies.rubric import load_rubric
 from tests.factories import (
     UserFactory,
@@ -47,8 +48,13 @@ def test_admin_replaces_an_unstarted_calibrator(flagged):
     old = Assignment.objects.get(response=response, rater=first)
     assert old.archived_at is not None and "reassigned" in old.archived_reason
     assert CalibrationDecision.objects.get(response=response).assignment == assignment
+    # audited, with the calibrator it replaced (issue 36, pass 5, B3)
+    (event,) = AuditEvent.objects.filter(action="calibration.assign")
+    assert event.actor == admin and event.study_id == response.study_id
+    assert event.changes == {"calibrator": [first.pk, second.pk]}
     # choosing the same calibrator again changes nothing
     assert calibration_assign(response_id=response.pk, calibrator=second, actor=admin) == assignment
+    assert AuditEvent.objects.filter(action="calibration.assign").count() == 1
 
 
 def test_refused_choices_change_nothing(flagged):
@@ -96,6 +102,15 @@ def test_reason_by_the_calibrator_only_after_submitting(flagged):
     admin = UserFactory(username="boss", role=ADMIN)
     decision = calibration_decision_record(response_id=response.pk, actor=admin, reason="Confirmed.")
     assert decision.decided_by == admin
+    # each text is audited with the one it replaced: an edit never loses the earlier reason
+    events = list(AuditEvent.objects.filter(action="calibration.decision").order_by("pk"))
+    assert [e.changes["reason"] for e in events] == [
+        ["", "Rater B misread Step 2."],
+        ["Rater B misread Step 2.", "Confirmed."],
+    ]
+    assert [e.actor for e in events] == [first, admin]
+    calibration_decision_record(response_id=response.pk, actor=admin, reason="Confirmed.")
+    assert AuditEvent.objects.filter(action="calibration.decision").count() == 2  # unchanged: none
     assert ScoreSheet.objects.filter(assignment__response=response, assignment__role="primary").count() == 2
 
 

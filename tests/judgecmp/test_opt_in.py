@@ -120,6 +120,12 @@ def test_admin_opts_in_on_the_page_researchers_cannot(db, client):
     assert FinalScore.objects.filter(response__study=group.study, judge_calibrated=True).count() == 1
     client.post("/research/judge/opt-in", {"study": group.study.pk, "off": "1"})
     assert not FinalScore.objects.filter(response__study=group.study, judge_calibrated=True).exists()
+    # both changes audited, who and what (issue 36, pass 5, B3); the refused ones wrote nothing
+    from studies.models import AuditEvent
+
+    events = list(AuditEvent.objects.filter(action="study.judge_opt_in").order_by("pk"))
+    assert [e.changes["calibrating_judge"] for e in events] == [[None, judge.user_id], [judge.user_id, None]]
+    assert {e.actor.username for e in events} == {"admin-page"} and events[0].study == group.study
 
 
 def test_scenario_page_says_the_judge_calibrated(opted_in, client):

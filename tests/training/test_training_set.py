@@ -1,6 +1,7 @@
 """A study's training set: gold copies that are never live, with a reference sheet."""
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from calibration.models import FinalScore, ResponseAgreement
 from calibration.statistics import pcc
@@ -9,7 +10,7 @@ from research.selectors.results import raw_score_rows_count, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet
 from scoring.selectors import rater_queue, workload_board
 from scoring.services.assignments import study_sync_assignments
-from studies.models import Response, ResponseItem, ResponseStatus
+from studies.models import AuditEvent, Response, ResponseItem, ResponseStatus
 from studies.rubric import load_rubric
 from tests.factories import mirrored_changes, rater, reference_changes, sheet_submitted
 from training.feedback import normalized, sheet_feedback
@@ -35,8 +36,16 @@ def test_the_default_training_set_is_a_copy_of_a05_fs10_with_the_mean_of_h01_and
 
 
 def test_a_gold_response_with_a_sheet_of_the_admins_choice(scored_demo):
-    training = training_response_add(study=scored_demo.study, research_id="A05_FS10", rater_codes=["H02"])
+    admin = get_user_model().objects.get(username="admin")
+    training = training_response_add(
+        study=scored_demo.study, research_id="A05_FS10", rater_codes=["H02"], actor=admin
+    )
     assert training.reference["overall"] == 117 and training.reference_note == "mean of H02"
+    # audited: who made which copy of what, with which reference (issue 36, pass 5, B3)
+    (event,) = AuditEvent.objects.filter(action="training.gold_add")
+    assert event.actor == admin and event.study == scored_demo.study
+    assert event.target.endswith(str(training.response.pk))
+    assert event.changes == {"source": "A05_FS10", "reference": "mean of H02"}
 
 
 @pytest.mark.parametrize(

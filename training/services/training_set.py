@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric
+from studies.services.audit import audit_record
 from training.feedback import reference_mean
 from training.models import TrainingResponse, TrainingSettings
 from training.selectors.qualification import training_open_to
@@ -116,6 +117,13 @@ def training_response_add(
             created_by=actor,
         )
         training.reference_sheets.set(sheets)
+        audit_record(
+            actor=actor,
+            action="training.gold_add",
+            target=copy,
+            study=study,
+            changes={"source": source.research_id, "reference": training.reference_note},
+        )
     return training
 
 
