@@ -253,7 +253,10 @@ def _back(request: HttpRequest, run: GenerationRun) -> HttpResponse:
 
 @admin_required
 def turn_messages(request: HttpRequest, run_id: int, seq: int) -> HttpResponse:
-    turn = get_object_or_404(Turn, run_id=run_id, seq=seq)
+    # the run by its own key first: an id beyond the database's range is then a 404 on SQLite too
+    # (a foreign key's lookup reached the driver: OverflowError, a 500)
+    run = get_object_or_404(GenerationRun, pk=run_id)
+    turn = get_object_or_404(Turn, run=run, seq=seq)
     return render(request, "generation/run.html#turn_messages", {"turn": turn})
 
 

@@ -80,7 +80,7 @@ class ModelEndpoint(models.Model):
         _("model number"),
         max_length=2,
         unique=True,
-        validators=[RegexValidator(r"^\d{2}$", _("Two digits, e.g. 05."))],
+        validators=[RegexValidator(r"^[0-9]{2}$", _("Two digits, e.g. 05."))],
         help_text=_("Two digits used in research IDs (A05_FS10)."),
     )
     base_url = models.URLField(

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from studies.problems import problem_text
 from studies.upload_safety import json_parse
 
-RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>\d{2})_(?P<scenario>[A-Za-z0-9-]+)$")
+RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>[0-9]{2})_(?P<scenario>[A-Za-z0-9-]+)$")
 
 
 class RecordError(Exception):

@@ -217,7 +217,7 @@ class ImportReport:
 
 def _find_model(name: str) -> ModelEndpoint | None:
     model = ModelEndpoint.objects.filter(name=name).first()
-    if model is None and re.fullmatch(r"\d{2}", name):
+    if model is None and re.fullmatch(r"[0-9]{2}", name):
         model = ModelEndpoint.objects.filter(model_number=name).first()
     return model
 
@@ -231,7 +231,7 @@ def _resolve_model(record: ResponseRecord, create_missing: bool, report: ImportR
                 "model",
                 _("unknown model %(m)r (allow creating missing ones to create it)") % {"m": record.model},
             )
-        number = record.model if re.fullmatch(r"\d{2}", record.model) else None
+        number = record.model if re.fullmatch(r"[0-9]{2}", record.model) else None
         if number is None:
             m = RESEARCH_ID.match(record.research_id)
             number = m["number"] if m else None

@@ -106,6 +106,12 @@ def test_an_admin_creates_edits_and_deactivates_an_endpoint(admin_client):
         ("base_url", "https://user:secret@gw.example.org/v1", "No user name or password"),
         ("extra_params", '{"a": ' * 20 + "1" + "}" * 20, "Nested too deep"),
         ("model_number", "7", "Two digits"),
+        (
+            "model_number",
+            "１２",
+            "Two digits",
+        ),  # fullwidth digits: "B１２_FS10" beside "B12_FS10" (pass 5, B5)
+        ("model_number", "٣٣", "Two digits"),  # Arabic-Indic digits
         ("timeout_seconds", "0", "greater than or equal to 1"),
         ("notes", "n" * 2_000_000, "at most 4000 characters"),  # 2 MB of notes were kept
     ],

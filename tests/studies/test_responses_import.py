@@ -155,3 +155,12 @@ def test_a_data_a_file_with_problems_on_several_records_lists_them_all_in_order(
     places = [str(exc.value).find(p) for p in expected]
     assert -1 not in places and places == sorted(places), (places, str(exc.value))
     assert Response.objects.count() == 1
+
+
+@pytest.mark.parametrize("research_id", ["B１２_FS10", "A٠٥_FS10"])
+def test_a_research_id_with_other_digits_than_ascii_is_not_one(research_id):
+    """Issue 36, pass 5, B5: "B１２_FS10" was stored beside "B12_FS10" for another model."""
+    from studies.response_files import RESEARCH_ID
+
+    assert RESEARCH_ID.match(research_id) is None
+    assert RESEARCH_ID.match("B12_FS10") is not None
