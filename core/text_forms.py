@@ -4,7 +4,8 @@ redaction of keys). Pure.
 A writer can hide a name from a plain search and not from a reader: full-width or styled letters
 (``Ｍｏｄｅｒａｔｏｒ``, ``ᴘʟᴀɴᴛ``), invisible characters inside it (soft hyphens, zero-width
 spaces, direction marks, variation selectors, Hangul fillers), letters of another script that
-look Latin (Cyrillic ``Е``, Greek ``Ο``), or letters spaced out (``P l a n t``, ``G.P.T``).
+look Latin (Cyrillic ``Е``, Greek ``Ο``), or letters spaced out (``P l a n t``, ``G.P.T``,
+``K-i-m-i``).
 :func:`reader_form` undoes all of these and says where each character came from.
 """
 
@@ -52,9 +53,10 @@ def latin_look_alike(char: str) -> str:
     return char
 
 
-# Three or more single letters or digits, each apart by one space, dot or middle dot:
-# "P l a n t", "G.P.T"
-_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ .·][^\W_](?![^\W_])){2,}")
+# Three or more single letters or digits, each apart by one space, dot, middle dot, hyphen,
+# underscore, slash or bar: "P l a n t", "G.P.T", "K-i-m-i", "K_i_m_i", "C/l/a/u/d/e"
+_SPACERS = " .·-_/|"
+_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ .·\-_/|][^\W_](?![^\W_])){2,}")
 
 
 def reader_form(text: str) -> tuple[str, list[int]]:
@@ -77,7 +79,7 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         joined.append(seen[at : match.start()])
         kept += origins[at : match.start()]
         for offset, char in enumerate(match[0]):
-            if char not in " .·":
+            if char not in _SPACERS:
                 joined.append(char)
                 kept.append(origins[match.start() + offset])
         at = match.end()

@@ -17,6 +17,9 @@ or ends inside a word):
 - a **condition** or **strategy** of plain words ("single", "Single model": names the model
   is never told) matches only as a speaker label or a bracketed tag ("[single]",
   "Single model:"), so "a single plan" and "as a single, unified team" stay prose;
+- a condition or strategy of three words or more ("Multi-Agent Debate") matches anywhere,
+  "our multi agent debate" included: prose does not say it by chance;
+- a **research ID** of one of the study's scenarios ("A07_FS10") matches anywhere;
 - any plain term of several words with a capital after its first word also matches anywhere
   when written with the catalogue's own capitals ("our Creative Professional", not "a
   creative professional"; "Single model" is not such a term: a sentence may start so).
@@ -36,7 +39,10 @@ from core.text_forms import reader_form
 # Where a term comes from, as the held responses page names it.
 ROLE, PROFILE, STRATEGY, CONDITION, MODEL = "role", "profile", "strategy", "condition", "model"
 WORD = "word"  # a word an admin asks to redact as well: matched anywhere, as a model's name
-KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD)
+# a scenario's code (the term's text): any research ID of that scenario ("A07_FS10") in a text
+# names its condition and model
+RESEARCH_ID = "research_id"
+KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD, RESEARCH_ID)
 BLIND_TEXT = "blind_text"  # the hold reason's code
 MIN_TERM_LENGTH = 3  # shorter names (a condition's letter, "AI") would match too much
 
@@ -111,6 +117,8 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "Role: Implementer", "my role: Implementer"
         rf"\brole\s*[:：]\s*{name}{_AFTER}",
         rf"(?:作为|我是|身为|担任)\s*{name}",
+        # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
+        rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *_tags(name),
     )
 
@@ -152,13 +160,43 @@ def term_is_distinctive(text: str) -> bool:
 _JOINT = r"[\s\-‐‑–_]*"
 
 
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_ORDINALS = (
+    "",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+)
+
+
+def _piece_pattern(piece: str) -> str:
+    """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
+    Chinese letters may stand apart ("深度 求索")."""
+    if piece.isdigit() and int(piece) <= 10:
+        number = int(piece)
+        spelled = "|".join(re.escape(w) for w in (_NUMBER_WORDS[number], _ORDINALS[number]) if w)
+        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b)"
+    if piece.isalpha() and not piece.isascii():
+        return r"\s*".join(re.escape(char) for char in piece)
+    return re.escape(piece)
+
+
 def _term_pattern(text: str) -> str:
     words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
     parts = []
     for word in words:
         pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
         parts.append(
-            _JOINT.join(re.escape(piece) for piece in pieces) if "".join(pieces) == word else re.escape(word)
+            _JOINT.join(_piece_pattern(piece) for piece in pieces)
+            if "".join(pieces) == word
+            else re.escape(word)
         )
     return _JOINT.join(parts)
 
@@ -172,8 +210,16 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     after = _AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
+    if term.kind == RESEARCH_ID:
+        research_id = rf"(?<![^\W_])(?P<name>[A-Z]{{1,2}}[0-9]{{2}}_{re.escape(written)})(?![^\W_])"
+        return [m.span("name") for m in re.finditer(research_id, text, re.I)]
     name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
-    if term.kind in (MODEL, WORD) or term_is_distinctive(term.text):
+    several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
+    if (
+        term.kind in (MODEL, WORD)
+        or term_is_distinctive(term.text)
+        or (term.kind in (STRATEGY, CONDITION) and several_words)
+    ):
         return [m.span("name") for m in re.finditer(name, text, re.I)]
     spans = []
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"

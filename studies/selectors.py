@@ -14,6 +14,7 @@ from django.utils.translation import ngettext
 from studies.blind_text import (
     CONDITION,
     MODEL,
+    RESEARCH_ID,
     STRATEGY,
     BlindSegment,
     BlindTerm,
@@ -271,13 +272,15 @@ def held_counts_by_study() -> dict[int, int]:
 # Chinese (names that ordinary prose uses, as "Alibaba", "Meta", "Google" or "Sonnet", are left out).
 _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
-    "claude": ["Anthropic"],
-    "gemini": ["Bard", "Google DeepMind"],
-    "qwen": ["Tongyi", "通义千问", "通义", "Alibaba Cloud", "阿里云"],
+    "claude": ["Anthropic", "克劳德"],
+    "gemini": ["Bard", "Google DeepMind", "双子座"],
+    "qwen": ["Tongyi", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
-    "llama": ["Meta AI"],
-    "glm": ["Zhipu", "智谱"],
+    "llama": ["Meta AI", "羊驼"],
+    "glm": ["Zhipu", "智谱", "智谱清言"],
+    "doubao": ["豆包", "ByteDance", "字节跳动"],
+    "ernie": ["文心一言", "文心", "百度"],
 }
 _MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
 
@@ -335,6 +338,8 @@ def study_blind_terms(
     for c in conditions:
         add(c.name, CONDITION)
         add(_without_brackets(c.name), CONDITION)
+    for code in Scenario.objects.filter(study=study).values_list("code", flat=True):
+        add(code, RESEARCH_ID)
     for source in blind_term_sources():
         for term in source(study):
             add(term.text, term.kind)

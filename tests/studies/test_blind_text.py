@@ -15,6 +15,7 @@ from studies.blind_text import (
     CONDITION,
     MODEL,
     PROFILE,
+    RESEARCH_ID,
     ROLE,
     STRATEGY,
     BlindTerm,
@@ -52,6 +53,12 @@ TERMS = [
     BlindTerm("Co-Ordinator", ROLE),
     BlindTerm("OpenAI", MODEL),
     BlindTerm("Deep Seek", MODEL),
+    BlindTerm("Kimi", MODEL),
+    BlindTerm("Claude", MODEL),
+    BlindTerm("克劳德", MODEL),
+    BlindTerm("深度求索", MODEL),
+    BlindTerm("TeamFusion", STRATEGY),
+    BlindTerm("FS10", RESEARCH_ID),
 ]
 
 
@@ -137,6 +144,20 @@ def names(text: str) -> list[str]:
         ("Moderator summary: we agree", ["Moderator"]),
         ("The plan is set.\n— Implementer", ["Implementer"]),
         ("Plant → floating nurseries", ["Plant"]),
+        # hostile pass 5 (B4): other spacers, member numbers, strategies in prose, signatures,
+        # Chinese names apart, research IDs
+        ("K-i-m-i says so", ["K-i-m-i"]),
+        ("K_i_m_i says so", ["K_i_m_i"]),
+        ("C/l/a/u/d/e wrote it", ["C/l/a/u/d/e"]),
+        ("T-e-a-m-F-u-s-i-o-n at work", ["T-e-a-m-F-u-s-i-o-n"]),
+        ("Member #1 prefers trams.", ["Member #1"]),
+        ("Member No. 1 prefers trams.", ["Member No. 1"]),
+        ("Member one prefers trams.", ["Member one"]),
+        ("our multi agent debate concluded", ["multi agent debate"]),
+        ("The plan holds.\nSigned: Plant", ["Plant"]),
+        ("我是克劳德。", ["克劳德"]),
+        ("深度 求索的方案", ["深度 求索"]),
+        ("This is response A07_FS10.", ["A07_FS10"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -160,6 +181,8 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "Plant trees first. Futurists and planners disagree; the moderator of the forum waits.",
         "Geminid meteors and a chatgroup of deepwater seekers.",
         "Plant trees: the city greens.\nPlant–animal links matter.\n种植Plants的社区",
+        "A-B testing, x-y plots and the 1/2/3 rule; FS10 is the scenario's own code.",
+        "Signed contracts for plants; a member of the team, one by one.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
