@@ -21,27 +21,32 @@ class StallMeter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stalled = 0.0
+        self._sleep_started: float | None = None
         self._thread: threading.Thread | None = None
 
     def stalled_seconds(self) -> float:
-        """Seconds this process stood still since the meter started (it starts on first use)."""
+        """Seconds this process stood still since the meter started (it starts on first use),
+        the stall going on now included: after a stop, the thread that was stopped mid-work
+        may read this before the meter's own thread has woken up to record it."""
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name="stall-meter", daemon=True)
                 self._thread.start()
-            return self._stalled
-
-    def note(self, late: float) -> None:
-        """A wake-up ``late`` seconds after it was due."""
-        if late > TOLERANCE_SECONDS:
-            with self._lock:
-                self._stalled += late
+            late = 0.0
+            if self._sleep_started is not None:
+                late = time.monotonic() - self._sleep_started - TICK_SECONDS
+            return self._stalled + (late if late > TOLERANCE_SECONDS else 0.0)
 
     def _loop(self) -> None:
         while True:
-            before = time.monotonic()
+            with self._lock:
+                self._sleep_started = started = time.monotonic()
             time.sleep(TICK_SECONDS)
-            self.note(time.monotonic() - before - TICK_SECONDS)
+            with self._lock:
+                late = time.monotonic() - started - TICK_SECONDS
+                self._sleep_started = None
+                if late > TOLERANCE_SECONDS:
+                    self._stalled += late
 
 
 _meter = StallMeter()
