@@ -32,11 +32,19 @@ from studies.params import IdChoiceField
 class AgreementSettingsForm(forms.ModelForm):
     class Meta:
         model = Study
-        fields = ["agreement_threshold", "headline_icc", "final_score_rule"]
+        fields = [
+            "agreement_threshold",
+            "headline_icc",
+            "final_score_rule",
+            "level_ccc_below",
+            "level_total_over",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="0.01", max="1")
+        self.fields["level_ccc_below"].widget.attrs.update(step="0.01", min="0.01", max="1")
+        self.fields["level_total_over"].widget.attrs.update(step="0.5", min="0")
         self.fields["headline_icc"].choices = HeadlineICC.choices
         # every rule labelled by what it is: as released, our reading or our option
         self.fields["final_score_rule"].choices = [

@@ -37,6 +37,13 @@ class ResponseAgreement(models.Model):
     reason = models.CharField(max_length=40, blank=True, help_text=_("Why the PCC is undefined, if it is."))
     threshold = models.DecimalField(max_digits=4, decimal_places=3, null=True, blank=True)
     flagged = models.BooleanField(default=False, db_index=True)
+    flag_reasons = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_(
+            'Why it is flagged: "pcc" (the study\'s threshold), "ccc" and "total" (the level rule, beyond the study).'
+        ),
+    )
     after_pcc = models.FloatField(
         null=True, blank=True, help_text=_("PCC of the pair used after calibration.")
     )

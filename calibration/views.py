@@ -238,6 +238,8 @@ def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpRespons
                     threshold=form.cleaned_data["agreement_threshold"],
                     headline_icc=form.cleaned_data["headline_icc"],
                     final_score_rule=form.cleaned_data["final_score_rule"],
+                    level_ccc_below=form.cleaned_data["level_ccc_below"],
+                    level_total_over=form.cleaned_data["level_total_over"],
                 )
             except CalibrationError as exc:
                 messages.error(request, exc.message)

@@ -22,6 +22,15 @@ ALPHA_NOTE = (
 )
 
 
+def _level_rule(study: Any) -> str:
+    parts = []
+    if study.level_ccc_below is not None:
+        parts.append(f"CCC below {study.level_ccc_below}")
+    if study.level_total_over is not None:
+        parts.append(f"overall scores more than {study.level_total_over} points apart")
+    return "on: " + "; ".join(parts) if parts else "off: the PCC threshold alone routes, as the study"
+
+
 def number_sources(*, study: Any) -> list[list[str]]:
     """Rows of (number, source, where): release file and line, paper, or ours."""
     headline = study.headline_icc
@@ -35,6 +44,8 @@ def number_sources(*, study: Any) -> list[list[str]]:
          "Extract_Scores.py line 73: Purpose / 2"],
         ["Threshold", f"{study.agreement_threshold}: a response passes only when r > threshold, as released",
          "Extract_Scores.py calcu, line 452; the paper's text says 0.70"],
+        ["Second routing criterion", _level_rule(study),
+         "beyond the study (docs/researchers.md): Lin's CCC of the pair, or the overall scores' difference"],
         ["Headline ICC", icc_label(headline, headline),
          "; ".join(icc_label(f, headline) for f in icc_beside(headline)) + " beside it in Table 6; the "
          "release's ICC input divides Purpose by 2, ours by 3"],

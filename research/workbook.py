@@ -295,11 +295,19 @@ def _agreement(book: SafeBook, results: Results) -> None:
         if r["response_id"] in shown:
             sheet.row([r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                        _round(r["pcc"]) if r["pcc"] is not None else r["reason"], _round(r["p_value"]),
-                       _round(r["pcc_as_released"]), _round(r["ccc"]), "yes" if r["flagged"] else "",
+                       _round(r["pcc_as_released"]), _round(r["ccc"]), _flagged(r),
                        _round(r["after_pcc"]),
                        _round(r["final"])])  # fmt: skip
     sheet.row([])
     sheet.row([PCC_NOTE])
+
+
+def _flagged(row: dict) -> str:
+    """ "yes", with the level rule's reasons when it routed the response (beyond the study)."""
+    if not row["flagged"]:
+        return ""
+    extra = [reason for reason in row["flag_reasons"] if reason != "pcc"]
+    return f"yes ({', '.join(extra)})" if extra else "yes"
 
 
 def _alpha(book: SafeBook, results: Results) -> None:

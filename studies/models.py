@@ -198,6 +198,26 @@ class Study(models.Model):
         validators=[MinValueValidator(-1), MaxValueValidator(1)],
         help_text=_("Responses whose PCC falls below this go to a calibrating rater."),
     )
+    # The second routing criterion (beyond the study; off while both are empty): a pair that
+    # agrees in pattern but not in level also goes to a calibrating rater.
+    level_ccc_below = models.DecimalField(
+        _("also route when the CCC is below"),
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text=_("Beyond the study: Lin's concordance of the pair; empty: not used."),
+    )
+    level_total_over = models.DecimalField(
+        _("also route when the totals differ by more than"),
+        max_digits=6,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+        help_text=_("Beyond the study: points between the two overall scores; empty: not used."),
+    )
     headline_icc = models.CharField(
         _("headline ICC form"), max_length=6, choices=HeadlineICC.choices, default="ICC3k"
     )

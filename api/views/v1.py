@@ -98,6 +98,9 @@ def studies(request: HttpRequest) -> list[dict]:
             "rubric_version": s.rubric_version,
             "is_active": s.is_active,
             "agreement_threshold": jsonable(s.agreement_threshold),
+            # the second routing criterion, beyond the study (None: that part off)
+            "level_ccc_below": jsonable(s.level_ccc_below),
+            "level_total_over": jsonable(s.level_total_over),
             "headline_icc": s.headline_icc,
             "final_score_rule": s.final_score_rule,
             "created_at": s.created_at.isoformat(),

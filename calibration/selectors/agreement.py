@@ -129,6 +129,7 @@ def agreement_responses(
                 "reason": agreement.reason if agreement else REASON_MISSING_SHEET,
                 "reason_label": reason_label(agreement.reason if agreement else REASON_MISSING_SHEET),
                 "flagged": flagged,
+                "flag_reasons": list(agreement.flag_reasons) if agreement else [],
                 "after_pcc": agreement.after_pcc if agreement else None,
                 "calibration": _calibration_progress(state, flagged),
                 "calibrator": _user_label(users[state.calibration.rater_id]) if state.calibration else "",

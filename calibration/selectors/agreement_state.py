@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from calibration.reliability import LevelRule, ccc, level_disagreement
 from calibration.statistics import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
 from scoring.models import Assignment, AssignmentRole, ScoringGroup, SheetStatus
 from studies.models import FinalScoreRule, Response, ResponseStatus, Study
@@ -225,6 +226,8 @@ class Evaluation:
     note: str
     status: str
     judge_calibrated: bool = False  # the opted-in judge's sheet stood in for the calibrator
+    # why it is flagged: "pcc" (the study's rule), "ccc" and "total" (the level rule, when on)
+    flag_reasons: tuple[str, ...] = ()
 
     @property
     def replaced_slot(self) -> str | None:
@@ -232,6 +235,25 @@ class Evaluation:
         if self.closeness is None:
             return None
         return "b" if self.closeness.slot == "a" else "a"
+
+
+LEVEL_RULE_OFF = LevelRule()
+
+
+def study_level_rule(study: Study) -> LevelRule:
+    """The study's second routing criterion (beyond the study; off while both parts are empty)."""
+    ccc_below = study.level_ccc_below
+    total_over = study.level_total_over
+    return LevelRule(
+        ccc_below=float(ccc_below) if ccc_below is not None else None,
+        total_difference_over=float(total_over) if total_over is not None else None,
+    )
+
+
+def _overall(sheet: SheetState) -> float | None:
+    totals = sheet.submitted_totals or {}
+    value = totals.get("overall")
+    return float(value) if value is not None else None
 
 
 def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float]]:
@@ -257,6 +279,7 @@ def response_evaluate(
     rule: str,
     rubric: Rubric,
     vectors: dict[str, list[float]] | None = None,
+    level: LevelRule = LEVEL_RULE_OFF,
 ) -> Evaluation:
     """PCC, flag and final-score sheets of one response (pure).
 
@@ -284,7 +307,16 @@ def response_evaluate(
     assert a is not None and b is not None
     before = pcc(vectors["a"], vectors["b"])
     # as released: passes only when r > threshold (r == threshold is flagged); undefined is flagged
-    flagged = before.r is None or not before.r > threshold
+    reasons = ["pcc"] if before.r is None or not before.r > threshold else []
+    if level.on:  # beyond the study: a pair apart in level, however alike in pattern
+        reasons += level_disagreement(
+            rule=level,
+            ccc_value=ccc(vectors["a"], vectors["b"]).ccc,
+            total_a=_overall(a),
+            total_b=_overall(b),
+        )
+    flag_reasons = tuple(reasons)
+    flagged = bool(flag_reasons)
     if not flagged:
         return Evaluation(
             state=state, vectors=vectors, before=before, determined=True, flagged=False,
@@ -300,7 +332,7 @@ def response_evaluate(
         return Evaluation(
             state=state, vectors=vectors, before=before, determined=True, flagged=True,
             calibrated=False, closeness=None, after_pcc=None, after_slots=None, final_sheets=(),
-            final_rule=None, note="", status=ResponseStatus.CALIBRATION,
+            final_rule=None, note="", status=ResponseStatus.CALIBRATION, flag_reasons=flag_reasons,
         )  # fmt: skip
     assert cal is not None  # "c" is the vector of the calibrator's submitted sheet
     closeness = closer_primary(vectors["c"], vectors["a"], vectors["b"])
@@ -328,12 +360,17 @@ def response_evaluate(
         state=state, vectors=vectors, before=before, determined=True, flagged=True,
         calibrated=True, closeness=closeness, after_pcc=after.r, after_slots=after_slots,
         final_sheets=final_sheets, final_rule=rule, note=note, status=ResponseStatus.FINAL,
-        judge_calibrated=by_judge,
+        judge_calibrated=by_judge, flag_reasons=flag_reasons,
     )  # fmt: skip
 
 
 def responses_evaluate(
-    *, states: list[ResponseState], threshold: float, rule: str, rubric: Rubric
+    *,
+    states: list[ResponseState],
+    threshold: float,
+    rule: str,
+    rubric: Rubric,
+    level: LevelRule = LEVEL_RULE_OFF,
 ) -> list[Evaluation]:
     """``response_evaluate`` of many responses. Every PCC they may need (the pair, and
     the calibrator with each primary rater) is computed first in one vectorized call."""
@@ -347,6 +384,6 @@ def responses_evaluate(
                     pairs += [(v[third], v["a"]), (v[third], v["b"])]
     pcc_many(pairs)  # fills the memo that response_evaluate reads
     return [
-        response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric, vectors=v)
+        response_evaluate(state=s, threshold=threshold, rule=rule, rubric=rubric, vectors=v, level=level)
         for s, v in zip(states, vectors, strict=True)
     ]

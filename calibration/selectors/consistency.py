@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
-from calibration.selectors.agreement_state import responses_evaluate, states_load
+from calibration.selectors.agreement_state import responses_evaluate, states_load, study_level_rule
 from calibration.statistics import (
     REASON_MISSING_SHEET,
     icc_beside,
@@ -109,6 +109,7 @@ def selection_effect(*, study: Study) -> dict:
         threshold=float(study.agreement_threshold),
         rule=study.final_score_rule,
         rubric=rubric,
+        level=study_level_rule(study),
     )
     pair, with_a, with_b, both, closer = [], [], [], [], []
     for e in evaluations:

@@ -87,6 +87,7 @@ def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decima
             "reason": e.before.reason,
             "threshold": Decimal(threshold),
             "flagged": e.flagged,
+            "flag_reasons": list(e.flag_reasons),
             "after_pcc": e.after_pcc,
         }
         if current is None:

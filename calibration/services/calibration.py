@@ -37,6 +37,7 @@ from calibration.selectors.agreement_state import (
     response_evaluate,
     responses_evaluate,
     states_load,
+    study_level_rule,
 )
 from calibration.selectors.calibrators import calibrator_can_log_in, calibrators_who_can_log_in
 from calibration.selectors.metrics import AGREEMENT_RECOMPUTES
@@ -124,7 +125,11 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
     threshold = float(study.agreement_threshold)
     states = states_load(study=study, scenario_ids=scenario_ids)
     evaluations = responses_evaluate(
-        states=states, threshold=threshold, rule=study.final_score_rule, rubric=rubric
+        states=states,
+        threshold=threshold,
+        rule=study.final_score_rule,
+        rubric=rubric,
+        level=study_level_rule(study),
     )
     report = RecomputeReport(responses=len(evaluations))
     report.determined = sum(e.determined for e in evaluations)
@@ -235,6 +240,7 @@ def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
             threshold=float(study.agreement_threshold),
             rule=study.final_score_rule,
             rubric=rubric,
+            level=study_level_rule(study),
         )
         if response.status == ResponseStatus.WITHDRAWN:
             raise CalibrationError(_("This response has been withdrawn."))
@@ -417,6 +423,14 @@ PAPER_NOMINAL_THRESHOLD = Decimal("0.70")
 THRESHOLD_MIN, THRESHOLD_MAX = Decimal("0"), Decimal("1")
 
 
+def _quantized(value: Decimal | None, step: str) -> Decimal | None:
+    return None if value is None else Decimal(value).quantize(Decimal(step))
+
+
+def _text(value: Decimal | None, step: str) -> str | None:
+    return None if value is None else str(Decimal(value).quantize(Decimal(step)))
+
+
 def threshold_message(value) -> str:
     return _(
         "The agreement threshold must be above 0 and at most 1 (the paper uses 0.70); "
@@ -425,11 +439,24 @@ def threshold_message(value) -> str:
 
 
 def study_agreement_settings_update(
-    *, study_id: int, actor, threshold: Decimal, headline_icc: str, final_score_rule: str
+    *,
+    study_id: int,
+    actor,
+    threshold: Decimal,
+    headline_icc: str,
+    final_score_rule: str,
+    level_ccc_below: Decimal | None = None,
+    level_total_over: Decimal | None = None,
 ) -> RecomputeReport:
-    """Change the threshold, headline ICC form or final-score rule, and re-evaluate
-    every flag, routing and final score of the study in the same transaction."""
+    """Change the threshold, headline ICC form, final-score rule or the level rule (beyond the
+    study: also route a pair whose CCC is below ``level_ccc_below`` or whose totals differ by more
+    than ``level_total_over``; None: that part off), and re-evaluate every flag, routing and
+    final score of the study in the same transaction."""
     threshold = Decimal(threshold)
+    if level_ccc_below is not None and not Decimal(0) < Decimal(level_ccc_below) <= Decimal(1):
+        raise CalibrationError(_("The CCC bound must be above 0 and at most 1."))
+    if level_total_over is not None and Decimal(level_total_over) < 0:
+        raise CalibrationError(_("The difference of totals cannot be negative."))
     if not THRESHOLD_MIN < threshold <= THRESHOLD_MAX:
         raise CalibrationError(threshold_message(threshold))
     if headline_icc not in HeadlineICC.values:
@@ -442,15 +469,25 @@ def study_agreement_settings_update(
             "agreement_threshold": str(Decimal(study.agreement_threshold).quantize(Decimal("0.001"))),
             "headline_icc": study.headline_icc,
             "final_score_rule": study.final_score_rule,
+            "level_ccc_below": _text(study.level_ccc_below, "0.001"),
+            "level_total_over": _text(study.level_total_over, "0.01"),
         }
         study.agreement_threshold = threshold.quantize(Decimal("0.001"))
         study.headline_icc = headline_icc
         study.final_score_rule = final_score_rule
-        study.save(update_fields=["agreement_threshold", "headline_icc", "final_score_rule"])
+        study.level_ccc_below = _quantized(level_ccc_below, "0.001")
+        study.level_total_over = _quantized(level_total_over, "0.01")
+        study.save(
+            update_fields=[
+                "agreement_threshold", "headline_icc", "final_score_rule", "level_ccc_below", "level_total_over"
+            ]
+        )  # fmt: skip
         after = {
             "agreement_threshold": str(study.agreement_threshold),
             "headline_icc": headline_icc,
             "final_score_rule": final_score_rule,
+            "level_ccc_below": _text(study.level_ccc_below, "0.001"),
+            "level_total_over": _text(study.level_total_over, "0.01"),
         }
         changes = audit_changes(before=before, after=after)
         if changes:

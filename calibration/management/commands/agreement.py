@@ -11,6 +11,14 @@ def _num(value, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _flag(row: dict) -> str:
+    """FLAG, with the level rule's reasons when it routed the response (beyond the study)."""
+    if not row["flagged"]:
+        return ""
+    extra = [reason for reason in row["flag_reasons"] if reason != "pcc"]
+    return f"FLAG({','.join(extra)})" if extra else "FLAG"
+
+
 def _alpha(stored: dict) -> str:
     if stored.get("value") is None:
         return stored.get("reason") or "—"
@@ -82,7 +90,7 @@ class Command(BaseCommand):
                 [
                     r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                     _num(r["pcc"]) if r["pcc"] is not None else r["reason"], _num(r["p_value"], 4),
-                    _num(r["pcc_as_released"]), _num(r["ccc"]), "FLAG" if r["flagged"] else "", _num(r["after_pcc"]), r["calibration"],
+                    _num(r["pcc_as_released"]), _num(r["ccc"]), _flag(r), _num(r["after_pcc"]), r["calibration"],
                     "—" if r["final"] is None else f"{r['final']}{' (cal)' if r['calibrated'] else ''}",
                 ]
             )  # fmt: skip
