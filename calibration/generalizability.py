@@ -102,6 +102,13 @@ def g_study(rows: Iterable[tuple[Hashable, Hashable, Hashable, Hashable, float]]
     if len(frame) == 0 or (per_response >= 2).sum() < 3:
         return GStudy(scores=len(frame), reason=REASON_FEW_SCORES)
     facets = [facet for facet in FACETS if frame[facet].nunique() > 1]
+    # a response is one system on one scenario: with one scenario per system (or one system per
+    # scenario) it cannot be told apart from the system (or the scenario), which then carries it
+    if (
+        frame.groupby("system")["scenario"].nunique().max() < 2
+        or frame.groupby("scenario")["system"].nunique().max() < 2
+    ):
+        facets = [facet for facet in facets if facet != "response"]
     y = frame["score"].to_numpy()
     z, sizes = _design(frame, facets)
     # On the log scale every variance stays positive; a floor far below the data's variance
@@ -116,6 +123,8 @@ def g_study(rows: Iterable[tuple[Hashable, Hashable, Hashable, Hashable, float]]
         args=(w.T @ w, w.T @ y, float(y @ y), len(y), sizes),
         method="L-BFGS-B",
         bounds=[(floor, np.log(scale * 100))] * len(start),
+        # tight: the same data in another order must give the same components to 4 digits
+        options={"ftol": 1e-14, "gtol": 1e-9, "maxiter": 1000},
     )
     if not np.all(np.isfinite(fit.x)) or not math.isfinite(fit.fun):
         return GStudy(scores=len(frame), reason=REASON_NOT_FITTED)

@@ -39,6 +39,7 @@ from calibration.selectors.agreement import (
     response_comparison,
 )
 from calibration.selectors.calibrators import calibrators_who_can_log_in
+from calibration.selectors.facets import study_facets
 from calibration.selectors.responses import response_history, study_responses_list
 from calibration.services.calibration import (
     PAPER_NOMINAL_THRESHOLD,
@@ -66,6 +67,7 @@ def agreement_dashboard(request: HttpRequest) -> HttpResponse:
         waiting = sum(u["unassigned"] for u in units if u["group"] is None)
         context.update(
             table6=consistency_table(study=study),
+            facets=None if request.htmx else study_facets(study=study),  # the poll renders Table 6 only
             units=units,
             waiting=waiting,
             # routing found nobody: say why where the admin looks, instead of assigning

@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
-from calibration.selectors.agreement import agreement_groups, agreement_responses
+from calibration.selectors.agreement import agreement_responses
 from calibration.selectors.consistency import judge_calibrated_label
 from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
-from research.sources import ALPHA_NOTE, PCC_NOTE, number_sources
+from research.sources import PCC_NOTE, number_sources
+from research.workbook_beyond import ALPHA_TITLE, FACETS_TITLE, BeyondRow, alpha_rows, facets_rows
 from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
@@ -310,20 +311,11 @@ def _flagged(row: dict) -> str:
     return f"yes ({', '.join(extra)})" if extra else "yes"
 
 
-def _alpha(book: SafeBook, results: Results) -> None:
-    """Per scoring group and scenario, Krippendorff's alpha (interval) of the ICC's values with
-    its bootstrap interval: beyond the study."""
-    sheet = book.sheet("Alpha (beyond the study)")
-    sheet.row(["Scenario", "Unit", "Stage", "n", "Krippendorff's alpha (interval)", "95% CI low", "95% CI high",
-               "Why undefined"], bold=True)  # fmt: skip
-    for unit in agreement_groups(study=results.study):
-        label = f"{unit['condition']} {unit['pair']}" if unit["group"] else "whole scenario (by slot)"
-        for stage in ("before", "after"):
-            stored = unit[stage]["alpha"]
-            sheet.row([unit["scenario"].code, label, stage, stored.get("units"), _round(stored.get("value")),
-                       _round(stored.get("ci_low")), _round(stored.get("ci_high")), stored.get("reason", "")])  # fmt: skip
-    sheet.row([])
-    sheet.row([ALPHA_NOTE])
+def _beyond(book: SafeBook, title: str, rows: Callable[[], list[BeyondRow]]) -> None:
+    """A sheet of statistics beyond the study (``research.workbook_beyond``)."""
+    sheet = book.sheet(title)
+    for values, bold in rows():
+        sheet.row(values, bold=bold)
 
 
 def _labelled(book: SafeBook, write: Callable[[], None], label: str) -> None:
@@ -377,7 +369,8 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                  "n", "Responses", "Warning"],
                 _consistency_rows(results.consistency)),
         partial(_agreement, book, results),
-        partial(_alpha, book, results),
+        partial(_beyond, book, ALPHA_TITLE, partial(alpha_rows, study=results.study)),
+        partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
         partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
                 [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),

@@ -20,6 +20,7 @@ from api.views.auth import StaffSessionAuth, TokenAuth, docs_access, token_study
 from api.views.throttles import PersonRateThrottle
 from calibration.selectors.agreement import agreement_groups, agreement_responses
 from calibration.selectors.consistency import consistency_table
+from calibration.selectors.facets import study_facets
 from calibration.selectors.responses import ResponseFilters, study_responses_list
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_cached_get
@@ -179,6 +180,14 @@ def agreement(request: HttpRequest, study_id: int) -> dict:
         "groups": jsonable(agreement_groups(study=study)),
         "table6": jsonable(consistency_table(study=study)),
     }
+
+
+@api.get(
+    "/studies/{study_id}/facets",
+    summary="Beyond the study: G-study, D-study planning table, rater severity and fair scores",
+)
+def facets(request: HttpRequest, study_id: int) -> dict:
+    return jsonable(study_facets(study=study_for(request, study_id)))
 
 
 def _results(study: Study, q: ResultsQuery):

@@ -86,6 +86,8 @@ def test_a_single_scenario_leaves_its_facet_out_and_tiny_data_say_why():
     rows = [r for r in _balanced() if r[1] == "FS0"]
     g = g_study(rows)
     assert g.reason == "" and g.components["scenario"] == 0.0 and g.components["system"] > 0
+    # one scenario: a response is its system's, and the system carries the response's variance
+    assert g.components["response"] == 0.0
     assert g_study(rows[:4]).reason == "fewer than 2 raters on 3 responses"
     assert d_study(GStudy(), scenarios=3, raters=2).generalizability is None
 

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from calibration.selectors.agreement import agreement_groups, agreement_responses, consistency_table
+from calibration.selectors.facets import study_facets
 from calibration.services.calibration import study_agreement_recompute
 from calibration.statistics import ICC_FORMS
 from studies.management.options import study_from_option
@@ -161,3 +162,53 @@ class Command(BaseCommand):
                 f"with rater B {_num(selection['calibrator_b'])}, mean {_num(selection['calibrator_mean'])}, "
                 f"with the closer rater (after) {_num(selection['calibrator_closer'])}"
             )
+        _facets(out, study_facets(study=study_obj))
+
+
+def _facets(out, facets: dict) -> None:
+    """Raters and design, beyond the study: G-study, D-study, rater severity."""
+    g = facets["g_study"]
+    out("\nG-study (beyond the study): variance components by REML of each rater's mean normalized score")
+    if g["reason"]:
+        out(f"  {g['reason']}")
+    else:
+        rows = [["facet", "variance", "share"]] + [
+            [facet, f"{value:.5f}", _num(g["shares"][facet])] for facet, value in g["components"].items()
+        ]
+        for line in _table(rows):
+            out("  " + line)
+        d = facets["d_study"]
+        current = d["current"]
+        out(
+            f"  This design ({current['scenarios']} scenarios per system, {current['raters']} raters per response): "
+            f"generalizability {_num(current['generalizability'])}, dependability {_num(current['dependability'])}"
+        )
+        out(
+            "\nD-study (beyond the study): generalizability / dependability by raters per response and scenarios"
+        )
+        plan = {(p["raters"], p["scenarios"]): p for p in d["plan"]}
+        rows = [["raters \\ scenarios", *map(str, d["scenarios"])]]
+        for n_r in d["raters"]:
+            rows.append([str(n_r)] + [
+                f"{_num(plan[(n_r, n_s)]['generalizability'], 2)} / {_num(plan[(n_r, n_s)]['dependability'], 2)}"
+                for n_s in d["scenarios"]
+            ])  # fmt: skip
+        for line in _table(rows):
+            out("  " + line)
+    severity = facets["severity"]
+    out("\nRater severity (beyond the study): effect on the normalized scale (below 0: harsher), its SE")
+    if severity["reason"]:
+        out(f"  {severity['reason']}")
+        return
+    rows = [["rater", "effect", "SE", "scores", "biased dimensions"]] + [
+        [
+            r["rater"],
+            f"{r['effect']:+.3f}",
+            _num(r["se"]),
+            str(r["scores"]),
+            ", ".join(r["biased_dimensions"]) or "—",
+        ]
+        for r in severity["raters"]
+    ]
+    for line in _table(rows):
+        out("  " + line)

@@ -1,0 +1,110 @@
+"""Raters and design, beyond the study: the G-study of a study's submitted primary sheets, its
+D-study planning table, and each rater's severity (``calibration.generalizability`` and
+``calibration.severity``, pure). The same numbers on the consistency dashboard, in
+``agreement``, in the results workbook and in the API."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Hashable
+from statistics import fmean
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from calibration.generalizability import PLAN_RATERS, PLAN_SCENARIOS, d_study, d_study_plan, g_study
+from calibration.selectors.agreement_state import sheet_vector, states_load
+from calibration.severity import rater_severity
+from scoring.models import ScoreSheet
+from studies.models import Study
+from studies.rubric import load_rubric
+
+CACHE_SECONDS = 3600
+
+
+def _rater_labels(ids: set[int]) -> dict[Hashable, str]:
+    users = get_user_model().objects.filter(pk__in=ids).select_related("rater_profile")
+    labels: dict[Hashable, str] = {}
+    for user in users:
+        profile = getattr(user, "rater_profile", None)
+        code = getattr(profile, "rater_code", "") if profile is not None else ""
+        labels[user.pk] = f"{user.get_username()} ({code})" if code else user.get_username()
+    return labels
+
+
+def _compute(study: Study) -> dict[str, Any]:
+    rubric = load_rubric(study.rubric_version)
+    keys = [d.key for d in rubric.dimensions]
+    g_rows, s_rows = [], []
+    scenarios_per_system: dict[str, set[int]] = {}
+    research_ids: dict[Hashable, str] = {}
+    for state in states_load(study=study):
+        research_ids[state.response_id] = state.research_id
+        system = state.research_id.split("_", 1)[0]
+        for slot in ("a", "b"):
+            sheet = state.slots.get(slot)
+            totals = sheet.submitted_totals if sheet is not None else None
+            if sheet is None or totals is None:
+                continue
+            vector = sheet_vector(totals, rubric)
+            g_rows.append((system, state.scenario_id, state.response_id, sheet.rater_id, fmean(vector)))
+            s_rows += [
+                (state.response_id, sheet.rater_id, key, value)
+                for key, value in zip(keys, vector, strict=True)
+            ]
+            scenarios_per_system.setdefault(system, set()).add(state.scenario_id)
+    g = g_study(g_rows)
+    severity = rater_severity(s_rows)
+    labels = _rater_labels({rater for *_, rater, _score in g_rows})
+    scenarios = round(fmean(len(s) for s in scenarios_per_system.values())) if scenarios_per_system else 0
+    current = d_study(g, scenarios=max(1, scenarios), raters=2)
+    return {
+        "g_study": {
+            "components": g.components,
+            "shares": {facet: g.share(facet) for facet in g.components},
+            "scores": g.scores,
+            "reason": g.reason,
+        },
+        "d_study": {
+            "current": {"scenarios": current.scenarios, "raters": current.raters,
+                        "generalizability": current.generalizability, "dependability": current.dependability},
+            "raters": list(PLAN_RATERS),
+            "scenarios": list(PLAN_SCENARIOS),
+            "plan": [
+                {"raters": d.raters, "scenarios": d.scenarios, "generalizability": d.generalizability,
+                 "dependability": d.dependability}
+                for d in d_study_plan(g)
+            ],
+        },
+        "severity": {
+            "reason": severity.reason,
+            "raters": [
+                {"rater": labels.get(e.rater, str(e.rater)), "effect": e.effect, "se": e.se, "scores": e.scores,
+                 "biased_dimensions": sorted(str(b.dimension) for b in severity.biases if b.rater == e.rater and b.flagged)}
+                for e in sorted(severity.raters, key=lambda e: e.effect)
+            ],
+            # by research ID, on the normalised scale (what the average rater would have given)
+            "fair_scores": {research_ids[k]: v for k, v in severity.fair_scores.items() if k in research_ids},
+        },
+    }  # fmt: skip
+
+
+def study_facets(*, study: Study) -> dict[str, Any]:
+    """The G-study, the D-study plan and the raters' severity of ``study``, computed once per
+    state of its sheets (any save, submit or reopen changes the key)."""
+    state = ScoreSheet.objects.filter(assignment__response__study=study).aggregate(
+        n=Count("pk"), last=Max("updated_at")
+    )
+    key = f"facets:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
+    try:
+        cached = cache.get(key)
+    except Exception:  # noqa: BLE001 - the cache is Redis, which may be away: compute instead
+        cached = None
+    if cached is not None:
+        return cached
+    result = _compute(study)
+    with contextlib.suppress(Exception):  # a cache outage only costs the next call a computation
+        cache.set(key, result, CACHE_SECONDS)
+    return result

@@ -1,0 +1,73 @@
+"""The results workbook's sheets of statistics beyond the study (docs/researchers.md): Krippendorff's
+alpha per scoring group and scenario, and raters and design (G-study, D-study plan, rater severity,
+fair scores). Rows of values, numbers as numbers; ``research.workbook`` writes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from calibration.selectors.agreement import agreement_groups
+from calibration.selectors.facets import study_facets
+from research.sources import ALPHA_NOTE
+
+ALPHA_TITLE = "Alpha (beyond the study)"
+FACETS_TITLE = "Raters and design (beyond)"
+BeyondRow = tuple[list, bool]  # the values, and whether the row is a heading
+
+
+def _round(value: Any) -> float | None:
+    return None if value is None else round(float(value), 4)
+
+
+def alpha_rows(*, study: Any) -> list[BeyondRow]:
+    rows: list[BeyondRow] = [
+        (["Scenario", "Unit", "Stage", "n", "Krippendorff's alpha (interval)", "95% CI low", "95% CI high",
+          "Why undefined"], True),
+    ]  # fmt: skip
+    for unit in agreement_groups(study=study):
+        label = f"{unit['condition']} {unit['pair']}" if unit["group"] else "whole scenario (by slot)"
+        for stage in ("before", "after"):
+            stored = unit[stage]["alpha"]
+            rows.append(([unit["scenario"].code, label, stage, stored.get("units"), _round(stored.get("value")),
+                          _round(stored.get("ci_low")), _round(stored.get("ci_high")), stored.get("reason", "")],
+                         False))  # fmt: skip
+    return [*rows, ([], False), ([ALPHA_NOTE], False)]
+
+
+def facets_rows(*, study: Any) -> list[BeyondRow]:
+    facets = study_facets(study=study)
+    g = facets["g_study"]
+    rows: list[BeyondRow] = [
+        (["G-study: variance components by REML (each rater's mean normalized score)"], True),
+        (["Facet", "Variance", "Share"], True),
+        *[([facet, value, _round(g["shares"][facet])], False) for facet, value in g["components"].items()],
+    ]
+    if g["reason"]:
+        rows.append(([g["reason"]], False))
+    rows += [([], False), (["D-study: raters per response", "Scenarios per system", "Generalizability",
+                            "Dependability"], True)]  # fmt: skip
+    rows += [
+        ([p["raters"], p["scenarios"], _round(p["generalizability"]), _round(p["dependability"])], False)
+        for p in facets["d_study"]["plan"]
+    ]
+    severity = facets["severity"]
+    rows += [([], False), (["Rater", "Severity (effect; below 0: harsher)", "SE", "Scores", "Biased dimensions"],
+                           True)]  # fmt: skip
+    rows += [
+        (
+            [
+                r["rater"],
+                _round(r["effect"]),
+                _round(r["se"]),
+                r["scores"],
+                ", ".join(r["biased_dimensions"]),
+            ],
+            False,
+        )
+        for r in severity["raters"]
+    ]
+    if severity["reason"]:
+        rows.append(([severity["reason"]], False))
+    rows += [([], False), (["Research ID", "Fair score (normalized mean, rater effects removed)"], True)]
+    rows += [([rid, _round(fair)], False) for rid, fair in sorted(severity["fair_scores"].items())]
+    return rows
