@@ -165,7 +165,7 @@ def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message:
 @admin_required
 @require_POST
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    count = batch_cancel(batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk)
+    count = batch_cancel(batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk, actor=request.user)
     message = ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count}
     return batch_acted(request, namespace="generation", batch_id=batch_id, message=message)
 
@@ -174,7 +174,9 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 @require_POST
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
     count = batch_retry_failed(
-        batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk, enqueue=run_advance_send
+        batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk,
+        enqueue=run_advance_send,
+        actor=request.user,
     )
     message = ngettext(
         "%(n)d run resumed from its last completed turn.",
@@ -264,7 +266,7 @@ def turn_messages(request: HttpRequest, run_id: int, seq: int) -> HttpResponse:
 @require_POST
 def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(GenerationRun, pk=run_id)
-    if run_cancel(run_id=run.pk):
+    if run_cancel(run_id=run.pk, actor=request.user):
         messages.info(request, _("Run cancelled; a call already in flight is still kept."))
     else:
         messages.warning(request, _("This run was not queued or running."))
@@ -275,7 +277,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(GenerationRun, pk=run_id)
-    if run_retry(run_id=run.pk, enqueue=run_advance_send):
+    if run_retry(run_id=run.pk, enqueue=run_advance_send, actor=request.user):
         messages.info(request, _("Run resumed from its last completed turn."))
     else:
         messages.warning(request, _("This run has already succeeded."))

@@ -94,7 +94,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 @researcher_required
 @require_POST
 def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    count = judge_batch_cancel(batch=get_object_or_404(JudgeBatch, pk=batch_id))
+    count = judge_batch_cancel(batch=get_object_or_404(JudgeBatch, pk=batch_id), actor=request.user)
     message = ngettext("%(n)d task cancelled.", "%(n)d tasks cancelled.", count) % {"n": count}
     return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)
 
@@ -102,6 +102,6 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 @researcher_required
 @require_POST
 def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
-    count = judge_batch_retry(batch=get_object_or_404(JudgeBatch, pk=batch_id))
+    count = judge_batch_retry(batch=get_object_or_404(JudgeBatch, pk=batch_id), actor=request.user)
     message = ngettext("%(n)d task queued again.", "%(n)d tasks queued again.", count) % {"n": count}
     return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)

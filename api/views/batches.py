@@ -177,7 +177,10 @@ def generation_batch(request: HttpRequest, batch_id: int):
 )
 def generation_batch_cancel(request: HttpRequest, batch_id: int):
     return _on_batch(
-        request, GenerationBatch, batch_id, lambda batch: {"cancelled": batch_cancel(batch_id=batch.pk)}
+        request,
+        GenerationBatch,
+        batch_id,
+        lambda batch: {"cancelled": batch_cancel(batch_id=batch.pk, actor=request.user)},
     )
 
 
@@ -195,5 +198,8 @@ def judge_batch(request: HttpRequest, batch_id: int):
 )
 def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
     return _on_batch(
-        request, JudgeBatch, batch_id, lambda batch: {"cancelled": judge_batch_cancel(batch=batch)}
+        request,
+        JudgeBatch,
+        batch_id,
+        lambda batch: {"cancelled": judge_batch_cancel(batch=batch, actor=request.user)},
     )

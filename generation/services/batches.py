@@ -14,6 +14,7 @@ from generation.services import engine
 from generation.services.runs import ACTIVE, GENERATION_KIND, RunEnqueue, run_enqueue, run_resume
 from generation.strategies import ParameterError, protocol_length, resolve_params
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
+from studies.services.audit import audit_record
 from studies.services.responses import research_id_for
 from studies.services.review import response_research_id_release
 
@@ -151,6 +152,13 @@ def batch_create(
             response_research_id_release(response=response, actor=created_by)
         batch = GenerationBatch.objects.create(study=study, name=name, created_by=created_by)
         runs = []
+        audit_record(
+            actor=created_by,
+            action="generation.batch_launch",
+            target=batch,
+            study=study,
+            changes={"runs": [p[3]["research_id"] for p in planned], "top_p": top_p},
+        )
         for scenario, endpoint, condition, snapshot in planned:
             run = GenerationRun.objects.create(
                 batch=batch,
@@ -166,25 +174,46 @@ def batch_create(
     return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
 
 
-def run_retry(*, run_id: int, enqueue: RunEnqueue) -> bool:
+def _audited(*, actor, action: str, target: GenerationRun | GenerationBatch, count: int) -> None:
+    if count:
+        audit_record(actor=actor, action=action, target=target, study=target.study, changes={"runs": count})
+
+
+def run_retry(*, run_id: int, enqueue: RunEnqueue, actor=None) -> bool:
     """Resume a failed or cancelled run from its last completed turn, or re-kick an
     active one whose task was lost (a duplicate task is harmless: it finds the call
     done and stops). Succeeded runs are left alone."""
-    status = GenerationRun.objects.filter(pk=run_id).values_list("status", flat=True).first()
-    if status is None or status == RunStatus.SUCCEEDED:
+    run = GenerationRun.objects.select_related("study").filter(pk=run_id).first()
+    if run is None or run.status == RunStatus.SUCCEEDED:
         return False
-    return run_resume(run_id=run_id, enqueue=enqueue)
+    with transaction.atomic():
+        resumed = run_resume(run_id=run_id, enqueue=enqueue)
+        _audited(actor=actor, action="generation.run_retry", target=run, count=int(resumed))
+    return resumed
 
 
-def run_cancel(*, run_id: int) -> bool:
+def run_cancel(*, run_id: int, actor=None) -> bool:
     """Stop a queued or running run. A call in flight still completes and is kept."""
-    return engine.job_cancel(kind=GENERATION_KIND, job_id=run_id)
+    with transaction.atomic():
+        cancelled = engine.job_cancel(kind=GENERATION_KIND, job_id=run_id)
+        run = GenerationRun.objects.select_related("study").filter(pk=run_id).first()
+        if run is not None:
+            _audited(actor=actor, action="generation.run_cancel", target=run, count=int(cancelled))
+    return cancelled
 
 
-def batch_cancel(*, batch_id: int) -> int:
-    return engine.batch_cancel(kind=GENERATION_KIND, batch_id=batch_id)
+def batch_cancel(*, batch_id: int, actor=None) -> int:
+    with transaction.atomic():
+        count = engine.batch_cancel(kind=GENERATION_KIND, batch_id=batch_id)
+        batch = GenerationBatch.objects.select_related("study").get(pk=batch_id)
+        _audited(actor=actor, action="generation.batch_cancel", target=batch, count=count)
+    return count
 
 
-def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue) -> int:
+def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue, actor=None) -> int:
     """Resume every failed (and cancelled) run of the batch."""
-    return engine.batch_retry(kind=GENERATION_KIND, batch_id=batch_id, enqueue=enqueue)
+    with transaction.atomic():
+        count = engine.batch_retry(kind=GENERATION_KIND, batch_id=batch_id, enqueue=enqueue)
+        batch = GenerationBatch.objects.select_related("study").get(pk=batch_id)
+        _audited(actor=actor, action="generation.batch_retry", target=batch, count=count)
+    return count

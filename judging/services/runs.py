@@ -29,6 +29,7 @@ from judging.services.sheets import judge_sheet_store
 from scoring.services.sheets import SheetError
 from studies.models import ModelEndpoint, Scenario, Study
 from studies.rubric import load_rubric
+from studies.services.audit import audit_record
 
 JUDGE = "judge"
 TASK_LOCK_WAIT_SECONDS = 2.0
@@ -201,6 +202,13 @@ def judge_batch_launch(
         tasks = JudgeTask.objects.bulk_create(
             JudgeTask(batch=batch, response=r, calls_total=samples) for r in responses
         )
+        audit_record(
+            actor=actor,
+            action="judge.batch_launch",
+            target=batch,
+            study=study,
+            changes={"judge": judge.name, "responses": len(tasks), "samples": samples},
+        )
         for task in tasks:
             engine.job_enqueue(kind=JUDGE_KIND, enqueue=enqueue, job_id=task.pk, seq=0)
     return batch
@@ -217,16 +225,36 @@ def judge_task_run(*, task_id: int) -> str:
     return outcome.kind
 
 
-def judge_batch_cancel(*, batch: JudgeBatch) -> int:
+def judge_batch_cancel(*, batch: JudgeBatch, actor=None) -> int:
     """Stop the batch: its queued and running tasks are cancelled (a call in flight is
     still kept), stored sheets stay. Returns how many tasks were cancelled."""
-    return engine.batch_cancel(kind=JUDGE_KIND, batch_id=batch.pk)
+    with transaction.atomic():
+        count = engine.batch_cancel(kind=JUDGE_KIND, batch_id=batch.pk)
+        if count:
+            audit_record(
+                actor=actor,
+                action="judge.batch_cancel",
+                target=batch,
+                study=batch.study,
+                changes={"tasks": count},
+            )
+    return count
 
 
-def judge_batch_retry(*, batch: JudgeBatch, enqueue: Enqueue = engine.task_enqueue) -> int:
+def judge_batch_retry(*, batch: JudgeBatch, enqueue: Enqueue = engine.task_enqueue, actor=None) -> int:
     """Queue the failed and cancelled tasks again. A retried task keeps its finished
     calls except the invalid ones of the sample that failed (that sample is asked anew)."""
-    return engine.batch_retry(kind=JUDGE_KIND, batch_id=batch.pk, enqueue=enqueue)
+    with transaction.atomic():
+        count = engine.batch_retry(kind=JUDGE_KIND, batch_id=batch.pk, enqueue=enqueue)
+        if count:
+            audit_record(
+                actor=actor,
+                action="judge.batch_retry",
+                target=batch,
+                study=batch.study,
+                changes={"tasks": count},
+            )
+    return count
 
 
 def judge_tasks_resume_stale(
