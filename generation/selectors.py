@@ -21,7 +21,7 @@ from generation.models import (
     RunStatus,
     Turn,
 )
-from generation.strategies import strategy_role_names
+from generation.strategies import ROLE_NAMES_ZH, strategy_role_names
 from generation.strategies.teamfusion import RATING_PHASE, rating_values
 from studies.blind_text import PROFILE, ROLE, BlindTerm
 from studies.models import Condition, ModelEndpoint, ResponseStatus, Study
@@ -436,7 +436,9 @@ def study_role_terms(study: Study) -> list[BlindTerm]:
     """The names generation gives a study's agents, for the review gate's blind-text check
     (registered with ``studies.blind_text`` by ``generation.receivers``): the strategies'
     roles, the study's member profiles and the members its conditions name themselves."""
-    terms = [BlindTerm(name, ROLE) for name in strategy_role_names()]
+    names = strategy_role_names()
+    terms = [BlindTerm(name, ROLE) for name in names]
+    terms += [BlindTerm(zh, ROLE) for name in names for zh in ROLE_NAMES_ZH.get(name, ())]
     profiles = list(PreferenceProfile.objects.filter(study=study).values_list("name", flat=True))
     for condition in list(study.conditions.all()) or list(Condition.objects.all()):
         for member in (condition.parameters or {}).get("profiles") or []:

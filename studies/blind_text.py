@@ -20,6 +20,10 @@ or ends inside a word):
 - a condition or strategy of three words or more ("Multi-Agent Debate") matches anywhere,
   "our multi agent debate" included: prose does not say it by chance;
 - a **research ID** of one of the study's scenarios ("A07_FS10") matches anywhere;
+- a role in Chinese ("作为一名未来学家", "执行者：") as a plain English role does, and anywhere
+  when it has a letter or digit ("辩手A", "成员1");
+- a **maker** of models ("Google", "阿里巴巴") where a text says who made it: "trained by
+  Google", "由阿里巴巴开发";
 - any plain term of several words with a capital after its first word also matches anywhere
   when written with the catalogue's own capitals ("our Creative Professional", not "a
   creative professional"; "Single model" is not such a term: a sentence may start so).
@@ -29,6 +33,7 @@ left alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -42,7 +47,10 @@ WORD = "word"  # a word an admin asks to redact as well: matched anywhere, as a 
 # a scenario's code (the term's text): any research ID of that scenario ("A07_FS10") in a text
 # names its condition and model
 RESEARCH_ID = "research_id"
-KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD, RESEARCH_ID)
+# a company that makes models ("Google", "阿里巴巴"): named where a text says who made it
+# ("trained by Google", "由阿里巴巴开发"), which names the model; elsewhere it is prose
+MAKER = "maker"
+KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD, RESEARCH_ID, MAKER)
 BLIND_TEXT = "blind_text"  # the hold reason's code
 MIN_TERM_LENGTH = 3  # shorter names (a condition's letter, "AI") would match too much
 
@@ -116,10 +124,21 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
         # "Role: Implementer", "my role: Implementer"
         rf"\brole\s*[:：]\s*{name}{_AFTER}",
-        rf"(?:作为|我是|身为|担任)\s*{name}",
+        rf"(?:作为|我是|身为|担任|扮演)\s*(?:一[名个位]|本)?\s*{name}",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *_tags(name),
+    )
+
+
+def _made_by(name: str) -> tuple[str, ...]:
+    """Where a text says who made it: "trained by Google", "an assistant built by Moonshot",
+    "developed by the Alibaba Group", "由阿里巴巴开发", "由 Moonshot 训练"."""
+    return (
+        rf"\b(?:trained|developed|created|built|made|designed|released|provided|owned|powered)\s+by\s+"
+        rf"(?:the\s+)?{name}{_AFTER}",
+        rf"由\s*{name}\s*(?:公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"(?:来自|出自)\s*{name}",
     )
 
 
@@ -201,6 +220,13 @@ def _term_pattern(text: str) -> str:
     return _JOINT.join(parts)
 
 
+@functools.lru_cache(maxsize=8192)
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    """A term's patterns, compiled once per process: a catalogue has hundreds (a term times its
+    contexts), more than ``re``'s own cache keeps, and their Unicode classes are slow to compile."""
+    return re.compile(pattern, flags)
+
+
 def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     written = term.text.strip()
     if len(written) < (MIN_TERM_LENGTH if written.isascii() else 2):
@@ -212,18 +238,24 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
         after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
     if term.kind == RESEARCH_ID:
         research_id = rf"(?<![^\W_])(?P<name>[A-Z]{{1,2}}[0-9]{{2}}_{re.escape(written)})(?![^\W_])"
-        return [m.span("name") for m in re.finditer(research_id, text, re.I)]
+        return [m.span("name") for m in _compiled(research_id, re.I).finditer(text)]
     name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
+    if term.kind == MAKER:
+        return [m.span("name") for context in _made_by(name) for m in _compiled(context, re.I).finditer(text)]
     several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
+    # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only
+    # where a text names itself by it, as a plain English role; with a letter or a digit
+    # ("辩手A", "成员1") it names the agent anywhere
+    chinese_role = term.kind in (ROLE, PROFILE) and not any(c.isascii() and c.isalnum() for c in written)
     if (
         term.kind in (MODEL, WORD)
-        or term_is_distinctive(term.text)
+        or (term_is_distinctive(term.text) and not chinese_role)
         or (term.kind in (STRATEGY, CONDITION) and several_words)
     ):
-        return [m.span("name") for m in re.finditer(name, text, re.I)]
+        return [m.span("name") for m in _compiled(name, re.I).finditer(text)]
     spans = []
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
-        spans += [m.span("name") for m in re.finditer(name, text)]
+        spans += [m.span("name") for m in _compiled(name, 0).finditer(text)]
     # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
     # writes a role's word in lower case ("as a plant")
     cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
@@ -231,7 +263,7 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     if term.kind in (ROLE, PROFILE) and written[0].isupper():
         contexts.append(_named_mid_sentence(cased))
     for context in contexts:
-        spans += [m.span("name") for m in re.finditer(context, text, re.I)]
+        spans += [m.span("name") for m in _compiled(context, re.I).finditer(text)]
     return spans
 
 

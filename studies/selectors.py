@@ -13,6 +13,7 @@ from django.utils.translation import ngettext
 
 from studies.blind_text import (
     CONDITION,
+    MAKER,
     MODEL,
     RESEARCH_ID,
     STRATEGY,
@@ -282,6 +283,14 @@ _MODEL_ALIASES = {
     "doubao": ["豆包", "ByteDance", "字节跳动"],
     "ernie": ["文心一言", "文心", "百度"],
 }
+# The companies that make models, as a model names its maker ("trained by Google", "由阿里巴巴开发").
+_MAKERS = (
+    "Google", "Google DeepMind", "DeepMind", "Meta", "Meta AI", "OpenAI", "Anthropic", "Alibaba", "Alibaba Group",
+    "Alibaba Cloud", "阿里巴巴", "阿里", "阿里云", "Moonshot", "Moonshot AI", "月之暗面", "DeepSeek", "深度求索",
+    "Zhipu", "Zhipu AI", "智谱", "ByteDance", "字节跳动", "Baidu", "百度", "Tencent", "腾讯", "Mistral", "Mistral AI",
+    "xAI", "Microsoft", "微软", "Amazon", "亚马逊", "01.AI", "零一万物", "MiniMax", "Baichuan", "百川智能",
+    "iFlytek", "科大讯飞", "SenseTime", "商汤",
+)  # fmt: skip
 _MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
 
 
@@ -340,6 +349,8 @@ def study_blind_terms(
         add(_without_brackets(c.name), CONDITION)
     for code in Scenario.objects.filter(study=study).values_list("code", flat=True):
         add(code, RESEARCH_ID)
+    for maker in _MAKERS:
+        add(maker, MAKER)
     for source in blind_term_sources():
         for term in source(study):
             add(term.text, term.kind)

@@ -57,6 +57,28 @@ __all__ = [
 ]
 
 
+# How a model answering in Chinese writes the names it is given in English (the prompts give them
+# in English; the demo study's responses are in Chinese): for the blind-text check only.
+ROLE_NAMES_ZH: dict[str, tuple[str, ...]] = {
+    "Environmentalist": ("环保主义者", "环保人士", "环境保护主义者"),
+    "Creative Professional": ("创意专业人士", "创意人士", "创意工作者"),
+    "Futurist": ("未来学家", "未来主义者"),
+    "Startup Founder": ("创业者", "初创企业创始人", "创业公司创始人"),
+    "Moderator": ("主持人",),
+    "Debater A": ("辩手A", "辩论者A", "辩方A"),
+    "Debater B": ("辩手B", "辩论者B", "辩方B"),
+    "Co-Ordinator": ("协调者", "协调员", "协调人"),
+    "Plant": ("智多星", "创新者", "播种者"),
+    "Monitor Evaluator": ("监督评估者", "监察评估者", "审议者", "监督者"),
+    "Implementer": ("执行者", "实干家"),
+    "Member 1": ("成员1", "成员一"),
+    "Member 2": ("成员2", "成员二"),
+    "Member 3": ("成员3", "成员三"),
+    "Member 4": ("成员4", "成员四"),
+    "Synthesizer": ("综合者", "整合者", "综合员"),
+}
+
+
 def strategy_role_names() -> tuple[str, ...]:
     """Every name the strategies give their agents and tell the model: the role sets
     (TeamLLM's Belbin roles and the role sets a condition may choose, LLM Discussion's and

@@ -13,6 +13,7 @@ from generation.models import PreferenceProfile
 from scoring.models import Assignment
 from studies.blind_text import (
     CONDITION,
+    MAKER,
     MODEL,
     PROFILE,
     RESEARCH_ID,
@@ -59,6 +60,16 @@ TERMS = [
     BlindTerm("深度求索", MODEL),
     BlindTerm("TeamFusion", STRATEGY),
     BlindTerm("FS10", RESEARCH_ID),
+    BlindTerm("环保主义者", ROLE),
+    BlindTerm("未来学家", ROLE),
+    BlindTerm("执行者", ROLE),
+    BlindTerm("辩手A", ROLE),
+    BlindTerm("成员1", ROLE),
+    BlindTerm("Google", MAKER),
+    BlindTerm("Meta", MAKER),
+    BlindTerm("Alibaba Group", MAKER),
+    BlindTerm("阿里巴巴", MAKER),
+    BlindTerm("Moonshot", MAKER),
 ]
 
 
@@ -158,6 +169,18 @@ def names(text: str) -> list[str]:
         ("我是克劳德。", ["克劳德"]),
         ("深度 求索的方案", ["深度 求索"]),
         ("This is response A07_FS10.", ["A07_FS10"]),
+        # hostile pass 6 (N1): roles in Chinese, models naming their maker
+        ("作为环保主义者，我建议优先采用可降解材料。", ["环保主义者"]),
+        ("作为一名未来学家，我认为到2050年会变。", ["未来学家"]),
+        ("执行者：第一步是筹资。", ["执行者"]),
+        ("辩手A认为应当征税。", ["辩手A"]),
+        ("成员1提出了第一个方案。", ["成员1"]),
+        ("I am a large language model, trained by Google.", ["Google"]),
+        ("As an AI assistant developed by Meta, I cannot browse.", ["Meta"]),
+        ("I'm an AI model created by the Alibaba Group.", ["Alibaba Group"]),
+        ("我是由阿里巴巴开发的大语言模型。", ["阿里巴巴"]),
+        ("我是由 Moonshot 开发的助手。", ["Moonshot"]),
+        ("This plan was prepared by an assistant built by Moonshot.", ["Moonshot"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -183,6 +206,7 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "Plant trees: the city greens.\nPlant–animal links matter.\n种植Plants的社区",
         "A-B testing, x-y plots and the 1/2/3 rule; FS10 is the scenario's own code.",
         "Signed contracts for plants; a member of the team, one by one.",
+        "政策执行者与环保主义者的对话；未来学家的著作。Google Maps and Meta's shares fell.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
@@ -304,13 +328,13 @@ def test_redaction_makes_a_new_audited_version_that_raters_read(client, demo):
 @pytest.mark.django_db
 def test_a_chinese_study_gets_a_chinese_placeholder_and_further_words(demo):
     Study.objects.filter(pk=demo.study.pk).update(responses_need_release=True)
-    response = _new(demo, _with_step(3, "作为主持人，我和小明讨论了。"), language="zh", source="generated")
-    # "主持人" is not in this study's catalogue: held only because the study holds every generated one
+    response = _new(demo, _with_step(3, "作为发言人，我和小明讨论了。"), language="zh", source="generated")
+    # "发言人" is not in this study's catalogue: held only because the study holds every generated one
     assert [r["code"] for r in response.hold_reasons] == ["needs_release"]
-    redacted = response_text_redact(response_id=response.pk, actor=_admin(), words=["主持人", "小明"])
+    redacted = response_text_redact(response_id=response.pk, actor=_admin(), words=["发言人", "小明"])
     response.refresh_from_db()
     assert response.step3.startswith("作为[已隐去]，我和[已隐去]讨论了。")
-    assert redacted.names == ["主持人", "小明"]
+    assert redacted.names == ["发言人", "小明"]
 
 
 @pytest.mark.django_db
