@@ -21,10 +21,12 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-from scipy import linalg, optimize
+if TYPE_CHECKING:  # the heavy libraries load where a function needs them: web processes never
+    import numpy as np
+    import pandas as pd
+
 
 FACETS = ("system", "scenario", "response", "rater")
 REASON_FEW_SCORES = "fewer than 2 raters on 3 responses"
@@ -61,6 +63,9 @@ class DStudy:
 
 def _design(frame: pd.DataFrame, facets: Sequence[str]) -> tuple[np.ndarray, list[int]]:
     """Z, one indicator column per level of each facet, and how many columns each facet has."""
+    import numpy as np
+    import pandas as pd
+
     blocks, sizes = [], []
     for facet in facets:
         codes, levels = pd.factorize(frame[facet])
@@ -77,6 +82,9 @@ def _reml_deviance(
     """-2 REML log-likelihood (up to a constant) of y = mu + Z u + e, u_k ~ N(0, s2_k I), through
     Henderson's mixed-model equations: log|V| + log|X'V^-1 X| = n log s2_e + sum q_k log s2_k
     + log|C|, and y'Py = (y'y - b' W'y) / s2_e with C b = W'y, W = [1 Z]."""
+    import numpy as np
+    from scipy import linalg
+
     variances = np.exp(log_params)
     residual = variances[-1]
     ratios = np.repeat(residual / variances[:-1], sizes)
@@ -95,6 +103,10 @@ def _reml_deviance(
 
 def g_study(rows: Iterable[tuple[Hashable, Hashable, Hashable, Hashable, float]]) -> GStudy:
     """Variance components of (system, scenario, response, rater, score) rows by REML."""
+    import numpy as np
+    import pandas as pd
+    from scipy import optimize
+
     frame = pd.DataFrame(list(rows), columns=[*FACETS, "score"])
     frame["score"] = frame["score"].astype(float)
     frame = frame[np.isfinite(frame["score"])]

@@ -19,9 +19,11 @@ import math
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import krippendorff
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where a function needs it: web processes never import it
+    import numpy as np
+
 
 REASON_FEW_UNITS = "fewer than 2 units with two values"
 REASON_NO_VARIANCE = "no variance"
@@ -46,6 +48,8 @@ class AlphaResult:
 
 def _matrix(rows: Iterable[tuple[Hashable, Hashable, float]]) -> tuple[np.ndarray, int]:
     """Raters x units, NaN where a rater gave no value; and the number of pairable units."""
+    import numpy as np
+
     units: dict[Hashable, int] = {}
     raters: dict[Hashable, int] = {}
     cells: list[tuple[int, int, float]] = []
@@ -63,6 +67,9 @@ def _matrix(rows: Iterable[tuple[Hashable, Hashable, float]]) -> tuple[np.ndarra
 
 
 def _ordinal_alpha(matrix: np.ndarray) -> float | None:
+    import krippendorff
+    import numpy as np
+
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
         try:
@@ -78,6 +85,8 @@ def _interval_alphas(count: np.ndarray, total: np.ndarray, squares: np.ndarray) 
     D_o = (1/n) sum_u 2 m_u SS_u / (m_u - 1) and D_e = 2 n var(pooled) / (n - 1): Krippendorff's
     coincidence sums for the squared difference, in closed form (the ``krippendorff`` package
     computes the same over the value domain, slowly for continuous values; the tests compare)."""
+    import numpy as np
+
     n = count.sum(axis=-1)
     within = squares - total**2 / count
     observed = (2 * count * within / (count - 1)).sum(axis=-1) / n
@@ -96,6 +105,8 @@ def alpha(
 ) -> AlphaResult:
     """Krippendorff's alpha of (unit, rater, value) rows, with a 95% percentile interval from
     ``draws`` bootstrap resamples of the units (seeded: the same rows, the same bounds)."""
+    import numpy as np
+
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}")
     matrix, pairable = _matrix(rows)
@@ -139,6 +150,8 @@ class CccResult:
 
 def ccc(vector_a: Sequence[float], vector_b: Sequence[float]) -> CccResult:
     """Lin's CCC = 2 cov(a, b) / (var a + var b + (mean a - mean b)^2), population moments."""
+    import numpy as np
+
     if len(vector_a) != len(vector_b):
         return CccResult(None, None, None, None, REASON_LENGTH_MISMATCH)
     if not vector_a:

@@ -21,9 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # the heavy libraries load where a function needs them: web processes never
+    import pandas as pd
+
 
 BIAS_Z = 2.0
 BIAS_MIN_SCORES = 5
@@ -62,6 +64,8 @@ class Severity:
 def _demeaned(frame: pd.DataFrame, columns: list[str], by: list[str]) -> pd.DataFrame:
     """Deviations from the means of ``by``'s groups, iterated to convergence (two crossed sets of
     fixed effects: the alternating projections converge to the joint one)."""
+    import numpy as np
+
     out = frame[columns].astype(float).copy()
     for _ in range(200):
         before = out.to_numpy().copy()
@@ -74,6 +78,9 @@ def _demeaned(frame: pd.DataFrame, columns: list[str], by: list[str]) -> pd.Data
 
 def rater_severity(rows: Iterable[tuple[Hashable, Hashable, Hashable, float]]) -> Severity:
     """Fit the model to (response, rater, dimension, normalised score) rows."""
+    import numpy as np
+    import pandas as pd
+
     frame = pd.DataFrame(list(rows), columns=["response", "rater", "dimension", "score"])
     frame["score"] = frame["score"].astype(float)
     frame = frame[np.isfinite(frame["score"])].reset_index(drop=True)
