@@ -31,6 +31,7 @@ PURE_MODULES = (
     "calibration.reliability",
     "calibration.generalizability",
     "calibration.severity",
+    "calibration.dimensions",
     "research.records",
     "research.significance",
     "research.group_tables",
