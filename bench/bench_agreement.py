@@ -12,7 +12,7 @@ for 40 groups and 10 scenarios before and after calibration, routing, final scor
 * one submit: ``response_scores_recompute`` of one response (its scenario only),
   what the Celery task does after every submit.
 
-Run: ``DATABASE_URL=postgres://... .venv/bin/python bench/bench_agreement.py [--repeat 5]``
+Run: ``DATABASE_URL=postgres://... .venv/bin/python bench/bench_agreement.py [--repeat 5] [--scenarios 15]``
 """
 
 from __future__ import annotations
@@ -203,7 +203,10 @@ def timed(fn) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--scenarios", type=int, default=10, help="15: the paper's 600 responses (40 each)")
     args = parser.parse_args()
+    global N_SCENARIOS
+    N_SCENARIOS = args.scenarios
     if connection.vendor != "postgresql":
         sys.exit("Set DATABASE_URL to a PostgreSQL database (the benchmark uses its own test_ copy).")
     from django.test.utils import setup_test_environment

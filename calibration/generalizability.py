@@ -73,30 +73,47 @@ def _design(frame: pd.DataFrame, facets: Sequence[str]) -> tuple[np.ndarray, lis
         block[np.arange(len(frame)), codes] = 1.0
         blocks.append(block)
         sizes.append(len(levels))
-    return np.hstack(blocks), sizes
+    return (np.hstack(blocks) if blocks else np.zeros((len(frame), 0))), sizes
 
 
-def _reml_deviance(
-    log_params: np.ndarray, ww: np.ndarray, wy: np.ndarray, yy: float, n: int, sizes: list[int]
-) -> float:
+def _reml_deviance(log_params: np.ndarray, parts: tuple, sizes: list[int], n: int) -> float:
     """-2 REML log-likelihood (up to a constant) of y = mu + Z u + e, u_k ~ N(0, s2_k I), through
     Henderson's mixed-model equations: log|V| + log|X'V^-1 X| = n log s2_e + sum q_k log s2_k
-    + log|C|, and y'Py = (y'y - b' W'y) / s2_e with C b = W'y, W = [1 Z]."""
+    + log|C|, and y'Py = (y'y - b' W'y) / s2_e with C b = W'y, W = [1 Z]. The last facet (the one
+    with the most levels) has a diagonal block in C (a score belongs to one of its levels): it is
+    eliminated by its Schur complement, so each evaluation costs a small dense factorization
+    whatever the number of responses."""
     import numpy as np
     from scipy import linalg
 
+    a0, groups, wy1, yy, size = parts
     variances = np.exp(log_params)
     residual = variances[-1]
-    ratios = np.repeat(residual / variances[:-1], sizes)
-    c = ww.copy()
-    c[np.diag_indices_from(c)] += np.concatenate([[0.0], ratios])
+    ratios = residual / variances[:-1]
+    # the last facet's levels grouped by how many scores each has: its diagonal block is
+    # count + ratio, one value per group, so its elimination is a few small products
+    schur = a0.copy()
+    rhs = wy1.copy()
+    quadratic_last = 0.0
+    log_d = 0.0
+    for count, levels, outer, v, ss in groups:
+        d = count + ratios[-1]
+        schur -= outer / d
+        rhs -= v / d
+        quadratic_last += ss / d
+        log_d += levels * np.log(d)
+    schur[np.diag_indices_from(schur)] += np.concatenate([[0.0], np.repeat(ratios[:-1], sizes[:-1])])
     try:
-        chol = linalg.cho_factor(c)
+        chol = linalg.cho_factor(schur)
     except linalg.LinAlgError:
         return float("inf")
-    b = linalg.cho_solve(chol, wy)
-    quadratic = (yy - b @ wy) / residual
-    log_c = 2 * np.log(np.diag(chol[0])).sum() - c.shape[0] * np.log(residual)
+    b1 = linalg.cho_solve(chol, rhs)
+    # b'W'y = b1.wy1 + sum over the last facet's levels of (wy2 - B'b1) wy2 / d
+    fitted = (
+        b1 @ wy1 + quadratic_last - sum((b1 @ v) / (count + ratios[-1]) for count, _l, _o, v, _s in groups)
+    )
+    quadratic = (yy - fitted) / residual
+    log_c = 2 * np.log(np.diag(chol[0])).sum() + log_d - size * np.log(residual)
     log_g = float(np.dot(sizes, np.log(variances[:-1])))
     return float(n * np.log(residual) + log_g + log_c + quadratic)
 
@@ -121,18 +138,37 @@ def g_study(rows: Iterable[tuple[Hashable, Hashable, Hashable, Hashable, float]]
         or frame.groupby("scenario")["system"].nunique().max() < 2
     ):
         facets = [facet for facet in facets if facet != "response"]
+    # the facet with the most levels last: _reml_deviance eliminates it
+    facets.sort(key=lambda facet: frame[facet].nunique())
     y = frame["score"].to_numpy()
-    z, sizes = _design(frame, facets)
+    z, sizes = _design(frame, facets[:-1])
+    last_codes, last_levels = pd.factorize(frame[facets[-1]])
+    sizes.append(len(last_levels))
     # On the log scale every variance stays positive; a floor far below the data's variance
     # lets a component that is not there go to (practically) zero.
     scale = max(float(y.var()), 1e-12)
     start = np.full(len(facets) + 1, np.log(scale / (len(facets) + 1)))
     floor = np.log(scale * 1e-9)
-    w = np.hstack([np.ones((len(y), 1)), z])  # W'W and W'y do not change with the variances
+    # what does not change with the variances: W = [1, Z_others | Z_last]'s blocks, Z_last never
+    # built (a column per response): its products are sums over each level's scores
+    w1 = np.hstack([np.ones((len(y), 1)), z])
+    q = len(last_levels)
+    bm = np.zeros((w1.shape[1], q))
+    np.add.at(bm.T, last_codes, w1)
+    counts = np.bincount(last_codes, minlength=q).astype(float)
+    wy2 = np.bincount(last_codes, weights=y, minlength=q)
+    groups = []
+    for count in np.unique(counts):
+        pick = counts == count
+        block = bm[:, pick]
+        groups.append(
+            (float(count), int(pick.sum()), block @ block.T, block @ wy2[pick], float(wy2[pick] @ wy2[pick]))
+        )
+    parts = (w1.T @ w1, groups, w1.T @ y, float(y @ y), w1.shape[1] + q)
     fit = optimize.minimize(
         _reml_deviance,
         start,
-        args=(w.T @ w, w.T @ y, float(y @ y), len(y), sizes),
+        args=(parts, sizes, len(y)),
         method="L-BFGS-B",
         bounds=[(floor, np.log(scale * 100))] * len(start),
         # tight: the same data in another order must give the same components to 4 digits

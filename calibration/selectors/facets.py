@@ -17,7 +17,7 @@ from django.db.models import Count, Max
 from calibration.generalizability import PLAN_RATERS, PLAN_SCENARIOS, d_study, d_study_plan, g_study
 from calibration.selectors.agreement_state import sheet_vector, states_load
 from calibration.severity import rater_severity
-from scoring.models import ScoreSheet
+from scoring.models import ScoreSheet, SheetStatus
 from studies.models import Study
 from studies.rubric import load_rubric
 
@@ -93,10 +93,12 @@ def _compute(study: Study) -> dict[str, Any]:
 
 def study_facets(*, study: Study) -> dict[str, Any]:
     """The G-study, the D-study plan and the raters' severity of ``study``, computed once per
-    state of its sheets (any save, submit or reopen changes the key)."""
-    state = ScoreSheet.objects.filter(assignment__response__study=study).aggregate(
-        n=Count("pk"), last=Max("updated_at")
-    )
+    state of its submitted sheets (a submit or a reopen changes the key; a draft's autosave does not).
+    The G-study takes about a second at 6,000 responses (``bench/README.md``)."""
+    # submitted sheets only: a rater's autosave of a draft changes nothing computed here
+    state = ScoreSheet.objects.filter(
+        assignment__response__study=study, status=SheetStatus.SUBMITTED
+    ).aggregate(n=Count("pk"), last=Max("updated_at"))
     key = f"facets:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
     try:
         cached = cache.get(key)
