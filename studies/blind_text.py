@@ -115,7 +115,7 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bas\s+(?:{article}\s+)?{cased}{_AFTER}",
         # "as an environmentalist, ...", "as an environmentalist I care", "as the plant of the
         # team", "as the moderator role"
-        rf"\bas\s+{article}\s+{name}(?=\s*[,，]|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
         rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         # "Speaking from the Environmentalist perspective", "from my Plant's point of view"
@@ -124,21 +124,42 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
         # "Role: Implementer", "my role: Implementer"
         rf"\brole\s*[:：]\s*{name}{_AFTER}",
-        rf"(?:作为|我是|身为|担任|扮演)\s*(?:一[名个位]|本)?\s*{name}",
+        # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
+        rf"我(?:是|作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}",
+        rf"以\s*{name}\s*的?身份",
+        rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *_tags(name),
     )
 
 
+# Who speaks of itself before a maker: "I", "me", "my", "this model", "an AI assistant", "a large
+# language model" ("AI systems developed by Google" in a scenario is prose)
+_SELF = (
+    r"(?:\bI\b|\bI['’]m\b|\bme\b|\bmy\b|\bthis\s+(?:model|assistant|AI)\b"
+    r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model|model)\b)"
+)
+_ZH_SELF = r"(?:我|本模型|本助手|该模型)"
+# what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
+_ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
+
+
 def _made_by(name: str) -> tuple[str, ...]:
-    """Where a text says who made it: "trained by Google", "an assistant built by Moonshot",
-    "developed by the Alibaba Group", "由阿里巴巴开发", "由 Moonshot 训练"."""
+    """Where a text says who made it: "I am ... trained by Google", "an assistant built by
+    Moonshot", "developed by a team of researchers at Google", "a large language model from
+    Google", "I am Google's AI assistant", "我是由阿里巴巴集团开发的", "我是百度研发的助手"."""
+    made = r"(?:trained|developed|created|built|made|designed|released|provided|owned|powered)"
     return (
-        rf"\b(?:trained|developed|created|built|made|designed|released|provided|owned|powered)\s+by\s+"
+        rf"{_SELF}[^.!?\n]{{0,80}}?\b{made}\s+by\s+"
+        rf"(?:(?:a\s+team\s+of\s+)?(?:researchers|engineers|the\s+team|the\s+engineers)\s+(?:at|of|from)\s+)?"
         rf"(?:the\s+)?{name}{_AFTER}",
-        rf"由\s*{name}\s*(?:公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
-        rf"(?:来自|出自)\s*{name}",
+        rf"{_SELF}[^.!?\n]{{0,30}}?\bfrom\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
+        rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的",
+        rf"{_ZH_SELF}(?:来自|出自)\s*{name}",
     )
 
 
@@ -247,6 +268,14 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     # where a text names itself by it, as a plain English role; with a letter or a digit
     # ("辩手A", "成员1") it names the agent anywhere
     chinese_role = term.kind in (ROLE, PROFILE) and not any(c.isascii() and c.isalnum() for c in written)
+    # a short Chinese condition or strategy ("单一模型") is prose too ("不应依赖单一模型"); a long one
+    # ("多智能体辩论") is not
+    chinese_role = chinese_role or (
+        term.kind in (STRATEGY, CONDITION)
+        and not written.isascii()
+        and len(written) < 5
+        and not any(c.isascii() and c.isalnum() for c in written)
+    )
     if (
         term.kind in (MODEL, WORD)
         or (term_is_distinctive(term.text) and not chinese_role)

@@ -274,18 +274,18 @@ def held_counts_by_study() -> dict[int, int]:
 _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
     "claude": ["Anthropic", "克劳德"],
-    "gemini": ["Bard", "Google DeepMind", "双子座"],
+    "gemini": ["Bard", "Google DeepMind"],
     "qwen": ["Tongyi", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
-    "llama": ["Meta AI", "羊驼"],
+    "llama": ["Meta AI"],
     "glm": ["Zhipu", "智谱", "智谱清言"],
     "doubao": ["豆包", "ByteDance", "字节跳动"],
     "ernie": ["文心一言", "文心", "百度"],
 }
 # The companies that make models, as a model names its maker ("trained by Google", "由阿里巴巴开发").
 _MAKERS = (
-    "Google", "Google DeepMind", "DeepMind", "Meta", "Meta AI", "OpenAI", "Anthropic", "Alibaba", "Alibaba Group",
+    "Google", "谷歌", "Google DeepMind", "DeepMind", "Meta", "Meta AI", "OpenAI", "Anthropic", "Alibaba", "Alibaba Group",
     "Alibaba Cloud", "阿里巴巴", "阿里", "阿里云", "Moonshot", "Moonshot AI", "月之暗面", "DeepSeek", "深度求索",
     "Zhipu", "Zhipu AI", "智谱", "ByteDance", "字节跳动", "Baidu", "百度", "Tencent", "腾讯", "Mistral", "Mistral AI",
     "xAI", "Microsoft", "微软", "Amazon", "亚马逊", "01.AI", "零一万物", "MiniMax", "Baichuan", "百川智能",

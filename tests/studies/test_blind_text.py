@@ -70,6 +70,10 @@ TERMS = [
     BlindTerm("Alibaba Group", MAKER),
     BlindTerm("阿里巴巴", MAKER),
     BlindTerm("Moonshot", MAKER),
+    BlindTerm("谷歌", MAKER),
+    BlindTerm("Amazon", MAKER),
+    BlindTerm("腾讯", MAKER),
+    BlindTerm("单一模型", STRATEGY),
 ]
 
 
@@ -181,6 +185,20 @@ def names(text: str) -> list[str]:
         ("我是由阿里巴巴开发的大语言模型。", ["阿里巴巴"]),
         ("我是由 Moonshot 开发的助手。", ["Moonshot"]),
         ("This plan was prepared by an assistant built by Moonshot.", ["Moonshot"]),
+        # hostile pass 7: more self-naming, in English and Chinese
+        ("As moderator, I will now summarize the discussion.", ["moderator"]),
+        ("Being the team's futurist, I look ahead.", ["futurist"]),
+        ("作为团队中的执行者，我负责统筹。", ["执行者"]),
+        ("我是本次讨论的执行者，下面进行总结。", ["执行者"]),
+        ("以执行者的身份，我总结如下。", ["执行者"]),
+        ("从环保主义者的角度出发，我建议。", ["环保主义者"]),
+        ("我是一个大型语言模型，由谷歌训练。", ["谷歌"]),
+        ("我是由阿里巴巴集团开发的大语言模型。", ["阿里巴巴"]),
+        ("I'm a large language model from Google.", ["Google"]),
+        ("I am Google's AI assistant.", ["Google"]),
+        ("I was developed by a team of researchers at Google.", ["Google"]),
+        ("I'm an AI assistant made by the engineers at Meta.", ["Meta"]),
+        ("【单一模型】方案如下", ["单一模型"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -207,6 +225,11 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "A-B testing, x-y plots and the 1/2/3 rule; FS10 is the scenario's own code.",
         "Signed contracts for plants; a member of the team, one by one.",
         "政策执行者与环保主义者的对话；未来学家的著作。Google Maps and Meta's shares fell.",
+        # hostile pass 7: prose it held
+        "微信是由腾讯开发的即时通讯软件。Flood maps provided by Google help residents plan evacuations.",
+        "Warehouses powered by Amazon robotics; the Loon balloons, developed by Google, failed.",
+        "In 2030, AI systems developed by Google run the grid. 政府作为执行者，应当负责；企业应作为执行者引领变革。",
+        "牧民养殖羊驼获取羊毛。双子座流星雨很美。我们不应依赖单一模型进行预测。",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
