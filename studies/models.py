@@ -198,8 +198,7 @@ class Study(models.Model):
         validators=[MinValueValidator(-1), MaxValueValidator(1)],
         help_text=_("Responses whose PCC falls below this go to a calibrating rater."),
     )
-    # The second routing criterion (beyond the study; off while both are empty): a pair that
-    # agrees in pattern but not in level also goes to a calibrating rater.
+    # The second routing criterion (beyond the study; off while both are empty)
     level_ccc_below = models.DecimalField(
         _("also route when the CCC is below"),
         max_digits=4,
