@@ -225,19 +225,18 @@ def judge_task_run(*, task_id: int) -> str:
     return outcome.kind
 
 
+def _audited(*, actor, action: str, batch: JudgeBatch, count: int) -> None:
+    """An event for a cancel or retry that changed tasks (none when there was nothing to do)."""
+    if count:
+        audit_record(actor=actor, action=action, target=batch, study=batch.study, changes={"tasks": count})
+
+
 def judge_batch_cancel(*, batch: JudgeBatch, actor=None) -> int:
     """Stop the batch: its queued and running tasks are cancelled (a call in flight is
     still kept), stored sheets stay. Returns how many tasks were cancelled."""
     with transaction.atomic():
         count = engine.batch_cancel(kind=JUDGE_KIND, batch_id=batch.pk)
-        if count:
-            audit_record(
-                actor=actor,
-                action="judge.batch_cancel",
-                target=batch,
-                study=batch.study,
-                changes={"tasks": count},
-            )
+        _audited(actor=actor, action="judge.batch_cancel", batch=batch, count=count)
     return count
 
 
@@ -246,14 +245,7 @@ def judge_batch_retry(*, batch: JudgeBatch, enqueue: Enqueue = engine.task_enque
     calls except the invalid ones of the sample that failed (that sample is asked anew)."""
     with transaction.atomic():
         count = engine.batch_retry(kind=JUDGE_KIND, batch_id=batch.pk, enqueue=enqueue)
-        if count:
-            audit_record(
-                actor=actor,
-                action="judge.batch_retry",
-                target=batch,
-                study=batch.study,
-                changes={"tasks": count},
-            )
+        _audited(actor=actor, action="judge.batch_retry", batch=batch, count=count)
     return count
 
 
