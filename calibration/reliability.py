@@ -2,7 +2,8 @@
 docs/researchers.md with its formula, its reference (../shared/reference/methods.md) and when
 to use it. The study's own PCC and ICC stay in ``calibration.statistics``.
 
-* Krippendorff's alpha (Hayes & Krippendorff 2007), interval (closed form) or ordinal (the
+* Krippendorff's alpha (Hayes & Krippendorff 2007), interval or ordinal (both in closed form over
+  the units, so a bootstrap draw is one array operation; the tests compare with the
   ``krippendorff`` package), on the long rows the ICC uses, with a seeded percentile bootstrap
   over units.
 * Lin's concordance correlation coefficient (Lin 1989) per response, on the same normalised
@@ -16,7 +17,6 @@ Degenerate inputs never raise: they give a result with ``reason`` set.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -66,17 +66,35 @@ def _matrix(rows: Iterable[tuple[Hashable, Hashable, float]]) -> tuple[np.ndarra
     return matrix, pairable
 
 
-def _ordinal_alpha(matrix: np.ndarray) -> float | None:
-    import krippendorff
+def _ordinal_alphas(kept: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Ordinal alpha of ``kept`` (raters x pairable units) for each row of ``weights`` (draws x
+    units: how often each unit is taken). Krippendorff's coincidence matrix is a sum over units,
+    o_ck = sum_u w_u (x_uc x_uk - [c = k] x_uc) / (m_u - 1) with x_u the unit's value counts, so
+    every bootstrap draw is one matrix product; the ordinal metric then comes from each draw's own
+    marginals n_c: delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2, and
+    alpha = 1 - (n - 1) sum o_ck delta_ck / sum n_c n_k delta_ck. The tests compare it with the
+    ``krippendorff`` package."""
     import numpy as np
 
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            value = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal"))
-        except (ValueError, ZeroDivisionError):
-            return None
-    return value if math.isfinite(value) else None
+    values = np.unique(kept[~np.isnan(kept)])
+    v = values.size
+    counts = np.stack([np.sum(kept == value, axis=0) for value in values], axis=1).astype(float)  # units x v
+    pairs = counts.sum(axis=1) - 1
+    per_unit = counts[:, :, None] * counts[:, None, :] - np.einsum("uc,ck->uck", counts, np.eye(v))
+    per_unit /= pairs[:, None, None]
+    coincidences = (weights @ per_unit.reshape(len(counts), v * v)).reshape(-1, v, v)
+    marginals = coincidences.sum(axis=2)  # draws x v
+    n = marginals.sum(axis=1)
+    cumulative = np.cumsum(marginals, axis=1)
+    low = np.minimum.outer(np.arange(v), np.arange(v))
+    high = np.maximum.outer(np.arange(v), np.arange(v))
+    before_low = np.where(low > 0, cumulative[:, np.maximum(low - 1, 0)], 0.0)
+    between = cumulative[:, high] - before_low
+    delta = (between - (marginals[:, :, None] + marginals[:, None, :]) / 2) ** 2
+    observed = (coincidences * delta).sum(axis=(1, 2))
+    expected = (marginals[:, :, None] * marginals[:, None, :] * delta).sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > 1e-15, 1 - (n - 1) * observed / expected, np.nan)
 
 
 def _interval_alphas(count: np.ndarray, total: np.ndarray, squares: np.ndarray) -> np.ndarray:
@@ -118,9 +136,9 @@ def alpha(
     squares = np.nansum(kept**2, axis=0)
     if level == "interval":
         first = float(_interval_alphas(count, total, squares))
-        point: float | None = first if math.isfinite(first) else None
     else:
-        point = _ordinal_alpha(kept)
+        first = float(_ordinal_alphas(kept, np.ones((1, kept.shape[1])))[0])
+    point = first if math.isfinite(first) else None
     if point is None:
         return AlphaResult(None, None, None, pairable, level, REASON_NO_VARIANCE)
     low = high = None
@@ -131,8 +149,8 @@ def alpha(
         if level == "interval":
             samples = _interval_alphas(count[picks], total[picks], squares[picks])
         else:
-            ordinal = [_ordinal_alpha(kept[:, pick]) for pick in picks]
-            samples = np.array([np.nan if value is None else value for value in ordinal])
+            taken = np.stack([np.bincount(pick, minlength=n) for pick in picks]).astype(float)
+            samples = _ordinal_alphas(kept, taken)
         finite = samples[np.isfinite(samples)]
         if finite.size:
             low, high = (float(v) for v in np.percentile(finite, [2.5, 97.5]))

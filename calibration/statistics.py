@@ -24,6 +24,7 @@ from typing import Any
 
 # Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
 REASON_NO_VARIANCE = "no variance"
+MIN_BETWEEN_F = 1e-9
 REASON_MISSING_SHEET = "missing sheet"
 REASON_FEW_RESPONSES = "fewer than 3 responses"
 REASON_FEW_RATERS = "fewer than 2 raters"
@@ -308,8 +309,13 @@ def _icc(rows: list[tuple]) -> IccResult:
     for position in range(min(len(table), len(ICC_FORMS))):
         row = {name: values[position] for name, values in columns.items()}
         low, high = _ci(row)
+        # F is the between-responses mean square over an error term: below this, the responses'
+        # means are equal but for rounding, and pingouin's 1 - MS_e / MS_b is rounding noise
+        # (-1e15 was seen), not a coefficient
+        between = _finite(row.get("F"))  # None when the error term is 0: perfect agreement
+        equal_means = between is not None and between < MIN_BETWEEN_F
         forms[_form_name(row["Type"], position)] = IccForm(
-            icc=_finite(row["ICC"]),
+            icc=None if equal_means else _finite(row["ICC"]),
             ci_low=low,
             ci_high=high,
             f=_finite(row.get("F")),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from calibration.statistics import icc_beside, icc_label
+from core.numbers import plain_number
 
 PCC_NOTE = (
     "PCC: the 23 dimension scores of each sheet divided by their maxima on the sheet (Purpose 3); "
@@ -25,9 +26,9 @@ ALPHA_NOTE = (
 def _level_rule(study: Any) -> str:
     parts = []
     if study.level_ccc_below is not None:
-        parts.append(f"CCC below {study.level_ccc_below}")
+        parts.append(f"CCC below {plain_number(study.level_ccc_below)}")
     if study.level_total_over is not None:
-        parts.append(f"overall scores more than {study.level_total_over} points apart")
+        parts.append(f"overall scores more than {plain_number(study.level_total_over)} points apart")
     return "on: " + "; ".join(parts) if parts else "off: the PCC threshold alone routes, as the study"
 
 

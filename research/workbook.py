@@ -29,7 +29,16 @@ from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
 from research.significance import MARKS_BOTH
 from research.sources import PCC_NOTE, number_sources
-from research.workbook_beyond import ALPHA_TITLE, FACETS_TITLE, BeyondRow, alpha_rows, facets_rows
+from research.workbook_beyond import (
+    ALPHA_TITLE,
+    FACETS_TITLE,
+    PARTS_TITLE,
+    BeyondRow,
+    alpha_rows,
+    facets_rows,
+    parts_chart,
+    parts_rows,
+)
 from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
 
@@ -318,6 +327,18 @@ def _beyond(book: SafeBook, title: str, rows: Callable[[], list[BeyondRow]]) -> 
         sheet.row(values, bold=bold)
 
 
+def _parts(book: SafeBook, study: Any) -> None:
+    """Reliability by rubric part: the table, and beside it its chart."""
+    sheet = book.sheet(PARTS_TITLE, header_rows=1)
+    rows = parts_rows(study=study)
+    for values, bold in rows:
+        sheet.row(values, bold=bold)
+    if len(rows) > 1:
+        sheet.ws.insert_chart(
+            0, len(rows[0][0]) + 1, parts_chart(book.wb, sheet=sheet.ws.name, parts=len(rows) - 1)
+        )
+
+
 def _labelled(book: SafeBook, write: Callable[[], None], label: str) -> None:
     write()
     assert book.last is not None  # the writer made its sheet
@@ -370,6 +391,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 _consistency_rows(results.consistency)),
         partial(_agreement, book, results),
         partial(_beyond, book, ALPHA_TITLE, partial(alpha_rows, study=results.study)),
+        partial(_parts, book, results.study),
         partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
         partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],

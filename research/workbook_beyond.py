@@ -1,5 +1,5 @@
 """The results workbook's sheets of statistics beyond the study (docs/researchers.md): Krippendorff's
-alpha per scoring group and scenario, and raters and design (G-study, D-study plan, rater severity,
+alpha per scoring group and scenario, reliability per rubric part (with a chart), and raters and design (G-study, D-study plan, rater severity,
 fair scores). Rows of values, numbers as numbers; ``research.workbook`` writes them."""
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ from research.sources import ALPHA_NOTE
 
 ALPHA_TITLE = "Alpha (beyond the study)"
 FACETS_TITLE = "Raters and design (beyond)"
+PARTS_TITLE = "Reliability by part (beyond)"
+PARTS_HEADER = ["Part", "Kind", "Step", "Dimension", "ICC form", "ICC", "ICC 95% CI low", "ICC 95% CI high",
+                "Krippendorff's alpha", "Alpha level", "Alpha 95% CI low", "Alpha 95% CI high", "n",
+                "Why undefined"]  # fmt: skip
 BeyondRow = tuple[list, bool]  # the values, and whether the row is a heading
 
 
@@ -32,6 +36,34 @@ def alpha_rows(*, study: Any) -> list[BeyondRow]:
                           _round(stored.get("ci_low")), _round(stored.get("ci_high")), stored.get("reason", "")],
                          False))  # fmt: skip
     return [*rows, ([], False), ([ALPHA_NOTE], False)]
+
+
+def parts_rows(*, study: Any) -> list[BeyondRow]:
+    """The header, then one row per dimension and per step (``study_facets``' parts)."""
+    rows: list[BeyondRow] = [(PARTS_HEADER, True)]
+    for p in study_facets(study=study)["parts"]:
+        rows.append(([p["part"], p["kind"], p["step"], p["label_en"], p["icc_form"], _round(p["icc"]),
+                      _round(p["icc_low"]), _round(p["icc_high"]), _round(p["alpha"]), p["alpha_level"],
+                      _round(p["alpha_low"]), _round(p["alpha_high"]), p["units"],
+                      p["icc_reason"] or p["alpha_reason"]], False))  # fmt: skip
+    return rows
+
+
+def parts_chart(book: Any, *, sheet: str, parts: int) -> Any:
+    """A bar chart of the ICC and alpha of the ``parts`` rows below the header of ``sheet``
+    (an XlsxWriter chart: the workbook's figure of which parts raters agree on)."""
+    chart = book.add_chart({"type": "bar"})
+    for column, name in ((5, "ICC"), (8, "Krippendorff's alpha")):
+        chart.add_series({
+            "name": name,
+            "categories": [sheet, 1, 0, parts, 0],
+            "values": [sheet, 1, column, parts, column],
+        })  # fmt: skip
+    chart.set_title({"name": "Reliability by rubric part (beyond the study)"})
+    chart.set_x_axis({"min": -0.5, "max": 1})
+    chart.set_y_axis({"reverse": True})
+    chart.set_size({"width": 720, "height": 40 + 22 * max(parts, 1)})
+    return chart
 
 
 def facets_rows(*, study: Any) -> list[BeyondRow]:

@@ -164,3 +164,29 @@ def litellm_gateway(_litellm_gateway, llm_stub):
     reset as for every test. Its models: ``stub-cgpst``, ``stub-rpm`` (rpm limit), ``mock-429``,
     ``mock-500``."""
     yield _litellm_gateway
+
+
+@pytest.fixture
+def scored(db):
+    """Three systems (models) on two scenarios, every response scored by the same pair."""
+    from calibration.services.calibration import study_agreement_recompute
+    from tests.factories import reference_changes, scoring_group, sheet_submitted, varied_changes
+
+    group, responses = scoring_group(n_responses=3)
+    other, more = scoring_group(
+        n_responses=3,
+        study=group.study,
+        condition=group.condition,
+        rater_a=group.rater_a,
+        rater_b=group.rater_b,
+    )
+    for response, twin in zip(responses, more, strict=True):  # the same model on the second scenario
+        twin.model = response.model
+        twin.research_id = f"{response.research_id.split('_')[0]}_{twin.scenario.code}"
+        twin.save(update_fields=["model", "research_id"])
+    units = [(group, r) for r in responses] + [(other, r) for r in more]
+    for shift, (unit, response) in zip((-3, -1, 1, -2, 0, 2), units, strict=True):
+        sheet_submitted(unit.rater_a, response, varied_changes(reference_changes(3), shift), group=unit)
+        sheet_submitted(unit.rater_b, response, varied_changes(reference_changes(4), shift - 1), group=unit)
+    study_agreement_recompute(study_id=group.study_id)
+    return group, responses + more

@@ -1,5 +1,6 @@
 """Raters and design, beyond the study: the G-study of a study's submitted primary sheets, its
-D-study planning table, and each rater's severity (``calibration.generalizability`` and
+D-study planning table, the reliability of each rubric dimension and step
+(``calibration.dimensions``), and each rater's severity (``calibration.generalizability`` and
 ``calibration.severity``, pure). The same numbers on the consistency dashboard, in
 ``agreement``, in the results workbook and in the API."""
 
@@ -14,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Count, Max
 
+from calibration.dimensions import DIMENSION, parts_reliability
 from calibration.generalizability import PLAN_RATERS, PLAN_SCENARIOS, d_study, d_study_plan, g_study
 from calibration.selectors.agreement_state import sheet_vector, states_load
 from calibration.severity import rater_severity
@@ -37,7 +39,7 @@ def _rater_labels(ids: set[int]) -> dict[Hashable, str]:
 def _compute(study: Study) -> dict[str, Any]:
     rubric = load_rubric(study.rubric_version)
     keys = [d.key for d in rubric.dimensions]
-    g_rows, s_rows = [], []
+    g_rows, s_rows, part_rows = [], [], []
     scenarios_per_system: dict[str, set[int]] = {}
     research_ids: dict[Hashable, str] = {}
     for state in states_load(study=study):
@@ -54,8 +56,16 @@ def _compute(study: Study) -> dict[str, Any]:
                 (state.response_id, sheet.rater_id, key, value)
                 for key, value in zip(keys, vector, strict=True)
             ]
+            # the ICC's raters are the pair's slots, as in the scenario's "by slot" unit
+            part_rows += [
+                (state.response_id, slot, key, value) for key, value in zip(keys, vector, strict=True)
+            ]
             scenarios_per_system.setdefault(system, set()).add(state.scenario_id)
     g = g_study(g_rows)
+    dimensions = {d.key: d for d in rubric.dimensions}
+    parts = parts_reliability(
+        part_rows, steps={d.key: d.step for d in rubric.dimensions}, form=study.headline_icc
+    )
     severity = rater_severity(s_rows)
     labels = _rater_labels({rater for *_, rater, _score in g_rows})
     scenarios = round(fmean(len(s) for s in scenarios_per_system.values())) if scenarios_per_system else 0
@@ -78,6 +88,16 @@ def _compute(study: Study) -> dict[str, Any]:
                 for d in d_study_plan(g)
             ],
         },
+        "parts": [
+            {"part": p.part, "kind": p.kind, "step": p.step,
+             "label_en": dimensions[p.part].label.en if p.kind == DIMENSION else "",
+             "label_zh": dimensions[p.part].label.zh if p.kind == DIMENSION else "",
+             "icc_form": study.headline_icc, "icc": p.icc, "icc_low": p.icc_low, "icc_high": p.icc_high,
+             "icc_reason": p.icc_reason, "alpha_level": p.alpha.level, "alpha": p.alpha.alpha,
+             "alpha_low": p.alpha.ci_low, "alpha_high": p.alpha.ci_high, "units": p.alpha.units,
+             "alpha_reason": p.alpha.reason}
+            for p in parts
+        ],
         "severity": {
             "reason": severity.reason,
             "raters": [

@@ -13,39 +13,15 @@ from openpyxl import load_workbook
 from api.services.tokens import token_create
 from calibration.generalizability import d_study, g_study
 from calibration.selectors.agreement_state import sheet_vector
-from calibration.services.calibration import study_agreement_recompute
 from calibration.severity import rater_severity
 from core.accounts.roles import RESEARCHER
 from research.selectors.research import results_get
 from research.workbook import results_workbook_write
 from scoring.models import ScoreSheet
 from studies.rubric import load_rubric
-from tests.factories import UserFactory, reference_changes, scoring_group, sheet_submitted, varied_changes
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def scored(db):
-    """Three systems (models) on two scenarios, every response scored by the same pair."""
-    group, responses = scoring_group(n_responses=3)
-    other, more = scoring_group(
-        n_responses=3,
-        study=group.study,
-        condition=group.condition,
-        rater_a=group.rater_a,
-        rater_b=group.rater_b,
-    )
-    for response, twin in zip(responses, more, strict=True):  # the same model on the second scenario
-        twin.model = response.model
-        twin.research_id = f"{response.research_id.split('_')[0]}_{twin.scenario.code}"
-        twin.save(update_fields=["model", "research_id"])
-    units = [(group, r) for r in responses] + [(other, r) for r in more]
-    for shift, (unit, response) in zip((-3, -1, 1, -2, 0, 2), units, strict=True):
-        sheet_submitted(unit.rater_a, response, varied_changes(reference_changes(3), shift), group=unit)
-        sheet_submitted(unit.rater_b, response, varied_changes(reference_changes(4), shift - 1), group=unit)
-    study_agreement_recompute(study_id=group.study_id)
-    return group, responses + more
 
 
 def _expected(group):

@@ -195,3 +195,18 @@ def test_equals_pingouin_on_the_raw_long_table_float_for_float():
         name: form.as_dict()
         for name, form in icc([(t, {"a": "y", "b": "x"}[s], v) for t, s, v in rows]).forms.items()
     }
+
+
+def test_responses_with_equal_means_give_no_coefficient_not_rounding_noise():
+    """Every response's mean is the same (here 0.5, reached through sums that round differently)
+    while the raters differ: the between-responses mean square is 0 but for rounding, and
+    pingouin's 1 - MS_e / MS_b came out near -1e15 on the dashboard. No coefficient, a reason."""
+    thirds = [0.1, 0.2, 0.7 / 3, 0.3]
+    rows = []
+    for target in range(5):
+        low = thirds[target % len(thirds)]
+        rows += [(target, "a", low), (target, "b", 1 - low)]  # each response's mean: 0.5
+    result = icc(rows)
+    assert result.reason == "no variance" and result.forms == {}
+    # the perfect agreement just beside it still has its coefficient of 1
+    assert icc([(t, r, t / 10) for t in range(5) for r in "ab"]).form("ICC3k").icc == pytest.approx(1)

@@ -80,7 +80,7 @@ def test_on_the_pair_is_routed_and_every_place_says_why(harsher_pair, tmp_path, 
     researcher = UserFactory(username="level-researcher", role=RESEARCHER)
     reader = Client()
     reader.force_login(researcher)
-    said = "on, beyond the study: CCC below 0.750"
+    said = "on, beyond the study: CCC below 0.75"
     assert said in reader.get(f"/research/agreement/?study={study.pk}").content.decode()
     assert said in admin.get(f"/manage/studies/{study.pk}/").content.decode()
     scenario = reader.get(
@@ -97,7 +97,7 @@ def test_on_the_pair_is_routed_and_every_place_says_why(harsher_pair, tmp_path, 
     rows = list(load_workbook(book, read_only=True)["PCC per response"].iter_rows(values_only=True))
     assert dict(zip(rows[0], rows[1], strict=True))["Flagged"] == "yes (ccc)"
     about = [row for row in load_workbook(book, read_only=True)["About"].iter_rows(values_only=True) if row]
-    assert any(row[0] == "Second routing criterion" and row[1] == "on: CCC below 0.750" for row in about)
+    assert any(row[0] == "Second routing criterion" and row[1] == "on: CCC below 0.75" for row in about)
 
     api = Client(
         HTTP_AUTHORIZATION=f"Bearer {token_create(user=researcher, name='t', scope='read', days=1).plain}"

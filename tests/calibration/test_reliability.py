@@ -136,3 +136,24 @@ def test_the_level_rule_routes_only_when_on_and_says_why():
     assert level_disagreement(rule=rule, ccc_value=0.9, total_a=40, total_b=60) == ["total"]
     assert level_disagreement(rule=rule, ccc_value=0.2, total_a=40, total_b=70) == ["ccc", "total"]
     assert level_disagreement(rule=rule, ccc_value=None, total_a=None, total_b=70) == []
+
+
+def test_ordinal_alpha_in_closed_form_matches_the_krippendorff_package_on_every_draw():
+    """The closed form computes each bootstrap draw as one matrix product; the package recomputes
+    the draw's data from scratch: the same value on the whole data and on resampled units (with
+    missing values, three raters, unequal counts per unit)."""
+    rng = np.random.default_rng(11)
+    truth = rng.integers(0, 5, size=30)
+    matrix = np.clip(truth + rng.integers(-1, 2, size=(3, 30)), 0, 4).astype(float)
+    matrix[rng.random(matrix.shape) < 0.2] = np.nan
+    kept = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
+    whole = reliability._ordinal_alphas(kept, np.ones((1, kept.shape[1])))[0]
+    assert whole == pytest.approx(krippendorff.alpha(reliability_data=kept, level_of_measurement="ordinal"))
+    picks = rng.integers(0, kept.shape[1], size=(5, kept.shape[1]))
+    taken = np.stack([np.bincount(pick, minlength=kept.shape[1]) for pick in picks]).astype(float)
+    for pick, value in zip(picks, reliability._ordinal_alphas(kept, taken), strict=True):
+        expected = krippendorff.alpha(reliability_data=kept[:, pick], level_of_measurement="ordinal")
+        assert value == pytest.approx(expected)
+    result = alpha([(u, r, v) for r, row in enumerate(matrix) for u, v in enumerate(row) if not math.isnan(v)],
+                   level="ordinal")  # fmt: skip
+    assert result.ci_low < result.alpha < result.ci_high

@@ -165,6 +165,32 @@ class Command(BaseCommand):
         _facets(out, study_facets(study=study_obj))
 
 
+def _interval(low, high) -> str:
+    return "—" if low is None else f"{_num(low, 2)} – {_num(high, 2)}"
+
+
+def _parts(out, parts: list[dict]) -> None:
+    if not parts:
+        return
+    out(
+        f"\nReliability by rubric part (beyond the study): {parts[0]['icc_form']} and Krippendorff's alpha "
+        "(ordinal per dimension, interval per step) with 95% intervals"
+    )
+    rows = [["part", "ICC", "95% CI", "alpha", "95% CI", "n"]] + [
+        [
+            p["part"],
+            _num(p["icc"]),
+            _interval(p["icc_low"], p["icc_high"]),
+            _num(p["alpha"]),
+            _interval(p["alpha_low"], p["alpha_high"]),
+            str(p["units"]),
+        ]
+        for p in parts
+    ]
+    for line in _table(rows):
+        out("  " + line)
+
+
 def _facets(out, facets: dict) -> None:
     """Raters and design, beyond the study: G-study, D-study, rater severity."""
     g = facets["g_study"]
@@ -195,6 +221,7 @@ def _facets(out, facets: dict) -> None:
             ])  # fmt: skip
         for line in _table(rows):
             out("  " + line)
+    _parts(out, facets["parts"])
     severity = facets["severity"]
     out("\nRater severity (beyond the study): effect on the normalized scale (below 0: harsher), its SE")
     if severity["reason"]:
