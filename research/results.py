@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from statistics import fmean
 from typing import Any
 
 from research.cost import CostMean, RunCost
@@ -245,6 +246,19 @@ def results_compute(
         conditions=present,
         consistency=consistency or {},
     )
+
+
+def overall_fair_add(table: OverallTable | None, fair_scores: dict[str, float]) -> None:
+    """Each Table 4 row's mean fair score (beyond the study): the fair scores of the research IDs
+    of its condition and model (``A05_FS10`` belongs to condition A, model 05)."""
+    if table is None:
+        return
+    by_row: dict[str, list[float]] = defaultdict(list)
+    for research_id, fair in fair_scores.items():
+        by_row[research_id.split("_", 1)[0]].append(fair)
+    for row in table.rows:
+        values = by_row.get(f"{row.condition}{row.model_number}")
+        row.fair = fmean(values) if values else None
 
 
 def fmt(value: float | None, digits: int = 2) -> str:

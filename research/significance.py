@@ -64,6 +64,8 @@ class OverallRow:
     scores: list[float | None]
     average: float | None
     mark: str = ""
+    # beyond the study: the mean fair score (normalized, rater effects removed) of the row's responses
+    fair: float | None = None
 
 
 @dataclass

@@ -216,15 +216,20 @@ def _table2(book: SafeBook, table: ConditionTable, columns: list[Column], label:
         sheet.row([row.model, *(_round(v) for v in row.values)])
 
 
+# beyond the study: Table 4's extra, labelled column (docs/researchers.md)
+FAIR_HEAD = "Fair score (normalized 0-1, rater severity removed; beyond the study)"
+
+
 def _overall(book: SafeBook, results: Results) -> None:
     table = results.overall
     if table is None:
         return
     a, b = table.pair
     sheet = book.sheet(f"Overall ({a} vs {b})")
-    sheet.row(["Model", "Condition", *table.scenarios, "Avg", "Mark"], bold=True)
+    sheet.row(["Model", "Condition", *table.scenarios, "Avg", "Mark", FAIR_HEAD], bold=True)
     for row in table.rows:
-        sheet.row([row.model, row.condition, *(_round(v) for v in row.scores), _round(row.average), row.mark])
+        sheet.row([row.model, row.condition, *(_round(v) for v in row.scores), _round(row.average), row.mark,
+                   _round(row.fair)])  # fmt: skip
     sheet.row([])
     marks = (
         "** p < 0.01, * p < 0.05 (* is our option)"

@@ -18,9 +18,10 @@ from django.core.cache import cache
 from django.utils.translation import get_language
 
 from calibration.selectors.agreement import consistency_table
+from calibration.selectors.facets import study_facets
 from research.cost import cost_by_condition
 from research.diversity import DIVERSITY_STEPS, diversity_means
-from research.results import Results, results_compute
+from research.results import Results, overall_fair_add, results_compute
 from research.selectors.diversity import response_diversity_get
 from research.selectors.generation import run_costs_get
 from research.selectors.results import response_records_get, score_records_get
@@ -58,6 +59,7 @@ def results_get(
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
         results.response_diversity = values
+    overall_fair_add(results.overall, study_facets(study=study)["severity"]["fair_scores"])
     results.run_costs = run_costs_get(study=study, conditions=conditions, models=models)
     results.cost = cost_by_condition(results.run_costs)
     return results
@@ -65,9 +67,9 @@ def results_get(
 
 def _results_key(version: str, filters: tuple, with_diversity: bool) -> str:
     # the language too: Table 6 carries its rule and definitions as translated text;
-    # the prefix changes with the shape of the results (v3: Table 6 has the PCC both ways)
+    # the prefix changes with the shape of the results (v4: Table 4 has the fair scores)
     key = (version, filters, with_diversity, get_language())
-    return "results:v3:" + hashlib.sha256(repr(key).encode()).hexdigest()
+    return "results:v4:" + hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def results_cached_get(
