@@ -270,7 +270,10 @@ def main() -> None:
                 f"  {LABELS[key]:58s} median {statistics.median(values) * 1000:6.0f} ms"
                 f"   min {min(values) * 1000:6.0f}   max {max(values) * 1000:6.0f}"
             )
-        pcc, icc = table["rows"][0], table["rows"][2]  # the headline PCC; the headline ICC after the PCC as released
+        pcc, icc = (
+            table["rows"][0],
+            table["rows"][2],
+        )  # the headline PCC; the headline ICC after the PCC as released
         print(
             f"Table 6: PCC {pcc['before']:.2f} -> {pcc['after']:.2f}, {table['headline_icc']} {icc['before']:.2f} -> {icc['after']:.2f}"
         )

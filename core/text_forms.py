@@ -4,8 +4,8 @@ redaction of keys). Pure.
 A writer can hide a name from a plain search and not from a reader: full-width or styled letters
 (``Ｍｏｄｅｒａｔｏｒ``, ``ᴘʟᴀɴᴛ``), invisible characters inside it (soft hyphens, zero-width
 spaces, direction marks, variation selectors, Hangul fillers), letters of another script that
-look Latin (Cyrillic ``Е``, Greek ``Ο``), or letters spaced out (``P l a n t``, ``G.P.T``,
-``K-i-m-i``).
+look Latin (Cyrillic ``Е``, Greek ``Ο``), accents (``Çlaudé``, also as combining marks), or letters
+spaced out (``P l a n t``, ``G.P.T``, ``K-i-m-i``, ``C*l*a*u*d*e``, ``G  P  T``).
 :func:`reader_form` undoes all of these and says where each character came from.
 """
 
@@ -26,7 +26,7 @@ def invisible(char: str) -> bool:
     """Shown as nothing (or as less than a space) inside a word."""
     code = ord(char)
     return (
-        unicodedata.category(char) == "Cf"
+        unicodedata.category(char) in ("Cf", "Mn")  # Mn: a combining accent ("e" + U+0301)
         or code in _BLANK
         or 0xFE00 <= code <= 0xFE0F
         or 0xE0100 <= code <= 0xE01EF
@@ -40,6 +40,9 @@ def latin_look_alike(char: str) -> str:
     name = unicodedata.name(char, "")
     if char.isascii() or not char.isalpha() or name.startswith(_OWN_SCRIPTS):
         return char
+    base = unicodedata.normalize("NFD", char)[0]
+    if name.startswith("LATIN") and base.isascii():  # an accented Latin letter: "é", "Ç"
+        return base
     small_capital = re.fullmatch(r"LATIN LETTER SMALL CAPITAL ([A-Z])", name)
     if small_capital:  # "ᴘʟᴀɴᴛ": Unicode calls them so; the confusables data does not map them
         return small_capital[1].lower()
@@ -53,10 +56,15 @@ def latin_look_alike(char: str) -> str:
     return char
 
 
-# Three or more single letters or digits, each apart by one space, dot, middle dot, hyphen,
-# underscore, slash or bar: "P l a n t", "G.P.T", "K-i-m-i", "K_i_m_i", "C/l/a/u/d/e"
-_SPACERS = " .·-_/|"
-_SPACED = re.compile(r"(?<![^\W_])[^\W_](?:[ .·\-_/|][^\W_](?![^\W_])){2,}")
+# Three or more letters or digits standing apart, each by one to three spaces or by one to three
+# of the marks a writer puts between letters (not an apostrophe, a comma or a colon): "P l a n t",
+# "G.P.T", "K-i-m-i", "K_i_m_i", "C/l/a/u/d/e", "C*l*a*u*d*e", "G  P  T"; the last piece may be a
+# word after a mark ("Q*w*en"; after a space it is the next word: "K-i-m-i says")
+_MARKS = r"[.·\-_/|*~+=^#\\]{1,3}"
+_APART = rf"(?:[ \t]{{1,3}}|{_MARKS})"
+_SPACED = re.compile(
+    rf"(?<![^\W_])[^\W_](?:{_APART}[^\W_](?![^\W_])){{1,}}(?:{_APART}[^\W_](?![^\W_])|{_MARKS}[^\W_]{{2,}})"
+)
 
 
 def reader_form(text: str) -> tuple[str, list[int]]:
@@ -79,7 +87,7 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         joined.append(seen[at : match.start()])
         kept += origins[at : match.start()]
         for offset, char in enumerate(match[0]):
-            if char not in _SPACERS:
+            if char.isalnum():
                 joined.append(char)
                 kept.append(origins[match.start() + offset])
         at = match.end()

@@ -23,12 +23,19 @@ or ends inside a word):
 - a role in Chinese ("作为一名未来学家", "执行者：") as a plain English role does, and anywhere
   when it has a letter or digit ("辩手A", "成员1");
 - a **maker** of models ("Google", "阿里巴巴") where a text says who made it: "trained by
-  Google", "由阿里巴巴开发";
+  Google", "Google trained me", "my developer is Google", "由阿里巴巴开发", "阿里巴巴开发了我";
+- a role also where a text speaks of a teammate by it: "our moderator", "the other debater",
+  "per the monitor-evaluator", "the plant's critique", "my fellow team members (the plant ...)";
 - any plain term of several words with a capital after its first word also matches anywhere
   when written with the catalogue's own capitals ("our Creative Professional", not "a
   creative professional"; "Single model" is not such a term: a sentence may start so).
 Ordinary prose ("plant trees", "the implementer of the plan", "a moderator of the forum") is
-left alone.
+left alone. The text is read as a reader sees it (``core.text_forms.reader_form``: look-alike
+letters, accents, invisible characters and letters set apart undone), and once more with digits
+inside words read as letters ("G3mini").
+
+Cost: a term's patterns run only in windows around the places where its longest word stands
+among the text's letters and digits; a text without it costs one substring search per term.
 """
 
 from __future__ import annotations
@@ -122,11 +129,24 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bfrom\s+(?:the|my|our|an?)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
         # "Moderator here."
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
+        # "My job as the team's implementer", "in the role of the implementer", "I was assigned the
+        # plant role", "took on the role of Plant"
+        rf"\bmy\s+(?:job|task|part|position|function|duty|place)\s+as\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
+        # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
+        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}",
+        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}",
+        rf"\bthe\s+{name}['’]s\s+(?:critique|proposal|point|argument|view|idea|suggestion|summary|rebuttal|objection|feedback|analysis|position|reply|response)s?\b",
+        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}",
+        rf"我的(?:角色|身份|职责|任务|定位)(?:是|为)\s*{_ZH_FILLER}{name}",
+        rf"本人(?:是|作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
+        rf"我(?:在团队中|在小组中|在本组中)?(?:负责|承担)\s*{name}\s*的?(?:工作|职责|部分|角色)",
         # "Role: Implementer", "my role: Implementer"
         rf"\brole\s*[:：]\s*{name}{_AFTER}",
         # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
-        rf"我(?:是|作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}",
+        rf"我(?:是|作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
         rf"以\s*{name}\s*的?身份",
         rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
@@ -139,9 +159,10 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
 # language model" ("AI systems developed by Google" in a scenario is prose)
 _SELF = (
     r"(?:\bI\b|\bI['’]m\b|\bme\b|\bmy\b|\bthis\s+(?:model|assistant|AI)\b"
-    r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model|model)\b)"
+    r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model)\b)"
 )
-_ZH_SELF = r"(?:我|本模型|本助手|该模型)"
+# "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
+_ZH_SELF = r"(?:我是|我由|我乃|本模型|本助手|该模型)"
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
 _ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
 
@@ -155,11 +176,18 @@ def _made_by(name: str) -> tuple[str, ...]:
         rf"{_SELF}[^.!?\n]{{0,80}}?\b{made}\s+by\s+"
         rf"(?:(?:a\s+team\s+of\s+)?(?:researchers|engineers|the\s+team|the\s+engineers)\s+(?:at|of|from)\s+)?"
         rf"(?:the\s+)?{name}{_AFTER}",
-        rf"{_SELF}[^.!?\n]{{0,30}}?\bfrom\s+(?:the\s+)?{name}{_AFTER}",
+        # "I'm a large language model from Google" ("I think the data from Google" is prose)
+        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
+        rf"(?:assistant|model|chatbot|AI|system)\s+from\s+(?:the\s+)?{name}{_AFTER}",
+        # the maker as the subject, or named as mine: "Google trained me", "My developer is Google"
+        rf"{name}\s+(?:trained|developed|created|built|made|designed|programmed|taught)\s+me\b",
+        rf"\bmy\s+(?:developer|creator|maker|trainer|provider|vendor|owner|parent\s+company)s?\s+(?:is|are|was|were)\s+(?:the\s+)?{name}{_AFTER}",
+        rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
+        rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
         rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
         rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的",
-        rf"{_ZH_SELF}(?:来自|出自)\s*{name}",
+        rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
     )
 
 
@@ -190,8 +218,12 @@ def term_is_distinctive(text: str) -> bool:
         return True
     if any(ch.isalpha() and not ch.isascii() for ch in text):
         return True
-    # a capital inside a word: TeamLLM, DeepSeek, GPT
-    return any(any(ch.isupper() for ch in word[1:]) for word in re.findall(r"[A-Za-z]+", text))
+    words = re.findall(r"[A-Za-z]+", text)
+    # a capital inside a word (TeamLLM, DeepSeek, GPT), or a capital letter as a word after the
+    # first (a label: "Debater A")
+    return any(any(ch.isupper() for ch in word[1:]) for word in words) or any(
+        len(word) == 1 and word.isupper() for word in words[1:]
+    )
 
 
 # between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
@@ -248,8 +280,20 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
-def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
+Windows = list[tuple[int, int]]
+
+
+def _spans(pattern: str, flags: int, text: str, windows: Windows) -> list[tuple[int, int]]:
+    """The "name" group of each match of ``pattern`` inside ``windows`` of ``text`` (a match sees
+    the whole text around it: a lookbehind reads before its window, "^" is a real line start)."""
+    compiled = _compiled(pattern, flags)
+    return [m.span("name") for lo, hi in windows for m in compiled.finditer(text, lo, hi)]
+
+
+def _term_spans(text: str, term: BlindTerm, windows: Windows) -> list[tuple[int, int]]:
     written = term.text.strip()
+    if not windows:  # the term's word is nowhere in the text: nothing compiled, nothing run
+        return []
     if len(written) < (MIN_TERM_LENGTH if written.isascii() else 2):
         return []
     # Chinese puts no space between words: no boundary on a side where the term has a Chinese letter
@@ -259,10 +303,10 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
         after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
     if term.kind == RESEARCH_ID:
         research_id = rf"(?<![^\W_])(?P<name>[A-Z]{{1,2}}[0-9]{{2}}_{re.escape(written)})(?![^\W_])"
-        return [m.span("name") for m in _compiled(research_id, re.I).finditer(text)]
+        return _spans(research_id, re.I, text, windows)
     name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
     if term.kind == MAKER:
-        return [m.span("name") for context in _made_by(name) for m in _compiled(context, re.I).finditer(text)]
+        return [span for context in _made_by(name) for span in _spans(context, re.I, text, windows)]
     several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
     # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only
     # where a text names itself by it, as a plain English role; with a letter or a digit
@@ -281,10 +325,10 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
         or (term_is_distinctive(term.text) and not chinese_role)
         or (term.kind in (STRATEGY, CONDITION) and several_words)
     ):
-        return [m.span("name") for m in _compiled(name, re.I).finditer(text)]
+        return _spans(name, re.I, text, windows)
     spans = []
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
-        spans += [m.span("name") for m in _compiled(name, 0).finditer(text)]
+        spans += _spans(name, 0, text, windows)
     # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
     # writes a role's word in lower case ("as a plant")
     cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
@@ -292,21 +336,85 @@ def _term_spans(text: str, term: BlindTerm) -> list[tuple[int, int]]:
     if term.kind in (ROLE, PROFILE) and written[0].isupper():
         contexts.append(_named_mid_sentence(cased))
     for context in contexts:
-        spans += [m.span("name") for m in _compiled(context, re.I).finditer(text)]
+        spans += _spans(context, re.I, text, windows)
     return spans
+
+
+# A term's patterns run only near where its longest word stands in the text's letters and digits
+# (spaces and marks dropped, lower case): a text without the word costs one substring search per
+# term, and a long text with it the matches of windows this wide around each place.
+MARGIN = 400
+_KEY_MIN = 3  # a shorter key (the "o" of "o1") would stand everywhere: the whole text is searched
+# digits written for letters inside a word ("G3mini", "Cl4ude", "K1mi")
+_LEET = str.maketrans("013457", "oieast")
+_WORDS = re.compile(r"[^\W_]+")  # each word once: no pattern that backtracks inside a long word
+
+
+def _compact(seen: str) -> tuple[str, list[int]]:
+    """``seen``'s letters and digits in lower case, and where each stands in ``seen``."""
+    lower = seen.lower()
+    if len(lower) != len(seen):  # a letter whose lower case is longer ("İ"): one by one
+        lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in seen)
+    places = [m.start() + i for m in _WORDS.finditer(lower) for i in range(m.end() - m.start())]
+    return "".join(lower[i] for i in places), places
+
+
+def _unleet(seen: str) -> str:
+    """``seen`` with the digits of words that mix letters and digits read as letters (same length)."""
+
+    def read(word: re.Match[str]) -> str:
+        token = word[0]
+        mixed = any(c.isdigit() for c in token) and sum(c.isalpha() for c in token) >= 2
+        return token.translate(_LEET) if mixed else token
+
+    return _WORDS.sub(read, seen)
+
+
+@functools.lru_cache(maxsize=8192)
+def _key(term: BlindTerm) -> str:
+    """What every way of writing ``term`` contains among its letters and digits: its longest run
+    of letters (spelled-out numbers vary), or all of a research ID's code."""
+    compact = "".join(c for c in reader_form(term.text)[0].lower() if c.isalnum())
+    if term.kind == RESEARCH_ID:
+        return compact
+    longest = max(re.findall(r"[^\W\d_]+", compact), key=len, default="")
+    return longest if len(longest) >= (_KEY_MIN if longest.isascii() else 2) else compact
+
+
+def _windows(compact: str, places: list[int], key: str, size: int) -> Windows:
+    if len(key) < (_KEY_MIN if key.isascii() else 2):  # two Chinese letters are rare enough
+        return [(0, size)]
+    windows: Windows = []
+    at = compact.find(key)
+    while at != -1:
+        lo, hi = max(places[at] - MARGIN, 0), min(places[at + len(key) - 1] + 1 + MARGIN, size)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+        at = compact.find(key, at + 1)
+    return windows
 
 
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
     wins over one inside it: "Debater A" over "Debater")."""
     seen, origins = reader_form(text)
+    forms = [seen]
+    if (unleet := _unleet(seen)) != seen:
+        forms.append(unleet)
     found: list[Span] = []
-    for term in terms:
-        found += [
-            Span(origins[start], origins[end - 1] + 1, term.text, term.kind)
-            for start, end in _term_spans(seen, term)
-            if end > start
-        ]
+    for form in forms:
+        compact, places = _compact(form)
+        for term in terms:
+            if form is not seen and any(c.isdigit() for c in term.text):
+                continue  # a name with digits is read as written
+            windows = _windows(compact, places, _key(term), len(form))
+            found += [
+                Span(origins[start], origins[end - 1] + 1, term.text, term.kind)
+                for start, end in _term_spans(form, term, windows)
+                if end > start
+            ]
     found.sort(key=lambda s: (s.start, -(s.end - s.start)))
     spans: list[Span] = []
     for span in found:

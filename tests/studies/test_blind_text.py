@@ -199,6 +199,31 @@ def names(text: str) -> list[str]:
         ("I was developed by a team of researchers at Google.", ["Google"]),
         ("I'm an AI assistant made by the engineers at Meta.", ["Meta"]),
         ("【单一模型】方案如下", ["单一模型"]),
+        # hostile pass 8: roles in lower case and in the third person, Chinese self-naming, the
+        # maker as the subject, accents, other marks between letters, digits for letters
+        ("My job as the team's implementer is to turn ideas into plans.", ["implementer"]),
+        ("In the role of the implementer, I list steps.", ["implementer"]),
+        ("I was assigned the plant role, so here are ideas.", ["plant"]),
+        ("As debater A in this exchange, I hold that we need dams.", ["debater A"]),
+        (
+            "My fellow team members (the plant and the monitor evaluator) agree.",
+            ["plant", "monitor evaluator"],
+        ),
+        ("Per the monitor-evaluator's critique, we drop it.", ["monitor-evaluator"]),
+        ("After our moderator summarized the round, we voted.", ["moderator"]),
+        ("我的角色是执行者，所以我会列出步骤。", ["执行者"]),
+        ("本人担任执行者。", ["执行者"]),
+        ("在团队中我负责执行者的工作。", ["执行者"]),
+        ("I am Çlaudé, and Google trained me.", ["Çlaudé", "Google"]),
+        ("I am Clau\u0301de.", ["Clau\u0301de"]),
+        ("Google built me to help.", ["Google"]),
+        ("My developer is Google.", ["Google"]),
+        ("阿里巴巴开发了我。", ["阿里巴巴"]),
+        ("我的开发者是阿里巴巴。", ["阿里巴巴"]),
+        ("C*l*a*u*d*e wrote it; C~l~a~u~d~e too", ["C*l*a*u*d*e", "C~l~a~u~d~e"]),
+        ("C\tl\ta\tu\td\te wrote it", ["C\tl\ta\tu\td\te"]),
+        ("Q*w*en agrees", ["Q*w*en"]),
+        ("K1mi, G3mini and Cl4ude agree", ["K1mi", "G3mini", "Cl4ude"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -230,6 +255,11 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "Warehouses powered by Amazon robotics; the Loon balloons, developed by Google, failed.",
         "In 2030, AI systems developed by Google run the grid. 政府作为执行者，应当负责；企业应作为执行者引领变革。",
         "牧民养殖羊驼获取羊毛。双子座流星雨很美。我们不应依赖单一模型进行预测。",
+        # hostile pass 8: prose it held
+        "I think the data from Google suggests urban growth. I recommend solutions from Amazon.",
+        "My plan relies on cloud tools from Amazon. A model developed by Google predicts floods.",
+        "我认为由阿里巴巴开发的地图很有帮助。我是一名环保主义者的支持者。",
+        "The plant's output grew; I'm a fan of a, b, c and x y plots.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):

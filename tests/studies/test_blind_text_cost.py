@@ -30,8 +30,41 @@ GUARD_SECONDS = 120
 
 
 def test_long_runs_of_marks_are_checked_in_linear_time_and_the_name_is_still_found():
+    assert _found(SCRIPT, UNITS) == [{"6": ["Kimi"]}] * len(UNITS)
+
+
+# hostile pass 8 (finding 2): a megabyte of these took 11-80 s against the demo's catalogue
+# (a maker's context scanned after every "my", a long word backtracked in the digits-for-letters
+# reading); now a term's patterns run only near its word, and each word is read once
+HOSTILE_8 = ["lorem ipsum dolor sit amet ", "my ", "[", "[a·", "an AI assistant ", "我", "我是", "，作为",
+             "Google ", "the plant ", "a1b2 "]  # fmt: skip
+SCRIPT_8 = """
+import json, sys, django
+django.setup()
+from generation.strategies import ROLE_NAMES_ZH
+from studies.blind_text import BlindTerm, blind_terms_found
+from studies.selectors import _MAKERS
+terms = ([BlindTerm(m, "maker") for m in _MAKERS]
+         + [BlindTerm(n, "role") for names in ROLE_NAMES_ZH.values() for n in names]
+         + [BlindTerm(r, "role") for r in ("Plant", "Implementer", "Monitor Evaluator", "Debater A")]
+         + [BlindTerm(m, "model") for m in ("Claude", "Gemini", "Kimi", "gpt-4o", "stub")]
+         + [BlindTerm("TeamLLM", "strategy"), BlindTerm("single", "condition"), BlindTerm("FS10", "research_id")])
+found = []
+for unit in json.loads(sys.argv[1]):
+    text = unit * (1_000_000 // len(unit)) + "\\nI am Kimi, and Google trained me."
+    found.append(blind_terms_found([text], terms))
+print(json.dumps(found))
+"""
+
+
+def test_a_megabyte_of_hostile_text_is_checked_in_bounded_time_and_names_are_still_found():
+    assert _found(SCRIPT_8, HOSTILE_8) == [{"1": ["Kimi", "Google"]}] * len(HOSTILE_8)
+
+
+def _found(script: str, units: list[str]) -> list:
+    """What the check found in each text, checked in a child process inside a generous guard."""
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(UNITS)],
+        [sys.executable, "-c", script, json.dumps(units)],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -39,4 +72,4 @@ def test_long_runs_of_marks_are_checked_in_linear_time_and_the_name_is_still_fou
         timeout=GUARD_SECONDS,  # raises TimeoutExpired (the test fails) if the check backtracks again
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == [{"6": ["Kimi"]}] * len(UNITS)
+    return json.loads(result.stdout.strip().splitlines()[-1])
