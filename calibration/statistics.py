@@ -24,7 +24,7 @@ from typing import Any
 
 # Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
 REASON_NO_VARIANCE = "no variance"
-MIN_BETWEEN_F = 1e-9
+EQUAL_MEANS = 1e-9  # targets' means closer than this are equal (scores are on a 0-1 scale)
 REASON_MISSING_SHEET = "missing sheet"
 REASON_FEW_RESPONSES = "fewer than 3 responses"
 REASON_FEW_RATERS = "fewer than 2 raters"
@@ -296,9 +296,10 @@ def _icc(rows: list[tuple]) -> IccResult:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RATERS)
     if n_targets < MIN_ICC_TARGETS:
         return IccResult(n_targets, n_raters, reason=REASON_FEW_RESPONSES)
-    frame = pd.DataFrame(
-        {"target": target_codes, "rater": rater_codes, "score": np.asarray(scores, dtype=float)}
-    )
+    values = np.asarray(scores, dtype=float)
+    if _equal_means(target_codes, pairs // n_raters, values, n_targets=n_target_labels, n_raters=n_raters):
+        return IccResult(n_targets, n_raters, reason=REASON_NO_VARIANCE)
+    frame = pd.DataFrame({"target": target_codes, "rater": rater_codes, "score": values})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         table = pingouin.intraclass_corr(
@@ -309,15 +310,11 @@ def _icc(rows: list[tuple]) -> IccResult:
     for position in range(min(len(table), len(ICC_FORMS))):
         row = {name: values[position] for name, values in columns.items()}
         low, high = _ci(row)
-        # F is the between-responses mean square over an error term: below this, the responses'
-        # means are equal but for rounding, and pingouin's 1 - MS_e / MS_b is rounding noise
-        # (-1e15 was seen), not a coefficient
-        between = _finite(row.get("F"))  # None when the error term is 0: perfect agreement
-        equal_means = between is not None and between < MIN_BETWEEN_F
+        value = _finite(row["ICC"])
         forms[_form_name(row["Type"], position)] = IccForm(
-            icc=None if equal_means else _finite(row["ICC"]),
-            ci_low=low,
-            ci_high=high,
+            icc=value,
+            ci_low=low if value is not None else None,  # no coefficient, no interval
+            ci_high=high if value is not None else None,
             f=_finite(row.get("F")),
             df1=_finite(row.get("df1")),
             df2=_finite(row.get("df2")),
@@ -326,6 +323,20 @@ def _icc(rows: list[tuple]) -> IccResult:
     if not forms or all(form.icc is None for form in forms.values()):
         return IccResult(n_targets, n_raters, reason=REASON_NO_VARIANCE)
     return IccResult(n_targets, n_raters, forms=forms)
+
+
+def _equal_means(target_codes: Any, pair_targets: Any, values: Any, *, n_targets: int, n_raters: int) -> bool:
+    """Whether the complete targets' means are equal but for rounding: then the between-targets
+    mean square is rounding noise and so is pingouin's coefficient (-1e15 when the raters differ,
+    1.0 when they agree, both seen on a rubric part every response scored alike)."""
+    import numpy as np
+
+    complete = np.bincount(pair_targets, minlength=n_targets) == n_raters
+    kept = complete[target_codes]
+    sums = np.bincount(target_codes[kept], weights=values[kept], minlength=n_targets)
+    counts = np.bincount(target_codes[kept], minlength=n_targets)
+    means = sums[counts > 0] / counts[counts > 0]
+    return bool(means.size) and float(np.ptp(means)) < EQUAL_MEANS
 
 
 def _codes(labels: Sequence[Hashable]) -> tuple[Any, int]:

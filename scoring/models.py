@@ -76,12 +76,28 @@ class AssignmentRole(models.TextChoices):
     CALIBRATION = "calibration", _("Calibration")
     TRAINING = "training", _("Training")
     JUDGE = "judge", _("LLM judge")
+    # a rater's submitted response served again under a new blind code (beyond the study):
+    # it measures the rater against themself and never counts anywhere else
+    RETEST = "retest", _("Test-retest probe")
+
+
+# work that is never a study's data: a judge's sheets and a rater's test-retest probes
+_NOT_STUDY_DATA = (AssignmentRole.JUDGE, AssignmentRole.RETEST)
 
 
 class HumanAssignmentManager(models.Manager["Assignment"]):
-    """The default manager leaves out LLM-judge assignments, so no human queue, agreement
-    statistic, final score or export can pick up a judge's work by forgetting a filter.
-    The judging app (and a study that opts in) reads them through ``all_objects``."""
+    """The default manager leaves out LLM-judge assignments and test-retest probes, so no
+    agreement statistic, final score, routing or export can pick them up by forgetting a
+    filter. The judging app (and a study that opts in) reads judges through ``all_objects``;
+    a rater's own pages read their probes through ``rater_work``."""
+
+    def get_queryset(self) -> models.QuerySet[Assignment]:
+        return super().get_queryset().exclude(role__in=_NOT_STUDY_DATA)
+
+
+class RaterWorkManager(models.Manager["Assignment"]):
+    """What a human rater works on: their probes included, judges left out (the queue, the
+    sheet page, its saves). Nothing computed from sheets reads through it."""
 
     def get_queryset(self) -> models.QuerySet[Assignment]:
         return super().get_queryset().exclude(role=AssignmentRole.JUDGE)
@@ -110,9 +126,14 @@ class Assignment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     archived_at = models.DateTimeField(null=True, blank=True)
     archived_reason = models.TextField(blank=True)
+    # a test-retest probe: the rater's earlier assignment whose response it serves again
+    retest_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="retests", editable=False
+    )
 
-    all_objects = models.Manager()  # judges' work included
+    all_objects = models.Manager()  # judges' work and probes included
     objects = HumanAssignmentManager()
+    rater_work = RaterWorkManager()
 
     class Meta:
         default_manager_name = "objects"
@@ -121,8 +142,14 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["rater", "response"],
-                condition=Q(archived_at__isnull=True),
+                condition=Q(archived_at__isnull=True) & ~Q(role="retest"),
                 name="one_active_assignment_per_rater",
+            ),
+            # a probe beside the rater's own assignment of the response; one per response at a time
+            models.UniqueConstraint(
+                fields=["rater", "response"],
+                condition=Q(archived_at__isnull=True, role="retest"),
+                name="one_active_retest_per_rater",
             ),
             models.UniqueConstraint(
                 fields=["response"],
@@ -153,7 +180,14 @@ class SheetSource(models.TextChoices):
 
 
 class HumanSheetManager(models.Manager["ScoreSheet"]):
-    """Sheets of human raters only (see HumanAssignmentManager); ``all_objects`` has all."""
+    """Sheets of the study's data (see HumanAssignmentManager); ``all_objects`` has all."""
+
+    def get_queryset(self) -> models.QuerySet[ScoreSheet]:
+        return super().get_queryset().exclude(assignment__role__in=_NOT_STUDY_DATA)
+
+
+class RaterSheetManager(models.Manager["ScoreSheet"]):
+    """Sheets a human rater works on, probes included (see RaterWorkManager)."""
 
     def get_queryset(self) -> models.QuerySet[ScoreSheet]:
         return super().get_queryset().exclude(assignment__role=AssignmentRole.JUDGE)
@@ -201,8 +235,9 @@ class ScoreSheet(models.Model):
     # since then (or since the sheet was opened)
     active_reported_at = models.DateTimeField(null=True, blank=True)
 
-    all_objects = models.Manager()  # judges' work included
+    all_objects = models.Manager()  # judges' work and probes included
     objects = HumanSheetManager()
+    rater_work = RaterSheetManager()
 
     class Meta:
         default_manager_name = "objects"

@@ -38,6 +38,23 @@ class TrainingSettingsForm(forms.Form):
     required_sheets = forms.IntegerField(label=_("Training sheets required"), min_value=1, max_value=50)
 
 
+class RetestSettingsForm(forms.Form):
+    retest_percent = forms.IntegerField(
+        label=_("Test-retest probes (% of each rater's submitted sheets)"),
+        min_value=0,
+        max_value=50,
+        help_text=_("0: off. Beyond the study: a probe serves a response again to the same rater."),
+    )
+    retest_after_days = forms.IntegerField(label=_("Probe after (days)"), min_value=1, max_value=365)
+    retest_alarm_below = forms.DecimalField(
+        label=_("Drift alarm below intra-rater ICC(3,1)"),
+        max_digits=4,
+        decimal_places=3,
+        min_value=-1,
+        max_value=1,
+    )
+
+
 class OverrideForm(forms.Form):
     rater = IdChoiceField(label=_("Rater"), queryset=get_user_model().objects.none())
     reason = forms.CharField(label=_("Reason"), max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))

@@ -47,6 +47,15 @@ class TrainingSettings(models.Model):
         help_text=_("Empty: the study's agreement threshold."),
     )
     required_sheets = models.PositiveSmallIntegerField(_("training sheets required"), default=1)
+    # test-retest probes (beyond the study): this share of each rater's submitted responses is
+    # served to them again, under a new blind code, once the sheet is this many days old
+    retest_percent = models.PositiveSmallIntegerField(
+        _("test-retest probes (% of submitted sheets)"), default=0
+    )
+    retest_after_days = models.PositiveSmallIntegerField(_("probe after (days)"), default=14)
+    retest_alarm_below = models.DecimalField(
+        _("drift alarm below intra-rater ICC(3,1)"), max_digits=4, decimal_places=3, default=0.5
+    )
 
     class Meta:
         verbose_name = _("training settings")

@@ -17,6 +17,7 @@ urlpatterns = [
     path("manage/training/default/", manage.training_default_add, name="default_add"),
     path("manage/training/settings/", manage.training_settings, name="settings"),
     path("manage/training/override/", manage.training_override, name="override"),
+    path("manage/training/retest/", manage.training_retest, name="retest"),
     path("manage/training/rubric/", manage.training_rubric, name="rubric"),
     path("research/drift/", drift.drift_page, name="drift"),
 ]

@@ -26,6 +26,7 @@ from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_cached_get
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.models import Response, Study
+from training.selectors.retest import retest_report
 
 api = NinjaAPI(
     title="teamllm-web API",
@@ -188,6 +189,14 @@ def agreement(request: HttpRequest, study_id: int) -> dict:
 )
 def facets(request: HttpRequest, study_id: int) -> dict:
     return jsonable(study_facets(study=study_for(request, study_id)))
+
+
+@api.get(
+    "/studies/{study_id}/retest",
+    summary="Beyond the study: test-retest probes per rater, intra-rater ICC(3,1) and drift alarms",
+)
+def retest(request: HttpRequest, study_id: int) -> dict:
+    return jsonable(retest_report(study=study_for(request, study_id)))
 
 
 def _results(study: Study, q: ResultsQuery):

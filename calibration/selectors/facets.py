@@ -7,7 +7,7 @@ D-study planning table, the reliability of each rubric dimension and step
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from statistics import fmean
 from typing import Any
 
@@ -36,7 +36,7 @@ def _rater_labels(ids: set[int]) -> dict[Hashable, str]:
     return labels
 
 
-def _compute(study: Study) -> dict[str, Any]:
+def _compute(study: Study, *, severity_only: bool = False) -> dict[str, Any]:
     rubric = load_rubric(study.rubric_version)
     keys = [d.key for d in rubric.dimensions]
     g_rows, s_rows, part_rows = [], [], []
@@ -61,13 +61,25 @@ def _compute(study: Study) -> dict[str, Any]:
                 (state.response_id, slot, key, value) for key, value in zip(keys, vector, strict=True)
             ]
             scenarios_per_system.setdefault(system, set()).add(state.scenario_id)
+    severity = rater_severity(s_rows)
+    labels = _rater_labels({rater for *_, rater, _score in g_rows})
+    severity_part = {
+        "reason": severity.reason,
+        "raters": [
+            {"rater": labels.get(e.rater, str(e.rater)), "effect": e.effect, "se": e.se, "scores": e.scores,
+             "biased_dimensions": sorted(str(b.dimension) for b in severity.biases if b.rater == e.rater and b.flagged)}
+            for e in sorted(severity.raters, key=lambda e: e.effect)
+        ],
+        # by research ID, on the normalised scale (what the average rater would have given)
+        "fair_scores": {research_ids[k]: v for k, v in severity.fair_scores.items() if k in research_ids},
+    }  # fmt: skip
+    if severity_only:
+        return {"severity": severity_part}
     g = g_study(g_rows)
     dimensions = {d.key: d for d in rubric.dimensions}
     parts = parts_reliability(
         part_rows, steps={d.key: d.step for d in rubric.dimensions}, form=study.headline_icc
     )
-    severity = rater_severity(s_rows)
-    labels = _rater_labels({rater for *_, rater, _score in g_rows})
     scenarios = round(fmean(len(s) for s in scenarios_per_system.values())) if scenarios_per_system else 0
     current = d_study(g, scenarios=max(1, scenarios), raters=2)
     return {
@@ -98,35 +110,35 @@ def _compute(study: Study) -> dict[str, Any]:
              "alpha_reason": p.alpha.reason}
             for p in parts
         ],
-        "severity": {
-            "reason": severity.reason,
-            "raters": [
-                {"rater": labels.get(e.rater, str(e.rater)), "effect": e.effect, "se": e.se, "scores": e.scores,
-                 "biased_dimensions": sorted(str(b.dimension) for b in severity.biases if b.rater == e.rater and b.flagged)}
-                for e in sorted(severity.raters, key=lambda e: e.effect)
-            ],
-            # by research ID, on the normalised scale (what the average rater would have given)
-            "fair_scores": {research_ids[k]: v for k, v in severity.fair_scores.items() if k in research_ids},
-        },
+        "severity": severity_part,
     }  # fmt: skip
 
 
 def study_facets(*, study: Study) -> dict[str, Any]:
-    """The G-study, the D-study plan and the raters' severity of ``study``, computed once per
-    state of its submitted sheets (a submit or a reopen changes the key; a draft's autosave does not).
-    The G-study takes about a second at 6,000 responses (``bench/README.md``)."""
+    """The G-study, the D-study plan, the reliability by rubric part and the raters' severity of
+    ``study``, computed once per state of its submitted sheets (a submit or a reopen changes the
+    key; a draft's autosave does not). About 2 s at 600 responses, 8 s at 6,000 (``bench/README.md``)."""
+    return _cached(study, "facets", lambda: _compute(study))
+
+
+def study_severity(*, study: Study) -> dict[str, Any]:
+    """The raters' severity and the fair scores alone (Table 4's column): a tenth of the cost."""
+    return _cached(study, "severity", lambda: _compute(study, severity_only=True))["severity"]
+
+
+def _cached(study: Study, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     # submitted sheets only: a rater's autosave of a draft changes nothing computed here
     state = ScoreSheet.objects.filter(
         assignment__response__study=study, status=SheetStatus.SUBMITTED
     ).aggregate(n=Count("pk"), last=Max("updated_at"))
-    key = f"facets:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
+    key = f"{name}:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
     try:
         cached = cache.get(key)
     except Exception:  # noqa: BLE001 - the cache is Redis, which may be away: compute instead
         cached = None
     if cached is not None:
         return cached
-    result = _compute(study)
+    result = compute()
     with contextlib.suppress(Exception):  # a cache outage only costs the next call a computation
         cache.set(key, result, CACHE_SECONDS)
     return result

@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.utils.translation import get_language
 
 from calibration.selectors.agreement import consistency_table
-from calibration.selectors.facets import study_facets
+from calibration.selectors.facets import study_severity
 from research.cost import cost_by_condition
 from research.diversity import DIVERSITY_STEPS, diversity_means
 from research.results import Results, overall_fair_add, results_compute
@@ -59,7 +59,7 @@ def results_get(
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
         results.response_diversity = values
-    overall_fair_add(results.overall, study_facets(study=study)["severity"]["fair_scores"])
+    overall_fair_add(results.overall, study_severity(study=study)["fair_scores"])
     results.run_costs = run_costs_get(study=study, conditions=conditions, models=models)
     results.cost = cost_by_condition(results.run_costs)
     return results

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Avg, Count, Exists, F, OuterRef, Q
+from django.db.models import Avg, BooleanField, Case, Count, Exists, F, OuterRef, Q, Value, When
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
@@ -117,7 +117,7 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
     blind-safe fields: blind code, scenario theme (in the rater's UI language
     when the study has that version) and sheet status."""
     rows = (
-        Assignment.objects.filter(rater=user, archived_at__isnull=True)
+        Assignment.rater_work.filter(rater=user, archived_at__isnull=True)
         .annotate(reopened=Exists(SheetEvent.objects.filter(sheet=OuterRef("sheet"), kind=EventKind.REOPEN)))
         .exclude(role=AssignmentRole.TRAINING)  # training has its own page
         .exclude(response__held=True)  # the review gate: never shown before its release
@@ -143,7 +143,8 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
             {
                 "blind_code": code,
                 "theme": theme_zh if chinese and theme_zh else theme,
-                "role": role,
+                # a test-retest probe looks like any new response: its role is never shown
+                "role": AssignmentRole.PRIMARY.value if role == AssignmentRole.RETEST else role,
                 "status": status,
                 "overall": overall if status != "not_started" else None,
             }
@@ -178,10 +179,15 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
     """The rater's own active assignment for a blind code; Http404 for anything else
     (someone else's response, an archived assignment, an unknown code). Live and
     training assignments are kept apart: ``training`` picks which."""
-    # whether the rater flagged this response, in the same query (the page then lists the flags)
-    flagged = Exists(ResponseFlag.objects.filter(response=OuterRef("response"), rater=user))
+    # whether the rater flagged this response, in the same query (the page then lists the flags);
+    # never on a test-retest probe, which would then show the rater their earlier flag
+    flagged = Case(
+        When(role=AssignmentRole.RETEST, then=Value(False)),
+        default=Exists(ResponseFlag.objects.filter(response=OuterRef("response"), rater=user)),
+        output_field=BooleanField(),
+    )
     return get_object_or_404(
-        Assignment.objects.select_related("response__scenario", "response__study", "sheet").annotate(
+        Assignment.rater_work.select_related("response__scenario", "response__study", "sheet").annotate(
             flagged_by_rater=flagged
         ),
         Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),

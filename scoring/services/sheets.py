@@ -160,13 +160,13 @@ def rater_sheet_apply_changes(
 
 
 def _rater_sheet_locked(*, rater_id: int, blind_code: str, sheet_id: int) -> ScoreSheet | None:
-    """Sheet ``sheet_id`` when it is the rater's opened live (or calibration) sheet of the
-    blind code, locked until the caller's transaction ends; None otherwise (the default
-    manager also leaves out judges' sheets). The filters name the sheet by its key and
+    """Sheet ``sheet_id`` when it is the rater's opened live (calibration, probe) sheet of the
+    blind code, locked until the caller's transaction ends; None otherwise (the manager
+    leaves out judges' sheets). The filters name the sheet by its key and
     the assignment's fields by value: the cheapest query for the ORM to build, on the
     path every autosave takes."""
     found = list(
-        ScoreSheet.objects.select_for_update(of=("self",)).filter(
+        ScoreSheet.rater_work.select_for_update(of=("self",)).filter(
             pk=sheet_id,
             assignment__rater_id=rater_id,
             assignment__blind_code=blind_code,
@@ -178,7 +178,7 @@ def _rater_sheet_locked(*, rater_id: int, blind_code: str, sheet_id: int) -> Sco
 
 
 # the assignments whose sheets a rater's autosave reaches by blind code (not training, not judges')
-_LIVE = (AssignmentRole.PRIMARY.value, AssignmentRole.CALIBRATION.value)
+_LIVE = (AssignmentRole.PRIMARY.value, AssignmentRole.CALIBRATION.value, AssignmentRole.RETEST.value)
 
 
 def _apply_locked(

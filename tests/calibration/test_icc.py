@@ -198,15 +198,18 @@ def test_equals_pingouin_on_the_raw_long_table_float_for_float():
 
 
 def test_responses_with_equal_means_give_no_coefficient_not_rounding_noise():
-    """Every response's mean is the same (here 0.5, reached through sums that round differently)
-    while the raters differ: the between-responses mean square is 0 but for rounding, and
-    pingouin's 1 - MS_e / MS_b came out near -1e15 on the dashboard. No coefficient, a reason."""
+    """Every response's mean is the same (reached through sums that round differently): the
+    between-responses mean square is 0 but for rounding, and pingouin's coefficient is noise:
+    -1e15 when the raters differ, 1.0 when they agree (both seen on the dashboard's rubric parts).
+    No coefficient, no interval, a reason."""
     thirds = [0.1, 0.2, 0.7 / 3, 0.3]
-    rows = []
+    differing = []
     for target in range(5):
         low = thirds[target % len(thirds)]
-        rows += [(target, "a", low), (target, "b", 1 - low)]  # each response's mean: 0.5
-    result = icc(rows)
-    assert result.reason == "no variance" and result.forms == {}
-    # the perfect agreement just beside it still has its coefficient of 1
+        differing += [(target, "a", low), (target, "b", 1 - low)]  # each response's mean: 0.5
+    agreeing = [(t, r, v) for t, v in enumerate([0.1 + 0.2, 0.3, 0.3, 0.1 + 0.2, 0.3]) for r in "ab"]
+    for rows in (differing, agreeing):
+        result = icc(rows)
+        assert result.reason == "no variance" and result.forms == {}
+    # perfect agreement on responses that differ keeps its coefficient of 1
     assert icc([(t, r, t / 10) for t in range(5) for r in "ab"]).form("ICC3k").icc == pytest.approx(1)

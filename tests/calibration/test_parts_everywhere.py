@@ -43,9 +43,14 @@ def _icc(table, form):
     names = {"ICC1": "ICC(1,1)", "ICC2": "ICC(A,1)", "ICC3": "ICC(C,1)", "ICC1k": "ICC(1,k)",
              "ICC2k": "ICC(A,k)", "ICC3k": "ICC(C,k)"}  # fmt: skip
     table = table.set_index("Type")
-    row = table.loc[names[form] if names[form] in table.index else form]
-    # responses whose means are equal but for rounding (F ~ 0): pingouin's value is noise, no coefficient
-    return None if row["F"] < 1e-9 or pd.isna(row["ICC"]) else row["ICC"]
+    value = table.loc[names[form] if names[form] in table.index else form, "ICC"]
+    return None if pd.isna(value) else value
+
+
+def _equal_means(frame):
+    """Every response's mean the same but for rounding: pingouin's coefficient is noise there."""
+    means = frame.groupby("response")["value"].mean()
+    return means.max() - means.min() < 1e-9
 
 
 def _package_alpha(matrix, level):
@@ -60,7 +65,7 @@ def _independent(frame, form):
     expected = {}
     for key, one in frame.groupby("dimension", sort=False):
         table = pingouin.intraclass_corr(data=one, targets="response", raters="slot", ratings="value")
-        icc = _icc(table, form)
+        icc = None if _equal_means(one) else _icc(table, form)
         matrix = one.pivot(index="slot", columns="response", values="value").to_numpy()
         expected[key] = (icc, _package_alpha(matrix, "ordinal"))
     for step, one in frame.groupby("step"):
@@ -68,7 +73,7 @@ def _independent(frame, form):
         table = pingouin.intraclass_corr(data=means, targets="response", raters="slot", ratings="value")
         matrix = means.pivot(index="slot", columns="response", values="value").to_numpy()
         expected[f"Step {step}"] = (
-            _icc(table, form),
+            None if _equal_means(means) else _icc(table, form),
             _package_alpha(matrix, "interval"),
         )
     return expected

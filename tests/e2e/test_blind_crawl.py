@@ -70,7 +70,11 @@ def blind_world(demo):
             [*reference_changes(3), *SHEET_TEXTS, ("texts.kvp", JUDGE_SECRET), ("comments.2", JUDGE_SECRET)]
         )
         judge_sheet_store(judge=judge, response=response, values=values, note=f"LLM judge {JUDGE_NAME}")
-    return {"own": [a05, b05, d05], "other_only": [e07], "judge": judge}
+    # a test-retest probe of rater1's own A05_FS10, served again under a new code (beyond the study)
+    first = Assignment.objects.get(rater=users["rater1"], response=a05)
+    probe = Assignment.all_objects.create(rater=users["rater1"], response=a05, group=first.group,
+                                          role="retest", retest_of=first)  # fmt: skip
+    return {"own": [a05, b05, d05], "other_only": [e07], "judge": judge, "probe": probe, "first": first}
 
 
 def codes_not_mine(me: str) -> list[str]:
@@ -99,6 +103,7 @@ def forbidden_patterns(me: str = "rater1"):
     patterns += [r"TeamLLM", r"(?i)belbin", r"(?i)\bablation\b", r"(?i)kimi", r"(?i)research[ _]id"]
     patterns.append(r"(?i)" + REDACTED_ROLE)  # the redacted text's role, in none of its versions
     patterns += [r"rater2", r"\bH02\b", re.escape(SECRET_COMMENT), re.escape(SECRET_KVP)]
+    patterns += [r"(?i)\bre-?test", r"(?i)\bprobe"]  # a test-retest probe is never named as one
     # the LLM judge: its name, user, rater ID and sheet never reach a human rater
     patterns += [
         re.escape(JUDGE_NAME),
@@ -166,6 +171,11 @@ def test_rater_crawl_reaches_nothing_identifying(client, blind_world):
     for response in blind_world["own"]:
         assert f"/scoring/{code_for('rater1', response)}/" in urls  # the crawl did reach the sheets
     assert any("[已隐去], I frame it." in text for text in crawl.texts)  # and the redacted text
+    # the probe is in the queue as any response; its page names neither its first code nor the role
+    probe, first = blind_world["probe"], blind_world["first"]
+    assert f"/scoring/{probe.blind_code}/" in urls
+    page = client.get(f"/scoring/{probe.blind_code}/").content.decode()
+    assert first.blind_code not in page and probe.blind_code in page
     assert any(u.startswith("/static/js/") for u in urls)
     assert any(
         u.startswith("/scoring/workbooks/") for u in crawl.downloads

@@ -39,7 +39,8 @@ def test_a_figure_is_drawn_once_per_data_version(client):
     final.save()  # what calibration does when a score changes
     assert research_data_version(study=study) != version
     redrawn, queries = _get(client, study)
-    # the scores were read again and the figure redrawn: as many queries as the first draw,
-    # less the user's roles, which the first request left in the cache
-    assert queries > served and queries >= drawn - 1
+    # the scores were read again and the figure redrawn: as many queries as the first draw, less
+    # what the first request left in the cache (the user's roles; the raters' severity behind
+    # Table 4's fair scores, which follows the submitted sheets, not the final scores)
+    assert queries > served and queries >= drawn - 5
     assert redrawn != first  # and it shows the new score

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
+
 from calibration.models import FinalScore, ResponseAgreement
 from scoring.models import AssignmentRole, ScoreSheet, SheetSource, SheetStatus
 from studies.models import ResponseStatus, Study
 from studies.rubric import load_rubric
 from training.drift import DEFAULT_WINDOW, Submission, rater_drift
+
+
+def live_primary_sheets(*, study: Study) -> QuerySet[ScoreSheet]:
+    """A study's submitted live primary sheets: not training copies, not withdrawn responses (what
+    drift follows and what test-retest probes come back from)."""
+    return ScoreSheet.objects.filter(
+        status=SheetStatus.SUBMITTED,
+        assignment__role=AssignmentRole.PRIMARY,
+        assignment__archived_at__isnull=True,
+        assignment__response__study=study,
+        assignment__response__training__isnull=True,
+    ).exclude(assignment__response__status=ResponseStatus.WITHDRAWN)
 
 
 def study_drift(*, study: Study, window: int = DEFAULT_WINDOW) -> dict:
@@ -15,14 +29,7 @@ def study_drift(*, study: Study, window: int = DEFAULT_WINDOW) -> dict:
     keys = rubric.dimension_keys
     threshold = float(study.agreement_threshold)
     rows = list(
-        ScoreSheet.objects.filter(
-            status=SheetStatus.SUBMITTED,
-            assignment__role=AssignmentRole.PRIMARY,
-            assignment__archived_at__isnull=True,
-            assignment__response__study=study,
-            assignment__response__training__isnull=True,
-        )
-        .exclude(assignment__response__status=ResponseStatus.WITHDRAWN)
+        live_primary_sheets(study=study)
         .order_by("submitted_at", "pk")
         .values_list(
             "assignment__rater_id",

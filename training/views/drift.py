@@ -11,6 +11,7 @@ from studies.chosen import study_chosen
 from studies.models import Study
 from training.drift import DEFAULT_WINDOW
 from training.selectors.drift import study_drift
+from training.selectors.retest import retest_report
 
 _W, _H = 240, 48  # sparkline size (px)
 
@@ -51,5 +52,5 @@ def drift_page(request: HttpRequest) -> HttpResponse:
                 )
                 for d in data["rubric"].dimensions
             ]
-        context.update(data)
+        context.update(data, retest=retest_report(study=study))
     return render(request, "training/drift.html", context)

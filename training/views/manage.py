@@ -15,7 +15,13 @@ from core.accounts.roles import admin_required
 from studies.models import Study
 from studies.rubric import load_rubric
 from studies.rubric.loader import rubric_data
-from training.forms import GoldResponseForm, OverrideForm, RubricTextsForm, TrainingSettingsForm
+from training.forms import (
+    GoldResponseForm,
+    OverrideForm,
+    RetestSettingsForm,
+    RubricTextsForm,
+    TrainingSettingsForm,
+)
 from training.selectors.rubric import study_rubric_revisions
 from training.selectors.training import training_admin_overview
 from training.services.qualification import (
@@ -23,6 +29,7 @@ from training.services.qualification import (
     qualification_override_revoke,
     training_settings_update,
 )
+from training.services.retest import retest_settings_update
 from training.services.rubric import rubric_revise
 from training.services.training_set import TrainingError, training_response_add, training_set_add_default
 
@@ -54,6 +61,13 @@ def training_manage(request: HttpRequest) -> HttpResponse:
                 }
             ),
             override_form=OverrideForm(),
+            retest_form=RetestSettingsForm(
+                initial={
+                    "retest_percent": overview["settings"].retest_percent,
+                    "retest_after_days": overview["settings"].retest_after_days,
+                    "retest_alarm_below": overview["settings"].retest_alarm_below,
+                }
+            ),
         )
     return render(request, "training/manage.html", context)
 
@@ -127,6 +141,22 @@ def training_settings(request: HttpRequest) -> HttpResponse:
         return _("Training settings saved; every trainee's qualification was recomputed.")
 
     return _post(request, TrainingSettingsForm, save)
+
+
+@require_POST
+@admin_required
+def training_retest(request: HttpRequest) -> HttpResponse:
+    def save(study: Study, form: RetestSettingsForm) -> str:
+        retest_settings_update(
+            study=study,
+            percent=form.cleaned_data["retest_percent"],
+            after_days=form.cleaned_data["retest_after_days"],
+            alarm_below=form.cleaned_data["retest_alarm_below"],
+            actor=request.user,
+        )
+        return _("Test-retest probes saved; the workers serve those due within the hour.")
+
+    return _post(request, RetestSettingsForm, save)
 
 
 @require_POST
