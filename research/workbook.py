@@ -33,11 +33,13 @@ from research.workbook_beyond import (
     ALPHA_TITLE,
     FACETS_TITLE,
     PARTS_TITLE,
+    RETEST_TITLE,
     BeyondRow,
     alpha_rows,
     facets_rows,
     parts_chart,
     parts_rows,
+    retest_rows,
 )
 from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
 from scoring.workbooks.cells import clean_text, looks_like_formula
@@ -398,6 +400,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
         partial(_beyond, book, ALPHA_TITLE, partial(alpha_rows, study=results.study)),
         partial(_parts, book, results.study),
         partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
+        partial(_beyond, book, RETEST_TITLE, partial(retest_rows, study=results.study)),
         partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
                 [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),

@@ -9,10 +9,12 @@ from typing import Any
 from calibration.selectors.agreement import agreement_groups
 from calibration.selectors.facets import study_facets
 from research.sources import ALPHA_NOTE
+from training.selectors.retest import retest_report
 
 ALPHA_TITLE = "Alpha (beyond the study)"
 FACETS_TITLE = "Raters and design (beyond)"
 PARTS_TITLE = "Reliability by part (beyond)"
+RETEST_TITLE = "Test-retest (beyond)"
 PARTS_HEADER = ["Part", "Kind", "Step", "Dimension", "ICC form", "ICC", "ICC 95% CI low", "ICC 95% CI high",
                 "Krippendorff's alpha", "Alpha level", "Alpha 95% CI low", "Alpha 95% CI high", "n",
                 "Why undefined"]  # fmt: skip
@@ -102,4 +104,24 @@ def facets_rows(*, study: Any) -> list[BeyondRow]:
         rows.append(([severity["reason"]], False))
     rows += [([], False), (["Research ID", "Fair score (normalized mean, rater effects removed)"], True)]
     rows += [([rid, _round(fair)], False) for rid, fair in sorted(severity["fair_scores"].items())]
+    return rows
+
+
+def retest_rows(*, study: Any) -> list[BeyondRow]:
+    """Each rater's test-retest probes (``training.selectors.retest``): the study's setting, then a row
+    per rater with probes (alarms first)."""
+    report = retest_report(study=study)
+    settings = report["settings"]
+    rows: list[BeyondRow] = [
+        ([f"Test-retest probes: {settings['percent']}% of each rater's submitted responses served again after "
+          f"{settings['after_days']} days; alarm below intra-rater ICC(3,1) {settings['alarm_below']:.2f} "
+          "over at least 3 scored probes. Probes count in nothing else."], False),
+        (["Rater", "Probes", "Scored", "ICC(3,1)", "95% CI low", "95% CI high", "Mean PCC (first vs probe)",
+          "Mean overall change (probe - first)", "Alarm", "Why undefined"], True),
+    ]  # fmt: skip
+    rows += [
+        ([r["rater"], r["served"], r["scored"], _round(r["icc"]), _round(r["icc_low"]), _round(r["icc_high"]),
+          _round(r["mean_pcc"]), _round(r["mean_change"]), "yes" if r["alarm"] else "", r["reason"]], False)
+        for r in report["raters"]
+    ]  # fmt: skip
     return rows

@@ -15,6 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
+from openpyxl import load_workbook
 
 from api.services.tokens import token_create
 from calibration.models import FinalScore, ResponseAgreement
@@ -23,6 +24,7 @@ from calibration.selectors.agreement_state import sheet_vector
 from calibration.services.calibration import study_agreement_recompute
 from core.accounts.roles import ADMIN, RESEARCHER
 from research.selectors.research import results_get
+from research.workbook import results_workbook_write
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from scoring.services.flags import response_flag_create
 from studies.models import AuditEvent
@@ -145,7 +147,7 @@ def _pingouin_icc31(rater):
     return table.set_index("Type").loc["ICC(C,1)" if "ICC(C,1)" in set(table["Type"]) else "ICC3", "ICC"]
 
 
-def test_a_rater_who_rescores_differently_raises_the_alarm_in_every_place(probed, capsys):
+def test_a_rater_who_rescores_differently_raises_the_alarm_in_every_place(probed, capsys, tmp_path):
     group, _responses = probed
     retest_probes_serve(study_id=group.study_id)
     # rater A scores each probe as before; rater B as if the responses ranked the other way round
@@ -171,6 +173,12 @@ def test_a_rater_who_rescores_differently_raises_the_alarm_in_every_place(probed
     call_command("retest", "--study", group.study.name)
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(group.rater_b.username))
     assert f"{drifting['icc']:.3f}" in line and line.endswith("ALARM")
+
+    book = tmp_path / "results.xlsx"
+    results_workbook_write(results_get(study=group.study), book)
+    sheet = load_workbook(book, read_only=True)["Test-retest (beyond)"]
+    row = next(r for r in sheet.iter_rows(values_only=True) if r[0] == group.rater_b.username)
+    assert row[3] == pytest.approx(drifting["icc"], abs=5e-5) and row[8] == "yes"
 
     token = token_create(user=researcher, name="t", scope="read", days=1)
     api = (
