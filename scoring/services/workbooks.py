@@ -91,7 +91,8 @@ def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[As
     """The not-yet-submitted active assignments of the groups, per (rater, group), in each
     rater's own order (one query)."""
     rows = (
-        Assignment.objects.filter(group_id__in=group_ids, archived_at__isnull=True)
+        # a rater's probes too (``rater_work``): offline, as on the web, they are work like any other
+        Assignment.rater_work.filter(group_id__in=group_ids, archived_at__isnull=True)
         .select_related("response", "sheet")
         .order_by("order_key", "id")
     )
@@ -283,7 +284,7 @@ def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
         return _refused(_("This workbook was not exported for your account; upload your own workbook."))
     assignments = {
         a.blind_code: a
-        for a in Assignment.objects.filter(
+        for a in Assignment.rater_work.filter(
             rater=owner,
             blind_code__in=meta.blind_codes,
             archived_at__isnull=True,
@@ -347,7 +348,7 @@ def _store(
 ) -> None:
     locked = {
         s.assignment_id: s
-        for s in ScoreSheet.objects.select_for_update().filter(
+        for s in ScoreSheet.rater_work.select_for_update().filter(
             assignment_id__in=[a.pk for a in assignments.values()]
         )
     }

@@ -50,7 +50,7 @@ def _group_rank(group_id: int) -> str:
 
 def workbook_units_get(*, rater=None, study=None) -> list[WorkbookUnit]:
     """Every (rater, scoring group) with active assignments, with its workbook's file name."""
-    rows = Assignment.objects.filter(archived_at__isnull=True, group__isnull=False)
+    rows = Assignment.rater_work.filter(archived_at__isnull=True, group__isnull=False)  # probes too
     if rater is not None:
         rows = rows.filter(rater=rater)
     if study is not None:

@@ -198,3 +198,30 @@ def test_two_groups_of_one_scenario_get_distinct_file_names(setup):
     )
     names = {workbook_export(rater=setup["r1"], group=g)[0] for g in (setup["group"], group_b)}
     assert names == {"H01_FS10.xlsx", "H01_FS10_2.xlsx"}
+
+
+def test_a_test_retest_probe_travels_offline_as_any_response(setup):
+    """A probe (issue 38) is in the rater's offline workbook under its own code, like new work, and
+    its upload stores the probe's sheet, never the first one's."""
+    from scoring.models import Assignment
+
+    first_sheet = sheet_open(
+        assignment=setup["r1"].assignments.get(response=setup["first"]), actor=setup["r1"]
+    )
+    saved = sheet_apply_changes(sheet_id=first_sheet.pk, actor=setup["r1"], changes=setup["changes"],
+                                expected_version=0)  # fmt: skip
+    sheet_submit(sheet_id=first_sheet.pk, actor=setup["r1"], expected_version=saved.version)
+    original = Assignment.objects.get(rater=setup["r1"], response=setup["first"])
+    probe = Assignment.all_objects.create(rater=setup["r1"], response=setup["first"], group=setup["group"],
+                                          role="retest", retest_of=original)  # fmt: skip
+    name, data = workbook_export(rater=setup["r1"], group=setup["group"])
+    workbook = open_workbook(data)
+    assert probe.blind_code in workbook.sheetnames and original.blind_code not in workbook.sheetnames
+    filled = fill_workbook(
+        data, {code: setup["changes"] for code in (probe.blind_code, code_for("rater1", setup["second"]))}
+    )
+    result = workbook_import(data=filled, actor=setup["r1"], rater=setup["r1"])
+    assert result.ok and probe.blind_code in result.stored, [str(p) for p in result.problems]
+    stored = ScoreSheet.all_objects.get(assignment=probe)
+    assert stored.status == "submitted" and stored.source == "workbook"
+    assert ScoreSheet.objects.get(pk=first_sheet.pk).source == "web"  # the first sheet is untouched
