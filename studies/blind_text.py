@@ -34,8 +34,10 @@ left alone. The text is read as a reader sees it (``core.text_forms.reader_form`
 letters, accents, invisible characters and letters set apart undone), and once more with digits
 inside words read as letters ("G3mini").
 
-Cost: a term's patterns run only in windows around the places where its longest word stands
-among the text's letters and digits; a text without it costs one substring search per term.
+Cost: the terms are looked for together, one pattern per context with every term of a kind as
+an alternative, and only in windows around the places where one of their longest words stands
+among the text's letters and digits: a text costs its length times the number of contexts, however
+large the catalogue (bench/bench_blind_text.py).
 """
 
 from __future__ import annotations
@@ -282,31 +284,64 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
 
 Windows = list[tuple[int, int]]
 
+# How each term is looked for: the terms of one recipe are looked for together, each context's
+# pattern run once with all their names as alternatives (longest first), so that the cost of a text
+# grows with the number of contexts and not with the size of the catalogue (hostile pass 9: a text
+# made of the catalogue's own terms cost 18-30 s a megabyte when each term ran its own patterns).
+_RESEARCH_IDS = "research_ids"  # a scenario's research IDs, anywhere
+_MAKERS = "makers"  # a maker, where a text says who made it
+_ANYWHERE = "anywhere"  # a distinctive name, a model's, a long strategy's, a word: anywhere
+_SELF_NAMED = "self_named"  # a plain role or member: where a text names itself or a teammate by it
+_TAGGED = "tagged"  # a plain condition or strategy: as a speaker label or a tag
+_CAPITALS = "capitals"  # a plain term of several words with a capital after its first: so written
+_MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
+# a recipe's contexts, given the alternation of its names ("name") and of the same names written
+# with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
+_CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
+    _RESEARCH_IDS: lambda name, cased: (name,),
+    _MAKERS: lambda name, cased: _made_by(name),
+    _ANYWHERE: lambda name, cased: (name,),
+    _SELF_NAMED: lambda name, cased: _self_naming(name, cased),
+    _TAGGED: lambda name, cased: _tags(name),
+    _CAPITALS: lambda name, cased: (cased,),
+    _MID_SENTENCE: lambda name, cased: (_named_mid_sentence(cased),),
+}
 
-def _spans(pattern: str, flags: int, text: str, windows: Windows) -> list[tuple[int, int]]:
-    """The "name" group of each match of ``pattern`` inside ``windows`` of ``text`` (a match sees
-    the whole text around it: a lookbehind reads before its window, "^" is a real line start)."""
-    compiled = _compiled(pattern, flags)
-    return [m.span("name") for lo, hi in windows for m in compiled.finditer(text, lo, hi)]
+
+@dataclass(frozen=True)
+class _Alternative:
+    """One term as an alternative of its recipes' patterns: the boundaries its name needs on either
+    side, its name's pattern (``{group}`` marks where the term's capturing group's name goes) and
+    the same written with the catalogue's capitals, for the recipes that keep case."""
+
+    term: BlindTerm
+    before: str
+    name: str
+    cased: str
+    after: str
 
 
-def _term_spans(text: str, term: BlindTerm, windows: Windows) -> list[tuple[int, int]]:
+def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None:
+    """How ``term`` is looked for (its recipes), or None when it is too short to look for."""
     written = term.text.strip()
-    if not windows:  # the term's word is nowhere in the text: nothing compiled, nothing run
-        return []
     if len(written) < (MIN_TERM_LENGTH if written.isascii() else 2):
-        return []
+        return None
+    if term.kind == RESEARCH_ID:
+        name = rf"(?P<{{group}}>[A-Z]{{{{1,2}}}}[0-9]{{{{2}}}}_{re.escape(written)})"
+        return _Alternative(term, r"(?<![^\W_])", name, name, r"(?![^\W_])"), (_RESEARCH_IDS,)
     # Chinese puts no space between words: no boundary on a side where the term has a Chinese letter
     before = _BEFORE if written[0].isascii() else ""
     after = _AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
-    if term.kind == RESEARCH_ID:
-        research_id = rf"(?<![^\W_])(?P<name>[A-Z]{{1,2}}[0-9]{{2}}_{re.escape(written)})(?![^\W_])"
-        return _spans(research_id, re.I, text, windows)
-    name = rf"{before}(?P<name>{_term_pattern(written)}){after}"
+    core = _term_pattern(written).replace("{", "{{").replace("}", "}}")
+    name = rf"(?P<{{group}}>{core})"
+    # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
+    # writes a role's word in lower case ("as a plant")
+    cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
+    found = _Alternative(term, before, name, cased, after)
     if term.kind == MAKER:
-        return [span for context in _made_by(name) for span in _spans(context, re.I, text, windows)]
+        return found, (_MAKERS,)
     several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
     # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only
     # where a text names itself by it, as a plain English role; with a letter or a digit
@@ -325,19 +360,73 @@ def _term_spans(text: str, term: BlindTerm, windows: Windows) -> list[tuple[int,
         or (term_is_distinctive(term.text) and not chinese_role)
         or (term.kind in (STRATEGY, CONDITION) and several_words)
     ):
-        return _spans(name, re.I, text, windows)
-    spans = []
+        return found, (_ANYWHERE,)
+    recipes = [_SELF_NAMED if term.kind in (ROLE, PROFILE) else _TAGGED]
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
-        spans += _spans(name, 0, text, windows)
-    # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
-    # writes a role's word in lower case ("as a plant")
-    cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
-    contexts = list(_self_naming(name, cased) if term.kind in (ROLE, PROFILE) else _tags(name))
+        recipes.append(_CAPITALS)
     if term.kind in (ROLE, PROFILE) and written[0].isupper():
-        contexts.append(_named_mid_sentence(cased))
-    for context in contexts:
-        spans += _spans(context, re.I, text, windows)
-    return spans
+        recipes.append(_MID_SENTENCE)
+    return found, tuple(recipes)
+
+
+@functools.lru_cache(maxsize=256)
+def _recipe_patterns(recipe: str, alternatives: tuple[_Alternative, ...]) -> tuple[re.Pattern[str], ...]:
+    """The compiled patterns of ``recipe`` for ``alternatives`` (longest first: "Debater A" wins
+    over "Debater" where both would match); the capturing group ``t<i>`` names the i-th."""
+    # the alternatives that need the same boundaries share them (the boundaries' Unicode classes,
+    # once per term, made a catalogue's patterns take seconds to compile)
+    shared: dict[tuple[str, str], list[int]] = {}
+    for i, alternative in enumerate(alternatives):
+        shared.setdefault((alternative.before, alternative.after), []).append(i)
+
+    def alternation(field: str) -> str:
+        return "|".join(
+            before
+            + "(?:"
+            + "|".join(getattr(alternatives[i], field).format(group=f"t{i}") for i in kept)
+            + ")"
+            + after
+            for (before, after), kept in shared.items()
+        )
+
+    name, cased = alternation("name"), alternation("cased")
+    flags = 0 if recipe == _CAPITALS else re.I
+    # a look at the next character first: where no name can start, no alternative is tried
+    first = f"(?=[{_first_characters(alternatives)}])"
+    contexts = _CONTEXTS[recipe](f"{first}(?:{name})", f"{first}(?:{cased})")
+    return tuple(re.compile(context, flags) for context in contexts)
+
+
+def _first_characters(alternatives: tuple[_Alternative, ...]) -> str:
+    """A character class (its inside) of every character a name of ``alternatives`` may start with."""
+    chars: set[str] = set()
+    for alternative in alternatives:
+        written = alternative.term.text.strip()
+        first = re.match(r"\d+", written)
+        if first and int(first[0]) <= 10:  # "#1", "No. 1", "number one", "first"
+            number = int(first[0])
+            chars |= {"#", "N", "n", *first[0][0], _NUMBER_WORDS[number][0], _ORDINALS[number][:1]}
+        elif alternative.term.kind == RESEARCH_ID:
+            chars |= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        else:
+            letter = reader_form(written)[0][:1]
+            chars |= {letter.lower(), letter.upper()}
+    return "".join(re.escape(c) for c in sorted(chars) if c)
+
+
+def _recipe_spans(
+    text: str, recipe: str, alternatives: tuple[_Alternative, ...], windows: Windows
+) -> list[tuple[int, int, BlindTerm]]:
+    """Each name the recipe's contexts find inside ``windows`` of ``text`` (a match sees the whole
+    text around it: a lookbehind reads before its window, "^" is a real line start)."""
+    found = []
+    for pattern in _recipe_patterns(recipe, alternatives):
+        for lo, hi in windows:
+            for match in pattern.finditer(text, lo, hi):
+                group = match.lastgroup  # the contexts have no capturing group but the terms'
+                if group is not None:
+                    found.append((*match.span(group), alternatives[int(group[1:])].term))
+    return found
 
 
 # A term's patterns run only near where its longest word stands in the text's letters and digits
@@ -396,31 +485,111 @@ def _windows(compact: str, places: list[int], key: str, size: int) -> Windows:
     return windows
 
 
+@functools.lru_cache(maxsize=64)
+def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Alternative, ...]]:
+    """The terms of each recipe, longest first (``reread``: for the digits-for-letters reading,
+    where a name with digits is read as written and left out)."""
+    plan: dict[str, list[_Alternative]] = {}
+    for term in terms:
+        if reread and any(c.isdigit() for c in term.text):
+            continue
+        if (found := _alternative(term)) is not None:
+            for recipe in found[1]:
+                plan.setdefault(recipe, []).append(found[0])
+    return {
+        recipe: tuple(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text)))
+        for recipe, alternatives in plan.items()
+    }
+
+
+# A context may name several agents ("[Reply · Moderator · Plant]", "my fellow team members (the
+# plant and the monitor evaluator)") and a pattern's search goes on after its match: the names found
+# are blanked and the contexts that can hold several run again near them, at most this many times.
+_ROUNDS = 3
+_CHAINING = (_SELF_NAMED, _TAGGED, _MAKERS)
+_BLANK = "\x00"  # neither a letter nor a mark: a blanked name keeps the words around it apart
+
+
+def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[tuple[int, int, BlindTerm]]:
+    compact, places = _compact(form)
+    plan = {
+        recipe: (alternatives, _windows_of(compact, places, alternatives, len(form)))
+        for recipe, alternatives in _plan(terms, reread).items()
+    }
+    found: list[tuple[int, int, BlindTerm]] = []
+    for _round in range(_ROUNDS):
+        new = [
+            (start, end, term)
+            for recipe, (alternatives, windows) in plan.items()
+            if windows
+            for start, end, term in _recipe_spans(form, recipe, alternatives, windows)
+            if end > start
+        ]
+        if not new:
+            break
+        found += new
+        blanked = list(form)
+        for start, end, _term in new:
+            blanked[start:end] = _BLANK * (end - start)
+        form = "".join(blanked)
+        near = _merged([(max(s - MARGIN, 0), min(e + MARGIN, len(form))) for s, e, _t in new])
+        plan = {
+            recipe: (alternatives, _within(windows, near))
+            for recipe, (alternatives, windows) in plan.items()
+            if recipe in _CHAINING
+        }
+    return found
+
+
+def _merged(windows: Windows) -> Windows:
+    merged: Windows = []
+    for lo, hi in sorted(windows):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _within(windows: Windows, near: Windows) -> Windows:
+    """The parts of ``windows`` inside ``near`` (both sorted, each without overlaps)."""
+    kept: Windows = []
+    i = j = 0
+    while i < len(windows) and j < len(near):
+        lo, hi = max(windows[i][0], near[j][0]), min(windows[i][1], near[j][1])
+        if lo < hi:
+            kept.append((lo, hi))
+        if windows[i][1] < near[j][1]:
+            i += 1
+        else:
+            j += 1
+    return kept
+
+
+def _windows_of(
+    compact: str, places: list[int], alternatives: tuple[_Alternative, ...], size: int
+) -> Windows:
+    """Where any of ``alternatives`` may stand (see ``_windows``), merged."""
+    return _merged([w for a in alternatives for w in _windows(compact, places, _key(a.term), size)])
+
+
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
     wins over one inside it: "Debater A" over "Debater")."""
     seen, origins = reader_form(text)
-    forms = [seen]
+    catalogue = tuple(terms)
+    found = _form_spans(seen, catalogue, reread=False)
     if (unleet := _unleet(seen)) != seen:
-        forms.append(unleet)
-    found: list[Span] = []
-    for form in forms:
-        compact, places = _compact(form)
-        for term in terms:
-            if form is not seen and any(c.isdigit() for c in term.text):
-                continue  # a name with digits is read as written
-            windows = _windows(compact, places, _key(term), len(form))
-            found += [
-                Span(origins[start], origins[end - 1] + 1, term.text, term.kind)
-                for start, end in _term_spans(form, term, windows)
-                if end > start
-            ]
-    found.sort(key=lambda s: (s.start, -(s.end - s.start)))
-    spans: list[Span] = []
-    for span in found:
-        if not spans or span.start >= spans[-1].end:
-            spans.append(span)
-    return spans
+        found += _form_spans(unleet, catalogue, reread=True)
+    spans = sorted(
+        (Span(origins[start], origins[end - 1] + 1, term.text, term.kind) for start, end, term in found),
+        key=lambda s: (s.start, -(s.end - s.start)),
+    )
+    kept: list[Span] = []
+    for span in spans:
+        if not kept or span.start >= kept[-1].end:
+            kept.append(span)
+    return kept
 
 
 def blind_terms_found(texts: list[str], terms: list[BlindTerm]) -> dict[int, list[str]]:

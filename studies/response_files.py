@@ -75,7 +75,20 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
             continue
         texts = [str(it["Content"]) for it in step if isinstance(it, dict) and "Content" in it]
         answers.append("\n".join(texts))
+        _step_length_check(where, f"Step-{n}", answers[-1], problems)
     return answers if len(answers) == 6 else []
+
+
+# A step's answer holds at most this many characters (the study's longest is under 6,000): every
+# check a response passes (the parse, the blind-text check, a rater's page) costs time in its
+# length, and a file of megabyte steps would tie up the import.
+MAX_STEP_CHARS = 50_000
+
+
+def _step_length_check(where: str, field_name: str, text: str, problems: list[str]) -> None:
+    if len(text) > MAX_STEP_CHARS:
+        message = _("longer than %(n)s characters (%(length)s)") % {"n": MAX_STEP_CHARS, "length": len(text)}
+        problems.append(problem_text(where, field_name, message))
 
 
 def _data_a_record(i: int, row: Any) -> ResponseRecord:
@@ -170,6 +183,9 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
     elif not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
         problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
         steps = []
+    for n, text in enumerate(steps, start=1):
+        if isinstance(text, str):
+            _step_length_check(where, f"steps[{n}]", text, problems)
     return ResponseRecord(
         where,
         values.get("research_id", ""),

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -225,19 +227,35 @@ class HeldResponse:
     grid_rows: int
     warnings: list[str]  # what the parse finds now
     reasons: list[str]  # why it was held when it arrived
+    study_held: int  # its study's held responses, on every page
 
 
-def held_responses_review(*, study: Study | None = None) -> list[HeldResponse]:
-    """The held responses page: each held response with its text (the names of its study's
-    catalogue marked) and its parse result."""
+# Held responses per page: each is checked and parsed again when shown (hostile pass 9: an
+# import of thousands of held responses made the page recompute them all on every load)
+HELD_PER_PAGE = 20
+
+
+@dataclass(frozen=True)
+class HeldPage:
+    page: Page[Any]  # of responses annotated with their text changes
+    rows: list[HeldResponse]
+
+
+def held_responses_review(*, study: Study | None = None, page: str | None = None) -> HeldPage:
+    """One page of the held responses page: each held response with its text (the names of its
+    study's catalogue marked) and its parse result; ``page`` as the query string gives it (a
+    number out of range or not a number: the nearest page)."""
     rows = []
     terms: dict[tuple[int, int, int], list[BlindTerm]] = {}
-    for response in (
+    held = (
         responses_held(study=study)
         .select_related("study", "scenario", "model", "condition")
         .annotate(n_text_changes=Count("text_changes"))
         .order_by("study__name", "created_at", "pk")
-    ):
+    )
+    shown = Paginator(held, HELD_PER_PAGE).get_page(page)
+    counts = held_counts_by_study()
+    for response in shown.object_list:
         parsed = parse_response(response.answers)
         key = (response.study_id, response.model_id, response.condition_id)
         if key not in terms:
@@ -257,9 +275,10 @@ def held_responses_review(*, study: Study | None = None) -> list[HeldResponse]:
                 grid_rows=len(parsed.grid.rows) if parsed.grid else 0,
                 warnings=[hold_reason_text(w.as_dict()) for w in parsed.warnings],
                 reasons=[hold_reason_text(r) for r in response.hold_reasons],
+                study_held=counts.get(response.study_id, 0),
             )
         )
-    return rows
+    return HeldPage(page=shown, rows=rows)
 
 
 def held_counts_by_study() -> dict[int, int]:

@@ -22,6 +22,7 @@ from studies.forms import (
     StudySettingsForm,
 )
 from studies.models import Study
+from studies.params import id_param
 from studies.response_files import RecordError, RecordProblems, response_records_from_upload
 from studies.review import redaction_text
 from studies.scenario_files import ScenarioFileError, records_from_upload
@@ -240,14 +241,17 @@ def held_responses_page(request: HttpRequest) -> HttpResponse:
     """Responses held for review, with their text and parse result (one study with
     ``?study=``, else all): release them to raters or withdraw them."""
     study = study_from_param(request.GET.get("study"))
-    context = {"study": study, "rows": held_responses_review(study=study)}
+    held = held_responses_review(study=study, page=request.GET.get("page"))
+    context = {"study": study, "rows": held.rows, "page": held.page}
     return render(request, "studies/held.html", context)
 
 
 def _back_to_held(request: HttpRequest) -> HttpResponse:
     study = study_from_param(request.POST.get("study"))
-    url = reverse("studies:held_responses")
-    return redirect(f"{url}?study={study.pk}" if study else url)
+    query = {"study": study.pk} if study else {}
+    if (page := id_param(request.POST.get("page"))) and page > 1:
+        query["page"] = page  # the same page again (the nearest, when it has emptied)
+    return redirect(reverse("studies:held_responses", query=query))
 
 
 @admin_required

@@ -61,6 +61,20 @@ def test_a_megabyte_of_hostile_text_is_checked_in_bounded_time_and_names_are_sti
     assert _found(SCRIPT_8, HOSTILE_8) == [{"1": ["Kimi", "Google"]}] * len(HOSTILE_8)
 
 
+# hostile pass 9 (finding F1): a text made of the catalogue's own terms put every term's windows
+# over the whole text, and each term ran its own patterns (18-30 s a megabyte); now a recipe's
+# terms are looked for together, one pattern per context
+SCRIPT_9 = SCRIPT_8.replace(
+    "for unit in json.loads(sys.argv[1]):",
+    "for unit in [' '.join(t.text for t in terms) + ' as the plant, our moderator said; 我是执行者。\\n']:",
+)
+
+
+def test_a_megabyte_of_the_catalogues_own_terms_is_checked_in_bounded_time():
+    found = _found(SCRIPT_9, [])[0]["1"]
+    assert {"Kimi", "Google", "Plant", "Monitor Evaluator", "TeamLLM", "执行者", "辩手A"} <= set(found)
+
+
 def _found(script: str, units: list[str]) -> list:
     """What the check found in each text, checked in a child process inside a generous guard."""
     result = subprocess.run(

@@ -164,3 +164,43 @@ def test_a_research_id_with_other_digits_than_ascii_is_not_one(research_id):
 
     assert RESEARCH_ID.match(research_id) is None
     assert RESEARCH_ID.match("B12_FS10") is not None
+
+
+@pytest.mark.django_db
+def test_a_step_longer_than_the_cap_is_refused_with_its_place(demo, tmp_path):
+    """Hostile pass 9 (F1): steps had no length bound, and every check a response passes costs
+    time in its length. Now a step past 50,000 characters is refused, in both formats."""
+    from studies.response_files import MAX_STEP_CHARS
+
+    long_step = "dune " * (MAX_STEP_CHARS // 5 + 1)
+    steps = [*SAMPLE_ANSWERS[:2], long_step, *SAMPLE_ANSWERS[3:]]
+    with pytest.raises(CommandError) as exc:
+        call_command(
+            "import_responses",
+            str(_jsonl(tmp_path, [_record("B05_FS10"), _record("B07_FS10", model="gpt-4o", steps=steps)])),
+        )
+    assert (
+        f"line 2 (B07_FS10), field 'steps[3]': longer than {MAX_STEP_CHARS} characters ({len(long_step)})"
+        in str(exc.value)
+    )
+    data_a = [
+        [
+            "B07_FS10",
+            ["r1", "r2"],
+            "FS10",
+            {f"Step-{n}": [{"Content": s}] for n, s in enumerate(steps, 1)},
+            {},
+        ]
+    ]
+    path = tmp_path / "data_A.json"
+    path.write_text(json.dumps(data_a), encoding="utf-8")
+    with pytest.raises(CommandError) as exc:
+        call_command("import_responses", str(path))
+    assert f"field 'Step-3': longer than {MAX_STEP_CHARS} characters" in str(exc.value)
+    assert Response.objects.count() == 1  # the demo's own
+    # at the cap it is taken
+    steps[2] = "dune " * (MAX_STEP_CHARS // 5)
+    call_command(
+        "import_responses", str(_jsonl(tmp_path, [_record("B07_FS10", model="gpt-4o", steps=steps)]))
+    )
+    assert len(Response.objects.get(research_id="B07_FS10").step3) == MAX_STEP_CHARS

@@ -382,3 +382,29 @@ def test_a_run_that_finishes_leaves_its_response_held_and_the_batch_says_so(admi
     assert _raters_of(response) == {"rater1", "rater2"}
     batch_page = admin_client.get(reverse("generation:batch_detail", args=[launch.batch.pk])).content.decode()
     assert 'id="batch-held"' not in batch_page
+
+
+def test_the_page_shows_the_held_responses_a_page_at_a_time(admin_client, demo):
+    """Hostile pass 9 (F1, F7): every held response was checked and parsed again on every load
+    of the page (6,000 imported ones: minutes). Now a page holds 20; the study's count is of all;
+    an action brings the admin back to the page they were on."""
+    from studies.selectors import HELD_PER_PAGE
+
+    held = [_new(demo, MOCK, number=f"{n + 50}") for n in range(HELD_PER_PAGE + 3)]
+    url = reverse("studies:held_responses")
+
+    def shown(page_html: str) -> list[int]:
+        return [r.pk for r in held if f'id="held-{r.pk}"' in page_html]
+
+    first = admin_client.get(url, {"study": demo.study.pk}).content.decode()
+    assert shown(first) == [r.pk for r in held[:HELD_PER_PAGE]]
+    assert f"{len(held)} held responses" in first and f"Page 1 of 2 ({len(held)} held in all)" in first
+    second = admin_client.get(url, {"study": demo.study.pk, "page": "2"}).content.decode()
+    assert shown(second) == [r.pk for r in held[HELD_PER_PAGE:]] and 'rel="prev"' in second
+    # a page out of range or not a number: the nearest one, never an error
+    assert shown(admin_client.get(url, {"page": "9" * 30}).content.decode()) == shown(second)
+    assert shown(admin_client.get(url, {"page": "x"}).content.decode()) == shown(first)
+    reply = admin_client.post(
+        reverse("studies:response_withdraw", args=[held[-1].pk]), {"study": demo.study.pk, "page": "2"}
+    )
+    assert reply.status_code == 302 and reply["Location"] == f"{url}?study={demo.study.pk}&page=2"

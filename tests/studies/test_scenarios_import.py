@@ -322,3 +322,41 @@ def test_scenario_problems_come_in_line_order_duplicates_included(study, tmp_pat
     message = str(excinfo.value)
     duplicate = message.index("line 2, field 'code': FS1 appears twice in the file (first at line 1)")
     assert duplicate < message.index("line 3, field 'text': missing or empty")
+
+
+def test_a_json_file_past_the_cap_is_refused_at_the_first_entry_too_many(study):
+    """Hostile pass 9 (F2): 300,000 entries took 118 s, every line counted again per entry and the
+    cap checked after all were parsed. Now the cap stops the parse: entries past the 2,001st are
+    never read (here they are not even JSON, yet the cap is what the admin is told)."""
+    from studies.scenario_files import MAX_RECORDS, ScenarioFileError, records_from_json
+
+    entries = ",\n".join(f'"FS{n}": {{"theme": "t", "text": "x"}}' for n in range(MAX_RECORDS + 1))
+    with pytest.raises(ScenarioFileError) as refused:
+        records_from_json("{\n" + entries + ",\n" + "not json at all " * 1000 + "}")
+    assert refused.value.problems == [f"More than {MAX_RECORDS} scenarios in one file."]
+    # at the cap the lines are still right
+    entries = ",\n".join(f'"FS{n}": {{"theme": "t", "text": "x"}}' for n in range(MAX_RECORDS - 1))
+    with pytest.raises(ScenarioFileError) as refused:
+        records_from_json("{\n" + entries + ',\n"FS9999": {"theme": "t"}}')
+    assert refused.value.problems == [f"line {MAX_RECORDS + 1}, field 'text': missing or empty"]
+
+
+def test_an_xlsx_with_a_huge_shared_strings_part_is_refused_before_it_is_read(study, client):
+    """Hostile pass 9 (F3): 48 MB of shared strings passed the 50 MB part bound and openpyxl's
+    read held the web process 30 s. Parts are now bounded at 8 MB, read from the zip directory."""
+    import random
+
+    from tests.hostile_files import _rezip
+
+    words = random.Random(9).choices(["dune", "reef", "tide", "wall", "flood", "marsh"], k=1_900_000)
+    strings = f'<sst xmlns="x"><si><t>{" ".join(words)}</t></si></sst>'.encode()
+    assert len(strings) > 8 * 1024 * 1024
+    content = _rezip({}, add={"xl/sharedStrings.xml": strings})
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    page = client.post(
+        reverse("studies:scenarios_import", args=[study.pk]),
+        {"file": SimpleUploadedFile("big.xlsx", content)},
+        follow=True,
+    ).content.decode()
+    assert "A part of the workbook is too large (xl/sharedStrings.xml)." in page
+    assert not Scenario.objects.exists()
