@@ -71,7 +71,7 @@ _LETTER = rf"[^\W\d_{_UNSPACED}]"
 _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"
-_SEPARATOR = r"[·|•,:：/]"
+_SEPARATOR = r"(?:[·|•,:：/=]|\s[—–-])"
 _OPEN, _CLOSE = r"[\[(【（{<«]", r"[\])】）}>»]"
 _INSIDE = r"[^\])】）}>»\n]"  # a tag's other words
 # what may stand around a speaker's name at the start of a line: a list's number or bullet,
@@ -81,6 +81,19 @@ _OPEN_MARK = r"(?:<[a-z]{1,6}>|[*_\"'`“‘«<{\[(])"
 _CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
 
 
+# what an agent does to a teammate's words: "the moderator suggested", "our implementer argued"
+_SPOKE = (
+    r"(?:said|says|suggested|suggests|argued|argues|proposed|proposes|noted|notes|mentioned|pointed\s+out"
+    r"|summari[sz]ed|summari[sz]es|claimed|claims|asked|asks|raised|concluded|stated|states|emphasi[sz]ed"
+    r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
+    r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees)"
+)
+# a role's word in a compound or a phrase of prose: "plant-based diets", "environmentalist groups",
+# "the plant manager", "the implementer of the plan"
+_NOT_PROSE = (
+    r"(?![\-‐‑]\w|\s+(?:groups?|movements?|organi[sz]ations?|activists?|communit(?:y|ies)|lobby|societ(?:y|ies)"
+    r"|based|managers?|operators?|workers?|species|life|cells?|of)\b)"
+)
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
 # a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
 _LABEL_WORD = (
@@ -122,13 +135,21 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
         # capitals (case kept: "as a plant" is prose)
         rf"\bas\s+(?:{article}\s+)?{cased}{_AFTER}",
-        # "as an environmentalist, ...", "as an environmentalist I care", "as the plant of the
-        # team", "as the moderator role"
-        rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        # "as an environmentalist, we ...", "as an environmentalist I care", "as the plant of the
+        # team", "as the moderator role" ("As a plant, the facility ..." is prose)
+        rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
+        rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
         rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
-        # "Speaking from the Environmentalist perspective", "from my Plant's point of view"
-        rf"\bfrom\s+(?:the|my|our|an?)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        # "Speaking from the Environmentalist perspective", "from my plant's point of view" ("from an
+        # environmentalist perspective" is prose)
+        rf"\bfrom\s+(?:my|our)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        rf"\bfrom\s+(?:the|an?)\s+{cased}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        # "I serve as the moderator", "I am playing the futurist", "wearing my futurist hat", "my plant role"
+        rf"(?:\bI|\bI['’]m|\bI\s+am)\s+(?:now\s+)?(?:serv|act|play|work|speak|participat|function)(?:e|ing|s)?\s+"
+        rf"(?:as\s+|in\s+the\s+role\s+of\s+)?(?:(?:the|a|an|our)\s+)?{name}{_AFTER}",
+        rf"\bmy\s+{name}\s+(?:hat|persona|role|identity|perspective|lens|cap)\b",
+        rf"\bwearing\s+(?:the|a|an|our)\s+{name}\s+(?:hat|cap)\b",
         # "Moderator here."
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
         # "My job as the team's implementer", "in the role of the implementer", "I was assigned the
@@ -137,19 +158,29 @@ def _self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
         # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
-        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}",
-        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}",
+        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}{_NOT_PROSE}(?=['’]s\b|\s+(?:\w+\s+)?{_SPOKE}\b)",
+        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}",
+        # "As the moderator suggested", "I agree with the implementer"
+        rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b",
+        rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+(?:critique|proposal|point|argument|view|idea|suggestion|summary|rebuttal|objection|feedback|analysis|position|reply|response)s?\b",
-        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}",
-        rf"我的(?:角色|身份|职责|任务|定位)(?:是|为)\s*{_ZH_FILLER}{name}",
+        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}"
+        rf"(?=\s*(?:[,)\];:]|and\b|or\b|['’]s\b))",
+        rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
+        rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
+        rf"我(?:们)?(?:团队|小组)?的\s*{name}",
+        # a teammate speaking at a clause's start: "主持人请大家总结" ("政策执行者认为" is prose)
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*{name}\s*(?:请|建议|提出|认为|总结|指出|表示|说|强调|补充)",
         rf"本人(?:是|作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
         rf"我(?:在团队中|在小组中|在本组中)?(?:负责|承担)\s*{name}\s*的?(?:工作|职责|部分|角色)",
-        # "Role: Implementer", "my role: Implementer"
-        rf"\brole\s*[:：]\s*{name}{_AFTER}",
+        # "Role: Implementer", "my role: Implementer", "Persona: Futurist", "Role - Implementer", "Role = Moderator"
+        rf"\b(?:role|persona|identity|character|speaker|agent|voice)\s*(?:[:：=]|[—–-]\s)\s*{name}{_AFTER}",
         # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
-        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
-        rf"我(?:是|作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
-        rf"以\s*{name}\s*的?身份",
+        # ("，作为协调者，市政府应…" is prose: the first person follows a self-naming)
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}(?=\s*[，,]?\s*(?:我|本人))",
+        rf"我(?:是)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
+        rf"我(?:作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}",
+        rf"以\s*{name}\s*的?身份(?=\s*[，,]?\s*(?:我|本人))",
         rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
@@ -164,7 +195,7 @@ _SELF = (
     r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model)\b)"
 )
 # "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
-_ZH_SELF = r"(?:我是|我由|我乃|本模型|本助手|该模型)"
+_ZH_SELF = r"(?:我是|我乃|本模型|本助手|该模型)"
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
 _ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
 
@@ -179,16 +210,23 @@ def _made_by(name: str) -> tuple[str, ...]:
         rf"(?:(?:a\s+team\s+of\s+)?(?:researchers|engineers|the\s+team|the\s+engineers)\s+(?:at|of|from)\s+)?"
         rf"(?:the\s+)?{name}{_AFTER}",
         # "I'm a large language model from Google" ("I think the data from Google" is prose)
-        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
+        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant)|\bas)\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
         rf"(?:assistant|model|chatbot|AI|system)\s+from\s+(?:the\s+)?{name}{_AFTER}",
         # the maker as the subject, or named as mine: "Google trained me", "My developer is Google"
         rf"{name}\s+(?:trained|developed|created|built|made|designed|programmed|taught)\s+me\b",
-        rf"\bmy\s+(?:developer|creator|maker|trainer|provider|vendor|owner|parent\s+company)s?\s+(?:is|are|was|were)\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bmy\s+(?:developer|creator|maker|trainer|parent\s+company)s?\s+(?:is|are|was|were)\s+(?:the\s+)?{name}{_AFTER}",
+        # "As Google's AI assistant", "As a Google-trained model", "I come from Google"
+        rf"\bas\s+(?:an?\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
+        rf"(?:\bas|\bI\s+am|\bI['’]m)\s+an?\s+{name}[\s\-‐]*(?:trained|developed|built|made|created|designed|powered)\b",
+        rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}",
         rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
         rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
         rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
         rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:AI|人工智能)?\s*(?:助手|模型|大模型|语言模型|聊天机器人)",
+        rf"我由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
     )
 
@@ -275,13 +313,6 @@ def _term_pattern(text: str) -> str:
     return _JOINT.join(parts)
 
 
-@functools.lru_cache(maxsize=8192)
-def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
-    """A term's patterns, compiled once per process: a catalogue has hundreds (a term times its
-    contexts), more than ``re``'s own cache keeps, and their Unicode classes are slow to compile."""
-    return re.compile(pattern, flags)
-
-
 Windows = list[tuple[int, int]]
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
@@ -306,6 +337,9 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _CAPITALS: lambda name, cased: (cased,),
     _MID_SENTENCE: lambda name, cased: (_named_mid_sentence(cased),),
 }
+
+
+_LABELLED = re.compile(r"(.+?)[\s\-‐‑–_]+([A-Z])")  # a role with a letter for a label: "Debater A"
 
 
 @dataclass(frozen=True)
@@ -334,7 +368,12 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     after = _AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{_LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
-    core = _term_pattern(written).replace("{", "{{").replace("}", "}}")
+    core = _term_pattern(written)
+    labelled = _LABELLED.fullmatch(written)
+    if term.kind in (ROLE, PROFILE) and labelled:
+        # "Debater A" of a debate: its other labels name a debater too ("Debater 1", "Debater C")
+        core = rf"{_term_pattern(labelled[1])}{_JOINT}(?:(?-i:[A-Z])|[1-9](?!\d))"
+    core = core.replace("{", "{{").replace("}", "}}")
     name = rf"(?P<{{group}}>{core})"
     # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
     # writes a role's word in lower case ("as a plant")
@@ -424,9 +463,109 @@ def _recipe_spans(
         for lo, hi in windows:
             for match in pattern.finditer(text, lo, hi):
                 group = match.lastgroup  # the contexts have no capturing group but the terms'
-                if group is not None:
-                    found.append((*match.span(group), alternatives[int(group[1:])].term))
+                if group is None:
+                    continue
+                start, end = match.span(group)
+                term = alternatives[int(group[1:])].term
+                if not _prose(text, start, end, recipe, term):
+                    found.append((start, end, term))
     return found
+
+
+# Words that may stand before a role's name written with its capital and still leave it a name:
+# a sentence's opening or an address ("As Debater A", "Thanks, Futurist", "The Plant said");
+# any other capitalised word before it makes it part of a proper name ("Desalination Plant").
+_CLAUSE_WORDS = frozenset(
+    [
+        "as",
+        "i",
+        "the",
+        "then",
+        "thanks",
+        "thank",
+        "dear",
+        "hi",
+        "hello",
+        "hey",
+        "our",
+        "my",
+        "and",
+        "but",
+        "so",
+        "now",
+        "here",
+        "from",
+        "per",
+        "to",
+        "by",
+        "with",
+        "like",
+        "unlike",
+        "both",
+        "also",
+        "while",
+        "when",
+        "after",
+        "before",
+        "since",
+        "because",
+        "if",
+        "what",
+        "said",
+        "says",
+        "asked",
+        "told",
+        "let",
+        "ok",
+        "okay",
+        "well",
+        "yes",
+        "no",
+        "for",
+        "in",
+        "on",
+        "at",
+        "of",
+        "or",
+    ]
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+)")
+_SPELLED_NUMBER = re.compile("(?:" + "|".join(w for w in _NUMBER_WORDS + _ORDINALS if w) + ")$", re.I)
+
+
+# a quotation closed and given to someone: '," says Maria', '” said the mayor', '", explains Li'
+_GIVEN = re.compile(
+    r"[^\"”\n]{0,160}[\"”]\s*[,，]?\s*(?:says|said|explains|explained|adds|added|notes|noted|writes|wrote"
+    r"|asks|asked|recalls|recalled|insists|insisted|tells\s+us|told\s+us)\b"
+)
+
+
+def _quoted_speech(text: str, start: int, end: int) -> bool:
+    """The name stands inside a quotation that the text gives to someone else ('"I am an
+    environmentalist," says Maria'): a person of the scenario speaks, not the response."""
+    line = text.rfind("\n", 0, start) + 1
+    opened = text.count('"', line, start) % 2 == 1 or text.count("“", line, start) > text.count(
+        "”", line, start
+    )
+    return opened and _GIVEN.match(text, end) is not None
+
+
+def _prose(text: str, start: int, end: int, recipe: str, term: BlindTerm) -> bool:
+    """A found name that is prose after all: a role's word inside a proper name ("the Desalination
+    Plant", "the Futurist Society", "Council Member 1"), a member's number spelled out after a word
+    in lower case ("each member first"), a quotation given to a person of the scenario."""
+    if _SPELLED_NUMBER.search(text, start, end) and text[start].islower():
+        return True
+    if recipe == _SELF_NAMED and _quoted_speech(text, start, end):
+        return True
+    if term.kind not in (ROLE, PROFILE) or recipe not in (_MID_SENTENCE, _ANYWHERE):
+        return False
+    before = _WORD_BEFORE.search(text, max(start - 40, 0), start)
+    if before and before[1][0].isupper() and before[1].lower() not in _CLAUSE_WORDS:
+        return True
+    after = _WORD_AFTER.match(text, end) if recipe == _MID_SENTENCE else None
+    return bool(after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS)
 
 
 # A term's patterns run only near where its longest word stands in the text's letters and digits
@@ -463,7 +602,10 @@ def _unleet(seen: str) -> str:
 def _key(term: BlindTerm) -> str:
     """What every way of writing ``term`` contains among its letters and digits: its longest run
     of letters (spelled-out numbers vary), or all of a research ID's code."""
-    compact = "".join(c for c in reader_form(term.text)[0].lower() if c.isalnum())
+    written = term.text.strip()
+    if term.kind in (ROLE, PROFILE) and (labelled := _LABELLED.fullmatch(written)):
+        written = labelled[1]  # "Debater A": any label ("Debater 1") names the role
+    compact = "".join(c for c in reader_form(written)[0].lower() if c.isalnum())
     if term.kind == RESEARCH_ID:
         return compact
     longest = max(re.findall(r"[^\W\d_]+", compact), key=len, default="")

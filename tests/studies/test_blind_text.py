@@ -224,6 +224,29 @@ def names(text: str) -> list[str]:
         ("C\tl\ta\tu\td\te wrote it", ["C\tl\ta\tu\td\te"]),
         ("Q*w*en agrees", ["Q*w*en"]),
         ("K1mi, G3mini and Cl4ude agree", ["K1mi", "G3mini", "Cl4ude"]),
+        # hostile pass 9 (F5): teammates in lower case, other verbs of playing a role, other labels
+        # and tags, Chinese self-naming, makers named in other ways, a debater by another label
+        ("As the moderator suggested, we vote.", ["moderator"]),
+        ("I agree with the implementer on costs.", ["implementer"]),
+        ("我们团队的执行者负责落实。", ["执行者"]),
+        ("好的。主持人请大家总结。", ["主持人"]),
+        ("I serve as the moderator today.", ["moderator"]),
+        ("I act as moderator; I am playing the futurist too.", ["moderator", "futurist"]),
+        ("Wearing my futurist hat, I see drones.", ["futurist"]),
+        ("Persona: Futurist", ["Futurist"]),
+        ("Role - Implementer\nRole = Moderator", ["Implementer", "Moderator"]),
+        ("[Turn 3 - Moderator] Let us vote.", ["Moderator"]),
+        ("我作为主持人来总结。", ["主持人"]),
+        ("我的身份：主持人。", ["主持人"]),
+        ("我在这个团队里扮演执行者。", ["执行者"]),
+        ("我由谷歌开发。", ["谷歌"]),
+        ("谷歌是我的开发者。", ["谷歌"]),
+        ("我是谷歌的AI助手。", ["谷歌"]),
+        ("As Google's AI assistant, I suggest dunes.", ["Google"]),
+        ("As a Google-trained model, I suggest dunes.", ["Google"]),
+        ("As an AI from Google, I suggest dunes.", ["Google"]),
+        ("I come from Google.", ["Google"]),
+        ("Debater 1 argued for dams; Debater C disagreed.", ["Debater 1", "Debater C"]),
     ],
 )
 def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
@@ -260,6 +283,15 @@ def test_a_text_that_names_itself_by_the_catalogue_is_found(text, found):
         "My plan relies on cloud tools from Amazon. A model developed by Google predicts floods.",
         "我认为由阿里巴巴开发的地图很有帮助。我是一名环保主义者的支持者。",
         "The plant's output grew; I'm a fan of a, b, c and x y plots.",
+        # hostile pass 9 (F6): prose it held
+        "The Desalination Plant opened; the Futurist Society met; Council Member 1 voted.",
+        "We need another plant, and our plant-based diets grow; the other plant closed.",
+        "Fellow environmentalist groups protest. Team members visited the treatment plant today.",
+        "Each member first reads the brief.",
+        "As a plant, the facility treats water.",
+        '"I am an environmentalist," says Maria. From an environmentalist perspective, dunes help.',
+        "市政府，作为协调者，应当统筹。以主持人的身份，市长宣布了计划。",
+        "My provider is Google Fiber.",
     ],
 )
 def test_ordinary_prose_is_left_alone(text):
