@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from core.draft_keys import draft_key
 from scoring.models import Assignment, ResponseFlag, ScoreSheet
 from scoring.selectors import (
     rater_queue,
@@ -202,6 +203,7 @@ def sheet_page_context(
         "code": code,
         "sheet": sheet.pk,  # the rater's own sheet: drafts are kept per owner and sheet
         "owner": assignment.rater_id,
+        "draft_key": draft_key(user_id=assignment.rater_id),  # seals the drafts left in the browser
         "token_url": reverse("csrf_token"),
         "version": sheet.version,
         "last_batch_id": sheet.last_batch_id,

@@ -263,11 +263,41 @@
     if (oldKey && oldKey.indexOf("teamllm.sheet.") === 0) localStorage.removeItem(oldKey);
   }
 
+  /* Drafts are sealed (tweetnacl's secretbox) with a key only this user's own pages carry: after
+   * a logout, whoever uses the browser next finds them in localStorage and cannot read them. The
+   * same user gets the same key on every login, so a draft is restored when they come back. */
+  var draftKey = null;
+  try { if (window.nacl && data.draft_key) draftKey = base64Bytes(data.draft_key); } catch (e) { draftKey = null; }
+  function base64Bytes(text) {
+    var binary = atob(text), bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+  function bytesBase64(bytes) {
+    var binary = "";
+    for (var i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return btoa(binary);
+  }
+  function seal(value) {
+    var nonce = nacl.randomBytes(nacl.secretbox.nonceLength);
+    var box = nacl.secretbox(new TextEncoder().encode(JSON.stringify(value)), nonce, draftKey);
+    return "sealed.1." + bytesBase64(nonce) + "." + bytesBase64(box);
+  }
+  function unseal(stored) {
+    if (stored.charAt(0) === "{") return JSON.parse(stored);  // left by an earlier release, in clear
+    var parts = stored.split(".");
+    if (parts.length !== 4 || parts[0] !== "sealed" || !draftKey) throw new Error("not a draft");
+    var opened = nacl.secretbox.open(base64Bytes(parts[3]), base64Bytes(parts[2]), draftKey);
+    if (!opened) throw new Error("sealed with another key");
+    return JSON.parse(new TextDecoder().decode(opened));
+  }
+
   function persist() {
     try {
       var held = Object.keys(state.held).length;
       if (!state.inflight && !state.pending.length && !held) { localStorage.removeItem(storeKey); return; }
-      localStorage.setItem(storeKey, JSON.stringify({
+      if (!draftKey) return;  // no key (the library did not load): kept in the page only, never in clear
+      localStorage.setItem(storeKey, seal({
         version: state.version, inflight: state.inflight, pending: state.pending, held: state.held,
         updated: Date.now()
       }));
@@ -460,12 +490,13 @@
 
   /* Changes left in this browser by this tab before a reload, or by a tab that was closed. */
   function restore() {
+    if (!draftKey) return;  // drafts cannot be opened without the key: left for a page that has it
     var stored = [];
     for (var i = 0; i < localStorage.length; i++) {
       var key = localStorage.key(i);
       if (key && key.indexOf(prefix) === 0) {
         try {
-          var q = JSON.parse(localStorage.getItem(key));
+          var q = unseal(localStorage.getItem(key));
           if (key === storeKey || Date.now() - (q.updated || 0) > ORPHAN_MS) stored.push({ key: key, q: q });
         } catch (e) { localStorage.removeItem(key); }
       }

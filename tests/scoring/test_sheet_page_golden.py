@@ -53,6 +53,7 @@ PARTIAL = [
 
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+')
 ROW_IDS = re.compile(r'("sheet": |"owner": )\d+')  # database ids differ between runs
+DRAFT_KEY = re.compile(r"(\"draft_key\": \")[A-Za-z0-9+/=]+")  # derived from the user id
 SEEN_KEY = re.compile(r"(teamllm\.scenario-read\.)\d+\.\d+")
 LAYOUT_SPACE = re.compile(r">\s*\n\s*<")  # line breaks and indentation between tags
 
@@ -63,6 +64,7 @@ def normalise(html: str, blind_code: str) -> str:
     one tag per line, so that a difference reads well in a diff."""
     html = CSRF.sub(r"\1CSRF", html).replace(blind_code, "BLINDCODE")
     html = ROW_IDS.sub(r"\1ID", html)
+    html = DRAFT_KEY.sub(r"\1KEY", html)
     html = SEEN_KEY.sub(r"\1OWNER.SCENARIO", html)
     html = LAYOUT_SPACE.sub("><", html).replace("><", ">\n<")
     return "\n".join(line.rstrip() for line in html.splitlines()) + "\n"

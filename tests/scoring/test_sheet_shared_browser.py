@@ -44,6 +44,11 @@ def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, dem
     drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.'))")
     rater1 = get_user_model().objects.get(username="rater1")
     assert drafts and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in drafts)
+    # hostile pass 9 (F4): whoever uses the browser next reads them with DevTools: sealed, nothing
+    # of rater1's in clear (the key comes only with rater1's own pages)
+    stored = page.evaluate("Object.keys(localStorage).map(k => localStorage.getItem(k)).join('\\n')")
+    assert "private note" not in stored and "comments.1" not in stored
+    assert all(page.evaluate("k => localStorage.getItem(k)", key).startswith("sealed.1.") for key in drafts)
 
     # rater2 opens the same response (under their own code) in the same browser: nothing of
     # rater1's arrives
