@@ -355,6 +355,7 @@ class _Alternative:
     after: str
 
 
+@functools.lru_cache(maxsize=8192)
 def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None:
     """How ``term`` is looked for (its recipes), or None when it is too short to look for."""
     written = term.text.strip()

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from studies.blind_text import blind_terms_found
+from studies.blind_text import BlindTerm, blind_terms_found
 from studies.models import (
     Condition,
     ModelEndpoint,
@@ -130,12 +130,14 @@ def response_create(
     answers: list[str],
     source: str,
     research_id: str = "",
+    blind_terms: list[BlindTerm] | None = None,
 ) -> Response:
     """A new response with a fresh blind code, parsed into items. It is held for review
     (assigned to no rater until an administrator releases it) when its parse found
     warnings, when its text names a role, strategy, condition or model of the study's
     catalogue (``studies.blind_text``), or when it is generated and the study's responses
-    need release."""
+    need release. ``blind_terms``: the study's catalogue for this model and condition, when the
+    caller (an import of many) has read it already."""
     if len(answers) != 6:
         raise ValueError("a response has exactly six step answers")
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
@@ -145,7 +147,10 @@ def response_create(
         generated=source == ResponseSource.GENERATED,
         needs_release=study.responses_need_release,
         blind_names=blind_terms_found(
-            answers, study_blind_terms(study=study, model=model, condition=condition)
+            answers,
+            blind_terms
+            if blind_terms is not None
+            else study_blind_terms(study=study, model=model, condition=condition),
         ),
     )
     with transaction.atomic():
@@ -376,6 +381,8 @@ def responses_import(
     problem of every record is reported at once, in file order (RecordProblems). An import
     that changed anything is audited (``responses.import``: who, from where, which IDs)."""
     report = ImportReport()
+    # the catalogue, read once per model and condition (the import adds no term but its models)
+    catalogues: dict[tuple[int, int], list[BlindTerm]] = {}
     seen: set[str] = set()
     firsts: dict[str, str] = {}
     problems = [
@@ -418,6 +425,9 @@ def responses_import(
                     "research_id",
                     _("a different response with this research ID already exists in the study"),
                 )
+            key = (model.pk, condition.pk)
+            if key not in catalogues:
+                catalogues[key] = study_blind_terms(study=study, model=model, condition=condition)
             response = response_create(
                 study=study,
                 scenario=scenario,
@@ -426,6 +436,7 @@ def responses_import(
                 answers=rec.answers,
                 source=ResponseSource.IMPORTED,
                 research_id=rec.research_id,
+                blind_terms=catalogues[key],
             )
             report.created.append(rec.research_id)
             if response.held:
