@@ -6,6 +6,7 @@ from studies.models import (
     Condition,
     ModelEndpoint,
     Response,
+    ResponseImportJob,
     ResponseItem,
     ResponseTextChange,
     Scenario,
@@ -108,3 +109,10 @@ class AuditEventAdmin(InspectionAdmin):
     list_display = ("at", "action", "target", "study", "actor")
     list_filter = ("action", "study")
     search_fields = ("action", "target", "reason", "actor__username")
+
+
+@admin.register(ResponseImportJob)
+class ResponseImportJobAdmin(InspectionAdmin):
+    list_display = ("pk", "study", "status", "progress", "total", "created_by", "created_at", "finished_at")
+    list_filter = ("status", "study")
+    exclude = ("content",)  # the file's text, up to the upload limit: not for a page

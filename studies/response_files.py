@@ -218,13 +218,12 @@ def records_from_file(path: str | Path) -> list[ResponseRecord]:
     return records_from_text(text)
 
 
-def response_records_from_upload(content: bytes) -> list[ResponseRecord]:
-    """An uploaded file (the import page) in either format."""
+def response_text_from_upload(content: bytes) -> str:
+    """An uploaded file's text (the import page), either format."""
     try:
-        text = content.decode("utf-8-sig")
+        return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise RecordError("file", "file", _("the file is not UTF-8 text")) from exc
-    return records_from_text(text)
 
 
 def records_from_text(text: str) -> list[ResponseRecord]:

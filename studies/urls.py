@@ -19,6 +19,11 @@ urlpatterns = [
         views.responses_import_page,
         name="responses_import",
     ),
+    path(
+        "manage/studies/<int:study_id>/responses/import/<int:job_id>/",
+        views.responses_import_job_page,
+        name="responses_import_job",
+    ),
     path("manage/responses/held/", views.held_responses_page, name="held_responses"),
     path(
         "manage/responses/<int:response_id>/release/",

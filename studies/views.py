@@ -9,9 +9,13 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+from django_htmx.middleware import HtmxDetails
 
 from core.accounts.roles import admin_required
 from studies.forms import (
@@ -21,20 +25,25 @@ from studies.forms import (
     StudyCreateForm,
     StudySettingsForm,
 )
-from studies.models import Study
+from studies.models import ResponseImportJob, Study
 from studies.params import id_param
-from studies.response_files import RecordError, RecordProblems, response_records_from_upload
+from studies.response_files import RecordError, RecordProblems, records_from_text, response_text_from_upload
 from studies.review import redaction_text
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
     held_responses_review,
     responses_held_count,
-    responses_without_pair,
     studies_overview,
     study_checklist,
     study_from_param,
     study_pairs,
     study_response_count,
+)
+from studies.services.import_jobs import (
+    IMPORT_IN_REQUEST_MAX,
+    response_import_job_create,
+    response_import_job_dispatch_pending,
+    responses_import_warnings,
 )
 from studies.services.responses import responses_import
 from studies.services.review import (
@@ -158,16 +167,30 @@ def scenarios_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @admin_required
 def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    """A file of up to ``IMPORT_IN_REQUEST_MAX`` responses is imported at once; a larger one goes
+    to a worker, and its page shows the progress."""
     study = get_object_or_404(Study, pk=study_id)
     form = ResponseImportForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():
+        create_missing = form.cleaned_data["create_missing"]
         try:
-            records = response_records_from_upload(form.cleaned_data["file"].read())
+            text = response_text_from_upload(form.cleaned_data["file"].read())
+            records = records_from_text(text)
+            if len(records) > IMPORT_IN_REQUEST_MAX:
+                job = response_import_job_create(
+                    study=study,
+                    content=text,
+                    create_missing=create_missing,
+                    actor=request.user,
+                    source="responses import page",
+                    language=translation.get_language() or "en",
+                )
+                return redirect("studies:responses_import_job", study_id=study.pk, job_id=job.pk)
             report = responses_import(
                 records=records,
                 study=study,
-                create_missing=form.cleaned_data["create_missing"],
+                create_missing=create_missing,
                 actor=request.user,
                 source="responses import page",
             )
@@ -176,32 +199,34 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
         except RecordError as exc:
             problems = [str(exc)]
         else:
-            warnings = list(report.warnings)
-            if report.held:
-                warnings.append(
-                    ngettext(
-                        "%(n)d new response is held for review: %(ids)s. "
-                        "No rater gets it until it is released on the held responses page.",
-                        "%(n)d new responses are held for review: %(ids)s. "
-                        "No rater gets them until they are released on the held responses page.",
-                        len(report.held),
-                    )
-                    % {"n": len(report.held), "ids": "; ".join(report.held_texts(20))}
-                )
-            if unpaired := responses_without_pair(study=study, research_ids=report.created):
-                # the new responses' scenario and condition have no pair: say so, where to fix it
-                warnings.append(
-                    ngettext(
-                        "%(n)d new response has no rater pair (its scenario and condition have none): "
-                        "%(ids)s. Assign a pair on the study's page.",
-                        "%(n)d new responses have no rater pair (their scenario and condition have none): "
-                        "%(ids)s. Assign a pair on the study's page.",
-                        len(unpaired),
-                    )
-                    % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
-                )
+            warnings = responses_import_warnings(study=study, report=report)
             return import_page_done(request, study=study, summary=report.summary(), warnings=warnings)
     return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails  # set by django-htmx's middleware (its documented type hint)
+
+
+@never_cache
+@admin_required
+def responses_import_job_page(request: HtmxHttpRequest, study_id: int, job_id: int) -> HttpResponse:
+    """A response import's progress (polled by htmx until it has finished), then its outcome."""
+    job = get_object_or_404(ResponseImportJob.objects.select_related("study"), pk=job_id, study_id=study_id)
+    finished = job.status in (ResponseImportJob.Status.DONE, ResponseImportJob.Status.FAILED)
+    context = {
+        "study": job.study,
+        "job": job,
+        "percent": round(100 * job.progress / job.total) if job.total else 0,
+        "problems": job.problems[:PROBLEMS_SHOWN],
+        "problems_hidden": max(0, len(job.problems) - PROBLEMS_SHOWN),
+        "waiting_for_broker": job.status == ResponseImportJob.Status.QUEUED
+        and response_import_job_dispatch_pending(job=job),
+    }
+    if request.htmx:
+        fragment = render(request, "studies/import_job.html#status", context)
+        return HttpResponseStopPolling(fragment.content) if finished else fragment
+    return render(request, "studies/import_job.html", context)
 
 
 # An import page lists the first problems of a refused file; the count says how many there are.

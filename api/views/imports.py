@@ -1,5 +1,5 @@
 """``/api/v1/`` response import (read-write token of an admin): the import page's service,
-all-or-nothing, every problem listed."""
+all-or-nothing, every problem listed; a large file as the page's, by a worker, with a status URL."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from ninja import Field, Schema, Status
 from api.views.auth import caller
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
+from studies.models import ResponseImportJob
 from studies.response_files import RecordError, RecordProblems, records_from_text
+from studies.services.import_jobs import (
+    IMPORT_IN_REQUEST_MAX,
+    import_report_result,
+    response_import_job_create,
+)
 from studies.services.responses import responses_import
 
 
@@ -25,16 +31,31 @@ class ResponsesIn(Schema):
 
 @api.post(
     "/studies/{study_id}/responses/import",
-    response={201: dict, 400: dict, 403: dict},
+    response={201: dict, 202: dict, 400: dict, 403: dict},
     summary="Import responses, all or nothing (admins)",
+    description=(
+        "A file of up to 300 records is imported at once (201, the outcome). A larger one is "
+        "imported by a worker (202, the job's status URL: poll it until its status is done or failed)."
+    ),
 )
 def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn):
     if not is_admin(caller(request)):
         return Status(403, {"detail": "responses are imported by admins"})
     study = study_for(request, study_id)
     try:
+        records = records_from_text(body.content)
+        if len(records) > IMPORT_IN_REQUEST_MAX:
+            job = response_import_job_create(
+                study=study,
+                content=body.content,
+                create_missing=body.create_missing,
+                actor=caller(request),
+                source="API",
+                language="en",
+            )
+            return Status(202, _job_status(job))
         report = responses_import(
-            records=records_from_text(body.content),
+            records=records,
             study=study,
             create_missing=body.create_missing,
             actor=caller(request),
@@ -44,16 +65,35 @@ def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn)
         return Status(400, {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]})
     except RecordError as exc:
         return Status(400, {"detail": "nothing was imported", "problems": [str(exc)]})
-    return Status(
-        201,
-        {
-            "summary": report.summary(),
-            "created": report.created,
-            "unchanged": report.unchanged,
-            "held": report.held,
-            # why each was held: [{"code": "blind_text", "step": 2, "terms": [...]}, ...]
-            "held_reasons": {rid: report.hold_reasons.get(rid, []) for rid in report.held},
-            "created_objects": report.created_objects,
-            "warnings": [str(w) for w in report.warnings],
-        },
-    )
+    return Status(201, import_report_result(report))
+
+
+@api.get(
+    "/studies/{study_id}/responses/import/jobs/{job_id}",
+    response={200: dict, 403: dict, 404: dict},
+    summary="A response import run by a worker: its status, progress and outcome (admins)",
+)
+def responses_import_job_api(request: HttpRequest, study_id: int, job_id: int):
+    if not is_admin(caller(request)):
+        return Status(403, {"detail": "responses are imported by admins"})
+    study = study_for(request, study_id)
+    job = ResponseImportJob.objects.filter(pk=job_id, study=study).first()
+    if job is None:
+        return Status(404, {"detail": "no such import job in this study"})
+    return Status(200, _job_status(job))
+
+
+def _job_status(job: ResponseImportJob) -> dict[str, object]:
+    status: dict[str, object] = {
+        "job": job.pk,
+        "status": job.status,
+        "progress": job.progress,
+        "total": job.total,
+        "status_url": f"/api/v1/studies/{job.study_id}/responses/import/jobs/{job.pk}",
+    }
+    if job.status == ResponseImportJob.Status.DONE:
+        status["result"] = job.result
+    elif job.status == ResponseImportJob.Status.FAILED:
+        status["detail"] = "nothing was imported"
+        status["problems"] = job.problems or [job.error]
+    return status

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -373,27 +374,46 @@ def _record_problems(
     return problems
 
 
+Progress = Callable[[int, int], None]  # (done, total): records checked, then records imported
+
+
+PROGRESS_EVERY = 50
+
+
 def responses_import(
-    *, records: list[ResponseRecord], study: Study, create_missing: bool = False, actor=None, source: str = ""
+    *,
+    records: list[ResponseRecord],
+    study: Study,
+    create_missing: bool = False,
+    actor=None,
+    source: str = "",
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import responses all-or-nothing. Re-importing an identical response is a
     no-op; a different response under an existing research ID is an error. Every
     problem of every record is reported at once, in file order (RecordProblems). An import
-    that changed anything is audited (``responses.import``: who, from where, which IDs)."""
+    that changed anything is audited (``responses.import``: who, from where, which IDs).
+    ``progress`` is told every ``PROGRESS_EVERY`` records (each counts twice: checked, imported)."""
+    total = 2 * len(records)
+
+    def told(done: int) -> None:
+        if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+            progress(done, total)
+
     report = ImportReport()
     # the catalogue, read once per model and condition (the import adds no term but its models)
     catalogues: dict[tuple[int, int], list[BlindTerm]] = {}
     seen: set[str] = set()
     firsts: dict[str, str] = {}
-    problems = [
-        p
-        for rec in records
-        for p in _record_problems(rec, study=study, create_missing=create_missing, seen=firsts)
-    ]
+    problems = []
+    for done, rec in enumerate(records, start=1):
+        problems += _record_problems(rec, study=study, create_missing=create_missing, seen=firsts)
+        told(done)
     if problems:
         raise RecordProblems(problems)
     with transaction.atomic():
-        for rec in records:
+        for done, rec in enumerate(records, start=len(records) + 1):
+            told(done - 1)
             if rec.research_id in seen:
                 raise RecordError(rec.where, "research_id", _("appears twice in the file"))
             seen.add(rec.research_id)
@@ -442,6 +462,7 @@ def responses_import(
             if response.held:
                 report.held.append(rec.research_id)
                 report.hold_reasons[rec.research_id] = response.hold_reasons
+        told(total)
         if report.created or report.restored or report.created_objects:
             audit_record(
                 actor=actor,

@@ -1,4 +1,5 @@
-"""The study itself: studies, scenarios, model endpoints, conditions and the responses raters score."""
+"""The study itself: studies, scenarios, model endpoints, conditions and the responses raters score
+(and the jobs that import them, ``import_jobs``)."""
 
 from __future__ import annotations
 
@@ -242,9 +243,8 @@ class Study(models.Model):
         ),
     )
     is_active = models.BooleanField(_("active"), default=True)
-    # The review gate: generated responses wait for an admin's release before any rater
-    # gets them. Responses with parse warnings or names that break the blind
-    # (``studies.blind_text``) are held whatever this says.
+    # The review gate: generated responses wait for an admin's release; responses with parse
+    # warnings or names that break the blind (``studies.blind_text``) are held whatever this says.
     responses_need_release = models.BooleanField(
         _("responses need release"),
         default=True,
@@ -254,8 +254,7 @@ class Study(models.Model):
             "strategy, condition or model of the study, are held either way."
         ),
     )
-    # The study's choice from the installation's catalogue: what its pickers offer. An
-    # empty choice offers the whole catalogue (studies made before the choice existed).
+    # The study's choice from the catalogue (its pickers'); none offers all (older studies).
     endpoints = models.ManyToManyField(
         ModelEndpoint, blank=True, related_name="studies", verbose_name=_("model endpoints")
     )
@@ -377,14 +376,12 @@ class Response(models.Model):
     step5 = models.TextField(_("Step 5 answer"), blank=True)
     step6 = models.TextField(_("Step 6 answer"), blank=True)
     source = models.CharField(_("source"), max_length=10, choices=ResponseSource.choices)
-    # A copy made for a study's training set (``training``): never live, never counted as the
-    # study's work. Kept here so that scoring can leave copies out without knowing training.
+    # A training set's copy (``training``): never live; here so that scoring can leave it out.
     is_training_copy = models.BooleanField(default=False, editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=ResponseStatus.choices, default=ResponseStatus.READY
     )
-    # The review gate: a held response is assigned to no rater until it is released
-    # (``hold_reasons``: why, as {"code", "step", "other"}; see ``studies.review``).
+    # The review gate: held, no rater gets it until released (why: ``studies.review``'s reasons).
     held = models.BooleanField(_("held for review"), default=False)
     hold_reasons = models.JSONField(default=list, blank=True)
     released_at = models.DateTimeField(_("released at"), null=True, blank=True)
@@ -498,3 +495,6 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.action} {self.target}"
+
+
+from studies.models.import_jobs import ResponseImportJob as ResponseImportJob  # noqa: E402

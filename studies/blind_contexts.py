@@ -1,0 +1,229 @@
+"""The contexts in which a text names itself, a teammate or its maker by a name of its study's
+catalogue ("As the Plant, I", "[Turn 3 - Moderator]", "trained by Google", "我作为主持人"), as regular
+expressions around a name's pattern; and the signs that a name found is prose after all (a word of a
+proper name, a quotation given to a person of the scenario). Pure; used by ``studies.blind_text``."""
+
+from __future__ import annotations
+
+import re
+
+# A letter or digit of a script that spaces its words: a Latin name's boundary. Chinese and
+# Japanese put no space between words ("我是ChatGPT，由OpenAI开发"): their letters end a name.
+_UNSPACED = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_WORD = rf"[^\W_{_UNSPACED}]"
+_LETTER = rf"[^\W\d_{_UNSPACED}]"
+_BEFORE = rf"(?<!{_WORD})"
+_AFTER = rf"(?!{_WORD})"
+_ARTICLE = r"(?:the|a|an|our|your|my)"
+_SEPARATOR = r"(?:[·|•,:：/=]|\s[—–-])"
+_OPEN, _CLOSE = r"[\[(【（{<«]", r"[\])】）}>»]"
+_INSIDE = r"[^\])】）}>»\n]"  # a tag's other words
+# what may stand around a speaker's name at the start of a line: a list's number or bullet,
+# Markdown or HTML emphasis, quotes
+_LIST = r"(?:\d{1,3}[.)]|[*_#>\-•])"
+_OPEN_MARK = r"(?:<[a-z]{1,6}>|[*_\"'`“‘«<{\[(])"
+_CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
+
+
+# what an agent does to a teammate's words: "the moderator suggested", "our implementer argued"
+_SPOKE = (
+    r"(?:said|says|suggested|suggests|argued|argues|proposed|proposes|noted|notes|mentioned|pointed\s+out"
+    r"|summari[sz]ed|summari[sz]es|claimed|claims|asked|asks|raised|concluded|stated|states|emphasi[sz]ed"
+    r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
+    r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees)"
+)
+# a role's word in a compound or a phrase of prose: "plant-based diets", "environmentalist groups",
+# "the plant manager", "the implementer of the plan"
+_NOT_PROSE = (
+    r"(?![\-‐‑]\w|\s+(?:groups?|movements?|organi[sz]ations?|activists?|communit(?:y|ies)|lobby|societ(?:y|ies)"
+    r"|based|managers?|operators?|workers?|species|life|cells?|of)\b)"
+)
+_SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
+# a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
+_LABEL_WORD = (
+    r"(?:summary|notes?|proposals?|view|ideas?|perspective|contribution|response|answer|input|take|report"
+    r"|plan|suggestions?|comments?|thoughts?)"
+)
+
+
+def tags(name: str) -> tuple[str, ...]:
+    """Where a text labels itself by a plain term (``name``: its pattern, in the group
+    "name"), matched without regard to case. Marks around a name are bounded ({0,4}): the
+    list and emphasis marks overlap ("*"), and unbounded runs made a line of stars take
+    quadratic time per term."""
+    return (
+        # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:",
+        # "1. Plant: ...", "<b>Plant</b>:", '"Plant":', "Plant's proposal:", "Plant (me):", "Plant — ..."
+        # "Plant (idea generator):", "Synthesizer summary:", "Plant → ...", "Plant> ..."
+        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
+        rf"[ \t]*(?:[:：→]|[ \t][—–-][ \t]|>[ \t])",
+        # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
+        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}[ \t]*(?m:$)",
+        # a table's first cell: "| Plant | Floating nurseries |"
+        rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*\|",
+        # a signature closing a line: "— Implementer"
+        rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*{name}[ \t]*(?m:$)",
+        # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
+        rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
+    )
+
+
+def self_naming(name: str, cased: str) -> tuple[str, ...]:
+    """Where a text names itself by a plain role or member (``name`` as in ``_tags``; ``cased``:
+    the same, written with the catalogue's capital first); each is matched without regard to
+    case unless it uses ``cased``."""
+    article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+team['’]s)"
+    return (
+        # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
+        # capitals (case kept: "as a plant" is prose)
+        rf"\bas\s+(?:{article}\s+)?{cased}{_AFTER}",
+        # "as an environmentalist, we ...", "as an environmentalist I care", "as the plant of the
+        # team", "as the moderator role" ("As a plant, the facility ..." is prose)
+        rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
+        rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
+        rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        # "Speaking from the Environmentalist perspective", "from my plant's point of view" ("from an
+        # environmentalist perspective" is prose)
+        rf"\bfrom\s+(?:my|our)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        rf"\bfrom\s+(?:the|an?)\s+{cased}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
+        # "I serve as the moderator", "I am playing the futurist", "wearing my futurist hat", "my plant role"
+        rf"(?:\bI|\bI['’]m|\bI\s+am)\s+(?:now\s+)?(?:serv|act|play|work|speak|participat|function)(?:e|ing|s)?\s+"
+        rf"(?:as\s+|in\s+the\s+role\s+of\s+)?(?:(?:the|a|an|our)\s+)?{name}{_AFTER}",
+        rf"\bmy\s+{name}\s+(?:hat|persona|role|identity|perspective|lens|cap)\b",
+        rf"\bwearing\s+(?:the|a|an|our)\s+{name}\s+(?:hat|cap)\b",
+        # "Moderator here."
+        rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
+        # "My job as the team's implementer", "in the role of the implementer", "I was assigned the
+        # plant role", "took on the role of Plant"
+        rf"\bmy\s+(?:job|task|part|position|function|duty|place)\s+as\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
+        # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
+        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}{_NOT_PROSE}(?=['’]s\b|\s+(?:\w+\s+)?{_SPOKE}\b)",
+        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}",
+        # "As the moderator suggested", "I agree with the implementer"
+        rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b",
+        rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
+        rf"\bthe\s+{name}['’]s\s+(?:critique|proposal|point|argument|view|idea|suggestion|summary|rebuttal|objection|feedback|analysis|position|reply|response)s?\b",
+        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}"
+        rf"(?=\s*(?:[,)\];:]|and\b|or\b|['’]s\b))",
+        rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
+        rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
+        rf"我(?:们)?(?:团队|小组)?的\s*{name}",
+        # a teammate speaking at a clause's start: "主持人请大家总结" ("政策执行者认为" is prose)
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*{name}\s*(?:请|建议|提出|认为|总结|指出|表示|说|强调|补充)",
+        rf"本人(?:是|作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
+        rf"我(?:在团队中|在小组中|在本组中)?(?:负责|承担)\s*{name}\s*的?(?:工作|职责|部分|角色)",
+        # "Role: Implementer", "my role: Implementer", "Persona: Futurist", "Role - Implementer", "Role = Moderator"
+        rf"\b(?:role|persona|identity|character|speaker|agent|voice)\s*(?:[:：=]|[—–-]\s)\s*{name}{_AFTER}",
+        # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
+        # ("，作为协调者，市政府应…" is prose: the first person follows a self-naming)
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}(?=\s*[，,]?\s*(?:我|本人))",
+        rf"我(?:是)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
+        rf"我(?:作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}",
+        rf"以\s*{name}\s*的?身份(?=\s*[，,]?\s*(?:我|本人))",
+        rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
+        # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
+        rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
+        *tags(name),
+    )
+
+
+# Who speaks of itself before a maker: "I", "me", "my", "this model", "an AI assistant", "a large
+# language model" ("AI systems developed by Google" in a scenario is prose)
+_SELF = (
+    r"(?:\bI\b|\bI['’]m\b|\bme\b|\bmy\b|\bthis\s+(?:model|assistant|AI)\b"
+    r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model)\b)"
+)
+# "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
+_ZH_SELF = r"(?:我是|我乃|本模型|本助手|该模型)"
+# what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
+_ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
+
+
+def made_by(name: str) -> tuple[str, ...]:
+    """Where a text says who made it: "I am ... trained by Google", "an assistant built by
+    Moonshot", "developed by a team of researchers at Google", "a large language model from
+    Google", "I am Google's AI assistant", "我是由阿里巴巴集团开发的", "我是百度研发的助手"."""
+    made = r"(?:trained|developed|created|built|made|designed|released|provided|owned|powered)"
+    return (
+        rf"{_SELF}[^.!?\n]{{0,80}}?\b{made}\s+by\s+"
+        rf"(?:(?:a\s+team\s+of\s+)?(?:researchers|engineers|the\s+team|the\s+engineers)\s+(?:at|of|from)\s+)?"
+        rf"(?:the\s+)?{name}{_AFTER}",
+        # "I'm a large language model from Google" ("I think the data from Google" is prose)
+        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant)|\bas)\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
+        rf"(?:assistant|model|chatbot|AI|system)\s+from\s+(?:the\s+)?{name}{_AFTER}",
+        # the maker as the subject, or named as mine: "Google trained me", "My developer is Google"
+        rf"{name}\s+(?:trained|developed|created|built|made|designed|programmed|taught)\s+me\b",
+        rf"\bmy\s+(?:developer|creator|maker|trainer|parent\s+company)s?\s+(?:is|are|was|were)\s+(?:the\s+)?{name}{_AFTER}",
+        # "As Google's AI assistant", "As a Google-trained model", "I come from Google"
+        rf"\bas\s+(?:an?\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
+        rf"(?:\bas|\bI\s+am|\bI['’]m)\s+an?\s+{name}[\s\-‐]*(?:trained|developed|built|made|created|designed|powered)\b",
+        rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}",
+        rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
+        rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
+        rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
+        rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:AI|人工智能)?\s*(?:助手|模型|大模型|语言模型|聊天机器人)",
+        rf"我由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)",
+        rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
+    )
+
+
+def named_mid_sentence(cased: str) -> str:
+    """A role or member written with the catalogue's capital inside a sentence ("Thanks,
+    Futurist and Plant", "building on what the Environmentalist said"): prose writes the
+    word in lower case there; a sentence's first word is left alone ("Plant trees ...")."""
+    return rf"(?<=[^\W_]\s|[,;，、'’)\]]\s){cased}{_AFTER}"
+
+
+# Words that may stand before a role's name written with its capital and still leave it a name:
+# a sentence's opening or an address ("As Debater A", "Thanks, Futurist", "The Plant said");
+# any other capitalised word before it makes it part of a proper name ("Desalination Plant").
+_CLAUSE_WORDS = frozenset(
+    [
+        "as", "i", "the", "then", "thanks", "thank", "dear", "hi", "hello", "hey", "our", "my", "and", "but",
+        "so", "now", "here", "from", "per", "to", "by", "with", "like", "unlike", "both", "also", "while",
+        "when", "after", "before", "since", "because", "if", "what", "said", "says", "asked", "told", "let",
+        "ok", "okay", "well", "yes", "no", "for", "in", "on", "at", "of", "or",
+    ]
+)  # fmt: skip
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+# a quotation closed and given to someone: '," says Maria', '” said the mayor', '", explains Li'
+_GIVEN = re.compile(
+    r"[^\"”\n]{0,160}[\"”]\s*[,，]?\s*(?:says|said|explains|explained|adds|added|notes|noted|writes|wrote"
+    r"|asks|asked|recalls|recalled|insists|insisted|tells\s+us|told\s+us)\b"
+)
+
+
+def quoted_speech(text: str, start: int, end: int) -> bool:
+    """The name stands inside a quotation that the text gives to someone else ('"I am an
+    environmentalist," says Maria'): a person of the scenario speaks, not the response."""
+    line = text.rfind("\n", 0, start) + 1
+    opened = text.count('"', line, start) % 2 == 1 or text.count("“", line, start) > text.count(
+        "”", line, start
+    )
+    return opened and _GIVEN.match(text, end) is not None
+
+
+def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> bool:
+    """The name at ``text[start:end]`` is a word of a proper name: a capitalised word before it
+    that does not open a clause ("the Desalination Plant", "Council Member 1"), or, with
+    ``next_word``, one after it ("the Futurist Society")."""
+    before = _WORD_BEFORE.search(text, max(start - 40, 0), start)
+    if before and before[1][0].isupper() and before[1].lower() not in _CLAUSE_WORDS:
+        return True
+    after = _WORD_AFTER.match(text, end) if next_word else None
+    return bool(after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS)
+
+
+# what a name's pattern needs on either side (a Latin name never starts or ends inside a word)
+BEFORE, AFTER, LETTER = _BEFORE, _AFTER, _LETTER

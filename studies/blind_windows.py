@@ -1,0 +1,78 @@
+"""Where in a text the blind-text check looks (``studies.blind_text``): a term's patterns run only
+in windows around the places where its longest word stands among the text's letters and digits, and
+the text is read a second time with digits inside words read as letters ("G3mini"). Pure."""
+
+from __future__ import annotations
+
+import re
+
+Windows = list[tuple[int, int]]
+
+# A term's patterns run only near where its longest word stands in the text's letters and digits
+# (spaces and marks dropped, lower case): a text without the word costs one substring search per
+# term, and a long text with it the matches of windows this wide around each place.
+MARGIN = 400
+KEY_MIN = 3  # a shorter key (the "o" of "o1") would stand everywhere: the whole text is searched
+# digits written for letters inside a word ("G3mini", "Cl4ude", "K1mi")
+_LEET = str.maketrans("013457", "oieast")
+_WORDS = re.compile(r"[^\W_]+")  # each word once: no pattern that backtracks inside a long word
+
+
+def compact_letters(seen: str) -> tuple[str, list[int]]:
+    """``seen``'s letters and digits in lower case, and where each stands in ``seen``."""
+    lower = seen.lower()
+    if len(lower) != len(seen):  # a letter whose lower case is longer ("İ"): one by one
+        lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in seen)
+    places = [m.start() + i for m in _WORDS.finditer(lower) for i in range(m.end() - m.start())]
+    return "".join(lower[i] for i in places), places
+
+
+def digits_read_as_letters(seen: str) -> str:
+    """``seen`` with the digits of words that mix letters and digits read as letters (same length)."""
+
+    def read(word: re.Match[str]) -> str:
+        token = word[0]
+        mixed = any(c.isdigit() for c in token) and sum(c.isalpha() for c in token) >= 2
+        return token.translate(_LEET) if mixed else token
+
+    return _WORDS.sub(read, seen)
+
+
+def windows_around(compact: str, places: list[int], key: str, size: int) -> Windows:
+    if len(key) < (KEY_MIN if key.isascii() else 2):  # two Chinese letters are rare enough
+        return [(0, size)]
+    windows: Windows = []
+    at = compact.find(key)
+    while at != -1:
+        lo, hi = max(places[at] - MARGIN, 0), min(places[at + len(key) - 1] + 1 + MARGIN, size)
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], hi)
+        else:
+            windows.append((lo, hi))
+        at = compact.find(key, at + 1)
+    return windows
+
+
+def windows_merged(windows: Windows) -> Windows:
+    merged: Windows = []
+    for lo, hi in sorted(windows):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def windows_within(windows: Windows, near: Windows) -> Windows:
+    """The parts of ``windows`` inside ``near`` (both sorted, each without overlaps)."""
+    kept: Windows = []
+    i = j = 0
+    while i < len(windows) and j < len(near):
+        lo, hi = max(windows[i][0], near[j][0]), min(windows[i][1], near[j][1])
+        if lo < hi:
+            kept.append((lo, hi))
+        if windows[i][1] < near[j][1]:
+            i += 1
+        else:
+            j += 1
+    return kept

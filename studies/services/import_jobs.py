@@ -1,0 +1,139 @@
+"""Response imports run by a worker: a file of more than ``IMPORT_IN_REQUEST_MAX`` records is
+recorded as a job (its task sent after commit through the outbox) and read there, all or nothing,
+as an import in the request would be; the admin's page polls the job's progress."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
+from studies.models import ResponseImportJob, Study
+from studies.response_files import RecordError, RecordProblems, records_from_text
+from studies.selectors import responses_without_pair
+from studies.services.responses import ImportReport, responses_import
+
+log = logging.getLogger(__name__)
+
+IMPORT_TASK = "studies.tasks.response_import_job_run_task"  # sent by name: services never import tasks
+# More records than this go to a worker: 300 take about 10 s in the request, well inside a proxy's 60 s
+IMPORT_IN_REQUEST_MAX = 300
+
+
+def response_import_job_create(
+    *, study: Study, content: str, create_missing: bool, actor, source: str, language: str
+) -> ResponseImportJob:
+    """Record the job and its task together (sent after commit, or by a worker's sweep once the
+    broker answers)."""
+    with transaction.atomic():
+        job = ResponseImportJob.objects.create(
+            study=study,
+            content=content,
+            create_missing=create_missing,
+            created_by=actor,
+            source=source,
+            language=language,
+        )
+        task_send_on_commit(name=IMPORT_TASK, args=(job.pk,))
+    return job
+
+
+def response_import_job_dispatch_pending(*, job: ResponseImportJob) -> bool:
+    """A queued job whose task the broker has not taken yet (it was away)."""
+    return job.pk in outbox_pending_subjects(name=IMPORT_TASK)
+
+
+def responses_import_warnings(*, study: Study, report: ImportReport) -> list[str]:
+    """What an import's admin should know beyond its summary: responses held, responses no rater
+    pair will get."""
+    warnings = list(report.warnings)
+    if report.held:
+        warnings.append(
+            ngettext(
+                "%(n)d new response is held for review: %(ids)s. "
+                "No rater gets it until it is released on the held responses page.",
+                "%(n)d new responses are held for review: %(ids)s. "
+                "No rater gets them until they are released on the held responses page.",
+                len(report.held),
+            )
+            % {"n": len(report.held), "ids": "; ".join(report.held_texts(20))}
+        )
+    if unpaired := responses_without_pair(study=study, research_ids=report.created):
+        # the new responses' scenario and condition have no pair: say so, where to fix it
+        warnings.append(
+            ngettext(
+                "%(n)d new response has no rater pair (its scenario and condition have none): "
+                "%(ids)s. Assign a pair on the study's page.",
+                "%(n)d new responses have no rater pair (their scenario and condition have none): "
+                "%(ids)s. Assign a pair on the study's page.",
+                len(unpaired),
+            )
+            % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
+        )
+    return warnings
+
+
+def import_report_result(report: ImportReport) -> dict[str, object]:
+    """An import's outcome as the API gives it."""
+    return {
+        "summary": report.summary(),
+        "created": report.created,
+        "unchanged": report.unchanged,
+        "held": report.held,
+        # why each was held: [{"code": "blind_text", "step": 2, "terms": [...]}, ...]
+        "held_reasons": {rid: report.hold_reasons.get(rid, []) for rid in report.held},
+        "created_objects": report.created_objects,
+        "warnings": [str(w) for w in report.warnings],
+    }
+
+
+def _progress(job_id: int, done: int, total: int) -> None:
+    # its own statement outside the import's transaction: the page polls it while the import runs
+    ResponseImportJob.objects.filter(pk=job_id).update(progress=done, total=total)
+
+
+def _finish(job_id: int, **outcome: object) -> None:
+    ResponseImportJob.objects.filter(pk=job_id).update(content="", finished_at=timezone.now(), **outcome)
+
+
+def response_import_job_run(*, job_id: int) -> ResponseImportJob | None:
+    """Read the job's file and import it (the task; a redelivery of a finished job changes
+    nothing; one that died midway starts again: its import's transaction was rolled back)."""
+    job = ResponseImportJob.objects.select_related("study", "created_by").filter(pk=job_id).first()
+    if job is None or job.status in (ResponseImportJob.Status.DONE, ResponseImportJob.Status.FAILED):
+        return job
+    ResponseImportJob.objects.filter(pk=job_id).update(status=ResponseImportJob.Status.RUNNING, progress=0)
+    with translation.override(job.language):
+        try:
+            report = responses_import(
+                records=records_from_text(job.content),
+                study=job.study,
+                create_missing=job.create_missing,
+                actor=job.created_by,
+                source=job.source,
+                progress=lambda done, total: _progress(job_id, done, total),
+            )
+        except RecordProblems as exc:
+            _finish(job_id, status=ResponseImportJob.Status.FAILED, problems=exc.problems)
+        except RecordError as exc:
+            _finish(job_id, status=ResponseImportJob.Status.FAILED, problems=[str(exc)])
+        except Exception as exc:  # a fault of ours or the database's: nothing imported, said so
+            log.exception("response import job %s failed", job_id)
+            _finish(
+                job_id,
+                status=ResponseImportJob.Status.FAILED,
+                error=_("The import failed: %(e)s") % {"e": exc},
+            )
+        else:
+            _finish(
+                job_id,
+                status=ResponseImportJob.Status.DONE,
+                summary=report.summary(),
+                warnings=responses_import_warnings(study=job.study, report=report),
+                result=import_report_result(report),
+            )
+    return ResponseImportJob.objects.filter(pk=job_id).first()
