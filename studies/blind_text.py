@@ -435,12 +435,24 @@ def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
 
 def blind_terms_found(texts: list[str], terms: list[BlindTerm]) -> dict[int, list[str]]:
     """For each step (1-6) whose text names a term, the terms it names (first seen first)."""
-    found: dict[int, list[str]] = {}
+    return blind_names_of(blind_steps_found(texts, terms))
+
+
+StoredSpans = dict[str, list[list[object]]]  # {"2": [[start, end, kind, term], ...]}: JSON
+
+
+def blind_steps_found(texts: list[str], terms: list[BlindTerm]) -> StoredSpans:
+    """The spans of each step (1-6) whose text names a term, as stored with a response."""
+    found: StoredSpans = {}
     for step, text in enumerate(texts, start=1):
-        names = list(dict.fromkeys(span.term for span in blind_spans(text, terms)))
-        if names:
-            found[step] = names
+        if spans := blind_spans(text, terms):
+            found[str(step)] = [[s.start, s.end, s.kind, s.term] for s in spans]
     return found
+
+
+def blind_names_of(found: StoredSpans) -> dict[int, list[str]]:
+    """For each step of stored spans, the terms it names (first seen first)."""
+    return {int(step): list(dict.fromkeys(str(span[3]) for span in spans)) for step, spans in found.items()}
 
 
 @dataclass(frozen=True)
@@ -452,9 +464,24 @@ class BlindSegment:
 
 def blind_segments(text: str, terms: Iterable[BlindTerm]) -> list[BlindSegment]:
     """``text`` cut into plain and naming segments, for a page that highlights the names."""
+    return _segments(text, blind_spans(text, terms))
+
+
+def blind_segments_stored(text: str, spans: list[list[object]]) -> list[BlindSegment]:
+    """The same from spans stored when the text was checked (those that no longer fit it, left out)."""
+    kept = []
+    for start, end, kind, term in spans:
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+            kept.append(Span(start, end, str(term), str(kind)))
+    return _segments(text, kept)
+
+
+def _segments(text: str, spans: list[Span]) -> list[BlindSegment]:
     segments: list[BlindSegment] = []
     at = 0
-    for span in blind_spans(text, terms):
+    for span in spans:
+        if span.start < at:
+            continue
         if span.start > at:
             segments.append(BlindSegment(text[at : span.start]))
         segments.append(BlindSegment(text[span.start : span.end], span.kind, span.term))

@@ -22,6 +22,7 @@ from studies.blind_text import (
     BlindSegment,
     BlindTerm,
     blind_segments,
+    blind_segments_stored,
     blind_term_sources,
 )
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Strategy, Study
@@ -257,12 +258,19 @@ def held_responses_review(*, study: Study | None = None, page: str | None = None
     counts = held_counts_by_study()
     for response in shown.object_list:
         parsed = parse_response(response.answers)
-        key = (response.study_id, response.model_id, response.condition_id)
-        if key not in terms:
-            terms[key] = study_blind_terms(
-                study=response.study, model=response.model, condition=response.condition
-            )
-        segments = [blind_segments(text, terms[key]) for text in response.shown_answers]
+        if response.blind_spans is not None:  # as checked when it arrived or was redacted
+            stored = response.blind_spans
+            segments = [
+                blind_segments_stored(text, stored.get(str(step), []))
+                for step, text in enumerate(response.shown_answers, start=1)
+            ]
+        else:  # held before the spans were kept: checked now
+            key = (response.study_id, response.model_id, response.condition_id)
+            if key not in terms:
+                terms[key] = study_blind_terms(
+                    study=response.study, model=response.model, condition=response.condition
+                )
+            segments = [blind_segments(text, terms[key]) for text in response.shown_answers]
         rows.append(
             HeldResponse(
                 response=response,

@@ -349,17 +349,13 @@ class ResponseStatus(models.TextChoices):
 
 
 def shown_text(text: str) -> str:
-    """A stored text as it is shown: trailing whitespace of every line and surrounding
-    blank lines trimmed."""
+    """A stored text as shown: trailing whitespace of every line and surrounding blank lines trimmed."""
     return "\n".join(line.rstrip() for line in text.split("\n")).strip()
 
 
 class Response(models.Model):
-    """One model's six-step answer to one scenario under one condition.
-
-    Raters only ever see ``blind_code``; ``research_id`` (A05_FS10), the model and
-    the condition are for admins and researchers.
-    """
+    """One model's six-step answer to one scenario under one condition. Raters only ever see
+    ``blind_code``; ``research_id`` (A05_FS10), the model and the condition are for the others."""
 
     study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="responses")
     scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="responses")
@@ -384,6 +380,9 @@ class Response(models.Model):
     # The review gate: held, no rater gets it until released (why: ``studies.review``'s reasons).
     held = models.BooleanField(_("held for review"), default=False)
     hold_reasons = models.JSONField(default=list, blank=True)
+    # the blind-text check's spans per step of the shown text ({"2": [[start, end, kind, term]]}), as
+    # last checked: the held page shows them without checking again (None: never stored, older rows)
+    blind_spans = models.JSONField(null=True, blank=True, editable=False)
     released_at = models.DateTimeField(_("released at"), null=True, blank=True)
     released_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -418,8 +417,7 @@ class Response(models.Model):
         return [self.answer(n) for n in range(1, 7)]
 
     def shown_answer(self, step: int) -> str:
-        """The step's text as people read it: each line's trailing whitespace and the
-        text's leading and trailing blank space trimmed (the stored text is unchanged)."""
+        """The step's text as read: trailing whitespace of lines and text trimmed (not stored)."""
         return shown_text(self.answer(step))
 
     @property

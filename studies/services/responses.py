@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from studies.blind_text import BlindTerm, blind_terms_found
+from studies.blind_text import BlindTerm, blind_names_of, blind_steps_found
 from studies.models import (
     Condition,
     ModelEndpoint,
@@ -143,16 +143,18 @@ def response_create(
         raise ValueError("a response has exactly six step answers")
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
     parsed = parse_response(answers)
+    # checked as people read the text, and the spans kept: the held page shows them unchecked
+    spans = blind_steps_found(
+        [shown_text(a) for a in answers],
+        blind_terms
+        if blind_terms is not None
+        else study_blind_terms(study=study, model=model, condition=condition),
+    )
     reasons = hold_reasons_for(
         parsed=parsed,
         generated=source == ResponseSource.GENERATED,
         needs_release=study.responses_need_release,
-        blind_names=blind_terms_found(
-            answers,
-            blind_terms
-            if blind_terms is not None
-            else study_blind_terms(study=study, model=model, condition=condition),
-        ),
+        blind_names=blind_names_of(spans),
     )
     with transaction.atomic():
         if Response.objects.filter(study=study, research_id=research_id).exists():
@@ -166,6 +168,7 @@ def response_create(
             source=source,
             held=bool(reasons),
             hold_reasons=reasons,
+            blind_spans=spans,
             released_at=None if reasons else timezone.now(),
             **{f"step{i}": answers[i - 1] for i in range(1, 7)},
         )

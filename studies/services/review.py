@@ -10,8 +10,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_admin
-from studies.blind_text import BLIND_TEXT, WORD, BlindTerm, blind_redact, blind_spans, blind_terms_found
-from studies.models import Response, ResponseStatus, ResponseTextChange, Study
+from studies.blind_text import (
+    BLIND_TEXT,
+    WORD,
+    BlindTerm,
+    blind_names_of,
+    blind_redact,
+    blind_spans,
+    blind_steps_found,
+)
+from studies.models import Response, ResponseStatus, ResponseTextChange, Study, shown_text
 from studies.review import blind_text_reasons
 from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
@@ -179,7 +187,8 @@ def response_text_redact(*, response_id: int, actor, words: list[str] | None = N
         before = [r.get("code") for r in response.hold_reasons]
         redacted = [response.answer(n) if n not in texts else texts[n] for n in range(1, 7)]
         response.hold_reasons = [r for r in response.hold_reasons if r.get("code") != BLIND_TEXT]
-        response.hold_reasons += blind_text_reasons(blind_terms_found(redacted, catalogue))
+        response.blind_spans = blind_steps_found([shown_text(text) for text in redacted], catalogue)
+        response.hold_reasons += blind_text_reasons(blind_names_of(response.blind_spans))
         response_texts_store(
             response=response,
             texts=texts,
@@ -190,6 +199,6 @@ def response_text_redact(*, response_id: int, actor, words: list[str] | None = N
                 "names": names,
                 "hold_reasons": [before, [r.get("code") for r in response.hold_reasons]],
             },
-            also_save=("hold_reasons",),
+            also_save=("hold_reasons", "blind_spans"),
         )
     return Redacted(response=response, steps=sorted(texts), names=names)

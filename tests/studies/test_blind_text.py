@@ -589,3 +589,34 @@ def test_the_import_api_says_why_each_response_is_held(demo):
     assert reply.json()["held_reasons"] == {
         "D05_FS10": [{"code": "blind_text", "step": 3, "terms": ["Environmentalist"]}]
     }
+
+
+@pytest.mark.django_db
+def test_the_page_shows_the_spans_kept_at_the_check_without_checking_again(admin_client, demo, monkeypatch):
+    """Hostile pass 9 (F1): the page checked every held text again on every load. The spans found
+    when a response arrives (or is redacted) are kept with it; a response held before they were
+    kept is still checked on the page."""
+    response = _new(demo, _with_step(2, "As the Environmentalist, I frame it."))
+    assert response.blind_spans == {"2": [[7, 23, "role", "Environmentalist"]]}
+    older = _new(demo, _with_step(3, "As the Environmentalist, I list."), number="42")
+    Response.objects.filter(pk=older.pk).update(blind_spans=None)
+
+    checked: list[str] = []
+    import studies.selectors
+
+    real = studies.selectors.blind_segments
+    monkeypatch.setattr(
+        studies.selectors, "blind_segments", lambda text, terms: checked.append(text) or real(text, terms)
+    )
+    page = admin_client.get(reverse("studies:held_responses"), {"study": demo.study.pk}).content.decode()
+    first = page.split(f'id="held-{response.pk}"')[1].split("</article>")[0]
+    second = page.split(f'id="held-{older.pk}"')[1].split("</article>")[0]
+    assert 'data-term="Environmentalist"' in first and ">Environmentalist</mark>" in first
+    assert ">Environmentalist</mark>" in second
+    assert len(checked) == 6 and all(
+        text in Response.objects.get(pk=older.pk).shown_answers for text in checked
+    )
+
+    response_text_redact(response_id=response.pk, actor=_admin())
+    response.refresh_from_db()
+    assert response.blind_spans == {}  # checked again after the redaction: nothing left

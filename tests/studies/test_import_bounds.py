@@ -58,12 +58,23 @@ def test_a_file_of_too_many_records_is_refused_with_one_message(admin_client, st
     )
 
 
-def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_client, study):
-    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": _lines(1500)})
-    assert reply.status_code == 400
+@pytest.mark.parametrize("records", [250, 1500])
+def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_client, study, records):
+    """In the request (up to 300 records) or, larger, on the import job's page once a worker has
+    read it (here the job's task is run in this process)."""
+    from studies.models import ResponseImportJob
+    from studies.services.import_jobs import response_import_job_run
+
+    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": _lines(records)})
+    if records > 300:
+        assert reply.status_code == 302
+        response_import_job_run(job_id=ResponseImportJob.objects.get().pk)
+        reply = admin_client.get(reply["Location"])
+    else:
+        assert reply.status_code == 400
     page = reply.content.decode()
-    listed = page.split('id="import-problems"', 1)[1].split("</section>", 1)[0]
+    listed = page.split('id="import-problems"', 1)[1].split("</ul>", 1)[0]
     assert listed.count("<li>") == PROBLEMS_SHOWN
     total = int(page.split("Nothing was imported: ", 1)[1].split(" ", 1)[0])
-    assert total >= 1500 and f"… and {total - PROBLEMS_SHOWN} more problems, not listed" in page
+    assert total >= records and f"… and {total - PROBLEMS_SHOWN} more problems, not listed" in page
     assert not Response.objects.filter(study=study).exists()
