@@ -3,14 +3,18 @@ yet should go to a rater pair next, to narrow the widest prediction-powered inte
 (``judging.ppi``). Pure, no ORM.
 
 Greedy, one response at a time: the cell (a model x condition, say) whose interval is now the
-widest (a cell with under two human-scored responses first), and in it the response the judge is least sure of (the
-spread of its repeated scores; then the one farthest from the cell's judge mean). Each cell's
-variances are held at their present estimates while planning, as in a power calculation; the plan
-says each cell's expected interval width before and after.
+widest (a cell with under two human-scored responses first) gets the next human score. Within a
+cell the responses are drawn at random (seeded): the estimate in ``judging.ppi`` holds only for a
+random sample of a cell's responses, and choosing the ones the judge is least sure of would bias it
+wherever that doubt goes with the judge's error (active inference would have to weight them back:
+Zrnic & Candes 2024). Each cell's variances are held at their present estimates while planning, as
+in a power calculation; a lab plans a round, has it scored, and plans again. The plan says each
+cell's expected interval width before and after.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,8 +25,8 @@ from judging.ppi import Z95
 class Cell:
     human: Sequence[float]  # the humans' final scores of the cell's human-scored responses
     judge_on_human: Sequence[float]  # the judge's mean score of the same responses
-    # responses no human scored: id -> (the judge's mean score, the spread of its repeated scores)
-    judge_only: Mapping[Hashable, tuple[float, float]]
+    # responses no human scored: id -> the judge's score
+    judge_only: Mapping[Hashable, float]
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class _Estimate:
     judge_var: float
     n: int
     big_n: int
-    queue: list[Hashable]  # its unscored responses, the judge's least sure first
+    queue: list[Hashable]  # its unscored responses, in a seeded random order
     chosen: list[Hashable]
 
     def half_width(self) -> float | None:
@@ -55,25 +59,24 @@ class _Estimate:
         return Z95 * max(variance, 0.0) ** 0.5
 
 
-def _estimate(cell: Cell) -> _Estimate:
+def _estimate(key: Hashable, cell: Cell, seed: int) -> _Estimate:
     import numpy as np
 
     y, f = np.asarray(cell.human, float), np.asarray(cell.judge_on_human, float)
-    judged = np.asarray([score for score, _spread in cell.judge_only.values()], float)
-    everything = np.concatenate([f, judged])
     # the judge's variance on the human-scored responses, as their covariance: Cov^2 <= Var Y Var f
     judge_var = float(f.var(ddof=1)) if len(f) > 1 else 0.0
     human_var = float(y.var(ddof=1)) if len(y) > 1 else 0.0
     covariance = float(np.cov(y, f)[0, 1]) if len(y) > 1 else 0.0
-    mean = float(everything.mean()) if len(everything) else 0.0
-    spread = dict(cell.judge_only)
-    queue = sorted(spread, key=lambda r: (-spread[r][1], -abs(spread[r][0] - mean), str(r)))
-    return _Estimate(human_var, covariance, judge_var, len(y), len(judged), queue, [])
+    queue = sorted(cell.judge_only, key=str)
+    random.Random(f"{seed}:{key}").shuffle(queue)
+    return _Estimate(human_var, covariance, judge_var, len(y), len(cell.judge_only), queue, [])
 
 
-def human_scoring_plan(*, cells: Mapping[Hashable, Cell], budget: int) -> dict[Hashable, CellPlan]:
+def human_scoring_plan(
+    *, cells: Mapping[Hashable, Cell], budget: int, seed: int = 39
+) -> dict[Hashable, CellPlan]:
     """Up to ``budget`` responses, across ``cells``, for human pairs to score next."""
-    state = {key: _estimate(cell) for key, cell in cells.items()}
+    state = {key: _estimate(key, cell, seed) for key, cell in cells.items()}
     before = {key: estimate.half_width() for key, estimate in state.items()}
 
     def widest_first(key: Hashable) -> tuple[float, str]:
