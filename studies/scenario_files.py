@@ -28,7 +28,8 @@ MAX_TEXT = 100_000
 MAX_RECORDS = 2000
 # xlsx uploads: refuse zip bombs before openpyxl inflates anything. The texts sit in the shared
 # strings part: 8 MB holds 2,000 scenarios of 4,000 characters; openpyxl's read of 48 MB of it
-# took 30 s and 200 MB of the web process (hostile pass 9), of 8 MB about 3 s.
+# took 30 s and 200 MB of the web process (hostile pass 9). Its cost is per entry: the styles part
+# is bounded at 1 MB and the shared strings at 64,000 entries (``xlsx_safety``, hostile pass 10).
 MAX_XLSX_UNCOMPRESSED = 16 * 1024 * 1024
 MAX_XLSX_PART = 8 * 1024 * 1024
 # the first sheet is read in read-only mode (streamed, at most MAX_RECORDS rows); the limits bound
@@ -42,6 +43,7 @@ XLSX_LIMITS = XlsxLimits(
     max_rows=1_048_576,  # Excel's own limits: other sheets are never loaded
     max_columns=16_384,
     max_cells=5_000_000,
+    max_shared_strings=64_000,  # 2,001 rows of 30 columns hold at most 60,030 texts
 )
 MAX_XLSX_COLUMNS = 30
 

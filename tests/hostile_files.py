@@ -310,3 +310,24 @@ FRAGMENTS = [
     b'<row r="1048576"><c r="XFD1048576"><v>1</v></c></row>',
     b"=cmd|' /C calc'!A0",
 ]
+
+
+def styles_and_strings_xlsx(*, font_bytes: int, strings: int) -> bytes:
+    """Hostile pass 10 (N1): a styles part of ``font_bytes`` of fonts and a shared strings part of
+    ``strings`` one- or two-digit texts; openpyxl's full read costs per entry (16 MB of each: 18 s,
+    +620 MB), while both compress under the ratio limit."""
+    import random
+
+    rng = random.Random(10)
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    fonts, size = [], 0
+    while size < font_bytes:
+        font = f'<font><b/><sz val="{rng.randint(1, 409)}"/></font>'
+        fonts.append(font)
+        size += len(font)
+    styles = (
+        f'<?xml version="1.0" encoding="UTF-8"?><styleSheet {ns}><fonts>{"".join(fonts)}</fonts></styleSheet>'
+    )
+    texts = "".join(f"<si><t>{rng.randint(0, 99)}</t></si>" for _ in range(strings))
+    shared = f'<?xml version="1.0" encoding="UTF-8"?><sst {ns}>{texts}</sst>'
+    return _rezip({"xl/styles.xml": styles.encode()}, add={"xl/sharedStrings.xml": shared.encode()})

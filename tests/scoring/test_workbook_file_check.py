@@ -184,3 +184,33 @@ def test_the_workbooks_limits_hold_a_large_real_group(workbook):
 
     sheet = zipfile.ZipFile(io.BytesIO(workbook[1])).read("xl/worksheets/sheet2.xml")
     workbook_file_check(_workbook_with_sheets([sheet] * 203), max_bytes=LIMIT)
+
+
+@pytest.mark.django_db
+def test_huge_styles_and_shared_strings_are_refused_from_the_upload_page_before_any_load(
+    client, demo, monkeypatch
+):
+    """Hostile pass 10 (N1): 16 MB of fonts and 16 MB of one-digit texts passed every bound and
+    openpyxl's full read held the web process 18 s and 620 MB, before the workbook's signature
+    was even looked at. The styles part is bounded at 1 MB, read from the zip's directory."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.hostile_files import styles_and_strings_xlsx
+
+    _never_loaded(monkeypatch)
+    client.login(username="rater1", password="demo-pass-2026")
+    data = styles_and_strings_xlsx(font_bytes=16 * 2**20 - 4096, strings=1_000)
+    reply = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("FS10.xlsx", data)})
+    assert reply.status_code == 400
+    assert "A part of the workbook is too large (xl/styles.xml)." in reply.content.decode()
+    assert not ScoreSheet.objects.exists()
+
+
+def test_more_shared_strings_than_cells_are_refused_before_any_load():
+    """Under 16 MB, but 256,001 texts: more than a workbook of 256,000 cells can use."""
+    from tests.hostile_files import styles_and_strings_xlsx
+
+    assert "more than 256000 different texts" in _refusal(
+        styles_and_strings_xlsx(font_bytes=1000, strings=256_001)
+    )
+    workbook_file_check(styles_and_strings_xlsx(font_bytes=1000, strings=256_000), max_bytes=LIMIT)
