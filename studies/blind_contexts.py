@@ -38,6 +38,11 @@ _NOT_PROSE = (
     r"(?![\-‐‑]\w|\s+(?:groups?|movements?|organi[sz]ations?|activists?|communit(?:y|ies)|lobby|societ(?:y|ies)"
     r"|based|managers?|operators?|workers?|species|life|cells?|of)\b)"
 )
+# what a teammate's words are: "the plant's critique" ("the plant's response", "output": prose)
+_ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|counterargument)s?\b"
+# the first person soon after: a teammate is spoken of to the team ("As the moderator suggested, we
+# vote"; "In 1970 the futurist warned that cities would float" is prose)
+_WE_AFTER = r"(?=[^.!?\n]{0,80}\b(?:we|our|us|I|me|my|let['’]s)\b)"
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
 # a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
 _LABEL_WORD = (
@@ -82,9 +87,20 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "as an environmentalist, we ...", "as an environmentalist I care", "as the plant of the
         # team", "as the moderator role" ("As a plant, the facility ..." is prose)
         rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
-        rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+team|\s+role)",
+        rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+(?:team|discussion|debate|group|session|round|panel"
+        rf"|conversation)\b[^.!?\n]{{0,40}}?[,，]\s*(?:I|I['’]\w+|we|let['’]?s?)\b|\s+role)",
+        # "As the designated moderator, ...", "my take as resident futurist"
+        rf"\bas\s+(?:(?:the|our|your|my)\s+)?(?:designated|appointed|assigned|resident|acting|official)\s+{name}{_AFTER}",
+        # "I, as moderator, will ...", "Me, the moderator, ...", "It falls to me, the moderator",
+        # "This is the environmentalist speaking.", "The moderator (me) summarizes"
+        rf"\bI\s*,\s*as\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\bme\s*,\s*(?:the|your|our)\s+{name}{_AFTER}",
+        rf"\bthis\s+is\s+(?:the|your|our)\s+{name}\s+(?:speaking|here|talking|writing)\b",
+        rf"{name}\s*\(\s*(?:me|myself|that['’]s\s+me|i\.e\.\s+me)\s*\)",
+        rf"\bplaying\s+the\s+(?:part|role)\s+of\s+(?:the\s+)?{name}{_AFTER}",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
-        rf"(?:\bI\s+am|\bI'm|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
+        rf"(?:\bI\s+am|\bI['’]m|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+"
+        rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+)?{name}{_AFTER}",
         # "Speaking from the Environmentalist perspective", "from my plant's point of view" ("from an
         # environmentalist perspective" is prose)
         rf"\bfrom\s+(?:my|our)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
@@ -102,28 +118,37 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
         # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
-        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}{_NOT_PROSE}(?=['’]s\b|\s+(?:\w+\s+)?{_SPOKE}\b)",
-        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}",
-        # "As the moderator suggested", "I agree with the implementer"
-        rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b",
+        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}{_NOT_PROSE}"
+        rf"(?=['’]s\s+{_ARGUED}|\s+(?:\w+\s+)?{_SPOKE}\b{_WE_AFTER})",
+        rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}{_WE_AFTER}",
+        # "As the moderator suggested, we ...", "I agree with the implementer"
+        rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
-        rf"\bthe\s+{name}['’]s\s+(?:critique|proposal|point|argument|view|idea|suggestion|summary|rebuttal|objection|feedback|analysis|position|reply|response)s?\b",
+        rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
         rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}"
         rf"(?=\s*(?:[,)\];:]|and\b|or\b|['’]s\b))",
         rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
-        rf"我(?:们)?(?:团队|小组)?的\s*{name}",
-        # a teammate speaking at a clause's start: "主持人请大家总结" ("政策执行者认为" is prose)
-        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*{name}\s*(?:请|建议|提出|认为|总结|指出|表示|说|强调|补充)",
+        rf"我(?:们)?(?:的)?(?:团队|小组)(?:中|里)?的\s*{name}",
+        # a teammate speaking to the team at a clause's start: "主持人请大家总结" ("未来学家认为，…" and
+        # "主持人表示…" are prose)
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*{name}\s*请\s*(?:大家|各位|我们|诸位)",
+        # "我这个主持人", "轮到我这个主持人总结了", "本主持人认为", "笔者作为一名环保主义者", "我充任主持人",
+        # "我站在环保主义者的立场看"
+        rf"我这(?:个|位|名)\s*{name}",
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*本\s*{name}(?=\s*(?:认为|建议|提出|总结|宣布|在此|觉得))",
+        rf"(?:笔者|在下|本人)\s*(?:作为|身为|担任)\s*{_ZH_FILLER}{name}",
+        rf"我[^，。！？\n]{{0,4}}站在\s*{name}\s*的?(?:立场|角度|视角)",
         rf"本人(?:是|作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
         rf"我(?:在团队中|在小组中|在本组中)?(?:负责|承担)\s*{name}\s*的?(?:工作|职责|部分|角色)",
         # "Role: Implementer", "my role: Implementer", "Persona: Futurist", "Role - Implementer", "Role = Moderator"
         rf"\b(?:role|persona|identity|character|speaker|agent|voice)\s*(?:[:：=]|[—–-]\s)\s*{name}{_AFTER}",
         # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
         # ("，作为协调者，市政府应…" is prose: the first person follows a self-naming)
-        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}(?=\s*[，,]?\s*(?:我|本人))",
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*[^，。！？\n]{{0,10}}?{name}"
+        rf"(?=\s*[，,]?\s*(?:我|本人))",
         rf"我(?:是)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
-        rf"我(?:作为|身为|担任|扮演)[^，。！？\n]{{0,12}}?{name}",
+        rf"我(?:作为|身为|担任|扮演|充任|充当)[^，。！？\n]{{0,12}}?{name}",
         rf"以\s*{name}\s*的?身份(?=\s*[，,]?\s*(?:我|本人))",
         rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
@@ -132,14 +157,17 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
     )
 
 
-# Who speaks of itself before a maker: "I", "me", "my", "this model", "an AI assistant", "a large
-# language model" ("AI systems developed by Google" in a scenario is prose)
+# Who speaks of itself before a maker: "I am", "I was", "this model", "an AI assistant", "a large
+# language model" ("AI systems developed by Google" in a scenario, "I recommend the system developed
+# by Google" and "my phone was made by Microsoft" are prose)
 _SELF = (
-    r"(?:\bI\b|\bI['’]m\b|\bme\b|\bmy\b|\bthis\s+(?:model|assistant|AI)\b"
+    r"(?:\bI\s+(?:am|was|have\s+been)\b|\bI['’]m\b|\bthis\s+(?:model|assistant|AI)\b"
     r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model)\b)"
 )
 # "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
 _ZH_SELF = r"(?:我是|我乃|本模型|本助手|该模型)"
+# what a model calls itself in Chinese: "AI助手", "大语言模型"
+_ZH_MODEL = r"(?:(?:AI|人工智能)\s*)?(?:助手|模型|大模型|语言模型|大语言模型|聊天机器人)"
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
 _ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
 
@@ -150,9 +178,12 @@ def made_by(name: str) -> tuple[str, ...]:
     Google", "I am Google's AI assistant", "我是由阿里巴巴集团开发的", "我是百度研发的助手"."""
     made = r"(?:trained|developed|created|built|made|designed|released|provided|owned|powered)"
     return (
-        rf"{_SELF}[^.!?\n]{{0,80}}?\b{made}\s+by\s+"
-        rf"(?:(?:a\s+team\s+of\s+)?(?:researchers|engineers|the\s+team|the\s+engineers)\s+(?:at|of|from)\s+)?"
+        rf"{_SELF}[^.!?\n]{{0,80}}?\b(?:{made}\s+)?(?:by|at)\s+"
+        rf"(?:(?:a\s+team\s+of\s+)?(?:the\s+)?(?:researchers|engineers|team|folks|people|staff)\s+(?:at|of|from)\s+)?"
         rf"(?:the\s+)?{name}{_AFTER}",
+        # "Google is my creator", "I am a product of Google"
+        rf"{name}\s+(?:is|was)\s+my\s+(?:creator|developer|maker|trainer|parent\s+company|owner)\b",
+        rf"\bI\s+am\s+(?:a\s+)?product\s+of\s+(?:the\s+)?{name}{_AFTER}",
         # "I'm a large language model from Google" ("I think the data from Google" is prose)
         rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant)|\bas)\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
         rf"(?:assistant|model|chatbot|AI|system)\s+from\s+(?:the\s+)?{name}{_AFTER}",
@@ -160,17 +191,19 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"{name}\s+(?:trained|developed|created|built|made|designed|programmed|taught)\s+me\b",
         rf"\bmy\s+(?:developer|creator|maker|trainer|parent\s+company)s?\s+(?:is|are|was|were)\s+(?:the\s+)?{name}{_AFTER}",
         # "As Google's AI assistant", "As a Google-trained model", "I come from Google"
-        rf"\bas\s+(?:an?\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
+        rf"\bas\s+(?:an?\s+)?{name}['’]s\s+(?:AI\s+)?(?:assistant|chatbot|(?:large\s+)?language\s+model|model|AI)\b"
+        rf"(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|let['’]?s?)\b)",
         rf"(?:\bas|\bI\s+am|\bI['’]m)\s+an?\s+{name}[\s\-‐]*(?:trained|developed|built|made|created|designed|powered)\b",
-        rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}(?=\s*(?:[.,;!?]|$|and\b|as\b))",
         rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
         rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
         rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
         rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
-        rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的",
-        rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:AI|人工智能)?\s*(?:助手|模型|大模型|语言模型|聊天机器人)",
-        rf"我由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
-        rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}?(?=\s*(?:[，。！？,.!?；;\n]|$))",
+        rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:{_ZH_MODEL}|产品)",
+        rf"作为\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)?的\s*{_ZH_MODEL}",
+        rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
+        rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者|母公司|东家)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
     )
 

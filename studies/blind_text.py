@@ -171,6 +171,7 @@ _ANYWHERE = "anywhere"  # a distinctive name, a model's, a long strategy's, a wo
 _SELF_NAMED = "self_named"  # a plain role or member: where a text names itself or a teammate by it
 _TAGGED = "tagged"  # a plain condition or strategy: as a speaker label or a tag
 _CAPITALS = "capitals"  # a plain term of several words with a capital after its first: so written
+_NUMBERED = "numbered"  # a role or member of a word and a number ("Member 1"): with its capital, anywhere
 _MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
 # with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
@@ -181,10 +182,12 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _SELF_NAMED: lambda name, cased: self_naming(name, cased),
     _TAGGED: lambda name, cased: tags(name),
     _CAPITALS: lambda name, cased: (cased,),
+    _NUMBERED: lambda name, cased: (cased,),
     _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
 }
 
 
+_NUMBERED_NAME = re.compile(r"[A-Za-z][A-Za-z\s\-]*?[\s\-]*\d{1,2}")  # "Member 1", "Agent-2"
 _LABELLED = re.compile(r"(.+?)[\s\-‐‑–_]+([A-Z])")  # a role with a letter for a label: "Debater A"
 
 
@@ -208,7 +211,7 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     if len(written) < (MIN_TERM_LENGTH if written.isascii() else 2):
         return None
     if term.kind == RESEARCH_ID:
-        name = rf"(?P<{{group}}>[A-Z]{{{{1,2}}}}[0-9]{{{{2}}}}_{re.escape(written)})"
+        name = rf"(?P<{{group}}>[A-Z]{{{{1,2}}}}[0-9]{{{{2}}}}[_\-‐ ]?{re.escape(written)})"  # "A07_FS10", "A07-FS10"
         return _Alternative(term, r"(?<![^\W_])", name, name, r"(?![^\W_])"), (_RESEARCH_IDS,)
     # Chinese puts no space between words: no boundary on a side where the term has a Chinese letter
     before = BEFORE if written[0].isascii() else ""
@@ -219,7 +222,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     labelled = _LABELLED.fullmatch(written)
     if term.kind in (ROLE, PROFILE) and labelled:
         # "Debater A" of a debate: its other labels name a debater too ("Debater 1", "Debater C")
-        core = rf"{_term_pattern(labelled[1])}{_JOINT}(?:(?-i:[A-Z])|[1-9](?!\d))"
+        # (not "I": "the best debater I ever met")
+        core = rf"{_term_pattern(labelled[1])}{_JOINT}(?:(?-i:[A-HJ-Z])|[1-9](?!\d))"
     core = core.replace("{", "{{").replace("}", "}}")
     name = rf"(?P<{{group}}>{core})"
     # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
@@ -241,6 +245,18 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
         and len(written) < 5
         and not any(c.isascii() and c.isalnum() for c in written)
     )
+    if not written.isascii() and written[-1].isdigit():  # "成员1", not "成员1号楼"
+        after = r"(?![0-9号楼层栋岁个名人次年月日])"
+        found = _Alternative(term, before, name, cased, after)
+    if (
+        term.kind in (ROLE, PROFILE)
+        and written.isascii()
+        and written[0].isupper()
+        and _NUMBERED_NAME.fullmatch(written)
+    ):
+        # "Member 1" with its capital anywhere, in any case where a text names itself by it ("a
+        # household member 2 litres" is prose)
+        return found, (_NUMBERED, _SELF_NAMED)
     if (
         term.kind in (MODEL, WORD)
         or (term_is_distinctive(term.text) and not chinese_role)
@@ -330,7 +346,7 @@ def _prose(text: str, start: int, end: int, recipe: str, term: BlindTerm) -> boo
         return True
     if recipe == _SELF_NAMED and quoted_speech(text, start, end):
         return True
-    if term.kind not in (ROLE, PROFILE) or recipe not in (_MID_SENTENCE, _ANYWHERE):
+    if term.kind not in (ROLE, PROFILE) or recipe not in (_MID_SENTENCE, _ANYWHERE, _NUMBERED):
         return False
     return in_a_proper_name(text, start, end, next_word=recipe == _MID_SENTENCE)
 

@@ -302,7 +302,7 @@ _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
     "claude": ["Anthropic", "克劳德"],
     "gemini": ["Bard", "Google DeepMind"],
-    "qwen": ["Tongyi", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
+    "qwen": ["Tongyi", "Qianwen", "Tongyi Qianwen", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
     "llama": ["Meta AI"],
