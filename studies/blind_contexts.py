@@ -75,6 +75,20 @@ def tags(name: str) -> tuple[str, ...]:
     )
 
 
+def teammates_listed(name: str) -> str:
+    """Teammates named in a list: "my fellow team members (the plant and the monitor evaluator)"."""
+    return (
+        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}"
+        rf"(?=\s*(?:[,)\];:]|and\b|or\b|['’]s\b))"
+    )
+
+
+def chaining(name: str) -> tuple[str, ...]:
+    """The contexts that may name several agents at once ("[Reply · Moderator · Plant]", a list of
+    teammates): run again once the names they found are blanked."""
+    return (teammates_listed(name), *tags(name))
+
+
 def self_naming(name: str, cased: str) -> tuple[str, ...]:
     """Where a text names itself by a plain role or member (``name`` as in ``_tags``; ``cased``:
     the same, written with the catalogue's capital first); each is matched without regard to
@@ -125,8 +139,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
-        rf"\b(?:team\s*-?mates?|fellow\s+(?:team\s+)?members?|team\s+members?|colleagues?)\b[^.!?\n]{{0,60}}?\b{name}{_AFTER}"
-        rf"(?=\s*(?:[,)\];:]|and\b|or\b|['’]s\b))",
+        teammates_listed(name),
         rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
         rf"我(?:们)?(?:的)?(?:团队|小组)(?:中|里)?的\s*{name}",

@@ -54,6 +54,7 @@ from studies.blind_contexts import (
     AFTER,
     BEFORE,
     LETTER,
+    chaining,
     in_a_proper_name,
     made_by,
     named_mid_sentence,
@@ -171,6 +172,7 @@ _ANYWHERE = "anywhere"  # a distinctive name, a model's, a long strategy's, a wo
 _SELF_NAMED = "self_named"  # a plain role or member: where a text names itself or a teammate by it
 _TAGGED = "tagged"  # a plain condition or strategy: as a speaker label or a tag
 _CAPITALS = "capitals"  # a plain term of several words with a capital after its first: so written
+_CHAINED = "chained"  # a plain role, condition or strategy in a context that may name several (rounds 2-3)
 _NUMBERED = "numbered"  # a role or member of a word and a number ("Member 1"): with its capital, anywhere
 _MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
@@ -184,6 +186,7 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _CAPITALS: lambda name, cased: (cased,),
     _NUMBERED: lambda name, cased: (cased,),
     _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
+    _CHAINED: lambda name, cased: chaining(name),
 }
 
 
@@ -386,7 +389,8 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
 # plant and the monitor evaluator)") and a pattern's search goes on after its match: the names found
 # are blanked and the contexts that can hold several run again near them, at most this many times.
 _ROUNDS = 3
-_CHAINING = (_SELF_NAMED, _TAGGED, _MAKERS)
+# what runs again near the names blanked: only the contexts that may name several at once
+_CHAINING = {_SELF_NAMED: _CHAINED, _CHAINED: _CHAINED, _TAGGED: _TAGGED}
 _BLANK = "\x00"  # neither a letter nor a mark: a blanked name keeps the words around it apart
 
 
@@ -414,7 +418,7 @@ def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[t
         form = "".join(blanked)
         near = windows_merged([(max(s - MARGIN, 0), min(e + MARGIN, len(form))) for s, e, _t in new])
         plan = {
-            recipe: (alternatives, windows_within(windows, near))
+            _CHAINING[recipe]: (alternatives, windows_within(windows, near))
             for recipe, (alternatives, windows) in plan.items()
             if recipe in _CHAINING
         }
