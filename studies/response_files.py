@@ -177,6 +177,9 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
     elif isinstance(steps, dict):
         if all(k in steps for k in map(str, range(1, 7))):
             steps = [steps[k] for k in map(str, range(1, 7))]
+            if not all(isinstance(step, str) for step in steps):  # hostile pass 11: a 500 before
+                problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
+                steps = []
         else:
             problems.append(problem_text(where, "steps", _("needs keys 1 to 6")))
             steps = []

@@ -120,19 +120,75 @@ def _directory_check(archive: zipfile.ZipFile, limits: XlsxLimits) -> list[zipfi
     return infos
 
 
-_STRING_ENTRY = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?si[\s/>]")
+# a shared string's element, whatever its namespace prefix ("<si>", "<x:si>", "<é:si>")
+_STRING_ENTRY = re.compile(rb"<(?:[^\s<>/:!?]+:)?si[\s/>]")
+SHEET, STRINGS, STYLES = "sheet", "strings", "styles"
+# parts that are not XML: never read as text
+_BINARY = (".png", ".jpeg", ".jpg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".bin", ".svg")
 
 
-def _part_check(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: XlsxLimits) -> None:
-    """A non-sheet XML part read in a bounded way: its real size (a lying directory), no DOCTYPE
-    or entity declaration, a small styles part and no more shared strings than cells."""
-    name = info.filename.lower()
-    limit = limits.max_styles_part if name.endswith("/styles.xml") else limits.max_part
+def _part_kinds(archive: zipfile.ZipFile) -> dict[str, str]:
+    """What each part is, as openpyxl will find it: by the content types part's overrides and
+    defaults, the workbook's relationships, and the usual names (hostile pass 11: a sheet or the
+    shared strings under another name escaped the limits that went by names)."""
+    kinds: dict[str, str] = {}
+    by_type = (
+        ("worksheet+xml", SHEET),
+        ("chartsheet+xml", SHEET),
+        ("sharedstrings+xml", STRINGS),
+        ("styles+xml", STYLES),
+    )
+    names = [info.filename for info in archive.infolist()]
+    try:
+        types = fromstring(archive.read("[Content_Types].xml"), forbid_dtd=True)
+        defaults = {}
+        for element in types.iter():
+            tag, content = element.tag.rsplit("}", 1)[-1], (element.get("ContentType") or "").lower()
+            kind = next((kind for marker, kind in by_type if marker in content), None)
+            if tag == "Default" and kind:
+                defaults[(element.get("Extension") or "").lower()] = kind
+            elif tag == "Override" and kind:
+                kinds[(element.get("PartName") or "").lstrip("/").lower()] = kind
+        for name in names:
+            extension = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else ""
+            if extension in defaults:
+                kinds.setdefault(name.lower(), defaults[extension])
+        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
+        by_rel = (
+            ("/worksheet", SHEET),
+            ("/chartsheet", SHEET),
+            ("/sharedstrings", STRINGS),
+            ("/styles", STYLES),
+        )
+        for rel in rels.iter():
+            kind = next((kind for end, kind in by_rel if (rel.get("Type") or "").lower().endswith(end)), None)
+            target = (rel.get("Target") or "").lower()
+            if kind and target:
+                kinds[target.lstrip("/") if target.startswith("/") else f"xl/{target}"] = kind
+    except (KeyError, SyntaxError, DefusedXmlException, *_DAMAGED):
+        pass  # no such parts, or unreadable: the names decide, and openpyxl refuses the file
+    for name in names:
+        lower = name.lower()
+        if _SHEET_PART.fullmatch(lower):
+            kinds.setdefault(lower, SHEET)
+        elif lower.endswith("/sharedstrings.xml"):
+            kinds.setdefault(lower, STRINGS)
+        elif lower.endswith("/styles.xml"):
+            kinds.setdefault(lower, STYLES)
+    return kinds
+
+
+def _part_check(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: XlsxLimits, kind: str | None
+) -> None:
+    """A non-sheet part read in a bounded way: its real size (a lying directory), no DOCTYPE or
+    entity declaration, a small styles part and no more shared strings than cells."""
+    limit = limits.max_styles_part if kind == STYLES else limits.max_part
     with archive.open(info) as part:
         blob = part.read(limit + 1)
     if len(blob) > limit:
         raise _too_large(info.filename)
-    if name.endswith("/sharedstrings.xml"):
+    if kind == STRINGS:
         most = limits.max_shared_strings or limits.max_cells
         if sum(1 for _entry in _STRING_ENTRY.finditer(blob)) > most:
             raise XlsxRefused(
@@ -223,6 +279,24 @@ def _sheet_too_large(title: str, limits: XlsxLimits) -> XlsxRefused:
     )
 
 
+def _kind_check(infos: list[zipfile.ZipInfo], kinds: dict[str, str], limits: XlsxLimits) -> None:
+    """The limits of each kind of part, as the zip's directory gives their sizes."""
+    sheets = 0
+    for info in infos:
+        kind = kinds.get(info.filename.lower())
+        limit = {SHEET: limits.max_sheet_part, STYLES: limits.max_styles_part}.get(
+            kind or "", limits.max_part
+        )
+        if info.file_size > limit:
+            raise _too_large(info.filename)
+        sheets += kind == SHEET
+    if sheets > limits.max_sheets:
+        raise XlsxRefused(
+            _("The workbook has %(n)s sheets; at most %(limit)s are accepted.")
+            % {"n": sheets, "limit": limits.max_sheets}
+        )
+
+
 def xlsx_check(data: bytes, limits: XlsxLimits) -> None:
     """Raise :class:`XlsxRefused` unless ``data`` is a plain .xlsx file within ``limits``."""
     if len(data) > limits.max_bytes:
@@ -239,17 +313,19 @@ def xlsx_check(data: bytes, limits: XlsxLimits) -> None:
         raise XlsxRefused(_("This is not a readable Excel workbook (.xlsx).")) from exc
     cells = 0
     titles = _sheet_titles(archive)
+    kinds = _part_kinds(archive)
+    _kind_check(infos, kinds, limits)
     for info in infos:
-        if not info.filename.lower().endswith((".xml", ".rels", ".vml")):
+        if info.filename.lower().endswith(_BINARY) or info.filename.endswith("/"):
             continue
         try:
-            if _SHEET_PART.fullmatch(info.filename.lower()):
+            if kinds.get(info.filename.lower()) == SHEET:
                 title = titles.get(info.filename.lower()) or info.filename.rsplit("/", 1)[-1].removesuffix(
                     ".xml"
                 )
                 cells = _sheet_check(archive, info, limits, cells, title)
             else:
-                _part_check(archive, info, limits)
+                _part_check(archive, info, limits, kinds.get(info.filename.lower()))
         except XlsxRefused:
             raise
         except DefusedXmlException as exc:

@@ -214,3 +214,51 @@ def test_more_shared_strings_than_cells_are_refused_before_any_load():
         styles_and_strings_xlsx(font_bytes=1000, strings=256_001)
     )
     workbook_file_check(styles_and_strings_xlsx(font_bytes=1000, strings=256_000), max_bytes=LIMIT)
+
+
+def _renamed(part: str, data: bytes, content_type: str, rel_type: str) -> bytes:
+    """The plain workbook with ``part`` added under an unusual name, declared in the content types and
+    the workbook's relationships, as openpyxl finds parts (hostile pass 11)."""
+    from tests.hostile_files import _rezip, plain_xlsx
+
+    source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
+    types = (
+        source.read("[Content_Types].xml")
+        .decode()
+        .replace("</Types>", f'<Override PartName="/{part}" ContentType="{content_type}"/></Types>')
+    )
+    rels = (
+        source.read("xl/_rels/workbook.xml.rels")
+        .decode()
+        .replace(
+            "</Relationships>",
+            f'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/{rel_type}"'
+            f' Target="{part.removeprefix("xl/")}"/></Relationships>',
+        )
+    )
+    return _rezip(
+        {"[Content_Types].xml": types.encode(), "xl/_rels/workbook.xml.rels": rels.encode()}, add={part: data}
+    )
+
+
+def test_parts_are_known_by_what_openpyxl_reads_them_as_not_by_their_names():
+    """Hostile pass 11: shared strings at xl/strs.xml, a sheet at xl/w0.xml or with no extension, and
+    entries written <é:si> escaped the limits that went by names; 36 s and 1.3 GB in openpyxl."""
+    from tests.hostile_files import _sheet_rows
+
+    main = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+    strings = (
+        '<sst xmlns="x">' + "".join(f"<si><t>{i}</t></si>" for i in range(256_001)) + "</sst>"
+    ).encode()
+    renamed = _renamed("xl/strs.xml", strings, f"{main}.sharedStrings+xml", "sharedStrings")
+    assert "more than 256000 different texts" in _refusal(renamed)
+    prefixed = (
+        '<é:sst xmlns:é="x">' + "".join(f"<é:si><é:t>{i}</é:t></é:si>" for i in range(256_001)) + "</é:sst>"
+    ).encode()
+    assert "more than 256000 different texts" in _refusal(
+        _renamed("xl/sharedStrings2.xml", prefixed, f"{main}.sharedStrings+xml", "sharedStrings")
+    )
+    sheet = _sheet_rows(450, columns=1)  # more rows than a scoring workbook's sheet holds
+    for part in ("xl/w0.xml", "xl/worksheets/sheet9"):
+        message = _refusal(_renamed(part, sheet, f"{main}.worksheet+xml", "worksheet"))
+        assert "far larger than this kind of file holds" in message, (part, message)

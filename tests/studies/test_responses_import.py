@@ -204,3 +204,14 @@ def test_a_step_longer_than_the_cap_is_refused_with_its_place(demo, tmp_path):
         "import_responses", str(_jsonl(tmp_path, [_record("B07_FS10", model="gpt-4o", steps=steps)]))
     )
     assert len(Response.objects.get(research_id="B07_FS10").step3) == MAX_STEP_CHARS
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", [{"a": 1}, 3, None, ["x"]])
+def test_steps_given_as_an_object_must_hold_strings(demo, tmp_path, value):
+    """Hostile pass 11: steps as an object of non-strings answered 500; now the record's problem."""
+    steps = {str(n): value for n in range(1, 7)}
+    with pytest.raises(CommandError) as exc:
+        call_command("import_responses", str(_jsonl(tmp_path, [_record("B05_FS10", steps=steps)])))
+    assert "line 1 (B05_FS10), field 'steps': must be six strings (Steps 1-6)" in str(exc.value)
+    assert Response.objects.count() == 1
