@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -92,48 +93,83 @@ def import_report_result(report: ImportReport) -> dict[str, object]:
 
 
 def _progress(job_id: int, done: int, total: int) -> None:
-    # its own statement outside the import's transaction: the page polls it while the import runs
-    ResponseImportJob.objects.filter(pk=job_id).update(progress=done, total=total)
+    # while the records are checked, before the import's transaction: the page polls it
+    ResponseImportJob.objects.filter(pk=job_id, status=ResponseImportJob.Status.RUNNING).update(
+        progress=done, total=total
+    )
 
 
 def _finish(job_id: int, **outcome: object) -> None:
-    ResponseImportJob.objects.filter(pk=job_id).update(content="", finished_at=timezone.now(), **outcome)
+    """The job's outcome, once: a copy of the task that ran beside it changes nothing after."""
+    finished = (ResponseImportJob.Status.DONE, ResponseImportJob.Status.FAILED)
+    ResponseImportJob.objects.filter(pk=job_id).exclude(status__in=finished).update(
+        content="", finished_at=timezone.now(), **outcome
+    )
+
+
+class _Superseded(Exception):
+    """Another run of the same job holds it, or has finished it: this one's import is rolled back."""
 
 
 def response_import_job_run(*, job_id: int) -> ResponseImportJob | None:
-    """Read the job's file and import it (the task; a redelivery of a finished job changes
-    nothing; one that died midway starts again: its import's transaction was rolled back)."""
+    """Read the job's file and import it (the task). The job is marked done in the import's own
+    transaction, so it is done exactly when its responses are in: a worker killed at any point
+    leaves either both or neither, and the redelivered task starts again. A copy of the task running
+    beside it (a redelivery while it runs) stops at the job's row lock, its import rolled back."""
     job = ResponseImportJob.objects.select_related("study", "created_by").filter(pk=job_id).first()
     if job is None or job.status in (ResponseImportJob.Status.DONE, ResponseImportJob.Status.FAILED):
         return job
-    ResponseImportJob.objects.filter(pk=job_id).update(status=ResponseImportJob.Status.RUNNING, progress=0)
+    ResponseImportJob.objects.filter(pk=job_id, status=ResponseImportJob.Status.QUEUED).update(
+        status=ResponseImportJob.Status.RUNNING
+    )
+
+    def imported(report: ImportReport) -> None:
+        try:
+            locked = ResponseImportJob.objects.select_for_update(nowait=True).get(pk=job_id)
+        except DatabaseError as exc:  # the other run holds it
+            raise _Superseded from exc
+        if locked.status in (ResponseImportJob.Status.DONE, ResponseImportJob.Status.FAILED):
+            raise _Superseded
+        _finish(
+            job_id,
+            status=ResponseImportJob.Status.DONE,
+            progress=F("total"),
+            summary=report.summary(),
+            warnings=responses_import_warnings(study=job.study, report=report),
+            result=import_report_result(report),
+        )
+
     with translation.override(job.language):
         try:
-            report = responses_import(
+            responses_import(
                 records=records_from_text(job.content),
                 study=job.study,
                 create_missing=job.create_missing,
                 actor=job.created_by,
                 source=job.source,
                 progress=lambda done, total: _progress(job_id, done, total),
+                on_imported=imported,
             )
+        except _Superseded:
+            pass
         except RecordProblems as exc:
             _finish(job_id, status=ResponseImportJob.Status.FAILED, problems=exc.problems)
         except RecordError as exc:
             _finish(job_id, status=ResponseImportJob.Status.FAILED, problems=[str(exc)])
+        except IntegrityError:  # another import added the same responses or scenarios meanwhile
+            _finish(
+                job_id,
+                status=ResponseImportJob.Status.FAILED,
+                error=_(
+                    "Another import changed this study at the same time, so nothing of this file was "
+                    "imported. Import it again: what the other import added is then left as it is."
+                ),
+            )
         except Exception as exc:  # a fault of ours or the database's: nothing imported, said so
             log.exception("response import job %s failed", job_id)
             _finish(
                 job_id,
                 status=ResponseImportJob.Status.FAILED,
                 error=_("The import failed: %(e)s") % {"e": exc},
-            )
-        else:
-            _finish(
-                job_id,
-                status=ResponseImportJob.Status.DONE,
-                summary=report.summary(),
-                warnings=responses_import_warnings(study=job.study, report=report),
-                result=import_report_result(report),
             )
     return ResponseImportJob.objects.filter(pk=job_id).first()

@@ -377,7 +377,7 @@ def _record_problems(
     return problems
 
 
-Progress = Callable[[int, int], None]  # (done, total): records checked, then records imported
+Progress = Callable[[int, int], None]  # (done, total): records checked
 
 
 PROGRESS_EVERY = 50
@@ -391,13 +391,16 @@ def responses_import(
     actor=None,
     source: str = "",
     progress: Progress | None = None,
+    on_imported: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     """Import responses all-or-nothing. Re-importing an identical response is a
     no-op; a different response under an existing research ID is an error. Every
     problem of every record is reported at once, in file order (RecordProblems). An import
     that changed anything is audited (``responses.import``: who, from where, which IDs).
-    ``progress`` is told every ``PROGRESS_EVERY`` records (each counts twice: checked, imported)."""
-    total = 2 * len(records)
+    ``progress`` is told every ``PROGRESS_EVERY`` records checked (the import itself is one
+    transaction: nothing of it shows before its commit); ``on_imported`` runs inside that
+    transaction once every record is in (an import job records its outcome there)."""
+    total = len(records)
 
     def told(done: int) -> None:
         if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
@@ -415,8 +418,7 @@ def responses_import(
     if problems:
         raise RecordProblems(problems)
     with transaction.atomic():
-        for done, rec in enumerate(records, start=len(records) + 1):
-            told(done - 1)
+        for rec in records:
             if rec.research_id in seen:
                 raise RecordError(rec.where, "research_id", _("appears twice in the file"))
             seen.add(rec.research_id)
@@ -465,7 +467,6 @@ def responses_import(
             if response.held:
                 report.held.append(rec.research_id)
                 report.hold_reasons[rec.research_id] = response.hold_reasons
-        told(total)
         if report.created or report.restored or report.created_objects:
             audit_record(
                 actor=actor,
@@ -480,4 +481,6 @@ def responses_import(
                 },
                 reason=source,
             )
+        if on_imported is not None:
+            on_imported(report)
     return report

@@ -62,7 +62,7 @@ def test_a_large_file_becomes_a_job_whose_page_shows_its_progress_then_its_outco
     assert polled.status_code == 200 and b"<html" not in polled.content  # the fragment only
 
     done = response_import_job_run(job_id=job.pk)
-    assert done.status == "done" and done.progress == done.total == 2 * len(ROWS)
+    assert done.status == "done" and done.progress == done.total == len(ROWS)
     assert done.content == "" and done.finished_at is not None  # the file's text is not kept
     assert set(Response.objects.values_list("research_id", flat=True)) >= {rid for rid, _m, _l in ROWS}
     event = AuditEvent.objects.get(action="responses.import")
@@ -150,10 +150,54 @@ def test_the_api_hands_a_large_file_to_a_worker_and_gives_a_status_url(demo, mon
     }
     response_import_job_run(job_id=job.pk)
     status = admin.get(started.json()["status_url"]).json()
-    assert status["status"] == "done" and status["progress"] == status["total"] == 6
+    assert status["status"] == "done" and status["progress"] == status["total"] == 3
     assert status["result"]["created"] == [rid for rid, _m, _l in ROWS] and status["result"]["held"] == []
     assert admin.get(f"{url}/jobs/{job.pk + 1}").status_code == 404
     researcher = Client(
         HTTP_AUTHORIZATION=f"Bearer {token_create(user=users.get(username='researcher'), name='r', scope='read', days=1).plain}"
     )
     assert researcher.get(started.json()["status_url"]).status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_job_is_done_in_the_imports_own_transaction(client, demo, small_cap, monkeypatch):
+    """Hostile pass 11 (3b): a worker killed after the import's commit and before the job was marked
+    left the job running with every response in, and its report lost at the redelivery. Now the
+    outcome is written inside the import's transaction: a failure there leaves neither."""
+    import studies.services.import_jobs as jobs
+
+    job = _start(client, demo, _file())
+
+    def dies(**kwargs):
+        raise RuntimeError("worker lost while writing the report")
+
+    monkeypatch.setattr(jobs, "responses_import_warnings", dies)
+    failed = response_import_job_run(job_id=job.pk)
+    assert failed.status == "failed" and "worker lost" in failed.error
+    assert not Response.objects.filter(research_id__in=[r for r, _m, _l in ROWS]).exists()  # rolled back
+
+
+@pytest.mark.django_db
+def test_a_clash_with_another_import_says_so_in_words_and_a_finished_job_stays_finished(
+    client, demo, small_cap, monkeypatch
+):
+    """Hostile pass 11 (3c, 3d): two overlapping imports showed PostgreSQL's own text; a copy of the
+    task running beside the first could write over its outcome."""
+    from django.db import IntegrityError
+
+    import studies.services.import_jobs as jobs
+
+    job = _start(client, demo, _file())
+
+    def clash(**kwargs):
+        raise IntegrityError('duplicate key value violates unique constraint "scenario_code_unique_in_study"')
+
+    monkeypatch.setattr(jobs, "responses_import", clash)
+    failed = response_import_job_run(job_id=job.pk)
+    assert failed.status == "failed" and failed.error.startswith(
+        "Another import changed this study at the same time"
+    )
+    assert "duplicate key" not in failed.error and "duplicate key" not in _poll(client, job).content.decode()
+    jobs._finish(job.pk, status="done", summary="overwritten")  # what a late copy of the task would do
+    failed.refresh_from_db()
+    assert failed.status == "failed" and failed.summary == ""
