@@ -38,7 +38,8 @@ Cost: the terms are looked for together, one pattern per context with every term
 an alternative, and only in windows around the places where one of their longest words stands
 among the text's letters and digits: a text costs its length times the number of contexts, however
 large the catalogue (bench/bench_blind_text.py). The contexts and the signs of prose are in
-``studies.blind_contexts``, where the check looks in ``studies.blind_windows``.
+``studies.blind_contexts``, how a name may be written in ``studies.blind_names``, where the check
+looks in ``studies.blind_windows``.
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ from studies.blind_contexts import (
     quoted_speech,
     self_naming,
     tags,
+)
+from studies.blind_names import (
+    JOINT,
+    NUMBER_WORDS,
+    ORDINALS,
+    research_ids_in,
+    term_is_distinctive,
+    term_pattern,
 )
 from studies.blind_windows import (
     KEY_MIN,
@@ -99,67 +108,6 @@ class Span:
     end: int
     term: str
     kind: str
-
-
-def term_is_distinctive(text: str) -> bool:
-    """A name that ordinary prose would not contain (see the module's docstring)."""
-    if any(ch.isdigit() for ch in text):
-        return True
-    if any(ch.isalpha() and not ch.isascii() for ch in text):
-        return True
-    words = re.findall(r"[A-Za-z]+", text)
-    # a capital inside a word (TeamLLM, DeepSeek, GPT), or a capital letter as a word after the
-    # first (a label: "Debater A")
-    return any(any(ch.isupper() for ch in word[1:]) for word in words) or any(
-        len(word) == 1 and word.isupper() for word in words[1:]
-    )
-
-
-# between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
-# "Debater A"): a text may write a space, a hyphen or nothing ("Deep Seek", "Qwen 3",
-# "Debater-A", "Monitor-Evaluator")
-_JOINT = r"[\s\-‐‑–_]*"
-
-
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_ORDINALS = (
-    "",
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-)
-
-
-def _piece_pattern(piece: str) -> str:
-    """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
-    Chinese letters may stand apart ("深度 求索")."""
-    if piece.isdigit() and int(piece) <= 10:
-        number = int(piece)
-        spelled = "|".join(re.escape(w) for w in (_NUMBER_WORDS[number], _ORDINALS[number]) if w)
-        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b)"
-    if piece.isalpha() and not piece.isascii():
-        return r"\s*".join(re.escape(char) for char in piece)
-    return re.escape(piece)
-
-
-def _term_pattern(text: str) -> str:
-    words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
-    parts = []
-    for word in words:
-        pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
-        parts.append(
-            _JOINT.join(_piece_pattern(piece) for piece in pieces)
-            if "".join(pieces) == word
-            else re.escape(word)
-        )
-    return _JOINT.join(parts)
 
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
@@ -216,12 +164,12 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     after = AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
-    core = _term_pattern(written)
+    core = term_pattern(written)
     labelled = _LABELLED.fullmatch(written)
     if term.kind in (ROLE, PROFILE) and labelled:
         # "Debater A" of a debate: its other labels name a debater too ("Debater 1", "Debater C")
         # (not "I": "the best debater I ever met")
-        core = rf"{_term_pattern(labelled[1])}{_JOINT}(?:(?-i:[A-HJ-Z])|[1-9](?!\d))"
+        core = rf"{term_pattern(labelled[1])}{JOINT}(?:(?-i:[A-HJ-Z])|[1-9](?!\d))"
     core = core.replace("{", "{{").replace("}", "}}")
     name = rf"(?P<{{group}}>{core})"
     # the catalogue's capital first ("As the Plant", "As Coordinator" for "Co-Ordinator"): prose
@@ -305,7 +253,7 @@ def _first_characters(alternatives: tuple[_Alternative, ...]) -> str:
         first = re.match(r"\d+", written)
         if first and int(first[0]) <= 10:  # "#1", "No. 1", "number one", "first"
             number = int(first[0])
-            chars |= {"#", "N", "n", *first[0][0], _NUMBER_WORDS[number][0], _ORDINALS[number][:1]}
+            chars |= {"#", "N", "n", *first[0][0], NUMBER_WORDS[number][0], ORDINALS[number][:1]}
         else:
             letter = reader_form(written)[0][:1]
             chars |= {letter.lower(), letter.upper()}
@@ -331,7 +279,7 @@ def _recipe_spans(
     return found
 
 
-_SPELLED_NUMBER = re.compile("(?:" + "|".join(w for w in _NUMBER_WORDS + _ORDINALS if w) + ")$", re.I)
+_SPELLED_NUMBER = re.compile("(?:" + "|".join(w for w in NUMBER_WORDS + ORDINALS if w) + ")$", re.I)
 
 
 def _prose(text: str, start: int, end: int, recipe: str, term: BlindTerm) -> bool:
@@ -389,14 +337,6 @@ _CHAINING = {_SELF_NAMED: _CHAINED, _CHAINED: _CHAINED, _TAGGED: _TAGGED}
 _BLANK = "\x00"  # neither a letter nor a mark: a blanked name keeps the words around it apart
 
 
-# A research ID's shape: a condition's letters, a model's number, then a scenario's code ("A07_FS10",
-# "A07-FS10"); the code is looked up among the study's, so that a study of thousands of scenarios
-# costs one pass, not a pattern per scenario (hostile pass 11: 2,454 terms, 1.8 s a response)
-_RESEARCH_ID_SHAPE = re.compile(
-    r"(?<![^\W_])[A-Z]{1,2}[0-9]{2}[_\-‐ ]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
-)
-
-
 @functools.lru_cache(maxsize=64)
 def _research_codes(terms: tuple[BlindTerm, ...]) -> dict[str, BlindTerm]:
     return {
@@ -406,19 +346,7 @@ def _research_codes(terms: tuple[BlindTerm, ...]) -> dict[str, BlindTerm]:
 
 def _research_id_spans(form: str, terms: tuple[BlindTerm, ...]) -> list[tuple[int, int, BlindTerm]]:
     codes = _research_codes(terms)
-    if not codes:
-        return []
-    found = []
-    for match in _RESEARCH_ID_SHAPE.finditer(form):
-        code = match["code"]
-        # the longest code of the study the text's begins with, up to a hyphen ("FS10-based": FS10)
-        for end in sorted({len(code), *(i for i, c in enumerate(code) if c == "-")}, reverse=True):
-            term = codes.get(code[:end].casefold())
-            after = match.start("code") + end
-            if term is not None and not form[after : after + 1].isalnum():
-                found.append((match.start(), after, term))
-                break
-    return found
+    return [(start, end, codes[code]) for start, end, code in research_ids_in(form, codes)] if codes else []
 
 
 def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[tuple[int, int, BlindTerm]]:

@@ -1,0 +1,91 @@
+"""How a name of a study's catalogue may be written (``studies.blind_text``): a pattern for its
+words, with a space, a hyphen or nothing where its words, case or digits change, and a small
+number spelled out; and whether prose would contain it by chance. Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+
+def term_is_distinctive(text: str) -> bool:
+    """A name that ordinary prose would not contain (see the module's docstring)."""
+    if any(ch.isdigit() for ch in text):
+        return True
+    if any(ch.isalpha() and not ch.isascii() for ch in text):
+        return True
+    words = re.findall(r"[A-Za-z]+", text)
+    # a capital inside a word (TeamLLM, DeepSeek, GPT), or a capital letter as a word after the
+    # first (a label: "Debater A")
+    return any(any(ch.isupper() for ch in word[1:]) for word in words) or any(
+        len(word) == 1 and word.isupper() for word in words[1:]
+    )
+
+
+# between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
+# "Debater A"): a text may write a space, a hyphen or nothing ("Deep Seek", "Qwen 3",
+# "Debater-A", "Monitor-Evaluator")
+JOINT = r"[\s\-‐‑–_]*"
+
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+ORDINALS = (
+    "",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+)
+
+
+def _piece_pattern(piece: str) -> str:
+    """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
+    Chinese letters may stand apart ("深度 求索")."""
+    if piece.isdigit() and int(piece) <= 10:
+        number = int(piece)
+        spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
+        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b)"
+    if piece.isalpha() and not piece.isascii():
+        return r"\s*".join(re.escape(char) for char in piece)
+    return re.escape(piece)
+
+
+def term_pattern(text: str) -> str:
+    words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
+    parts = []
+    for word in words:
+        pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
+        parts.append(
+            JOINT.join(_piece_pattern(piece) for piece in pieces)
+            if "".join(pieces) == word
+            else re.escape(word)
+        )
+    return JOINT.join(parts)
+
+
+# A research ID's shape: a condition's letters, a model's number, then a scenario's code ("A07_FS10",
+# "A07-FS10"); the code is looked up among the study's, so that a study of thousands of scenarios
+# costs one pass, not a pattern per scenario (hostile pass 11: 2,454 terms, 1.8 s a response)
+RESEARCH_ID_SHAPE = re.compile(
+    r"(?<![^\W_])[A-Z]{1,2}[0-9]{2}[_\-‐ ]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
+)
+
+
+def research_ids_in(form: str, codes: Mapping[str, object]) -> list[tuple[int, int, str]]:
+    """Each research ID of ``codes`` (casefolded scenario codes) in ``form``: start, end and code."""
+    found = []
+    for match in RESEARCH_ID_SHAPE.finditer(form):
+        code = match["code"]
+        # the longest code of the study the text's begins with, up to a hyphen ("FS10-based": FS10)
+        for end in sorted({len(code), *(i for i, c in enumerate(code) if c == "-")}, reverse=True):
+            key, after = code[:end].casefold(), match.start("code") + end
+            if key in codes and not form[after : after + 1].isalnum():
+                found.append((match.start(), after, key))
+                break
+    return found
