@@ -1,4 +1,6 @@
-"""A response file too large for the request, imported as an admin would (hostile pass 9, F7): the
+"""(Here, not in tests/e2e: its real worker, started earlier in the run, took the import page
+test's outbox tasks during that test's teardown and deadlocked its TRUNCATE.)
+A response file too large for the request, imported as an admin would (hostile pass 9, F7): the
 upload form sends it, the browser lands on the import's page, htmx polls the real worker's
 progress until the page shows what the server recorded; then polling stops."""
 
