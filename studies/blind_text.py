@@ -351,8 +351,9 @@ def _research_id_spans(form: str, terms: tuple[BlindTerm, ...]) -> list[tuple[in
 
 def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[tuple[int, int, BlindTerm]]:
     compact, places = compact_letters(form)
+    around: dict[str, Windows] = {}  # each word's windows found once, for every recipe of its term
     plan = {
-        recipe: (alternatives, _windows_of(compact, places, alternatives, len(form)))
+        recipe: (alternatives, _windows_of(compact, places, alternatives, len(form), around))
         for recipe, alternatives in _plan(terms, reread).items()
     }
     found: list[tuple[int, int, BlindTerm]] = [] if reread else _research_id_spans(form, terms)
@@ -381,12 +382,17 @@ def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[t
 
 
 def _windows_of(
-    compact: str, places: list[int], alternatives: tuple[_Alternative, ...], size: int
+    compact: str,
+    places: list[int],
+    alternatives: tuple[_Alternative, ...],
+    size: int,
+    around: dict[str, Windows],
 ) -> Windows:
-    """Where any of ``alternatives`` may stand (see ``_windows``), merged."""
-    return windows_merged(
-        [w for a in alternatives for w in windows_around(compact, places, _key(a.term), size)]
-    )
+    """Where any of ``alternatives`` may stand (see ``windows_around``), merged; ``around`` keeps
+    each key's windows for the other recipes (a role is in up to three)."""
+    for key in {_key(a.term) for a in alternatives} - around.keys():
+        around[key] = windows_around(compact, places, key, size)
+    return windows_merged([w for key in {_key(a.term) for a in alternatives} for w in around[key]])
 
 
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
