@@ -27,7 +27,7 @@ from studies.forms import (
 )
 from studies.models import ResponseImportJob, Study
 from studies.params import id_param
-from studies.response_files import RecordError, RecordProblems, records_from_text, response_text_from_upload
+from studies.response_files import RecordError, RecordProblems, response_text_from_upload
 from studies.review import redaction_text
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
@@ -40,12 +40,10 @@ from studies.selectors import (
     study_response_count,
 )
 from studies.services.import_jobs import (
-    IMPORT_IN_REQUEST_MAX,
-    response_import_job_create,
     response_import_job_dispatch_pending,
+    responses_import_or_queue,
     responses_import_warnings,
 )
-from studies.services.responses import responses_import
 from studies.services.review import (
     ReviewError,
     redaction_words,
@@ -173,34 +171,24 @@ def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
     form = ResponseImportForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():
-        create_missing = form.cleaned_data["create_missing"]
         try:
-            text = response_text_from_upload(form.cleaned_data["file"].read())
-            records = records_from_text(text)
-            if len(records) > IMPORT_IN_REQUEST_MAX:
-                job = response_import_job_create(
-                    study=study,
-                    content=text,
-                    create_missing=create_missing,
-                    actor=request.user,
-                    source="responses import page",
-                    language=translation.get_language() or "en",
-                )
-                return redirect("studies:responses_import_job", study_id=study.pk, job_id=job.pk)
-            report = responses_import(
-                records=records,
+            outcome = responses_import_or_queue(
                 study=study,
-                create_missing=create_missing,
+                text=response_text_from_upload(form.cleaned_data["file"].read()),
+                create_missing=form.cleaned_data["create_missing"],
                 actor=request.user,
                 source="responses import page",
+                language=translation.get_language() or "en",
             )
         except RecordProblems as exc:
             problems = exc.problems
         except RecordError as exc:
             problems = [str(exc)]
         else:
-            warnings = responses_import_warnings(study=study, report=report)
-            return import_page_done(request, study=study, summary=report.summary(), warnings=warnings)
+            if isinstance(outcome, ResponseImportJob):
+                return redirect("studies:responses_import_job", study_id=study.pk, job_id=outcome.pk)
+            warnings = responses_import_warnings(study=study, report=outcome)
+            return import_page_done(request, study=study, summary=outcome.summary(), warnings=warnings)
     return import_page_render(request, study=study, form=form, problems=problems, kind="responses")
 
 

@@ -10,13 +10,8 @@ from api.views.auth import caller
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
 from studies.models import ResponseImportJob
-from studies.response_files import RecordError, RecordProblems, records_from_text
-from studies.services.import_jobs import (
-    IMPORT_IN_REQUEST_MAX,
-    import_report_result,
-    response_import_job_create,
-)
-from studies.services.responses import responses_import
+from studies.response_files import RecordError, RecordProblems
+from studies.services.import_jobs import import_report_result, responses_import_or_queue
 
 
 class ResponsesIn(Schema):
@@ -43,29 +38,21 @@ def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn)
         return Status(403, {"detail": "responses are imported by admins"})
     study = study_for(request, study_id)
     try:
-        records = records_from_text(body.content)
-        if len(records) > IMPORT_IN_REQUEST_MAX:
-            job = response_import_job_create(
-                study=study,
-                content=body.content,
-                create_missing=body.create_missing,
-                actor=caller(request),
-                source="API",
-                language="en",
-            )
-            return Status(202, _job_status(job))
-        report = responses_import(
-            records=records,
+        outcome = responses_import_or_queue(
             study=study,
+            text=body.content,
             create_missing=body.create_missing,
             actor=caller(request),
             source="API",
+            language="en",
         )
     except RecordProblems as exc:
         return Status(400, {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]})
     except RecordError as exc:
         return Status(400, {"detail": "nothing was imported", "problems": [str(exc)]})
-    return Status(201, import_report_result(report))
+    if isinstance(outcome, ResponseImportJob):
+        return Status(202, _job_status(outcome))
+    return Status(201, import_report_result(outcome))
 
 
 @api.get(

@@ -43,6 +43,27 @@ def response_import_job_create(
     return job
 
 
+def responses_import_or_queue(
+    *, study: Study, text: str, create_missing: bool, actor, source: str, language: str
+) -> ImportReport | ResponseImportJob:
+    """The import pages' and the API's one path: the file imported at once (its report), or, past
+    ``IMPORT_IN_REQUEST_MAX`` records, recorded as a job for a worker. Raises ``RecordError`` (and
+    ``RecordProblems``) for a file refused in the request."""
+    records = records_from_text(text)
+    if len(records) > IMPORT_IN_REQUEST_MAX:
+        return response_import_job_create(
+            study=study,
+            content=text,
+            create_missing=create_missing,
+            actor=actor,
+            source=source,
+            language=language,
+        )
+    return responses_import(
+        records=records, study=study, create_missing=create_missing, actor=actor, source=source
+    )
+
+
 def response_import_job_dispatch_pending(*, job: ResponseImportJob) -> bool:
     """A queued job whose task the broker has not taken yet (it was away)."""
     return job.pk in outbox_pending_subjects(name=IMPORT_TASK)

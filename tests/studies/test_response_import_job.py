@@ -32,7 +32,7 @@ def _file(rows=ROWS, steps=SAMPLE_ANSWERS) -> SimpleUploadedFile:
 @pytest.fixture
 def small_cap(monkeypatch):
     """Two records are imported in the request; three go to a worker."""
-    monkeypatch.setattr("studies.views.IMPORT_IN_REQUEST_MAX", 2)
+    monkeypatch.setattr("studies.services.import_jobs.IMPORT_IN_REQUEST_MAX", 2)
 
 
 def _start(client, demo, upload) -> ResponseImportJob:
@@ -131,7 +131,7 @@ def test_the_api_hands_a_large_file_to_a_worker_and_gives_a_status_url(demo, mon
 
     from api.services.tokens import token_create
 
-    monkeypatch.setattr("api.views.imports.IMPORT_IN_REQUEST_MAX", 2)
+    monkeypatch.setattr("studies.services.import_jobs.IMPORT_IN_REQUEST_MAX", 2)
     users = get_user_model().objects
     admin = Client(
         HTTP_AUTHORIZATION=f"Bearer {token_create(user=users.get(username='admin'), name='t', scope='write', days=1).plain}"

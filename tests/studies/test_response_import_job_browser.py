@@ -22,7 +22,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(tra
 def test_a_large_import_runs_in_the_worker_while_its_page_shows_the_progress(
     live_server, browser, celery_worker, demo, monkeypatch, tmp_path
 ):
-    monkeypatch.setattr("studies.views.IMPORT_IN_REQUEST_MAX", 2)  # the live server runs in this process
+    monkeypatch.setattr(
+        "studies.services.import_jobs.IMPORT_IN_REQUEST_MAX", 2
+    )  # the live server runs in this process
     ids = ["B05_FS10", "C05_FS10", "D05_FS10"]
     path = tmp_path / "responses.jsonl"
     path.write_text(
