@@ -43,8 +43,9 @@ class Recorder(ThreadingHTTPServer):
         location: str = "",
         delay: float = 0.0,
         drip: float = 0.0,
+        port: int = 0,
     ):
-        super().__init__((host, 0), _Handler)
+        super().__init__((host, port), _Handler)
         self.answer, self.status, self.body, self.location, self.delay = answer, status, body, location, delay
         self.drip = drip
         self.seen: list[dict[str, str]] = []

@@ -15,7 +15,7 @@ The API key is read from the environment variable the endpoint names, at call
 time, only when that name carries ``settings.LLM_KEY_ENV_PREFIX``; it is sent only to the
 hosts the operator bound it to, and a keyless endpoint calls only the hosts the operator
 allows (``core.llm.egress``: checked before each call and on every request the HTTP client
-makes, redirects are not followed; a refusal is final, never retried). The endpoint's
+makes, which connects to the address it checked; redirects are not followed; a refusal is final, never retried). The endpoint's
 extra parameters go into the request body only: the SDK's options that set headers, the
 query, the timeout, the URL or credentials are dropped. Every error message this module
 produces goes through :func:`redact_credentials` (the key used, spelled out in any way,
@@ -42,12 +42,13 @@ from django.conf import settings
 
 from core.llm import pacing
 from core.llm.deadline import DeadlineTransport
-from core.llm.egress import EgressRefused, egress_check, egress_request_hook
+from core.llm.egress import EgressRefused, egress_check
 from core.llm.failures import EmptyReply, failure_describe, failure_kind, failure_retryable
 from core.llm.hints import retry_after_seconds
 from core.llm.keys import NO_KEY, api_key_env_allowed
 from core.llm.redaction import redact
 from core.llm.request_options import create_params, extra_params_refused
+from core.llm.transport import EgressTransport
 from core.outages import INFRASTRUCTURE_ERRORS
 
 if TYPE_CHECKING:
@@ -153,8 +154,8 @@ _clients_lock = threading.Lock()
 
 def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> OpenAI:
     """One SDK client (and connection pool) per endpoint configuration and process. Its HTTP
-    client checks every request against the operator's hosts (``egress_request_hook``),
-    follows no redirect (a 3xx answer is an error the admin sees) and, with
+    client checks every request against the operator's hosts and connects to the address it
+    checked (``EgressTransport``), follows no redirect (a 3xx answer is an error the admin sees) and, with
     ``whole_call_deadline``, ends a call that is not done within the endpoint's timeout
     (``DeadlineTransport``)."""
     from openai import (  # lazy: see the module's docstring
@@ -168,15 +169,13 @@ def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> 
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            http_client = DefaultHttpxClient(
-                timeout=timeout,
-                follow_redirects=False,
-                event_hooks={"request": [egress_request_hook(endpoint.api_key_env)]},
-                # the whole call within the endpoint's timeout, not only each read (core.llm.deadline)
-                transport=DeadlineTransport(timeout, limits=DEFAULT_CONNECTION_LIMITS)
+            # the whole call within the endpoint's timeout, not only each read (core.llm.deadline)
+            transport = (
+                DeadlineTransport(endpoint.api_key_env, timeout, limits=DEFAULT_CONNECTION_LIMITS)
                 if whole_call_deadline
-                else None,
+                else EgressTransport(endpoint.api_key_env, limits=DEFAULT_CONNECTION_LIMITS)
             )
+            http_client = DefaultHttpxClient(timeout=timeout, follow_redirects=False, transport=transport)
             client = OpenAI(
                 base_url=endpoint.base_url,
                 api_key=api_key,
@@ -362,7 +361,7 @@ def chat_complete(
         started = time.monotonic()
         try:
             text, reasoning, prompt, completion, status, headers = _complete_once(client, body, stream)
-        except EgressRefused as exc:  # the client's request hook: a redirect, say
+        except EgressRefused as exc:  # the client's transport: a redirect, say
             egress = str(exc)
         except Exception as exc:
             last_status, last_kind = getattr(exc, "status_code", None), failure_kind(exc)

@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx2
 
+from core.llm.transport import EgressTransport
+
 
 class _DeadlineStream(httpx2.SyncByteStream):
     def __init__(self, inner: Any, deadline: float, request: httpx2.Request):
@@ -36,11 +38,11 @@ class _DeadlineStream(httpx2.SyncByteStream):
         self.inner.close()
 
 
-class DeadlineTransport(httpx2.HTTPTransport):
-    """``httpx2.HTTPTransport`` whose every request ends within ``seconds`` in all."""
+class DeadlineTransport(EgressTransport):
+    """``EgressTransport`` whose every request ends within ``seconds`` in all."""
 
-    def __init__(self, seconds: float, **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, api_key_env: str, seconds: float, **kwargs: Any):
+        super().__init__(api_key_env, **kwargs)
         self.seconds = seconds
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:

@@ -13,12 +13,15 @@ addresses or to addresses inside ``settings.LLM_PRIVATE_NETWORKS``: loopback and
 addresses are reached only where the operator wrote them.
 
 Checked when an endpoint is saved (``generation.services.endpoints``), before every call, and
-on every request the HTTP client makes (``egress_request_hook``, a redirect's too): the hook is
-the last step before a request leaves. The environment is read at each check, as the key is.
+on every request the HTTP client makes (``core.llm.transport``, the last step before a request
+leaves): there a name is looked up once, its addresses checked, and the connection made to the
+address checked, so a name that answers differently the second time (DNS rebinding) cannot
+turn an allowed host into a private one. The environment is read at each check, as the key is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import re
@@ -70,7 +73,8 @@ def key_hosts_variable(api_key_env: str) -> str:
     return f"{api_key_env}{BINDING_SUFFIX}"
 
 
-def _address(host: str) -> Address | None:
+def host_address(host: str) -> Address | None:
+    """The address ``host`` is written as (an IPv4-mapped one as IPv4); None for a name."""
     try:
         address = ipaddress.ip_address(host.strip().strip("[]").split("%")[0])
     except ValueError:
@@ -118,7 +122,7 @@ def host_rule(entry: str, *, keyed: bool = False) -> HostRule:
     if keyed and port is None:
         scheme = scheme or "https"
         port = 443 if scheme == "https" else 80
-    address = _address(host)
+    address = host_address(host)
     if address is not None:
         return HostRule(name="", address=address, port=port, scheme=scheme)
     name = _name(host)
@@ -201,7 +205,7 @@ def egress_check_place(
             % {"url": shown or f"{scheme}://{host}"}
         )
     port = port or (443 if scheme == "https" else 80)
-    address = _address(host)
+    address = host_address(host)
     name = "" if address is not None else _name(host)
     place = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     values = {
@@ -242,18 +246,30 @@ def egress_check_place(
             )
         raise EgressRefused(message % values)
     if name and resolve:
-        _check_addresses(name, port, setting)
+        with contextlib.suppress(NameNotResolved):  # its connection fails on its own
+            egress_address(name=name, port=port, api_key_env=api_key_env)
 
 
-def _check_addresses(name: str, port: int, setting: str) -> None:
+class NameNotResolved(Exception):
+    """A name with no address here: the call fails as a connection error would."""
+
+
+def egress_address(*, name: str, port: int, api_key_env: str) -> str:
+    """The address a call to the allowed ``name`` connects to: the name is looked up once and
+    every address it gives must be public or inside ``LLM_PRIVATE_NETWORKS`` (else
+    :class:`EgressRefused`); the first IPv4 address is taken where there is one, as not every
+    host has an IPv6 route. :class:`NameNotResolved` when the name gives none."""
+    setting, _entries = egress_allowed_hosts(api_key_env)
     try:
         found = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return
+    except (OSError, UnicodeError) as exc:
+        raise NameNotResolved(name) from exc
+    addresses = [address for info in found if (address := host_address(str(info[4][0]))) is not None]
+    if not addresses:
+        raise NameNotResolved(name)
     networks = _private_networks()
-    for info in found:
-        address = _address(str(info[4][0]))
-        if address is None or address.is_global or any(address in network for network in networks):
+    for address in addresses:
+        if address.is_global or any(address in network for network in networks):
             continue
         raise EgressRefused(
             _(
@@ -262,6 +278,8 @@ def _check_addresses(name: str, port: int, setting: str) -> None:
             )
             % {"name": name, "address": address, "setting": setting, "private": PRIVATE_SETTING}
         )
+    chosen = next((a for a in addresses if isinstance(a, ipaddress.IPv4Address)), addresses[0])
+    return str(chosen)
 
 
 def egress_problem(url: str, *, api_key_env: str, resolve: bool = True) -> str:
@@ -279,18 +297,3 @@ def endpoint_egress_problem(endpoint: Any) -> str:
     if not endpoint.base_url:
         return ""
     return egress_problem(endpoint.base_url, api_key_env=endpoint.api_key_env, resolve=False)
-
-
-def egress_request_hook(api_key_env: str) -> Callable[[Any], None]:
-    """An HTTP client's request event hook (httpx's ``event_hooks={"request": [...]}``): each
-    request the client sends, a redirect's too, is checked first and refused with
-    :class:`EgressRefused` before anything leaves."""
-
-    def check(request: Any) -> None:
-        # the URL as the client parsed it: the host and port it is about to connect to
-        url = request.url
-        egress_check_place(
-            scheme=url.scheme, host=url.host, port=url.port, api_key_env=api_key_env, shown=str(url)
-        )
-
-    return check

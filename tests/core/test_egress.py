@@ -11,10 +11,12 @@ import re
 import httpx2
 import pytest
 
-from core.llm.egress import EgressRefused, egress_check, egress_problem, egress_request_hook, host_rule
+from core.llm.egress import EgressRefused, egress_check, egress_problem, host_rule
 from core.llm.keys import api_key_env_allowed
 from core.llm.redaction import redact_credentials
 from core.llm.request_options import extra_params_refused, request_options
+from core.llm.transport import EgressTransport
+from tests.egress import Recorder
 
 KEY = "sk-proj-Q7vX2kLm9Np3Rt8Wz5Yb1Hc4Jd6Fg0"
 
@@ -222,19 +224,25 @@ def test_spelling_out_does_not_redact_ordinary_text():
 @pytest.mark.parametrize(
     "url, allowed",
     [
-        ("http://127.0.0.1:8765/v1/chat/completions", True),
-        ("http://[::1]:8765/v1/chat/completions", False),
-        ("http://127.0.0.1:8765\\@evil.org/v1/chat/completions", False),  # the host is evil.org
-        ("http://evil.org\\@127.0.0.1:8765/v1/chat/completions", True),  # user info, then the stub
+        ("http://127.0.0.1:{port}/v1/chat/completions", True),
+        ("http://[::1]:{port}/v1/chat/completions", False),
+        ("http://127.0.0.1:{port}\\@evil.org/v1/chat/completions", False),  # the host is evil.org
+        ("http://evil.org\\@127.0.0.1:{port}/v1/chat/completions", True),  # user info, then the stub
         ("http://127.0.0.1/v1/chat/completions", False),  # port 80
     ],
 )
-def test_the_request_hook_checks_the_host_the_client_connects_to(url, allowed, settings):
-    settings.LLM_KEYLESS_HOSTS = ["127.0.0.1:8765"]
-    check = egress_request_hook("")
-    request = httpx2.Request("POST", url)
-    if allowed:
-        check(request)
-    else:
-        with pytest.raises(EgressRefused):
-            check(request)
+def test_the_transport_checks_the_host_the_client_connects_to(url, allowed, settings):
+    server = Recorder().start()
+    try:
+        port = server.server_address[1]
+        settings.LLM_KEYLESS_HOSTS = [f"127.0.0.1:{port}"]
+        request = httpx2.Request("POST", url.format(port=port), json={})
+        with EgressTransport("") as transport:
+            if allowed:
+                assert transport.handle_request(request).status_code == 200
+            else:
+                with pytest.raises(EgressRefused):
+                    transport.handle_request(request)
+        assert len(server.seen) == int(allowed)
+    finally:
+        server.stop()

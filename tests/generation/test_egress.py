@@ -12,7 +12,8 @@ import pytest
 from django.urls import reverse
 
 from core.llm.client import EgressNotAllowed, LLMError, chat_complete
-from core.llm.egress import EgressRefused, egress_request_hook
+from core.llm.egress import EgressRefused
+from core.llm.transport import EgressTransport
 from generation.models import RunStatus
 from generation.services import endpoints as endpoint_services
 from generation.services.batches import batch_create
@@ -164,16 +165,14 @@ def test_a_redirect_to_another_host_is_not_followed_with_the_key(db, servers, mo
     assert len(home.seen) == 1 and thief.seen == []
 
 
-def test_the_request_hook_refuses_a_redirect_even_where_redirects_are_followed(db, servers, monkeypatch):
-    """The hook checks every request the HTTP client makes, a redirect's too: were redirects
+def test_the_transport_refuses_a_redirect_even_where_redirects_are_followed(db, servers, monkeypatch):
+    """The transport checks every request the HTTP client makes, a redirect's too: were redirects
     followed (another client, a changed default), the key would still not leave."""
     thief = servers("127.0.0.2")
     home = servers(location=f"{thief.base_url}/chat/completions")
     bind_key(monkeypatch, KEY_ENV, KEY, to=home.base_url)
     with (
-        httpx2.Client(
-            follow_redirects=True, event_hooks={"request": [egress_request_hook(KEY_ENV)]}
-        ) as client,
+        httpx2.Client(follow_redirects=True, transport=EgressTransport(KEY_ENV)) as client,
         pytest.raises(EgressRefused, match="not to http://127.0.0.2"),
     ):
         client.post(f"{home.base_url}/chat/completions", headers={"Authorization": f"Bearer {KEY}"}, json={})
