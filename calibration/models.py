@@ -75,6 +75,7 @@ class GroupAgreement(models.Model):
         default=dict,
         blank=True,
         help_text=_(
+            # xgettext:no-python-format
             "Krippendorff's alpha (interval) of the ICC's values with its bootstrap 95% interval (beyond the study)."
         ),
     )

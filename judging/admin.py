@@ -1,10 +1,10 @@
-"""Django admin: judges, batches, tasks and calls, read only (judges are set up on /manage/judges/)."""
+"""Django admin: judges, batches, tasks, calls and the gate's tests, read only (judges are set up on /manage/judges/)."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from judging.models import Judge, JudgeBatch, JudgeCall, JudgeTask
+from judging.models import Judge, JudgeBatch, JudgeCall, JudgeQualification, JudgeTask
 from studies.inspection import InspectionAdmin
 
 
@@ -37,3 +37,9 @@ class JudgeTaskAdmin(InspectionAdmin):
 @admin.register(JudgeCall)
 class JudgeCallAdmin(InspectionAdmin):
     list_display = ("pk", "task", "sample", "attempt", "prompt_tokens", "completion_tokens", "latency_ms")
+
+
+@admin.register(JudgeQualification)
+class JudgeQualificationAdmin(InspectionAdmin):
+    list_display = ("pk", "judge", "study", "passed", "responses", "winning_rate", "model_name", "created_at")
+    list_filter = ("passed",)

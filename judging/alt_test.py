@@ -14,9 +14,11 @@ when it beats at least half of the raters it was compared with (the winning rate
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
+Response = TypeVar("Response", bound=Hashable)  # however the caller names its responses
 EXPERT_EPSILON = 0.2
 MIN_RESPONSES = 30  # per rater: the t-test's normal approximation (the paper's minimum)
 
@@ -47,8 +49,8 @@ def _rmse(value: float, others: list[float]) -> float:
 
 def alt_test(
     *,
-    raters: Mapping[str, Mapping[str, float]],
-    judge: Mapping[str, float],
+    raters: Mapping[str, Mapping[Response, float]],
+    judge: Mapping[Response, float],
     epsilon: float = EXPERT_EPSILON,
     alpha: float = 0.05,
     min_responses: int = MIN_RESPONSES,

@@ -75,6 +75,8 @@ class JudgeBatch(EngineBatch):
     judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="batches")
     scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     prompt_version = models.CharField(max_length=40)
+    # the endpoint's model when the batch was launched: the gate tests sheets of the current one
+    model_name = models.CharField(max_length=200, blank=True)
     temperature = models.FloatField()
     samples = models.PositiveSmallIntegerField()
     created_by = models.ForeignKey(
@@ -148,3 +150,52 @@ class JudgeCall(models.Model):
     @property
     def is_valid(self) -> bool:
         return self.parsed is not None
+
+
+class JudgeQualification(models.Model):
+    """One run of the gate a judge must pass before it may count as a study's third rater: the
+    leave-one-rater-out alternative annotator test (``judging.alt_test``) on the study's
+    double-scored responses, for the judge's prompt version and model at the time."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="qualifications")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    prompt_version = models.CharField(max_length=40)
+    model_name = models.CharField(max_length=200)
+
+    class Unrun(models.TextChoices):
+        """Why the test could not be run (it is then not passed)."""
+
+        TOO_FEW = "too_few", _("too few double-scored responses")
+        NO_RATER = "no_rater", _("no rater with enough responses")
+
+    passed = models.BooleanField()
+    unrun = models.CharField(max_length=10, blank=True, choices=Unrun.choices)
+    responses = models.PositiveIntegerField(help_text=_("Double-scored responses the judge also scored."))
+    min_responses = models.PositiveIntegerField(help_text=_("The double-scored responses the test needed."))
+    winning_rate = models.FloatField(null=True, blank=True)
+    advantage_probability = models.FloatField(null=True, blank=True)
+    epsilon = models.FloatField()
+    comparisons = models.JSONField(default=list, blank=True)  # one per rater compared
+    skipped = models.JSONField(default=list, blank=True)  # raters with too few responses
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("judge qualification")
+
+    def __str__(self) -> str:
+        return f"{self.judge} on {self.study}: {'passed' if self.passed else 'not passed'}"
+
+    def unrun_text(self) -> str:
+        """Why the test could not be run, in the reader's language ("" when it ran)."""
+        if self.unrun == self.Unrun.TOO_FEW:
+            return _(
+                "%(n)s double-scored responses scored by the judge with its present prompt and model; "
+                "the test needs at least %(needed)s."
+            ) % {"n": self.responses, "needed": self.min_responses}
+        if self.unrun == self.Unrun.NO_RATER:
+            return str(_("No rater scored enough of these responses beside another."))
+        return ""

@@ -15,10 +15,13 @@ cell's expected interval width before and after.
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from judging.ppi import Z95
+
+Key = TypeVar("Key", bound=Hashable)  # however the caller names its cells
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class Cell:
     judge_on_human: Sequence[float]  # the judge's mean score of the same responses
     # responses no human scored: id -> the judge's score
     judge_only: Mapping[Hashable, float]
+    # of those, the ones a plan may choose (None: all; one already given to a pair is not)
+    available: Collection[Hashable] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,19 +72,17 @@ def _estimate(key: Hashable, cell: Cell, seed: int) -> _Estimate:
     judge_var = float(f.var(ddof=1)) if len(f) > 1 else 0.0
     human_var = float(y.var(ddof=1)) if len(y) > 1 else 0.0
     covariance = float(np.cov(y, f)[0, 1]) if len(y) > 1 else 0.0
-    queue = sorted(cell.judge_only, key=str)
+    queue = sorted(cell.judge_only if cell.available is None else cell.available, key=str)
     random.Random(f"{seed}:{key}").shuffle(queue)
     return _Estimate(human_var, covariance, judge_var, len(y), len(cell.judge_only), queue, [])
 
 
-def human_scoring_plan(
-    *, cells: Mapping[Hashable, Cell], budget: int, seed: int = 39
-) -> dict[Hashable, CellPlan]:
+def human_scoring_plan(*, cells: Mapping[Key, Cell], budget: int, seed: int = 39) -> dict[Key, CellPlan]:
     """Up to ``budget`` responses, across ``cells``, for human pairs to score next."""
     state = {key: _estimate(key, cell, seed) for key, cell in cells.items()}
     before = {key: estimate.half_width() for key, estimate in state.items()}
 
-    def widest_first(key: Hashable) -> tuple[float, str]:
+    def widest_first(key: Key) -> tuple[float, str]:
         half = state[key].half_width()
         return (float("inf") if half is None else half, str(key))  # too few humans to say: first
 

@@ -26,8 +26,10 @@ from __future__ import annotations
 import io
 import math
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from judging.estimates import StepCalibration
 from research.results import Results
 
 if TYPE_CHECKING:
@@ -278,3 +280,34 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
     out = io.BytesIO()
     fig.savefig(out, format=fmt)
     return out.getvalue()
+
+
+def judge_calibration_figure(
+    calibration: Sequence[StepCalibration], *, maxima: dict[int | None, float]
+) -> Figure:
+    """The judge's mean score (95% interval) at each score level the humans' final score reached,
+    one panel per step total and the overall score, the diagonal where the judge agrees
+    (beyond the study; issue 39). ``maxima``: each panel's rubric maximum (None: overall)."""
+    fig = _figure_class()(figsize=(12, 6.2), layout="constrained")
+    axes = fig.subplots(2, 4).flatten()
+    for ax, curve in zip(axes, calibration, strict=False):
+        top = maxima.get(curve.step, 1.0)
+        ax.plot([0, top], [0, top], linestyle="--", color="#7f8c8d", linewidth=1)
+        points = curve.points
+        if points:
+            lows = [p.judge_mean - p.low if p.low is not None else 0.0 for p in points]
+            highs = [p.high - p.judge_mean if p.high is not None else 0.0 for p in points]
+            ax.errorbar(
+                [p.level for p in points], [p.judge_mean for p in points], yerr=[lows, highs],
+                marker="o", color=COLORS[0], capsize=3,
+            )  # fmt: skip
+        else:
+            ax.text(0.5, 0.5, "No data yet", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top)
+        ax.set_title(f"Step {curve.step} total" if curve.step is not None else "Overall")
+        ax.set_xlabel("humans' final score")
+        ax.set_ylabel("judge's mean")
+    for ax in axes[len(calibration) :]:
+        ax.set_visible(False)
+    return fig

@@ -6,21 +6,15 @@ import logging
 from collections.abc import Callable
 
 from django import forms
-from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from calibration.selectors.consistency import judge_calibrated_label
-from calibration.statistics import icc_beside
-from core.accounts.roles import admin_required, is_admin, researcher_required
-from judging.models import Judge
-from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
-from judging.services.opt_in import study_judge_opt_in_set
+from core.accounts.roles import is_admin, researcher_required
 from research.figures import FIGURES, FORMATS
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.results import fmt
@@ -34,7 +28,6 @@ from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import IdChoiceField, id_param
-from studies.rubric import load_rubric
 
 log = logging.getLogger(__name__)
 
@@ -259,102 +252,3 @@ def export_download(request: HttpRequest, pk: int) -> HttpResponse:
     response = FileResponse(handle, as_attachment=True, filename=job.file_name)
     response["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
     return response
-
-
-class JudgeFilter(forms.Form):
-    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
-    judge = IdChoiceField(queryset=Judge.objects.order_by("name"), required=False, label=_("LLM judge"))
-
-
-PCC_PAIR_LABELS = {
-    "human_pair": _("Rater A with rater B (the human pair)"),
-    "judge_a": _("Judge with rater A"),
-    "judge_b": _("Judge with rater B"),
-    "judge_calibrator": _("Judge with the calibrator"),
-    "judge_final": _("Judge with the final score"),
-}
-
-ICC_SETS = (
-    _("Rater A and rater B"),
-    _("A, B and the judge"),
-    _("Judge in place of rater A"),
-    _("Judge in place of rater B"),
-)
-
-
-@researcher_required
-def research_judge(request: HttpRequest) -> HttpResponse:
-    """The judge measured against the human raters of one study (bad choices fall back to
-    the first study and its first judge with sheets, with a message)."""
-    form = JudgeFilter(request.GET or None)
-    data = form.cleaned_data if form.is_valid() else {}
-    study = study_chosen(request)  # the link's study (remembered), else the last one used
-    judges = judges_with_sheets(study=study) if study else []
-    judge = data.get("judge") or (judges[0] if judges else None)
-    if not form.is_bound:  # show the study and judge the page fell back to
-        form.initial = {"study": study.pk if study else None, "judge": judge.pk if judge else None}
-    context: dict = {
-        "form": form,
-        "study": study,
-        "judges": judges,
-        "judge": judge,
-        "comparison": None,
-        "counting_judge": Judge.objects.filter(user_id=study.calibrating_judge_id).first() if study else None,
-        "can_opt_in": is_admin(request.user),
-    }
-    if study is not None and judge is not None:
-        comparison = judge_comparison_get(study=study, judge=judge)
-        rubric = load_rubric(study.rubric_version)
-        lang = "zh" if (request.LANGUAGE_CODE or "").startswith("zh") else "en"
-        labels = difference_labels(rubric=rubric, lang=lang)
-        context.update(
-            comparison=comparison,
-            pccs=[(PCC_PAIR_LABELS[p.label], p.value) for p in comparison.pccs],
-            icc_beside=icc_beside(comparison.headline_icc),
-            dimensions=[(labels[d.key], d.value) for d in comparison.dimensions],
-            steps=[(labels[d.key], d.value) for d in comparison.steps],
-            iccs=[
-                (
-                    row.scenario,
-                    [
-                        (
-                            label,
-                            result,
-                            result.form(comparison.headline_icc),
-                            [result.form(name) for name in icc_beside(comparison.headline_icc)],
-                        )
-                        for label, result in zip(
-                            ICC_SETS,
-                            (row.humans, row.judge_added, row.judge_for_a, row.judge_for_b),
-                            strict=True,
-                        )
-                    ],
-                )
-                for row in comparison.iccs
-            ],
-        )
-    return render(request, "research/judge.html", context)
-
-
-@admin_required
-@require_POST
-def research_judge_opt_in(request: HttpRequest) -> HttpResponse:
-    """The study's opt-in: let this judge count as the third rater, or (``off``) no judge."""
-    study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
-    judge = None
-    if not request.POST.get("off"):
-        judge = Judge.objects.filter(pk=id_param(request.POST.get("judge"))).first()
-        if judge is None:
-            messages.error(request, _("Choose a judge."))
-            return redirect(f"{reverse('research:research_judge')}?study={study.pk}")
-    report = study_judge_opt_in_set(study=study, judge=judge, actor=request.user)
-    if judge is None:
-        messages.success(request, _("No LLM judge counts in this study any more."))
-    else:
-        messages.success(
-            request,
-            _("%(judge)s now counts as third rater: %(n)s responses calibrated by it or a human.")
-            % {"judge": judge.name, "n": report.calibrated},
-        )
-    query = f"?study={study.pk}" + (f"&judge={judge.pk}" if judge else "")
-    return redirect(reverse("research:research_judge") + query)

@@ -24,10 +24,11 @@ from django.utils import timezone
 from calibration.selectors.agreement import agreement_responses
 from calibration.selectors.consistency import judge_calibrated_label
 from judging.selectors.comparison import judge_comparison_get, judges_with_sheets
+from judging.selectors.estimates import judge_estimates_get
 from research.results import Column, ConditionTable
 from research.selectors.research import Results
 from research.selectors.results import RAW_HEADER, raw_score_rows_count, raw_score_rows_iter
-from research.significance import MARKS_BOTH
+from research.significance import MARKS_BOTH, default_pair
 from research.sources import PCC_NOTE, number_sources
 from research.workbook_beyond import (
     ALPHA_TITLE,
@@ -359,7 +360,9 @@ def _judges(book: SafeBook, results: Results, judges: list) -> None:
     sheet.row(["Judge sheets are never part of the final scores, Table 6 or calibration here."])
     sheet.row([])
     for judge in judges:
-        for values, bold in judge_sheet_rows(judge_comparison_get(study=results.study, judge=judge)):
+        comparison = judge_comparison_get(study=results.study, judge=judge)
+        estimates = judge_estimates_get(study=results.study, judge=judge, pair_rule=default_pair)
+        for values, bold in judge_sheet_rows(comparison, estimates):
             sheet.row(values, bold=bold)
 
 

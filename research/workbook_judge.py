@@ -8,7 +8,9 @@ from django.utils import translation
 
 from calibration.statistics import ICC_FORMS, icc_label
 from judging.comparison import MeanWithCi
+from judging.ppi import PpiEstimate
 from judging.selectors.comparison import JudgeComparison, difference_labels
+from judging.selectors.estimates import JudgeEstimates
 from studies.rubric import load_rubric
 
 SHEET_TITLE = "LLM judge vs human raters"
@@ -33,7 +35,45 @@ def _mean(value: MeanWithCi) -> list:
     return [value.n, value.mean, value.ci_low, value.ci_high, value.warning]
 
 
-def judge_sheet_rows(comparison: JudgeComparison) -> list[Row]:
+def _ppi(e: PpiEstimate) -> list:
+    return [e.n_human, e.n_judge_only, e.human_mean, e.human_low, e.human_high, e.mean, e.low, e.high,
+            e.weight, e.effective_n, e.judge_mean]  # fmt: skip
+
+
+PPI_HEADINGS = ["Human-scored", "Judge only", "Humans alone", "CI low", "CI high", "Judge and humans (PPI++)",
+                "CI low", "CI high", "Judge's weight", "Worth (human-scored responses)", "Judge's own mean"]  # fmt: skip
+
+
+def estimate_rows(estimates: JudgeEstimates) -> list[Row]:
+    """The judge and the humans together (beyond the study): prediction-powered means, the
+    self-preference test and the calibration by score level."""
+    rows: list[Row] = [
+        ([], False),
+        (["The judge and the humans together (beyond the study): the humans' mean overall score estimated "
+          "with the judge's scores of every response, PPI++ with a 95% interval"], True),
+        (["Model", "Condition", *PPI_HEADINGS], True),
+    ]  # fmt: skip
+    rows += [
+        ([c.model, c.condition, *_ppi(c.estimate)], False) for c in [*estimates.cells, *estimates.differences]
+    ]
+    t = estimates.self_preference
+    rows += [
+        ([], False),
+        (["Self-preference as a test (beyond the study): judge minus the humans' final overall, own responses "
+          "against the others', permutation test and Hedges' g"], True),
+        (["Own responses", "Other responses", "Own mean", "Others' mean", "Difference", "p", "Hedges' g"], True),
+        ([t.n_own, t.n_others, t.own_mean, t.others_mean, t.difference, t.p_value, t.hedges_g], False),
+        ([], False),
+        (["Calibration (beyond the study): the judge's mean at each level of the humans' final score"], True),
+        (["Score", "Humans' level", "Responses", "Judge's mean", "CI low", "CI high"], True),
+    ]  # fmt: skip
+    for curve in estimates.calibration:
+        name = f"Step {curve.step} total" if curve.step is not None else "Overall"
+        rows += [([name, p.level, p.n, p.judge_mean, p.low, p.high], False) for p in curve.points]
+    return rows
+
+
+def judge_sheet_rows(comparison: JudgeComparison, estimates: JudgeEstimates) -> list[Row]:
     """One judge's block of the sheet, top to bottom."""
     judge = comparison.judge
     rows: list[Row] = [
@@ -98,4 +138,4 @@ def judge_sheet_rows(comparison: JudgeComparison) -> list[Row]:
                 (row.human_pair, row.judge_a, row.judge_b, row.judge_calibrator, row.judge_final)]  # fmt: skip
         rows.append(([row.item.research_id, row.item.scenario, row.item.model,
                       "yes" if row.item.own_family else "no", *pccs], False))  # fmt: skip
-    return rows + [([], False), ([], False)]
+    return rows + estimate_rows(estimates) + [([], False), ([], False)]

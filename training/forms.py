@@ -40,6 +40,7 @@ class TrainingSettingsForm(forms.Form):
 
 class RetestSettingsForm(forms.Form):
     retest_percent = forms.IntegerField(
+        # xgettext:no-python-format
         label=_("Test-retest probes (% of each rater's submitted sheets)"),
         min_value=0,
         max_value=50,

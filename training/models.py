@@ -50,7 +50,9 @@ class TrainingSettings(models.Model):
     # test-retest probes (beyond the study): this share of each rater's submitted responses is
     # served to them again, under a new blind code, once the sheet is this many days old
     retest_percent = models.PositiveSmallIntegerField(
-        _("test-retest probes (% of submitted sheets)"), default=0
+        # xgettext:no-python-format
+        _("test-retest probes (% of submitted sheets)"),
+        default=0,
     )
     retest_after_days = models.PositiveSmallIntegerField(_("probe after (days)"), default=14)
     retest_alarm_below = models.DecimalField(

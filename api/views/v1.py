@@ -22,9 +22,11 @@ from calibration.selectors.agreement import agreement_groups, agreement_response
 from calibration.selectors.consistency import consistency_table
 from calibration.selectors.facets import study_facets
 from calibration.selectors.responses import ResponseFilters, study_responses_list
+from judging.models import Judge
+from judging.selectors.estimates import judge_estimates_get
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_cached_get
-from research.significance import MARKS_BOTH, MARKS_PAPER
+from research.significance import MARKS_BOTH, MARKS_PAPER, default_pair
 from studies.models import Response, Study
 from training.selectors.retest import retest_report
 
@@ -189,6 +191,16 @@ def agreement(request: HttpRequest, study_id: int) -> dict:
 )
 def facets(request: HttpRequest, study_id: int) -> dict:
     return jsonable(study_facets(study=study_for(request, study_id)))
+
+
+@api.get(
+    "/studies/{study_id}/judges/{judge_id}/estimates",
+    summary="Beyond the study: the judge and the humans together (PPI++ means, self-preference test, calibration)",
+)
+def judge_estimates(request: HttpRequest, study_id: int, judge_id: int) -> dict:
+    study, judge = study_for(request, study_id), get_object_or_404(Judge, pk=judge_id)
+    data = jsonable(judge_estimates_get(study=study, judge=judge, pair_rule=default_pair))
+    return {**data, "study": study.pk, "judge": {"id": judge.pk, "name": judge.name}}
 
 
 @api.get(

@@ -24,6 +24,7 @@ from core.llm.egress import egress_problem
 from core.llm.keys import api_key_env_allowed
 from core.llm.redaction import redact_credentials
 from core.llm.request_options import extra_params_refused
+from generation.signals import endpoint_model_changed
 from studies.models import ModelEndpoint
 from studies.services.audit import (
     AuditedEdit,
@@ -110,7 +111,12 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
             )
         _clean(endpoint)
 
-    return audited_update(edit=ENDPOINT_EDIT, pk=endpoint_id, actor=actor, values=values, check=check)
+    with transaction.atomic():
+        before = ModelEndpoint.objects.filter(pk=endpoint_id).values_list("model_name", flat=True).first()
+        endpoint = audited_update(edit=ENDPOINT_EDIT, pk=endpoint_id, actor=actor, values=values, check=check)
+        if before is not None and endpoint.model_name != before:
+            endpoint_model_changed.send(sender=ModelEndpoint, endpoint_id=endpoint.pk, actor=actor)
+    return endpoint
 
 
 def endpoint_set_active(*, endpoint_id: int, actor, active: bool) -> ModelEndpoint:

@@ -408,9 +408,11 @@ def batch_refresh(*, kind: Kind, batch_id: int) -> None:
     with transaction.atomic():
         if kind.jobs.filter(batch_id=batch_id, status__in=ACTIVE).exists():
             return
-        kind.batch_model._default_manager.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
+        finished = kind.batch_model._default_manager.filter(pk=batch_id, status=BatchStatus.RUNNING).update(
             status=BatchStatus.FINISHED, finished_at=timezone.now()
         )
+        if finished:
+            kind.batch_finished(batch_id)
 
 
 def job_cancel(*, kind: Kind, job_id: int) -> bool:

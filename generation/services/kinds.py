@@ -62,6 +62,10 @@ class Kind:
     def before_retry(self, job: Any) -> None:
         """What a person's retry of a failed job does first (nothing by default)."""
 
+    def batch_finished(self, batch_id: int) -> None:
+        """What follows the end of a batch, in the transaction that ends it (nothing by default;
+        work that must follow the commit goes through the outbox)."""
+
     def lock_wait_seconds(self) -> float:
         """How long a task waits for the job's lock before leaving the job to its holder."""
         return self.lock_wait

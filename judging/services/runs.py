@@ -16,6 +16,7 @@ from typing import Any
 from django.db import transaction
 
 from core.llm.client import Completion
+from core.tasks.outbox import task_send_on_commit
 from generation.services import engine, recovery
 from generation.services.engine import ACTIVE, Enqueue
 from generation.services.kinds import JobProtocol, Kind, kind_register
@@ -157,6 +158,10 @@ class JudgeKind(Kind):
                 error=f"The sheet could not be stored: {exc.message}",
             )
 
+    def batch_finished(self, batch_id: int) -> None:
+        """The judge's gate runs again on the study (``judging.services.qualification``)."""
+        task_send_on_commit(name=QUALIFICATION_TASK, args=(batch_id,))
+
     def before_retry(self, job: JudgeTask) -> None:
         """The sample whose answer was invalid twice is asked anew; other calls are kept."""
         spent = JudgeCall.objects.filter(task=job, attempt=2, parsed__isnull=True).values_list(
@@ -166,6 +171,7 @@ class JudgeKind(Kind):
 
 
 JUDGE_KIND = kind_register(JudgeKind())
+QUALIFICATION_TASK = "judging.tasks.judge_qualification_task"  # sent by name: services never import tasks
 
 
 def judge_batch_launch(
@@ -195,6 +201,7 @@ def judge_batch_launch(
             judge=judge,
             scenario=scenario,
             prompt_version=judge.prompt_version,
+            model_name=judge.endpoint.model_name,
             temperature=judge.temperature,
             samples=samples,
             created_by=actor,

@@ -59,9 +59,20 @@ def _check_qualified(raters: Sequence, *, study: Study) -> None:
 
 def _group_responses(group: ScoringGroup):
     """The group's responses raters may get: released (not held for review), not withdrawn."""
-    return Response.objects.filter(
-        study=group.study, scenario=group.scenario, condition=group.condition, held=False
-    ).exclude(status=ResponseStatus.WITHDRAWN)
+    return (
+        Response.objects.filter(
+            study=group.study, scenario=group.scenario, condition=group.condition, held=False
+        )
+        .exclude(status=ResponseStatus.WITHDRAWN)
+        .exclude(pk__in=_paired_outside_groups())
+    )
+
+
+def _paired_outside_groups():
+    """Responses a pair was given one by one (``responses_assign_pair``): they keep that pair."""
+    return Assignment.objects.filter(
+        role=AssignmentRole.PRIMARY, archived_at__isnull=True, group__isnull=True
+    ).values("response_id")
 
 
 def _assign(*, rater, response: Response, group: ScoringGroup | None, actor, role: str) -> Assignment | None:
@@ -106,12 +117,51 @@ def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
     return created
 
 
+def responses_assign_pair(
+    *, study: Study, responses: Sequence[Response], rater_a, rater_b, actor, reason: str
+) -> int:
+    """Give each of ``responses`` (of ``study``, outside any pair so far) to the pair as primary
+    raters, outside a scoring group (a judge's scoring plan: the responses a pair scores next),
+    all or nothing, audited; a pair given later to their scenario and condition leaves them to
+    this one. Returns the number of assignments created."""
+    _check_pair(rater_a, rater_b, study=study)
+    created = 0
+    with transaction.atomic():
+        for response in responses:
+            taken = Assignment.objects.filter(
+                response=response, role=AssignmentRole.PRIMARY, archived_at__isnull=True
+            ).exists()
+            if (
+                response.study_id != study.pk
+                or response.held
+                or response.status == ResponseStatus.WITHDRAWN
+                or taken
+            ):
+                raise AssignmentError(
+                    _("%(response)s is no longer free for a pair; make a new plan.")
+                    % {"response": response.research_id}
+                )
+            for rater in (rater_a, rater_b):
+                created += bool(
+                    _assign(
+                        rater=rater, response=response, group=None, actor=actor, role=AssignmentRole.PRIMARY
+                    )
+                )
+        audit_record(
+            actor=actor, action="assignment.pair_responses", target=study, study=study, reason=reason,
+            changes={"pair": [rater_a.username, rater_b.username], "responses": [r.research_id for r in responses]},
+        )  # fmt: skip
+    return created
+
+
 def response_assign_to_group(*, response: Response, actor=None) -> int:
     """Assign a new (or newly released) response to the pair of its scenario group, if
     the group has one; a response held for review gets none. Called on arrival and on
     release; returns the number of assignments created."""
     group = response_group_get(response=response)
     if group is None or response.held or response.status == ResponseStatus.WITHDRAWN:
+        return 0
+    if _paired_outside_groups().filter(response_id=response.pk).exists():
         return 0
     created = 0
     with transaction.atomic():

@@ -484,6 +484,12 @@ ENGINE_OUTAGE_WAIT_SECONDS = env.float("ENGINE_OUTAGE_WAIT_SECONDS", default=360
 # How long a stuck job waits for a worker when every worker is gone (no worker beat): then
 # the web processes fail it with that reason; the first worker back resumes it.
 ENGINE_ORPHAN_SECONDS = env.float("ENGINE_ORPHAN_SECONDS", default=900.0)
+# The gate before an LLM judge may count as a study's third rater (judging.services.qualification):
+# the alternative annotator test on at least this many double-scored responses the judge scored,
+# each human rater compared on at least JUDGE_GATE_MIN_PER_RATER of them, with this epsilon.
+JUDGE_GATE_MIN_RESPONSES = env.int("JUDGE_GATE_MIN_RESPONSES", default=50)
+JUDGE_GATE_MIN_PER_RATER = env.int("JUDGE_GATE_MIN_PER_RATER", default=30)
+JUDGE_GATE_EPSILON = env.float("JUDGE_GATE_EPSILON", default=0.2)
 # How long a task waits for a free slot of its endpoint before re-queueing itself.
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
 # A task keeps making its run's calls until it has worked this long, then queues the

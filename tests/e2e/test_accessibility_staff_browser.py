@@ -5,10 +5,13 @@ violation fails; so does a page wider than the window."""
 
 import pytest
 
+from judging.services.judges import judge_for_endpoint
+from judging.services.runs import judge_batch_launch, judge_task_run
 from studies.models import Condition, ModelEndpoint, Study
 from tests.a11y import axe_violations
 from tests.browser import login
 from tests.e2e.test_accessibility_browser import STICKING_OUT, WIDER
+from tests.factories import stub_endpoint
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,7 +41,8 @@ ADMIN_PAGES = (
 RESEARCHER_PAGES = (
     "/research/",
     "/research/agreement/",
-    "/research/judge/",
+    "/research/judge/?study={study}&judge={judge}",
+    "/research/judge/plan/?study={study}&judge={judge}&budget=5",
     "/research/drift/",
     "/api/tokens/",
 )
@@ -57,8 +61,14 @@ def _problems(page, url: str, name: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("lang", "scheme", "width"), LOOKS)
-def test_staff_pages_pass_axe(live_server, demo, browser, lang, scheme, width):
+def test_staff_pages_pass_axe(live_server, demo, browser, llm_stub, lang, scheme, width):
+    judge = judge_for_endpoint(endpoint=stub_endpoint(llm_stub))
+    batch = judge_batch_launch(study=Study.objects.get(name="CGPST demo"), judge=judge)
+    assert {judge_task_run(task_id=t.pk) for t in batch.tasks.all()} == {
+        "succeeded"
+    }  # the judge's pages filled
     ids = {
+        "judge": judge.pk,
         "study": Study.objects.get(name="CGPST demo").pk,
         "endpoint": ModelEndpoint.objects.order_by("pk").first().pk,
         "condition": Condition.objects.order_by("pk").first().pk,

@@ -4,14 +4,17 @@ gateway's key is bound to the gateway's host and port, as an operator binds it (
 
 import pytest
 
+from calibration.models import FinalScore
 from core.llm.client import EgressNotAllowed, LLMError, chat_complete
 from generation.models import RunStatus
 from generation.services.batches import batch_create
 from generation.services.runs import run_step
 from generation.tasks import run_advance_send
 from judging.models import JudgeBatchStatus
+from judging.selectors.estimates import judge_estimates_get
 from judging.services.judges import judge_create
 from judging.services.runs import judge_batch_launch, judge_task_run
+from research.significance import default_pair
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from tests.egress import bind_key
 from tests.gateway import MASTER_KEY, RPM_LIMIT
@@ -73,6 +76,11 @@ def test_the_judge_goes_through_the_gateway(demo, gateway, llm_stub):
     batch.refresh_from_db()
     assert batch.status == JudgeBatchStatus.FINISHED
     assert llm_stub.stats.last_body["response_format"]["type"] == "json_schema"  # passed through
+    # the judge's scores through the gateway feed the estimates with the humans (issue 39)
+    estimates = judge_estimates_get(study=batch.study, judge=judge, pair_rule=default_pair)
+    assert estimates.n_judged == batch.tasks.count() > 0
+    assert sum(c.estimate.n_human + c.estimate.n_judge_only for c in estimates.cells) == estimates.n_judged
+    assert estimates.n_human == FinalScore.objects.filter(response__study=batch.study).count()
 
 
 def test_the_gateways_rpm_limit_is_waited_out_as_it_asks(db, gateway, llm_stub):

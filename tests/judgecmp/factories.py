@@ -25,9 +25,13 @@ def judge_make(name: str = "judge-1", *, endpoint=None, provider_family: str = "
 
 
 def judge_sheet(judge, response, changes):
-    """A submitted judge sheet on the response (changes as score imports build them)."""
+    """A submitted judge sheet on the response (changes as score imports build them), the product
+    of a finished task of a batch of the judge's present prompt and model, as a judge batch leaves
+    it (the gate tests only such sheets)."""
+    from judging.models import JudgeBatch, JudgeBatchStatus, JudgeTask, JudgeTaskStatus
+
     assignment = Assignment.all_objects.create(role=AssignmentRole.JUDGE, rater=judge.user, response=response)
-    return sheet_fill_and_submit(
+    sheet = sheet_fill_and_submit(
         assignment=assignment,
         actor=judge.user,
         changes=changes,
@@ -35,3 +39,20 @@ def judge_sheet(judge, response, changes):
         note="judge test sheet",
         require_texts=False,
     )
+    batch, _ = JudgeBatch.objects.get_or_create(
+        study=response.study,
+        judge=judge,
+        prompt_version=judge.prompt_version,
+        model_name=judge.endpoint.model_name,
+        defaults={"temperature": judge.temperature, "samples": 1, "status": JudgeBatchStatus.FINISHED},
+    )
+    JudgeTask.objects.create(batch=batch, response=response, sheet=sheet, status=JudgeTaskStatus.SUCCEEDED)
+    return sheet
+
+
+def judge_qualified(judge, study, settings):
+    """The judge's gate run on the study's few responses (the thresholds lowered to fit them)."""
+    from judging.services.qualification import judge_qualification_run
+
+    settings.JUDGE_GATE_MIN_RESPONSES = settings.JUDGE_GATE_MIN_PER_RATER = 4
+    return judge_qualification_run(study=study, judge=judge)

@@ -14,19 +14,20 @@ from research.workbook import results_workbook_write
 from scoring.models import Assignment, AssignmentRole
 from studies.models import FinalScoreRule, ResponseStatus
 from tests.factories import UserFactory, rater, reference_changes, sheet_submitted
-from tests.judgecmp.conftest import humans_scored, judge_scores
-from tests.judgecmp.factories import judge_make
+from tests.judgecmp.conftest import humans_scored, judge_agreeing
+from tests.judgecmp.factories import judge_make, judge_qualified
 
 pytestmark = pytest.mark.django_db
 LABEL = "Includes an LLM judge as third rater for 1 response."
 
 
 @pytest.fixture
-def opted_in(db):
+def opted_in(db, settings):
     calibrator = rater("cal-opt", "H91", can_calibrate=True)
     group, human = humans_scored()
     judge = judge_make("j-opt", endpoint=human[0][0].model)
-    sheets = judge_scores(judge, human)
+    sheets = judge_agreeing(judge, human)
+    assert judge_qualified(judge, group.study, settings).passed
     report = study_judge_opt_in_set(study=group.study, judge=judge)
     return group, judge, sheets, calibrator, report
 
@@ -96,12 +97,13 @@ def test_command(opted_in, capsys):
     )
 
 
-def test_admin_opts_in_on_the_page_researchers_cannot(db, client):
+def test_admin_opts_in_on_the_page_researchers_cannot(db, client, settings):
     from core.accounts.roles import ADMIN
 
     group, human = humans_scored()
     judge = judge_make("j-page", endpoint=human[0][0].model)
-    judge_scores(judge, human)
+    judge_agreeing(judge, human)
+    judge_qualified(judge, group.study, settings)
     client.force_login(UserFactory(username="res-page", role=RESEARCHER))
     page = client.get("/research/judge/", {"study": group.study.pk}).content.decode()
     assert "No (the default)" in page and "count as third rater</button>" not in page

@@ -42,6 +42,12 @@ PURE_MODULES = (
     "scoring.entries",
     "training.feedback",
     "training.drift",
+    "judging.ppi",
+    "judging.alt_test",
+    "judging.sampling",
+    "judging.self_preference",
+    "judging.calibration_curve",
+    "judging.estimates",
 )
 HEAVY = ("scipy", "matplotlib", "pingouin", "pandas", "openai", "nltk", "jieba")
 # What a web process must not load either (issue 14): the spreadsheet libraries and numpy.

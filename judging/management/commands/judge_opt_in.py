@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from judging.models import Judge
-from judging.services.opt_in import study_judge_opt_in_set
+from judging.services.opt_in import OptInRefused, study_judge_opt_in_set
 from studies.management.options import study_from_option
 
 
@@ -26,7 +26,10 @@ class Command(BaseCommand):
             chosen = Judge.objects.filter(name=judge).first()
             if chosen is None:
                 raise CommandError(f"No judge named {judge!r}.")
-        report = study_judge_opt_in_set(study=found, judge=chosen)
+        try:
+            report = study_judge_opt_in_set(study=found, judge=chosen)
+        except OptInRefused as exc:
+            raise CommandError(str(exc)) from None
         who = f"judge {chosen.name} counts as third rater" if chosen else "no judge counts"
         self.stdout.write(
             f"{found.name}: {who}; {report.flagged} responses under the threshold, "
