@@ -19,6 +19,7 @@ streamed, bounded read of each part, never by trusting the parser:
 from __future__ import annotations
 
 import io
+import posixpath
 import re
 import zipfile
 import zlib
@@ -127,6 +128,15 @@ SHEET, STRINGS, STYLES = "sheet", "strings", "styles"
 _BINARY = (".png", ".jpeg", ".jpg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".bin", ".svg")
 
 
+def _workbook_target(target: str) -> str:
+    """The part a relationship of the workbook names, lower case, as openpyxl finds it
+    (``packaging.relationship.get_dependents``: an absolute name from the root, else joined to
+    xl/ and normalised; hostile pass 12: ``./data/b0.xml`` was filed under a name no part has)."""
+    if target.startswith("/"):
+        return posixpath.normpath(target.lstrip("/")).lower()
+    return posixpath.normpath(posixpath.join("xl", target)).lower()
+
+
 def _part_kinds(archive: zipfile.ZipFile) -> dict[str, str]:
     """What each part is, as openpyxl will find it: by the content types part's overrides and
     defaults, the workbook's relationships, and the usual names (hostile pass 11: a sheet or the
@@ -162,9 +172,9 @@ def _part_kinds(archive: zipfile.ZipFile) -> dict[str, str]:
         )
         for rel in rels.iter():
             kind = next((kind for end, kind in by_rel if (rel.get("Type") or "").lower().endswith(end)), None)
-            target = (rel.get("Target") or "").lower()
+            target = rel.get("Target") or ""
             if kind and target:
-                kinds[target.lstrip("/") if target.startswith("/") else f"xl/{target}"] = kind
+                kinds[_workbook_target(target)] = kind
     except (KeyError, SyntaxError, DefusedXmlException, *_DAMAGED):
         pass  # no such parts, or unreadable: the names decide, and openpyxl refuses the file
     for name in names:
@@ -230,13 +240,13 @@ def _sheet_titles(archive: zipfile.ZipFile) -> dict[str, str]:
         rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
     except (KeyError, SyntaxError, DefusedXmlException, *_DAMAGED):
         return {}
-    targets = {rel.get("Id"): (rel.get("Target") or "").lstrip("/").removeprefix("xl/") for rel in rels}
+    targets = {rel.get("Id"): _workbook_target(rel.get("Target") or "") for rel in rels}
     titles = {}
     for sheet in workbook.iter():
         if sheet.tag.rsplit("}", 1)[-1] == "sheet":
             rid = next((value for key, value in sheet.attrib.items() if key.endswith("}id")), None)
             if rid in targets:
-                titles[f"xl/{targets[rid]}".lower()] = sheet.get("name") or ""
+                titles[targets[rid]] = sheet.get("name") or ""
     return titles
 
 
@@ -316,7 +326,9 @@ def xlsx_check(data: bytes, limits: XlsxLimits) -> None:
     kinds = _part_kinds(archive)
     _kind_check(infos, kinds, limits)
     for info in infos:
-        if info.filename.lower().endswith(_BINARY) or info.filename.endswith("/"):
+        kind = kinds.get(info.filename.lower())
+        # a picture is not read as text; a part openpyxl reads as XML is, whatever its name
+        if (kind is None and info.filename.lower().endswith(_BINARY)) or info.filename.endswith("/"):
             continue
         try:
             if kinds.get(info.filename.lower()) == SHEET:

@@ -23,7 +23,9 @@ def _admin_page(browser, live_server, width: int):
     client = Client()
     client.force_login(UserFactory(username=f"admin-judge-{width}", role=ADMIN))
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 800 else 768})
-    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
     return context, context.new_page()
 
 
@@ -51,7 +53,9 @@ def test_an_admin_reads_the_estimates_runs_the_gate_and_assigns_the_plan(
     stored = JudgeQualification.objects.get(study=study, judge=judge)
     verdict = page.locator("#judge-qualification p strong").inner_text()
     assert verdict == ("Passed" if stored.passed else "Not passed")
-    assert page.get_by_role("button", name=f"Let {judge.name} count as third rater").count() == int(stored.passed)
+    assert page.get_by_role("button", name=f"Let {judge.name} count as third rater").count() == int(
+        stored.passed
+    )
 
     page.get_by_role("link", name="Where should the next human scores go? Plan them").click()
     page.wait_for_load_state("load")

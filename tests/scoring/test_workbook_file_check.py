@@ -216,24 +216,22 @@ def test_more_shared_strings_than_cells_are_refused_before_any_load():
     workbook_file_check(styles_and_strings_xlsx(font_bytes=1000, strings=256_000), max_bytes=LIMIT)
 
 
-def _renamed(part: str, data: bytes, content_type: str, rel_type: str) -> bytes:
-    """The plain workbook with ``part`` added under an unusual name, declared in the content types and
-    the workbook's relationships, as openpyxl finds parts (hostile pass 11)."""
+def _renamed(part: str, data: bytes, content_type: str, rel_type: str, target: str = "") -> bytes:
+    """The plain workbook with ``part`` added under an unusual name, declared in the content types
+    (none: ``content_type`` empty) and the workbook's relationships (``target``: how the relationship
+    names it, the part's name inside xl/ by default), as openpyxl finds parts (hostile pass 11)."""
     from tests.hostile_files import _rezip, plain_xlsx
 
     source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
-    types = (
-        source.read("[Content_Types].xml")
-        .decode()
-        .replace("</Types>", f'<Override PartName="/{part}" ContentType="{content_type}"/></Types>')
-    )
+    override = f'<Override PartName="/{part}" ContentType="{content_type}"/>' if content_type else ""
+    types = source.read("[Content_Types].xml").decode().replace("</Types>", f"{override}</Types>")
     rels = (
         source.read("xl/_rels/workbook.xml.rels")
         .decode()
         .replace(
             "</Relationships>",
             f'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/{rel_type}"'
-            f' Target="{part.removeprefix("xl/")}"/></Relationships>',
+            f' Target="{target or part.removeprefix("xl/")}"/></Relationships>',
         )
     )
     return _rezip(
@@ -262,3 +260,23 @@ def test_parts_are_known_by_what_openpyxl_reads_them_as_not_by_their_names():
     for part in ("xl/w0.xml", "xl/worksheets/sheet9"):
         message = _refusal(_renamed(part, sheet, f"{main}.worksheet+xml", "worksheet"))
         assert "far larger than this kind of file holds" in message, (part, message)
+
+
+@pytest.mark.parametrize(
+    "part, target",
+    [
+        ("xl/data/b0.xml", "./data/b0.xml"),
+        ("xl/data/b0.xml", "data/../data/b0.xml"),
+        ("xl/data/b0.xml", "/xl/data/b0.xml"),
+        ("xl/data/b0.bin", "./data/b0.bin"),  # named like a binary part: read all the same
+        ("xl/Data/B0.XML", "./Data/B0.XML"),
+    ],
+)
+def test_a_sheet_named_by_a_relationship_in_any_spelling_is_checked_as_a_sheet(part, target):
+    """Hostile pass 12, F1: ``Target="./data/b0.xml"`` with no content type; openpyxl normalises the
+    path and loaded 560k cells a part (1.6 GB in one process); the check filed it under another name."""
+    from tests.hostile_files import _sheet_rows
+
+    sheet = _sheet_rows(450, columns=1)
+    message = _refusal(_renamed(part, sheet, "", "worksheet", target=target))
+    assert "far larger than this kind of file holds" in message, (part, target, message)
