@@ -11,7 +11,7 @@ from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
 from studies.models import ResponseImportJob
 from studies.response_files import RecordError, RecordProblems
-from studies.services.import_jobs import import_report_result, responses_import_or_queue
+from studies.services.import_jobs import ImportConflict, import_report_result, responses_import_or_queue
 
 
 class ResponsesIn(Schema):
@@ -26,11 +26,12 @@ class ResponsesIn(Schema):
 
 @api.post(
     "/studies/{study_id}/responses/import",
-    response={201: dict, 202: dict, 400: dict, 403: dict},
+    response={201: dict, 202: dict, 400: dict, 403: dict, 409: dict},
     summary="Import responses, all or nothing (admins)",
     description=(
-        "A file of up to 300 records is imported at once (201, the outcome). A larger one is "
-        "imported by a worker (202, the job's status URL: poll it until its status is done or failed)."
+        "A file of up to 300 records and 2 MB is imported at once (201, the outcome). A larger one is "
+        "imported by a worker (202, the job's status URL: poll it until its status is done or failed). "
+        "409: another import added the same responses at the same time; nothing was imported."
     ),
 )
 def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn):
@@ -46,6 +47,8 @@ def responses_import_api(request: HttpRequest, study_id: int, body: ResponsesIn)
             source="API",
             language="en",
         )
+    except ImportConflict as exc:
+        return Status(409, {"detail": "nothing was imported", "problems": [str(exc)]})
     except RecordProblems as exc:
         return Status(400, {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]})
     except RecordError as exc:

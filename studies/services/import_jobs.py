@@ -10,7 +10,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from studies.models import ResponseImportJob, Study
@@ -21,8 +21,26 @@ from studies.services.responses import ImportReport, responses_import
 log = logging.getLogger(__name__)
 
 IMPORT_TASK = "studies.tasks.response_import_job_run_task"  # sent by name: services never import tasks
-# More records than this go to a worker: 300 take about 10 s in the request, well inside a proxy's 60 s
+# More records than this, or a larger file, go to a worker: 300 records of ordinary length take
+# about 10 s in the request, well inside a proxy's 60 s; the blind-text check costs up to about
+# 7 s a MB of text (bench/bench_blind_text.py), so 2 MB stay under 15 s whatever the records hold
 IMPORT_IN_REQUEST_MAX = 300
+IMPORT_IN_REQUEST_MAX_BYTES = 2 * 1024 * 1024
+CONFLICT_MESSAGE = gettext_noop(
+    "Another import changed this study at the same time, so nothing of this file was imported. "
+    "Import it again: what the other import added is then left as it is."
+)
+
+
+class ImportConflict(RecordError):
+    """Another import added the same responses or scenarios at the same time (a double submit):
+    nothing of this file was imported."""
+
+    def __init__(self) -> None:
+        super().__init__("file", "records", _(CONFLICT_MESSAGE))
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def response_import_job_create(
@@ -47,10 +65,11 @@ def responses_import_or_queue(
     *, study: Study, text: str, create_missing: bool, actor, source: str, language: str
 ) -> ImportReport | ResponseImportJob:
     """The import pages' and the API's one path: the file imported at once (its report), or, past
-    ``IMPORT_IN_REQUEST_MAX`` records, recorded as a job for a worker. Raises ``RecordError`` (and
-    ``RecordProblems``) for a file refused in the request."""
+    ``IMPORT_IN_REQUEST_MAX`` records or ``IMPORT_IN_REQUEST_MAX_BYTES``, recorded as a job for a
+    worker. Raises ``RecordError`` (and ``RecordProblems``) for a file refused in the request, and
+    ``ImportConflict`` when another import added the same responses at the same time."""
     records = records_from_text(text)
-    if len(records) > IMPORT_IN_REQUEST_MAX:
+    if len(records) > IMPORT_IN_REQUEST_MAX or len(text.encode()) > IMPORT_IN_REQUEST_MAX_BYTES:
         return response_import_job_create(
             study=study,
             content=text,
@@ -59,9 +78,12 @@ def responses_import_or_queue(
             source=source,
             language=language,
         )
-    return responses_import(
-        records=records, study=study, create_missing=create_missing, actor=actor, source=source
-    )
+    try:
+        return responses_import(
+            records=records, study=study, create_missing=create_missing, actor=actor, source=source
+        )
+    except IntegrityError as exc:  # a double submit, or two admins importing the same file at once
+        raise ImportConflict from exc
 
 
 def response_import_job_dispatch_pending(*, job: ResponseImportJob) -> bool:
@@ -181,10 +203,7 @@ def response_import_job_run(*, job_id: int) -> ResponseImportJob | None:
             _finish(
                 job_id,
                 status=ResponseImportJob.Status.FAILED,
-                error=_(
-                    "Another import changed this study at the same time, so nothing of this file was "
-                    "imported. Import it again: what the other import added is then left as it is."
-                ),
+                error=_(CONFLICT_MESSAGE),
             )
         except Exception as exc:  # a fault of ours or the database's: nothing imported, said so
             log.exception("response import job %s failed", job_id)
