@@ -145,6 +145,9 @@ def invitees_from_csv(content: bytes) -> list[Invitee]:
     for name in REQUIRED_COLUMNS:
         if name not in columns:
             problems.append(line_problem(1, name, _("column missing")))
+    for name in sorted({c for c in columns if c is not None and columns.count(c) > 1}):
+        # which of the two would count is not for the file to leave open (hostile pass 12)
+        problems.append(line_problem(1, name, _("column given twice")))
     if problems:
         raise InviteFileError(problems)
     invitees: list[Invitee] = []

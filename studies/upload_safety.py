@@ -5,7 +5,8 @@ database into ``json.JSONDecodeError`` with a readable message, which every impo
 reports as "not valid JSON": nesting deeper than ``MAX_DEPTH`` (200,000 brackets raise
 RecursionError in the parser), integers longer than ``MAX_INT_DIGITS`` (Python refuses to
 convert more than 4,300 digits with a ValueError), NaN/Infinity and floats that overflow,
-and texts PostgreSQL cannot store (NUL characters, lone surrogates).
+texts PostgreSQL cannot store (NUL characters, lone surrogates), and a key given twice in one
+object (the parser would keep the last, unseen).
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ def _float(text: str) -> float:
 
 def _constant(name: str) -> Any:
     raise _Refused(_("%(name)s is not a number JSON allows") % {"name": name})
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: ``json`` keeps the last of two equal keys, so a
+    file saying ``"research_id"`` twice would be read as its second one, unseen (hostile pass 12)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _Refused(_("the key %(key)s appears twice in one object") % {"key": json.dumps(key)[:80]})
+        data[key] = value
+    return data
 
 
 def text_problem(value: str) -> str | None:
@@ -90,7 +102,9 @@ def json_decode_error(exc: BaseException, text: str, index: int = 0) -> json.JSO
 def json_parse(text: str) -> Any:
     """``json.loads`` for uploads: every problem is a ``json.JSONDecodeError``."""
     try:
-        data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        data = json.loads(
+            text, parse_int=_int, parse_float=_float, parse_constant=_constant, object_pairs_hook=_object
+        )
     except (RecursionError, ValueError) as exc:
         raise json_decode_error(exc, text) from exc
     json_value_check(data, text)
@@ -99,4 +113,6 @@ def json_parse(text: str) -> Any:
 
 def json_decoder() -> json.JSONDecoder:
     """A decoder for ``raw_decode`` with the same number rules as ``json_parse``."""
-    return json.JSONDecoder(parse_int=_int, parse_float=_float, parse_constant=_constant)
+    return json.JSONDecoder(
+        parse_int=_int, parse_float=_float, parse_constant=_constant, object_pairs_hook=_object
+    )

@@ -102,6 +102,10 @@ def test_excel_semicolon_csv_with_bom_is_read(study, tmp_path, capsys):
             ],
         ),
         ("username,name,mail,roles\nbob,Bob,bob@x.org,rater\n", ["line 1, language: column missing"]),
+        (  # hostile pass 12: the second username silently won
+            "username,name,email,language,roles,username\nu1,U,u@x.org,en,rater,u3\n",
+            ["line 1, username: column given twice"],
+        ),
         ("", ["The file is empty"]),
     ],
 )

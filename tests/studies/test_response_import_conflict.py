@@ -93,3 +93,19 @@ def test_a_file_of_few_but_long_records_goes_to_a_worker(client, demo):
         content_type="application/json",
     )
     assert reply.status_code == 202 and ResponseImportJob.objects.filter(study=demo.study).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_record_that_names_a_field_twice_is_refused_with_its_line(client, demo):
+    """Hostile pass 12, F5: ``"research_id"`` twice was read as the second, unseen."""
+    line = json.dumps(RECORDS[0]).replace(
+        '"research_id": "B05_FS10"', '"research_id": "A10_FS10", "research_id": "B05_FS10"'
+    )
+    client.force_login(UserFactory(username="admin-twice", role=ADMIN))
+    reply = client.post(
+        f"/api/v1/studies/{demo.study.pk}/responses/import",
+        {"content": line},
+        content_type="application/json",
+    )
+    assert reply.status_code == 400 and 'the key \\"research_id\\" appears twice' in reply.content.decode()
+    assert not Response.objects.filter(research_id__in=["A10_FS10", "B05_FS10"]).exists()

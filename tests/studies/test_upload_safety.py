@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
         ('{"a\\u0000": 1}', "NUL"),
         ('["\\ud800"]', "surrogate"),
         ("[1, 2", "Expecting"),
+        ('{"research_id": "A10_FS10", "research_id": "A01_FS10"}', 'the key "research_id" appears twice'),
+        ('{"steps": {"1": "a", "1": "x"}}', 'the key "1" appears twice'),
     ],
 )
 def test_hostile_json_is_a_decode_error_with_a_message(text, message):
