@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
+from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, RawPostDataException
 from django.shortcuts import redirect, render
 from django.template import loader
@@ -60,22 +61,31 @@ class LivenessMiddleware:
         return self.get_response(request)
 
 
-class NullCharacterRefusalMiddleware:
-    """Answer 400 to a URL whose path or query holds a NUL character (``%00``): no address of
-    the site has one, and PostgreSQL refuses it in a text lookup (a 500 otherwise). JSON under
-    ``/api/``, a page elsewhere."""
+class QueryRefusalMiddleware:
+    """Answer 400 to a URL that no address of the site reads: one whose path or query holds a NUL
+    character (``%00``; PostgreSQL refuses it in a text lookup, a 500 otherwise), or whose query
+    has more fields than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (Django refuses them when a view reads
+    the query, and with DEBUG on its error page read it again: a 500). JSON under ``/api/``, a page
+    elsewhere."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         query = request.META.get("QUERY_STRING", "")
+        message = ""
         if "\x00" in request.path_info or "%00" in query or "\x00" in query:
-            if request.path_info.startswith("/api/"):
-                message = "The address holds a NUL character (%00); no address of this API has one."
-                return JsonResponse({"detail": message}, status=400)
-            return render(request, "400.html", status=400)
-        return self.get_response(request)
+            message = "The address holds a NUL character (%00); no address of this API has one."
+        else:
+            try:
+                request.GET  # noqa: B018 - parsed here, where a refusal is still a 400
+            except TooManyFieldsSent:
+                message = "The address has too many query fields."
+        if not message:
+            return self.get_response(request)
+        if request.path_info.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=400)
+        return render(request, "400.html", status=400)
 
 
 # The pages' methods: a page reads on GET and changes on POST (the API under /api/ routes its own).

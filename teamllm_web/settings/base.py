@@ -81,8 +81,8 @@ MIDDLEWARE = [
     # before any view reads a body (CSRF's check reads the form in process_view, after every
     # middleware's call): 413 for a request larger than REQUEST_MAX_BYTES
     "teamllm_web.middleware.RequestSizeLimitMiddleware",
-    # a NUL in the path or query: 400 before any view looks it up (PostgreSQL refuses it)
-    "teamllm_web.middleware.NullCharacterRefusalMiddleware",
+    # a NUL in the path or query, or too many query fields: 400 before any view reads them
+    "teamllm_web.middleware.QueryRefusalMiddleware",
     # a form sent where a JSON body is read: 400, not the RawPostDataException's 500
     "teamllm_web.middleware.FormBodyToJsonEndpointMiddleware",
     # a view that met a locked or unreachable database: 503 with Retry-After, not a 500

@@ -57,6 +57,21 @@ def test_api_answers_400_json_to_a_nul(demo):
     assert client.get(f"/api/v1/studies/{study}/responses?status=submitted").status_code in (200, 422)
 
 
+@pytest.mark.parametrize("debug", [False, True])
+def test_too_many_query_fields_are_400_with_debug_on_or_off(demo, settings, debug):
+    """Hostile pass 12, F6: 1,500 query fields answered 400 in production but 500 in local mode
+    (DEBUG's error page read the query again) on six research and manage pages."""
+    settings.DEBUG = debug
+    query = "&".join(f"f{n}=1" for n in range(1500))
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin"))
+    for path in ("/research/", "/research/agreement/", "/research/judge/", "/manage/responses/held/"):
+        response = client.get(f"{path}?{query}")
+        assert response.status_code == 400 and b'id="bad-request-reason"' in response.content, path
+    api = client.get(f"/api/v1/studies?{query}")
+    assert api.status_code == 400 and "too many query fields" in api.json()["detail"]
+
+
 MULTIPART = b'--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'
 
 
