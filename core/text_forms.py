@@ -67,6 +67,37 @@ _SPACED = re.compile(
 )
 
 
+# A word broken by emphasis or a stray mark between two of its letters, as Markdown or HTML shows it
+# whole: "Clau*de", "**Cl**aude", "Cl`a`ude", "Cl_aude", "Cl.aude", "C<b></b>laude" (never between
+# digits: "GPT-4.1" keeps its point)
+_TAG = r"</?[a-z]{1,6}>"
+_BREAK = rf"(?:[*_`~.]{{1,3}}|{_TAG}){{1,4}}"
+_BROKEN = re.compile(rf"(?<![^\W_])[^\W\d_]+(?:{_BREAK}[^\W\d_]+)+(?![^\W_])")
+_TAGS = re.compile(_TAG)
+
+
+def _joined(
+    seen: str, origins: list[int], pattern: re.Pattern[str], *, tags: bool = False
+) -> tuple[str, list[int]]:
+    """``seen`` with each match of ``pattern`` reduced to its letters and digits (``tags``: HTML
+    tags dropped first), and the origins of what is kept."""
+    joined: list[str] = []
+    kept: list[int] = []
+    at = 0
+    for match in pattern.finditer(seen):
+        joined.append(seen[at : match.start()])
+        kept += origins[at : match.start()]
+        dropped = {i for tag in _TAGS.finditer(match[0]) for i in range(*tag.span())} if tags else set()
+        for offset, char in enumerate(match[0]):
+            if char.isalnum() and offset not in dropped:
+                joined.append(char)
+                kept.append(origins[match.start() + offset])
+        at = match.end()
+    joined.append(seen[at:])
+    kept += origins[at:]
+    return "".join(joined), kept
+
+
 def reader_form(text: str) -> tuple[str, list[int]]:
     """``text`` as a reader sees it (compatibility forms folded by NFKC, invisible characters
     dropped, Latin look-alikes made Latin, spaced-out letters joined), and the index in
@@ -79,18 +110,10 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         for folded in unicodedata.normalize("NFKC", char):
             chars.append(latin_look_alike(folded))
             origins.append(index)
-    seen = "".join(chars)
-    joined: list[str] = []
-    kept: list[int] = []
-    at = 0
-    for match in _SPACED.finditer(seen):
-        joined.append(seen[at : match.start()])
-        kept += origins[at : match.start()]
-        for offset, char in enumerate(match[0]):
-            if char.isalnum():
-                joined.append(char)
-                kept.append(origins[match.start() + offset])
-        at = match.end()
-    joined.append(seen[at:])
-    kept += origins[at:]
-    return "".join(joined), kept
+    return _joined("".join(chars), origins, _SPACED)
+
+
+def words_unbroken(seen: str, origins: list[int]) -> tuple[str, list[int]]:
+    """A reader form (``reader_form``) with the words broken by emphasis or a stray mark made whole,
+    and its origins: a second reading, as joining may also join two words ("end.Next")."""
+    return _joined(seen, origins, _BROKEN, tags=True)

@@ -16,11 +16,12 @@ _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"
 _SEPARATOR = r"(?:[·|•,:：/=]|\s[—–-])"
-_OPEN, _CLOSE = r"[\[(【（{<«]", r"[\])】）}>»]"
-_INSIDE = r"[^\])】）}>»\n]"  # a tag's other words
-# what may stand around a speaker's name at the start of a line: a list's number or bullet,
-# Markdown or HTML emphasis, quotes
-_LIST = r"(?:\d{1,3}[.)]|[*_#>\-•])"
+_OPEN, _CLOSE = r"[\[(【（{<«〔〈《「『]", r"[\])】）}>»〕〉》」』]"
+_INSIDE = r"[^\])】）}>»〕〉》」』\n]"  # a tag's other words
+# what may stand around a speaker's name at the start of a line: a list's number or bullet (any
+# sign: "💡 Plant:", "→ Plant:"), Markdown or HTML emphasis, quotes, a turn ("Turn 3 / Plant:")
+_LIST = r"(?:\d{1,3}[.)]|[*_#>\-•]|[^\w\s:：])"
+_TURN = r"(?:(?:turn|round|step)[ \t]*\d{1,3}[ \t]*[/|·:\-–—][ \t]*)"
 _OPEN_MARK = r"(?:<[a-z]{1,6}>|[*_\"'`“‘«<{\[(])"
 _CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
 
@@ -60,9 +61,11 @@ def tags(name: str) -> tuple[str, ...]:
         # a speaker label opening a line: "Plant:", "**Moderator**:", "- **Futurist**：", "Plant says:",
         # "1. Plant: ...", "<b>Plant</b>:", '"Plant":', "Plant's proposal:", "Plant (me):", "Plant — ..."
         # "Plant (idea generator):", "Synthesizer summary:", "Plant → ...", "Plant> ..."
-        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
-        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
-        rf"[ \t]*(?:[:：→]|[ \t][—–-][ \t]|>[ \t])",
+        # "💡 Plant:", "Plant 🌱:", "Plant, turn 3:", "Turn 3 / Plant:", "Plant =", "Plant |"
+        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}{_TURN}?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD}|[ \t]*[^\w\s:：|=]{{1,3}}"
+        rf"|[ \t]*,[ \t]*(?:turn|round|step)[ \t]*\d{{1,3}})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
+        rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t])",
         # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
         rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
         rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}[ \t]*(?m:$)",
@@ -124,8 +127,15 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?:as\s+|in\s+the\s+role\s+of\s+)?(?:(?:the|a|an|our)\s+)?{name}{_AFTER}",
         rf"\bmy\s+{name}\s+(?:hat|persona|role|identity|perspective|lens|cap)\b",
         rf"\bwearing\s+(?:the|a|an|our)\s+{name}\s+(?:hat|cap)\b",
-        # "Moderator here."
+        # "Moderator here.", "Coordinator out." (a line of its own: "Plant out the seedlings" is prose)
         rf"(?m:^)[ \t*_]*{name}[*_]*\s+here\b",
+        rf"(?m:^)[ \t*_]*{name}[*_]*\s+(?:out|over|signing\s+off)[ \t]*[.!]?[ \t]*(?m:$)",
+        # a teammate spoken to or of at a line's start: "Implementer, could you draft ...", "Plant and
+        # I agree", "@Futurist", "Re: Futurist's idea"
+        rf"(?m:^)[ \t*_]*{cased}[ \t]*[,，][ \t]*(?:could|can|would|will|please|do|did|what|how|why|your|you)\b",
+        rf"(?m:^)[ \t*_]*(?:the[ \t]+)?{cased}[ \t]+and[ \t]+I\b",
+        rf"(?<![\w@.])@[ \t]?{name}{_AFTER}",
+        rf"\bre[ \t]*[:：][ \t]*(?:the[ \t]+)?{name}['’]s\b",
         # "My job as the team's implementer", "in the role of the implementer", "I was assigned the
         # plant role", "took on the role of Plant"
         rf"\bmy\s+(?:job|task|part|position|function|duty|place)\s+as\s+(?:{article}\s+)?{name}{_AFTER}",
@@ -143,6 +153,11 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
         rf"我(?:们)?(?:的)?(?:团队|小组)(?:中|里)?的\s*{name}",
+        # a teammate's words taken up: "执行者说：", "感谢协调者的总结", "同意智多星的观点", "正如监督评估者所说"
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*{name}\s*(?:说|发言|表示|指出|补充|总结)\s*[：:]",
+        rf"(?:感谢|谢谢)\s*{name}\s*的?(?:总结|发言|建议|观点|意见|分析|补充|提议|分享)",
+        rf"(?:同意|赞同|支持|附和|认同|反对)\s*{name}\s*的?(?:观点|看法|意见|建议|提议|方案|说法)",
+        rf"正如\s*{name}\s*(?:所说|所言|所指出|所提到|指出|提到)",
         # a teammate speaking to the team at a clause's start: "主持人请大家总结" ("未来学家认为，…" and
         # "主持人表示…" are prose)
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*{name}\s*请\s*(?:大家|各位|我们|诸位)",

@@ -25,7 +25,7 @@ def term_is_distinctive(text: str) -> bool:
 # between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
 # "Debater A"): a text may write a space, a hyphen or nothing ("Deep Seek", "Qwen 3",
 # "Debater-A", "Monitor-Evaluator")
-JOINT = r"[\s\-‐‑–_]*"
+JOINT = r"[\s\-‐‑–_/()]*"  # also "Monitor/Evaluator", "Debater (A)"
 
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -44,16 +44,21 @@ ORDINALS = (
 )
 
 
+ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
+
+
 def _piece_pattern(piece: str) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
     Chinese letters may stand apart ("深度 求索")."""
     if piece.isdigit() and int(piece) <= 10:
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
-        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b)"
+        roman = ROMAN[number]  # "Member III" (and "Member Ⅲ", read as "III"), in capitals
+        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b|(?-i:{roman})\b)"
     if piece.isalpha() and not piece.isascii():
         return r"\s*".join(re.escape(char) for char in piece)
-    return re.escape(piece)
+    # British and American spellings: "Synthesiser", "Organiser"
+    return re.sub(r"iz(?=e)", "i[sz]", re.escape(piece))
 
 
 def term_pattern(text: str) -> str:
@@ -73,7 +78,7 @@ def term_pattern(text: str) -> str:
 # "A07-FS10"); the code is looked up among the study's, so that a study of thousands of scenarios
 # costs one pass, not a pattern per scenario (hostile pass 11: 2,454 terms, 1.8 s a response)
 RESEARCH_ID_SHAPE = re.compile(
-    r"(?<![^\W_])[A-Z]{1,2}[0-9]{2}[_\-‐ ]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
+    r"(?<![^\W_])[A-Z]{1,2}[0-9]{2}[_\-‐ /]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
 )
 
 

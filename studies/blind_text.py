@@ -31,15 +31,15 @@ or ends inside a word):
   creative professional"; "Single model" is not such a term: a sentence may start so).
 Ordinary prose ("plant trees", "the implementer of the plan", "a moderator of the forum") is
 left alone. The text is read as a reader sees it (``core.text_forms.reader_form``: look-alike
-letters, accents, invisible characters and letters set apart undone), and once more with digits
-inside words read as letters ("G3mini").
+letters, accents, invisible characters and letters set apart undone), again with words broken by
+emphasis made whole ("**Cl**aude"), and each once more with digits and signs inside words read as
+letters ("G3mini", "Cl@ude", "OpenAl").
 
 Cost: the terms are looked for together, one pattern per context with every term of a kind as
 an alternative, and only in windows around the places where one of their longest words stands
 among the text's letters and digits: a text costs its length times the number of contexts, however
-large the catalogue (bench/bench_blind_text.py). The contexts and the signs of prose are in
-``studies.blind_contexts``, how a name may be written in ``studies.blind_names``, where the check
-looks in ``studies.blind_windows``.
+large the catalogue (bench/bench_blind_text.py). Contexts and signs of prose: ``studies.blind_contexts``;
+how a name may be written: ``studies.blind_names``; where the check looks: ``studies.blind_windows``.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.text_forms import reader_form
+from core.text_forms import reader_form, words_unbroken
 from studies.blind_contexts import (
     AFTER,
     BEFORE,
@@ -302,7 +302,7 @@ def _key(term: BlindTerm) -> str:
     written = term.text.strip()
     if term.kind in (ROLE, PROFILE) and (labelled := _LABELLED.fullmatch(written)):
         written = labelled[1]  # "Debater A": any label ("Debater 1") names the role
-    compact = "".join(c for c in reader_form(written)[0].lower() if c.isalnum())
+    compact = compact_letters(reader_form(written)[0])[0]
     if term.kind == RESEARCH_ID:
         return compact
     longest = max(re.findall(r"[^\W\d_]+", compact), key=len, default="")
@@ -400,13 +400,16 @@ def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     wins over one inside it: "Debater A" over "Debater")."""
     seen, origins = reader_form(text)
     catalogue = tuple(terms)
-    found = _form_spans(seen, catalogue, reread=False)
-    if (unleet := digits_read_as_letters(seen)) != seen:
-        found += _form_spans(unleet, catalogue, reread=True)
-    spans = sorted(
-        (Span(origins[start], origins[end - 1] + 1, term.text, term.kind) for start, end, term in found),
-        key=lambda s: (s.start, -(s.end - s.start)),
-    )
+    found: list[Span] = []
+    readings = [(seen, origins)]
+    if (whole := words_unbroken(seen, origins))[0] != seen:
+        readings.append(whole)
+    for form, places in readings:
+        hits = _form_spans(form, catalogue, reread=False)
+        if (unleet := digits_read_as_letters(form)) != form:
+            hits += _form_spans(unleet, catalogue, reread=True)
+        found += [Span(places[start], places[end - 1] + 1, t.text, t.kind) for start, end, t in hits]
+    spans = sorted(found, key=lambda s: (s.start, -(s.end - s.start)))
     kept: list[Span] = []
     for span in spans:
         if not kept or span.start >= kept[-1].end:

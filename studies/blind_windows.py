@@ -13,29 +13,39 @@ Windows = list[tuple[int, int]]
 # term, and a long text with it the matches of windows this wide around each place.
 MARGIN = 400
 KEY_MIN = 3  # a shorter key (the "o" of "o1") would stand everywhere: the whole text is searched
-# digits written for letters inside a word ("G3mini", "Cl4ude", "K1mi")
-_LEET = str.maketrans("013457", "oieast")
+# digits and signs written for letters inside a word ("G3mini", "Cl4ude", "K1mi", "Cl@ude",
+# "Deep$eek", "G€mini")
+_LEET = str.maketrans("013457@$€", "oieastase")
 _WORDS = re.compile(r"[^\W_]+")  # each word once: no pattern that backtracks inside a long word
+_TOKENS = re.compile(r"(?:[^\W_]|[@$€])+")
+# a small l written for a capital I after a capital, at a word's end or before a capital ("OpenAl")
+_SMALL_L = re.compile(r"(?<=[A-Z])l(?=[A-Z]|$)")
 
 
 def compact_letters(seen: str) -> tuple[str, list[int]]:
-    """``seen``'s letters and digits in lower case, and where each stands in ``seen``."""
+    """``seen``'s letters and digits in lower case (z as s: "Synthesiser" stands where "Synthesizer"
+    would), and where each stands in ``seen``."""
     lower = seen.lower()
     if len(lower) != len(seen):  # a letter whose lower case is longer ("İ"): one by one
         lower = "".join(c.lower() if len(c.lower()) == 1 else c for c in seen)
+    lower = lower.replace("z", "s")
     places = [m.start() + i for m in _WORDS.finditer(lower) for i in range(m.end() - m.start())]
     return "".join(lower[i] for i in places), places
 
 
 def digits_read_as_letters(seen: str) -> str:
-    """``seen`` with the digits of words that mix letters and digits read as letters (same length)."""
+    """``seen`` with the digits and signs of words that mix them with letters read as letters, and a
+    small l after a capital as the capital I it may stand for ("OpenAl"): same length."""
 
     def read(word: re.Match[str]) -> str:
         token = word[0]
-        mixed = any(c.isdigit() for c in token) and sum(c.isalpha() for c in token) >= 2
-        return token.translate(_LEET) if mixed else token
+        letters = sum(c.isalpha() for c in token)
+        mixed = letters >= 2 and any(c.isdigit() or c in "@$€" for c in token)
+        token = token.translate(_LEET) if mixed else token
+        camel = letters >= 3 and any(c.isupper() for c in token[1:])
+        return _SMALL_L.sub("I", token) if camel else token
 
-    return _WORDS.sub(read, seen)
+    return _TOKENS.sub(read, seen)
 
 
 def windows_around(compact: str, places: list[int], key: str, size: int) -> Windows:

@@ -301,11 +301,11 @@ def held_counts_by_study() -> dict[int, int]:
 _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
     "claude": ["Anthropic", "克劳德"],
-    "gemini": ["Bard", "Google DeepMind"],
+    "gemini": ["Bard", "Google DeepMind", "双子座"],
     "qwen": ["Tongyi", "Qianwen", "Tongyi Qianwen", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
-    "llama": ["Meta AI"],
+    "llama": ["Meta AI", "羊驼"],
     "glm": ["Zhipu", "智谱", "智谱清言"],
     "doubao": ["豆包", "ByteDance", "字节跳动"],
     "ernie": ["文心一言", "文心", "百度"],
