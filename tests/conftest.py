@@ -21,7 +21,11 @@ REFERENCE = Path(__file__).resolve().parent.parent / "studies" / "data"
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``postgres`` exercise what SQLite does not have; on SQLite they are skipped, saying why."""
+    """Tests with a live worker run last: once started, the session's worker stays, and one that
+    works on what another test left in the outbox deadlocked that test's own writes (a study set up
+    while the worker ran its assignments). Tests marked ``postgres`` exercise what SQLite does not
+    have; on SQLite they are skipped, saying why."""
+    items.sort(key=lambda item: "celery_worker" in getattr(item, "fixturenames", ()))  # stable
     if settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
         return
     skip = pytest.mark.skip(reason="needs PostgreSQL; the suite runs on SQLite (DATABASE_URL unset)")
