@@ -16,7 +16,7 @@ from calibration.statistics import icc_beside
 from core.accounts.roles import admin_required, is_admin, researcher_required
 from judging.models import Judge
 from judging.selectors.comparison import difference_labels, judge_comparison_get, judges_with_sheets
-from judging.selectors.estimates import judge_estimates_get
+from judging.selectors.estimates import judge_calibration_get, judge_estimates_get
 from judging.selectors.qualification import judge_qualification_holds, judge_qualification_latest
 from judging.services.opt_in import OptInRefused, study_judge_opt_in_set
 from judging.services.qualification import judge_qualification_run
@@ -120,11 +120,11 @@ def research_judge_calibration_figure(request: HttpRequest, fmt_name: str) -> Ht
     study, judge = form.cleaned_data.get("study"), form.cleaned_data["judge"]
     if study is None:
         raise Http404
-    estimates = judge_estimates_get(study=study, judge=judge, pair_rule=default_pair)
+    calibration = judge_calibration_get(study=study, judge=judge)
     rubric = load_rubric(study.rubric_version)
     maxima: dict[int | None, float] = {step.number: float(step.max) for step in rubric.steps}
     maxima[None] = float(rubric.max_total)
-    data = figure_bytes(judge_calibration_figure(estimates.calibration, maxima=maxima), fmt_name)
+    data = figure_bytes(judge_calibration_figure(calibration, maxima=maxima), fmt_name)
     response = HttpResponse(data, content_type=FORMATS[fmt_name])
     response["Cache-Control"] = "no-store"  # unblinded results: no copy in any cache
     if request.GET.get("download"):

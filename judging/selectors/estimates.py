@@ -75,6 +75,12 @@ def judged_responses_get(*, study: Study, judge: Judge) -> list[JudgedResponse]:
     return responses
 
 
+def judge_calibration_get(*, study: Study, judge: Judge) -> list[StepCalibration]:
+    """The calibration by score level alone (the figure's request: no estimate or test to make)."""
+    steps = [step.number for step in load_rubric(study.rubric_version).steps]
+    return calibration_by_step(judged_responses_get(study=study, judge=judge), steps=steps)
+
+
 def judge_estimates_get(
     *, study: Study, judge: Judge, pair_rule: Callable[[Iterable[str]], tuple[str, str] | None]
 ) -> JudgeEstimates:
