@@ -4,7 +4,8 @@ The catalogue: every maker, the strategies' roles in Chinese, fourteen English r
 strategies, two conditions and a scenario code (112 terms). Prints the time to compile its patterns
 (once per process and catalogue) and to check one step of about ``--megabytes`` of each hostile text:
 the catalogue's own terms joined with self-naming phrases (hostile pass 9), a repeated role word in
-prose, an open tag of a role never closed, "my " and a maker repeated.
+prose, an open tag of a role never closed, "my " and a maker repeated; the first again with a role glued
+to an agent's word in each line ("ModeratorBot:"), which makes the check read the whole text twice.
 
 Run: ``.venv/bin/python bench/bench_blind_text.py [--megabytes 1]``
 """
@@ -55,7 +56,8 @@ def main() -> None:
     print(f"{len(terms)} terms: compiled and a short text checked in {time.perf_counter() - started:.2f} s")
     catalogue = " ".join(t.text for t in terms) + " as the plant, our moderator said; 我是执行者。\n"
     size = int(args.megabytes * 1_000_000)
-    for unit in (catalogue, "the plant ", "[a·Plant·", "my ", "Google "):
+    glued = catalogue.replace("\n", " ModeratorBot:\n")  # read twice: a role glued to an agent's word
+    for unit in (catalogue, glued, "the plant ", "[a·Plant·", "my ", "Google "):
         text = unit * (size // len(unit))
         started = time.perf_counter()
         found = blind_terms_found([text], terms)

@@ -117,3 +117,18 @@ def words_unbroken(seen: str, origins: list[int]) -> tuple[str, list[int]]:
     """A reader form (``reader_form``) with the words broken by emphasis or a stray mark made whole,
     and its origins: a second reading, as joining may also join two words ("end.Next")."""
     return _joined(seen, origins, _BROKEN, tags=True)
+
+
+def words_apart(seen: str, origins: list[int], at: list[int]) -> tuple[str, list[int]]:
+    """A reader form with a space put before each index of ``at`` (two words written as one:
+    "ModeratorBot"), and its origins (a space comes from the character after it)."""
+    parts: list[str] = []
+    kept: list[int] = []
+    start = 0
+    for index in sorted(set(at)):
+        parts += [seen[start:index], " "]
+        kept += [*origins[start:index], origins[index]]
+        start = index
+    parts.append(seen[start:])
+    kept += origins[start:]
+    return "".join(parts), kept

@@ -45,10 +45,12 @@ _ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|countera
 # vote"; "In 1970 the futurist warned that cities would float" is prose)
 _WE_AFTER = r"(?=[^.!?\n]{0,80}\b(?:we|our|us|I|me|my|let['’]s)\b)"
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
+# what an agent's name may carry: "Moderator Bot", "PlantAgent" (read apart)
+_AGENT = r"(?:bot|agent|ai|llm|assistant|persona)"
 # a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
 _LABEL_WORD = (
     r"(?:summary|notes?|proposals?|view|ideas?|perspective|contribution|response|answer|input|take|report"
-    r"|plan|suggestions?|comments?|thoughts?)"
+    r"|plan|suggestions?|comments?|thoughts?|" + _AGENT + ")"
 )
 
 
@@ -74,7 +76,7 @@ def tags(name: str) -> tuple[str, ...]:
         # a signature closing a line: "— Implementer"
         rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*{name}[ \t]*(?m:$)",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
-        rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
+        rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}(?:[ \t]+{_AGENT})?\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
     )
 
 
@@ -142,11 +144,11 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
         # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
-        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}{_NOT_PROSE}"
+        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
         rf"(?=['’]s\s+{_ARGUED}|\s+(?:\w+\s+)?{_SPOKE}\b{_WE_AFTER})",
         rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}{_WE_AFTER}",
         # "As the moderator suggested, we ...", "I agree with the implementer"
-        rf"\b(?:the|our)\s+{name}{_AFTER}\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
+        rf"\b(?:the|our)\s+{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
         teammates_listed(name),

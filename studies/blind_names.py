@@ -4,8 +4,9 @@ number spelled out; and whether prose would contain it by chance. Pure."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 
 def term_is_distinctive(text: str) -> bool:
@@ -93,4 +94,34 @@ def research_ids_in(form: str, codes: Mapping[str, object]) -> list[tuple[int, i
             if key in codes and not form[after : after + 1].isalnum():
                 found.append((match.start(), after, key))
                 break
+    return found
+
+
+# An agent's word or a label's letter glued to the word before it at a capital: "ModeratorBot",
+# "PlantAgent", "EnvironmentalistAI", "DebaterA"
+_GLUED = re.compile(
+    r"(?<=[^\W\d_])(?<![A-Z])(?=(?:Bot|Agent|AI|LLM|Assistant|Persona)(?![a-z])|[A-Z](?![A-Za-z]))"
+)
+_WORD_BEFORE = re.compile(r"[^\W\d_]{1,60}$")
+
+
+@functools.lru_cache(maxsize=64)
+def _endings(names: tuple[str, ...]) -> tuple[str, ...]:
+    # a labelled role ("Debater A") ends with its word: "DebaterA" and "DebaterB" are glued to it
+    unlabelled = (re.sub(r"[\s\-_]+[A-Z]$", "", name.strip()) for name in names)
+    return tuple({re.sub(r"[\W_]+", "", name).casefold() for name in unlabelled} - {""})
+
+
+def glued_after(form: str, names: Iterable[str]) -> list[int]:
+    """Where an agent's word or a label's letter is glued to one of ``names`` (a study's roles):
+    the index of its capital in ``form``. Only there does a reader see two words; "OpenAI" and
+    "PowerPlant" are left whole, and so is a text with none (no second reading to pay for)."""
+    endings = _endings(tuple(names))
+    if not endings:
+        return []
+    found = []
+    for match in _GLUED.finditer(form):
+        word = _WORD_BEFORE.search(form, max(match.start() - 60, 0), match.start())
+        if word and word[0].casefold().endswith(endings):
+            found.append(match.start())
     return found

@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.text_forms import reader_form, words_unbroken
+from core.text_forms import reader_form
 from studies.blind_contexts import (
     AFTER,
     BEFORE,
@@ -77,6 +77,7 @@ from studies.blind_windows import (
     Windows,
     compact_letters,
     digits_read_as_letters,
+    readings,
     windows_around,
     windows_merged,
     windows_within,
@@ -398,13 +399,9 @@ def _windows_of(
 def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     """Where ``text`` names a term of ``terms``, in order, without overlaps (a longer name
     wins over one inside it: "Debater A" over "Debater")."""
-    seen, origins = reader_form(text)
     catalogue = tuple(terms)
     found: list[Span] = []
-    readings = [(seen, origins)]
-    if (whole := words_unbroken(seen, origins))[0] != seen:
-        readings.append(whole)
-    for form, places in readings:
+    for form, places in readings(text, [t.text for t in catalogue if t.kind in (ROLE, PROFILE)]):
         hits = _form_spans(form, catalogue, reread=False)
         if (unleet := digits_read_as_letters(form)) != form:
             hits += _form_spans(unleet, catalogue, reread=True)

@@ -1,10 +1,14 @@
 """Where in a text the blind-text check looks (``studies.blind_text``): a term's patterns run only
 in windows around the places where its longest word stands among the text's letters and digits, and
-the text is read a second time with digits inside words read as letters ("G3mini"). Pure."""
+the text is read again: with digits inside words read as letters ("G3mini"), and with broken words
+made whole (``readings``); a role glued to an agent's word is set apart in both. Pure."""
 
 from __future__ import annotations
 
 import re
+
+from core.text_forms import reader_form, words_apart, words_unbroken
+from studies.blind_names import glued_after
 
 Windows = list[tuple[int, int]]
 
@@ -86,3 +90,19 @@ def windows_within(windows: Windows, near: Windows) -> Windows:
         else:
             j += 1
     return kept
+
+
+def roles_apart(seen: str, origins: list[int], roles: list[str]) -> tuple[str, list[int]]:
+    """A reader form with an agent's word glued to a role set apart ("ModeratorBot": "Moderator
+    Bot"), and its origins. Within the first reading, not a further one: only a role's own word is
+    cut, which no other name of the catalogue ends with, and a reading costs the text's length."""
+    glued = glued_after(seen, roles)
+    return words_apart(seen, origins, glued) if glued else (seen, origins)
+
+
+def readings(text: str, roles: list[str]) -> list[tuple[str, list[int]]]:
+    """``text`` as a reader sees it (``reader_form``), then, where it has words broken by emphasis
+    ("Clau*de"), read again with them made whole; each with its origins."""
+    seen, origins = roles_apart(*reader_form(text), roles)
+    whole = words_unbroken(seen, origins)
+    return [(seen, origins), roles_apart(*whole, roles)] if whole[0] != seen else [(seen, origins)]

@@ -1,0 +1,62 @@
+"""Hostile pass 12's last blind-text finding: a role glued to an agent's word ("ModeratorBot:") or
+followed by one ("Moderator Bot:") reached raters unchanged. A reader sees two words where a capital
+starts the second; the check now reads them so. Prose with such words is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.text_forms import reader_form, words_apart
+from studies.blind_names import glued_after
+from studies.blind_text import blind_spans
+from tests.studies.test_blind_text import TERMS
+
+
+def names(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in blind_spans(text, TERMS)]
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("ModeratorBot: I think we should vote.", ["Moderator"]),
+        ("Moderator Bot: I think we should vote.", ["Moderator"]),
+        ("Moderator Agent: I think we should vote.", ["Moderator"]),
+        ("[ModeratorBot] I think we should vote.", ["Moderator"]),
+        ("[Moderator Agent · step 2] I think we should vote.", ["Moderator"]),
+        ("As the EnvironmentalistAgent, I say we stop.", ["Environmentalist"]),
+        ("EnvironmentalistAI: we stop the dam.", ["Environmentalist"]),
+        ("DebaterA: I disagree.", ["DebaterA"]),
+        ("@ModeratorBot please sum up.", ["Moderator"]),
+        ("The moderatorBot said we should vote.", ["moderator"]),
+        ("Our PlantAgent argued that we float the farms.", ["Plant"]),
+    ],
+)
+def test_glued_agent_names_are_found(text, found):
+    assert names(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The city released the iPhone plan for LinkedIn.",
+        "PlantBased diets are good; the PowerPlant is old.",
+        "The plant manager said we should wait.",
+        "McDonald's and YouTube are brands in the scenario.",
+    ],
+)
+def test_prose_with_capitals_inside_words_is_left_alone(text):
+    assert names(text) == []
+
+
+def test_only_a_role_glued_to_an_agent_word_is_set_apart():
+    text = "ModeratorBot, OpenAI, PowerPlant, DebaterA, iPhone"
+    assert [text[i : i + 3] for i in glued_after(text, ["Moderator", "Plant", "Debater A"])] == ["Bot", "A, "]
+
+
+def test_words_apart_keeps_where_each_character_came_from():
+    seen, origins = reader_form("say ModeratorBot")
+    apart, places = words_apart(seen, origins, glued_after(seen, ["Moderator"]))
+    assert apart == "say Moderator Bot"
+    assert [places[apart.index("Bot") + i] for i in range(3)] == [13, 14, 15]
+    assert places[apart.index(" Bot")] == 13  # the space stands for the capital after it
