@@ -11,7 +11,6 @@ answers of A05_FS10 in the study's data), each assigned to every rater. Idempote
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -21,6 +20,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teamllm_web.settings.local")
 
 import django  # noqa: E402
+
+from bench.seed_data import release_answers  # noqa: E402
 
 django.setup()
 
@@ -37,17 +38,6 @@ from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_
 PASSWORD = "load-pass-2026"
 
 
-def _answers() -> list[str]:
-    data_a = json.loads((ROOT / "studies" / "data" / "data_A.json").read_text(encoding="utf-8"))
-    texts = []
-    for step in (data_a[0][3][f"Step-{n}"] for n in range(1, 7)):
-        if isinstance(step, list):
-            texts.append("\n".join(str(i.get("Content", "")) for i in step if "Content" in i))
-        else:
-            texts.append(str(step.get("Content", "")))
-    return texts
-
-
 @transaction.atomic
 def seed(*, raters: int, responses: int) -> None:
     conditions = conditions_ensure_defaults()
@@ -58,7 +48,7 @@ def seed(*, raters: int, responses: int) -> None:
         study=study, code="FS10", defaults={"theme": "Load", "text": "x" * 3000}
     )
     have = list(study.responses.order_by("id"))
-    answers = _answers()
+    answers = release_answers()
     while len(have) < responses:  # research IDs are condition x model: at most 60 responses
         n = len(have)
         have.append(

@@ -242,14 +242,48 @@ class HeldPage:
     rows: list[HeldResponse]
 
 
-def held_responses_review(*, study: Study | None = None, page: str | None = None) -> HeldPage:
-    """One page of the held responses page: each held response with its text (the names of its
-    study's catalogue marked) and its parse result; ``page`` as the query string gives it (a
-    number out of range or not a number: the nearest page)."""
+@dataclass(frozen=True)
+class HeldFilters:
+    """Which held responses a list shows and a bulk action takes: of a study, a scenario, a
+    model, a condition, held for a reason (a hold reason's code), a research ID containing
+    ``search``. Unset: any."""
+
+    study: Study | None = None
+    scenario: Scenario | None = None
+    model: ModelEndpoint | None = None
+    condition: Condition | None = None
+    reason: str = ""
+    search: str = ""
+
+
+def responses_held_matching(*, filters: HeldFilters) -> QuerySet[Response]:
+    """The held responses ``filters`` name."""
+    held = responses_held(study=filters.study)
+    for field in ("scenario", "model", "condition"):
+        if (chosen := getattr(filters, field)) is not None:
+            held = held.filter(**{field: chosen})
+    if filters.search:
+        held = held.filter(research_id__icontains=filters.search)
+    if filters.reason:
+        # the reasons are a JSON list: read in Python, as SQLite has no JSON containment
+        held = held.filter(
+            pk__in=[
+                pk
+                for pk, reasons in held.values_list("pk", "hold_reasons")
+                if any(isinstance(r, dict) and r.get("code") == filters.reason for r in reasons or [])
+            ]
+        )
+    return held
+
+
+def held_responses_review(*, filters: HeldFilters, page: str | None = None) -> HeldPage:
+    """One page of the held responses page: each held response ``filters`` name with its text
+    (the names of its study's catalogue marked) and its parse result; ``page`` as the query
+    string gives it (a number out of range or not a number: the nearest page)."""
     rows = []
     terms: dict[tuple[int, int, int], list[BlindTerm]] = {}
     held = (
-        responses_held(study=study)
+        responses_held_matching(filters=filters)
         .select_related("study", "scenario", "model", "condition")
         .annotate(n_text_changes=Count("text_changes"))
         .order_by("study__name", "created_at", "pk")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from studies import views
+from studies import views, views_held
 
 app_name = "studies"
 
@@ -24,20 +24,21 @@ urlpatterns = [
         views.responses_import_job_page,
         name="responses_import_job",
     ),
-    path("manage/responses/held/", views.held_responses_page, name="held_responses"),
+    path("manage/responses/held/", views_held.held_responses_page, name="held_responses"),
+    path("manage/responses/held/bulk/", views_held.held_responses_bulk, name="held_responses_bulk"),
     path(
         "manage/responses/<int:response_id>/release/",
-        views.response_release_view,
+        views_held.response_release_view,
         name="response_release",
     ),
     path(
         "manage/responses/<int:response_id>/redact/",
-        views.response_redact_view,
+        views_held.response_redact_view,
         name="response_redact",
     ),
     path(
         "manage/responses/<int:response_id>/withdraw/",
-        views.response_withdraw_view,
+        views_held.response_withdraw_view,
         name="response_withdraw",
     ),
 ]

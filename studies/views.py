@@ -8,12 +8,9 @@ from django.contrib import messages
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
 
@@ -26,16 +23,12 @@ from studies.forms import (
     StudySettingsForm,
 )
 from studies.models import ResponseImportJob, Study
-from studies.params import id_param
 from studies.response_files import RecordError, RecordProblems, response_text_from_upload
-from studies.review import redaction_text
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
-    held_responses_review,
     responses_held_count,
     studies_overview,
     study_checklist,
-    study_from_param,
     study_pairs,
     study_response_count,
 )
@@ -43,13 +36,6 @@ from studies.services.import_jobs import (
     response_import_job_dispatch_pending,
     responses_import_or_queue,
     responses_import_warnings,
-)
-from studies.services.review import (
-    ReviewError,
-    redaction_words,
-    response_release,
-    response_text_redact,
-    response_withdraw,
 )
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import (
@@ -244,90 +230,3 @@ def import_page_done(
     for warning in warnings:
         messages.warning(request, warning)
     return redirect("studies:study", study_id=study.pk)
-
-
-# --- the review gate --------------------------------------------------------------
-
-
-@admin_required
-def held_responses_page(request: HttpRequest) -> HttpResponse:
-    """Responses held for review, with their text and parse result (one study with
-    ``?study=``, else all): release them to raters or withdraw them."""
-    study = study_from_param(request.GET.get("study"))
-    held = held_responses_review(study=study, page=request.GET.get("page"))
-    context = {"study": study, "rows": held.rows, "page": held.page}
-    return render(request, "studies/held.html", context)
-
-
-def _back_to_held(request: HttpRequest) -> HttpResponse:
-    study = study_from_param(request.POST.get("study"))
-    query = {"study": study.pk} if study else {}
-    if (page := id_param(request.POST.get("page"))) and page > 1:
-        query["page"] = page  # the same page again (the nearest, when it has emptied)
-    return redirect(reverse("studies:held_responses", query=query))
-
-
-@admin_required
-@require_POST
-def response_release_view(request: HttpRequest, response_id: int) -> HttpResponse:
-    try:
-        released = response_release(response_id=response_id, actor=request.user)
-    except ReviewError as exc:
-        messages.error(request, exc.message)
-        return _back_to_held(request)
-    research_id = released.response.research_id
-    if released.assignments:
-        messages.success(
-            request,
-            ngettext(
-                "%(id)s released: %(n)d rater of its scenario group's pair has it in their queue.",
-                "%(id)s released: %(n)d raters of its scenario group's pair have it in their queue.",
-                released.assignments,
-            )
-            % {"id": research_id, "n": released.assignments},
-        )
-    else:
-        messages.success(
-            request,
-            _(
-                "%(id)s released. Its scenario and condition have no rater pair yet: it is assigned "
-                "when a pair is."
-            )
-            % {"id": research_id},
-        )
-    return _back_to_held(request)
-
-
-@admin_required
-@require_POST
-def response_redact_view(request: HttpRequest, response_id: int) -> HttpResponse:
-    """Redact the names the blind-text check found (and the admin's further words) from a
-    held response's text: a new, audited version of its text; it stays held."""
-    try:
-        words = redaction_words((request.POST.get("words") or "")[:4000])
-        redacted = response_text_redact(response_id=response_id, actor=request.user, words=words)
-    except ReviewError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            _("%(id)s: %(redaction)s Read it again, then release it.")
-            % {
-                "id": redacted.response.research_id,
-                "redaction": redaction_text(names=redacted.names, steps=redacted.steps),
-            },
-        )
-    return _back_to_held(request)
-
-
-@admin_required
-@require_POST
-def response_withdraw_view(request: HttpRequest, response_id: int) -> HttpResponse:
-    reason = (request.POST.get("reason") or "").strip()[:500]
-    try:
-        response = response_withdraw(response_id=response_id, actor=request.user, reason=reason)
-    except ReviewError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, _("%(id)s withdrawn: no rater will get it.") % {"id": response.research_id})
-    return _back_to_held(request)

@@ -100,9 +100,13 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
 def group_active_get(*, study_id: int, scenario_id: int, condition_id: int) -> ScoringGroup | None:
     """The active scoring group of a scenario under a condition in a study, or None (at most
     one is active: ``one_active_pair_per_group``)."""
-    return ScoringGroup.objects.filter(
-        study_id=study_id, scenario_id=scenario_id, condition_id=condition_id, archived_at__isnull=True
-    ).first()
+    return (
+        ScoringGroup.objects.filter(
+            study_id=study_id, scenario_id=scenario_id, condition_id=condition_id, archived_at__isnull=True
+        )
+        .select_related("rater_a", "rater_b")  # the pair is what callers want of it
+        .first()
+    )
 
 
 def response_group_get(*, response: Response) -> ScoringGroup | None:

@@ -46,6 +46,42 @@ class Released:
     assignments: int  # made by the arrival path (a paired scenario group takes it at once)
 
 
+# The most responses one bulk action takes: ten times the paper's study (a larger selection is
+# refused whole, in words, and the admin narrows the filters)
+BULK_MAX = 6000
+
+
+def _held_responses(*, response_ids: list[int], actor) -> list[Response]:
+    """The held responses of ``response_ids``, locked, in id order; refused whole (nothing is
+    changed) when the actor is no administrator or any of them is gone, withdrawn or released."""
+    if actor is None or not is_admin(actor):
+        raise ReviewError(_("Only an administrator may release or withdraw a held response."))
+    wanted = sorted(set(response_ids))
+    if not wanted:
+        raise ReviewError(_("No response was chosen."))
+    if len(wanted) > BULK_MAX:
+        raise ReviewError(
+            _("%(n)d responses were chosen; one action takes at most %(max)d. Narrow the filters.")
+            % {"n": len(wanted), "max": BULK_MAX}
+        )
+    responses = list(
+        Response.objects.select_for_update(of=("self",))
+        .filter(pk__in=wanted)
+        .select_related("study")
+        .order_by("pk")
+    )
+    if len(responses) < len(wanted):
+        raise ReviewError(_("This response does not exist."))
+    for response in responses:
+        if response.status == ResponseStatus.WITHDRAWN:
+            raise ReviewError(_("%(id)s was withdrawn.") % {"id": response.research_id})
+        if not response.held:
+            raise ReviewError(
+                _("%(id)s is not held: it is already released to raters.") % {"id": response.research_id}
+            )
+    return responses
+
+
 def _held_response(*, response_id: int, actor) -> Response:
     if actor is None or not is_admin(actor):
         raise ReviewError(_("Only an administrator may release or withdraw a held response."))
@@ -59,48 +95,72 @@ def _held_response(*, response_id: int, actor) -> Response:
     return response
 
 
-def response_release(*, response_id: int, actor) -> Released:
-    """Release a held response to raters: from now on it is assigned as any arriving
-    response is (the receivers of ``response_released`` run the same assignment service
-    as on arrival: a scenario group that has its pair takes it at once). Audited."""
+def responses_release(*, response_ids: list[int], actor) -> list[Released]:
+    """Release held responses to raters, all or none: from now on each is assigned as any
+    arriving response is (the receivers of ``response_released`` run the same assignment
+    service as on arrival: a scenario group that has its pair takes it at once). Each release
+    is audited."""
+    released = []
     with transaction.atomic():
-        response = _held_response(response_id=response_id, actor=actor)
-        response.held = False
-        response.released_at = timezone.now()
-        response.released_by = actor
-        response.save(update_fields=["held", "released_at", "released_by", "updated_at"])
-        audit_record(
-            actor=actor,
-            action="response.released",
-            target=response,
-            study=response.study,
-            changes={"held": [True, False], "hold_reasons": [r.get("code") for r in response.hold_reasons]},
-        )
-        results = response_released.send(sender=Response, response=response, actor=actor)
-    made = 0
-    for _receiver, value in results:
-        if isinstance(value, int):
-            made += value
-    return Released(response=response, assignments=made)
+        now = timezone.now()
+        for response in _held_responses(response_ids=response_ids, actor=actor):
+            response.held = False
+            response.released_at = now
+            response.released_by = actor
+            response.save(update_fields=["held", "released_at", "released_by", "updated_at"])
+            audit_record(
+                actor=actor,
+                action="response.released",
+                target=response,
+                study=response.study,
+                changes={
+                    "held": [True, False],
+                    "hold_reasons": [r.get("code") for r in response.hold_reasons],
+                },
+            )
+            results = response_released.send(sender=Response, response=response, actor=actor)
+            made = 0
+            for _receiver, value in results:
+                if isinstance(value, int):
+                    made += value
+            released.append(Released(response=response, assignments=made))
+    return released
+
+
+def response_release(*, response_id: int, actor) -> Released:
+    """Release one held response (``responses_release``); its own refusals' words."""
+    with transaction.atomic():
+        _held_response(response_id=response_id, actor=actor)
+        return responses_release(response_ids=[response_id], actor=actor)[0]
+
+
+def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> list[Response]:
+    """Withdraw held responses, all or none: they never reach raters and leave every pool
+    (plans, counts, the study's checklist); each is kept, with its texts, for the record.
+    Each withdrawal is audited, with the admin's reason."""
+    withdrawn = []
+    with transaction.atomic():
+        for response in _held_responses(response_ids=response_ids, actor=actor):
+            old_status = response.status
+            response.status = ResponseStatus.WITHDRAWN
+            response.save(update_fields=["status", "updated_at"])
+            audit_record(
+                actor=actor,
+                action="response.withdrawn",
+                target=response,
+                study=response.study,
+                changes={"status": [old_status, ResponseStatus.WITHDRAWN.value]},
+                reason=(reason or "").strip(),
+            )
+            withdrawn.append(response)
+    return withdrawn
 
 
 def response_withdraw(*, response_id: int, actor, reason: str = "") -> Response:
-    """Withdraw a held response: it never reaches raters and leaves every pool (plans,
-    counts, the study's checklist); it is kept, with its texts, for the record. Audited."""
+    """Withdraw one held response (``responses_withdraw``); its own refusals' words."""
     with transaction.atomic():
-        response = _held_response(response_id=response_id, actor=actor)
-        old_status = response.status
-        response.status = ResponseStatus.WITHDRAWN
-        response.save(update_fields=["status", "updated_at"])
-        audit_record(
-            actor=actor,
-            action="response.withdrawn",
-            target=response,
-            study=response.study,
-            changes={"status": [old_status, ResponseStatus.WITHDRAWN.value]},
-            reason=(reason or "").strip(),
-        )
-    return response
+        _held_response(response_id=response_id, actor=actor)
+        return responses_withdraw(response_ids=[response_id], actor=actor, reason=reason)[0]
 
 
 def response_research_id_release(*, response: Response, actor) -> str:

@@ -161,3 +161,50 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     text = rater.text_content("body") or ""
     assert "[redacted]" in text
     assert not any(name in text for name in ("Environmentalist", "Moderator", "Plant:"))
+
+
+def test_an_admin_releases_and_withdraws_several_at_once(live_server, demo, browser):
+    """Issue 40: the held responses page's filters, its box that ticks the whole page, the count
+    of ticked responses, the question before acting on every matching one, and the bulk actions,
+    checked against what the database holds afterwards."""
+    held = [generated_response(study=demo.study, model_number=f"{n}") for n in range(61, 66)]
+    base = live_server.url
+    page = browser.new_context().new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    login(page, base, "admin")
+    page.goto(f"{base}/manage/responses/held/")
+    page.select_option("#id_study", str(demo.study.pk))
+    with page.expect_navigation():
+        page.click("form.list-filters button[type=submit]")
+    assert f"study={demo.study.pk}" in page.url
+    listed = page.locator("article.held-response").count()
+    assert listed == Response.objects.filter(study=demo.study, held=True).count() == 5
+    page.check("[data-tick-all]")
+    assert page.text_content("[data-ticked-count]") == f"{listed} ticked"
+    page.uncheck(f"#tick-{held[0].pk}")
+    assert page.text_content("[data-ticked-count]") == f"{listed - 1} ticked"
+    assert not page.is_checked("[data-tick-all]")
+    with page.expect_navigation():
+        page.locator("#bulk-form button[value=release]").click()
+    assert "4 responses released; 8 assignments made for raters." in page.text_content(".messages")
+    assert f"study={demo.study.pk}" in page.url  # the filters kept
+    assert [r.pk for r in Response.objects.filter(pk__in=[r.pk for r in held], held=True)] == [held[0].pk]
+
+    questions: list[str] = []
+    answer = {"accept": False}
+    page.on(
+        "dialog", lambda d: (questions.append(d.message), d.accept() if answer["accept"] else d.dismiss())
+    )
+    page.check("input[name=scope][value=matching]")
+    page.fill("#withdraw-reason", "mock answer")
+    page.locator("#bulk-form button[value=withdraw]").click()  # dismissed: nothing is sent
+    assert questions == ["This acts on 1 held response that matches the filters, on every page. Go on?"]
+    assert Response.objects.get(pk=held[0].pk).status != "withdrawn"
+    answer["accept"] = True
+    with page.expect_navigation():
+        page.locator("#bulk-form button[value=withdraw]").click()
+    assert "1 response withdrawn" in page.text_content(".messages")
+    assert Response.objects.get(pk=held[0].pk).status == "withdrawn"
+    assert page.text_content("#no-held").strip() == "No held response matches these filters."
+    assert errors == []

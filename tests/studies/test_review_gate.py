@@ -405,6 +405,6 @@ def test_the_page_shows_the_held_responses_a_page_at_a_time(admin_client, demo):
     assert shown(admin_client.get(url, {"page": "9" * 30}).content.decode()) == shown(second)
     assert shown(admin_client.get(url, {"page": "x"}).content.decode()) == shown(first)
     reply = admin_client.post(
-        reverse("studies:response_withdraw", args=[held[-1].pk]), {"study": demo.study.pk, "page": "2"}
+        reverse("studies:response_withdraw", args=[held[-1].pk]), {"back": f"study={demo.study.pk}&page=2"}
     )
     assert reply.status_code == 302 and reply["Location"] == f"{url}?study={demo.study.pk}&page=2"
