@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from scoring.services.assignments import response_assign_to_group
+from scoring.services.arrival import response_assign_to_group, responses_assign_to_groups
 from studies.models import Response
-from studies.signals import response_created, response_released
+from studies.signals import response_created, responses_released
 
 
 @receiver(response_created, sender=Response, dispatch_uid="scoring.response_assign_to_group")
@@ -14,7 +14,7 @@ def _assign_new_response(sender, *, response: Response, **kwargs) -> None:
     response_assign_to_group(response=response)
 
 
-@receiver(response_released, sender=Response, dispatch_uid="scoring.response_assign_released")
-def _assign_released_response(sender, *, response: Response, actor=None, **kwargs) -> int:
-    """A released response is assigned exactly as an arriving one is."""
-    return response_assign_to_group(response=response, actor=actor)
+@receiver(responses_released, sender=Response, dispatch_uid="scoring.response_assign_released")
+def _assign_released_responses(sender, *, responses: list[Response], actor=None, **kwargs) -> dict[int, int]:
+    """Released responses are assigned exactly as arriving ones are, all in one pass."""
+    return responses_assign_to_groups(responses=responses, actor=actor)

@@ -7,6 +7,7 @@ response_created = Signal()
 # Sent inside the transaction that changed a stored response's answer texts (kwargs:
 # ``response``, ``steps``: the numbers of the steps whose text changed).
 response_answers_changed = Signal()
-# Sent inside the transaction that released a held response to raters (kwargs:
-# ``response``, ``actor``); a receiver returns the number of assignments it made.
-response_released = Signal()
+# Sent inside the transaction that released held responses to raters, once for all those one
+# action released (kwargs: ``responses``, ``actor``); a receiver returns, per response id, the
+# number of assignments it made.
+responses_released = Signal()

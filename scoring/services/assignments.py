@@ -22,18 +22,15 @@ from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_rater
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
-from scoring.selectors import group_active_get, response_group_get
-from scoring.selectors.qualification import raters_not_qualified, raters_trained_on
+from scoring.selectors import group_active_get
+from scoring.selectors.qualification import raters_not_qualified
+from scoring.services.arrival import (
+    AssignmentError,
+    assignments_create,
+    paired_outside_groups,
+)
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 from studies.services.audit import audit_record
-
-
-class AssignmentError(Exception):
-    """An assignment request that cannot be carried out; ``message`` is for the admin."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 def _check_pair(rater_a, rater_b, *, study: Study) -> None:
@@ -64,40 +61,14 @@ def _group_responses(group: ScoringGroup):
             study=group.study, scenario=group.scenario, condition=group.condition, held=False
         )
         .exclude(status=ResponseStatus.WITHDRAWN)
-        .exclude(pk__in=_paired_outside_groups())
+        .exclude(pk__in=paired_outside_groups())
     )
-
-
-def _paired_outside_groups():
-    """Responses a pair was given one by one (``responses_assign_pair``): they keep that pair."""
-    return Assignment.objects.filter(
-        role=AssignmentRole.PRIMARY, archived_at__isnull=True, group__isnull=True
-    ).values("response_id")
 
 
 def _assign(*, rater, response: Response, group: ScoringGroup | None, actor, role: str) -> Assignment | None:
     """Create an active assignment unless the rater already has one for the response."""
-    existing = Assignment.objects.filter(rater=rater, response=response, archived_at__isnull=True).first()
-    if existing is not None:
-        if existing.role != role:
-            raise AssignmentError(
-                _("%(user)s already has this response in another role.") % {"user": rater.get_username()}
-            )
-        if group is not None and existing.group_id != group.pk:
-            existing.group = group
-            existing.save(update_fields=["group"])
-        return None
-    if role != AssignmentRole.TRAINING and rater.pk in raters_trained_on(response_ids=[response.pk]).get(
-        response.pk, ()
-    ):
-        # they saw the reference sheet of this very response in training
-        raise AssignmentError(
-            _(
-                "%(user)s trained on a copy of %(response)s and has seen its reference scores; they may not score it live. Choose another rater."
-            )
-            % {"user": rater.get_username(), "response": response.research_id}
-        )
-    return Assignment.objects.create(rater=rater, response=response, group=group, role=role, created_by=actor)
+    made = assignments_create(wanted=[(rater, response, group)], actor=actor, role=role)
+    return made[0] if made else None
 
 
 def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
@@ -151,23 +122,6 @@ def responses_assign_pair(
             actor=actor, action="assignment.pair_responses", target=study, study=study, reason=reason,
             changes={"pair": [rater_a.username, rater_b.username], "responses": [r.research_id for r in responses]},
         )  # fmt: skip
-    return created
-
-
-def response_assign_to_group(*, response: Response, actor=None) -> int:
-    """Assign a new (or newly released) response to the pair of its scenario group, if
-    the group has one; a response held for review gets none. Called on arrival and on
-    release; returns the number of assignments created."""
-    group = response_group_get(response=response)
-    if group is None or response.held or response.status == ResponseStatus.WITHDRAWN:
-        return 0
-    if _paired_outside_groups().filter(response_id=response.pk).exists():
-        return 0
-    created = 0
-    with transaction.atomic():
-        for rater in (group.rater_a, group.rater_b):
-            if _assign(rater=rater, response=response, group=group, actor=actor, role=AssignmentRole.PRIMARY):
-                created += 1
     return created
 
 

@@ -24,7 +24,7 @@ from studies.review import blind_text_reasons
 from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
 from studies.services.responses import response_texts_store
-from studies.signals import response_released
+from studies.signals import responses_released
 
 # What stands where a name was, in the response's own language.
 REDACTED: dict[str, str] = {Study.Language.CHINESE: "[已隐去]", Study.Language.ENGLISH: "[redacted]"}
@@ -97,17 +97,17 @@ def _held_response(*, response_id: int, actor) -> Response:
 
 def responses_release(*, response_ids: list[int], actor) -> list[Released]:
     """Release held responses to raters, all or none: from now on each is assigned as any
-    arriving response is (the receivers of ``response_released`` run the same assignment
-    service as on arrival: a scenario group that has its pair takes it at once). Each release
-    is audited."""
-    released = []
+    arriving response is (the receivers of ``responses_released`` run the same assignment
+    service as on arrival, once for all of them: a scenario group that has its pair takes its
+    responses at once). Each release is audited."""
     with transaction.atomic():
         now = timezone.now()
-        for response in _held_responses(response_ids=response_ids, actor=actor):
+        responses = _held_responses(response_ids=response_ids, actor=actor)
+        for response in responses:
             response.held = False
             response.released_at = now
             response.released_by = actor
-            response.save(update_fields=["held", "released_at", "released_by", "updated_at"])
+            response.updated_at = now
             audit_record(
                 actor=actor,
                 action="response.released",
@@ -118,13 +118,15 @@ def responses_release(*, response_ids: list[int], actor) -> list[Released]:
                     "hold_reasons": [r.get("code") for r in response.hold_reasons],
                 },
             )
-            results = response_released.send(sender=Response, response=response, actor=actor)
-            made = 0
-            for _receiver, value in results:
-                if isinstance(value, int):
-                    made += value
-            released.append(Released(response=response, assignments=made))
-    return released
+        Response.objects.filter(pk__in=[r.pk for r in responses]).update(
+            held=False, released_at=now, released_by=actor, updated_at=now
+        )
+        made: dict[int, int] = {}
+        for _receiver, value in responses_released.send(sender=Response, responses=responses, actor=actor):
+            if isinstance(value, dict):
+                for response_id, count in value.items():
+                    made[response_id] = made.get(response_id, 0) + count
+    return [Released(response=r, assignments=made.get(r.pk, 0)) for r in responses]
 
 
 def response_release(*, response_id: int, actor) -> Released:
@@ -138,22 +140,23 @@ def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> l
     """Withdraw held responses, all or none: they never reach raters and leave every pool
     (plans, counts, the study's checklist); each is kept, with its texts, for the record.
     Each withdrawal is audited, with the admin's reason."""
-    withdrawn = []
     with transaction.atomic():
-        for response in _held_responses(response_ids=response_ids, actor=actor):
-            old_status = response.status
-            response.status = ResponseStatus.WITHDRAWN
-            response.save(update_fields=["status", "updated_at"])
+        responses = _held_responses(response_ids=response_ids, actor=actor)
+        now = timezone.now()
+        for response in responses:
             audit_record(
                 actor=actor,
                 action="response.withdrawn",
                 target=response,
                 study=response.study,
-                changes={"status": [old_status, ResponseStatus.WITHDRAWN.value]},
+                changes={"status": [response.status, ResponseStatus.WITHDRAWN.value]},
                 reason=(reason or "").strip(),
             )
-            withdrawn.append(response)
-    return withdrawn
+            response.status, response.updated_at = ResponseStatus.WITHDRAWN, now
+        Response.objects.filter(pk__in=[r.pk for r in responses]).update(
+            status=ResponseStatus.WITHDRAWN, updated_at=now
+        )
+    return responses
 
 
 def response_withdraw(*, response_id: int, actor, reason: str = "") -> Response:

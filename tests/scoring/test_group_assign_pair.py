@@ -4,6 +4,7 @@ import pytest
 from django.utils import timezone
 
 from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetEvent
+from scoring.services.arrival import response_assign_to_group
 from scoring.services.assignments import (
     AssignmentError,
     assignment_archive,
@@ -11,7 +12,6 @@ from scoring.services.assignments import (
     group_assign_pair,
     group_reassign,
     group_sync_assignments,
-    response_assign_to_group,
 )
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from tests.factories import (
