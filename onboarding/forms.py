@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
+
+from onboarding.models import Invitation
+from onboarding.selectors import EXPIRED, study_invitations
+from studies.models import Study
+from studies.params import IdMultipleChoiceField
 
 
 class InviteForm(forms.Form):
@@ -36,3 +43,40 @@ class AccountRolesForm(forms.Form):
 class AccountActiveForm(forms.Form):
     active = forms.BooleanField(required=False)
     reason = forms.CharField(label=_("Reason (for the audit trail)"), required=False, max_length=500)
+
+
+class InvitationsRenewForm(forms.Form):
+    """New links for several invitations of a study at once: the ticked ones, or every one
+    whose last link has expired."""
+
+    TICKED, EXPIRED = "ticked", "expired"
+
+    scope = forms.ChoiceField(
+        choices=((TICKED, _("The ticked invitations")), (EXPIRED, _("Every expired link")))
+    )
+    ids = IdMultipleChoiceField(queryset=Invitation.objects.none(), required=False)
+
+    def __init__(self, *args, study: Study, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.study = study
+        cast(IdMultipleChoiceField, self.fields["ids"]).queryset = Invitation.objects.filter(
+            study=study, accepted_at__isnull=True
+        )
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        if data.get("scope") == self.TICKED and not data.get("ids"):
+            raise forms.ValidationError(_("Tick at least one invitation first."))
+        if data.get("scope") == self.EXPIRED and not self._expired():
+            raise forms.ValidationError(_("No invitation of this study has an expired link."))
+        return data
+
+    def _expired(self) -> list[int]:
+        return [
+            row["invitation"].pk for row in study_invitations(study=self.study) if row["state"] == EXPIRED
+        ]
+
+    def invitation_ids(self) -> list[int]:
+        if self.cleaned_data["scope"] == self.EXPIRED:
+            return self._expired()
+        return [invitation.pk for invitation in self.cleaned_data["ids"]]

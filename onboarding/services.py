@@ -244,13 +244,37 @@ def invitation_link_renew(
 ) -> InvitationLink:
     """A fresh link for an invitee who has not set a password yet (the old one expired or
     got lost); the previous link stops working."""
-    invitation = Invitation.objects.select_related("user", "study").get(pk=invitation_id)
-    if invitation.accepted_at is not None or invitation.user.has_usable_password():
-        raise InvitationError(_("%(u)s has already set a password.") % {"u": invitation.user.username})
-    if actor is not None:
-        account_may_manage(actor=actor, user=invitation.user)
-    _link_issue(invitation=invitation, actor=actor)
-    return _deliver(invitation, link_for, email)
+    return invitation_links_renew(
+        invitation_ids=[invitation_id], link_for=link_for, email=email, actor=actor
+    )[0]
+
+
+def invitation_links_renew(
+    *, invitation_ids: list[int], link_for: LinkBuilder, email: bool = True, actor=None
+) -> list[InvitationLink]:
+    """Fresh links for invitees who have not set a password yet, all or none (each audited;
+    each previous link stops working); mailed, where asked, once the new links are stored."""
+    wanted = sorted(set(invitation_ids))
+    with transaction.atomic():
+        invitations = list(
+            Invitation.objects.select_for_update(of=("self",))
+            .select_related("user", "study")
+            .filter(pk__in=wanted)
+            .order_by("pk")
+        )
+        if not invitations or len(invitations) < len(wanted):
+            raise InvitationError(_("No such invitation."))
+        for invitation in invitations:
+            if invitation.accepted_at is not None or invitation.user.has_usable_password():
+                raise InvitationError(
+                    _("%(u)s has already set a password.") % {"u": invitation.user.username}
+                )
+            if actor is not None:
+                account_may_manage(actor=actor, user=invitation.user)
+        for invitation in invitations:
+            _link_issue(invitation=invitation, actor=actor)
+    connection = get_connection() if email else None
+    return [_deliver(invitation, link_for, email, connection) for invitation in invitations]
 
 
 def invitation_accept(*, user, password: str) -> None:

@@ -7,6 +7,7 @@ app_name = "onboarding"
 urlpatterns = [
     path("manage/studies/<int:study_id>/invite/", views.invite_page, name="invite"),
     path("manage/invitations/<int:invitation_id>/renew/", views.invitation_renew_view, name="renew"),
+    path("manage/studies/<int:study_id>/invitations/renew/", views.invitations_renew_view, name="renew_many"),
     path("manage/accounts/", views.accounts_page, name="accounts"),
     path("manage/accounts/<int:user_id>/", views.account_page, name="account"),
     path("manage/accounts/<int:user_id>/active/", views.account_active_view, name="account_active"),

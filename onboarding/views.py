@@ -21,9 +21,9 @@ from django.views.decorators.http import require_POST
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from core.i18n import language_cookie_set
 from onboarding.csv_files import InviteFileError, invitees_from_csv
-from onboarding.forms import AccountActiveForm, AccountRolesForm, InviteForm
+from onboarding.forms import AccountActiveForm, AccountRolesForm, InvitationsRenewForm, InviteForm
 from onboarding.models import Invitation
-from onboarding.selectors import account_get, accounts_list, study_invitations
+from onboarding.selectors import ACCEPTED, EXPIRED, account_get, accounts_list, study_invitations
 from onboarding.services import (
     AccountError,
     InvitationError,
@@ -33,6 +33,7 @@ from onboarding.services import (
     account_unlock,
     invitation_accept,
     invitation_link_renew,
+    invitation_links_renew,
     mail_delivers,
     raters_invite,
 )
@@ -54,6 +55,7 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = InviteForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
+    invitations = study_invitations(study=study)
     if request.method == "POST" and form.is_valid():
         try:
             invitees = invitees_from_csv(form.cleaned_data["file"].read())
@@ -72,7 +74,9 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "study": study,
         "form": form,
         "problems": problems,
-        "invitations": study_invitations(study=study),
+        "invitations": invitations,
+        "renewable": any(row["state"] != ACCEPTED for row in invitations),
+        "expired": sum(row["state"] == EXPIRED for row in invitations),
     }
     return render(request, "onboarding/invite.html", context, status=400 if problems or form.errors else 200)
 
@@ -91,6 +95,26 @@ def invitation_renew_view(request: HttpRequest, invitation_id: int) -> HttpRespo
             return redirect("onboarding:accounts")
         return redirect("onboarding:invite", study_id=invitation.study.pk)
     return _links_page(request, invitation.study, [link])
+
+
+@admin_required
+@require_POST
+def invitations_renew_view(request: HttpRequest, study_id: int) -> HttpResponse:
+    """New links for the ticked invitations of the study, or for every one whose link expired."""
+    study = get_object_or_404(Study, pk=study_id)
+    form = InvitationsRenewForm(request.POST, study=study)
+    if not form.is_valid():
+        for error in form.non_field_errors() or [_("Tick at least one invitation first.")]:
+            messages.error(request, str(error))
+        return redirect("onboarding:invite", study_id=study.pk)
+    try:
+        links = invitation_links_renew(
+            invitation_ids=form.invitation_ids(), link_for=_link_builder(request), actor=request.user
+        )
+    except (InvitationError, AccountError) as exc:
+        messages.error(request, str(exc))
+        return redirect("onboarding:invite", study_id=study.pk)
+    return _links_page(request, study, links)
 
 
 def _links_page(request: HttpRequest, study, links) -> HttpResponse:

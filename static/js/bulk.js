@@ -1,5 +1,6 @@
-/* Bulk actions on a list (the held responses page): a box that ticks every row of the page, a
- * count of the ticked rows, a question before acting on every matching row, and a busy note while
+/* Bulk actions on a list (the held responses, a study's invitations): a box that ticks every row of the page, a
+ * count of the ticked rows, a question before acting on every matching row (a scope marked
+ * data-confirm), and a busy note while
  * the server works (the buttons disabled, so that a second press sends nothing). The rows' boxes
  * belong to the form by their form="..." attribute. */
 (function () {
@@ -32,7 +33,7 @@
     });
     form.addEventListener("submit", function (event) {
       var scope = form.querySelector('input[name="scope"]:checked');
-      if (scope && scope.value === "matching" && !window.confirm(form.getAttribute("data-confirm-matching"))) {
+      if (scope && scope.hasAttribute("data-confirm") && !window.confirm(form.getAttribute("data-confirm-matching"))) {
         event.preventDefault();
         return;
       }

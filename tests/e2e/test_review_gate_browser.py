@@ -208,3 +208,47 @@ def test_an_admin_releases_and_withdraws_several_at_once(live_server, demo, brow
     assert Response.objects.get(pk=held[0].pk).status == "withdrawn"
     assert page.text_content("#no-held").strip() == "No held response matches these filters."
     assert errors == []
+
+
+def test_an_admin_renews_expired_invitation_links_at_once(live_server, demo, browser):
+    """Issue 40: the invitations table's boxes, the count, the question before renewing every
+    expired link, and the links page that follows, against the invitations stored."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from onboarding.csv_files import invitees_from_csv
+    from onboarding.models import Invitation
+    from onboarding.services import raters_invite
+
+    csv = b"username,name,email,language,roles\n" + b"".join(
+        f"{u},{u.title()},{u}@lab.example.org,en,rater\n".encode() for u in ("ann", "bo", "cy")
+    )
+    raters_invite(
+        study=demo.study,
+        invitees=invitees_from_csv(csv),
+        actor=None,
+        link_for=lambda u, t: f"/{u}/{t}",
+        email=False,
+    )
+    long_ago = timezone.now() - timedelta(days=30)
+    Invitation.objects.filter(user__username__in=["ann", "bo"]).update(last_link_at=long_ago)
+    cy_link = Invitation.objects.get(user__username="cy").last_link_at
+    base = live_server.url
+    page = browser.new_context().new_page()
+    login(page, base, "admin")
+    page.goto(f"{base}/manage/studies/{demo.study.pk}/invite/")
+    ticks = page.locator("#invitations input.tick")
+    assert ticks.count() == Invitation.objects.filter(study=demo.study, accepted_at__isnull=True).count()
+    page.check("#renew-form [data-tick-all]")
+    assert page.text_content("#renew-form [data-ticked-count]") == f"{ticks.count()} ticked"
+    page.uncheck("#renew-form [data-tick-all]")
+    assert page.text_content("#renew-form [data-ticked-count]") == "none ticked"
+    page.check("input[name=scope][value=expired]")
+    page.once("dialog", lambda d: d.accept())
+    with page.expect_navigation():
+        page.click("#renew-form button[type=submit]")
+    rows = page.locator("#links tbody tr")
+    assert [rows.nth(i).get_attribute("data-username") for i in range(rows.count())] == ["ann", "bo"]
+    assert Invitation.objects.filter(user__username__in=["ann", "bo"], last_link_at__gt=long_ago).count() == 2
+    assert Invitation.objects.get(user__username="cy").last_link_at == cy_link  # never expired: untouched
