@@ -54,8 +54,10 @@ def _piece_pattern(piece: str) -> str:
     if piece.isdigit() and int(piece) <= 10:
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
-        roman = ROMAN[number]  # "Member III" (and "Member Ⅲ", read as "III"), in capitals
-        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b|(?-i:{roman})\b)"
+        # "Member III" (and "Member Ⅲ", read as "III"), in capitals; zero has none (an empty
+        # alternative would let "model-0" stand for "model" alone)
+        roman = rf"|(?-i:{ROMAN[number]})\b" if ROMAN[number] else ""
+        return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b{roman})"
     if piece.isalpha() and not piece.isascii():
         return r"\s*".join(re.escape(char) for char in piece)
     # British and American spellings: "Synthesiser", "Organiser"

@@ -60,3 +60,13 @@ def test_words_apart_keeps_where_each_character_came_from():
     assert apart == "say Moderator Bot"
     assert [places[apart.index("Bot") + i] for i in range(3)] == [13, 14, 15]
     assert places[apart.index(" Bot")] == 13  # the space stands for the capital after it
+
+
+def test_a_name_ending_in_zero_needs_its_zero():
+    """Found by a test whose factory named a model "model-0": "Which model has..." was held, as
+    zero has no Roman numeral and the empty one matched."""
+    from studies.blind_text import MODEL, BlindTerm
+
+    terms = [BlindTerm("model-0", MODEL), BlindTerm("Member 0", "role")]
+    assert blind_spans("3. Which model has the highest potential? Each member says so.", terms) == []
+    assert [s.term for s in blind_spans("I am model-0, or Model Zero.", terms)] == ["model-0", "model-0"]
