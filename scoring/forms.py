@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
 from scoring.selectors.qualification import raters_blocked
+from scoring.selectors.workload import DONE, OPEN, WorkloadFilters
 from scoring.services.active_time import ACTIVE_REPORT_MAX
 from scoring.services.assignments import PlannedGroup
 from studies.forms import (
@@ -366,3 +367,37 @@ class ReassignForm(forms.Form):
         self.fields["rater_a"].queryset = _raters()
         self.fields["rater_b"].queryset = _raters()
         _mark_unqualified(self, ("rater_a", "rater_b"), study)
+
+
+class WorkloadFilterForm(forms.Form):
+    """The workload board's and the assignments page's filters (a GET form)."""
+
+    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    scenario = forms.CharField(max_length=40, required=False, strip=True, label=_("Scenario code contains"))
+    condition = IdChoiceField(
+        queryset=Condition.objects.order_by("letter"), required=False, label=_("Condition")
+    )
+    rater = forms.CharField(max_length=150, required=False, strip=True, label=_("Rater contains"))
+    state = forms.ChoiceField(
+        choices=(("", _("Any")), (OPEN, _("Sheets still to submit")), (DONE, _("Every sheet submitted"))),
+        required=False,
+        label=_("Progress"),
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("study", "condition"):
+            cast(IdChoiceField, self.fields[name]).empty_label = _("All")
+        # a study chosen shows its board at once (autosubmit.js)
+        self.fields["study"].widget.attrs.update({"id": "study-filter", "data-autosubmit": ""})
+
+    def workload_filters(self) -> tuple[Study | None, WorkloadFilters]:
+        """The study and the filters chosen (none for a field the form refused: the page says which)."""
+        data = self.cleaned_data if self.is_valid() else {}
+        filters = WorkloadFilters(
+            scenario=data.get("scenario") or "",
+            condition=data.get("condition"),
+            rater=data.get("rater") or "",
+            state=data.get("state") or "",
+        )
+        return data.get("study"), filters

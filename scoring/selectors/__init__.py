@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from django.db.models import Avg, BooleanField, Case, Count, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, Value, When
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
@@ -19,7 +17,7 @@ from scoring.models import (
     SheetEvent,
     SheetStatus,
 )
-from studies.models import Response, ResponseItem, ResponseStatus
+from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
 
 
@@ -232,73 +230,6 @@ def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict | None:
     return {"by": event.actor.get_username() if event.actor else "", "at": event.at, "reason": event.note}
 
 
-def _status_of(sheet_status: str | None, version: int | None) -> str:
-    if sheet_status is None or (sheet_status == SheetStatus.DRAFT and not version):
-        return "not_started"
-    return sheet_status
-
-
-def workload_board(*, study=None) -> dict:
-    """Per rater: assigned / not started / in progress / submitted (active assignments);
-    per scenario group: the pair and its progress. For admins (identifies raters)."""
-    assignments = Assignment.objects.filter(archived_at__isnull=True).exclude(role=AssignmentRole.TRAINING)
-    groups = ScoringGroup.objects.filter(archived_at__isnull=True)
-    if study is not None:
-        assignments = assignments.filter(response__study=study)
-        groups = groups.filter(study=study)
-    raters: dict[int, dict] = {}
-    per_group: dict[int, Counter] = {}
-    rows = assignments.values_list(
-        "rater_id", "rater__username", "rater__rater_profile__rater_code", "role", "group_id",
-        "sheet__status", "sheet__version",
-    )  # fmt: skip
-    for rater_id, username, code, role, group_id, status, version in rows:
-        entry = raters.setdefault(
-            rater_id,
-            {"username": username, "code": code or "", "assigned": 0, "not_started": 0, "draft": 0,
-             "submitted": 0, "calibration": 0},
-        )  # fmt: skip
-        state = _status_of(status, version)
-        entry["assigned"] += 1
-        entry[state] += 1
-        if role == AssignmentRole.CALIBRATION:
-            entry["calibration"] += 1
-        if group_id is not None:
-            per_group.setdefault(group_id, Counter())[state] += 1
-    board_groups = []
-    for g in groups.select_related("scenario", "condition", "rater_a", "rater_b", "study").annotate(
-        n_responses=Count(
-            "scenario__responses",
-            filter=Q(
-                scenario__responses__study=F("study"),
-                scenario__responses__condition=F("condition"),
-                scenario__responses__is_training_copy=False,
-            )
-            & ~Q(scenario__responses__status=ResponseStatus.WITHDRAWN),
-        )
-    ):
-        counts = per_group.get(g.pk, Counter())
-        total = sum(counts.values())
-        # two sheets per response of the group: one without its pair's assignments is not done
-        expected = max(total, 2 * g.n_responses)
-        board_groups.append(
-            {
-                "group": g,
-                "assigned": total,
-                "expected": expected,
-                "unassigned": expected - total,
-                "submitted": counts["submitted"],
-                "draft": counts["draft"],
-                "not_started": counts["not_started"],
-                "percent": round(100 * counts["submitted"] / expected) if expected else 0,
-            }
-        )
-    rater_rows = sorted(raters.values(), key=lambda r: (r["code"] or "~", r["username"]))
-    for r in rater_rows:
-        r["percent"] = round(100 * r["submitted"] / r["assigned"]) if r["assigned"] else 0
-    return {"raters": rater_rows, "groups": board_groups}
-
-
 def group_detail(*, group: ScoringGroup) -> list[dict]:
     """The group's responses with each active or archived assignment and sheet (admins)."""
     responses = list(
@@ -316,3 +247,9 @@ def group_detail(*, group: ScoringGroup) -> list[dict]:
     ):
         by_response[a.response_id].append(a)
     return [{"response": r, "assignments": by_response[r.pk]} for r in responses]
+
+
+def _status_of(sheet_status: str | None, version: int | None) -> str:
+    if sheet_status is None or (sheet_status == SheetStatus.DRAFT and not version):
+        return "not_started"
+    return sheet_status

@@ -3,6 +3,8 @@ board, a scenario group's detail (reassign, archive) and reopening sheets."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,10 +22,12 @@ from scoring.forms import (
     ReasonForm,
     ReassignForm,
     SheetCorrectForm,
+    WorkloadFilterForm,
 )
 from scoring.models import Assignment, ScoreSheet, ScoringGroup
-from scoring.selectors import group_detail, workload_board
+from scoring.selectors import group_detail
 from scoring.selectors.qualification import unqualified_by_study
+from scoring.selectors.workload import workload_board
 from scoring.services.assignments import (
     AssignmentError,
     assignment_archive,
@@ -95,10 +99,7 @@ def assignments_page(request: HttpRequest) -> HttpResponse:
             )
             _say_held(request, held, data["study"])
             return redirect(f"{reverse('scoring:assignments')}?study={data['study'].pk}")
-    study = _study_from(request)
-    board = workload_board(study=study)
-    context = {"form": form, "board": board, "studies": Study.objects.all(), "study": study,
-               "unqualified": unqualified_by_study()}  # fmt: skip
+    context = {"form": form, **_board_context(request), "unqualified": unqualified_by_study()}
     return render(request, "scoring/assignments.html", context)
 
 
@@ -192,12 +193,20 @@ def auto_assign_apply(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 def workload(request: HttpRequest) -> HttpResponse:
-    study = _study_from(request)
-    return render(
-        request,
-        "scoring/workload.html",
-        {"board": workload_board(study=study), "studies": Study.objects.all(), "study": study},
-    )
+    return render(request, "scoring/workload.html", _board_context(request))
+
+
+def _board_context(request: HttpRequest) -> dict:
+    """The workload board as the query string filters and pages it, and what its links keep."""
+    filter_form = WorkloadFilterForm(request.GET, auto_id="filter_%s")
+    study, filters = filter_form.workload_filters()
+    kept = [(key, request.GET[key][:150]) for key in filter_form.fields if request.GET.get(key)]
+    return {
+        "filter_form": filter_form,
+        "board": workload_board(study=study, filters=filters, page=request.GET.get("page")),
+        "study": study,
+        "page_query": urlencode(kept),
+    }
 
 
 @admin_required

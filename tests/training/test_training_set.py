@@ -8,7 +8,8 @@ from calibration.statistics import pcc
 from core.models import TaskOutbox
 from research.selectors.results import raw_score_rows_count, raw_score_rows_iter
 from scoring.models import Assignment, ScoreSheet
-from scoring.selectors import rater_queue, workload_board
+from scoring.selectors import rater_queue
+from scoring.selectors.workload import workload_board
 from scoring.services.assignments import study_sync_assignments
 from studies.models import AuditEvent, Response, ResponseItem, ResponseStatus
 from studies.rubric import load_rubric
@@ -76,7 +77,7 @@ def test_training_sheets_never_reach_queue_agreement_final_scores_or_live_assign
     assert not ResponseAgreement.objects.filter(response=gold.response).exists()
     assert not FinalScore.objects.filter(response=gold.response).exists()
     assert rater_queue(user=trainee) == []  # training has its own page
-    assert all(r["username"] != "trainee" for r in workload_board(study=study)["raters"])
+    assert all(r["username"] != "trainee" for r in workload_board(study=study).raters)
     # "assign responses added later" never hands the copy to the live pair
     study_sync_assignments(study=study)
     assert not Assignment.objects.filter(response=gold.response).exclude(role="training").exists()
