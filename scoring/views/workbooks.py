@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -98,6 +101,10 @@ def rater_workbook_download(request: HttpRequest, key: str) -> HttpResponse:
     return _xlsx(name, data)
 
 
+# rows of the admin's workbook list a page: a 10x study has 1,200 (a rater and a scenario each)
+WORKBOOKS_PER_PAGE = 100
+
+
 @admin_required
 def admin_workbooks(request: HttpRequest) -> HttpResponse:
     form, problems, stored = _upload(request, rater=None)
@@ -105,9 +112,19 @@ def admin_workbooks(request: HttpRequest) -> HttpResponse:
         return redirect("scoring:admin_workbooks")
     study_id = id_param(request.GET.get("study"))
     study = None if study_id is None else Study.objects.filter(pk=study_id).first()
-    units = workbook_units_get(study=study)
+    search = (request.GET.get("q") or "").strip()[:60]
+    units = [
+        u
+        for u in workbook_units_get(study=study)
+        if not search or search.casefold() in f"{u.filename} {u.rater_label} {u.scenario_code}".casefold()
+    ]
+    shown = Paginator(units, WORKBOOKS_PER_PAGE).get_page(request.GET.get("page"))
+    kept = [(k, v) for k, v in (("study", study.pk if study else ""), ("q", search)) if v]
     context = {
-        "units": units,
+        "units": shown.object_list,
+        "page": shown,
+        "search": search,
+        "page_query": urlencode(kept),
         "form": form,
         "problems": problems,
         "studies": Study.objects.order_by("name"),

@@ -104,3 +104,19 @@ def test_odd_filters_are_said_not_failed(admin_client, two_groups, query):
         body = reply.content.decode()
         if "page" not in query and "rater" not in query:
             assert re.search(r'class="error"', body)
+
+
+def test_the_workbook_list_is_searched_and_paged(admin_client, demo, two_groups, monkeypatch):
+    from scoring.views import workbooks as workbook_views
+    from scoring.workbooks.selectors import workbook_units_get
+
+    units = workbook_units_get()
+    monkeypatch.setattr(workbook_views, "WORKBOOKS_PER_PAGE", 1)
+    first = admin_client.get("/manage/workbooks/").content.decode()
+    assert f"Page 1 of {len(units)} ({len(units)} workbooks)" in first
+    found = admin_client.get("/manage/workbooks/", {"q": "h13"}).content.decode()  # r3's rater ID
+    rows = found.split('id="workbooks"', 1)[1].split("</table>", 1)[0]
+    assert [u.filename for u in units if "H13" in u.filename][0] in rows
+    assert [u.filename for u in units if "H14" in u.filename][0] not in rows
+    assert "No workbook matches." in admin_client.get("/manage/workbooks/", {"q": "zz-none"}).content.decode()
+    assert admin_client.get("/manage/workbooks/", {"page": "9" * 40, "q": "x" * 500}).status_code == 200
