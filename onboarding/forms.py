@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.accounts.roles import ALL_ROLES, ROLE_LABELS
 from onboarding.models import Invitation
 from onboarding.selectors import EXPIRED, study_invitations
 from studies.models import Study
@@ -80,3 +81,29 @@ class InvitationsRenewForm(forms.Form):
         if self.cleaned_data["scope"] == self.EXPIRED:
             return self._expired()
         return [invitation.pk for invitation in self.cleaned_data["ids"]]
+
+
+class AccountFilterForm(forms.Form):
+    """The accounts page's filters (a GET form)."""
+
+    q = forms.CharField(
+        max_length=150, required=False, strip=True, label=_("Name, email or rater ID contains")
+    )
+    role = forms.ChoiceField(required=False, label=_("Role"))
+    active = forms.ChoiceField(
+        choices=(("", _("Any")), ("yes", _("Active")), ("no", _("Deactivated"))),
+        required=False,
+        label=_("State"),
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["role"]).choices = [("", _("Any"))] + [
+            (name, ROLE_LABELS[name]) for name in ALL_ROLES
+        ]
+
+    def account_filters(self) -> dict[str, Any]:
+        """``accounts_matching``'s arguments (none for a field the form refused)."""
+        data = self.cleaned_data if self.is_valid() else {}
+        active = {"yes": True, "no": False}.get(data.get("active") or "")
+        return {"search": data.get("q") or "", "role": data.get("role") or "", "active": active}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
+from typing import Any
 
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch, Sum
+from django.db.models import Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
 from core.accounts.roles import ALL_ROLES, ROLE_LABELS
@@ -57,25 +59,41 @@ def _link_state(invitation: Invitation | None, cutoff) -> str:
     return EXPIRED if invitation.last_link_at < cutoff else PENDING
 
 
-def accounts_list(*, user_id: int | None = None) -> list[dict]:
-    """Every account (or the one with ``user_id``) with its roles, rater code, calibration
-    right, whether it is active, its last login and the state of its last set-password
-    link (for /manage/accounts/)."""
-    cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
-    users = (
-        get_user_model()
-        .objects.filter(judge__isnull=True)  # LLM judges' rater accounts never log in
-        .select_related("rater_profile")
-        .prefetch_related(
-            "groups",
-            Prefetch("invitations", queryset=Invitation.objects.order_by("-last_link_at"), to_attr="links"),
+def accounts_matching(*, search: str = "", role: str = "", active: bool | None = None) -> QuerySet[Any]:
+    """The accounts (LLM judges' aside) whose username, name or email contains ``search``, in
+    ``role`` (a role group's name), active or not; by username."""
+    users = get_user_model().objects.filter(judge__isnull=True)  # judges' rater accounts never log in
+    if search:
+        users = users.filter(
+            Q(username__icontains=search)
+            | Q(first_name__icontains=search)
+            | Q(last_name__icontains=search)
+            | Q(email__icontains=search)
+            | Q(rater_profile__rater_code__icontains=search)
         )
-        .order_by("username")
-    )
+    if role:
+        users = users.filter(groups__name=role)
+    if active is not None:
+        users = users.filter(is_active=active)
+    return users.order_by("username")
+
+
+def accounts_list(*, user_id: int | None = None, users: Iterable[Any] | None = None) -> list[dict]:
+    """The accounts ``users`` (default: every one; or the one with ``user_id``) with their roles,
+    rater code, calibration right, whether active, last login and the state of their last
+    set-password link (for /manage/accounts/)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    chosen = accounts_matching()
     if user_id is not None:
-        users = users.filter(pk=user_id)
+        chosen = chosen.filter(pk=user_id)
+    elif users is not None:
+        chosen = chosen.filter(pk__in=[user.pk for user in users])
+    chosen = chosen.select_related("rater_profile").prefetch_related(
+        "groups",
+        Prefetch("invitations", queryset=Invitation.objects.order_by("-last_link_at"), to_attr="links"),
+    )
     rows = []
-    for user in users:
+    for user in chosen:
         profile = getattr(user, "rater_profile", None)
         roles = sorted(g.name for g in user.groups.all() if g.name in ALL_ROLES)
         rows.append(

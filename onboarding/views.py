@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
@@ -9,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.cache import cache
 from django.core.mail import get_connection
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,9 +24,22 @@ from django.views.decorators.http import require_POST
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from core.i18n import language_cookie_set
 from onboarding.csv_files import InviteFileError, invitees_from_csv
-from onboarding.forms import AccountActiveForm, AccountRolesForm, InvitationsRenewForm, InviteForm
+from onboarding.forms import (
+    AccountActiveForm,
+    AccountFilterForm,
+    AccountRolesForm,
+    InvitationsRenewForm,
+    InviteForm,
+)
 from onboarding.models import Invitation
-from onboarding.selectors import ACCEPTED, EXPIRED, account_get, accounts_list, study_invitations
+from onboarding.selectors import (
+    ACCEPTED,
+    EXPIRED,
+    account_get,
+    accounts_list,
+    accounts_matching,
+    study_invitations,
+)
 from onboarding.services import (
     AccountError,
     InvitationError,
@@ -122,12 +138,26 @@ def _links_page(request: HttpRequest, study, links) -> HttpResponse:
     return render(request, "onboarding/links.html", context)
 
 
+ACCOUNTS_PER_PAGE = 100
+
 # --- Accounts ------------------------------------------------------------------------
 
 
 @admin_required
 def accounts_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "onboarding/accounts.html", {"accounts": accounts_list()})
+    """Every account, filtered and 100 a page."""
+    form = AccountFilterForm(request.GET)
+    shown = Paginator(accounts_matching(**form.account_filters()), ACCOUNTS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    kept = [(key, request.GET[key][:150]) for key in form.fields if request.GET.get(key)]
+    context = {
+        "form": form,
+        "accounts": accounts_list(users=shown.object_list),
+        "page": shown,
+        "page_query": urlencode(kept),
+    }
+    return render(request, "onboarding/accounts.html", context)
 
 
 @admin_required
