@@ -1,8 +1,9 @@
-/* Bulk actions on a list (the held responses, a study's invitations): a box that ticks every row of the page, a
- * count of the ticked rows, a question before acting on every matching row (a scope marked
- * data-confirm), and a busy note while
- * the server works (the buttons disabled, so that a second press sends nothing). The rows' boxes
- * belong to the form by their form="..." attribute. */
+/* Many at once (the held responses, a study's invitations, the assignment forms' scenarios and
+ * raters): a box that ticks every box of a name in its form (data-tick-all="name"), a count of the
+ * ticked rows, a question before acting on every matching row (a scope marked data-confirm), and a
+ * busy note while the server works (the buttons disabled, so that a second press sends nothing).
+ * Rows' boxes may belong to their form by a form="..." attribute. Delegated from the document, so
+ * that boxes htmx swaps in (a study's choices) work too. */
 (function () {
   "use strict";
   function boxes(form, name) {
@@ -11,26 +12,23 @@
     });
   }
   function showCount(form) {
-    var count = form.querySelector("[data-ticked-count]");
+    var count = form && form.querySelector("[data-ticked-count]");
     if (!count) return;
     var n = boxes(form, "ids").filter(function (box) { return box.checked; }).length;
     count.textContent = n ? count.getAttribute("data-template").replace("__N__", n) : count.getAttribute("data-zero");
   }
-  document.querySelectorAll("form[data-bulk]").forEach(function (form) {
-    var all = form.querySelector("[data-tick-all]");
-    if (all) {
-      all.addEventListener("change", function () {
-        boxes(form, all.getAttribute("data-tick-all")).forEach(function (box) { box.checked = all.checked; });
-        showCount(form);
-      });
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!(box instanceof HTMLInputElement) || box.type !== "checkbox" || !box.form) return;
+    var name = box.getAttribute("data-tick-all");
+    if (name) {
+      boxes(box.form, name).forEach(function (each) { each.checked = box.checked; });
+    } else if (!box.checked) {
+      box.form.querySelectorAll('[data-tick-all="' + box.name + '"]').forEach(function (all) { all.checked = false; });
     }
-    document.addEventListener("change", function (event) {
-      var box = event.target;
-      if (box instanceof HTMLInputElement && box.name === "ids" && box.form === form) {
-        if (!box.checked && all) all.checked = false;
-        showCount(form);
-      }
-    });
+    showCount(box.form);
+  });
+  document.querySelectorAll("form[data-bulk]").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       var scope = form.querySelector('input[name="scope"]:checked');
       if (scope && scope.hasAttribute("data-confirm") && !window.confirm(form.getAttribute("data-confirm-matching"))) {

@@ -252,3 +252,23 @@ def test_an_admin_renews_expired_invitation_links_at_once(live_server, demo, bro
     assert [rows.nth(i).get_attribute("data-username") for i in range(rows.count())] == ["ann", "bo"]
     assert Invitation.objects.filter(user__username__in=["ann", "bo"], last_link_at__gt=long_ago).count() == 2
     assert Invitation.objects.get(user__username="cy").last_link_at == cy_link  # never expired: untouched
+
+
+def test_the_assignment_forms_tick_every_scenario_condition_and_rater(live_server, demo, browser):
+    """Issue 40: at a full study's size (100 scenarios, 200 raters) the automatic assignment form
+    needs a box that ticks every one; it works on the choices htmx swaps in with the study."""
+    base = live_server.url
+    page = browser.new_context().new_page()
+    login(page, base, "admin")
+    page.goto(f"{base}/manage/assignments/auto/")
+    page.select_option("#id_study", str(demo.study.pk))
+    page.wait_for_selector('[data-tick-all="conditions"]')
+    for name in ("scenarios", "conditions", "raters"):
+        boxes = page.locator(f'input[type=checkbox][name="{name}"]')
+        page.check(f'[data-tick-all="{name}"]')
+        assert boxes.count() > 0
+        assert all(boxes.nth(i).is_checked() for i in range(boxes.count())), name
+    page.uncheck('input[name="conditions"] >> nth=0')
+    assert not page.is_checked('[data-tick-all="conditions"]')
+    checked = page.locator('input[name="conditions"]:checked').count()
+    assert checked == Condition.objects.count() - 1
