@@ -151,6 +151,8 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\b(?:the|our)\s+{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
+        # "The second debater disagreed", "the first debater argued" (hostile pass 13)
+        rf"\bthe\s+(?:first|second|third|fourth|other|last)\s+{name}{_AFTER}\s+(?:\w+\s+)?{_SPOKE}\b",
         teammates_listed(name),
         rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",

@@ -67,6 +67,10 @@ ROLE_NAMES_ZH: dict[str, tuple[str, ...]] = {
     "Moderator": ("主持人",),
     "Debater A": ("辩手A", "辩论者A", "辩方A", "辩手甲", "正方"),
     "Debater B": ("辩手B", "辩论者B", "辩方B", "辩手乙", "反方"),
+    "Judge": ("裁判", "裁判员", "评判者"),
+    "Affirmative side": ("正方",),
+    "Negative side": ("反方",),
+    "Debater": ("辩手", "辩论者"),
     "Co-Ordinator": ("协调者", "协调员", "协调人"),
     "Plant": ("智多星", "创新者", "播种者"),
     "Monitor Evaluator": ("监督评估者", "监察评估者", "审议者", "审议员", "监督者"),
@@ -82,11 +86,16 @@ ROLE_NAMES_ZH: dict[str, tuple[str, ...]] = {
 def strategy_role_names() -> tuple[str, ...]:
     """Every name the strategies give their agents and tell the model: the role sets
     (TeamLLM's Belbin roles and the role sets a condition may choose, LLM Discussion's and
-    the debate's roles), the ablation's members and TeamFusion's synthesizer. (The single
+    the debate's roles, its judge, its sides and the key of the judge's answer), the ablation's
+    members and TeamFusion's synthesizer. (The single
     model's agent is told no name.) A study's member profiles come on top."""
     files = {*teamllm.ROLE_SETS.values(), llm_discussion.ROLES_FILE, mad.ROLES_FILE}
     names = [role["Agent_name"] for filename in sorted(files) for role in role_set(filename)]
-    return tuple(dict.fromkeys([*names, *ablation.MEMBERS, teamfusion.SYNTHESIZER]))
+    return tuple(
+        dict.fromkeys(
+            [*names, mad.JUDGE, *mad.SIDES, mad.ANSWER_KEY, *ablation.MEMBERS, teamfusion.SYNTHESIZER]
+        )
+    )
 
 
 def strategy_settings(strategy: str) -> list[dict[str, Any]]:

@@ -22,6 +22,10 @@ from generation.strategies import base
 
 ROLES_FILE = "mad_roles.json"
 MODERATOR, DEBATER_A, DEBATER_B, JUDGE = "Moderator", "Debater A", "Debater B", "Judge"
+# what the prompts call the debaters, and the key the judge answers under: a reply kept whole (no
+# debate_answer) carries them to raters unless the blind-text check knows them (hostile pass 13)
+SIDES = ("Affirmative side", "Negative side", "Debater")
+ANSWER_KEY = "debate_answer"
 ROUND_NAMES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 DEFAULTS: dict[str, Any] = {
     "language": "zh",
@@ -59,7 +63,7 @@ def _text(value: Any) -> str:
 
 
 def debate_answer(data: Mapping[str, Any]) -> str:
-    return _text(data.get("debate_answer"))
+    return _text(data.get(ANSWER_KEY))
 
 
 def ends_debate(data: Mapping[str, Any]) -> bool:

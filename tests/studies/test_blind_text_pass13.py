@@ -70,3 +70,42 @@ def test_a_name_ending_in_zero_needs_its_zero():
     terms = [BlindTerm("model-0", MODEL), BlindTerm("Member 0", "role")]
     assert blind_spans("3. Which model has the highest potential? Each member says so.", terms) == []
     assert [s.term for s in blind_spans("I am model-0, or Model Zero.", terms)] == ["model-0", "model-0"]
+
+
+def _strategy_terms():
+    from generation.strategies import ROLE_NAMES_ZH, strategy_role_names
+    from studies.blind_text import ROLE, BlindTerm
+
+    names = strategy_role_names()
+    return [BlindTerm(n, ROLE) for n in names] + [
+        BlindTerm(zh, ROLE) for n in names for zh in ROLE_NAMES_ZH.get(n, ())
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("As the Judge, I have weighed both answers and pick solution 1.", ["Judge"]),
+        ("Judge: solution 1 wins.", ["Judge"]),
+        ("Affirmative side: nanosponges are best.", ["Affirmative side"]),
+        ("作为裁判，我认为方案1最好。", ["裁判"]),
+        ("The second debater disagreed with the first debater.", ["debater"]),
+        ('{"debate_answer": "solution 1"}', ["debate_answer"]),
+    ],
+)
+def test_the_debates_own_names_are_found(text, found):
+    """Hostile pass 13, finding 2: the debate's judge, its sides and its answer's key are names
+    the strategy gives; they reached raters of condition E unchanged."""
+    assert [text[s.start : s.end] for s in blind_spans(text, _strategy_terms())] == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The judge of the city court ruled that the dam stays.",
+        "A negative side effect of the dam is silt; the affirmative side of the ledger grows.",
+        "Both sides of the debate on the dam agree the river floods.",
+    ],
+)
+def test_prose_with_the_debates_words_is_left_alone(text):
+    assert blind_spans(text, _strategy_terms()) == []
