@@ -269,6 +269,10 @@ def invitation_links_renew(
                 raise InvitationError(
                     _("%(u)s has already set a password.") % {"u": invitation.user.username}
                 )
+            if not invitation.user.is_active:  # as the account page says (hostile pass 13)
+                raise InvitationError(
+                    _("%(u)s is deactivated: reactivate the account first.") % {"u": invitation.user.username}
+                )
             if actor is not None:
                 account_may_manage(actor=actor, user=invitation.user)
         for invitation in invitations:

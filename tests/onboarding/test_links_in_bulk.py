@@ -116,3 +116,17 @@ def test_another_studys_invitation_is_no_choice(admin_client, study_links):
     )
     assert reply.status_code == 302
     assert not AuditEvent.objects.filter(action="account.link", actor__username="lab-admin").exists()
+
+
+def test_a_deactivated_account_gets_no_new_link(client, study_links):
+    """Hostile pass 13, finding 7: the invitations page renewed a deactivated account's link,
+    which then worked once the account was reactivated; the account page refused."""
+    study, old = study_links
+    bo = User.objects.get(username="bo")
+    bo.is_active = False
+    bo.save()
+    before = {i.pk: i.last_link_at for i in Invitation.objects.all()}
+    for ids in ([_invitation("bo").pk], [_invitation("ann").pk, _invitation("bo").pk]):
+        with pytest.raises(InvitationError, match="deactivated"):
+            invitation_links_renew(invitation_ids=ids, link_for=_build, email=False)
+    assert {i.pk: i.last_link_at for i in Invitation.objects.all()} == before
