@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from scoring.models import Assignment, FlagResolution, ResponseFlag
 from scoring.services.assignments import assignment_archive
 from studies.models import Response, ResponseStatus
+from studies.services.audit import audit_record
 
 MAX_NOTE = 2000
 
@@ -34,8 +35,8 @@ def response_flag_create(*, assignment: Assignment, note: str) -> ResponseFlag:
 
 
 def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = "") -> ResponseFlag:
-    """Withdraw the flagged response (every open flag on it is resolved with it) or
-    dismiss this flag."""
+    """Withdraw the flagged response (every open flag on it is resolved with it; audited as a
+    withdrawal from the held responses page is) or dismiss this flag."""
     note = (note or "").strip()
     if withdraw and not note:
         raise FlagError(_("Give a reason for withdrawing the response."))
@@ -50,9 +51,19 @@ def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = ""
             )  # fmt: skip
             flag.save(update_fields=["resolution", "resolved_by", "resolved_at", "resolution_note"])
             return flag
-        response = Response.objects.select_for_update().get(pk=flag.response_id)
+        response = Response.objects.select_for_update().select_related("study").get(pk=flag.response_id)
+        old_status = response.status
         response.status = ResponseStatus.WITHDRAWN
-        response.save(update_fields=["status"])
+        response.save(update_fields=["status", "updated_at"])
+        # the same event as a withdrawal from the held responses page (hostile pass 13)
+        audit_record(
+            actor=actor,
+            action="response.withdrawn",
+            target=response,
+            study=response.study,
+            changes={"status": [old_status, ResponseStatus.WITHDRAWN.value], "flag": flag.pk},
+            reason=note,
+        )
         reason = _("Response withdrawn (flagged as broken): %(note)s") % {"note": note}
         for assignment in Assignment.objects.filter(response=response, archived_at__isnull=True):
             assignment_archive(assignment=assignment, actor=actor, reason=reason)

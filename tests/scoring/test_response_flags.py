@@ -5,7 +5,7 @@ dismiss the flag. The other rater sees nothing of it."""
 import pytest
 
 from scoring.models import Assignment, ResponseFlag
-from studies.models import Response
+from studies.models import AuditEvent, Response
 from tests.factories import code_for
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +54,9 @@ def test_rater_flags_admin_dismisses_or_withdraws(client, demo):
     assert not Assignment.objects.filter(response=response, archived_at__isnull=True).exists()
     assert Assignment.objects.filter(response=response).count() == 2  # archived, never deleted
     assert "generation failed" in Assignment.objects.filter(response=response).first().archived_reason
+    # audited as a withdrawal from the held responses page is (hostile pass 13)
+    event = AuditEvent.objects.get(action="response.withdrawn", target=f"studies.response:{response.pk}")
+    assert event.reason == "generation failed" and event.actor.username == "admin"
     client.logout()
 
     _login(client, "rater1")  # gone from the queue
