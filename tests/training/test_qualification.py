@@ -7,11 +7,15 @@ import pytest
 
 from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, group_assign_pair, plan_for_study
-from studies.models import Condition, Scenario
+from studies.models import AuditEvent, Condition, Scenario
 from studies.rubric import load_rubric
 from tests.factories import SHEET_TEXTS, code_for, mirrored_changes, rater, reference_changes
 from training.models import RaterQualification
-from training.services.qualification import qualification_override, training_settings_update
+from training.services.qualification import (
+    qualification_override,
+    qualification_override_revoke,
+    training_settings_update,
+)
 from training.services.training_set import TrainingError
 
 pytestmark = pytest.mark.django_db
@@ -105,6 +109,16 @@ def test_an_admin_override_needs_a_reason_and_is_kept(gold, admin_user):
     q = RaterQualification.objects.get(rater=trainee, study=study)
     assert q.may_score_live and q.override_by == admin_user and q.override_reason == "scored the pilot"
     assert q.qualified_at is None and q.override_at is not None
+    # every override and revocation is in the audit trail, the earlier reasons kept (hostile pass 13)
+    qualification_override(rater=trainee, study=study, actor=admin_user, reason="senior rater")
+    qualification_override_revoke(rater=trainee, study=study, actor=admin_user, reason="left the lab")
+    events = AuditEvent.objects.filter(target=f"auth.user:{trainee.pk}", study=study).order_by("at", "pk")
+    assert [(e.action, e.reason) for e in events] == [
+        ("training.override", "scored the pilot"),
+        ("training.override", "senior rater"),
+        ("training.override_revoked", "left the lab"),
+    ]
+    assert not RaterQualification.objects.get(rater=trainee, study=study).may_score_live
 
 
 def test_raising_the_threshold_requalifies_every_trainee(client, gold):

@@ -106,8 +106,18 @@ def qualification_override(*, rater, study: Study, actor, reason: str) -> RaterQ
         raise TrainingError(_("This user is not active."))
     with transaction.atomic():
         q, _created = RaterQualification.objects.select_for_update().get_or_create(rater=rater, study=study)
+        before = q.override_reason
         q.override_reason, q.override_by, q.override_at = reason, actor, timezone.now()
         q.save()
+        # the row keeps the latest reason; the trail keeps every one (hostile pass 13)
+        audit_record(
+            actor=actor,
+            action="training.override",
+            target=rater,
+            study=study,
+            changes={"override_reason": [before, reason]},
+            reason=reason,
+        )
     return q
 
 
@@ -123,6 +133,14 @@ def qualification_override_revoke(*, rater, study: Study, actor, reason: str) ->
         }
         q.override_by, q.override_at = actor, None
         q.save()
+        audit_record(
+            actor=actor,
+            action="training.override_revoked",
+            target=rater,
+            study=study,
+            changes={},
+            reason=reason,
+        )
     return q
 
 
