@@ -157,8 +157,9 @@ AUTH_PASSWORD_VALIDATORS = [
     # zxcvbn: "aaaaaaaaaaaa", "abcdefghijkl", "teamllmteamllm" are long enough for Django's own
     {"NAME": "onboarding.passwords.GuessablePasswordValidator"},
 ]
-# zxcvbn's score a password needs (0-4; 3: "safely unguessable", no online or slow offline guess)
-PASSWORD_MINIMAL_STRENGTH = env.int("PASSWORD_MIN_STRENGTH", default=3)
+# zxcvbn's score a password needs (0-4; 4: "very unguessable"; 3 let "Summer2026!!!" and a
+# keyboard walk "ZAQ!2wsxCDE#" through: hostile pass 13)
+PASSWORD_MINIMAL_STRENGTH = env.int("PASSWORD_MIN_STRENGTH", default=4)
 # words a password must not lean on, besides the account's own details
 PASSWORD_EXTRA_DICTIONARY = ["teamllm", "cgpst", "teamfusion", "rater", "calibrator", "researcher"]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------

@@ -35,6 +35,12 @@ WEAK = [
     "Jane.Doe.Rater-Jane.Doe.Rater",  # repeats the username (Django's similarity lets it through)
     "123456789012345",
     "password1234",
+    # hostile pass 13: the published one with another year, a keyboard walk, a word and a year
+    "demo-pass-2027",
+    "ZAQ!2wsxCDE#",
+    "Teamllm2026!!",
+    "Summer2026!!!",
+    "Welcome2026!!",
 ]
 GOOD = "Tide-pool-2035"
 
