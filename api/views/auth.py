@@ -78,6 +78,22 @@ def docs_access(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             except TokenRefused as exc:
                 return JsonResponse({"detail": exc.message}, status=exc.status)
             return view(request, *args, **kwargs)
+        if request.path.endswith("openapi.json") and not request.user.is_authenticated:
+            return JsonResponse({"detail": UNAUTHENTICATED}, status=401)  # a client, not a browser
         return researcher_required(view)(request, *args, **kwargs)
 
     return wrapped
+
+
+# what every endpoint answers a caller without credentials (the API's AuthenticationError handler)
+UNAUTHENTICATED = (
+    "authentication required: send 'Authorization: Bearer tlm_...' (a token made on /api/tokens/)"
+)
+
+
+def api_unknown(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """An address under /api/v1/ that is no endpoint: JSON as the endpoints answer, and 401 to an
+    anonymous caller as a real endpoint does, so that nobody learns the routes by their 404s."""
+    if not request.user.is_authenticated and not request.headers.get("Authorization"):
+        return JsonResponse({"detail": UNAUTHENTICATED}, status=401)
+    return JsonResponse({"detail": "Not Found"}, status=404)

@@ -16,7 +16,7 @@ from ninja.errors import AuthenticationError
 from api import selectors
 from api.jsonable import jsonable
 from api.services.tokens import TokenRefused
-from api.views.auth import StaffSessionAuth, TokenAuth, docs_access, token_study_id
+from api.views.auth import UNAUTHENTICATED, StaffSessionAuth, TokenAuth, docs_access, token_study_id
 from api.views.throttles import PersonRateThrottle
 from calibration.selectors.agreement import agreement_groups, agreement_responses
 from calibration.selectors.consistency import consistency_table
@@ -67,8 +67,7 @@ def _refused_request(request: HttpRequest, exc: SuspiciousOperation) -> JsonResp
 
 @api.exception_handler(AuthenticationError)
 def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> JsonResponse:
-    message = "authentication required: send 'Authorization: Bearer tlm_...' (a token made on /api/tokens/)"
-    return JsonResponse({"detail": message}, status=401)
+    return JsonResponse({"detail": UNAUTHENTICATED}, status=401)
 
 
 def study_for(request: HttpRequest, study_id: int) -> Study:

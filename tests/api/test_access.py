@@ -56,7 +56,12 @@ def test_the_schema_and_docs_open_with_a_token(demo, path):
     bad = Client(HTTP_AUTHORIZATION="Bearer tlm_not-a-token").get(path)
     assert bad.status_code == 401 and bad.json()["detail"] == "unknown token"
     anonymous = Client().get(path)
-    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
+    if path.endswith(".json"):  # a client's address: 401 JSON (hostile pass 13), as every endpoint
+        assert anonymous.status_code == 401 and anonymous.json()["detail"].startswith(
+            "authentication required"
+        )
+    else:  # the docs page, a browser's: the login page
+        assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")
     rater = Client()
     rater.force_login(_user("rater1"))
     assert rater.get(path).status_code == 403
@@ -75,3 +80,18 @@ def test_an_export_job_is_seen_by_its_owner_and_admins_only(demo):
     hidden = Client()
     hidden.force_login(other)
     assert hidden.get(f"/research/exports/{job.pk}/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/nope", "/api/v1/studies/1/nothing", "/api/v1/", "/api/v1/../admin"]
+)
+def test_no_address_under_the_api_tells_an_anonymous_caller_whether_it_exists(demo, path):
+    """Hostile pass 13, finding 8: addresses that were no endpoint answered a 404 page, real ones
+    401 JSON, so an anonymous caller could list the endpoints. Now both answer the same 401."""
+    real = Client().get("/api/v1/studies")
+    reply = Client().get(path)
+    if reply.status_code in (301, 302):  # normalised away from /api/v1/ by the client: not the API's
+        return
+    assert (reply.status_code, reply.json()) == (real.status_code, real.json())
+    signed_in = _bearer(_user("researcher")).get("/api/v1/nope")
+    assert signed_in.status_code == 404 and signed_in.json() == {"detail": "Not Found"}
