@@ -194,8 +194,8 @@ def group_assign_pair(
 
 
 def assignment_archive(*, assignment: Assignment, actor, reason: str) -> Assignment:
-    """Take an assignment out of the rater's queue. Its sheet (if any) is kept and
-    gets an ``archive`` event; nothing is deleted."""
+    """Take an assignment out of the rater's queue. Its sheet (if any) is kept and gets an
+    ``archive`` event (an assignment without one: an audit event); nothing is deleted."""
     reason = (reason or "").strip()
     if not reason:
         raise AssignmentError(_("Give a reason."))
@@ -210,6 +210,14 @@ def assignment_archive(*, assignment: Assignment, actor, reason: str) -> Assignm
         if sheet is not None:
             SheetEvent.objects.create(
                 sheet=sheet, actor=actor, kind=EventKind.ARCHIVE, version=sheet.version, note=reason
+            )
+        else:  # no sheet to keep the event: who did it goes to the audit trail (hostile pass 13)
+            audit_record(
+                actor=actor,
+                action="assignment.archived",
+                target=assignment,
+                changes={"rater": assignment.rater_id, "response": assignment.response_id},
+                reason=reason,
             )
     return assignment
 

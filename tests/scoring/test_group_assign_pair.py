@@ -14,6 +14,7 @@ from scoring.services.assignments import (
     group_sync_assignments,
 )
 from scoring.services.sheets import sheet_apply_changes, sheet_open
+from studies.models import AuditEvent
 from tests.factories import (
     ConditionFactory,
     ModelEndpointFactory,
@@ -156,3 +157,8 @@ def test_group_archive_and_assignment_archive_keep_every_sheet(world):
     assert active(r1) == active(r2) == set()
     assert Assignment.objects.filter(group=group).count() == 6
     assert ScoreSheet.objects.filter(pk=sheet.pk).exists()
+    # the five without a sheet: each in the audit trail, with the reason (hostile pass 13)
+    unopened = Assignment.objects.filter(group=group, sheet__isnull=True)
+    events = AuditEvent.objects.filter(action="assignment.archived")
+    assert sorted(e.target for e in events) == sorted(f"scoring.assignment:{a.pk}" for a in unopened)
+    assert {e.reason for e in events} == {"study stopped"}
