@@ -29,7 +29,6 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring, iterparse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from openpyxl.utils.cell import range_boundaries
 
 _FORBIDDEN_PARTS = (
     ("vbaproject", gettext_lazy("macros")),
@@ -290,21 +289,20 @@ def _sheet_check(
     return cells
 
 
+_RANGE_END = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})")  # a corner written in full: "A1", "$B$2"
+
+
 def _merged_area(ref: str, title: str, limits: XlsxLimits) -> int:
-    """The cells a merged range covers, as openpyxl reads its reference; refused past the sheet's
-    rows or columns, or unreadable."""
-    try:
-        min_col, min_row, max_col, max_row = range_boundaries(ref)
-    except (ValueError, TypeError):
-        raise XlsxRefused(
-            _("Sheet %(sheet)s has a merged range that cannot be read.") % {"sheet": title}
-        ) from None
-    if None in (min_col, min_row, max_col, max_row):
-        raise _sheet_too_large(title, limits)  # a whole row or column
-    assert min_col is not None and min_row is not None and max_col is not None and max_row is not None
-    if max_col > limits.max_columns or max_row > limits.max_rows:
+    """The cells a merged range covers ("A1:CV10000"; openpyxl is not loaded in web processes);
+    refused past the sheet's rows or columns, as a whole row or column, or unreadable."""
+    corners = [_RANGE_END.fullmatch(end.strip()) for end in ref.split(":")]
+    if not 1 <= len(corners) <= 2 or not all(corners):
+        raise XlsxRefused(_("Sheet %(sheet)s has a merged range that cannot be read.") % {"sheet": title})
+    columns = [_column_number(c[1].upper()) for c in corners if c]
+    rows = [int(c[2]) for c in corners if c]
+    if max(columns) > limits.max_columns or max(rows) > limits.max_rows:
         raise _sheet_too_large(title, limits)
-    return max(max_col - min_col + 1, 1) * max(max_row - min_row + 1, 1)
+    return (max(columns) - min(columns) + 1) * (max(rows) - min(rows) + 1)
 
 
 def _sheet_too_large(title: str, limits: XlsxLimits) -> XlsxRefused:
