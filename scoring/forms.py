@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, cast
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -25,7 +25,7 @@ from studies.forms import (
     form_study,
 )
 from studies.models import Condition, Scenario, Study
-from studies.params import IdChoiceField, IdMultipleChoiceField, id_param
+from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField, id_param
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -369,7 +369,7 @@ class ReassignForm(forms.Form):
         _mark_unqualified(self, ("rater_a", "rater_b"), study)
 
 
-class WorkloadFilterForm(forms.Form):
+class WorkloadFilterForm(FilterForm):
     """The workload board's and the assignments page's filters (a GET form)."""
 
     study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
@@ -386,14 +386,12 @@ class WorkloadFilterForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        for name in ("study", "condition"):
-            cast(IdChoiceField, self.fields[name]).empty_label = _("All")
         # a study chosen shows its board at once (autosubmit.js)
         self.fields["study"].widget.attrs.update({"id": "study-filter", "data-autosubmit": ""})
 
     def workload_filters(self) -> tuple[Study | None, WorkloadFilters]:
         """The study and the filters chosen (none for a field the form refused: the page says which)."""
-        data = self.cleaned_data if self.is_valid() else {}
+        data = self.chosen()
         filters = WorkloadFilters(
             scenario=data.get("scenario") or "",
             condition=data.get("condition"),

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.blind_text import BLIND_TEXT
 from studies.forms import ScenarioChoiceField
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
-from studies.params import IdChoiceField, IdMultipleChoiceField, id_param
+from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField, id_param
 from studies.review import NEEDS_RELEASE
 from studies.selectors import HeldFilters
 from studies.services.review import BULK_MAX
@@ -27,12 +27,10 @@ HOLD_REASONS = (
 )
 
 
-class HeldFilterForm(forms.Form):
+class HeldFilterForm(FilterForm):
     """Which held responses the page lists (the scenarios offered: the chosen study's)."""
 
-    study = IdChoiceField(
-        queryset=Study.objects.all(), required=False, label=_("Study"), empty_label=_("All")
-    )
+    study = IdChoiceField(queryset=Study.objects.all(), required=False, label=_("Study"))
     scenario = ScenarioChoiceField(queryset=Scenario.objects.none(), required=False, label=_("Scenario"))
     model = IdChoiceField(queryset=ModelEndpoint.objects.none(), required=False, label=_("Model"))
     condition = IdChoiceField(queryset=Condition.objects.none(), required=False, label=_("Condition"))
@@ -49,15 +47,13 @@ class HeldFilterForm(forms.Form):
         scenario.with_study = study_id is None
         model.queryset = ModelEndpoint.objects.order_by("model_number", "name")
         condition.queryset = Condition.objects.order_by("letter")
-        for field in (scenario, model, condition):
-            field.empty_label = _("All")
 
     def _study_id(self) -> int | None:
         return id_param(self.data.get(self.add_prefix("study"))) if self.is_bound else None
 
     def held_filters(self) -> HeldFilters:
         """The filters chosen (none for a field the form refused: the page says which)."""
-        data = self.cleaned_data if self.is_valid() else {}
+        data = self.chosen()
         return HeldFilters(
             study=data.get("study"),
             scenario=data.get("scenario"),

@@ -14,6 +14,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 _ID = re.compile(r"[0-9]{1,18}")
 
@@ -52,3 +53,19 @@ class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
                         self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": item}
                     )
         return super().clean(value)
+
+
+class FilterForm(forms.Form):
+    """A list page's GET filters: every object field offers "All", and a field the form
+    refused filters nothing (the page says which)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            if isinstance(field, forms.ModelChoiceField):
+                field.empty_label = _("All")
+
+    def chosen(self) -> dict[str, Any]:
+        """The filters chosen: the valid fields' values."""
+        self.is_valid()  # Django keeps only the valid fields in cleaned_data
+        return dict(self.cleaned_data)

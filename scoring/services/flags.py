@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, FlagResolution, ResponseFlag
 from scoring.services.assignments import assignment_archive
-from studies.models import Response, ResponseStatus
-from studies.services.audit import audit_record
+from studies.models import Response
+from studies.services.review import responses_mark_withdrawn
 
 MAX_NOTE = 2000
 
@@ -52,18 +52,7 @@ def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = ""
             flag.save(update_fields=["resolution", "resolved_by", "resolved_at", "resolution_note"])
             return flag
         response = Response.objects.select_for_update().select_related("study").get(pk=flag.response_id)
-        old_status = response.status
-        response.status = ResponseStatus.WITHDRAWN
-        response.save(update_fields=["status", "updated_at"])
-        # the same event as a withdrawal from the held responses page (hostile pass 13)
-        audit_record(
-            actor=actor,
-            action="response.withdrawn",
-            target=response,
-            study=response.study,
-            changes={"status": [old_status, ResponseStatus.WITHDRAWN.value], "flag": flag.pk},
-            reason=note,
-        )
+        responses_mark_withdrawn(responses=[response], actor=actor, reason=note, flag_id=flag.pk)
         reason = _("Response withdrawn (flagged as broken): %(note)s") % {"note": note}
         for assignment in Assignment.objects.filter(response=response, archived_at__isnull=True):
             assignment_archive(assignment=assignment, actor=actor, reason=reason)

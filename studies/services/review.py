@@ -83,16 +83,7 @@ def _held_responses(*, response_ids: list[int], actor) -> list[Response]:
 
 
 def _held_response(*, response_id: int, actor) -> Response:
-    if actor is None or not is_admin(actor):
-        raise ReviewError(_("Only an administrator may release or withdraw a held response."))
-    response = Response.objects.select_for_update().filter(pk=response_id).first()
-    if response is None:
-        raise ReviewError(_("This response does not exist."))
-    if response.status == ResponseStatus.WITHDRAWN:
-        raise ReviewError(_("This response was withdrawn."))
-    if not response.held:
-        raise ReviewError(_("This response is not held: it is already released to raters."))
-    return response
+    return _held_responses(response_ids=[response_id], actor=actor)[0]
 
 
 def responses_release(*, response_ids: list[int], actor) -> list[Released]:
@@ -130,10 +121,8 @@ def responses_release(*, response_ids: list[int], actor) -> list[Released]:
 
 
 def response_release(*, response_id: int, actor) -> Released:
-    """Release one held response (``responses_release``); its own refusals' words."""
-    with transaction.atomic():
-        _held_response(response_id=response_id, actor=actor)
-        return responses_release(response_ids=[response_id], actor=actor)[0]
+    """Release one held response (``responses_release``)."""
+    return responses_release(response_ids=[response_id], actor=actor)[0]
 
 
 def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> list[Response]:
@@ -142,28 +131,38 @@ def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> l
     Each withdrawal is audited, with the admin's reason."""
     with transaction.atomic():
         responses = _held_responses(response_ids=response_ids, actor=actor)
-        now = timezone.now()
-        for response in responses:
-            audit_record(
-                actor=actor,
-                action="response.withdrawn",
-                target=response,
-                study=response.study,
-                changes={"status": [response.status, ResponseStatus.WITHDRAWN.value]},
-                reason=(reason or "").strip(),
-            )
-            response.status, response.updated_at = ResponseStatus.WITHDRAWN, now
-        Response.objects.filter(pk__in=[r.pk for r in responses]).update(
-            status=ResponseStatus.WITHDRAWN, updated_at=now
-        )
+        responses_mark_withdrawn(responses=responses, actor=actor, reason=reason)
     return responses
 
 
 def response_withdraw(*, response_id: int, actor, reason: str = "") -> Response:
-    """Withdraw one held response (``responses_withdraw``); its own refusals' words."""
-    with transaction.atomic():
-        _held_response(response_id=response_id, actor=actor)
-        return responses_withdraw(response_ids=[response_id], actor=actor, reason=reason)[0]
+    """Withdraw one held response (``responses_withdraw``)."""
+    return responses_withdraw(response_ids=[response_id], actor=actor, reason=reason)[0]
+
+
+def responses_mark_withdrawn(
+    *, responses: list[Response], actor, reason: str, flag_id: int | None = None
+) -> None:
+    """The one withdrawal step, held or flagged: each response (locked by the caller, in the
+    caller's transaction) becomes withdrawn, audited with the admin's reason (and the flag
+    that led to it)."""
+    now = timezone.now()
+    for response in responses:
+        changes: dict[str, object] = {"status": [response.status, ResponseStatus.WITHDRAWN.value]}
+        if flag_id is not None:
+            changes["flag"] = flag_id
+        audit_record(
+            actor=actor,
+            action="response.withdrawn",
+            target=response,
+            study=response.study,
+            changes=changes,
+            reason=(reason or "").strip(),
+        )
+        response.status, response.updated_at = ResponseStatus.WITHDRAWN, now
+    Response.objects.filter(pk__in=[r.pk for r in responses]).update(
+        status=ResponseStatus.WITHDRAWN, updated_at=now
+    )
 
 
 def response_research_id_release(*, response: Response, actor) -> str:

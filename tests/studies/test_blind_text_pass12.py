@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from studies.blind_text import MODEL, ROLE, BlindTerm, blind_spans
+from studies.blind_text import MODEL, ROLE, BlindTerm
 from tests.studies.test_blind_text import TERMS
+from tests.studies.test_blind_text import names as names_in
 
 MORE = [
     BlindTerm(text, ROLE)
@@ -16,7 +17,7 @@ MORE = [
 
 
 def names(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in blind_spans(text, [*TERMS, *MORE])]
+    return names_in(text, [*TERMS, *MORE])
 
 
 @pytest.mark.parametrize(
