@@ -81,18 +81,25 @@ def assignments_create(
 def responses_assign_to_groups(*, responses: Sequence[Response], actor=None) -> dict[int, int]:
     """Assign new (or newly released) responses to the pairs of their scenario groups, where
     the group has one; a response held for review or withdrawn gets none, nor one a pair was
-    given by itself. Called on arrival and on release (many at once: a bulk release); returns,
-    per response id, the number of assignments created."""
+    given by itself, nor one a rater of the pair trained on a copy of (it waits, unassigned, for
+    a pair the admin chooses: a release is never refused for it). Called on arrival and on
+    release (many at once: a bulk release); returns, per response id, the number of
+    assignments created."""
     live = [r for r in responses if not r.held and r.status != ResponseStatus.WITHDRAWN]
     apart = set(paired_outside_groups().filter(response_id__in=[r.pk for r in live]).values_list(flat=True))
+    trained = raters_trained_on(response_ids={r.pk for r in live})
     groups: dict[tuple[int, int, int], ScoringGroup | None] = {}
     wanted: list[tuple[Any, Response, ScoringGroup | None]] = []
     for response in live:
         key = (response.study_id, response.scenario_id, response.condition_id)
         if key not in groups:
             groups[key] = response_group_get(response=response)
-        if (group := groups[key]) is not None and response.pk not in apart:
-            wanted += [(group.rater_a, response, group), (group.rater_b, response, group)]
+        group = groups[key]
+        if group is None or response.pk in apart:
+            continue
+        if trained.get(response.pk, set()) & {group.rater_a_id, group.rater_b_id}:
+            continue
+        wanted += [(group.rater_a, response, group), (group.rater_b, response, group)]
     with transaction.atomic():
         made = Counter(
             a.response_id for a in assignments_create(wanted=wanted, actor=actor, role=AssignmentRole.PRIMARY)

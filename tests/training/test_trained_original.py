@@ -6,6 +6,7 @@ import pytest
 from scoring.models import Assignment, ScoringGroup
 from scoring.services.assignments import AssignmentError, group_assign_pair, group_reassign
 from studies.models import Condition, Response, Scenario
+from studies.services.review import response_release
 from tests.factories import code_for, make_response, rater
 from training.services.qualification import qualification_override
 from training.services.training_set import training_enroll
@@ -107,3 +108,20 @@ def test_a_live_rater_of_the_original_never_trains_on_its_copy(client, gold):
     assert not Assignment.objects.filter(rater=live_rater, role="training").exists()
     for code in (gold.response.blind_code, code_for(live_rater, gold.source)):
         assert client.get(f"/training/{code}/").status_code == 404
+
+
+def test_a_release_to_a_pair_with_the_trainee_is_not_refused_and_waits(gold, trainee, admin_user):
+    """Releasing (or the arrival of) the original into a group whose pair holds a rater who
+    trained on its copy makes no assignment and refuses nothing: it waits for another pair."""
+    original = gold.source
+    group = ScoringGroup.objects.get(
+        study=gold.study, scenario=original.scenario, condition=original.condition
+    )
+    Assignment.objects.filter(response=original).update(archived_at="2026-01-01T00:00Z")  # set-up
+    Response.objects.filter(pk=original.pk).update(held=True)
+    ScoringGroup.objects.filter(pk=group.pk).update(rater_b=trainee)  # set-up past the pair rule
+    released = response_release(response_id=original.pk, actor=admin_user)
+    assert released.assignments == 0
+    assert not Assignment.objects.filter(response=original, archived_at__isnull=True).exists()
+    original.refresh_from_db()
+    assert original.held is False
