@@ -31,8 +31,22 @@ _SPOKE = (
     r"(?:said|says|suggested|suggests|argued|argues|proposed|proposes|noted|notes|mentioned|pointed\s+out"
     r"|summari[sz]ed|summari[sz]es|claimed|claims|asked|asks|raised|concluded|stated|states|emphasi[sz]ed"
     r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
-    r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees)"
+    r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees"
+    r"|challenged|challenges|questioned|critiqued|rebutted|conceded|endorsed|stressed|weighed\s+in"
+    r"|put\s+forward)"
 )
+# what an agent does to the team's work, said of our work ("the synthesizer merged our ideas";
+# "the plant merged with a rival" is prose)
+_WORKED = (
+    r"(?:merged|merges|combined|combines|synthesi[sz]ed|synthesi[sz]es|drafted|drafts|outlined|refined"
+    r"|revised|ranked|evaluated|assessed|reviewed|judged|summari[sz]ed|built\s+on|took|collected|weighed)"
+    r"\s+(?:(?:all|both|each|some|most)\s+(?:of\s+)?)?(?:our|my|everyone['’]s)\s+(?:\w+\s+)?"
+    r"(?:ideas?|proposals?|views?|inputs?|points?|arguments?|suggestions?|contributions?|answers?"
+    r"|responses?|drafts?|solutions?|options?|thoughts?|perspectives?|positions?|critiques?|plans?)\b"
+)
+# one word that may describe a teammate before its role ("the team's creative plant", "our
+# sceptical monitor"): not a word that joins or starts another phrase
+_ADJECTIVE = r"(?:(?!(?:and|or|of|the|a|an|to|in)\b)[a-z]{3,15}\s+)?"
 # a role's word in a compound or a phrase of prose: "plant-based diets", "environmentalist groups",
 # "the plant manager", "the implementer of the plan"
 _NOT_PROSE = (
@@ -105,7 +119,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bas\s+(?:{article}\s+)?{cased}{_AFTER}",
         # "as an environmentalist, we ...", "as an environmentalist I care", "as the plant of the
         # team", "as the moderator role" ("As a plant, the facility ..." is prose)
-        rf"\b(?:as|being)\s+(?:{article}\s+)?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
+        rf"\b(?:as|being)\s+(?:{article}\s+{_ADJECTIVE})?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
         rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+(?:team|discussion|debate|group|session|round|panel"
         rf"|conversation)\b[^.!?\n]{{0,40}}?[,，]\s*(?:I|I['’]\w+|we|let['’]?s?)\b|\s+role)",
         # "As the designated moderator, ...", "my take as resident futurist"
@@ -144,15 +158,16 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\brole\s+of\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         rf"\bassigned\s+(?:to\s+be\s+|as\s+)?(?:(?:the|a|an)\s+)?{name}(?:\s+role)?{_AFTER}",
         # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
-        rf"\b(?:our|the\s+other|another|fellow)\s+{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
-        rf"(?=['’]s\s+{_ARGUED}|\s+(?:\w+\s+)?{_SPOKE}\b{_WE_AFTER})",
+        rf"\b(?:our|the\s+other|another|fellow)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
+        rf"(?=['’]s\s+{_ARGUED}|\s+(?:\w+\s+)?(?:{_SPOKE}\b{_WE_AFTER}|{_WORKED}))",
         rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}{_WE_AFTER}",
         # "As the moderator suggested, we ...", "I agree with the implementer"
-        rf"\b(?:the|our)\s+{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?{_SPOKE}\b{_WE_AFTER}",
+        rf"\b(?:the|our)\s+(?:team['’]s\s+)?{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?"
+        rf"(?:{_SPOKE}\b{_WE_AFTER}|{_WORKED})",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
         # "The second debater disagreed", "the first debater argued" (hostile pass 13)
-        rf"\bthe\s+(?:first|second|third|fourth|other|last)\s+{name}{_AFTER}\s+(?:\w+\s+)?{_SPOKE}\b",
+        rf"\bthe\s+(?:first|second|third|fourth|other|last)\s+{name}{_AFTER}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})",
         teammates_listed(name),
         rf"我的(?:角色|身份|职责|任务|定位)\s*(?:是|为|[:：])\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,10}}?(?:扮演|担任|充当)(?:着|了)?\s*{_ZH_FILLER}{name}",
@@ -237,6 +252,15 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者|母公司|东家)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
+    )
+
+
+def spoken_of_together(plural: str) -> str:
+    """Teammates spoken of by their role's plural ("both debaters agreed", "the other plants
+    argued"): ``plural`` the role's pattern with its plural ending."""
+    return (
+        rf"\b(?:both|the\s+two|the\s+three|the\s+four|the\s+other|all\s+(?:the\s+)?|my\s+fellow|our|fellow)"
+        rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})"
     )
 
 

@@ -61,6 +61,7 @@ from studies.blind_contexts import (
     named_mid_sentence,
     quoted_speech,
     self_naming,
+    spoken_of_together,
     tags,
 )
 from studies.blind_names import (
@@ -123,6 +124,7 @@ _CAPITALS = "capitals"  # a plain term of several words with a capital after its
 _CHAINED = "chained"  # a plain role, condition or strategy in a context that may name several (rounds 2-3)
 _NUMBERED = "numbered"  # a role or member of a word and a number ("Member 1"): with its capital, anywhere
 _MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
+_PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both debaters agreed")
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
 # with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
 _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
@@ -134,6 +136,7 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _NUMBERED: lambda name, cased: (cased,),
     _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
     _CHAINED: lambda name, cased: chaining(name),
+    _PLURAL: lambda name, cased: (spoken_of_together(name),),
 }
 
 
@@ -152,6 +155,7 @@ class _Alternative:
     name: str
     cased: str
     after: str
+    starts: str = ""  # the characters a variant's name may start with, where not its term's
 
 
 @functools.lru_cache(maxsize=8192)
@@ -218,6 +222,37 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     return found, tuple(recipes)
 
 
+_NEVER = "(?!)"  # a variant's written-with-capitals form where it has none
+
+
+def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, tuple[str, ...]]]:
+    """Further ways a role is written, each in its own contexts: a member's number first ("the
+    first member", "the 2nd member": where a text names itself or a teammate by it) and a plain
+    role's plural ("both debaters agreed")."""
+    written = term.text.strip()
+    if term.kind not in (ROLE, PROFILE) or not written.isascii():
+        return []
+    if labelled := _LABELLED.fullmatch(written):
+        written = labelled[1]  # "Debater A": "both debaters"
+    numbered = re.fullmatch(r"([A-Za-z][A-Za-z\s\-]*?)[\s\-]*(\d{1,2})", written)
+    if numbered and 1 <= int(numbered[2]) <= 10:
+        n = int(numbered[2])
+        first = rf"(?:{ORDINALS[n]}|{n}(?:st|nd|rd|th)){JOINT}{term_pattern(numbered[1])}"
+        starts = f"{ORDINALS[n][0]}{ORDINALS[n][0].upper()}{str(n)[0]}"
+        return [
+            (_Alternative(term, found.before, _named(first), _NEVER, found.after, starts), (_SELF_NAMED,))
+        ]
+    if numbered or not re.fullmatch(r"[A-Za-z][A-Za-z\s\-]+", written):
+        return []
+    plural = _named(term_pattern(written) + r"(?:e?s)")
+    return [(_Alternative(term, found.before, plural, _NEVER, found.after), (_PLURAL,))]
+
+
+def _named(core: str) -> str:
+    """``core`` in the capturing group that names its term (``{group}``, filled in per recipe)."""
+    return "(?P<{group}>" + core.replace("{", "{{").replace("}", "}}") + ")"
+
+
 @functools.lru_cache(maxsize=256)
 def _recipe_patterns(recipe: str, alternatives: tuple[_Alternative, ...]) -> tuple[re.Pattern[str], ...]:
     """The compiled patterns of ``recipe`` for ``alternatives`` (longest first: "Debater A" wins
@@ -250,6 +285,9 @@ def _first_characters(alternatives: tuple[_Alternative, ...]) -> str:
     """A character class (its inside) of every character a name of ``alternatives`` may start with."""
     chars: set[str] = set()
     for alternative in alternatives:
+        if alternative.starts:
+            chars |= set(alternative.starts)
+            continue
         written = alternative.term.text.strip()
         first = re.match(r"\d+", written)
         if first and int(first[0]) <= 10:  # "#1", "No. 1", "number one", "first"
@@ -280,6 +318,7 @@ def _recipe_spans(
     return found
 
 
+_NAMING = (_SELF_NAMED, _CHAINED)  # where "member one" names itself ("As member one, I")
 _SPELLED_NUMBER = re.compile("(?:" + "|".join(w for w in NUMBER_WORDS + ORDINALS if w) + ")$", re.I)
 
 
@@ -287,7 +326,7 @@ def _prose(text: str, start: int, end: int, recipe: str, term: BlindTerm) -> boo
     """A found name that is prose after all: a role's word inside a proper name ("the Desalination
     Plant", "the Futurist Society", "Council Member 1"), a member's number spelled out after a word
     in lower case ("each member first"), a quotation given to a person of the scenario."""
-    if _SPELLED_NUMBER.search(text, start, end) and text[start].islower():
+    if _SPELLED_NUMBER.search(text, start, end) and text[start].islower() and recipe not in _NAMING:
         return True
     if recipe == _SELF_NAMED and quoted_speech(text, start, end):
         return True
@@ -321,8 +360,9 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
         if reread and any(c.isdigit() for c in term.text):
             continue
         if (found := _alternative(term)) is not None:
-            for recipe in found[1]:
-                plan.setdefault(recipe, []).append(found[0])
+            for alternative, recipes in [found, *_variants(term, found[0])]:
+                for recipe in recipes:
+                    plan.setdefault(recipe, []).append(alternative)
     return {
         recipe: tuple(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text)))
         for recipe, alternatives in plan.items()
@@ -434,49 +474,6 @@ def blind_steps_found(texts: list[str], terms: list[BlindTerm]) -> StoredSpans:
 def blind_names_of(found: StoredSpans) -> dict[int, list[str]]:
     """For each step of stored spans, the terms it names (first seen first)."""
     return {int(step): list(dict.fromkeys(str(span[3]) for span in spans)) for step, spans in found.items()}
-
-
-@dataclass(frozen=True)
-class BlindSegment:
-    text: str
-    kind: str = ""  # the term's kind where the segment names one, else ""
-    term: str = ""
-
-
-def blind_segments(text: str, terms: Iterable[BlindTerm]) -> list[BlindSegment]:
-    """``text`` cut into plain and naming segments, for a page that highlights the names."""
-    return _segments(text, blind_spans(text, terms))
-
-
-def blind_segments_stored(text: str, spans: list[list[object]]) -> list[BlindSegment]:
-    """The same from spans stored when the text was checked (those that no longer fit it, left out)."""
-    kept = []
-    for start, end, kind, term in spans:
-        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
-            kept.append(Span(start, end, str(term), str(kind)))
-    return _segments(text, kept)
-
-
-def _segments(text: str, spans: list[Span]) -> list[BlindSegment]:
-    segments: list[BlindSegment] = []
-    at = 0
-    for span in spans:
-        if span.start < at:
-            continue
-        if span.start > at:
-            segments.append(BlindSegment(text[at : span.start]))
-        segments.append(BlindSegment(text[span.start : span.end], span.kind, span.term))
-        at = span.end
-    if at < len(text) or not segments:
-        segments.append(BlindSegment(text[at:]))
-    return segments
-
-
-def blind_redact(text: str, terms: Iterable[BlindTerm], placeholder: str) -> str:
-    """``text`` with every name of ``terms`` replaced by ``placeholder``."""
-    for span in reversed(blind_spans(text, terms)):
-        text = text[: span.start] + placeholder + text[span.end :]
-    return text
 
 
 # --- the catalogue's terms from apps above studies --------------------------------------

@@ -13,16 +13,14 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from studies.blind_segments import BlindSegment, blind_segments, blind_segments_stored
 from studies.blind_text import (
     CONDITION,
     MAKER,
     MODEL,
     RESEARCH_ID,
     STRATEGY,
-    BlindSegment,
     BlindTerm,
-    blind_segments,
-    blind_segments_stored,
     blind_term_sources,
 )
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Strategy, Study
@@ -353,6 +351,23 @@ _MAKERS = (
     "iFlytek", "科大讯飞", "SenseTime", "商汤",
 )  # fmt: skip
 _MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
+# Words after a family that are a variant, not a product line of its own ("grok-4-fast", "gemini-2.5-flash")
+_VARIANT_WORDS = _MODEL_WORDS | {"fast", "lite", "plus", "ultra", "vision", "reasoner", "thinking", "coder", "omni",
+                                 "online", "nano", "high", "medium", "long", "context", "flash", "experimental"}  # fmt: skip
+
+
+def _product_lines(name: str) -> list[str]:
+    """The product line a model is called by without its family, with its version
+    ("claude-opus-4-1-20250805": "Opus 4.1", "Opus 4"; "claude-3-5-sonnet": "Sonnet 3.5"):
+    a text says "As Opus 4.1, I" (hostile pass 13). Without a version the word is prose
+    ("a magnum opus", "a sonnet")."""
+    parts = [part for part in re.split(r"[-_:.\s]+", name.rsplit("/", 1)[-1].strip()) if part][1:]
+    words = [p for p in parts if p.isalpha() and len(p) >= 4 and p.lower() not in _VARIANT_WORDS]
+    numbers = [p for p in parts if p.isdigit() and len(p) <= 2]
+    if not words or not numbers:
+        return []
+    line = words[0].capitalize()
+    return [f"{line} {'.'.join(numbers[:2])}", f"{line} {numbers[0]}"]
 
 
 def _without_brackets(name: str) -> str:
@@ -362,8 +377,8 @@ def _without_brackets(name: str) -> str:
 
 def _model_names(endpoint: ModelEndpoint) -> list[str]:
     """An endpoint's names as a text might give them: its name, its model's name, that name
-    without the provider's path ("anthropic/claude-opus-4.1") and the family it starts with
-    ("claude", "qwen3", "gpt")."""
+    without the provider's path ("anthropic/claude-opus-4.1"), the family it starts with
+    ("claude", "qwen3", "gpt") and its product line ("Opus 4.1")."""
     names = [endpoint.name, endpoint.model_name, endpoint.model_name.rsplit("/", 1)[-1]]
     for name in list(names):
         family = re.split(r"[-_:.\s]", name.strip(), maxsplit=1)[0]
@@ -373,6 +388,7 @@ def _model_names(endpoint: ModelEndpoint) -> list[str]:
             if letters and letters[0].lower() not in _MODEL_WORDS:
                 names.append(letters[0])
                 names += _MODEL_ALIASES.get(letters[0].lower(), [])
+        names += _product_lines(name)
     return names
 
 

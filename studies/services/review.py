@@ -10,12 +10,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import is_admin
+from studies.blind_segments import blind_redact
 from studies.blind_text import (
     BLIND_TEXT,
     WORD,
     BlindTerm,
     blind_names_of,
-    blind_redact,
     blind_spans,
     blind_steps_found,
 )

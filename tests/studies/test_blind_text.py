@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from generation.models import PreferenceProfile
 from scoring.models import Assignment
+from studies.blind_segments import blind_redact
 from studies.blind_text import (
     CONDITION,
     MAKER,
@@ -20,7 +21,6 @@ from studies.blind_text import (
     ROLE,
     STRATEGY,
     BlindTerm,
-    blind_redact,
     blind_spans,
     blind_terms_found,
 )
