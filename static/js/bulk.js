@@ -45,4 +45,13 @@
     });
     showCount(form);
   });
+  // back to a page the browser kept (bfcache): its forms are ready again
+  window.addEventListener("pageshow", function (event) {
+    if (!event.persisted) return;
+    document.querySelectorAll("form[data-bulk]").forEach(function (form) {
+      form.removeAttribute("aria-busy");
+      form.querySelectorAll("button").forEach(function (button) { button.disabled = false; });
+      form.querySelectorAll("[data-busy]").forEach(function (busy) { busy.hidden = true; });
+    });
+  });
 })();

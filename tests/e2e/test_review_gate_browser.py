@@ -254,15 +254,20 @@ def test_an_admin_renews_expired_invitation_links_at_once(live_server, demo, bro
     assert Invitation.objects.get(user__username="cy").last_link_at == cy_link  # never expired: untouched
 
 
-def test_the_assignment_forms_tick_every_scenario_condition_and_rater(live_server, demo, browser):
-    """Issue 40: at a full study's size (100 scenarios, 200 raters) the automatic assignment form
-    needs a box that ticks every one; it works on the choices htmx swaps in with the study."""
-    base = live_server.url
+def _auto_assign_page(base: str, demo, browser):
+    """The automatic assignment page as the admin sees it with the demo study chosen."""
     page = browser.new_context().new_page()
     login(page, base, "admin")
     page.goto(f"{base}/manage/assignments/auto/")
     page.select_option("#id_study", str(demo.study.pk))
     page.wait_for_selector('[data-tick-all="conditions"]')
+    return page
+
+
+def test_the_assignment_forms_tick_every_scenario_condition_and_rater(live_server, demo, browser):
+    """Issue 40: at a full study's size (100 scenarios, 200 raters) the automatic assignment form
+    needs a box that ticks every one; it works on the choices htmx swaps in with the study."""
+    page = _auto_assign_page(live_server.url, demo, browser)
     for name in ("scenarios", "conditions", "raters"):
         boxes = page.locator(f'input[type=checkbox][name="{name}"]')
         page.check(f'[data-tick-all="{name}"]')
@@ -272,3 +277,47 @@ def test_the_assignment_forms_tick_every_scenario_condition_and_rater(live_serve
     assert not page.is_checked('[data-tick-all="conditions"]')
     checked = page.locator('input[name="conditions"]:checked').count()
     assert checked == Condition.objects.count() - 1
+
+
+def test_a_long_action_says_it_is_working_and_cannot_be_sent_twice(live_server, demo, browser):
+    """Issue 40: applying an assignment plan (seconds at a full study's size) shows a note while
+    the server works and disables the buttons, so a second press sends nothing. The page's first
+    submit is stopped here (after the page's own handler ran) so that the note can be read."""
+    from scoring.models import ScoringGroup
+
+    page = _auto_assign_page(live_server.url, demo, browser)
+    for name in ("scenarios", "conditions", "raters"):
+        page.check(f'[data-tick-all="{name}"]')
+    with page.expect_navigation():
+        page.click("text=Show the plan")
+    apply_form = "form[action$='/auto/apply/']"
+    page.evaluate(
+        """(selector) => {
+            window.submits = 0;
+            document.querySelector(selector).addEventListener("submit", (event) => {
+                window.submits += 1;
+                event.preventDefault();
+            });
+        }""",
+        apply_form,
+    )
+    before = ScoringGroup.objects.filter(study=demo.study, archived_at__isnull=True).count()
+    page.click("text=Apply this plan")
+    note = page.locator(f"{apply_form} [data-busy]")
+    assert note.is_visible()
+    assert (
+        note.text_content()
+        == "Working… every assignment is made and audited; this page reloads when it is done."
+    )
+    assert page.get_attribute(apply_form, "aria-busy") == "true"
+    page.wait_for_function(f'() => document.querySelector("{apply_form} button").disabled')
+    page.click("text=Apply this plan", force=True)  # a second press: the button is disabled
+    assert page.evaluate("window.submits") == 1
+    assert ScoringGroup.objects.filter(study=demo.study, archived_at__isnull=True).count() == before
+    with page.expect_navigation():
+        page.evaluate("(selector) => document.querySelector(selector).submit()", apply_form)
+    groups = ScoringGroup.objects.filter(study=demo.study, archived_at__isnull=True).count()
+    assert groups > before
+    assert (
+        page.text_content(".messages").strip() == f"Plan applied: {groups - before} scenario groups assigned."
+    )
