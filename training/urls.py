@@ -10,6 +10,7 @@ urlpatterns = [
     path("training/<str:blind_code>/", rater.training_sheet, name="sheet"),
     path("training/<str:blind_code>/save/", rater.training_save, name="save"),
     path("training/<str:blind_code>/submit/", rater.training_submit, name="submit"),
+    path("training/<str:blind_code>/time/", rater.training_time, name="time"),
     path("training/<str:blind_code>/feedback/", rater.training_feedback, name="feedback"),
     path("training/<str:blind_code>/again/", rater.training_again, name="again"),
     path("manage/training/", manage.training_manage, name="manage"),

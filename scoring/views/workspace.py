@@ -262,7 +262,11 @@ def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
 @rater_required
 def sheet_active_time(request: HttpRequest, blind_code: str) -> JsonResponse:
     """The page's active-time report (about once a minute, and when it is left)."""
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
+    return sheet_active_time_for(request, rater_assignment_get(user=request.user, blind_code=blind_code))
+
+
+def sheet_active_time_for(request: HttpRequest, assignment) -> JsonResponse:
+    """An active-time report for ``assignment``'s sheet (a live or a training one)."""
     try:
         form = ActiveTimeForm(data=json_body(request.body))
     except JsonBodyError as exc:

@@ -184,6 +184,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_HANDLER = "teamllm_web.auth.LoginFailuresHandler"  # each lock with its own limit
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no "AXES: BEGIN version..." line before every command's output
 AXES_LOCKOUT_CALLABLE = "teamllm_web.auth.lockout_response"  # templates/registration/locked_out.html
 AXES_CLIENT_IP_CALLABLE = "teamllm_web.auth.client_ip"
 # The reverse proxies whose X-Forwarded-For is believed: comma-separated addresses or networks

@@ -224,3 +224,39 @@ def test_the_feedback_names_the_scenario_in_the_raters_language(client, gold, se
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     html = client.get(reply["redirect"]).content.decode()
     assert "Ocean Soup" in html and "海洋浓汤" not in html
+
+
+def test_a_training_sheet_keeps_its_active_time(client, gold):
+    """Issue 42: the training page reported its active time to the live endpoint, which answered
+    404; its own endpoint now stores it, and refuses what is not the trainee's."""
+    from scoring.models import ScoreSheet
+
+    _trainee(client, "trainee", "H09")
+    code = _training_code(client, gold.study)
+    page = client.get(f"/training/{code}/")
+    script = page.context["script"]
+    assert script["time_url"] == f"/training/{code}/time/"
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    # as if opened two minutes ago (a report adds at most the time since the last)
+    opened = timezone.now() - timedelta(seconds=120)
+    ScoreSheet.objects.filter(pk=script["sheet"]).update(created_at=opened, active_reported_at=None)
+    report = {"sheet": script["sheet"], "seconds": 30}
+    reply = client.post(script["time_url"], data=json.dumps(report), content_type="application/json")
+    assert reply.status_code == 200 and reply.json() == {"ok": True}
+    assert ScoreSheet.objects.get(pk=script["sheet"]).active_seconds == 30
+    # the live endpoint still knows no training code, and another rater reaches nothing
+    assert (
+        client.post(
+            f"/scoring/{code}/time/", data=json.dumps(report), content_type="application/json"
+        ).status_code
+        == 404
+    )
+    _trainee(client, "other", "H10")
+    assert (
+        client.post(script["time_url"], data=json.dumps(report), content_type="application/json").status_code
+        == 404
+    )
+    assert ScoreSheet.objects.get(pk=script["sheet"]).active_seconds == 30

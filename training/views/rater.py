@@ -21,7 +21,7 @@ from core.accounts.roles import rater_required
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from scoring.services.sheets import sheet_open
 from scoring.views.sheet_context import sheet_page_context
-from scoring.views.workspace import sheet_save_for, sheet_submit_for
+from scoring.views.workspace import sheet_active_time_for, sheet_save_for, sheet_submit_for
 from studies.models import Study
 from training.selectors.training import rater_training_home, training_feedback_get
 from training.services.qualification import training_retry
@@ -115,6 +115,7 @@ def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str
     context["script"].update(
         save_url=reverse("training:save", args=[blind_code]),
         submit_url=reverse("training:submit", args=[blind_code]),
+        time_url=reverse("training:time", args=[blind_code]),
     )
     context["training"] = True
     return render(request, "scoring/sheet.html", context)
@@ -123,6 +124,11 @@ def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str
 @_training_view(require_POST, json=True)
 def training_save(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     return sheet_save_for(request, assignment)
+
+
+@_training_view(require_POST, json=True)
+def training_time(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+    return sheet_active_time_for(request, assignment)
 
 
 @_training_view(require_POST, json=True)
