@@ -105,7 +105,10 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
     n_scenarios, n_responses = study.scenarios.count(), responses.count()
     n_released = released.count()
     n_held = n_responses - n_released
-    n_pairs = study.scoring_groups.filter(archived_at__isnull=True).count()
+    groups = study.scoring_groups.filter(archived_at__isnull=True).values_list("rater_a_id", "rater_b_id")
+    n_groups = groups.count()
+    # a pair scores several groups (scenario x condition): each pair of raters counted once
+    n_pairs = len({frozenset(pair) for pair in groups.distinct()})
     return [
         _item(
             "no_scenario",
@@ -147,19 +150,24 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
         _item(
             "no_qualified_pair",
             n_pairs > 0,
-            ngettext("%(n)d qualified rater pair", "%(n)d qualified rater pairs", n_pairs) % {"n": n_pairs},
+            ngettext("%(n)d qualified rater pair", "%(n)d qualified rater pairs", n_pairs) % {"n": n_pairs}
+            + ngettext(" for %(n)d scenario group", " for %(n)d scenario groups", n_groups) % {"n": n_groups},
             _("No qualified rater pair"),
         ),
         _item(
             "unassigned_responses",
-            unassigned == 0,
+            n_released > 0 and unassigned == 0,
             _("Every released response has a rater pair"),
-            ngettext(
-                "%(n)d released response has no rater pair",
-                "%(n)d released responses have no rater pair",
-                unassigned,
+            (
+                ngettext(
+                    "%(n)d released response has no rater pair",
+                    "%(n)d released responses have no rater pair",
+                    unassigned,
+                )
+                % {"n": unassigned}
             )
-            % {"n": unassigned},
+            if unassigned
+            else _("No released response to give a pair yet"),
         ),
     ]
 

@@ -182,3 +182,12 @@ def test_admin_reassigns_the_calibrator(client, flagged):
     assert (
         Assignment.objects.get(response=response, role="calibration", archived_at__isnull=True).rater == other
     )
+
+
+def test_the_calibrators_queue_lists_their_calibration_sheets(client, flagged):
+    """Issue 42: /scoring/ said "Nothing assigned" while /calibration/ listed the sheets."""
+    response, _calibration, _users = flagged
+    _login(client, "calibrator")
+    queue = client.get("/scoring/").content.decode()
+    assert code_for("calibrator", response) in queue
+    assert "Nothing assigned to you yet" not in queue

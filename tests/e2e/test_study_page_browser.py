@@ -71,7 +71,7 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
         "no_response": "missing",
         "no_released_response": "missing",
         "no_qualified_pair": "missing",
-        "unassigned_responses": "done",
+        "unassigned_responses": "missing",
     }
 
     with page.expect_navigation():

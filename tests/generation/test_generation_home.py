@@ -79,3 +79,11 @@ def test_admin_launches_a_batch(admin_client, llm_stub, django_capture_on_commit
 def test_endpoints_without_a_base_url_cannot_be_chosen(admin_client):
     page = admin_client.get(reverse("generation:home"))
     assert b"kimi-k2" not in page.content  # a paper model with no base URL configured yet
+
+
+def test_the_page_links_to_the_products_own_endpoint_and_condition_pages(admin_client):
+    """Issue 42: "Configure model endpoints" led to the Django admin (read only)."""
+    page = admin_client.get(reverse("generation:home")).content.decode()
+    assert f'href="{reverse("generation:endpoints")}"' in page
+    assert f'href="{reverse("generation:conditions")}"' in page
+    assert "/admin/" not in page

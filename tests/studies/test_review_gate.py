@@ -332,7 +332,9 @@ def test_the_checklist_says_no_released_response(demo):
     assert checks["no_response"].done
     assert not checks["no_released_response"].done
     assert checks["no_released_response"].message == "No released response: 1 held for review"
-    assert checks["unassigned_responses"].done  # a held response is not "without a pair"
+    # a held response is not "without a pair"; with nothing released, nothing has a pair yet
+    assert not checks["unassigned_responses"].done
+    assert checks["unassigned_responses"].message == "No released response to give a pair yet"
     response_release(response_id=response.pk, actor=_admin(demo))
     checks = {c.code: c for c in study_checklist(study=study)}
     assert checks["no_released_response"].done and not checks["unassigned_responses"].done

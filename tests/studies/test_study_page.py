@@ -145,9 +145,10 @@ def test_an_empty_study_says_what_is_missing_before_scoring(admin_client):
         "no_response": False,
         "no_released_response": False,
         "no_qualified_pair": False,
-        "unassigned_responses": True,
+        "unassigned_responses": False,
     }
     assert "No scenario" in page and "No response" in page and "No qualified rater pair" in page
+    assert "No released response to give a pair yet" in page  # not "every response has a pair"
 
 
 def test_the_demo_study_lists_fs10_and_is_ready(admin_client, demo):
@@ -155,6 +156,13 @@ def test_the_demo_study_lists_fs10_and_is_ready(admin_client, demo):
     assert "<code>FS10</code>" in page
     assert all(_checks(page).values()), _checks(page)
     assert "rater1 (H01) + rater2 (H02)" in page
+    # one pair of raters, however many scenario groups it scores (issue 42: it counted groups)
+    groups = demo.study.scoring_groups.filter(archived_at__isnull=True)
+    assert {frozenset((g.rater_a_id, g.rater_b_id)) for g in groups} == {
+        frozenset((groups[0].rater_a_id, groups[0].rater_b_id))
+    }
+    n = groups.count()
+    assert f"1 qualified rater pair for {n} scenario group{'s' if n > 1 else ''}" in page
 
 
 def test_a_response_without_a_pair_is_on_the_checklist(admin_client, demo):
