@@ -64,6 +64,9 @@ class OverallRow:
     scores: list[float | None]
     average: float | None
     mark: str = ""
+    # the higher average of the two conditions compared, for this model: the paper bolds it,
+    # and a significance mark stands beside it (the direction of the difference)
+    higher: bool = False
     # beyond the study: the mean fair score (normalized, rater effects removed) of the row's responses
     fair: float | None = None
 
@@ -165,8 +168,10 @@ def overall_table(
     marks: str = MARKS_PAPER,
 ) -> OverallTable:
     """Mean final score per model x condition x scenario; a test per model of ``pair``
-    (first condition vs second) over the scenarios where both have a score. The
-    first condition's average carries the mark, as in the paper."""
+    (first condition vs second) over the scenarios where both have a score. The mark goes
+    on the higher average of the two (the paper marks TeamLLM's, which is the higher wherever
+    its test is significant): a significant decline is marked on the baseline's, not shown
+    as an improvement."""
     cells: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     names: dict[str, str] = {}
     for r in records:
@@ -190,6 +195,7 @@ def overall_table(
         b = [means[(pair[1], sc)] for sc in a_sc]
         test = pair_test(model=names[number], model_number=number, a=a, b=b, marks=marks)
         table.tests.append(test)
+        higher = _higher(pair, test)
         for cond in shown:
             scores = [means.get((cond, sc)) for sc in scenarios]
             if all(s is None for s in scores):
@@ -201,10 +207,18 @@ def overall_table(
                     condition=cond,
                     scores=scores,
                     average=mean_defined(scores),
-                    mark=test.mark if cond == pair[0] else "",
+                    mark=test.mark if cond == higher else "",
+                    higher=cond == higher,
                 )
             )
     return table
+
+
+def _higher(pair: tuple[str, str], test: PairTest) -> str | None:
+    """The condition of ``pair`` with the higher mean over the paired scenarios (None on a tie)."""
+    if test.mean_a is None or test.mean_b is None or test.mean_a == test.mean_b:
+        return None
+    return pair[0] if test.mean_a > test.mean_b else pair[1]
 
 
 def default_pair(letters: Iterable[str]) -> tuple[str, str] | None:

@@ -3,6 +3,7 @@
 import pytest
 from django.core.management import call_command
 
+from research.records import ScoreRecord
 from research.results import fmt, overall_table, wilcoxon_test
 from research.selectors.research import results_get
 from tests.paper_table4 import PAPER_AVERAGES, load_table4
@@ -35,7 +36,32 @@ def test_overall_table_reproduces_table_4_averages_and_marks(table4):
 def test_any_pair_of_conditions_can_be_tested(table4):
     table = results_get(study=table4, pair=("B", "A"), with_diversity=False).overall
     rows = {(r.model_number, r.condition): r for r in table.rows}
-    assert rows[("01", "B")].mark == "**" and rows[("01", "A")].mark == ""  # two-sided: same p
+    # two-sided: the same p; the mark stays on the higher average (A's), whichever comes first
+    assert rows[("01", "A")].mark == "**" and rows[("01", "B")].mark == ""
+    assert rows[("01", "A")].higher and not rows[("01", "B")].higher
+
+
+def test_a_significant_decline_is_marked_on_the_baseline():
+    """Issue 42: a held-out study where A scored lower (83.5 vs 110.2, p < 0.01) showed "83.5**",
+    read as a significant improvement."""
+    records = [
+        ScoreRecord(
+            response_id=i * 2 + (cond == "B"),
+            research_id=f"{cond}01_FS{i}",
+            scenario=f"FS{i}",
+            model_number="01",
+            model="m",
+            condition=cond,
+            overall=score,
+        )
+        for i in range(1, 11)
+        for cond, score in (("A", 80 + i * 0.7), ("B", 105 + i * 1.1))
+    ]
+    table = overall_table(records, pair=("A", "B"))
+    rows = {r.condition: r for r in table.rows}
+    assert table.tests[0].p_value < 0.01
+    assert rows["A"].mark == "" and not rows["A"].higher
+    assert rows["B"].mark == "**" and rows["B"].higher
 
 
 def test_wilcoxon_edge_cases():

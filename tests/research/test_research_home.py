@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from core.accounts.roles import RESEARCHER
 from research.figures import FIGURES
 from tests.factories import UserFactory, rater
-from tests.paper_table4 import load_table4
+from tests.paper_table4 import PAPER_AVERAGES, load_table4
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,10 @@ def test_filters_by_model_and_condition_pair(researcher_client, table4):
     page = researcher_client.get("/research/", {"study": table4.pk, "models": ["01"], "a": "B", "b": "A"})
     html = page.content.decode()
     assert "<td>qwen3-instruct</td>" in html and "<td>gpt-5</td>" not in html
-    assert "116.2**" in html  # the first condition of the pair carries the mark
+    team, mark, baseline = PAPER_AVERAGES["01"]
+    # the mark and the bold go to the higher average (A's), whichever condition comes first
+    assert f"<strong>{team}{mark}</strong>" in html and mark == "**"
+    assert f"<td class=\"num\">{baseline}</td>" in html
 
 
 def test_every_figure_downloads_as_svg_and_png(researcher_client, table4):
