@@ -37,7 +37,7 @@ def test_filters_by_model_and_condition_pair(researcher_client, table4):
     team, mark, baseline = PAPER_AVERAGES["01"]
     # the mark and the bold go to the higher average (A's), whichever condition comes first
     assert f"<strong>{team}{mark}</strong>" in html and mark == "**"
-    assert f"<td class=\"num\">{baseline}</td>" in html
+    assert f'<td class="num">{baseline}</td>' in html
 
 
 def test_every_figure_downloads_as_svg_and_png(researcher_client, table4):
