@@ -25,8 +25,8 @@ from onboarding.csv_files import Invitee, InviteFileError, line_problem
 from onboarding.models import Invitation
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
-from studies.models import Study
-from studies.services.audit import audit_changes, audit_record
+from studies.models import AuditEvent, Study
+from studies.services.audit import audit_changes, audit_record, audit_target
 from studies.services.roles import role_groups_ensure
 
 ROLE_GROUPS = {"rater": RATER, "calibrator": RATER, "researcher": RESEARCHER, "admin": ADMIN}
@@ -298,6 +298,25 @@ class AccountError(Exception):
     pass
 
 
+UNBLINDED_ROLE_NAMES = {"admin", "researcher"}
+
+
+def _crosses_the_blind(user, before: set[str], wanted: set[str]) -> bool:
+    """Whether ``wanted`` would put the account on the other side of the blind from where it
+    has ever been: a rater (a rater profile stays when the role goes) never becomes someone
+    who sees unblinded data, nor the reverse, even by way of an account with no role
+    (hostile pass 14: a live rater made researcher read the study's data, then scored on)."""
+    if wanted & UNBLINDED_ROLE_NAMES:
+        return bool(before - UNBLINDED_ROLE_NAMES) or getattr(user, "rater_profile", None) is not None
+    if "rater" not in wanted:
+        return False
+    if before & UNBLINDED_ROLE_NAMES or user.is_staff or user.is_superuser:
+        return True
+    past = AuditEvent.objects.filter(action="account.roles", target=audit_target(user))
+    held = {role for event in past.only("changes") for side in event.changes.get("roles") or [] for role in side or []}
+    return bool(UNBLINDED_ROLE_NAMES & held)
+
+
 def _role_names(user) -> set[str]:
     """The account's product roles as the invitation CSV names them."""
     groups = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
@@ -342,6 +361,14 @@ def account_roles_set(*, actor, user_id: int, roles: Iterable[str], reason: str 
     problem = account_roles_problem(roles=wanted)
     if problem:
         raise AccountError(_("%(u)s: %(problem)s.") % {"u": user.username, "problem": problem})
+    if _crosses_the_blind(user, before, wanted):
+        raise AccountError(
+            _(
+                "%(u)s has been on the other side of the blind (a rater never sees unblinded data, and "
+                "someone who has seen it never scores): give the new role to a second account."
+            )
+            % {"u": user.username}
+        )
     with transaction.atomic():
         groups = role_groups_ensure()
         keep = list(user.groups.exclude(name__in=ALL_ROLES))

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER
 from onboarding.models import Invitation
+from onboarding.services import account_roles_set
 from scoring.models import RaterProfile
 from studies.models import AuditEvent
 from tests.factories import UserFactory, rater
@@ -66,9 +67,11 @@ def test_deactivate_and_reactivate_are_audited(client, boss):
 
 
 def test_roles_change_with_staff_following_admin_and_never_with_a_password(client, boss):
-    target = UserFactory(username="res", role=RESEARCHER, password="Own-password-2030")
+    target = rater("r2", "H02")
+    target.set_password("Own-password-2030")
+    target.save()
     url = reverse("onboarding:account", args=[target.pk])
-    assert 'value="researcher" id="id_roles_2" checked' in client.get(url).content.decode()
+    assert 'value="rater" id="id_roles_0" checked' in client.get(url).content.decode()
     reply = client.post(url, {"roles": ["calibrator"]})
     assert reply.status_code == 302
     assert _groups(target) == {RATER}
@@ -77,7 +80,26 @@ def test_roles_change_with_staff_following_admin_and_never_with_a_password(clien
     target.refresh_from_db()
     assert not target.is_staff and not target.is_superuser and target.check_password("Own-password-2030")
     event = AuditEvent.objects.get(action="account.roles")
-    assert event.changes == {"roles": [["researcher"], ["calibrator"]]} and event.actor == boss
+    assert event.changes == {"roles": [["rater"], ["calibrator"]]} and event.actor == boss
+
+
+def test_an_account_never_crosses_the_blind_not_even_by_way_of_no_role(client, boss):
+    """Hostile pass 14: a live rater made researcher read the study's unblinded pages in the same
+    session and, made rater again, scored on. Refused both ways, and through an empty role set."""
+    scorer = rater("r3", "H03")
+    reader = UserFactory(username="res", role=RESEARCHER)
+    for user, roles in ((scorer, ["researcher"]), (reader, ["rater"]), (reader, ["calibrator"])):
+        reply = client.post(reverse("onboarding:account", args=[user.pk]), {"roles": roles})
+        assert reply.status_code == 400 and "other side of the blind" in reply.content.decode()
+    assert _groups(scorer) == {RATER} and _groups(reader) == {RESEARCHER}
+    # first no role at all (the service allows it; the page asks for one), then the other side:
+    # refused, the past is remembered
+    for user, roles in ((scorer, ["researcher"]), (reader, ["rater"])):
+        account_roles_set(actor=boss, user_id=user.pk, roles=[])
+        assert _groups(user) == set()
+        reply = client.post(reverse("onboarding:account", args=[user.pk]), {"roles": roles})
+        assert reply.status_code == 400 and "second account" in reply.content.decode()
+        assert _groups(user) == set()
 
 
 @pytest.mark.parametrize("roles", [["rater", "researcher"], ["calibrator", "researcher"]])
@@ -108,8 +130,9 @@ def test_only_a_superuser_grants_admin_or_acts_on_an_admin(client, boss):
     client.force_login(root)
     client.post(reverse("onboarding:account", args=[other_admin.pk]), {"roles": ["researcher"]})
     assert _groups(other_admin) == {RESEARCHER} and not User.objects.get(pk=other_admin.pk).is_staff
+    # not even a superuser makes a rater an admin: the blind comes first
     client.post(reverse("onboarding:account", args=[target.pk]), {"roles": ["admin"]})
-    assert _groups(target) == {ADMIN} and User.objects.get(pk=target.pk).is_staff
+    assert _groups(target) == {RATER} and not User.objects.get(pk=target.pk).is_staff
 
 
 def test_a_new_link_revokes_the_previous_and_lets_the_owner_choose_a_password(client, boss):
