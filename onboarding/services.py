@@ -313,7 +313,12 @@ def _crosses_the_blind(user, before: set[str], wanted: set[str]) -> bool:
     if before & UNBLINDED_ROLE_NAMES or user.is_staff or user.is_superuser:
         return True
     past = AuditEvent.objects.filter(action="account.roles", target=audit_target(user))
-    held = {role for event in past.only("changes") for side in event.changes.get("roles") or [] for role in side or []}
+    held = {
+        role
+        for event in past.only("changes")
+        for side in event.changes.get("roles") or []
+        for role in side or []
+    }
     return bool(UNBLINDED_ROLE_NAMES & held)
 
 
