@@ -211,10 +211,12 @@ _SELF = (
     r"(?:\bI\s+(?:am|was|have\s+been)\b|\bI['’]m\b|\bthis\s+(?:model|assistant|AI)\b"
     r"|\ban?\s+(?:large\s+)?(?:AI\s+)?(?:assistant|language\s+model|chatbot|AI\s+model)\b)"
 )
+# what a model is, after its maker's name ("a Google model", "Google's language model")
+_MODEL_WORD = r"(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model|LLM)\b"
 # "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
 _ZH_SELF = r"(?:我是|我乃|本模型|本助手|该模型)"
 # what a model calls itself in Chinese: "AI助手", "大语言模型"
-_ZH_MODEL = r"(?:(?:AI|人工智能)\s*)?(?:助手|模型|大模型|语言模型|大语言模型|聊天机器人)"
+_ZH_MODEL = r"(?:(?:(?:AI|人工智能)\s*)?(?:助手|模型|大模型|语言模型|大语言模型|聊天机器人)|AI|人工智能)"
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
 _ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
 
@@ -241,6 +243,14 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"\bas\s+(?:an?\s+)?{name}['’]s\s+(?:AI\s+)?(?:assistant|chatbot|(?:large\s+)?language\s+model|model|AI)\b"
         rf"(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|let['’]?s?)\b)",
         rf"(?:\bas|\bI\s+am|\bI['’]m)\s+an?\s+{name}[\s\-‐]*(?:trained|developed|built|made|created|designed|powered)\b",
+        # the maker as the model's attribute (hostile pass 14): "As a Google model, I", "I'm a Google
+        # AI", "Being Google's language model", "I'm the Meta assistant", "This Google assistant
+        # recommends", "My creator, Google," ("the Google Maps data" and "a Google model predicts" are prose)
+        rf"(?:\bI\s+am|\bI['’]m)\s+(?:an?\s+|the\s+)?{name}(?:['’]s)?\s+(?:own\s+)?{_MODEL_WORD}",
+        rf"(?:\bas|\bbeing)\s+(?:an?\s+|the\s+)?{name}(?:['’]s)?\s+(?:own\s+)?{_MODEL_WORD}"
+        rf"(?=\s*[,，]?\s*(?:I|I['’]\w+|we|my|let['’]?s?)\b)",
+        rf"\bthis\s+{name}\s+(?:AI|assistant|chatbot|model)\s+(?:recommends|suggests|proposes|thinks|believes|would)\b",
+        rf"\bmy\s+(?:creator|developer|maker|trainer)\s*[,，:：]\s*(?:the\s+)?{name}{_AFTER}",
         rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}(?=\s*(?:[.,;!?]|$|and\b|as\b))",
         rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
         rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
