@@ -87,6 +87,10 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--name", default="")
     args = parser.parse_args()
+    from django.conf import settings
+
+    if not settings.DEMO_MODE:  # its accounts' password is in this file: never on a deployment
+        sys.exit("full_study.py makes accounts with a published password: run it with DEMO_MODE on only.")
     started = time.perf_counter()
     study = full_study_create(scale=args.scale, name=args.name or f"Full study x{args.scale}")
     took = time.perf_counter() - started
