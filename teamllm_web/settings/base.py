@@ -14,6 +14,8 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from .logs import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -135,8 +137,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    # behind PgBouncer in transaction pooling a cursor cannot outlive its transaction
-    # (docs/operators.md, "More than one host")
+    # PgBouncer's transaction pooling: no cursor outlives its transaction (docs/operators.md)
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
         "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
     )
@@ -211,8 +212,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-# collectstatic's target; the Docker image collects into the image (/app/staticfiles),
-# not into the data volume, so that an upgraded image serves its own static files.
+# collectstatic's target; the image collects into /app/staticfiles so an upgrade serves its own
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 # Generated files (exports) go to the default storage: MEDIA_ROOT on local disk, or any
 # Django storage backend (e.g. django-storages' S3Storage) so that every web host serves them.
@@ -442,33 +442,7 @@ METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # cache); past it a save answers 429 with Retry-After and the page retries later.
 SHEET_SAVES_PER_SECOND = env.int("SHEET_SAVES_PER_SECOND", default=5)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {
-        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
-        # "Bad Request: /accounts/invite/<uid>/<token>/" without the token
-        "invitation_tokens": {"()": "onboarding.logs.InvitationTokenFilter"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["invitation_tokens"]},
-        "mail_admins": {
-            "level": "ERROR",
-            "filters": ["require_debug_false", "invitation_tokens"],
-            "class": "django.utils.log.AdminEmailHandler",
-        },
-    },
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        # 500s reach ADMINS through Django's own "django" logger; tasks that failed in a
-        # worker through this one
-        "celery.app.trace": {"handlers": ["mail_admins"], "level": "ERROR"},
-        "django.db.backends": {"level": "WARNING"},
-        # the filesystem transport has no host; kombu warns about it on every connection
-        "kombu.connection": {"level": "ERROR"},
-    },
-}
+LOGGING = logging_config(level=env("LOG_LEVEL", default="INFO"))
 
 # --- Generation ----------------------------------------------------------------
 # Backoff between provider attempts (429, 5xx, timeouts): base * 2^n with jitter, capped.

@@ -33,9 +33,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # The live sheet's endpoints and the training sheet's (training/views/rater.py) read their
 # bodies through these two functions, which the fuzzing above drives.
 # sheet_save reads the body itself (its one-statement path for an opened sheet) and
-# falls back to sheet_save_for: the save URL fuzzed below reaches both.
+# falls back to sheet_save_for: the save URL fuzzed below reaches both; sheet_active_time
+# (live) and the training page's time view read through sheet_active_time_for.
 JSON_VIEWS = {
-    "scoring/views/workspace.py": {"sheet_save", "sheet_save_for", "sheet_submit_for", "sheet_active_time"}
+    "scoring/views/workspace.py": {
+        "sheet_save",
+        "sheet_save_for",
+        "sheet_submit_for",
+        "sheet_active_time_for",
+    }
 }
 
 # A quick run by default; FUZZ_EXAMPLES=2000 for a long one.
