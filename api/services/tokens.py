@@ -133,7 +133,9 @@ def api_refusal_record(*, user, reason: str, path: str, ident: str = "") -> None
     rate limit), at most once per ``REFUSAL_AUDIT_SECONDS`` for the same caller (``user``,
     else ``ident``: a token prefix or an address) and reason."""
     caller = f"user:{person_key(user)}" if user is not None else f"anon:{ident[:64]}"
-    if not cache.add(f"api-refused:{caller}:{reason}", 1, timeout=REFUSAL_AUDIT_SECONDS):
+    # hashed: a reason and a caller's token prefix hold spaces and quotes, no cache key may
+    key = hashlib.sha256(f"{caller}\n{reason}".encode()).hexdigest()
+    if not cache.add(f"api-refused:{key}", 1, timeout=REFUSAL_AUDIT_SECONDS):
         return
     audit_record(
         actor=user,
