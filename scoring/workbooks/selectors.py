@@ -38,8 +38,9 @@ class WorkbookUnit:
 
     @property
     def key(self) -> str:
-        """An opaque URL key for the rater's pages (the group id would hint at creation order)."""
-        return _group_rank(self.group_id)[:20]
+        """An opaque URL key for the rater's pages: the group id would hint at creation order,
+        and a key of the group alone would be the same for both raters of a pair."""
+        return salted_hmac("teamllm-web.workbook-key", f"{self.rater_id}:{self.group_id}").hexdigest()[:20]
 
 
 def _group_rank(group_id: int) -> str:

@@ -120,3 +120,25 @@ def test_one_upload_lists_every_problem_including_empty_required_cells(client, g
     assert inputs["items.1.1.elaboration"].coord in html and "from 0 to 2" in html
     assert inputs["dims.s6.impact"].coord in html and "needs a value" in html
     assert not ScoreSheet.objects.filter(status="submitted").exists()
+
+
+def _download_href(client) -> str:
+    html = client.get("/scoring/workbooks/").content.decode()
+    return next(
+        part.split('"')[0]
+        for part in html.split('href="')
+        if part.startswith("/scoring/workbooks/") and "download" in part
+    )
+
+
+def test_the_two_raters_of_a_pair_get_different_download_keys(client, group):
+    """A key of the group alone would be the same on both raters' pages: comparing URLs
+    would tell two raters they score the same responses."""
+    _login(client, "rater1")
+    first = _download_href(client)
+    client.logout()
+    _login(client, "rater2")
+    second = _download_href(client)
+    assert first != second
+    assert client.get(second).status_code == 200
+    assert client.get(first).status_code == 404
