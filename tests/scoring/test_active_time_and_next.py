@@ -26,6 +26,16 @@ def _last_report_ago(sheet_id: int, seconds: int) -> None:
     ScoreSheet.objects.filter(pk=sheet_id).update(created_at=then, active_reported_at=None)
 
 
+def _beside(first: Response, *, model_number: str) -> Response:
+    """Another model's response to the scenario and condition of ``first``."""
+    return make_response(
+        study=first.study,
+        scenario=first.scenario,
+        model=ModelEndpoint.objects.get(model_number=model_number),
+        condition=first.condition,
+    )
+
+
 def test_the_page_reports_active_time_to_its_own_draft_only(client, demo):
     code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     client.login(username="rater1", password="demo-pass-2026")
@@ -74,18 +84,8 @@ def test_active_time_reports_add_at_most_the_wall_clock_time_since_the_last_repo
 def test_queue_estimate_from_own_pace_and_next_response_after_submit(client, demo, django_user_model):
     rater1 = django_user_model.objects.get(username="rater1")
     first = Response.objects.get(research_id="A05_FS10")
-    second = make_response(
-        study=first.study,
-        scenario=first.scenario,
-        model=ModelEndpoint.objects.get(model_number="01"),
-        condition=first.condition,
-    )
-    third = make_response(
-        study=first.study,
-        scenario=first.scenario,
-        model=ModelEndpoint.objects.get(model_number="02"),
-        condition=first.condition,
-    )
+    second = _beside(first, model_number="01")
+    third = _beside(first, model_number="02")
     for response in (second, third):
         Assignment.objects.get_or_create(rater=rater1, response=response)
     client.login(username="rater1", password="demo-pass-2026")
@@ -118,3 +118,28 @@ def test_nothing_left_says_so(client, demo, django_user_model):
     client.login(username="rater1", password="demo-pass-2026")
     page = client.get(f"/scoring/{code_for('rater1', response)}/").content.decode()
     assert "Nothing left in your queue" in page and 'id="next-response"' not in page
+
+
+def test_open_drafts_share_one_clock(client, demo):
+    """Hostile pass 14: reports on every open draft each added up to the time since that
+    sheet's own last report; a rater's reports together now add at most the time passed."""
+    first = Response.objects.get(research_id="A05_FS10")
+    second = _beside(first, model_number="01")
+    Assignment.objects.get_or_create(
+        rater=first.assignments.get(rater__username="rater1").rater, response=second
+    )
+    rater1_codes = [code_for("rater1", r) for r in (first, second)]
+    client.login(username="rater1", password="demo-pass-2026")
+    ids = [own_sheet_id(client, code) for code in rater1_codes]
+    for sheet_id in ids:
+        _last_report_ago(sheet_id, 300)
+    ScoreSheet.objects.filter(assignment__rater__username="rater1").exclude(pk__in=ids).update(
+        active_reported_at=None
+    )
+    started = timezone.now()
+    for code, sheet_id in zip(rater1_codes, ids, strict=True):
+        assert _post(client, f"/scoring/{code}/time/", {"sheet": sheet_id, "seconds": 300}).status_code == 200
+    elapsed = (timezone.now() - started).total_seconds()
+    added = sum(ScoreSheet.objects.get(pk=i).active_seconds for i in ids)
+    # the first report claims the five minutes; the second only the moment since the first
+    assert 300 <= added <= 300 + elapsed + 1
