@@ -5,13 +5,23 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django import forms
+from django.contrib.auth.forms import PasswordChangeForm
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import ALL_ROLES, ROLE_LABELS
 from onboarding.models import Invitation
 from onboarding.selectors import EXPIRED, study_invitations
+from onboarding.services import account_password_change
 from studies.models import Study
 from studies.params import IdMultipleChoiceField
+
+
+class AuditedPasswordChangeForm(PasswordChangeForm):
+    """Django's password change form, saved through the service that audits it."""
+
+    def save(self, commit: bool = True) -> Any:
+        account_password_change(user=self.user, password=self.cleaned_data["new_password1"])
+        return self.user
 
 
 class InviteForm(forms.Form):

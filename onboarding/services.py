@@ -288,7 +288,21 @@ def invitation_accept(*, user, password: str) -> None:
     with transaction.atomic():
         user.set_password(password)
         user.save(update_fields=["password"])
-        Invitation.objects.filter(user=user, accepted_at__isnull=True).update(accepted_at=timezone.now())
+        for invitation in Invitation.objects.filter(user=user, accepted_at__isnull=True).select_related(
+            "study"
+        ):
+            invitation.accepted_at = timezone.now()
+            invitation.save(update_fields=["accepted_at"])
+            audit_record(actor=user, action="invitation.accept", target=invitation, study=invitation.study)
+
+
+def account_password_change(*, user, password: str) -> None:
+    """The account's owner changes their own password (the form checked the old one and the
+    validators); audited, the password itself never."""
+    with transaction.atomic():
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        audit_record(actor=user, action="account.password_change", target=user)
 
 
 # --- Accounts: what an admin may do to another account --------------------------------

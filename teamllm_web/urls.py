@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from api.urls import api_urls
+from onboarding.forms import AuditedPasswordChangeForm
 
 from . import views
 from .auth import LoginForm
@@ -23,7 +24,11 @@ urlpatterns = [
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/csrf/", views.csrf_token, name="csrf_token"),
-    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password/",
+        auth_views.PasswordChangeView.as_view(form_class=AuditedPasswordChangeForm),
+        name="password_change",
+    ),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/", admin.site.urls),
     path("", include("studies.urls")),

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from scoring.models import Assignment, FlagResolution, ResponseFlag
 from scoring.services.assignments import assignment_archive
 from studies.models import Response
+from studies.services.audit import audit_record
 from studies.services.review import responses_mark_withdrawn
 
 MAX_NOTE = 2000
@@ -29,9 +30,18 @@ def response_flag_create(*, assignment: Assignment, note: str) -> ResponseFlag:
         raise FlagError(_("Say what is wrong with the response."))
     if len(note) > MAX_NOTE:
         raise FlagError(_("The note is longer than %(n)s characters.") % {"n": MAX_NOTE})
-    return ResponseFlag.objects.create(
-        response_id=assignment.response_id, rater_id=assignment.rater_id, note=note
-    )
+    with transaction.atomic():
+        flag = ResponseFlag.objects.create(
+            response_id=assignment.response_id, rater_id=assignment.rater_id, note=note
+        )
+        audit_record(
+            actor=assignment.rater,
+            action="response.flag",
+            target=flag,
+            study=assignment.response.study,
+            changes={"note": note},
+        )
+    return flag
 
 
 def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = "") -> ResponseFlag:
@@ -50,6 +60,13 @@ def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = ""
                 FlagResolution.DISMISSED, actor, now, note,
             )  # fmt: skip
             flag.save(update_fields=["resolution", "resolved_by", "resolved_at", "resolution_note"])
+            audit_record(
+                actor=actor,
+                action="response.flag_dismiss",
+                target=flag,
+                study=Response.objects.get(pk=flag.response_id).study,
+                reason=note,
+            )
             return flag
         response = Response.objects.select_for_update().select_related("study").get(pk=flag.response_id)
         responses_mark_withdrawn(responses=[response], actor=actor, reason=note, flag_id=flag.pk)

@@ -184,6 +184,8 @@ def test_the_invitation_page_accepts_a_good_password(client, invited):
     client.get(link)
     reply = client.post(_set_password_url(link), {"new_password1": GOOD, "new_password2": GOOD})
     assert reply.status_code == 302 and User.objects.get(pk=user.pk).check_password(GOOD)
+    [event] = AuditEvent.objects.filter(action="invitation.accept")
+    assert event.actor == user and event.study.name == "Lab" and GOOD not in str(event.changes)
 
 
 def test_the_messages_say_why(client, invited):
@@ -217,6 +219,8 @@ def test_the_password_change_page_refuses_weak_passwords(client, password):
         {"old_password": "Old-password-2020", "new_password1": GOOD, "new_password2": GOOD},
     )
     assert good.status_code == 302 and User.objects.get(pk=user.pk).check_password(GOOD)
+    [event] = AuditEvent.objects.filter(action="account.password_change")
+    assert event.actor == user and GOOD not in str(event.changes) + event.target
 
 
 def test_changepassword_refuses_weak_passwords(monkeypatch):

@@ -27,6 +27,9 @@ def test_rater_flags_admin_dismisses_or_withdraws(client, demo):
     assert "the response is reported" in page and NOTE in page and "You reported it on" in page
     flag = ResponseFlag.objects.get()
     assert flag.rater.username == "rater1" and flag.response == response and flag.resolution == ""
+    [flagged] = AuditEvent.objects.filter(action="response.flag")
+    assert flagged.actor.username == "rater1" and flagged.changes == {"note": NOTE}
+    assert flagged.study == response.study
     assert client.get("/manage/flags/").status_code == 403
     client.logout()
 
@@ -42,6 +45,8 @@ def test_rater_flags_admin_dismisses_or_withdraws(client, demo):
     client.post("/manage/flags/", {"flag": flag.pk, "action": "dismiss", "note": ""})
     flag.refresh_from_db()
     assert flag.resolution == "dismissed" and flag.resolved_by.username == "admin"
+    [dismissed] = AuditEvent.objects.filter(action="response.flag_dismiss")
+    assert dismissed.actor.username == "admin" and dismissed.target == flagged.target
     again = ResponseFlag.objects.create(response=response, rater=flag.rater, note="still broken")
     page = client.post("/manage/flags/", {"flag": again.pk, "action": "withdraw", "note": ""}, follow=True)
     assert "Give a reason" in page.content.decode()

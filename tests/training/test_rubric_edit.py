@@ -5,7 +5,7 @@ from django.core.management import call_command
 
 from scoring.models import Assignment, ScoreSheet
 from scoring.services.sheets import sheet_open
-from studies.models import Study
+from studies.models import AuditEvent, Study
 from studies.rubric import load_rubric
 from tests.factories import code_for, make_response, rater
 from training.models import RubricRevision
@@ -92,5 +92,9 @@ def test_the_admin_page_edits_one_step(demo, admin_client, client):
     reply = admin_client.post("/manage/training/rubric/", data, follow=True)  # the same again
     assert "Nothing was changed." in reply.content.decode()
     assert RubricRevision.objects.count() == 1
+    [event] = AuditEvent.objects.filter(action="rubric.revise")  # the refused second edit: none
+    assert event.actor.username == "admin" and event.study == study
+    assert event.changes["rubric_version"] == ["cgpst-v1", f"cgpst-v1.s{study.pk}.r1"]
+    assert [event.changes["texts"][0][0], event.changes["texts"][0][2]] == [FOCUS_3 + "en", NEW_EN]
     client.force_login(rater("viewer", "H13"))
     assert client.get("/manage/training/rubric/").status_code == 403

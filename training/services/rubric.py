@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from studies.models import Study
 from studies.rubric import RubricError, parse_rubric
 from studies.rubric.loader import rubric_data
+from studies.services.audit import audit_record
 from training.models import RubricRevision
 from training.services.training_set import TrainingError
 
@@ -90,6 +91,13 @@ def rubric_revise(*, study: Study, changes: dict[str, str], actor) -> RubricRevi
             version=data["version"], study=study, based_on=base, data=data, changes=applied, created_by=actor
         )
         Study.objects.filter(pk=study.pk).update(rubric_version=revision.version)
+        audit_record(
+            actor=actor,
+            action="rubric.revise",
+            target=revision.version,
+            study=study,
+            changes={"rubric_version": [base, revision.version], "texts": applied},
+        )
     study.rubric_version = revision.version
     return revision
 
