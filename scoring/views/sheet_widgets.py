@@ -125,7 +125,7 @@ def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], l
             "key": c.key,
             "label": c.text(lang),
             "description": text(c.description, lang),
-            "keys": option_keys(english=c.key, label=c.text(lang)),
+            "keys": option_keys(english=c.key, label_zh=c.text("zh")),
         }
         for c in rubric.categories
     ] + [
@@ -133,7 +133,7 @@ def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], l
             "key": key,
             "label": rubric.category_label(key, lang),
             "description": "",
-            "keys": option_keys(english=key, label=rubric.category_label(key, lang)),
+            "keys": option_keys(english=key, label_zh=rubric.category_label(key, "zh")),
         }
         for key in rubric.category_keys[len(rubric.categories) :]
     ]
@@ -142,7 +142,7 @@ def _categories(*, rubric: Rubric, step: Step, lang: str) -> tuple[list[dict], l
             "key": INVALID_PREFIX + t.key,
             "label": text(t.label, lang),
             "description": text(t.description, lang),
-            "keys": option_keys(english=text(t.label, "en"), label=text(t.label, lang)),
+            "keys": option_keys(english=text(t.label, "en"), label_zh=text(t.label, "zh"), invalid=True),
         }
         for t in step.invalid_types
     ]

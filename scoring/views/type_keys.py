@@ -1,6 +1,8 @@
 """What a rater may type on a category select to pick an option (sheet.js's type-ahead):
-the English name, its initials, and for Chinese labels the pinyin initials of the label
-(typing "kj" picks 科技, Technology, in either language).
+the English name, its initials and the pinyin initials of the Chinese label, in either
+language (typing "kj" picks 科技, Technology). An invalid type answers to "i" before its
+initials ("id" = Duplicate): its bare initials would collide with a category's ("d" is
+Defense, "s" Science, "wh" 文化), and no category's key starts with "i".
 
 Only the characters of the rubric's category and invalid-type labels are listed: the
 labels are the study's fixed vocabulary, and a pinyin library for ~70 characters would be
@@ -10,6 +12,8 @@ selectable by its English name and initials)."""
 from __future__ import annotations
 
 import re
+
+INVALID_KEY = "i"  # before an invalid type's initials
 
 _PINYIN_INITIALS = {
     # initial letter of each character's pinyin, for the rubric's labels
@@ -24,14 +28,15 @@ _PINYIN_INITIALS = {
 }  # fmt: skip
 
 
-def option_keys(*, english: str, label: str) -> str:
+def option_keys(*, english: str, label_zh: str, invalid: bool = False) -> str:
     """Space-separated lower-case words the option answers to: its English name run
     together ("lawjustice"), the English initials ("lj"), the pinyin initials of the
-    label ("flysf") and any digits of a numbered variant ("miscellaneous2", "m2")."""
+    Chinese label ("flsf") and any digits of a numbered variant ("miscellaneous2", "m2");
+    an invalid type's initials behind "i" ("id", "icf"), its English name as it is."""
     words = re.findall(r"[A-Za-z]+|\d+", english)
-    keys = ["".join(words).lower(), "".join(w[0] for w in words).lower()]
-    pinyin = "".join(_PINYIN_INITIALS.get(ch, "") for ch in label)
-    pinyin += "".join(re.findall(r"\d+", label))
-    if pinyin:
-        keys.append(pinyin)
+    initials = "".join(w[0] for w in words).lower()
+    pinyin = "".join(_PINYIN_INITIALS.get(ch, "") for ch in label_zh) + "".join(re.findall(r"\d+", label_zh))
+    if invalid:
+        initials, pinyin = INVALID_KEY + initials, INVALID_KEY + pinyin if pinyin else ""
+    keys = ["".join(words).lower(), initials, pinyin]
     return " ".join(dict.fromkeys(k for k in keys if k))

@@ -15,6 +15,7 @@ from scoring.models import ScoreSheet
 from scoring.selectors import sheet_entries_get
 from studies.models import Response
 from studies.rubric import load_rubric, sheet_totals
+from studies.rubric.schema import INVALID_PREFIX
 from tests.browser import login, open_sheet
 from tests.factories import code_for
 
@@ -154,6 +155,11 @@ def test_every_control_keeps_the_live_totals_equal_to_the_servers(live_server, d
     )
     page.keyboard.type(label)
     s.check("type-ahead")
+    # an invalid type by "i" and its initials; its bare initial is a category's (d = Defense)
+    page.focus("#f-items-3-2-classification")
+    page.keyboard.type("id")
+    assert page.input_value("#f-items-3-2-classification") == INVALID_PREFIX + "duplicate"
+    s.check("invalid type key")
     s.pip("items.3.1.originality", 2)
     s.check("s3 originality")
 
@@ -184,7 +190,7 @@ def test_every_control_keeps_the_live_totals_equal_to_the_servers(live_server, d
         sheet.status == "draft" and sheet.kvp == "cut plastics" and sheet.comments.get("6") == "a clear plan"
     )
     assert page.text_content("#total-overall") == str(sheet.overall)
-    assert s.inputs == 24  # every input above was checked
+    assert s.inputs == 25  # every input above was checked
     context.close()
 
 
