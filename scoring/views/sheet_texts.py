@@ -172,6 +172,8 @@ def _message_texts() -> dict:
         ),
         "invalid": _("The server refused a value; nothing of that batch was saved:"),
         "incomplete": _("The sheet is not complete. Still missing:"),
+        "missing_step": _("Step %(n)s: %(count)s"),
+        "missing_other": _("Other: %(count)s"),
         "submitting": _("Submitting…"),
         "submit_wait": _("Saving your last changes before submitting…"),
         "confirm_submit": _("Submit this sheet? It becomes read-only."),

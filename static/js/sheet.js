@@ -24,6 +24,7 @@
   var bannerList = document.getElementById("banner-list");
   var reloadBtn = document.getElementById("banner-reload");
   var retryBtn = document.getElementById("banner-retry");
+  var closeBtn = document.getElementById("banner-close");
   var submitBtn = document.getElementById("submit-sheet");
   var INVALID = "invalid:";
   var DEBOUNCE_MS = 800;
@@ -320,27 +321,65 @@
     statusEl.className = "save-status" + (kind ? " save-" + kind : "");
   }
 
-  function showBanner(text, opts) {
-    opts = opts || {};
-    bannerText.textContent = text;
-    bannerList.innerHTML = "";
-    (opts.items || []).forEach(function (item) {
+  function linkTo(item) {
+    var li = document.createElement("li");
+    if (item.id) {
+      var a = document.createElement("a");
+      a.href = "#" + item.id;
+      a.textContent = item.label;
+      a.addEventListener("click", function (e) { e.preventDefault(); focusControl(item.id); });
+      li.appendChild(a);
+    } else {
+      li.textContent = item.label;
+    }
+    return li;
+  }
+  /* What is missing, one line of counts per step that each open to their links: the whole
+   * list of a fresh sheet (43 links) took half the screen. A step opened stays open while
+   * the list shrinks. */
+  var openSteps = {};
+  var SHORT_LIST = 6;
+  function stepOf(item) {
+    var el = item.id ? document.getElementById(item.id) : null;
+    var section = el ? el.closest("section.step") : null;
+    return section ? section.id.replace("step-", "") : "";
+  }
+  function missingByStep(items) {
+    var order = [], groups = {};
+    items.forEach(function (item) {
+      var n = stepOf(item);
+      if (!groups[n]) { groups[n] = []; order.push(n); }
+      groups[n].push(item);
+    });
+    order.forEach(function (n) {
       var li = document.createElement("li");
-      if (item.id) {
-        var a = document.createElement("a");
-        a.href = "#" + item.id;
-        a.textContent = item.label;
-        a.addEventListener("click", function (e) { e.preventDefault(); focusControl(item.id); });
-        li.appendChild(a);
-      } else {
-        li.textContent = item.label;
-      }
+      var details = document.createElement("details");
+      var summary = document.createElement("summary");
+      summary.textContent = n ? fmt(M.missing_step, { n: n, count: groups[n].length }) : fmt(M.missing_other, { count: groups[n].length });
+      details.appendChild(summary);
+      var list = document.createElement("ul");
+      groups[n].forEach(function (item) { list.appendChild(linkTo(item)); });
+      details.appendChild(list);
+      // a short list (the last few entries) is open at once
+      details.open = openSteps[n] !== undefined ? openSteps[n] : items.length <= SHORT_LIST;
+      details.addEventListener("toggle", function () { openSteps[n] = details.open; });
+      li.appendChild(details);
       bannerList.appendChild(li);
     });
+  }
+  function showBanner(text, opts) {
+    opts = opts || {};
+    var incomplete = opts.kind === "incomplete";
+    bannerText.textContent = text;
+    bannerList.innerHTML = "";
+    bannerList.classList.toggle("missing-steps", incomplete);
+    if (incomplete) missingByStep(opts.items || []);
+    else (opts.items || []).forEach(function (item) { bannerList.appendChild(linkTo(item)); });
     banner.className = "banner banner-" + (opts.kind || "warn");
     banner.setAttribute("data-kind", opts.kind || "warn");
     reloadBtn.hidden = !opts.reload;
     retryBtn.hidden = !opts.retry;
+    if (closeBtn) closeBtn.hidden = !incomplete;
     banner.hidden = false;
   }
   function hideBanner() { banner.hidden = true; banner.removeAttribute("data-kind"); }
@@ -837,6 +876,11 @@
     var t = e.target;
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); if (submitBtn) submit(); return; }
     if (e.key === "Escape" && keymap && !keymap.hidden) { showKeymap(false); return; }
+    // the list of what is missing closes with Escape; the focus stays where the rater was
+    if (e.key === "Escape" && !banner.hidden && banner.getAttribute("data-kind") === "incomplete") {
+      hideBanner();
+      return;
+    }
     if (e.key === "?" && !isText(t) && !e.ctrlKey && !e.metaKey && !e.altKey) {
       e.preventDefault();
       showKeymap(keymap.hidden);
@@ -915,6 +959,13 @@
     localStorage.removeItem(storeKey);
     (state.discard || []).forEach(function (key) { localStorage.removeItem(key); });
     window.location.reload();
+  });
+  // closed by its button: the focus goes back to the control the rater was on
+  var lastControl = null;
+  form.addEventListener("focusin", function (e) { lastControl = e.target; });
+  if (closeBtn) closeBtn.addEventListener("click", function () {
+    hideBanner();
+    if (lastControl && document.contains(lastControl)) lastControl.focus({ preventScroll: true });
   });
   retryBtn.addEventListener("click", function () {
     state.delay = 0;

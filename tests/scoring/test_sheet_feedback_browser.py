@@ -6,7 +6,9 @@ refuse survives a reload in the browser; the bar counts the entries done."""
 import pytest
 
 from scoring.models import ScoreSheet
+from scoring.selectors import sheet_entries_get
 from studies.models import Response
+from studies.rubric import load_rubric, sheet_totals
 from tests.browser import login, open_sheet
 from tests.factories import code_for
 
@@ -46,6 +48,12 @@ def test_submit_lists_what_is_missing_in_the_bar_before_any_confirmation(live_se
     links = page.locator("#banner-list a")
     first = links.first.text_content()
     assert links.count() > 20 and "Step 1" in first
+    # one line of counts per step: the bar stays small, a step opens to its links
+    bar = page.locator("#summary").bounding_box()
+    assert bar["y"] + bar["height"] < 768 * 0.3, bar
+    counts = page.locator("#banner-list summary").all_text_contents()
+    assert counts == [f"Step {n}: {_missing_in(sheet, n)}" for n in range(1, 7)]
+    page.click("#banner-list summary >> nth=0")
     links.first.click()
     focused = page.evaluate("() => document.activeElement.id")
     assert focused == "f-items-1-1-classification"
@@ -59,6 +67,37 @@ def test_submit_lists_what_is_missing_in_the_bar_before_any_confirmation(live_se
     page.wait_for_function(f"document.querySelectorAll('#banner-list a').length === {before - 1}")
     sheet.refresh_from_db()
     assert sheet.status == "draft"
+    context.close()
+
+
+def _missing_in(sheet, step: int) -> int:
+    """What the server's rules say is missing in ``step`` of ``sheet``."""
+    rubric = load_rubric(sheet.rubric_version)
+    return sum(
+        1
+        for m in sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).missing
+        if m.step == step
+    )
+
+
+def test_the_missing_list_closes_with_escape_and_its_button_keeping_the_focus(live_server, demo, browser):
+    context, page, _sheet = _sheet_page(browser, live_server)
+    page.focus("#f-items-1-3-classification")
+    page.keyboard.press("Control+Enter")  # submit: the page lists what is missing
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    assert page.evaluate("() => document.activeElement.id") == "f-items-1-3-classification"
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#banner")
+    assert page.evaluate("() => document.activeElement.id") == "f-items-1-3-classification"
+    page.select_option("#f-items-1-3-classification", "invalid:why")  # a change does not bring it back
+    page.wait_for_timeout(300)
+    assert page.is_hidden("#banner")
+    page.click("#submit-sheet")
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    page.focus("#f-items-1-4-classification")
+    page.click("#banner-close")
+    assert page.is_hidden("#banner")
+    assert page.evaluate("() => document.activeElement.id") == "f-items-1-4-classification"
     context.close()
 
 
