@@ -240,7 +240,7 @@ TAB_STOPS = """() => {
   const stops = new Set();
   form.querySelectorAll("select, textarea, input, button").forEach(el => {
     if (el.disabled || el.tabIndex < 0 || el.closest("fieldset:disabled")) return;
-    // a radio group is one stop; a button here sets a score (Step 5's "Use n")
+    // a radio group is one stop
     stops.add(el.type === "radio" ? "radio:" + el.name : el.id || el.className);
   });
   return stops.size;
@@ -250,6 +250,10 @@ TAB_STOPS = """() => {
 COMMENT_STOPS = """() => Array.from(document.getElementById("sheet-form").querySelectorAll("textarea, input, select"))
   .filter(el => !el.disabled && el.tabIndex >= 0 && /(^comments\\.|\\.comment$)/.test(el.dataset.path || el.name || ""))
   .map(el => el.dataset.path || el.name)"""
+
+
+BUTTON_STOPS = """() => Array.from(document.getElementById("sheet-form").querySelectorAll("button"))
+  .filter(el => !el.disabled && el.tabIndex >= 0).map(el => el.className || el.id)"""
 
 
 def _scoring_controls(rubric) -> int:
@@ -274,6 +278,7 @@ def test_a_whole_sheet_by_keyboard_takes_one_tab_per_scoring_control(live_server
     values.update(TEXTS)
     values["items.3.2.comment"] = "close to solution 1"
     values["comments.4"] = "criterion 5 is vague"
+    Response.objects.filter(pk=response.pk).update(implied_correctly_used=4)  # Step 5 offers "Use 4"
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     login(page, live_server.url, "rater2")
@@ -286,6 +291,8 @@ def test_a_whole_sheet_by_keyboard_takes_one_tab_per_scoring_control(live_server
     # counted apart from the page: no comment is a Tab stop, and the Tabs are at most the
     # rubric's scoring controls (a radio group is one; scores of an invalid item are disabled)
     assert page.evaluate(COMMENT_STOPS) == []
+    # nor a button: Step 5's "Use n" is a click, the keyboard types the score (issue 42)
+    assert page.evaluate(BUTTON_STOPS) == [] and page.locator("button.use-implied").count() == 1
     assert tabs <= _scoring_controls(load_rubric()), (tabs, _scoring_controls(load_rubric()))
 
     page.keyboard.press("Alt+n")  # the one empty field
