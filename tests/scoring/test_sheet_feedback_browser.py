@@ -163,3 +163,21 @@ def test_offline_is_said_in_the_bar_at_any_scroll(live_server, demo, browser):
     sheet.refresh_from_db()
     assert sheet.comments.get("6") == "written offline"
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_bar_stays_one_row_with_saved_at_at_1366(live_server, demo, browser, language):
+    """Issue 42: once the bar said "Saved at ...", "Submit sheet" wrapped to a second line."""
+    context, page, _sheet = _sheet_page(browser, live_server, locale=language)
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": live_server.url}])
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    button = page.locator("#submit-sheet").bounding_box()
+    page.select_option("#f-items-1-1-classification", "invalid:why")
+    page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
+    page.screenshot(path=f"/tmp/rater-shots/bar-saved-{language}.png")
+    after = page.locator("#submit-sheet").bounding_box()
+    first_step = page.locator(".summary-steps a").first.bounding_box()
+    assert after["height"] == button["height"]  # one line of text
+    assert abs((after["y"] + after["height"] / 2) - (first_step["y"] + first_step["height"] / 2)) < 8
+    context.close()
