@@ -114,3 +114,39 @@ def test_the_calibrator_sees_every_item_difference_right_after_submitting(
     assert page.evaluate(WIDER) <= 1  # the page never scrolls sideways; tables scroll in their box
     page.screenshot(path=f"/tmp/rater-shots/comparison-items-{scheme}-{width}.png", full_page=True)
     context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_sheets_column_is_in_view_on_a_phone(live_server, calibrated, browser, language):
+    """Issue 42: at 390 px the Calibrator's column was off-screen in English and the Chinese
+    dimension column one character wide."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_cookies([{"name": "django_language", "value": language, "url": live_server.url}])
+    page = context.new_page()
+    login(page, live_server.url, "calibrator")
+    page.goto(f"{live_server.url}/calibration/{code_for('calibrator', calibrated)}/")
+    page.wait_for_selector(".cmp-by-item")
+    page.screenshot(path=f"/tmp/rater-shots/comparison-phone-{language}.png", full_page=True)
+    page.locator("table.cmp-table").screenshot(path=f"/tmp/rater-shots/cmp-dims-{language}.png")
+    page.locator("table.cmp-items").first.screenshot(path=f"/tmp/rater-shots/cmp-items-{language}.png")
+    for table in page.locator("table.cmp-table, table.cmp-items").all():
+        last, right, box_right = table.evaluate(
+            """t => {
+              const shown = Array.from(t.querySelectorAll("thead th")).filter(h => h.offsetWidth > 0);
+              const last = shown[shown.length - 1];
+              return [last.textContent.trim(), last.getBoundingClientRect().right,
+                      t.closest(".table-scroll").getBoundingClientRect().right];
+            }"""
+        )
+        assert last in ("Calibrator", "校准评分者"), last
+        assert right <= box_right + 1, (language, right, box_right)  # in view, not scrolled to
+    for cell in page.locator("table.cmp-table .cmp-dim").all():
+        assert cell.bounding_box()["width"] >= 60  # a name, not a column of single characters
+    # every row has as many cells in view as the header: the totals line up with their columns
+    shown = page.eval_on_selector_all(
+        "table.cmp-table tr",
+        "rows => rows.map(r => Array.from(r.cells).filter(c => c.offsetWidth > 0).length)",
+    )
+    assert set(shown) == {4}, shown  # dimension and the three sheets (the spread is the highlight)
+    assert page.evaluate(WIDER) <= 1
+    context.close()
