@@ -893,6 +893,10 @@
     else if (key === "j") { e.preventDefault(); moveItem(1); }
     else if (key === "k") { e.preventDefault(); moveItem(-1); }
     else if (key === "c" && here) { e.preventDefault(); focusEl(commentOf(here)); }
+    else if (key === "v" && here && /^texts\./.test(here.getAttribute("data-path") || "")) {
+      e.preventDefault();
+      pasteSelection(here);
+    }
     else if (key === "l" && here) {
       e.preventDefault();
       var dim = here.closest(".dim");
@@ -902,6 +906,21 @@
       var section = here.closest("section.step");
       toggleDetails(section ? section.querySelector("details.guidelines") : null);
     }
+  }
+  /* Alt+V in a copied-text field (Step 2) puts there the text last selected in the response or
+   * the scenario: select the phrase, press Alt+V, nothing retyped. */
+  var responseSelection = "";
+  document.addEventListener("selectionchange", function () {
+    var sel = window.getSelection();
+    if (!sel || sel.isCollapsed || !sel.rangeCount) return;
+    var node = sel.anchorNode;
+    var el = node && (node.nodeType === 1 ? node : node.parentElement);
+    if (el && el.closest(".answer-text")) responseSelection = sel.toString().trim();
+  });
+  function pasteSelection(field) {
+    if (!responseSelection || field.disabled) return;
+    field.setRangeText(responseSelection, field.selectionStart, field.selectionEnd, "end");
+    field.dispatchEvent(new Event("input", { bubbles: true }));
   }
   /* Type-ahead on a category select: the English name, its initials or the pinyin
    * initials of the label (the options' data-keys); several letters in a row narrow it. */

@@ -361,3 +361,36 @@ def test_the_first_scoring_control_is_a_few_keys_from_the_top_of_the_page(live_s
     bar = page.locator("#summary").bounding_box()
     assert box["y"] >= bar["y"] + bar["height"] - 1 and box["y"] + box["height"] <= 768  # in view
     context.close()
+
+
+def test_alt_v_puts_the_text_selected_in_the_response_into_a_copied_text(live_server, demo, browser):
+    """Issue 42: Step 2's texts had to be retyped from the response."""
+    response = Response.objects.get(research_id="A05_FS10")
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code_for("rater1", response))
+    chosen = page.evaluate(
+        """() => {
+          const text = document.querySelector("#step-2 .answer-text");
+          const node = text.firstChild;
+          const range = document.createRange();
+          range.setStart(node, 0);
+          range.setEnd(node, Math.min(40, node.length));
+          const sel = window.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+          return sel.toString().trim();
+        }"""
+    )
+    assert len(chosen) > 10
+    page.focus("#f-texts-kvp")
+    page.keyboard.press("Alt+v")
+    assert page.input_value("#f-texts-kvp") == chosen
+    page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
+    sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
+    assert sheet_entries_get(sheet=sheet, rubric=load_rubric()).texts["kvp"] == chosen
+    page.focus("#f-items-1-1-classification")
+    page.keyboard.press("Alt+v")  # nothing happens outside a copied text
+    assert page.input_value("#f-items-1-1-classification") == ""
+    context.close()
