@@ -115,7 +115,9 @@ def _looks_like_email(value: str) -> bool:
     return "@" in value and " " not in value.strip()
 
 
-def invitees_from_csv(content: bytes) -> list[Invitee]:
+def invitees_read(content: bytes) -> tuple[list[Invitee], list[str]]:
+    """The people of a CSV whose lines are good, and the problems of the others (an unreadable
+    file or header raises InviteFileError at once: no line can be read)."""
     text = _decode(content)
     lines = text.splitlines()
     if not lines or not lines[0].strip():
@@ -180,6 +182,12 @@ def invitees_from_csv(content: bytes) -> list[Invitee]:
             invitees.append(invitee)
     if not problems and not invitees:
         problems.append(_("The file names nobody to invite."))
+    return invitees, problems
+
+
+def invitees_from_csv(content: bytes) -> list[Invitee]:
+    """The people a CSV invites; InviteFileError lists every problem of the file."""
+    invitees, problems = invitees_read(content)
     if problems:
         raise InviteFileError(problems)
     return invitees

@@ -21,7 +21,7 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
-from onboarding.csv_files import Invitee, InviteFileError, line_problem
+from onboarding.csv_files import Invitee, InviteFileError, invitees_read, line_problem
 from onboarding.models import Invitation
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
@@ -172,6 +172,26 @@ def _deliver(invitation: Invitation, link_for: LinkBuilder, email: bool, connect
     if sent:
         Invitation.objects.filter(pk=invitation.pk).update(emailed_at=timezone.now())
     return InvitationLink(user.username, user.email, link, bool(sent))
+
+
+def raters_invite_file(
+    *,
+    study: Study | None,
+    content: bytes,
+    actor,
+    link_for: LinkBuilder,
+    connection=None,
+    email: bool = True,
+) -> list[InvitationLink]:
+    """``raters_invite`` for a CSV file: the problems of its lines and of its people (roles,
+    accounts already here) in one list, so that one pass of corrections is enough."""
+    invitees, problems = invitees_read(content)
+    problems += _roles_problems(invitees, actor) + _existing_problems(invitees)
+    if problems:
+        raise InviteFileError(problems)
+    return raters_invite(
+        study=study, invitees=invitees, actor=actor, link_for=link_for, connection=connection, email=email
+    )
 
 
 def raters_invite(

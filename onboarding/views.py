@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from core.i18n import language_cookie_set
-from onboarding.csv_files import InviteFileError, invitees_from_csv
+from onboarding.csv_files import InviteFileError
 from onboarding.forms import (
     AccountActiveForm,
     AccountFilterForm,
@@ -51,7 +51,7 @@ from onboarding.services import (
     invitation_link_renew,
     invitation_links_renew,
     mail_delivers,
-    raters_invite,
+    raters_invite_file,
 )
 from onboarding.tokens import VALID, invitation_tokens
 from studies.models import Study
@@ -74,10 +74,9 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
     invitations = study_invitations(study=study)
     if request.method == "POST" and form.is_valid():
         try:
-            invitees = invitees_from_csv(form.cleaned_data["file"].read())
-            links = raters_invite(
+            links = raters_invite_file(
                 study=study,
-                invitees=invitees,
+                content=form.cleaned_data["file"].read(),
                 actor=request.user,
                 link_for=_link_builder(request),
                 email=form.cleaned_data["send_email"],

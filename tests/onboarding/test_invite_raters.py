@@ -127,6 +127,28 @@ def test_people_who_already_exist_are_refused_with_their_line(study, tmp_path):
     assert User.objects.count() == 2 and not Invitation.objects.exists()
 
 
+def test_one_pass_lists_the_lines_roles_and_existing_people_together(study, tmp_path, client):
+    """Issue 42: a bad line, a role pair that crosses the blind and an existing user came in two
+    rounds (the second only once the file's lines were fixed)."""
+    UserFactory(username="jane")
+    text = GOOD + "bad name!,X,not-an-email,en,rater,\nboth,B,both@lab.example.org,,rater|researcher,\n"
+    with pytest.raises(CommandError) as excinfo:
+        call_command("invite_raters", _csv(tmp_path, text), "--study", "Lab")
+    message = str(excinfo.value)
+    assert "line 5, username" in message and "line 5, email" in message
+    assert "line 6, roles" in message  # a rater who is also a researcher
+    assert "line 3, username: a user 'jane' already exists" in message
+    assert User.objects.count() == 1 and not Invitation.objects.exists()
+    client.force_login(UserFactory(username="boss", role="Admin"))  # the page: the same one list
+    page = client.post(
+        reverse("onboarding:invite", args=[study.pk]), {"file": SimpleUploadedFile("p.csv", text.encode())}
+    )
+    html = page.content.decode().replace("&#x27;", "'")
+    assert page.status_code == 400
+    assert "line 5, email" in html and "line 6, roles" in html and "a user 'jane' already exists" in html
+    assert User.objects.count() == 2 and not Invitation.objects.exists()
+
+
 def test_latin1_file_is_refused_with_advice(study, tmp_path):
     with pytest.raises(CommandError, match="CSV UTF-8"):
         call_command(

@@ -6,8 +6,8 @@ from django.core.mail import get_connection
 from django.core.management.base import CommandParser
 from django.urls import reverse
 
-from onboarding.csv_files import InviteFileError, invitees_from_csv
-from onboarding.services import raters_invite
+from onboarding.csv_files import InviteFileError
+from onboarding.services import raters_invite_file
 from studies.management.options import StudyFileCommand, study_from_option
 
 
@@ -39,9 +39,9 @@ class Command(StudyFileCommand):
         # stdout carries only the links; a console mail backend writes to stderr instead
         connection = None if no_email else get_connection(stream=sys.stderr)
         try:
-            links = raters_invite(
+            links = raters_invite_file(
                 study=study_obj,
-                invitees=invitees_from_csv(content),
+                content=content,
                 actor=None,
                 link_for=link_for,
                 connection=connection,
