@@ -11,7 +11,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 from ninja import Field, NinjaAPI, Query, Schema
-from ninja.errors import AuthenticationError
+from ninja.errors import AuthenticationError, HttpError
 
 from api import selectors
 from api.jsonable import jsonable
@@ -25,9 +25,11 @@ from calibration.selectors.responses import ResponseFilters, study_responses_lis
 from judging.models import Judge
 from judging.selectors.estimates import judge_estimates_get
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
-from research.selectors.research import results_cached_get
+from research.selectors.research import results_cached_get, results_filter_problems
 from research.significance import MARKS_BOTH, MARKS_PAPER, default_pair
 from studies.models import Response, Study
+from studies.rubric import load_rubric
+from studies.rubric.loader import rubric_data
 from training.selectors.retest import retest_report
 
 api = NinjaAPI(
@@ -110,6 +112,24 @@ def studies(request: HttpRequest) -> list[dict]:
         }
         for s in selectors.studies_visible(study_id=token_study_id(request))
     ]
+
+
+@api.get("/studies/{study_id}/rubric", summary="The study's rubric: its maxima and its whole document")
+def rubric(request: HttpRequest, study_id: int) -> dict:
+    """What a notebook needs to recompute a PCC: each dimension's maximum in the canonical order
+    of the normalised vector, the steps' maxima, and the rubric's JSON document as the sheet uses it."""
+    study = study_for(request, study_id)
+    parsed = load_rubric(study.rubric_version)
+    return {
+        "version": parsed.version,
+        "max_total": parsed.max_total,
+        "steps": [{"number": s.number, "name": s.name.en, "max": s.max} for s in parsed.steps],
+        "dimensions": [
+            {"key": d.key, "step": d.step, "label": d.label.en, "min": d.min, "max": d.max}
+            for d in parsed.dimensions
+        ],
+        "document": rubric_data(study.rubric_version),
+    }
 
 
 @api.get("/studies/{study_id}/scenarios", summary="A study's scenarios")
@@ -211,11 +231,19 @@ def retest(request: HttpRequest, study_id: int) -> dict:
 
 
 def _results(study: Study, q: ResultsQuery):
-    pair = (q.a, q.b) if q.a and q.b and q.a != q.b else None
+    """The results the query asks for; 422 naming what the study does not have (a condition
+    letter or model number with no response is a typo, not an empty table)."""
+    a, b = q.a.strip().upper(), q.b.strip().upper()
+    pair = (a, b) if a and b and a != b else None
+    conditions = [c.strip().upper() for c in q.conditions] or None
+    models = [m.strip() for m in q.models] or None
+    problems = results_filter_problems(study=study, conditions=conditions, models=models, pair=pair)
+    if problems:
+        raise HttpError(422, "; ".join(problems))
     return results_cached_get(
         study=study,
-        conditions=q.conditions or None,
-        models=q.models or None,
+        conditions=conditions,
+        models=models,
         pair=pair,
         marks=MARKS_BOTH if q.marks == MARKS_BOTH else MARKS_PAPER,
     )
@@ -231,7 +259,7 @@ def final_scores(request: HttpRequest, study_id: int, q: Query[ResultsQuery]) ->
 def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]) -> dict:
     study = study_for(request, study_id)
     if name not in TABLES:
-        raise Http404
+        raise HttpError(404, f"no table {name[:40]!r}; the tables: {', '.join(TABLES)}")
     results = _results(study, q)
     body = {"study": study.name, "table": name, "data": jsonable(getattr(results, name))}
     if name in ("table1", "table2"):

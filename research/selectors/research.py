@@ -16,6 +16,7 @@ import hashlib
 
 from django.core.cache import cache
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from calibration.selectors.agreement import consistency_table
 from calibration.selectors.facets import study_severity
@@ -27,14 +28,50 @@ from research.selectors.generation import run_costs_get
 from research.selectors.results import response_records_get, score_records_get
 from research.selectors.versions import research_data_version
 from research.significance import MARKS_PAPER
-from studies.models import Study
+from studies.models import Response, Study
 from studies.rubric import load_rubric
 
-__all__ = ["DIVERSITY_STEPS", "Results", "response_diversity_get", "results_cached_get", "results_get"]
+__all__ = [
+    "DIVERSITY_STEPS",
+    "Results",
+    "response_diversity_get",
+    "results_cached_get",
+    "results_filter_problems",
+    "results_get",
+]
 
 # the pickled results are large; every change of the data makes a new entry and the old
 # one is never read again, so they are kept for a day, not a week (sizes: docs/operators.md)
 RESULTS_CACHE_SECONDS = 24 * 3600
+
+
+def results_filter_problems(
+    *,
+    study: Study,
+    conditions: list[str] | None = None,
+    models: list[str] | None = None,
+    pair: tuple[str, str] | None = None,
+) -> list[str]:
+    """What a request for results names that the study has no response under: condition
+    letters (of the filter and of the pair tested) and model numbers, each problem with what the
+    study has, so that a typo is an error and not an empty table."""
+    rows = Response.objects.filter(study=study, is_training_copy=False)
+    letters = sorted(set(rows.values_list("condition__letter", flat=True)))
+    numbers = sorted(set(rows.values_list("model__model_number", flat=True)))
+    problems = []
+    unknown = sorted({c for c in [*(conditions or []), *(pair or ())] if c not in letters})
+    if unknown:
+        problems.append(
+            _("no response of the study is under condition %(unknown)s (it has: %(known)s)")
+            % {"unknown": ", ".join(unknown), "known": ", ".join(letters) or "—"}
+        )
+    unknown = sorted(set(models or []) - set(numbers))
+    if unknown:
+        problems.append(
+            _("no response of the study is by model %(unknown)s (it has: %(known)s)")
+            % {"unknown": ", ".join(unknown), "known": ", ".join(numbers) or "—"}
+        )
+    return problems
 
 
 def results_get(

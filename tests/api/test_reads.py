@@ -10,8 +10,12 @@ from django.test import Client
 
 from api.services.tokens import token_create
 from calibration.selectors.agreement import agreement_responses
+from calibration.statistics import pcc
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_get
+from scoring.models import ScoreSheet
+from scoring.selectors import sheet_entries_get
+from studies.rubric import load_rubric, normalized_vector, sheet_totals
 from tests.research import test_results_workbook_write as workbook_tests
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +33,7 @@ def test_a_raters_session_reaches_no_endpoint(scored, username):
     client = _client(username)
     study = scored.study.pk
     for path in ("studies", f"studies/{study}/sheets", f"studies/{study}/items", f"studies/{study}/responses",
-                 f"studies/{study}/agreement", f"studies/{study}/tables/table1"):  # fmt: skip
+                 f"studies/{study}/agreement", f"studies/{study}/tables/table1", f"studies/{study}/rubric"):  # fmt: skip
         reply = client.get(f"/api/v1/{path}")
         assert reply.status_code == 403 and "raters have no access" in reply.json()["detail"], path
     assert client.get("/api/v1/docs").status_code == 403
@@ -89,7 +93,26 @@ def test_tables_final_scores_and_agreement_hold_the_pages_numbers(scored):
         "consistency",
     ):
         assert client.get(f"/api/v1/studies/{study.pk}/tables/{name}").status_code == 200, name
-    assert client.get(f"/api/v1/studies/{study.pk}/tables/secret_settings").status_code == 404
+    unknown = client.get(f"/api/v1/studies/{study.pk}/tables/secret_settings")
+    assert unknown.status_code == 404 and "table1, table2, overall" in unknown.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("a=A&b=Z", "condition Z"), ("conditions=Q", "condition Q"), ("models=99", "model 99")],
+)
+def test_a_condition_or_model_the_study_lacks_is_an_error_not_an_empty_table(scored, query, named):
+    """Issue 42: tables/overall?a=A&b=Z answered an empty table."""
+    client = _client("researcher")
+    study = scored.study
+    for path in ("tables/overall", "final-scores"):
+        reply = client.get(f"/api/v1/studies/{study.pk}/{path}?{query}")
+        assert reply.status_code == 422, (path, reply.content)
+        detail = reply.json()["detail"]
+        assert named in detail and "(it has: " in detail
+    letter = study.responses.first().condition.letter
+    good = client.get(f"/api/v1/studies/{study.pk}/tables/overall?conditions={letter.lower()}")
+    assert good.status_code == 200  # a letter in either case
 
 
 def test_responses_carry_their_items_and_status(scored):
@@ -113,3 +136,30 @@ def test_the_openapi_schema_and_docs_page_come_from_the_code(demo):
     docs = client.get("/api/v1/docs")
     assert docs.status_code == 200 and b"swagger-ui" in docs.content and b"cdn" not in docs.content.lower()
     assert Client().get("/api/v1/docs").status_code == 302  # anonymous: to the login page
+
+
+def test_the_rubric_gives_a_notebook_what_a_pcc_needs(scored):
+    """Issue 42: the API did not serve the rubric's maxima a notebook needs to recompute a PCC."""
+    client = _client("researcher")
+    study = scored.study
+    body = client.get(f"/api/v1/studies/{study.pk}/rubric").json()
+    rubric = load_rubric(study.rubric_version)
+    assert body["version"] == rubric.version and body["max_total"] == 186
+    assert sum(s["max"] for s in body["steps"]) == body["max_total"]
+    assert [d["key"] for d in body["dimensions"]] == list(rubric.dimension_keys)
+    assert body["document"]["steps"][0]["number"] == 1
+    # the PCC of the pair from the API's sheets and maxima is the agreement page's
+    maxima = {d["key"]: d["max"] for d in body["dimensions"]}
+    vectors = []
+    for sheet in client.get(f"/api/v1/studies/{study.pk}/sheets").json():
+        if sheet["status"] != "submitted":
+            continue
+        totals = {r["dimension"]: r["score"] for r in sheet["rows"] if r["row_type"] == "dimension"}
+        vectors.append([totals[k] / maxima[k] for k in maxima])
+    sheets = ScoreSheet.objects.filter(assignment__response__study=study, status="submitted")
+    expected = [
+        normalized_vector(sheet_totals(sheet_entries_get(sheet=s, rubric=rubric), rubric), rubric)
+        for s in sheets
+    ]
+    assert sorted(vectors) == sorted(expected)
+    assert pcc(*vectors).r == pytest.approx(pcc(*expected).r)

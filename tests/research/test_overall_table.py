@@ -1,7 +1,7 @@
 """The product's overall table reproduces the paper's Table 4: averages and significance marks."""
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from research.records import ScoreRecord
 from research.results import fmt, overall_table, wilcoxon_test
@@ -77,6 +77,16 @@ def test_analyze_command_prints_the_table(table4, capsys):
     assert line.rstrip().endswith("135.35**")
     gemini = next(ln for ln in out.splitlines() if ln.startswith("gemini-2.5-pro") and "0.1289" in ln)
     assert gemini
+
+
+@pytest.mark.parametrize("command", ["analyze", "export_results"])
+def test_a_condition_the_study_lacks_is_refused_with_the_studys_letters(table4, command, tmp_path):
+    """Issue 42: ``--conditions A Z`` gave empty sheets."""
+    out = tmp_path / "results.xlsx"
+    args = [str(out)] if command == "export_results" else []
+    with pytest.raises(CommandError, match=r"condition Z \(it has: A, B\)"):
+        call_command(command, *args, "--study", table4.name, "--conditions", "A", "Z")
+    assert not out.exists()
 
 
 def test_marks_default_to_the_papers_and_the_p_005_mark_is_an_option(table4, capsys):

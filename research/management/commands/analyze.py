@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from research.results import fmt
-from research.selectors.research import results_get
+from research.selectors.research import results_filter_problems, results_get
 from research.significance import MARK_MODES, MARKS_BOTH, MARKS_PAPER
 from studies.management.options import study_from_option
 
@@ -34,7 +34,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, study=None, conditions=None, marks=MARKS_PAPER, **options):
         chosen = study_from_option(study)
-        pair = tuple(c.upper() for c in conditions) if conditions else None
+        pair = (conditions[0].upper(), conditions[1].upper()) if conditions else None
+        problems = results_filter_problems(study=chosen, pair=pair)
+        if problems:
+            raise CommandError("; ".join(problems))
         results = results_get(study=chosen, pair=pair, with_diversity=False, marks=marks)
         table = results.overall
         if table is None or not table.rows:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from research.selectors.research import results_get
+from research.selectors.research import results_filter_problems, results_get
 from research.workbook import results_workbook_write
 from studies.management.options import study_from_option
 from studies.models import Condition
@@ -28,7 +28,10 @@ class Command(BaseCommand):
         path = Path(out)
         if path.suffix.lower() != ".xlsx":
             raise CommandError("the output file must end in .xlsx")
-        pair = tuple(c.upper() for c in conditions) if conditions else None
+        pair = (conditions[0].upper(), conditions[1].upper()) if conditions else None
+        problems = results_filter_problems(study=chosen, pair=pair)
+        if problems:
+            raise CommandError("; ".join(problems))
         results = results_get(study=chosen, pair=pair)
         names = dict(Condition.objects.values_list("letter", "name"))
         results_workbook_write(results, path, condition_names=names)
