@@ -29,3 +29,12 @@ def listed(client, url: str, query: dict[str, str], *, table_id: str, row: str) 
         assert html.unescape(link.group(1)) == urlencode({**query, "page": number})
         body = client.get(f"{url}?{html.unescape(link.group(1))}").content.decode()
     raise AssertionError("more than 1000 pages")
+
+
+def assert_two_a_page(client, url: str, expected: list[str], *, table_id: str, row: str, noun: str) -> None:
+    """The unfiltered list, two to a page: the first page says how many pages and ``noun``s
+    there are and shows the first two of ``expected``; the pages together show ``expected``."""
+    first = client.get(url).content.decode()
+    assert f"Page 1 of {(len(expected) + 1) // 2} ({len(expected)} {noun})" in first
+    assert re.findall(row, table_of(first, table_id)) == expected[:2]
+    assert listed(client, url, {}, table_id=table_id, row=row) == expected
