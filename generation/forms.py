@@ -17,9 +17,34 @@ from generation.services.endpoints import ENDPOINT_FIELDS
 from generation.services.runs import RunEnqueue
 from studies.forms import ScenarioMultipleChoiceField, form_offer_study_choices, form_study
 from studies.models import Condition, ModelEndpoint, Scenario, Study
-from studies.params import IdChoiceField, IdMultipleChoiceField
+from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField
 from studies.selectors import study_endpoints_offered
 from studies.upload_safety import json_parse
+
+
+class EndpointFilterForm(FilterForm):
+    """The model endpoints page's search and filter (a GET form)."""
+
+    q = forms.CharField(max_length=200, required=False, strip=True, label=_("Name, model or host contains"))
+    active = forms.ChoiceField(
+        choices=(("", _("Any")), ("yes", _("Active")), ("no", _("Inactive"))),
+        required=False,
+        label=_("State"),
+    )
+
+    def endpoint_filters(self) -> dict[str, Any]:
+        """``endpoints_overview``'s filters (none for a field the form refused)."""
+        data = self.chosen()
+        return {
+            "search": data.get("q") or "",
+            "active": {"yes": True, "no": False}.get(data.get("active") or ""),
+        }
+
+
+class ConditionFilterForm(FilterForm):
+    """The conditions page's search (a GET form)."""
+
+    q = forms.CharField(max_length=80, required=False, strip=True, label=_("Letter or name contains"))
 
 
 class BatchForm(forms.Form):

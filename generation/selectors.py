@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.core.paginator import Page, Paginator
 from django.db import models
-from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
+from django.db.models import Case, Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum, Value, When
+from django.db.models.functions import StrIndex, Substr
+from django.db.models.lookups import GreaterThan
 from django.utils import timezone
 
 from core.models import TaskOutbox
@@ -311,16 +315,42 @@ def run_fusion_measures(run: GenerationRun) -> list[FusionIteration]:
     return list(rows.values())
 
 
-def endpoints_overview() -> QuerySet:
-    """Every model endpoint with how many responses and runs it has."""
-    return ModelEndpoint.objects.annotate(
+ENDPOINTS_PER_PAGE = 50
+CONDITIONS_PER_PAGE = 50
+
+
+def _base_url_host() -> Case:
+    """The host of an endpoint's base URL, its port included: what lies between "://" and the
+    next "/" (the whole rest when no "/" follows)."""
+    rest = Substr("base_url", StrIndex("base_url", Value("://")) + 3)
+    slash = StrIndex(rest, Value("/"))
+    return Case(When(GreaterThan(slash, 0), then=Substr(rest, 1, slash - 1)), default=rest)
+
+
+def endpoints_overview(*, search: str = "", active: bool | None = None, page: str | None = None) -> Page[Any]:
+    """One page of the model endpoints whose name, model or base URL's host contains ``search``
+    (any case), active or not, with how many responses and runs each has; by model number."""
+    endpoints = ModelEndpoint.objects.all()
+    if search:
+        endpoints = endpoints.annotate(host=_base_url_host()).filter(
+            Q(name__icontains=search) | Q(model_name__icontains=search) | Q(host__icontains=search)
+        )
+    if active is not None:
+        endpoints = endpoints.filter(is_active=active)
+    counted = endpoints.annotate(
         n_responses=Count("responses", distinct=True), n_runs=Count("runs", distinct=True)
     ).order_by("model_number")
+    return Paginator(counted, ENDPOINTS_PER_PAGE).get_page(page)
 
 
-def conditions_overview() -> QuerySet:
-    """Every condition with how many responses it has."""
-    return Condition.objects.annotate(n_responses=Count("responses")).order_by("letter")
+def conditions_overview(*, search: str = "", page: str | None = None) -> Page[Any]:
+    """One page of the conditions whose letter or name contains ``search`` (any case), with how
+    many responses each has; by letter."""
+    conditions = Condition.objects.all()
+    if search:
+        conditions = conditions.filter(Q(letter__icontains=search) | Q(name__icontains=search))
+    counted = conditions.annotate(n_responses=Count("responses")).order_by("letter")
+    return Paginator(counted, CONDITIONS_PER_PAGE).get_page(page)
 
 
 # --- figures for the metrics endpoint (read at scrape time, from what the calls stored) ---

@@ -21,7 +21,14 @@ from django_htmx.http import HttpResponseStopPolling
 from core.accounts.roles import admin_required
 from core.llm.egress import egress_allowed_hosts, endpoint_egress_problem
 from core.llm.keys import api_key_env_allowed
-from generation.forms import BatchForm, ConditionForm, EndpointForm, MemberProfileForm
+from generation.forms import (
+    BatchForm,
+    ConditionFilterForm,
+    ConditionForm,
+    EndpointFilterForm,
+    EndpointForm,
+    MemberProfileForm,
+)
 from generation.models import BatchStatus, GenerationBatch, GenerationRun, PreferenceProfile, Turn
 from generation.selectors import (
     BatchProgress,
@@ -289,15 +296,20 @@ def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @admin_required
 def endpoints(request: HttpRequest) -> HttpResponse:
+    filter_form = EndpointFilterForm(request.GET, auto_id="filter_%s")
+    shown = endpoints_overview(**filter_form.endpoint_filters(), page=request.GET.get("page"))
     rows = []
-    for e in endpoints_overview():
+    for e in shown.object_list:
         allowed = _key_allowed(e)
         rows.append((e, allowed, _egress(e, allowed)))
-    return render(
-        request,
-        "generation/endpoints.html",
-        {"rows": rows, "prefix": settings.LLM_KEY_ENV_PREFIX},
-    )
+    context = {
+        "rows": rows,
+        "prefix": settings.LLM_KEY_ENV_PREFIX,
+        "filter_form": filter_form,
+        "page": shown,
+        "page_query": filter_form.kept_query(),
+    }
+    return render(request, "generation/endpoints.html", context)
 
 
 @admin_required
@@ -403,7 +415,10 @@ def endpoint_test(request: HttpRequest, endpoint_id: int) -> HttpResponse:
 
 @admin_required
 def conditions(request: HttpRequest) -> HttpResponse:
-    return render(request, "generation/conditions.html", {"conditions": conditions_overview()})
+    filter_form = ConditionFilterForm(request.GET, auto_id="filter_%s")
+    shown = conditions_overview(search=filter_form.chosen().get("q") or "", page=request.GET.get("page"))
+    context = {"page": shown, "filter_form": filter_form, "page_query": filter_form.kept_query()}
+    return render(request, "generation/conditions.html", context)
 
 
 @admin_required

@@ -14,6 +14,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
+from scoring.selectors.flags import ALL, DISMISSED, WITHDRAWN, FlagFilters
+from scoring.selectors.flags import OPEN as FLAG_OPEN
 from scoring.selectors.qualification import raters_blocked
 from scoring.selectors.workload import DONE, OPEN, WorkloadFilters
 from scoring.services.active_time import ACTIVE_REPORT_MAX
@@ -177,6 +179,32 @@ class FlagResolveForm(forms.Form):
     flag = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
     action = forms.ChoiceField(choices=[("withdraw", "withdraw"), ("dismiss", "dismiss")])
     note = forms.CharField(label=_("Reason"), max_length=1000, required=False)
+
+
+class FlagFilterForm(FilterForm):
+    """The flags page's filters (a GET form); no status chosen shows the open flags."""
+
+    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    scenario = forms.CharField(max_length=40, required=False, strip=True, label=_("Scenario code contains"))
+    status = forms.ChoiceField(
+        choices=(
+            (FLAG_OPEN, _("Open")),
+            (DISMISSED, _("Dismissed")),
+            (WITHDRAWN, _("Response withdrawn")),
+            (ALL, _("All")),
+        ),
+        required=False,
+        label=_("Status"),
+    )
+
+    def flag_filters(self) -> FlagFilters:
+        """The filters chosen (none for a field the form refused; the open flags by default)."""
+        data = self.chosen()
+        return FlagFilters(
+            study=data.get("study"),
+            scenario=data.get("scenario") or "",
+            status=data.get("status") or FLAG_OPEN,
+        )
 
 
 class ReasonForm(forms.Form):

@@ -8,13 +8,19 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from studies.models import Condition, ModelEndpoint, Scenario, Study
-from studies.params import IdChoiceField, IdMultipleChoiceField
+from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField
 from studies.selectors import (
     study_conditions_offered,
     study_from_param,
     study_scenarios_offered,
 )
 from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES
+
+
+class StudyFilterForm(FilterForm):
+    """The studies page's search (a GET form)."""
+
+    q = forms.CharField(max_length=120, required=False, strip=True, label=_("Name contains"))
 
 
 class StudyCreateForm(forms.Form):

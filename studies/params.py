@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -69,3 +70,9 @@ class FilterForm(forms.Form):
         """The filters chosen: the valid fields' values."""
         self.is_valid()  # Django keeps only the valid fields in cleaned_data
         return dict(self.cleaned_data)
+
+    def kept_query(self) -> str:
+        """The filters given, as the query string the page links keep (each value cut to 150
+        characters, so that a link never grows with what was typed)."""
+        given = [(key, str(self.data[key])[:150]) for key in self.fields if self.data.get(key)]
+        return urlencode(given)

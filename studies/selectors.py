@@ -41,10 +41,17 @@ def scenario_codes_with_scores(*, study: Study, codes: list[str]) -> set[str]:
     )
 
 
-def studies_overview() -> QuerySet[Study]:
-    return Study.objects.annotate(
+STUDIES_PER_PAGE = 50
+
+
+def studies_overview(*, search: str = "", page: str | None = None) -> Page[Any]:
+    """One page of the studies whose name contains ``search`` (any case), with how many
+    scenarios and responses each has; by name."""
+    studies = Study.objects.filter(name__icontains=search) if search else Study.objects.all()
+    counted = studies.annotate(
         n_scenarios=Count("scenarios", distinct=True), n_responses=Count("responses", distinct=True)
-    ).order_by("name")
+    ).order_by("name", "pk")
+    return Paginator(counted, STUDIES_PER_PAGE).get_page(page)
 
 
 def study_response_count(*, study: Study) -> int:

@@ -20,6 +20,7 @@ from studies.forms import (
     ScenarioImportForm,
     StudyCatalogueForm,
     StudyCreateForm,
+    StudyFilterForm,
     StudySettingsForm,
 )
 from studies.models import ResponseImportJob, Study
@@ -71,7 +72,15 @@ def studies_page(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("Study %(name)s created.") % {"name": study.name})
             return redirect("studies:study", study_id=study.pk)
-    return render(request, "studies/studies.html", {"studies": studies_overview(), "form": form})
+    filter_form = StudyFilterForm(request.GET, auto_id="filter_%s")
+    shown = studies_overview(search=filter_form.chosen().get("q") or "", page=request.GET.get("page"))
+    context = {
+        "page": shown,
+        "filter_form": filter_form,
+        "page_query": filter_form.kept_query(),
+        "form": form,
+    }
+    return render(request, "studies/studies.html", context)
 
 
 @admin_required

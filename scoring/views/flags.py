@@ -6,14 +6,17 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.accounts.roles import admin_required, rater_required
-from scoring.forms import FlagForm, FlagResolveForm
+from scoring.forms import FlagFilterForm, FlagForm, FlagResolveForm
 from scoring.models import ResponseFlag
 from scoring.selectors import rater_assignment_get
+from scoring.selectors.flags import flags_list
 from scoring.services.flags import FlagError, response_flag_create, response_flag_resolve
+from studies.params import id_param
 
 
 @require_POST
@@ -36,6 +39,10 @@ def response_flag(request: HttpRequest, blind_code: str) -> HttpResponse:
 @admin_required
 @require_http_methods(["GET", "POST"])
 def flags_page(request: HttpRequest) -> HttpResponse:
+    """The flags, filtered and paged; dismissing or withdrawing comes back to the same list."""
+    filter_form = FlagFilterForm(request.GET, auto_id="filter_%s")
+    page = id_param(request.GET.get("page"))
+    here = "&".join(part for part in (filter_form.kept_query(), f"page={page}" if page else "") if part)
     if request.method == "POST":
         form = FlagResolveForm(request.POST)
         if form.is_valid():
@@ -50,12 +57,13 @@ def flags_page(request: HttpRequest) -> HttpResponse:
                 messages.error(request, getattr(exc, "message", _("No such flag.")))
             else:
                 messages.success(request, _("Done."))
-                return redirect("scoring:flags")
+                return redirect(f"{reverse('scoring:flags')}?{here}" if here else reverse("scoring:flags"))
         else:
             messages.error(request, _("Choose what to do with the flag."))
-    flags = ResponseFlag.objects.select_related("response__scenario", "rater", "resolved_by")
     context = {
-        "open_flags": flags.filter(resolution="")[:500],
-        "handled": flags.exclude(resolution="")[:100],
+        "page": flags_list(filters=filter_form.flag_filters(), page=request.GET.get("page")),
+        "filter_form": filter_form,
+        "page_query": filter_form.kept_query(),
+        "here": here,
     }
     return render(request, "scoring/flags.html", context)
