@@ -1,7 +1,10 @@
-.PHONY: run test lint bench messages
+.PHONY: run start test lint bench messages
 
 run:  ## set up and run web + worker + LLM stub with demo data (Ctrl-C stops)
 	scripts/run.sh
+
+start:  ## the same without the demo: an empty install in var/lab, an admin account asked for
+	scripts/run.sh --empty
 
 test:  ## install what is missing, run the gates (ruff, import layers, mypy) and the whole test suite
 	scripts/test.sh

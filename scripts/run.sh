@@ -6,8 +6,16 @@
 # DATABASE_URL / REDIS_URL are set, they are used instead. The three processes are
 # supervised: a worker or stub that dies is logged and restarted; the web server stays up.
 # Ctrl-C stops everything.
+# `scripts/run.sh --empty` (make start) is the same without the demo: its own data in var/lab,
+# no demo accounts, and an admin account asked for on the terminal when there is none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+EMPTY=0
+if [ "${1:-}" = "--empty" ]; then
+  EMPTY=1
+  export DEMO_MODE=0
+  export TEAMLLM_VAR_DIR="${TEAMLLM_VAR_DIR:-var/lab}"
+fi
 scripts/bootstrap.sh
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-teamllm_web.settings.local}"
 export DEMO_MODE="${DEMO_MODE:-1}"
@@ -74,7 +82,19 @@ if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ]; then
 fi
 
 $PY manage.py migrate --noinput -v0
-$PY manage.py seed_demo
+if [ "$EMPTY" = 1 ]; then
+  if ! $PY manage.py shell -c "from django.contrib.auth import get_user_model as m; raise SystemExit(0 if m().objects.filter(is_superuser=True, is_active=True).exists() else 1)" 2>/dev/null; then
+    if [ -t 0 ]; then
+      echo "==> no admin account yet: make one (its password must pass the same checks as everyone's)"
+      $PY manage.py createsuperuser
+    else
+      echo "==> no admin account yet, and no terminal to ask on: run" >&2
+      echo "    TEAMLLM_VAR_DIR=$TEAMLLM_VAR_DIR DEMO_MODE=0 .venv/bin/python manage.py createsuperuser" >&2
+    fi
+  fi
+else
+  $PY manage.py seed_demo
+fi
 
 start_stub() {
   $PY -m devtools.llm_stub --port "$STUB_PORT" --latency-ms "${LLM_STUB_LATENCY_MS:-50}" &
@@ -113,6 +133,18 @@ then
   echo "==> the web server did not answer on http://$HOST:$PORT/healthz" >&2
   exit 1
 fi
+if [ "$EMPTY" = 1 ]; then
+  cat <<MSG
+
+  teamllm-web is running:  http://$HOST:$PORT/   (no demo; data in $TEAMLLM_VAR_DIR)
+  health:                  http://$HOST:$PORT/healthz
+
+  Log in with your admin account, then follow docs/admins.md ("Running your own study").
+  The LLM stub answers at $LLM_STUB_URL for a first try of generation (endpoint base URL).
+
+  Ctrl-C stops the web server, the worker and the LLM stub.
+MSG
+else
 cat <<MSG
 
   teamllm-web is running:  http://$HOST:$PORT/
@@ -127,6 +159,7 @@ cat <<MSG
 
   Ctrl-C stops the web server, the worker and the LLM stub.
 MSG
+fi
 
 # Supervision: the web server's exit ends the run; a worker or stub that exits is logged and
 # started again (a worker that keeps dying waits a little longer each time, up to 30 s).

@@ -62,3 +62,53 @@ def test_a_status_poll_without_an_answer_is_counted_and_polling_goes_on():
     stop.set()
     poller.join(timeout=10)
     assert len(statuses) >= 2 and set(statuses) == {0}, statuses
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_make_start_is_an_empty_install_that_asks_for_an_admin(tmp_path):
+    """Issue 42: `DEMO_MODE=0 make run` stopped at seed_demo; `make start` runs the same
+    supervised processes on an empty install and says how to make the admin account."""
+    import sqlite3
+    import urllib.request
+
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")}
+    env.update(
+        PORT=str(port),
+        LLM_STUB_PORT=str(_free_port()),
+        RUN_REDIS_PORT=str(_free_port()),
+        TEAMLLM_VAR_DIR=str(tmp_path / "lab"),
+    )
+    run = subprocess.Popen(
+        ["bash", "scripts/run.sh", "--empty"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,  # no terminal: the command says what to run instead of asking
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    out: list[str] = []
+    try:
+        reader = threading.Thread(target=lambda: out.extend(iter(run.stdout.readline, "")), daemon=True)
+        reader.start()
+        for _ in range(1800):
+            if any("teamllm-web is running" in line for line in out) or run.poll() is not None:
+                break
+            threading.Event().wait(0.1)
+        printed = "".join(out)
+        assert "no demo; data in" in printed and "demo-pass-2026" not in printed, printed
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as reply:
+            assert reply.status == 200
+        database = sqlite3.connect(tmp_path / "lab" / "db.sqlite3")
+        assert database.execute("select count(*) from auth_user").fetchone() == (0,)  # no demo accounts
+    finally:
+        os.killpg(run.pid, 15)
+        _, err = run.communicate(timeout=60)
+    assert "no admin account yet" in err and "manage.py createsuperuser" in err
