@@ -39,6 +39,18 @@ class StudyCreateForm(forms.Form):
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
+    response_language = forms.ChoiceField(
+        label=_("Response language"),
+        choices=Study.Language.choices,
+        initial=Study.Language.CHINESE,
+        required=False,  # not sent: the template's
+        widget=forms.RadioSelect,
+        help_text=_(
+            "The language the generation prompts ask the models to answer in. The release's prompts "
+            'say "All responses should be in Chinese": choose English for an English study (the '
+            "study's Settings page changes it later, for runs launched after)."
+        ),
+    )
 
 
 class StudySettingsForm(forms.Form):

@@ -65,6 +65,7 @@ def studies_page(request: HttpRequest) -> HttpResponse:
                 name=form.cleaned_data["name"],
                 template=form.cleaned_data["template"],
                 description=form.cleaned_data["description"],
+                response_language=form.cleaned_data["response_language"],
                 actor=request.user,
             )
         except StudySetupError as exc:

@@ -53,12 +53,20 @@ class StudySetupError(Exception):
     pass
 
 
-def study_create(*, name: str, template: str, description: str = "", actor=None) -> Study:
+def study_create(
+    *, name: str, template: str, description: str = "", response_language: str = "", actor=None
+) -> Study:
     """A new study. ``cgpst-release``: the release's public scenario FS10, the paper's ten
     models and the standard conditions (installation-wide, created when missing), and the
     study's rubric version, threshold 0.65, headline ICC3k and final-score rule. ``empty``:
-    the default settings and nothing else."""
+    the default settings and nothing else. ``response_language`` (``zh`` or ``en``) is the
+    language the generation prompts ask for; empty: the template's (the release's Chinese)."""
     name = name.strip()
+    if response_language and response_language not in Study.Language.values:
+        raise StudySetupError(
+            _("Unknown response language %(l)r (choose %(known)s).")
+            % {"l": response_language, "known": ", ".join(Study.Language.values)}
+        )
     if not name:
         raise StudySetupError(_("A study needs a name."))
     if len(name) > MAX_NAME:
@@ -72,8 +80,9 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         if Study.objects.filter(name__iexact=name).exists():
             raise StudySetupError(_("A study named %(name)r already exists.") % {"name": name})
         role_groups_ensure()
+        language = {"response_language": response_language} if response_language else {}
         if template == EMPTY:
-            study = Study.objects.create(name=name, description=description)
+            study = Study.objects.create(name=name, description=description, **language)
             _study_created(study=study, template=template, actor=actor)
             return study
         conditions = conditions_ensure_defaults()
@@ -81,7 +90,7 @@ def study_create(*, name: str, template: str, description: str = "", actor=None)
         study = Study.objects.create(
             name=name,
             description=description or str(TEMPLATE_DESCRIPTIONS[CGPST_RELEASE]),
-            **RELEASE_SETTINGS,
+            **{**RELEASE_SETTINGS, **language},
         )
         scenarios_import(
             study=study, records=released_scenario_records(), actor=actor, source_name=CGPST_RELEASE
@@ -99,7 +108,11 @@ def _study_created(*, study: Study, template: str, actor) -> None:
         action="study.create",
         target=study,
         study=study,
-        changes={"name": [None, study.name], "template": [None, template]},
+        changes={
+            "name": [None, study.name],
+            "template": [None, template],
+            "response_language": [None, study.response_language],
+        },
     )
 
 

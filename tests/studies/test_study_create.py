@@ -55,6 +55,29 @@ def test_a_second_study_of_the_same_name_is_refused():
     assert Study.objects.count() == 1 and Scenario.objects.count() == 0
 
 
+def test_the_response_language_is_said_and_can_be_chosen(capsys, client):
+    """Issue 42: the template set Chinese answers with no word of it (an English lab's prompts said
+    "All responses should be in Chinese")."""
+    call_command("create_study", "Zh study", "--template", "cgpst-release")
+    out = capsys.readouterr().out
+    assert "Responses will be asked for in Chinese" in out and "--response-language en" in out
+    call_command("create_study", "En study", "--template", "cgpst-release", "--response-language", "en")
+    assert "Responses will be asked for in English" in capsys.readouterr().out
+    assert Study.objects.get(name="En study").response_language == "en"
+    assert Study.objects.get(name="Zh study").response_language == "zh"
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    page = client.get(reverse("studies:studies")).content.decode()
+    assert "All responses should be in Chinese" in page.replace("&quot;", '"')
+    client.post(
+        reverse("studies:studies"), {"name": "Web en", "template": "cgpst-release", "response_language": "en"}
+    )
+    assert Study.objects.get(name="Web en").response_language == "en"
+    reply = client.post(
+        reverse("studies:studies"), {"name": "Web xx", "template": "empty", "response_language": "fr"}
+    )
+    assert reply.status_code == 200 and not Study.objects.filter(name="Web xx").exists()
+
+
 def test_the_command_needs_a_template_or_empty():
     with pytest.raises(CommandError):
         call_command("create_study", "Neither")

@@ -16,10 +16,22 @@ class Command(BaseCommand):
         kind.add_argument("--template", choices=[CGPST_RELEASE], help="Start from a template.")
         kind.add_argument("--empty", action="store_true", help="An empty study with the default settings.")
         parser.add_argument("--description", default="")
+        parser.add_argument(
+            "--response-language",
+            choices=["zh", "en"],
+            default="",
+            help="The language the generation prompts ask for (default: the template's; the CGPST "
+            "release's is Chinese: 'All responses should be in Chinese').",
+        )
 
-    def handle(self, *args, name, template, empty, description, **options):
+    def handle(self, *args, name, template, empty, description, response_language, **options):
         try:
-            study = study_create(name=name, template=EMPTY if empty else template, description=description)
+            study = study_create(
+                name=name,
+                template=EMPTY if empty else template,
+                description=description,
+                response_language=response_language,
+            )
         except StudySetupError as exc:
             raise CommandError(str(exc)) from exc
         scenarios = ", ".join(study.scenarios.values_list("code", flat=True)) or "none"
@@ -29,4 +41,10 @@ class Command(BaseCommand):
                 f"headline {study.headline_icc}, final-score rule {study.final_score_rule}, "
                 f"rubric {study.rubric_version}."
             )
+        )
+        language = dict(study.Language.choices)[study.response_language]
+        self.stdout.write(
+            f"Responses will be asked for in {language} (response language {study.response_language})"
+            + ("" if response_language else ", the template's default: --response-language en for English")
+            + "; the study's Settings page changes it for later runs."
         )
