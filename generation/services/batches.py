@@ -14,6 +14,7 @@ from generation.services import engine
 from generation.services.runs import ACTIVE, GENERATION_KIND, RunEnqueue, run_enqueue, run_resume
 from generation.strategies import ParameterError, protocol_length, resolve_params
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
+from studies.selectors import study_conditions_offered, study_endpoints_offered
 from studies.services.audit import audit_record
 from studies.services.responses import research_id_for
 from studies.services.review import response_research_id_release
@@ -85,6 +86,25 @@ def batch_create(
         raise BatchError(_("Unknown top_p choice."))
     if not (scenarios and endpoints and conditions):
         raise BatchError(_("Choose at least one scenario, one model endpoint and one condition."))
+    # one rule for the page, the API and `generate`: what the study chose (its catalogue)
+    offered = set(study_endpoints_offered(study=study).values_list("pk", flat=True))
+    outside = [e.name for e in endpoints if e.pk not in offered]
+    if outside:
+        raise BatchError(
+            _(
+                "The study did not choose the model endpoint(s) %(names)s (its page, Choose models and conditions)."
+            )
+            % {"names": ", ".join(outside)}
+        )
+    letters = set(study_conditions_offered(study=study).values_list("letter", flat=True))
+    outside = [c.letter for c in conditions if c.letter not in letters]
+    if outside:
+        raise BatchError(
+            _(
+                "The study did not choose the condition(s) %(letters)s (its page, Choose models and conditions)."
+            )
+            % {"letters": ", ".join(outside)}
+        )
     for endpoint in endpoints:
         if not endpoint.can_generate or not endpoint.is_active:
             raise BatchError(

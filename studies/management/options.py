@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 
 from studies.models import ModelEndpoint, Scenario, Study
+from studies.selectors import study_endpoints_offered
 from studies.services.responses import scenario_for
 from studies.services.studies import EMPTY, StudySetupError, study_create
 
@@ -23,7 +24,7 @@ def study_from_option(name: str | None, *, create: bool = False, active_only: bo
         return ", ".join(studies.order_by("name").values_list("name", flat=True)) or "none"
 
     if name:
-        study = studies.filter(name=name).first()
+        study = studies.filter(name__iexact=name).first()  # names are unique in any case
         if study is None and name.isascii() and name.isdigit():
             study = studies.filter(pk=int(name)).first()
         if study is not None:
@@ -42,11 +43,13 @@ def study_from_option(name: str | None, *, create: bool = False, active_only: bo
     raise CommandError(f"choose a study with --study (studies: {choices()})")
 
 
-def endpoint_named(name: str) -> ModelEndpoint:
-    """The model endpoint of that name or two-digit model number (``--model``)."""
-    endpoint = ModelEndpoint.objects.filter(Q(name=name) | Q(model_number=name)).first()
+def endpoint_named(name: str, *, study: Study | None = None) -> ModelEndpoint:
+    """The model endpoint of that name (any case) or two-digit model number (``--model``); an
+    unknown one is refused with the endpoints the study offers (all of them without a study)."""
+    endpoint = ModelEndpoint.objects.filter(Q(name__iexact=name) | Q(model_number=name)).first()
     if endpoint is None:
-        raise CommandError(f"unknown model endpoint {name!r}")
+        known = ", ".join(f"{e.model_number} {e.name}" for e in study_endpoints_offered(study=study))
+        raise CommandError(f"unknown model endpoint {name!r}; the endpoints: {known or 'none yet'}")
     return endpoint
 
 

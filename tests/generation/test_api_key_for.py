@@ -56,7 +56,10 @@ def test_the_key_never_appears_in_pages_logs_or_the_database(celery_worker, demo
         assert llm_stub.stats.auth_headers[-1] == f"Bearer {SECRET}"  # the key was used...
 
         # ...and a wrong key, which the provider quotes in its 401 error
-        stub_endpoint(llm_stub, name="wrong-key", model_number="91", api_key_env="TEAMLLM_LLM_KEY_TEST_WRONG")
+        wrong = stub_endpoint(
+            llm_stub, name="wrong-key", model_number="91", api_key_env="TEAMLLM_LLM_KEY_TEST_WRONG"
+        )
+        Study.objects.get(name="CGPST demo").endpoints.add(wrong)  # the study's choice, as on its page
         bad = batch_create(
             study=Study.objects.get(name="CGPST demo"),
             scenarios=[Scenario.objects.get(code="FS10")],

@@ -86,11 +86,13 @@ def test_a_generation_run_does_not_send_a_bound_key_to_another_host(
     demo, home_and_thief, django_capture_on_commit_callbacks
 ):
     home, thief = home_and_thief
+    endpoint = endpoint_at(thief.base_url)
+    Study.objects.get(name="CGPST demo").endpoints.add(endpoint)  # the study's choice
     with django_capture_on_commit_callbacks(execute=False):
         run = batch_create(
             study=Study.objects.get(name="CGPST demo"),
             scenarios=[Scenario.objects.get(code="FS10")],
-            endpoints=[endpoint_at(thief.base_url)],
+            endpoints=[endpoint],
             conditions=[Condition.objects.get(letter="B")],
             enqueue=run_advance_send,
         ).runs[0]

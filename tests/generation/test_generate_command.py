@@ -43,3 +43,27 @@ def test_generate_records_the_top_p_choice(demo, llm_stub):
         call_command(
             "generate", "--scenario", "FS10", "--model", "stub", "--strategy", "single", "--top-p", "0.5"
         )
+
+
+def test_generate_runs_only_what_the_study_chose_as_the_page_does(demo, llm_stub):
+    """Issue 42: `generate --model X` ran an endpoint the study never chose while its Generation
+    page offered none; an unknown model listed nothing; the study name was case-sensitive."""
+    stub = stub_endpoint(llm_stub)
+    other = stub_endpoint(llm_stub, name="stub2", model_number="91")
+    demo.study.endpoints.set([stub])
+    with pytest.raises(CommandError, match="did not choose the model endpoint"):
+        call_command(
+            "generate",
+            "--study",
+            demo.study.name.upper(),
+            scenario="FS10",
+            model=other.name,
+            strategy="single",
+        )
+    with pytest.raises(CommandError, match=r"unknown model endpoint 'nope'; the endpoints: 90 stub$"):
+        call_command("generate", scenario="FS10", model="nope", strategy="single")
+    demo.study.conditions.set(demo.study.conditions.none())
+    call_command(
+        "generate", "--study", demo.study.name.lower(), scenario="FS10", model="STUB", strategy="single"
+    )
+    assert GenerationRun.objects.get().settings_snapshot["research_id"] == "B90_FS10"

@@ -29,7 +29,11 @@ def test_a_study_made_on_the_page_is_audited(demo, admin_client):
     (event,) = _events("study.create")
     study = Study.objects.get(name="Audited study")
     assert event.actor.username == "admin" and event.study == study
-    assert event.changes == {"name": [None, "Audited study"], "template": [None, "empty"]}
+    assert event.changes == {
+        "name": [None, "Audited study"],
+        "template": [None, "empty"],
+        "response_language": [None, "zh"],
+    }
 
 
 def test_a_judge_made_by_a_researcher_is_audited_with_its_account(demo):

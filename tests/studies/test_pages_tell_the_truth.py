@@ -149,7 +149,7 @@ def test_generating_into_a_paired_group_assigns_and_elsewhere_says_why_not(
     demo.study.responses_need_release = False
     demo.study.save(update_fields=["responses_need_release"])
     stub_endpoint(llm_stub)
-    stub_endpoint(llm_stub, name="stub2", model_number="91")
+    demo.study.endpoints.add(stub_endpoint(llm_stub, name="stub2", model_number="91"))
     call_command("generate", scenario="FS10", model="stub", strategy="single", wait=True, timeout=120)
     run = GenerationRun.objects.get(response__research_id="B90_FS10")
     assert not Assignment.objects.filter(response=run.response).exists()  # FS10/B has no pair

@@ -42,7 +42,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         study = study_from_option(opts["study"], active_only=True)
         scenario = scenario_named(study=study, code=opts["scenario"])
-        model = endpoint_named(opts["model"])
+        model = endpoint_named(opts["model"], study=study)
         condition = self._condition(opts["strategy"], opts["condition"])
         try:
             launch = batch_create(
