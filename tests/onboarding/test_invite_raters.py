@@ -1,6 +1,8 @@
 """Inviting raters by CSV: all-or-nothing with line numbers, one-time set-password links
 (Django's token machinery), emails through the configured backend, no admin sees a password."""
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
@@ -67,6 +69,22 @@ def test_command_creates_people_without_password_and_prints_one_link_each(study,
     assert links["wang.li"] in by_recipient["wang.li@lab.example.org"].body
     assert "用户名" in by_recipient["wang.li@lab.example.org"].body
     assert "Your username is jane" in by_recipient["jane@lab.example.org"].body
+
+
+def test_links_for_this_machine_only_are_said_so(study, tmp_path, capsys):
+    """Issue 42: without --base-url the links pointed at 127.0.0.1:8000 without a word."""
+    call_command("invite_raters", _csv(tmp_path, GOOD), "--study", "Lab", "--no-email")
+    err = capsys.readouterr().err
+    assert "only this machine can open them" in err and "--base-url" in err
+    User.objects.all().delete()
+    out = io.StringIO()
+    call_command(
+        "invite_raters", _csv(tmp_path, GOOD), "--study", "Lab", "--no-email",
+        "--base-url", "https://scoring.lab.example.org/", stdout=out,
+    )  # fmt: skip
+    assert "only this machine" not in capsys.readouterr().err
+    assert all(line.split("\t")[1].startswith("https://scoring.lab.example.org/accounts/invite/")
+               for line in out.getvalue().splitlines())  # fmt: skip
 
 
 def test_excel_semicolon_csv_with_bom_is_read(study, tmp_path, capsys):

@@ -1,5 +1,5 @@
 import sys
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.core.mail import get_connection
@@ -15,7 +15,8 @@ class Command(StudyFileCommand):
     help = (
         "Invite people from a CSV (username, name, email, language, roles, optional rater_code), "
         "all-or-nothing, and print one set-password link per invitee: username<TAB>link. "
-        "Mails go through the configured backend (the console backend prints them to stderr here)."
+        "Mails go through the configured backend; a backend that does not deliver (the console "
+        "backend) sends nothing outside demo mode: pass the links on yourself."
     )
     study_required = True
 
@@ -31,6 +32,11 @@ class Command(StudyFileCommand):
     def handle(self, *args, file, study, base_url, no_email, **options):
         study_obj = study_from_option(study)
         base = (base_url or settings.SITE_URL).rstrip("/") + "/"
+        if urlsplit(base).hostname in ("127.0.0.1", "localhost", "::1"):
+            self.stderr.write(
+                f"The links point at {base}: only this machine can open them. "
+                "Pass --base-url https://your.site/ or set SITE_URL (docs/operators.md)."
+            )
         content = self.file_bytes(file)
 
         def link_for(uidb64: str, token: str) -> str:
