@@ -1,5 +1,5 @@
 """Reading scenario files (pure: no database): the released JSON (``{"FS10": {"theme",
-"text"}}``), a JSON list of objects, JSON Lines, or an xlsx sheet with a header row.
+"text"}}``), a JSON list of objects, JSON Lines, or an xlsx sheet or a CSV with a header row.
 
 Every record gets a code, a theme, an English text and optionally a Simplified Chinese
 theme and text. Every problem is collected with its line (or row) and field, so a file
@@ -8,6 +8,7 @@ is refused with all of its problems at once.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -282,11 +283,43 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
         raise
     except Exception as exc:  # openpyxl raises many kinds on a damaged or foreign file
         raise ScenarioFileError([_("Not a readable xlsx workbook.")]) from exc
+    return _records_from_table(all_rows, where=_("row %(n)s"))
+
+
+def records_from_csv(text: str) -> list[ScenarioRecord]:
+    """A CSV (comma, semicolon or tab, as Excel saves it) with the xlsx sheet's header row."""
+    first = text.splitlines()[0] if text.strip() else ""
+    delimiter = max(",;\t", key=first.count)
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    except csv.Error as exc:
+        raise ScenarioFileError([_("The CSV cannot be read: %(err)s") % {"err": exc}]) from exc
+    if len(rows) > MAX_RECORDS + 1:
+        raise ScenarioFileError([_("More than %(n)s scenarios in one file.") % {"n": MAX_RECORDS}])
+    return _records_from_table(rows, where=_("line %(n)s"))
+
+
+def _records_from_table(all_rows: list, *, where: str) -> list[ScenarioRecord]:
+    """Rows of a table whose first row names the columns: a problem of the header is the header's
+    (named once, on its row), not every row's."""
     rows = iter(all_rows)
     header = next(rows, None)
-    if not header:
-        raise ScenarioFileError([_("The first sheet is empty: it needs a header row (code, theme, text).")])
+    if not header or all(cell is None or str(cell).strip() == "" for cell in header):
+        raise ScenarioFileError([_("The first row is empty: it needs a header row (code, theme, text).")])
     names = ["" if cell is None else str(cell) for cell in header]
+    header_problems = [
+        problem_text(
+            where % {"n": 1}, name, _("unknown column (expected code, theme, text, theme_zh, text_zh)")
+        )
+        for name in names
+        if name.strip() and FIELD_ALIASES.get(field_key(name)) is None
+    ]
+    known = {FIELD_ALIASES.get(field_key(name)) for name in names}
+    header_problems += [
+        problem_text(where % {"n": 1}, name, _("column missing")) for name in REQUIRED if name not in known
+    ]
+    if header_problems:
+        raise ScenarioFileError(header_problems)
     problems: list[str] = []
     records: list[ScenarioRecord | None] = []
     codes: list[tuple[str, str]] = []
@@ -301,9 +334,9 @@ def records_from_xlsx(content: bytes) -> list[ScenarioRecord]:
             for i, cell in enumerate(row)
             if i < len(names) and (names[i].strip() or (cell is not None and str(cell).strip()))
         }
-        where = _("row %(n)s") % {"n": n}
-        records.append(record_from_mapping(where, data, problems))
-        codes.append((where, _raw_code(data)))
+        place = where % {"n": n}
+        records.append(record_from_mapping(place, data, problems))
+        codes.append((place, _raw_code(data)))
     return _checked(records, problems, codes)
 
 
@@ -367,6 +400,8 @@ def records_from_upload(name: str, content: bytes) -> list[ScenarioRecord]:
         raise ScenarioFileError([_("The file has no scenarios.")])
     if name.lower().endswith(".jsonl"):
         return records_from_jsonl(text)
+    if name.lower().endswith((".csv", ".tsv")) or stripped[0] not in "[{":
+        return records_from_csv(text)
     if stripped[0] in "[" or (stripped[0] == "{" and not _is_json_lines(text)):
         return records_from_json(text)
     return records_from_jsonl(text)

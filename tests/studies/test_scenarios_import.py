@@ -171,6 +171,38 @@ def test_xlsx_problems_name_the_row(study, tmp_path):
     assert not Scenario.objects.exists()
 
 
+def test_a_csv_imports_like_the_xlsx_sheet(study, tmp_path):
+    """Issue 42: a .csv was refused as "not valid JSON"."""
+    text = 'code;theme;text;text_zh\nFS3;Forests;"Trees talk; they listen.";树木会说话。\n'
+    call_command("import_scenarios", _write(tmp_path, "lab.csv", text), "--study", "Lab")
+    fs3 = Scenario.objects.get(study=study, code="FS3")
+    assert (fs3.theme, fs3.text, fs3.text_zh) == ("Forests", "Trees talk; they listen.", "树木会说话。")
+    with pytest.raises(CommandError) as excinfo:
+        call_command(
+            "import_scenarios", _write(tmp_path, "bad.csv", "code,theme,text\nFS4,,x\n"), "--study", "Lab"
+        )
+    assert "line 2, field 'theme': missing or empty" in str(excinfo.value)
+
+
+@pytest.mark.parametrize("suffix", ["xlsx", "csv"])
+def test_a_header_problem_is_named_on_the_header_row_once(study, tmp_path, suffix):
+    """Issue 42: an xlsx header problem was blamed on row 2 (and on every row after it)."""
+    rows = [["code", "theme", "txet"], ["FS1", "A", "one"], ["FS2", "B", "two"]]
+    path = tmp_path / f"bad.{suffix}"
+    if suffix == "xlsx":
+        path.write_bytes(_xlsx(rows))
+    else:
+        path.write_text("\n".join(",".join(r) for r in rows) + "\n", encoding="utf-8")
+    with pytest.raises(CommandError) as excinfo:
+        call_command("import_scenarios", str(path), "--study", "Lab")
+    message = str(excinfo.value)
+    first = "row 1" if suffix == "xlsx" else "line 1"
+    assert f"{first}, field 'txet': unknown column" in message
+    assert f"{first}, field 'text': column missing" in message
+    assert " 2, " not in message and " 3, " not in message
+    assert not Scenario.objects.exists()
+
+
 @pytest.fixture
 def scored(demo):
     """The demo study's own FS10 with a submitted sheet on a response of it."""
