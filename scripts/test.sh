@@ -34,7 +34,8 @@ if [ -z "${DATABASE_URL:-}" ] || { [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BRO
   scripts/services_up.sh
 fi
 if [ -z "${DATABASE_URL:-}" ] && probe 127.0.0.1 5432; then
-  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/teamllm"
+  # a name of this checkout: two checkouts on one server never share a test database
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/teamllm_$(pwd | md5sum | cut -c1-8)"
 fi
 if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ] && probe 127.0.0.1 6379; then
   export REDIS_URL="redis://127.0.0.1:6379/0"
