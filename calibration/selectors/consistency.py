@@ -78,7 +78,9 @@ def icc_headline(forms: dict, form: str, n_responses: int | None = None) -> dict
 def _row(metric: str, before: list, after: list, n_responses: int, ci_before, ci_after) -> dict:
     """One row of Table 6 with its CIs and the small-sample warning (English code + label)."""
     warning = small_sample_warning(n_responses, *ci_before)
-    warning_after = small_sample_warning(n_responses, *ci_after)
+    # a row of before-calibration values only (the release script's PCC) has no "after" to warn of
+    has_after = any(v is not None for v in after)
+    warning_after = small_sample_warning(n_responses, *ci_after) if has_after else ""
     return {
         "metric": metric,
         "before": mean_defined(before),

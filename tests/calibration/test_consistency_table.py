@@ -188,3 +188,15 @@ def test_settings_page_labels_every_rule_by_its_provenance(db, client):
     assert "Calibrator and the closer primary rater, averaged (our reading:" in html
     assert html.count("our option: not in the paper or the release") == 2
     assert "(r > threshold): a PCC equal to the threshold goes to calibration" in html
+
+
+def test_a_before_only_row_is_not_warned_of_its_missing_after_interval():
+    """Issue 42: the release script's PCC row (before calibration only) said "no confidence
+    interval" where its before interval existed."""
+    from calibration.selectors.consistency import _row
+
+    before = [0.8, 0.82, 0.85, 0.9, 0.88, 0.86]
+    row = _row("PCC", before, [], len(before), (0.80, 0.90), (None, None))
+    assert row["warning"] == "" and row["after"] is None
+    both = _row("PCC", before, [0.9] * 6, len(before), (0.80, 0.90), (None, None))
+    assert both["warning"] == "no confidence interval"  # an after without its interval still is
