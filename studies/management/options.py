@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 
+from core.accounts.roles import is_admin
 from studies.models import ModelEndpoint, Scenario, Study
 from studies.selectors import study_endpoints_offered
 from studies.services.responses import scenario_for
@@ -53,6 +56,15 @@ def endpoint_named(name: str, *, study: Study | None = None) -> ModelEndpoint:
     return endpoint
 
 
+def admin_named(username: str) -> Any:
+    """The admin account a command acts as (``--as``): its changes are audited under it, as
+    the page's would be."""
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None or not is_admin(user):
+        raise CommandError(f"--as {username!r}: no active admin account of that name")
+    return user
+
+
 def scenario_named(*, study: Study, code: str) -> Scenario:
     """The study's own scenario of that code, else the shared one (``--scenario``)."""
     scenario = scenario_for(study=study, code=code)
@@ -95,3 +107,21 @@ class StudyFileCommand(BaseCommand):
 
     def done(self, study: Study, summary: str) -> None:
         self.stdout.write(self.style.SUCCESS(f"Study {study.name}: {summary}"))
+
+
+class StudyOutputCommand(BaseCommand):
+    """A command that writes one file of a study: the ``out`` argument (ending in ``suffix``)
+    and ``--study``. A subclass adds its own options after ``super().add_arguments(parser)``
+    and reads ``self.output(out)`` and ``study_from_option(study)`` in ``handle``."""
+
+    suffix = ".xlsx"
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("out", help=f"the {self.suffix} file to write")
+        parser.add_argument("--study", help="study name or id (default: the only study)")
+
+    def output(self, out: str) -> Path:
+        path = Path(out)
+        if path.suffix.lower() != self.suffix:
+            raise CommandError(f"the output file must end in {self.suffix}")
+        return path
