@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -47,6 +48,7 @@ RELEASE_SETTINGS = {
 
 
 MAX_NAME = 120  # Study.name
+DEMO_STUB_ENDPOINT = "stub"  # seed_demo's endpoint on the bundled LLM stub
 
 
 class StudySetupError(Exception):
@@ -96,6 +98,8 @@ def study_create(
             study=study, records=released_scenario_records(), actor=actor, source_name=CGPST_RELEASE
         )
         # the template's models and conditions are the study's choice, shown on its page
+        if settings.DEMO_MODE:  # `make run`: the bundled stub too, so that generation works at once
+            endpoints = [*endpoints, *ModelEndpoint.objects.filter(name=DEMO_STUB_ENDPOINT)]
         study.endpoints.set(endpoints)
         study.conditions.set(conditions)
         _study_created(study=study, template=template, actor=actor)

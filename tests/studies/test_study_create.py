@@ -78,6 +78,18 @@ def test_the_response_language_is_said_and_can_be_chosen(capsys, client):
     assert reply.status_code == 200 and not Study.objects.filter(name="Web xx").exists()
 
 
+def test_in_demo_mode_the_template_chooses_the_bundled_stub_too(settings):
+    """Issue 42: a study made from the template in `make run` could not generate (no stub)."""
+    stub = ModelEndpoint.objects.create(name="stub", model_number="90", base_url="http://127.0.0.1:8765/v1")
+    settings.DEMO_MODE = True
+    call_command("create_study", "Demo-made", "--template", "cgpst-release")
+    assert Study.objects.get(name="Demo-made").endpoints.filter(pk=stub.pk).exists()
+    settings.DEMO_MODE = False
+    call_command("create_study", "Lab-made", "--template", "cgpst-release")
+    lab = Study.objects.get(name="Lab-made")
+    assert not lab.endpoints.filter(pk=stub.pk).exists() and lab.endpoints.count() == 10
+
+
 def test_the_command_needs_a_template_or_empty():
     with pytest.raises(CommandError):
         call_command("create_study", "Neither")
