@@ -102,3 +102,16 @@ def test_marks_default_to_the_papers_and_the_p_005_mark_is_an_option(table4, cap
     assert [t.mark for t in both.tests] == [
         t.mark for t in results_get(study=table4, with_diversity=False).overall.tests
     ]
+
+
+def test_the_tests_notes_are_said_in_the_readers_language():
+    """Issue 42: "no paired scenarios" and "all differences are zero" stayed English on Chinese pages."""
+    from django.utils import translation
+
+    from research.templatetags.results_format import test_note
+
+    note = wilcoxon_test([1, 2], [1, 2])[2]
+    with translation.override("zh-hans"):
+        assert test_note(note) == "所有差值均为零" and test_note(wilcoxon_test([], [])[2]) == "没有配对的情境"
+    with translation.override("en"):
+        assert test_note(note) == "all differences are zero"
