@@ -1,9 +1,11 @@
 """Numbers as the paper prints them (up to two decimals, no trailing zeros)."""
 
 from django import template
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from research.results import fmt
+from research.results import Column, fmt
+from studies.rubric import Rubric
 
 register = template.Library()
 
@@ -26,3 +28,19 @@ TEST_NOTES = {
 @register.filter
 def test_note(value: str) -> str:
     return str(TEST_NOTES.get(value, value))
+
+
+@register.filter
+def column_label(column: Column, rubric: Rubric) -> str:
+    """A Table 1/2 column in the reader's language: in English the release's own labels, in
+    Chinese the rubric's names of its dimensions."""
+    lang = get_language() or "en"
+    if not lang.startswith("zh"):
+        return column.label
+    if column.key == "overall":
+        return str(_("Total Score"))
+    if column.key.startswith("step."):
+        return str(_("Step total"))
+    if column.key.endswith(".integrity"):  # the release's column the rubric has no dimension for
+        return str(_("Integrity"))
+    return rubric.dimension(column.key).label.text(lang)

@@ -115,3 +115,24 @@ def test_the_tests_notes_are_said_in_the_readers_language():
         assert test_note(note) == "所有差值均为零" and test_note(wilcoxon_test([], [])[2]) == "没有配对的情境"
     with translation.override("en"):
         assert test_note(note) == "all differences are zero"
+
+
+def test_table_columns_are_named_in_the_readers_language(table4):
+    """Issue 42: Table 1/2 column heads stayed English on Chinese pages."""
+    from django.utils import translation
+
+    from research.templatetags.results_format import column_label
+
+    results = results_get(study=table4, with_diversity=False)
+    by_key = {c.key: c for c in results.columns}
+    with translation.override("zh-hans"):
+        names = [column_label(c, results.rubric) for c in results.columns]
+        assert (
+            column_label(by_key["s2.focus"], results.rubric) == results.rubric.dimension("s2.focus").label.zh
+        )
+        assert column_label(by_key["overall"], results.rubric) == "总分"
+    assert not any(name.isascii() and name.strip() for name in names if name != "KVP")
+    with translation.override("en"):
+        assert [column_label(c, results.rubric) for c in results.columns] == [
+            c.label for c in results.columns
+        ]
