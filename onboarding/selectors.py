@@ -10,10 +10,14 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q, QuerySet, Sum
+from django.db.models.functions import Lower, Upper
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from core.accounts.roles import ALL_ROLES, ROLE_LABELS
+from onboarding.csv_files import Invitee, line_problem
 from onboarding.models import Invitation
+from scoring.models import RaterProfile
 from studies.models import Study
 
 ACCEPTED = "accepted"
@@ -120,3 +124,44 @@ def account_get(*, user_id: int) -> dict | None:
     attempts = AccessAttempt.objects.filter(username=rows[0]["user"].get_username())
     rows[0]["failed_logins"] = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
     return rows[0]
+
+
+def invitees_existing_problems(*, invitees: list[Invitee]) -> list[str]:
+    """The invitees who are here already: a username, email or rater code taken (any case)."""
+    user_model = get_user_model()
+    usernames = set(
+        user_model.objects.annotate(low=Lower("username"))
+        .filter(low__in=[i.username.lower() for i in invitees])
+        .values_list("low", flat=True)
+    )
+    emails = set(
+        user_model.objects.annotate(low=Lower("email"))
+        .filter(low__in=[i.email.lower() for i in invitees])
+        .values_list("low", flat=True)
+    )
+    codes = set(
+        RaterProfile.objects.annotate(up=Upper("rater_code"))
+        .filter(up__in=[i.rater_code.upper() for i in invitees if i.rater_code])
+        .values_list("up", flat=True)
+    )
+    problems = []
+    for invitee in invitees:
+        if invitee.username.lower() in usernames:
+            problems.append(
+                line_problem(
+                    invitee.line, "username", _("a user %(u)r already exists") % {"u": invitee.username}
+                )
+            )
+        if invitee.email.lower() in emails:
+            problems.append(
+                line_problem(
+                    invitee.line, "email", _("another user already has %(e)s") % {"e": invitee.email}
+                )
+            )
+        if invitee.rater_code and invitee.rater_code.upper() in codes:
+            problems.append(
+                line_problem(
+                    invitee.line, "rater_code", _("rater code %(c)s is taken") % {"c": invitee.rater_code}
+                )
+            )
+    return problems

@@ -14,7 +14,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
-from django.db.models.functions import Lower, Upper
 from django.utils import timezone, translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -23,6 +22,7 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
 from onboarding.csv_files import Invitee, InviteFileError, invitees_read, line_problem
 from onboarding.models import Invitation
+from onboarding.selectors import invitees_existing_problems
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
 from studies.models import AuditEvent, Study
@@ -74,46 +74,6 @@ def _roles_problems(invitees: list[Invitee], actor) -> list[str]:
         # the command line (no actor) is trusted; on the page only a superuser adds admins
         if "admin" in invitee.roles and actor is not None and not actor.is_superuser:
             problems.append(line_problem(invitee.line, "roles", _("only a superuser may invite an admin")))
-    return problems
-
-
-def _existing_problems(invitees: list[Invitee]) -> list[str]:
-    user_model = get_user_model()
-    usernames = set(
-        user_model.objects.annotate(low=Lower("username"))
-        .filter(low__in=[i.username.lower() for i in invitees])
-        .values_list("low", flat=True)
-    )
-    emails = set(
-        user_model.objects.annotate(low=Lower("email"))
-        .filter(low__in=[i.email.lower() for i in invitees])
-        .values_list("low", flat=True)
-    )
-    codes = set(
-        RaterProfile.objects.annotate(up=Upper("rater_code"))
-        .filter(up__in=[i.rater_code.upper() for i in invitees if i.rater_code])
-        .values_list("up", flat=True)
-    )
-    problems = []
-    for invitee in invitees:
-        if invitee.username.lower() in usernames:
-            problems.append(
-                line_problem(
-                    invitee.line, "username", _("a user %(u)r already exists") % {"u": invitee.username}
-                )
-            )
-        if invitee.email.lower() in emails:
-            problems.append(
-                line_problem(
-                    invitee.line, "email", _("another user already has %(e)s") % {"e": invitee.email}
-                )
-            )
-        if invitee.rater_code and invitee.rater_code.upper() in codes:
-            problems.append(
-                line_problem(
-                    invitee.line, "rater_code", _("rater code %(c)s is taken") % {"c": invitee.rater_code}
-                )
-            )
     return problems
 
 
@@ -186,7 +146,7 @@ def raters_invite_file(
     """``raters_invite`` for a CSV file: the problems of its lines and of its people (roles,
     accounts already here) in one list, so that one pass of corrections is enough."""
     invitees, problems = invitees_read(content)
-    problems += _roles_problems(invitees, actor) + _existing_problems(invitees)
+    problems += _roles_problems(invitees, actor) + invitees_existing_problems(invitees=invitees)
     if problems:
         raise InviteFileError(problems)
     return raters_invite(
@@ -206,7 +166,7 @@ def raters_invite(
     """Create every invitee (no usable password, their role groups, a rater profile with
     their code and UI language) and return one set-password link each; all or nothing.
     Mails go out after the commit through the configured backend."""
-    problems = _roles_problems(invitees, actor) + _existing_problems(invitees)
+    problems = _roles_problems(invitees, actor) + invitees_existing_problems(invitees=invitees)
     if problems:
         raise InviteFileError(problems)
     user_model = get_user_model()
