@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from core.llm.egress import endpoint_egress_problem
+from generation.models import BatchStatus
 from generation.services.batches import BatchLaunch, batch_create
 from generation.services.conditions import ConditionError, condition_parameters_check
 from generation.services.endpoints import ENDPOINT_FIELDS
@@ -39,6 +40,22 @@ class EndpointFilterForm(FilterForm):
             "search": data.get("q") or "",
             "active": {"yes": True, "no": False}.get(data.get("active") or ""),
         }
+
+
+class BatchFilterForm(FilterForm):
+    """The generation page's batch list filters (a GET form)."""
+
+    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    endpoint = IdChoiceField(
+        queryset=ModelEndpoint.objects.order_by("model_number"), required=False, label=_("Model endpoint")
+    )
+    condition = IdChoiceField(
+        queryset=Condition.objects.order_by("letter"), required=False, label=_("Condition")
+    )
+    scenario = forms.CharField(max_length=40, required=False, strip=True, label=_("Scenario code contains"))
+    status = forms.ChoiceField(
+        choices=(("", _("Any")), *BatchStatus.choices), required=False, label=_("Status")
+    )
 
 
 class ConditionFilterForm(FilterForm):

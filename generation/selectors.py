@@ -249,16 +249,34 @@ def batch_held_count(batch: GenerationBatch) -> int:
     )
 
 
-def batches_recent(limit: int = 50) -> QuerySet[GenerationBatch]:
-    return (
-        GenerationBatch.objects.select_related("study", "created_by")
-        .annotate(
-            n_runs=Count("runs"),
-            n_succeeded=Count("runs", filter=Q(runs__status=RunStatus.SUCCEEDED)),
-            n_failed=Count("runs", filter=Q(runs__status=RunStatus.FAILED)),
+BATCHES_PER_PAGE = 50
+
+
+def batches_listed(*, filters: dict[str, Any], page: str | None = None) -> Page:
+    """One page of the generation batches, newest first: of a study, with a run of a model
+    endpoint, a condition or a scenario whose code contains the text, in a status."""
+    rows = GenerationBatch.objects.all()
+    if filters.get("study"):
+        rows = rows.filter(study=filters["study"])
+    if filters.get("status"):
+        rows = rows.filter(status=filters["status"])
+    by_run = {
+        lookup: filters[key]
+        for key, lookup in (
+            ("endpoint", "endpoint"),
+            ("condition", "condition"),
+            ("scenario", "scenario__code__icontains"),
         )
-        .order_by("-created_at")[:limit]
+        if filters.get(key)
+    }
+    if by_run:
+        rows = rows.filter(pk__in=GenerationRun.objects.filter(**by_run).values("batch_id"))
+    counted = rows.select_related("study", "created_by").annotate(
+        n_runs=Count("runs"),
+        n_succeeded=Count("runs", filter=Q(runs__status=RunStatus.SUCCEEDED)),
+        n_failed=Count("runs", filter=Q(runs__status=RunStatus.FAILED)),
     )
+    return Paginator(counted.order_by("-created_at", "-pk"), BATCHES_PER_PAGE).get_page(page)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from core.accounts.roles import admin_required
 from core.llm.egress import egress_allowed_hosts, endpoint_egress_problem
 from core.llm.keys import api_key_env_allowed
 from generation.forms import (
+    BatchFilterForm,
     BatchForm,
     ConditionFilterForm,
     ConditionForm,
@@ -35,7 +36,7 @@ from generation.selectors import (
     batch_held_count,
     batch_progress,
     batch_responses_without_pair,
-    batches_recent,
+    batches_listed,
     conditions_overview,
     endpoints_overview,
     run_fusion_measures,
@@ -89,9 +90,12 @@ def home(request: HttpRequest) -> HttpResponse:
             for reason in launch.skipped:
                 messages.warning(request, _("Skipped %(reason)s") % {"reason": reason})
             return redirect("generation:batch_detail", batch_id=launch.batch.pk)
+    filter_form = BatchFilterForm(request.GET, auto_id="filter_%s")
     context = {
         "form": form,
-        "batches": batches_recent(),
+        "filter_form": filter_form,
+        "page": batches_listed(filters=filter_form.chosen(), page=request.GET.get("page")),
+        "page_query": filter_form.kept_query(),
         "studies": Study.objects.filter(is_active=True),
     }
     return render(request, "generation/home.html", context)
