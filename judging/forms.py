@@ -6,10 +6,10 @@ from django import forms
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from judging.models import Judge
+from judging.models import Judge, JudgeBatchStatus
 from judging.prompt import CURRENT_PROMPT_VERSION, prompt_versions
 from studies.models import ModelEndpoint, Scenario, Study
-from studies.params import IdChoiceField
+from studies.params import FilterForm, IdChoiceField
 
 
 class JudgeForm(forms.Form):
@@ -58,3 +58,13 @@ class JudgeSettingsForm(forms.ModelForm):
     class Meta:
         model = Judge
         fields = ["temperature", "samples", "structured_output", "provider_family", "is_active"]
+
+
+class JudgeBatchFilterForm(FilterForm):
+    """The judges page's batch list filters (a GET form)."""
+
+    study = IdChoiceField(queryset=Study.objects.order_by("name"), required=False, label=_("Study"))
+    judge = IdChoiceField(queryset=Judge.objects.order_by("name"), required=False, label=_("Judge"))
+    status = forms.ChoiceField(
+        choices=(("", _("Any")), *JudgeBatchStatus.choices), required=False, label=_("Status")
+    )

@@ -11,9 +11,9 @@ from django.views.decorators.http import require_POST
 
 from core.accounts.roles import researcher_required
 from generation.views import batch_acted, batch_page
-from judging.forms import BatchLaunchForm, JudgeForm, JudgeSettingsForm
+from judging.forms import BatchLaunchForm, JudgeBatchFilterForm, JudgeForm, JudgeSettingsForm
 from judging.models import Judge, JudgeBatch, JudgeBatchStatus
-from judging.selectors.batches import batch_failed_tasks, batch_progress_get
+from judging.selectors.batches import batch_failed_tasks, batch_progress_get, judge_batches_listed
 from judging.services.judges import JudgeError, judge_create, judge_update
 from judging.services.runs import BatchError, judge_batch_cancel, judge_batch_launch, judge_batch_retry
 
@@ -47,9 +47,12 @@ def home(request: HttpRequest) -> HttpResponse:
             launch_form.add_error(None, str(exc))
         else:
             return redirect("judging:batch_detail", batch_id=batch.pk)
+    filter_form = JudgeBatchFilterForm(request.GET, auto_id="filter_%s")
     context = {
         "judges": Judge.objects.select_related("endpoint", "user__rater_profile"),
-        "batches": JudgeBatch.objects.select_related("judge", "study", "scenario")[:30],
+        "filter_form": filter_form,
+        "page": judge_batches_listed(filters=filter_form.chosen(), page=request.GET.get("page")),
+        "page_query": filter_form.kept_query(),
         "judge_form": judge_form,
         "launch_form": launch_form,
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
 from generation.selectors import BatchProgress, EngineFigures, engine_batch_progress, engine_figures
@@ -57,3 +58,15 @@ def judge_figures() -> EngineFigures:
     return engine_figures(
         kind="judge", jobs=tasks, calls=calls, endpoint=to_endpoint, call_endpoint=f"task__{to_endpoint}"
     )
+
+
+JUDGE_BATCHES_PER_PAGE = 50
+
+
+def judge_batches_listed(*, filters: dict, page: str | None = None) -> Page:
+    """One page of the judge batches, newest first: of a study, of a judge, in a status."""
+    rows = JudgeBatch.objects.select_related("judge", "study", "scenario")
+    for key in ("study", "judge", "status"):
+        if filters.get(key):
+            rows = rows.filter(**{key: filters[key]})
+    return Paginator(rows.order_by("-created_at", "-pk"), JUDGE_BATCHES_PER_PAGE).get_page(page)
