@@ -38,3 +38,8 @@ def assert_two_a_page(client, url: str, expected: list[str], *, table_id: str, r
     assert f"Page 1 of {(len(expected) + 1) // 2} ({len(expected)} {noun})" in first
     assert re.findall(row, table_of(first, table_id)) == expected[:2]
     assert listed(client, url, {}, table_id=table_id, row=row) == expected
+
+
+def newest_first(rows) -> list[str]:
+    """The ids of ``rows`` (with ``created_at``) as a list shows them, newest first."""
+    return [str(r.pk) for r in sorted(rows, key=lambda r: (r.created_at, r.pk), reverse=True)]

@@ -9,7 +9,7 @@ import pytest
 from generation import selectors as generation_selectors
 from generation.models import BatchStatus, GenerationBatch, GenerationRun
 from studies.models import Condition, ModelEndpoint, Scenario, Study
-from tests.listing import assert_two_a_page, listed
+from tests.listing import assert_two_a_page, listed, newest_first
 
 pytestmark = pytest.mark.django_db
 URL = "/manage/generation/"
@@ -44,13 +44,9 @@ def batches(client, demo, monkeypatch):
     return client, made, {"study": study, "other": other, "a": a, "b": b, "m1": m1, "m2": m2}
 
 
-def _ids(rows) -> list[str]:
-    return [str(b.pk) for b in sorted(rows, key=lambda b: (b.created_at, b.pk), reverse=True)]
-
-
 def test_the_batches_are_paged_newest_first(batches):
     client, made, _ = batches
-    assert_two_a_page(client, URL, _ids(made), table_id="batch-list", row=ROW, noun="batches")
+    assert_two_a_page(client, URL, newest_first(made), table_id="batch-list", row=ROW, noun="batches")
 
 
 def test_each_filter_narrows_to_exactly_its_batches(batches):
@@ -67,7 +63,7 @@ def test_each_filter_narrows_to_exactly_its_batches(batches):
         ),
     ]
     for query, expected in cases:
-        assert listed(client, URL, query, table_id="batch-list", row=ROW) == _ids(expected), query
+        assert listed(client, URL, query, table_id="batch-list", row=ROW) == newest_first(expected), query
 
 
 @pytest.mark.parametrize(

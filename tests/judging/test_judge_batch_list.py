@@ -10,7 +10,7 @@ from judging.models import Judge, JudgeBatch
 from judging.selectors import batches as batch_selectors
 from judging.services.judges import judge_create
 from studies.models import ModelEndpoint, Study
-from tests.listing import assert_two_a_page, listed
+from tests.listing import assert_two_a_page, listed, newest_first
 
 pytestmark = pytest.mark.django_db
 URL = "/manage/judges/"
@@ -42,13 +42,11 @@ def batches(client, demo, monkeypatch):
     return client, made, {"study": study, "other": other, "first": first, "second": second}
 
 
-def _ids(rows) -> list[str]:
-    return [str(b.pk) for b in sorted(rows, key=lambda b: (b.created_at, b.pk), reverse=True)]
-
-
 def test_the_judge_batches_are_paged_newest_first(batches):
     client, made, _ = batches
-    assert_two_a_page(client, URL, _ids(made), table_id="judge-batch-list", row=ROW, noun="judge batches")
+    assert_two_a_page(
+        client, URL, newest_first(made), table_id="judge-batch-list", row=ROW, noun="judge batches"
+    )
 
 
 def test_each_filter_narrows_to_exactly_its_batches(batches):
@@ -60,7 +58,9 @@ def test_each_filter_narrows_to_exactly_its_batches(batches):
         ({"study": str(o["study"].pk), "judge": str(o["first"].pk), "status": "finished"}, [made[0]]),
     ]
     for query, expected in cases:
-        assert listed(client, URL, query, table_id="judge-batch-list", row=ROW) == _ids(expected), query
+        assert listed(client, URL, query, table_id="judge-batch-list", row=ROW) == newest_first(expected), (
+            query
+        )
 
 
 @pytest.mark.parametrize(
