@@ -116,6 +116,9 @@ class BatchForm(forms.Form):
             .exclude(base_url="")
             .exclude(model_name="")
         )
+        offered = list(self.fields["endpoints"].queryset[:2])
+        if len(offered) == 1 and not self.is_bound:  # the only choice, already ticked
+            self.fields["endpoints"].initial = [offered[0].pk]
 
     def clean(self):
         data = super().clean()

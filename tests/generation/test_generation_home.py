@@ -1,5 +1,7 @@
 """The generation page: admins launch batches; nobody else gets in."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -88,3 +90,14 @@ def test_the_page_links_to_the_products_own_endpoint_and_condition_pages(admin_c
     assert f'href="{reverse("generation:endpoints")}"' in page
     assert f'href="{reverse("generation:conditions")}"' in page
     assert "/admin/" not in page
+
+
+def test_the_only_endpoint_on_offer_is_ticked_already(admin_client, llm_stub):
+    """Issue 42: with one usable endpoint, the launch form left it unticked."""
+    from tests.factories import stub_endpoint
+
+    stub = stub_endpoint(llm_stub)
+    page = admin_client.get(reverse("generation:home")).content.decode()
+    launch = page.split('id="batches"', 1)[0]
+    boxes = re.findall(r'<input type="checkbox" name="endpoints" value="(\d+)"([^>]*)>', launch)
+    assert boxes == [(str(stub.pk), boxes[0][1])] and "checked" in boxes[0][1], boxes
