@@ -42,6 +42,19 @@ if [ -z "${REDIS_URL:-}" ] && [ -z "${CELERY_BROKER_URL:-}" ] && probe 127.0.0.1
 fi
 echo "==> database: ${DATABASE_URL:-sqlite (var/)}   broker: ${REDIS_URL:-${CELERY_BROKER_URL:-filesystem (var/broker)}}"
 
+# Each phase prints its time. Two processes (pytest-xdist, `TEST_PROCESSES`) share the machine's
+# two cores; each has its own test database (test_<name>_gw0, ...), Celery queue and Redis prefix.
+started=$SECONDS
+phase_done() { echo "==> $1: $((SECONDS - $2)) s"; }
+N="${TEST_PROCESSES:-2}"
+XDIST=(-n "$N" --dist load)
+[ "$N" = 0 ] && XDIST=()
+# Local runs keep the test databases between runs (--reuse-db: only new migrations are applied);
+# CI (.ci/run sets TEST_FRESH_DB=1) builds them from the migrations every time.
+DB_OPTS=(--reuse-db)
+[ "${TEST_FRESH_DB:-0}" = 1 ] && DB_OPTS=(--create-db)
+
+t=$SECONDS
 echo "==> ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
@@ -49,15 +62,47 @@ echo "==> import layers and cycles (import-linter)"
 .venv/bin/lint-imports --no-cache
 echo "==> types (mypy: every module; the exceptions are named in pyproject)"
 .venv/bin/mypy
-echo "==> pytest"
-if [ $# -gt 0 ] || [ -z "${DATABASE_URL:-}" ]; then
-  exec .venv/bin/pytest "$@"  # a chosen subset, or the whole suite already on the embedded default
+phase_done "gates" "$t"
+
+if [ $# -gt 0 ]; then
+  exec .venv/bin/pytest "${DB_OPTS[@]}" "$@"  # a chosen subset
 fi
 status=0
-.venv/bin/pytest || status=$?
-# The fault suite (tests marked `fault`: workers killed, frozen and gone, the broker and the
-# database away, the provider down 60 s) again on the embedded default `make run` uses.
-echo "==> the fault suite again on the embedded default (SQLite, filesystem broker)"
-env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
-  .venv/bin/pytest -m fault || status=$?
+# Phase 1: everything that needs no browser, worker process or outage, in parallel.
+SERIAL="browser or worker or fault or smoke"
+t=$SECONDS
+echo "==> pytest, phase 1: tests without a browser, worker or outage (${N} processes)"
+.venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "not ($SERIAL)" || status=$?
+phase_done "phase 1" "$t"
+# Phase 3 (only after a run on PostgreSQL): the fault suite (tests marked `fault`: workers killed,
+# frozen and gone, the broker and the database away, the provider down 60 s) again on the embedded
+# default `make run` uses. Its tests mostly wait out outages, so it runs beside phase 2, its output
+# kept in a file and printed after.
+phase3_pid=""
+if [ -n "${DATABASE_URL:-}" ]; then
+  mkdir -p var/test-artefacts
+  phase3_log=var/test-artefacts/phase3.log
+  echo "==> pytest, phase 3 (beside phase 2): the fault suite again on the embedded default (SQLite, filesystem broker)"
+  (
+    t3=$SECONDS
+    rc=0
+    env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
+      .venv/bin/pytest "${XDIST[@]}" -m fault -p no:cacheprovider >"$phase3_log" 2>&1 || rc=$?
+    phase_done "phase 3" "$t3" >>"$phase3_log"
+    exit "$rc"
+  ) &
+  phase3_pid=$!
+fi
+# Phase 2: the browser, worker, fault and smoke tests: live servers, Chromium, Celery workers,
+# brokers stopped and started. Each process has its own; the worker tests run last in each.
+t=$SECONDS
+echo "==> pytest, phase 2: browser, worker, fault and smoke tests (${N} processes)"
+.venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "$SERIAL" || status=$?
+phase_done "phase 2" "$t"
+if [ -n "$phase3_pid" ]; then
+  wait "$phase3_pid" || status=$?
+  echo "==> phase 3's output (the fault suite on the embedded default):"
+  cat "$phase3_log"
+fi
+phase_done "make test" "$started"
 exit "$status"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -67,10 +68,12 @@ class WorkerProcess:
         self.cwd = cwd or ROOT
         self.proc: subprocess.Popen | None = None
         self.nodename = ""
+        self.started_at: datetime | None = None  # the last start: what a killed worker owed is older
         self.log_path = Path(cwd or settings.VAR_DIR) / f"test-worker-{os.getpid()}.log"
 
     def start(self, timeout: float = 60) -> WorkerProcess:
         self.nodename = f"test-{uuid.uuid4().hex[:8]}@localhost"
+        self.started_at = datetime.now(UTC)
         cmd = [
             sys.executable, "-m", "celery", "-A", "teamllm_web", "worker",
             "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "-n", self.nodename,

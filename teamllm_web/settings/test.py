@@ -29,8 +29,11 @@ if DATABASES["default"]["ENGINE"].endswith(".sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_db.sqlite3")}
 
 # Each test session gets its own queue and Redis key prefix, so that parallel
-# sessions sharing one Redis (CI, several checkouts) never take each other's tasks.
-_SESSION = env("TEST_SESSION_ID", default=str(os.getpid()))
+# sessions sharing one Redis (CI, several checkouts) never take each other's tasks; so do the
+# processes of one session run in parallel (pytest-xdist names each: gw0, gw1...).
+_SESSION = "-".join(
+    filter(None, [env("TEST_SESSION_ID", default=str(os.getpid())), env("PYTEST_XDIST_WORKER", default="")])
+)
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default=f"teamllm-test-{_SESSION}")
 REDIS_KEY_PREFIX = env("REDIS_KEY_PREFIX", default=f"teamllm-test-{_SESSION}")
 CACHES["default"]["KEY_PREFIX"] = REDIS_KEY_PREFIX  # noqa: F405
