@@ -1,6 +1,7 @@
 """The accessibility gate: axe-core on every page a rater or a calibrator reaches, in
-light and dark (prefers-color-scheme), English and Chinese, at 1366 and 390 px wide.
-Any serious or critical violation fails; so does a page wider than the window."""
+light and dark (prefers-color-scheme), English and Chinese, at 1366 and 390 px wide (the four
+looks of ``tests.a11y.LOOKS`` hold every pair of those values). Any serious or critical
+violation fails; so does a page wider than the window."""
 
 import os
 
@@ -8,7 +9,7 @@ import pytest
 
 from calibration.services.calibration import response_scores_recompute
 from scoring.models import Assignment
-from tests.a11y import axe_violations
+from tests.a11y import LOOKS, axe_violations
 from tests.browser import PASSWORD, login
 from tests.calibration.test_calibration_views import flagged  # noqa: F401  (fixture: A05_FS10 sent to calibrator)
 from tests.factories import rater, reference_changes, sheet_submitted
@@ -46,9 +47,7 @@ def _shot_of(page, selector: str, name: str) -> None:
     page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
 
 
-@pytest.mark.parametrize("width", [1366, 390])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+@pytest.mark.parametrize(("lang", "scheme", "width"), LOOKS)
 def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, width, scheme, lang):  # noqa: F811
     response, calibration, users = flagged
     code, base = calibration.blind_code, live_server.url
@@ -86,18 +85,16 @@ def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, widt
 
 
 def _modes(browser, base: str, username: str):
-    """A logged-in page in every language, colour scheme and width, with its tag."""
-    for lang in ("en", "zh-hans"):
-        for scheme in ("light", "dark"):
-            for width in (1366, 390):
-                context = browser.new_context(
-                    viewport={"width": width, "height": 844 if width < 800 else 768}, color_scheme=scheme
-                )
-                context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
-                page = context.new_page()
-                login(page, base, username)
-                yield page, f"{lang}-{scheme}-{width}"
-                context.close()
+    """A logged-in page in each of the four looks, with its tag."""
+    for lang, scheme, width in LOOKS:
+        context = browser.new_context(
+            viewport={"width": width, "height": 844 if width < 800 else 768}, color_scheme=scheme
+        )
+        context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+        page = context.new_page()
+        login(page, base, username)
+        yield page, f"{lang}-{scheme}-{width}"
+        context.close()
 
 
 def test_training_pages_pass_axe(live_server, gold, browser):  # noqa: F811

@@ -19,7 +19,7 @@ from calibration.selectors.facets import study_facets
 from core.accounts.roles import ADMIN, RESEARCHER
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from studies.models import Study
-from tests.a11y import axe_violations
+from tests.a11y import LOOKS, axe_violations
 from tests.browser import login
 from tests.e2e.test_accessibility_browser import STICKING_OUT, WIDER
 from tests.factories import UserFactory, reference_changes, sheet_submitted, varied_changes
@@ -29,8 +29,6 @@ from training.services.retest import retest_probes_serve
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASS = "Beyond-pass-2026"
 SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
-# every pair of (language, scheme, width) values appears once: an orthogonal array of four looks
-LOOKS = [("en", "light", 1366), ("en", "dark", 390), ("zh-hans", "dark", 1366), ("zh-hans", "light", 390)]
 
 
 def _context(browser, base, lang, scheme, width):
