@@ -192,19 +192,6 @@ class IccForm:
             "p": self.p,
         }
 
-    @classmethod
-    def from_dict(cls, data: dict) -> IccForm:
-        low, high = (list(data.get("ci95") or []) + [None, None])[:2]
-        return cls(
-            icc=data.get("icc"),
-            ci_low=low,
-            ci_high=high,
-            f=data.get("F"),
-            df1=data.get("df1"),
-            df2=data.get("df2"),
-            p=data.get("p"),
-        )
-
 
 @dataclass(frozen=True)
 class IccResult:

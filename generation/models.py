@@ -176,7 +176,3 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.role} ({self.phase})"
-
-    @property
-    def idempotency_key(self) -> str:
-        return f"run{self.run_id}:turn{self.seq}"

@@ -11,6 +11,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
@@ -78,17 +79,17 @@ def json_body(raw: bytes) -> dict:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise JsonBodyError(_("The request body is not UTF-8 text.")) from exc
+        raise JsonBodyError(gettext("The request body is not UTF-8 text.")) from exc
     try:
         data = json.loads(text or "{}", parse_constant=_refuse_constant, parse_float=_finite_float)
     except RecursionError as exc:
-        raise JsonBodyError(_("The request body is nested too deeply.")) from exc
+        raise JsonBodyError(gettext("The request body is nested too deeply.")) from exc
     except ValueError as exc:  # JSONDecodeError, NaN/Infinity, numbers too long to convert
-        raise JsonBodyError(_("The request body is not valid JSON.")) from exc
+        raise JsonBodyError(gettext("The request body is not valid JSON.")) from exc
     if not isinstance(data, dict):
-        raise JsonBodyError(_("The request body must be a JSON object."))
+        raise JsonBodyError(gettext("The request body must be a JSON object."))
     if _too_deep(data, MAX_JSON_DEPTH):
-        raise JsonBodyError(_("The request body is nested too deeply."))
+        raise JsonBodyError(gettext("The request body is nested too deeply."))
     return data
 
 
@@ -318,8 +319,6 @@ class PairAssignForm(forms.Form):
 
     def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["rater_a"].queryset = _raters()
-        self.fields["rater_b"].queryset = _raters()
         _default_study(self)
         if study is not None and not self.is_bound:
             self.fields["study"].initial = study.pk
@@ -328,7 +327,7 @@ class PairAssignForm(forms.Form):
         _mark_unqualified(self, ("rater_a", "rater_b"), self.chosen_study)
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("rater_a") and data.get("rater_a") == data.get("rater_b"):
             raise forms.ValidationError(_("Choose two different raters."))
         return data
@@ -348,7 +347,6 @@ class AutoAssignForm(forms.Form):
 
     def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["raters"].queryset = _raters()
         _default_study(self)
         if study is not None and not self.is_bound:
             self.fields["study"].initial = study.pk
@@ -392,8 +390,6 @@ class ReassignForm(forms.Form):
 
     def __init__(self, *args, study: Study | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["rater_a"].queryset = _raters()
-        self.fields["rater_b"].queryset = _raters()
         _mark_unqualified(self, ("rater_a", "rater_b"), study)
 
 

@@ -68,10 +68,6 @@ class ResponseState:
     assigned_rater_ids: set[int] = field(default_factory=set)
     judge: SheetState | None = None  # the study's opted-in judge's sheet (Study.calibrating_judge)
 
-    @property
-    def pair_rater_ids(self) -> set[int]:
-        return {s.rater_id for s in self.slots.values()}
-
 
 def sheet_vector(totals: dict, rubric: Rubric) -> list[float]:
     """The 23 normalized dimension scores of a sheet's cached totals."""
@@ -228,13 +224,6 @@ class Evaluation:
     judge_calibrated: bool = False  # the opted-in judge's sheet stood in for the calibrator
     # why it is flagged: "pcc" (the study's rule), "ccc" and "total" (the level rule, when on)
     flag_reasons: tuple[str, ...] = ()
-
-    @property
-    def replaced_slot(self) -> str | None:
-        """The slot whose rater the calibrator replaces in the calibrated pair."""
-        if self.closeness is None:
-            return None
-        return "b" if self.closeness.slot == "a" else "a"
 
 
 LEVEL_RULE_OFF = LevelRule()

@@ -297,11 +297,6 @@ def outbox_pending_count() -> int:
     return TaskOutbox.objects.filter(sent_at__isnull=True).count()
 
 
-def outbox_owed_count() -> int:
-    """Tasks the broker took that no worker has finished yet."""
-    return TaskOutbox.objects.filter(sent_at__isnull=False, done_at__isnull=True).count()
-
-
 def outbox_pending_subjects(*, name: str) -> set[Any]:
     """The first arguments (the ids the tasks work on) of the pending tasks ``name``."""
     return {

@@ -24,7 +24,6 @@ from generation.services.engine import ACTIVE, TRANSIENT_DB_ERRORS, Enqueue, Ste
 from generation.services.kinds import JobProtocol, Kind, jobs_heartbeat, kind_register
 from generation.services.turns import turn_create
 from generation.strategies import Call, protocol_for, task_for
-from generation.strategies.base import Finished
 from studies.models import ModelEndpoint, Response, ResponseSource
 from studies.services.responses import ResponseExists, response_create
 
@@ -118,11 +117,6 @@ GENERATION_KIND = kind_register(GenerationKind())
 def run_enqueue(*, enqueue: RunEnqueue, run_id: int, seq: int, countdown: float | None = None) -> None:
     """Enqueue the task of call ``seq`` of the run with the current transaction."""
     engine.job_enqueue(kind=GENERATION_KIND, enqueue=enqueue, job_id=run_id, seq=seq, countdown=countdown)
-
-
-def run_position(run: GenerationRun) -> tuple[Call | Finished, int]:
-    """The run's next call (or its answers) and its seq: where a resumed run continues."""
-    return engine.job_position(kind=GENERATION_KIND, job=run)
 
 
 def run_step(*, run_id: int, seq: int | None, enqueue: RunEnqueue | None = None) -> StepOutcome:

@@ -6,7 +6,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
 from generation.selectors import BatchProgress, EngineFigures, engine_batch_progress, engine_figures
-from judging.models import Judge, JudgeBatch, JudgeBatchStatus, JudgeCall, JudgeTask, JudgeTaskStatus
+from judging.models import Judge, JudgeBatch, JudgeCall, JudgeTask, JudgeTaskStatus
 from scoring.models import AssignmentRole, ScoreSheet, SheetStatus
 
 
@@ -19,10 +19,6 @@ def batch_progress_get(*, batch: JudgeBatch) -> BatchProgress:
         calls=JudgeCall.objects.filter(task__batch=batch),
         kind="judge",
     )
-
-
-def batch_is_active(*, batch: JudgeBatch) -> bool:
-    return batch.status == JudgeBatchStatus.RUNNING
 
 
 def batch_failed_tasks(*, batch: JudgeBatch) -> QuerySet[JudgeTask]:

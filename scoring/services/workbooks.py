@@ -11,7 +11,6 @@ every problem with its sheet and cell.
 from __future__ import annotations
 
 import io
-import re
 import warnings
 import zipfile
 from collections import defaultdict
@@ -379,10 +378,6 @@ def _store(
                 result.problems.append(Problem(sheet.blind_code, "", exc.message))
             raise _Rollback from exc
         result.stored.append(sheet.blind_code)
-
-
-def safe_filename(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:120] or "workbook.xlsx"
 
 
 __all__ = [

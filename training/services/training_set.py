@@ -18,7 +18,7 @@ from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric
 from studies.services.audit import audit_record
 from training.feedback import reference_mean
-from training.models import TrainingResponse, TrainingSettings
+from training.models import TrainingResponse
 from training.selectors.qualification import training_open_to
 
 DEFAULT_GOLD = "A05_FS10"  # the released, fully scored response (H01 and H02)
@@ -133,10 +133,6 @@ def training_set_add_default(*, study: Study, actor=None) -> TrainingResponse:
     if TrainingResponse.objects.filter(study=study, source__research_id=DEFAULT_GOLD).exists():
         raise TrainingError(_("%(id)s is already in the training set.") % {"id": DEFAULT_GOLD})
     return training_response_add(study=study, research_id=DEFAULT_GOLD, rater_codes=(), actor=actor)
-
-
-def training_settings_get(*, study: Study) -> TrainingSettings:
-    return TrainingSettings.objects.get_or_create(study=study)[0]
 
 
 def training_enroll(*, rater, study: Study) -> int:
