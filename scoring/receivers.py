@@ -15,6 +15,6 @@ def _assign_new_response(sender, *, response: Response, **kwargs) -> None:
 
 
 @receiver(responses_released, sender=Response, dispatch_uid="scoring.response_assign_released")
-def _assign_released_responses(sender, *, responses: list[Response], actor=None, **kwargs) -> dict[int, int]:
+def _assign_released_responses(sender, *, responses: list[Response], actor=None, **kwargs) -> None:
     """Released responses are assigned exactly as arriving ones are, all in one pass."""
-    return responses_assign_to_groups(responses=responses, actor=actor)
+    responses_assign_to_groups(responses=responses, actor=actor)

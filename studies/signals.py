@@ -8,6 +8,5 @@ response_created = Signal()
 # ``response``, ``steps``: the numbers of the steps whose text changed).
 response_answers_changed = Signal()
 # Sent inside the transaction that released held responses to raters, once for all those one
-# action released (kwargs: ``responses``, ``actor``); a receiver returns, per response id, the
-# number of assignments it made.
+# action released (kwargs: ``responses``, ``actor``).
 responses_released = Signal()

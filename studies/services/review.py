@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -112,11 +113,13 @@ def responses_release(*, response_ids: list[int], actor) -> list[Released]:
         Response.objects.filter(pk__in=[r.pk for r in responses]).update(
             held=False, released_at=now, released_by=actor, updated_at=now
         )
-        made: dict[int, int] = {}
-        for _receiver, value in responses_released.send(sender=Response, responses=responses, actor=actor):
-            if isinstance(value, dict):
-                for response_id, count in value.items():
-                    made[response_id] = made.get(response_id, 0) + count
+        responses_released.send(sender=Response, responses=responses, actor=actor)
+        # what the receivers assigned, read back from the data rather than from their return values
+        made = dict(
+            Response.objects.filter(pk__in=[r.pk for r in responses])
+            .annotate(n=Count("assignments", filter=Q(assignments__created_at__gte=now)))
+            .values_list("pk", "n")
+        )
     return [Released(response=r, assignments=made.get(r.pk, 0)) for r in responses]
 
 
