@@ -284,8 +284,9 @@
     var box = nacl.secretbox(new TextEncoder().encode(JSON.stringify(value)), nonce, draftKey);
     return "sealed.1." + bytesBase64(nonce) + "." + bytesBase64(box);
   }
+  /* Only a draft sealed with this user's key is opened: one in clear (an earlier release's, or
+   * planted by whoever used the browser before) is dropped unread, never applied. */
   function unseal(stored) {
-    if (stored.charAt(0) === "{") return JSON.parse(stored);  // left by an earlier release, in clear
     var parts = stored.split(".");
     if (parts.length !== 4 || parts[0] !== "sealed" || !draftKey) throw new Error("not a draft");
     var opened = nacl.secretbox.open(base64Bytes(parts[3]), base64Bytes(parts[2]), draftKey);

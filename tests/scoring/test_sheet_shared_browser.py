@@ -119,3 +119,28 @@ def test_after_session_expiry_the_page_sends_its_changes_once_logged_in_again(li
     )
     assert comment("rater1") == "written after expiry"
     context.close()
+
+
+def test_a_draft_planted_in_clear_by_another_rater_is_never_applied(live_server, demo, browser):
+    """Hostile pass 15 (F2): rater2 writes a draft in clear under rater1's sheet's key; rater1's
+    page accepts only drafts sealed with rater1's own key, so it drops the planted one unread."""
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code)
+    sheet = sheet_of("rater1")
+    logout(page)
+    login(page, live_server.url, "rater2")
+    planted = json.dumps({"version": sheet.version, "inflight": None, "updated": 0, "held": {},
+                          "pending": [["comments.1", "PLANTED by rater2"]]})  # fmt: skip
+    key = f"teamllm.draft.{sheet.assignment.rater_id}.{sheet.pk}.planted"
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, planted])
+    logout(page)
+    login(page, live_server.url, "rater1")
+    open_sheet(page, live_server.url, code)
+    page.wait_for_timeout(2500)  # longer than the debounce: a restored draft would be sent by now
+    assert page.input_value("[data-path='comments.1']") == ""
+    assert comment("rater1") == "" and sheet_of("rater1").version == sheet.version
+    assert page.evaluate("k => localStorage.getItem(k)", key) is None  # dropped, not kept
+    context.close()
