@@ -63,6 +63,7 @@ from generation.services.profiles import ProfileError, member_profile_delete, me
 from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
+from studies.params import id_param
 from studies.selectors import study_from_param
 from studies.views import study_choices_refresh
 
@@ -221,7 +222,7 @@ def members(request: HttpRequest, study_id: int) -> HttpResponse:
     profile = None
     edit = request.GET.get("edit", "").strip()
     if edit:
-        profile = get_object_or_404(PreferenceProfile, pk=int(edit) if edit.isdigit() else 0, study=study)
+        profile = get_object_or_404(PreferenceProfile, pk=id_param(edit) or 0, study=study)
         initial = {
             "name": profile.name,
             "preferences": profile.preferences,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 
 
@@ -51,7 +52,7 @@ ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 def _piece_pattern(piece: str) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
     Chinese letters may stand apart ("深度 求索")."""
-    if piece.isdigit() and int(piece) <= 10:
+    if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
         # "Member III" (and "Member Ⅲ", read as "III"), in capitals; zero has none (an empty
@@ -65,6 +66,8 @@ def _piece_pattern(piece: str) -> str:
 
 
 def term_pattern(text: str) -> str:
+    # the name as the text is read (NFKC, as ``reader_form`` reads it): "Agent²" is "Agent2"
+    text = unicodedata.normalize("NFKC", text)
     words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
     parts = []
     for word in words:

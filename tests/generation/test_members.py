@@ -96,3 +96,10 @@ def test_teamfusion_needs_two_members_of_the_study(demo, llm_stub):
             enqueue=lambda **kw: None,
         )
     assert not GenerationBatch.objects.exists()
+
+
+@pytest.mark.parametrize("edit", ["²", "①", "9" * 5000, "-1", "1.0"])
+def test_an_edit_parameter_that_is_no_id_is_404_not_500(admin_client, edit):
+    """Hostile pass 15 (F3): "²".isdigit() is true and int("²") fails."""
+    reply = admin_client.get(url(Study.objects.get(name="CGPST demo")), {"edit": edit})
+    assert reply.status_code == 404

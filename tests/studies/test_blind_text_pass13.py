@@ -105,3 +105,14 @@ def test_the_debates_own_names_are_found(text, found):
 )
 def test_prose_with_the_debates_words_is_left_alone(text):
     assert blind_spans(text, _strategy_terms()) == []
+
+
+@pytest.mark.parametrize("term", ["Agent²", "Futurist ①", "成员①"])
+def test_a_name_with_a_digit_int_refuses_is_read_not_a_crash(term):
+    """Hostile pass 15 (F4): "²" and "①" are digits to str.isdigit() that int() refuses; a member
+    so named failed every import and generation run of its study."""
+    from studies.blind_text import BlindTerm
+
+    text = f"Speaking as {term}, I suggest we vote."
+    assert [text[s.start : s.end] for s in blind_spans(text, [BlindTerm(term, "role")])] == [term]
+    assert blind_spans("Nothing here names anyone.", [BlindTerm(term, "role")]) == []
