@@ -23,6 +23,7 @@ from core.accounts.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_confl
 from onboarding.csv_files import Invitee, InviteFileError, invitees_read, line_problem
 from onboarding.models import Invitation
 from onboarding.selectors import invitees_existing_problems
+from onboarding.signals import account_deactivated
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
 from studies.models import AuditEvent, Study
@@ -407,6 +408,7 @@ def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -
         changes: dict[str, object] = {"is_active": [not active, active]}
         if not active:
             changes["links_revoked"] = Invitation.objects.filter(user=user).update(revoked_at=timezone.now())
+            account_deactivated.send(sender=type(user), user=user, actor=actor)
         audit_record(
             actor=actor,
             action="account.reactivate" if active else "account.deactivate",

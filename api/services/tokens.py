@@ -122,6 +122,25 @@ def token_revoke(*, token: ApiToken, user) -> ApiToken:
     return locked
 
 
+def tokens_revoke_for_deactivation(*, user, actor) -> int:
+    """Revoke every live token of a deactivated account (a reactivation brings none back: its
+    owner makes new ones), each audited; returns how many."""
+    now = timezone.now()
+    with transaction.atomic():
+        live = list(ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True))
+        for token in live:
+            token.revoked_at = now
+            token.save(update_fields=["revoked_at"])
+            audit_record(
+                actor=actor,
+                action="api.token_revoke",
+                target=token,
+                study=token.study,
+                changes={"reason": "account deactivated"},
+            )
+    return len(live)
+
+
 def person_key(user) -> str:
     """A person in cache keys: the account's id and when it was made (an id SQLite gives again
     to a new account does not hand it the old one's counts)."""

@@ -95,3 +95,11 @@ def test_no_address_under_the_api_tells_an_anonymous_caller_whether_it_exists(de
     assert (reply.status_code, reply.json()) == (real.status_code, real.json())
     signed_in = _bearer(_user("researcher")).get("/api/v1/nope")
     assert signed_in.status_code == 404 and signed_in.json() == {"detail": "Not Found"}
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+@pytest.mark.parametrize("path", ["/api/v1/", "/api/v1/nope", "/api/v1/studies/%2e%2e/"])
+def test_any_method_on_an_address_that_is_no_endpoint_is_401_json(demo, method, path):
+    """Hostile pass 15 (F8): a write method there met Django's CSRF page (403 HTML)."""
+    reply = getattr(Client(enforce_csrf_checks=True), method)(path, "{}", content_type="application/json")
+    assert reply.status_code == 401 and reply["Content-Type"].startswith("application/json")

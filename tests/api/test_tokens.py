@@ -216,3 +216,20 @@ def test_the_api_answers_with_its_cache_away(demo, settings):
     token = token_create(user=_user("researcher"), name="x", scope="read", days=1)
     assert [_get(token.plain).status_code for _ in range(3)] == [200, 200, 200]
     assert _get("tlm_unknown").status_code == 401  # a refusal's audit-once-a-minute key: no 500 either
+
+
+def test_a_deactivation_revokes_every_token_and_a_reactivation_brings_none_back(demo):
+    """Hostile pass 15 (F6): a token copied before the account was deactivated stays dead."""
+    from onboarding.services import account_active_set
+
+    owner, admin = _user("researcher"), _user("admin")
+    tokens = [token_create(user=owner, name=f"t{i}", scope="read", days=1) for i in range(2)]
+    assert all(_get(t.plain).status_code == 200 for t in tokens)
+    account_active_set(actor=admin, user_id=owner.pk, active=False, reason="left the lab")
+    account_active_set(actor=admin, user_id=owner.pk, active=True)
+    for t in tokens:
+        reply = _get(t.plain)
+        assert reply.status_code == 401 and "revoked" in reply.json()["detail"]
+    revoked = AuditEvent.objects.filter(action="api.token_revoke", actor=admin)
+    assert sorted(e.target for e in revoked) == sorted(f"api.apitoken:{t.token.pk}" for t in tokens)
+    assert all(e.changes == {"reason": "account deactivated"} for e in revoked)
