@@ -14,6 +14,8 @@ legacy account that is both a rater and staff sees no unblinded data here either
 from __future__ import annotations
 
 from django.contrib import admin
+from django.urls import path
+from django.views.generic import RedirectView
 
 from core.accounts.roles import is_admin
 from studies.inspection import ReadOnlyPermissions
@@ -22,6 +24,15 @@ from studies.inspection import ReadOnlyPermissions
 class TeamAdminSite(admin.AdminSite):
     def has_permission(self, request) -> bool:
         return super().has_permission(request) and is_admin(request.user)
+
+    def get_urls(self):
+        """Django's own password pages would change a password outside the product's audited
+        service: the admin's links to them lead to the product's page."""
+        own = [
+            path("password_change/", RedirectView.as_view(pattern_name="password_change")),
+            path("password_change/done/", RedirectView.as_view(pattern_name="password_change")),
+        ]
+        return own + super().get_urls()
 
     def register(self, model_or_iterable, admin_class=None, **options):
         """Register as Django does, with the admin class made read only (whoever registers)."""

@@ -107,6 +107,20 @@ def test_not_even_a_superuser_changes_accounts_in_the_django_admin(client):
     assert not rater.check_password("Reset-by-root-2035")
 
 
+def test_the_django_admin_s_own_password_page_leads_to_the_audited_one(client):
+    """Hostile pass 15 (F9): /admin/password_change/ changed a password with no audit event."""
+    root = User.objects.create_superuser("root", password="Root-pass-original-1")
+    client.force_login(root)
+    for path in ("/admin/password_change/", "/admin/password_change/done/"):
+        assert client.get(path).headers["Location"] == "/accounts/password/"
+    new = "Changed-through-the-admin-2035"
+    reply = client.post("/admin/password_change/", {"old_password": "Root-pass-original-1",
+                        "new_password1": new, "new_password2": new})  # fmt: skip
+    assert reply.status_code in (301, 302) and reply.headers["Location"] == "/accounts/password/"
+    root.refresh_from_db()
+    assert root.check_password("Root-pass-original-1")
+
+
 # --- finding 4: rater + unblinded role --------------------------------------------------
 
 
