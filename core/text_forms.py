@@ -59,11 +59,17 @@ def latin_look_alike(char: str) -> str:
 # Three or more letters or digits standing apart, each by one to three spaces or by one to three
 # of the marks a writer puts between letters (not an apostrophe, a comma or a colon): "P l a n t",
 # "G.P.T", "K-i-m-i", "K_i_m_i", "C/l/a/u/d/e", "C*l*a*u*d*e", "G  P  T"; the last piece may be a
-# word after a mark ("Q*w*en"; after a space it is the next word: "K-i-m-i says")
+# word after a mark ("Q*w*en"; after a space it is the next word: "K-i-m-i says"). The letters
+# stand apart the same way throughout, so that a one-letter word before them stays a word: "a
+# C-l-a-u-d-e model" reads "a Claude model", "I'm K-i-m-i" reads "I'm Kimi" (hostile pass 15)
 _MARKS = r"[.·\-_/|*~+=^#\\]{1,3}"
 _APART = rf"(?:[ \t]{{1,3}}|{_MARKS})"
+_LONE = r"[^\W_](?![^\W_])"  # a letter or digit with none after it
+# (a small letter before a capital, spaced, is a word too: "a K i m i" reads "a Kimi"; so is the
+# letter after an apostrophe: "I'm a P-l-a-n-t")
 _SPACED = re.compile(
-    rf"(?<![^\W_])[^\W_](?:{_APART}[^\W_](?![^\W_])){{1,}}(?:{_APART}[^\W_](?![^\W_])|{_MARKS}[^\W_]{{2,}})"
+    rf"(?<![^\W_])(?<!['’])(?![a-z][ \t]{{1,3}}[A-Z])[^\W_](?P<apart>{_APART}){_LONE}(?:(?P=apart){_LONE})*"
+    rf"(?:(?P=apart){_LONE}|{_MARKS}[^\W_]{{2,}})"
 )
 
 

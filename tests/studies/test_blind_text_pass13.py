@@ -8,7 +8,7 @@ import pytest
 
 from core.text_forms import reader_form, words_apart
 from studies.blind_names import glued_after
-from studies.blind_text import blind_spans
+from studies.blind_text import BlindTerm, blind_spans
 from tests.studies.test_blind_text import names
 
 
@@ -111,8 +111,27 @@ def test_prose_with_the_debates_words_is_left_alone(text):
 def test_a_name_with_a_digit_int_refuses_is_read_not_a_crash(term):
     """Hostile pass 15 (F4): "²" and "①" are digits to str.isdigit() that int() refuses; a member
     so named failed every import and generation run of its study."""
-    from studies.blind_text import BlindTerm
-
     text = f"Speaking as {term}, I suggest we vote."
     assert [text[s.start : s.end] for s in blind_spans(text, [BlindTerm(term, "role")])] == [term]
     assert blind_spans("Nothing here names anyone.", [BlindTerm(term, "role")]) == []
+
+
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("As a C-l-a-u-d-e model, I propose", ["C-l-a-u-d-e"]),
+        ("I am a K i m i model", ["K i m i"]),
+        ("Answer: a G-e-m-i-n-i view", ["G-e-m-i-n-i"]),
+        ("I'm a P-l-a-n-t.", ["P-l-a-n-t"]),
+        ("As a P l a n t, I suggest", ["P l a n t"]),
+        ("written by a Q.w.e.n assistant", ["Q.w.e.n"]),
+        ("I'm K-i-m-i", ["K-i-m-i"]),
+        ("I'm Q-W-E-N", ["Q-W-E-N"]),
+    ],
+)
+def test_a_spaced_name_after_a_one_letter_word_is_found(text, found):
+    """Hostile pass 15 (F1): the "a", the "I" or the "m" of "I'm" was taken as the first of the
+    letters standing apart ("aClaude"), so the name's word boundary failed."""
+    terms = [BlindTerm("Claude", "model"), BlindTerm("Kimi", "model"), BlindTerm("Gemini", "model"),
+             BlindTerm("Plant", "role"), BlindTerm("Qwen", "model")]  # fmt: skip
+    assert names(text, terms) == found
