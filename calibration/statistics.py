@@ -22,6 +22,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_lazy
+
 # Reasons, stored in ResponseAgreement.reason / GroupAgreement.reason.
 REASON_NO_VARIANCE = "no variance"
 EQUAL_MEANS = 1e-9  # targets' means closer than this are equal (scores are on a 0-1 scale)
@@ -69,12 +71,12 @@ def icc_label(form: str, headline: str) -> str:
 
 
 ICC_FORM_DESCRIPTIONS = {
-    "ICC1": "one-way random, single rater",
-    "ICC2": "two-way random, absolute agreement, single rater",
-    "ICC3": "two-way mixed, consistency, single rater",
-    "ICC1k": "one-way random, mean of k raters",
-    "ICC2k": "two-way random, absolute agreement, mean of k raters",
-    "ICC3k": "two-way mixed, consistency, mean of k raters",
+    "ICC1": gettext_lazy("one-way random, single rater"),
+    "ICC2": gettext_lazy("two-way random, absolute agreement, single rater"),
+    "ICC3": gettext_lazy("two-way mixed, consistency, single rater"),
+    "ICC1k": gettext_lazy("one-way random, mean of k raters"),
+    "ICC2k": gettext_lazy("two-way random, absolute agreement, mean of k raters"),
+    "ICC3k": gettext_lazy("two-way mixed, consistency, mean of k raters"),
 }
 
 

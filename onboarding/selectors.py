@@ -44,6 +44,9 @@ def study_invitations(*, study: Study) -> list[dict]:
                 "user": inv.user,
                 "rater_code": profile.rater_code if profile is not None else None,
                 "roles": sorted(g.name for g in inv.user.groups.all()),
+                "role_labels": sorted(
+                    str(ROLE_LABELS[g.name]) for g in inv.user.groups.all() if g.name in ALL_ROLES
+                ),
                 "state": state,
             }
         )

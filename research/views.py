@@ -26,6 +26,7 @@ from research.services.downloads import ExportFileMissing, ExportStorageUnavaila
 from research.services.exports import export_job_create, export_job_dispatch_pending
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
+from studies.condition_labels import condition_label
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import IdChoiceField, id_param
 
@@ -59,7 +60,9 @@ class ResultsFilter(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        letters = [(c.letter, f"{c.letter} {c.name}") for c in Condition.objects.order_by("letter")]
+        letters = [
+            (c.letter, f"{c.letter} {condition_label(c.name)}") for c in Condition.objects.order_by("letter")
+        ]
         self.fields["conditions"].choices = letters
         self.fields["a"].choices = [("", "—")] + letters
         self.fields["b"].choices = [("", "—")] + letters

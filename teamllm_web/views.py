@@ -26,6 +26,7 @@ from scoring.models import RaterProfile
 from .health import status_report
 from .metrics import CONTENT_TYPE, metrics_exposition
 from .middleware import database_busy_response, liveness_response
+from .status_labels import status_label
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -111,11 +112,16 @@ def status(request: HttpRequest) -> HttpResponse:
     if bearer or not wants_page:
         return JsonResponse(report, status=code)
     parts = [
-        {"name": name, "ok": part.get("ok"), "facts": [(k, v) for k, v in part.items() if k != "ok"]}
+        {
+            "name": name,
+            "label": status_label(name),
+            "ok": part.get("ok"),
+            "facts": [(status_label(k), v) for k, v in part.items() if k != "ok"],
+        }
         for name, part in report.items()
         if isinstance(part, dict)
     ]
-    context = {"ready": ready, "problems": report["problems"], "parts": parts}
+    context = {"ready": ready, "problems": [status_label(p) for p in report["problems"]], "parts": parts}
     return render(request, "status.html", context, status=code)
 
 

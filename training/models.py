@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from scoring.models import ScoreSheet
@@ -67,6 +68,11 @@ class TrainingSettings(models.Model):
         return f"Training settings of {self.study_id}"
 
 
+# the stored note of a reference that is the mean of expert sheets, in English (the product's
+# language for stored text); pages say it in the reader's (``reference_label``)
+REFERENCE_MEAN_OF = "mean of "
+
+
 class TrainingResponse(models.Model):
     """A response of a study's training set: a copy of a scored response that is never
     live (status Withdrawn, so assignment, agreement, final scores and research output
@@ -91,6 +97,14 @@ class TrainingResponse(models.Model):
 
     def __str__(self) -> str:
         return f"Training {self.response_id}"
+
+    @property
+    def reference_label(self) -> str:
+        """The note ("mean of H01, H02", stored in English) in the reader's language."""
+        raters = self.reference_note.removeprefix(REFERENCE_MEAN_OF)
+        if raters == self.reference_note:
+            return self.reference_note
+        return gettext("mean of %(raters)s") % {"raters": raters}
 
 
 class RaterQualification(models.Model):

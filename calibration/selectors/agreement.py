@@ -33,6 +33,7 @@ from calibration.statistics import (
 )
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
 from scoring.selectors import response_items_by_step, sheets_entries_get
+from studies.condition_labels import condition_label
 from studies.models import Response, Study
 from studies.rubric import load_rubric
 
@@ -355,7 +356,7 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
         result.update(
             research_id=response.research_id,
             model=response.model.name,
-            condition=f"{response.condition.letter} {response.condition.name}",
+            condition=f"{response.condition.letter} {condition_label(response.condition.name)}",
             scenario=response.scenario,
             decided_by=_user_label(decision.decided_by) if decision and decision.decided_by else "",
             final_note=final.note if final else "",

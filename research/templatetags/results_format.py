@@ -44,3 +44,25 @@ def column_label(column: Column, rubric: Rubric) -> str:
     if column.key.endswith(".integrity"):  # the release's column the rubric has no dimension for
         return str(_("Integrity"))
     return rubric.dimension(column.key).label.text(lang)
+
+
+@register.filter
+def step_label(label: str) -> str:
+    """A Table 1/2 step head ("Step-1", the release's) in the reader's language."""
+    number = label.removeprefix("Step-")
+    if number == label or not (get_language() or "en").startswith("zh"):
+        return label
+    return str(_("Step %(n)s") % {"n": number})
+
+
+@register.filter
+def metric_label(metric: str, rubric: Rubric) -> str:
+    """An efficiency metric ("Flexibility/Fluency") in the reader's language: in Chinese the
+    rubric's names of its dimensions."""
+    lang = get_language() or "en"
+    if not lang.startswith("zh"):
+        return metric
+    try:
+        return "/".join(rubric.dimension(f"s1.{name.lower()}").label.text(lang) for name in metric.split("/"))
+    except (KeyError, ValueError):
+        return metric

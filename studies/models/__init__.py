@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.llm.keys import api_key_env_allowed
+from studies.condition_labels import condition_label
 from studies.rubric import DEFAULT_RUBRIC_VERSION
 
 # Crockford-style alphabet without look-alike characters (0/O, 1/I/L, U).
@@ -178,7 +179,7 @@ class Condition(models.Model):
         verbose_name = _("condition")
 
     def __str__(self) -> str:
-        return f"{self.letter} ({self.name})"
+        return f"{self.letter} ({condition_label(self.name)})"
 
 
 class Study(models.Model):

@@ -5,16 +5,16 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
+from studies.condition_labels import DEFAULT_CONDITION_NAMES
 from studies.models import Condition, ModelEndpoint, Strategy
 
-# Research letters: A and B as in the study; the others for the further strategies.
 DEFAULT_CONDITIONS = [
-    ("A", "TeamLLM", Strategy.TEAMLLM),
-    ("B", "Single model (baseline)", Strategy.SINGLE),
-    ("C", "TeamLLM without roles (ablation)", Strategy.ABLATION),
-    ("D", "LLM Discussion", Strategy.LLM_DISCUSSION),
-    ("E", "Multi-Agent Debate", Strategy.MAD),
-    ("F", "TeamFusion", Strategy.TEAMFUSION),
+    ("A", DEFAULT_CONDITION_NAMES["A"], Strategy.TEAMLLM),
+    ("B", DEFAULT_CONDITION_NAMES["B"], Strategy.SINGLE),
+    ("C", DEFAULT_CONDITION_NAMES["C"], Strategy.ABLATION),
+    ("D", DEFAULT_CONDITION_NAMES["D"], Strategy.LLM_DISCUSSION),
+    ("E", DEFAULT_CONDITION_NAMES["E"], Strategy.MAD),
+    ("F", DEFAULT_CONDITION_NAMES["F"], Strategy.TEAMFUSION),
 ]
 
 # The ten models of the paper's Table 3, numbered as in its research IDs (A05 = kimi-k2).

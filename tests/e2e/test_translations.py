@@ -274,3 +274,92 @@ def test_rater_queue_and_sheet_render_in_chinese(client, demo):
     blind_code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     _assert_translated(client, "rater1", "/scoring/", ["我的评分队列", "离线工作簿（Excel）：下载与上传"])
     _assert_translated(client, "rater1", f"/scoring/{blind_code}/", ["流畅性", "变通性", "提交评分表"])
+
+
+# ---- product-defined labels shown as data (issue 42) ------------------------------------
+
+
+def _chinese_page(client, username: str, url: str, **headers) -> str:
+    _login(client, username, "zh-hans")
+    response = client.get(url, headers=headers)
+    assert response["Content-Language"] == "zh-hans", url
+    return response.content.decode()
+
+
+@pytest.mark.django_db
+def test_research_page_names_conditions_steps_and_efficiency_metrics_in_chinese(client, demo):
+    study = load_table4()
+    text = _visible_text(_chinese_page(client, "researcher", f"/research/?study={study.pk}&a=A&b=B"))
+    for zh in [
+        "变通性/流畅性",
+        "精致性/流畅性",
+        "独创性/流畅性",
+        "B 单一模型（基线）",
+        "第 1 步",
+        "多智能体辩论",
+    ]:
+        assert zh in text, zh
+    for en in ["Flexibility/Fluency", "Originality/Fluency", "Single model", "Step-1", "Multi-Agent Debate"]:
+        assert en not in text, en
+
+
+@pytest.mark.django_db
+def test_conditions_and_study_pages_name_the_templates_conditions_in_chinese(client, demo):
+    study = Response.objects.get(research_id="A05_FS10").study
+    for url in ["/manage/conditions/", f"/manage/studies/{study.pk}/"]:
+        text = _visible_text(_chinese_page(client, "admin", url))
+        assert "无角色 TeamLLM（消融）" in text and "LLM 讨论" in text, url
+        assert "TeamLLM without roles" not in text and "LLM Discussion" not in text, url
+
+
+@pytest.mark.django_db
+def test_icc_form_tooltips_are_in_chinese(client, scored):
+    response, _users = scored
+    page = _chinese_page(
+        client, "admin", f"/research/agreement/{response.study_id}/scenario/{response.scenario_id}/"
+    )
+    titles = re.findall(r'<th scope="col" class="num[^"]*" title="([^"]*)">ICC', page)
+    assert len(titles) == 6 and "双向混合，一致性，k 位评分者的均值" in titles, titles
+    assert "mean of" not in page and "single rater" not in page
+
+
+@pytest.mark.django_db
+def test_invitations_name_the_roles_in_chinese(client, demo):
+    from django.utils import timezone
+
+    from onboarding.models import Invitation
+
+    study = Response.objects.get(research_id="A05_FS10").study
+    rater = get_user_model().objects.get(username="rater1")
+    Invitation.objects.create(user=rater, study=study, last_link_at=timezone.now())
+    page = _chinese_page(client, "admin", f"/manage/studies/{study.pk}/invite/")
+    row = re.search(r"<td>rater1</td>.*?</tr>", page, re.S).group(0)
+    assert "评分者" in row and "Rater" not in row and "Demo" not in row, row
+
+
+@pytest.mark.django_db
+def test_status_page_names_its_parts_and_facts_in_chinese(client, demo):
+    text = _visible_text(_chinese_page(client, "admin", "/status/", accept="text/html"))
+    for zh in ["数据库", "消息代理", "工作进程", "卡住的运行", "延迟（毫秒）", "等待发送到消息代理的任务"]:
+        assert zh in text, zh
+    for en in ["latency_ms", "stuck_runs", "stale_heartbeat", "dispatches", "oldest_seconds"]:
+        assert en not in text, en
+
+
+@pytest.mark.django_db
+def test_research_figures_are_drawn_in_chinese(client):
+    from django.core.cache import cache
+
+    from core.accounts.roles import RESEARCHER
+    from tests.factories import UserFactory
+
+    cache.clear()  # another test's figure of the same data version would be served
+    study = load_table4()
+    client.force_login(UserFactory(username="res-zh", role=RESEARCHER))
+    url = f"/research/figures/ablation.svg?study={study.pk}"  # Table 4's study: overall scores only
+    english = client.get(url).content.decode()
+    assert "Overall score: TeamLLM" in english and "B Single model (baseline)" in english
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    svg = client.get(url).content.decode()  # matplotlib keeps each text as a comment
+    assert "总分：TeamLLM、无角色 TeamLLM 与基线" in svg and "B 单一模型（基线）" in svg and "平均分" in svg
+    assert "Overall score" not in svg and "Single model" not in svg and "mean score" not in svg

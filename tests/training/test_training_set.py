@@ -119,3 +119,16 @@ def test_a_disagreeing_sheet_fails(gold):
     )
     feedback = sheet_feedback(totals=sheet.totals, reference=gold.reference, rubric=rubric, threshold=0.65)
     assert feedback.pcc is not None and feedback.pcc < 0.65 and not feedback.passed
+
+
+def test_the_reference_is_named_in_the_readers_language(client, gold):
+    """The note is stored in English ("mean of H01, H02"); the training page says it in Chinese."""
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        again = training_response_add(study=gold.study, research_id="A05_FS10", rater_codes=["H02"])
+    assert again.reference_note == "mean of H02"  # stored as in English, whoever added it
+    client.force_login(get_user_model().objects.get(username="admin"))
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+    page = client.get("/manage/training/", {"study": gold.study_id}).content.decode()
+    assert "H01, H02 的平均值" in page and "H02 的平均值" in page and "mean of" not in page

@@ -18,7 +18,7 @@ from studies.models import Response, ResponseItem, ResponseStatus, Study
 from studies.rubric import load_rubric
 from studies.services.audit import audit_record
 from training.feedback import reference_mean
-from training.models import TrainingResponse
+from training.models import REFERENCE_MEAN_OF, TrainingResponse
 from training.selectors.qualification import training_open_to
 
 DEFAULT_GOLD = "A05_FS10"  # the released, fully scored response (H01 and H02)
@@ -113,7 +113,7 @@ def training_response_add(
             response=copy,
             source=source,
             reference=reference,
-            reference_note=_("mean of %(raters)s") % {"raters": ", ".join(_sheet_name(s) for s in sheets)},
+            reference_note=REFERENCE_MEAN_OF + ", ".join(_sheet_name(s) for s in sheets),
             created_by=actor,
         )
         training.reference_sheets.set(sheets)

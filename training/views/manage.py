@@ -98,7 +98,7 @@ def _post(request: HttpRequest, form_class, action) -> HttpResponse:
 def _added(training) -> str:
     return _("%(id)s is in the training set (%(note)s).") % {
         "id": training.source,
-        "note": training.reference_note,
+        "note": training.reference_label,
     }
 
 
