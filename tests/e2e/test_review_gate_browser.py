@@ -259,7 +259,11 @@ def _auto_assign_page(base: str, demo, browser):
     page = browser.new_context().new_page()
     login(page, base, "admin")
     page.goto(f"{base}/manage/assignments/auto/")
-    page.select_option("#id_study", str(demo.study.pk))
+    # the study's choices arrive by htmx: wait for that answer and its swap, not for a box the
+    # first page may already hold (ticked before the swap, it would be replaced unticked)
+    with page.expect_response(lambda r: r.request.headers.get("hx-request") == "true"):
+        page.select_option("#id_study", str(demo.study.pk))
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
     page.wait_for_selector('[data-tick-all="conditions"]')
     return page
 
