@@ -29,11 +29,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from django.utils.translation import gettext
-
 from judging.estimates import StepCalibration
 from research.results import Results
-from research.templatetags.results_format import column_label, metric_label
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -49,7 +46,6 @@ FIGURES = (
 )
 # the largest value of a ratio per Yes item (Flexibility <= Fluency; Elaboration, Originality <= 2 per item)
 EFFICIENCY_MAX = {"Flexibility/Fluency": 1, "Elaboration/Fluency": 2, "Originality/Fluency": 2}
-CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans SC", "WenQuanYi Zen Hei", "Source Han Sans SC"]
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 COLORS = ["#1f5fbf", "#e07b39", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
 ABLATION_ORDER = ("A", "C", "B")  # TeamLLM, without roles, single model
@@ -67,14 +63,6 @@ def _figure_class() -> type[Figure]:
             if not _ready:
                 matplotlib.use("Agg")
                 matplotlib.rcParams["svg.hashsalt"] = "teamllm-web"  # stable SVG ids
-                # Chinese labels: glyphs missing from DejaVu come from a CJK font, if installed
-                from matplotlib import font_manager
-
-                installed = {f.name for f in font_manager.fontManager.ttflist}
-                matplotlib.rcParams["font.family"] = [
-                    "DejaVu Sans",
-                    *(f for f in CJK_FONTS if f in installed),
-                ]
                 _ready = True
     from matplotlib.figure import Figure
 
@@ -172,14 +160,12 @@ def figure_build(
             series = {_label(c, names): [values.get((c, m, key)) for m in models] for c in shown}
             marks = {j: tested.get((number, m), "") for j, m in enumerate(order)}
             drawn |= _bars(
-                ax, list(models.values()), series,
-                gettext("Step-%(step)s (max %(max)s)") % {"step": number, "max": results.rubric.steps[i].max},
+                ax, list(models.values()), series, f"Step-{number} (max {results.rubric.steps[i].max})",
                 ymax=results.rubric.steps[i].max, marks=marks,
             )  # fmt: skip
         if pair and results.step_tests:
-            title = gettext("Wilcoxon signed-rank test per step and model, %(a)s vs %(b)s: ** p < 0.01")
-            fig.suptitle(title % {"a": pair[0], "b": pair[1]}
-                         + (gettext(", * p < 0.05") if results.marks == "both" else ""), fontsize=9)  # fmt: skip
+            fig.suptitle(f"Wilcoxon signed-rank test per step and model, {pair[0]} vs {pair[1]}: ** p < 0.01"
+                         + (", * p < 0.05" if results.marks == "both" else ""), fontsize=9)  # fmt: skip
     elif name == "dimensions":
         columns = [c for c in results.columns if c.step == step and not c.key.startswith("step.")]
         models, values = _table2_series(results, [c.key for c in columns])
@@ -188,13 +174,9 @@ def figure_build(
             ax = fig.add_subplot(rows, cols, i + 1)
             series = {_label(c, names): [values.get((c, m, col.key)) for m in models] for c in conditions}
             top = _column_max(results, col.key)
-            label = column_label(col, results.rubric)
-            title = gettext("Step-%(step)s %(name)s (max %(max)s)") % {
-                "step": step,
-                "name": label,
-                "max": f"{top:g}",
-            }
-            drawn |= _bars(ax, list(models.values()), series, title, ymax=top)
+            drawn |= _bars(
+                ax, list(models.values()), series, f"Step-{step} {col.label} (max {top:g})", ymax=top
+            )
     elif name == "efficiency":
         metrics = sorted({(g.step, g.metric) for g in results.efficiency})
         models = {g.model_number: g.model for g in sorted(results.efficiency, key=lambda g: g.model_number)}
@@ -203,9 +185,7 @@ def figure_build(
             ax = fig.add_subplot(2, 3, i + 1)
             series = {_label(c, names): [values.get((c, m, s, metric)) for m in models] for c in conditions}
             top = EFFICIENCY_MAX.get(metric, 1)
-            label = metric_label(metric, results.rubric)
-            title = gettext("Step-%(step)s %(name)s (max %(max)s)") % {"step": s, "name": label, "max": top}
-            drawn |= _bars(ax, list(models.values()), series, title, ymax=top)
+            drawn |= _bars(ax, list(models.values()), series, f"Step-{s} {metric} (max {top})", ymax=top)
     elif name == "diversity":
         models = {d.model_number: d.model for d in sorted(results.diversity, key=lambda d: d.model_number)}
         values = {(d.condition, d.model_number, d.step): d.value for d in results.diversity}
@@ -213,7 +193,7 @@ def figure_build(
         for i, s in enumerate((1, 3)):
             ax = fig.add_subplot(1, 2, i + 1)
             series = {_label(c, names): [values.get((c, m, s)) for m in models] for c in present}
-            title = gettext("Step-%(step)s diversity (1 - Self-BLEU, as released; max 1)") % {"step": s}
+            title = f"Step-{s} diversity (1 - Self-BLEU, as released; max 1)"
             drawn |= _bars(ax, list(models.values()), series, title, ymax=1)
     elif name == "diversity_flexibility":
         drawn = _diversity_flexibility(fig, results, names)
@@ -224,12 +204,8 @@ def figure_build(
         models, values = _table2_series(results, ["overall"])
         ax = fig.add_subplot(1, 1, 1)
         series = {_label(c, names): [values.get((c, m, "overall")) for m in models] for c in chosen}
-        title = gettext("Overall score: TeamLLM, without roles, baseline (max %(max)s)") % {
-            "max": results.rubric.max_total
-        }
-        drawn = _bars(
-            ax, list(models.values()), series, title, gettext("mean score"), ymax=results.rubric.max_total
-        )
+        title = f"Overall score: TeamLLM, without roles, baseline (max {results.rubric.max_total})"
+        drawn = _bars(ax, list(models.values()), series, title, "mean score", ymax=results.rubric.max_total)
     else:
         raise KeyError(name)
     if not drawn:
@@ -237,7 +213,7 @@ def figure_build(
             fig.delaxes(ax)
         fig.suptitle("")
         ax = fig.add_subplot(1, 1, 1)
-        ax.text(0.5, 0.5, gettext("No data yet"), ha="center", va="center")
+        ax.text(0.5, 0.5, "No data yet", ha="center", va="center")
         ax.set_axis_off()
     else:
         handles, labels = fig.axes[0].get_legend_handles_labels()
@@ -260,14 +236,9 @@ def _scatter_steps(fig, results: Results, names: dict[str, str], points_for, uni
                            color=COLORS[j % len(COLORS)], alpha=0.8)  # fmt: skip
         ax.set_xlim(0, top)
         ax.set_ylim(0, 1)
-        ax.set_xlabel(
-            gettext("Step-%(step)s Flexibility (max %(max)s)") % {"step": s, "max": top}, fontsize=8
-        )
-        ax.set_ylabel(gettext("Diversity (1 - Self-BLEU, as released; max 1)"), fontsize=8)
-        ax.set_title(
-            gettext("Step-%(step)s: diversity against flexibility, %(unit)s") % {"step": s, "unit": unit},
-            fontsize=9,
-        )
+        ax.set_xlabel(f"Step-{s} Flexibility (max {top})", fontsize=8)
+        ax.set_ylabel("Diversity (1 - Self-BLEU, as released; max 1)", fontsize=8)
+        ax.set_title(f"Step-{s}: diversity against flexibility, {unit}", fontsize=9)
         ax.grid(alpha=0.3)
     return drawn
 
@@ -284,7 +255,7 @@ def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool
             if (record := by_response.get(rid)) is not None and record.condition == condition
         ]
 
-    return _scatter_steps(fig, results, names, points, gettext("per response, per condition"))
+    return _scatter_steps(fig, results, names, points, "per response, per condition")
 
 
 def _diversity_flexibility_models(fig, results: Results, names: dict[str, str]) -> bool:
@@ -300,7 +271,7 @@ def _diversity_flexibility_models(fig, results: Results, names: dict[str, str]) 
             if c == condition and step == s
         ]
 
-    return _scatter_steps(fig, results, names, points, gettext("per model mean (as the release plots it)"))
+    return _scatter_steps(fig, results, names, points, "per model mean (as the release plots it)")
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
@@ -331,14 +302,12 @@ def judge_calibration_figure(
                 marker="o", color=COLORS[0], capsize=3,
             )  # fmt: skip
         else:
-            ax.text(0.5, 0.5, gettext("No data yet"), ha="center", va="center", transform=ax.transAxes)
+            ax.text(0.5, 0.5, "No data yet", ha="center", va="center", transform=ax.transAxes)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
-        ax.set_title(
-            gettext("Step %(n)s total") % {"n": curve.step} if curve.step is not None else gettext("Overall")
-        )
-        ax.set_xlabel(gettext("humans' final score"))
-        ax.set_ylabel(gettext("judge's mean"))
+        ax.set_title(f"Step {curve.step} total" if curve.step is not None else "Overall")
+        ax.set_xlabel("humans' final score")
+        ax.set_ylabel("judge's mean")
     for ax in axes[len(calibration) :]:
         ax.set_visible(False)
     return fig

@@ -11,12 +11,10 @@ from __future__ import annotations
 import hashlib
 
 from django.core.cache import cache
-from django.utils.translation import get_language
 
 from research.figures import figure_build, figure_bytes
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
-from studies.condition_labels import condition_label
 from studies.models import Condition
 
 __all__ = ["DIVERSITY_FIGURES", "figure_get", "research_data_version"]
@@ -31,10 +29,7 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
     study = chosen["study"]
     filters = (chosen["conditions"], chosen["models"], chosen["pair"], chosen["step"], chosen["marks"])
     version = research_data_version(study=study)
-    language = get_language()  # the figure's titles, axes and legend are in the reader's language
-    key = (
-        "figure:v3:" + hashlib.sha256(repr((version, name, fmt_name, filters, language)).encode()).hexdigest()
-    )
+    key = "figure:v2:" + hashlib.sha256(repr((version, name, fmt_name, filters)).encode()).hexdigest()
     data = cache.get(key)
     if data is None:
         results = results_cached_get(
@@ -46,9 +41,7 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
             marks=chosen["marks"],
             version=version,
         )
-        names = {
-            letter: condition_label(name) for letter, name in Condition.objects.values_list("letter", "name")
-        }
+        names = dict(Condition.objects.values_list("letter", "name"))
         data = figure_bytes(figure_build(name, results, step=chosen["step"], condition_names=names), fmt_name)
         cache.set(key, data, timeout=FIGURE_CACHE_SECONDS)
     return data

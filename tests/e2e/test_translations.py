@@ -344,22 +344,3 @@ def test_status_page_names_its_parts_and_facts_in_chinese(client, demo):
         assert zh in text, zh
     for en in ["latency_ms", "stuck_runs", "stale_heartbeat", "dispatches", "oldest_seconds"]:
         assert en not in text, en
-
-
-@pytest.mark.django_db
-def test_research_figures_are_drawn_in_chinese(client):
-    from django.core.cache import cache
-
-    from core.accounts.roles import RESEARCHER
-    from tests.factories import UserFactory
-
-    cache.clear()  # another test's figure of the same data version would be served
-    study = load_table4()
-    client.force_login(UserFactory(username="res-zh", role=RESEARCHER))
-    url = f"/research/figures/ablation.svg?study={study.pk}"  # Table 4's study: overall scores only
-    english = client.get(url).content.decode()
-    assert "Overall score: TeamLLM" in english and "B Single model (baseline)" in english
-    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
-    svg = client.get(url).content.decode()  # matplotlib keeps each text as a comment
-    assert "总分：TeamLLM、无角色 TeamLLM 与基线" in svg and "B 单一模型（基线）" in svg and "平均分" in svg
-    assert "Overall score" not in svg and "Single model" not in svg and "mean score" not in svg

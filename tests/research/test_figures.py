@@ -135,36 +135,3 @@ def test_an_empty_figure_says_no_data_yet(name):
     fig = figure_build(name, _results([]))
     (ax,) = fig.axes
     assert [t.get_text() for t in ax.texts] == ["No data yet"]
-
-
-def test_figures_are_labelled_in_the_readers_language():
-    from django.utils import translation
-
-    results = _results(_records())
-    with translation.override("zh-hans"):
-        steps = figure_build("steps", results)
-        efficiency = figure_build("efficiency", results)
-        empty = figure_build("ablation", _results([]))
-    titles = [ax.get_title() for ax in steps.axes]
-    assert titles[0] == f"第 1 步（最高 {RUBRIC.steps[0].max}）" and not any("Step" in t for t in titles)
-    assert "符号秩检验" in steps._suptitle.get_text()
-    assert "第 1 步 变通性/流畅性（最高 1）" in [ax.get_title() for ax in efficiency.axes]
-    assert [t.get_text() for t in empty.axes[0].texts] == ["尚无数据"]
-
-
-def test_chinese_labels_are_drawn_with_a_cjk_font_when_one_is_installed():
-    import warnings
-
-    from django.utils import translation
-
-    from research.figures import CJK_FONTS, figure_bytes
-
-    fig = figure_build("ablation", _results([]))  # loads matplotlib and its fonts
-    from matplotlib import font_manager
-
-    if not {f.name for f in font_manager.fontManager.ttflist} & set(CJK_FONTS):
-        pytest.skip("no CJK font installed (Debian: fonts-noto-cjk)")
-    with translation.override("zh-hans"), warnings.catch_warnings():
-        warnings.simplefilter("error")  # "Glyph ... missing from font(s)" would fail here
-        fig = figure_build("steps", _results(_records()))
-        assert figure_bytes(fig, "png").startswith(b"\x89PNG")
