@@ -108,7 +108,7 @@ def test_the_tests_notes_are_said_in_the_readers_language():
     """Issue 42: "no paired scenarios" and "all differences are zero" stayed English on Chinese pages."""
     from django.utils import translation
 
-    from research.templatetags.results_format import test_note
+    from research.labels import test_note
 
     note = wilcoxon_test([1, 2], [1, 2])[2]
     with translation.override("zh-hans"):
@@ -121,7 +121,7 @@ def test_table_columns_are_named_in_the_readers_language(table4):
     """Issue 42: Table 1/2 column heads stayed English on Chinese pages."""
     from django.utils import translation
 
-    from research.templatetags.results_format import column_label
+    from research.labels import column_label
 
     results = results_get(study=table4, with_diversity=False)
     by_key = {c.key: c for c in results.columns}
