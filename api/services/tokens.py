@@ -116,28 +116,24 @@ def token_revoke(*, token: ApiToken, user) -> ApiToken:
     with transaction.atomic():
         locked = ApiToken.objects.select_for_update().get(pk=token.pk)
         if locked.revoked_at is None:
-            locked.revoked_at = timezone.now()
-            locked.save(update_fields=["revoked_at"])
-            audit_record(actor=user, action="api.token_revoke", target=locked, study=locked.study)
+            _token_revoked(locked, actor=user)
     return locked
+
+
+def _token_revoked(token: ApiToken, *, actor, changes: dict | None = None) -> None:
+    """Mark a locked live token revoked, audited (``api.token_revoke``)."""
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    audit_record(actor=actor, action="api.token_revoke", target=token, study=token.study, changes=changes)
 
 
 def tokens_revoke_for_deactivation(*, user, actor) -> int:
     """Revoke every live token of a deactivated account (a reactivation brings none back: its
     owner makes new ones), each audited; returns how many."""
-    now = timezone.now()
     with transaction.atomic():
         live = list(ApiToken.objects.select_for_update().filter(user=user, revoked_at__isnull=True))
         for token in live:
-            token.revoked_at = now
-            token.save(update_fields=["revoked_at"])
-            audit_record(
-                actor=actor,
-                action="api.token_revoke",
-                target=token,
-                study=token.study,
-                changes={"reason": "account deactivated"},
-            )
+            _token_revoked(token, actor=actor, changes={"reason": "account deactivated"})
     return len(live)
 
 
