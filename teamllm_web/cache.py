@@ -64,3 +64,7 @@ class ResilientRedisCache(RedisCache):
 
     def delete_many(self, keys: Any, version: int | None = None) -> None:
         self._guarded(None, super().delete_many, keys, version)
+
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
+        # 0 when Redis is away: a counter (the API's rate limit) that cannot count lets pass
+        return int(self._guarded(0, super().incr, key, delta, version))
