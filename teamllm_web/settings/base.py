@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # the API's 405 as JSON, and 401 to an anonymous caller whatever the method
+    "api.middleware.api_method_not_allowed_as_json",
     # before any view reads a body (CSRF's check reads the form in process_view, after every
     # middleware's call): 413 for a request larger than REQUEST_MAX_BYTES
     "teamllm_web.middleware.RequestSizeLimitMiddleware",
