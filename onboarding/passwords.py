@@ -4,6 +4,8 @@ what would pass."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
@@ -13,6 +15,12 @@ from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
 PUBLISHED_PASSWORDS = frozenset({"demo-pass-2026"})
 
 
+def _comparable(password: str) -> str:
+    """The password as the checks read it: NFKC-folded, so that fullwidth or stylised letters
+    (ａａａａ…, 𝐚𝐛𝐜𝐝…) are the repeats and sequences they look like (hostile pass 15)."""
+    return unicodedata.normalize("NFKC", password)
+
+
 class PublishedPasswordValidator:
     """Refuses a password that is, or contains, one published in this project's
     documentation (``demo-pass-2026!`` is no better than the demo's password)."""
@@ -20,7 +28,7 @@ class PublishedPasswordValidator:
     def validate(self, password: str, user=None) -> None:
         # with its digits changed too: "demo-pass-2027" is the same published password
         stems = {published.rstrip("0123456789") for published in PUBLISHED_PASSWORDS}
-        if any(stem in password.lower() for stem in PUBLISHED_PASSWORDS | stems):
+        if any(stem in _comparable(password).lower() for stem in PUBLISHED_PASSWORDS | stems):
             raise ValidationError(
                 _("This password is published in the documentation (the demo's password)."),
                 code="password_published",
@@ -36,7 +44,7 @@ class UsernameInPasswordValidator:
 
     def validate(self, password: str, user=None) -> None:
         username = (user.get_username() if user is not None else "").lower()
-        if len(username) >= 3 and username in password.lower():
+        if len(username) >= 3 and username in _comparable(password).lower():
             raise ValidationError(
                 _("The password cannot contain the username."), code="password_has_username"
             )
@@ -53,7 +61,7 @@ class GuessablePasswordValidator(ZxcvbnPasswordValidator):
 
     def validate(self, password: str, user=None) -> None:
         try:
-            super().validate(password, user)
+            super().validate(_comparable(password), user)
         except ValidationError as exc:
             raise ValidationError([*exc.messages, self.what_passes()], code="password_guessable") from None
 

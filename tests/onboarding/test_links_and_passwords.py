@@ -197,6 +197,9 @@ def test_the_messages_say_why(client, invited):
         ("demo-pass-2026", "published in the documentation"),
         ("jane.doe.rater1", "too similar to the username"),
         ("xx-jane.doe.rater-jane.doe.rater", "cannot contain the username"),
+        # fullwidth letters read as what they look like (NFKC), hostile pass 15
+        ("xx-ｊａｎｅ.ｄｏｅ.ｒａｔｅｒ-Lantern-orbit", "cannot contain the username"),
+        ("ｄｅｍｏ-ｐａｓｓ-2031-lantern", "published in the documentation"),
         ("123456789012345", "entirely numeric"),
         ("password1234", "too common"),
     ):
@@ -315,6 +318,10 @@ def test_the_invitations_language_carries_through_set_password_and_login(client)
 
 GUESSABLE = [
     "aaaaaaaaaaaa",
+    # fullwidth letters: zxcvbn saw no word or keyboard row in them before NFKC (hostile pass 15)
+    "ｐａｓｓｗｏｒｄｓｕｎｓｈｉｎｅ",
+    "ｑｗｅｒｔｙｕｉｏｐａｓｄ",
+    "ｉｌｏｖｅｙｏｕｓｏｍｕｃｈ",
     "abcabcabcabc",
     "abcdefghijkl",
     "zzzzzzzzzzzzzzzz",
