@@ -33,6 +33,11 @@ def invisible(char: str) -> bool:
     )
 
 
+_LATIN_NAMED = re.compile(
+    r"LATIN (CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])(?: WITH [A-Z ]+)?"
+)
+
+
 @functools.lru_cache(maxsize=8192)
 def latin_look_alike(char: str) -> str:
     """The Latin letter ``char`` looks like (Cyrillic ``Е``, small capital ``ᴘ``), else ``char``:
@@ -43,9 +48,11 @@ def latin_look_alike(char: str) -> str:
     base = unicodedata.normalize("NFD", char)[0]
     if name.startswith("LATIN") and base.isascii():  # an accented Latin letter: "é", "Ç"
         return base
-    small_capital = re.fullmatch(r"LATIN LETTER SMALL CAPITAL ([A-Z])", name)
-    if small_capital:  # "ᴘʟᴀɴᴛ": Unicode calls them so; the confusables data does not map them
-        return small_capital[1].lower()
+    # "ᴘʟᴀɴᴛ", "Kımı", "ⱥ": Unicode names the Latin letter they are written for; the confusables
+    # data maps none of them
+    letter = _LATIN_NAMED.fullmatch(name)
+    if letter:
+        return letter[2] if letter[1] == "CAPITAL " else letter[2].lower()
     from confusable_homoglyphs import confusables  # its data loads on first use
 
     found = confusables.is_confusable(char, greedy=True, preferred_aliases=["latin"])
@@ -80,6 +87,10 @@ _TAG = r"</?[a-z]{1,6}>"
 _BREAK = rf"(?:[*_`~.]{{1,3}}|{_TAG}){{1,4}}"
 _BROKEN = re.compile(rf"(?<![^\W_])[^\W\d_]+(?:{_BREAK}[^\W\d_]+)+(?![^\W_])")
 _TAGS = re.compile(_TAG)
+
+# A word hyphenated across a line break, as a reader joins it: "Gem-\nini", "Clau‐ \n de"
+# (only the hyphen and the break are matched and dropped: a long word is not read twice)
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])[\-‐‑][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
 
 
 def _joined(
@@ -116,7 +127,8 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         for folded in unicodedata.normalize("NFKC", char):
             chars.append(latin_look_alike(folded))
             origins.append(index)
-    return _joined("".join(chars), origins, _SPACED)
+    seen, kept = _joined("".join(chars), origins, _SPACED)
+    return _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
 
 
 def words_unbroken(seen: str, origins: list[int]) -> tuple[str, list[int]]:

@@ -49,9 +49,10 @@ ORDINALS = (
 ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 
 
-def _piece_pattern(piece: str) -> str:
+def _piece_pattern(piece: str, *, split: bool = False) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
-    Chinese letters may stand apart ("深度 求索")."""
+    Chinese letters may stand apart ("深度 求索"); with ``split``, a word of four letters or more
+    may have a space inside it ("Gem ini", "Clau de")."""
     if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
@@ -61,11 +62,15 @@ def _piece_pattern(piece: str) -> str:
         return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b{roman})"
     if piece.isalpha() and not piece.isascii():
         return r"\s*".join(re.escape(char) for char in piece)
+    if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
+        return "[ \t]?".join(re.escape(char) for char in piece)
     # British and American spellings: "Synthesiser", "Organiser"
     return re.sub(r"iz(?=e)", "i[sz]", re.escape(piece))
 
 
-def term_pattern(text: str) -> str:
+def term_pattern(text: str, *, split: bool = False) -> str:
+    """A name's pattern; ``split``: its longer words may have a space inside (a model's name, which
+    is looked for anywhere: "Gem ini" is no word of prose)."""
     # the name as the text is read (NFKC, as ``reader_form`` reads it): "Agent²" is "Agent2"
     text = unicodedata.normalize("NFKC", text)
     words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
@@ -73,7 +78,7 @@ def term_pattern(text: str) -> str:
     for word in words:
         pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
         parts.append(
-            JOINT.join(_piece_pattern(piece) for piece in pieces)
+            JOINT.join(_piece_pattern(piece, split=split) for piece in pieces)
             if "".join(pieces) == word
             else re.escape(word)
         )

@@ -169,7 +169,7 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     after = AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
-    core = term_pattern(written)
+    core = term_pattern(written, split=term.kind == MODEL)
     labelled = _LABELLED.fullmatch(written)
     if term.kind in (ROLE, PROFILE) and labelled:
         # "Debater A" of a debate: its other labels name a debater too ("Debater 1", "Debater C")
@@ -443,7 +443,7 @@ def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
     found: list[Span] = []
     for form, places in readings(text, [t.text for t in catalogue if t.kind in (ROLE, PROFILE)]):
         hits = _form_spans(form, catalogue, reread=False)
-        if (unleet := digits_read_as_letters(form)) != form:
+        for unleet in digits_read_as_letters(form):
             hits += _form_spans(unleet, catalogue, reread=True)
         found += [Span(places[start], places[end - 1] + 1, t.text, t.kind) for start, end, t in hits]
     spans = sorted(found, key=lambda s: (s.start, -(s.end - s.start)))

@@ -6,6 +6,7 @@ made whole (``readings``); a role glued to an agent's word is set apart in both.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from core.text_forms import reader_form, words_apart, words_unbroken
 from studies.blind_names import glued_after
@@ -18,8 +19,9 @@ Windows = list[tuple[int, int]]
 MARGIN = 400
 KEY_MIN = 3  # a shorter key (the "o" of "o1") would stand everywhere: the whole text is searched
 # digits and signs written for letters inside a word ("G3mini", "Cl4ude", "K1mi", "Cl@ude",
-# "Deep$eek", "G€mini")
+# "Deep$eek", "G€mini"); a 1 is also read as an l ("L1ama"), in a reading of its own
 _LEET = str.maketrans("013457@$€", "oieastase")
+_ONE_AS_L = str.maketrans("1", "l")
 _WORDS = re.compile(r"[^\W_]+")  # each word once: no pattern that backtracks inside a long word
 _TOKENS = re.compile(r"(?:[^\W_]|[@$€])+")
 # a small l written for a capital I after a capital, at a word's end or before a capital ("OpenAl")
@@ -37,19 +39,30 @@ def compact_letters(seen: str) -> tuple[str, list[int]]:
     return "".join(lower[i] for i in places), places
 
 
-def digits_read_as_letters(seen: str) -> str:
-    """``seen`` with the digits and signs of words that mix them with letters read as letters, and a
-    small l after a capital as the capital I it may stand for ("OpenAl"): same length."""
+def digits_read_as_letters(seen: str) -> list[str]:
+    """``seen`` read with the digits and signs of words that mix them with letters as letters, and a
+    small l after a capital as the capital I it may stand for ("OpenAl"), each reading of the same
+    length; a second reading with a 1 as an l ("L1ama") where a word has one. None where nothing
+    is read otherwise."""
 
-    def read(word: re.Match[str]) -> str:
-        token = word[0]
-        letters = sum(c.isalpha() for c in token)
-        mixed = letters >= 2 and any(c.isdigit() or c in "@$€" for c in token)
-        token = token.translate(_LEET) if mixed else token
-        camel = letters >= 3 and any(c.isupper() for c in token[1:])
-        return _SMALL_L.sub("I", token) if camel else token
+    def reader(one_as_l: bool) -> Callable[[re.Match[str]], str]:
+        def read(word: re.Match[str]) -> str:
+            token = word[0]
+            letters = sum(c.isalpha() for c in token)
+            mixed = letters >= 2 and any(c.isdigit() or c in "@$€" for c in token)
+            if mixed:
+                token = token.translate(_ONE_AS_L).translate(_LEET) if one_as_l else token.translate(_LEET)
+            camel = letters >= 3 and any(c.isupper() for c in token[1:])
+            return _SMALL_L.sub("I", token) if camel else token
 
-    return _TOKENS.sub(read, seen)
+        return read
+
+    found: list[str] = []
+    for one_as_l in (False, True):
+        reading = _TOKENS.sub(reader(one_as_l), seen)
+        if reading != seen and reading not in found:
+            found.append(reading)
+    return found
 
 
 def windows_around(compact: str, places: list[int], key: str, size: int) -> Windows:
