@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
-from core.draft_keys import draft_key
+from core.draft_keys import draft_key, storage_name
 from scoring.models import Assignment, ResponseFlag, ScoreSheet
 from scoring.selectors import (
     rater_queue,
@@ -201,8 +201,11 @@ def sheet_page_context(
     code = assignment.blind_code  # the rater's own code: each rater of a response has another
     script = {
         "code": code,
-        "sheet": sheet.pk,  # the rater's own sheet: drafts are kept per owner and sheet
-        "owner": assignment.rater_id,
+        "sheet": sheet.pk,  # the rater's own sheet, named in each save
+        # drafts are kept per owner and sheet, under a name that says neither
+        "store": "teamllm.draft." + storage_name(user_id=assignment.rater_id, of=f"sheet:{sheet.pk}") + ".",
+        # where releases before 2026-12 kept them (moved to "store" on the next visit)
+        "legacy_store": f"teamllm.draft.{assignment.rater_id}.{sheet.pk}.",
         "draft_key": draft_key(user_id=assignment.rater_id),  # seals the drafts left in the browser
         "token_url": reverse("csrf_token"),
         "version": sheet.version,
@@ -224,7 +227,8 @@ def sheet_page_context(
         # the scenario in the rater's UI language when the study imported that version
         "theme": response.scenario.theme_for(lang),
         "scenario_text": response.scenario.text_for(lang),
-        "scenario_key": response.scenario_id,
+        "scenario_seen_key": "teamllm.scenario-read."
+        + storage_name(user_id=assignment.rater_id, of=f"scenario:{response.scenario_id}"),
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,

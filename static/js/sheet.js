@@ -251,17 +251,26 @@
   var tabId = sessionStorage.getItem("teamllm.tab");
   if (!tabId) { tabId = newId(); sessionStorage.setItem("teamllm.tab", tabId); }
   // drafts belong to one user's one sheet: never read for another rater in this browser
-  var prefix = "teamllm.draft." + data.owner + "." + data.sheet + ".";
+  // (under a name that says neither: the keys are what the next user of the browser can read)
+  var prefix = data.store;
   var storeKey = prefix + tabId;
   var state = {
     version: data.version, inflight: null, pending: [], stopped: false, delay: 0, timer: null,
     current: null, staleToken: false,
     held: {}  // texts the server would refuse (too long): kept in this browser only, never sent
   };
-  // earlier releases keyed drafts by blind code only, which both raters of a pair share
+  // earlier releases keyed drafts by blind code only, which both raters of a pair share; then by
+  // account and sheet in clear (this user's move to their opaque name, still sealed); and the
+  // scenario panels read, by account and scenario (dropped: the panel opens once more)
   for (var k = localStorage.length - 1; k >= 0; k--) {
     var oldKey = localStorage.key(k);
-    if (oldKey && oldKey.indexOf("teamllm.sheet.") === 0) localStorage.removeItem(oldKey);
+    if (!oldKey) continue;
+    if (oldKey.indexOf("teamllm.sheet.") === 0 || /^teamllm\.scenario-read\.\d+\.\d+$/.test(oldKey)) {
+      localStorage.removeItem(oldKey);
+    } else if (data.legacy_store && oldKey.indexOf(data.legacy_store) === 0) {
+      try { localStorage.setItem(prefix + oldKey.slice(data.legacy_store.length), localStorage.getItem(oldKey)); } catch (e) { continue; }
+      localStorage.removeItem(oldKey);
+    }
   }
 
   /* Drafts are sealed (tweetnacl's secretbox) with a key only this user's own pages carry: after

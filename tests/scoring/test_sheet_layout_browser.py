@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from core.draft_keys import storage_name
 from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Response
@@ -150,9 +151,10 @@ def test_the_scenario_is_collapsed_after_the_raters_first_read(live_server, part
         "() => Object.keys(localStorage).filter(k => k.startsWith('teamllm.scenario-read.'))"
     )
     rater1 = partly_scored.assignments.get(rater__username="rater1").rater
+    # no blind code, no research ID, and no account or scenario in clear (hostile pass 15)
     assert keys == [
-        f"teamllm.scenario-read.{rater1.pk}.{partly_scored.scenario_id}"
-    ]  # no blind code, no research ID
+        "teamllm.scenario-read." + storage_name(user_id=rater1.pk, of=f"scenario:{partly_scored.scenario_id}")
+    ]
     # another rater in the same browser reads it for the first time
     page.click("form[action$='/accounts/logout/'] button")
     login(page, live_server.url, "rater2")

@@ -52,9 +52,13 @@ PARTIAL = [
 ]
 
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+')
-ROW_IDS = re.compile(r'("sheet": |"owner": )\d+')  # database ids differ between runs
+ROW_IDS = re.compile(r'("sheet": )\d+')  # database ids differ between runs
+# the browser's storage names and the earlier one, from database ids
+STORE = re.compile(
+    r'("store": "teamllm\.draft\.)[0-9a-f]{24}\.|("legacy_store": "teamllm\.draft\.)\d+\.\d+\.'
+)
 DRAFT_KEY = re.compile(r"(\"draft_key\": \")[A-Za-z0-9+/=]+")  # derived from the user id
-SEEN_KEY = re.compile(r"(teamllm\.scenario-read\.)\d+\.\d+")
+SEEN_KEY = re.compile(r"(teamllm\.scenario-read\.)[0-9a-f]{24}")
 LAYOUT_SPACE = re.compile(r">\s*\n\s*<")  # line breaks and indentation between tags
 
 
@@ -65,7 +69,8 @@ def normalise(html: str, blind_code: str) -> str:
     html = CSRF.sub(r"\1CSRF", html).replace(blind_code, "BLINDCODE")
     html = ROW_IDS.sub(r"\1ID", html)
     html = DRAFT_KEY.sub(r"\1KEY", html)
-    html = SEEN_KEY.sub(r"\1OWNER.SCENARIO", html)
+    html = STORE.sub(lambda m: (m[1] or m[2]) + "NAME.", html)
+    html = SEEN_KEY.sub(r"\1NAME", html)
     html = LAYOUT_SPACE.sub("><", html).replace("><", ">\n<")
     return "\n".join(line.rstrip() for line in html.splitlines()) + "\n"
 

@@ -7,6 +7,7 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
+from core.draft_keys import storage_name
 from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
 from tests.browser import login, open_sheet
@@ -24,26 +25,38 @@ def comment(username: str) -> str:
     return (sheet.comments or {}).get("1", "") if sheet else ""
 
 
+def draft_prefix(username: str) -> str:
+    """Where the browser keeps the user's drafts of their sheet: a name that says neither."""
+    sheet = sheet_of(username)
+    return f"teamllm.draft.{storage_name(user_id=sheet.assignment.rater_id, of=f'sheet:{sheet.pk}')}."
+
+
+def typed_unsaved(page, url: str, text: str) -> None:
+    """rater1 opens their sheet of A05_FS10 and types ``text`` while saves cannot reach the server."""
+    login(page, url, "rater1")
+    open_sheet(page, url, code_for("rater1", Response.objects.get(research_id="A05_FS10")))
+    page.route("**/save/", lambda route: route.abort())
+    page.fill("[data-path='comments.1']", text)
+    page.wait_for_function("document.getElementById('save-status').className.includes('error')")
+
+
 def logout(page) -> None:
     with page.expect_navigation():
         page.click("form[action$='/accounts/logout/'] button")
 
 
 def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, demo, browser):
-    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
     context = browser.new_context()
     page = context.new_page()
-    login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, code)
     # rater1 scores while the server cannot be reached, then logs out
-    page.route("**/save/", lambda route: route.abort())
-    page.fill("[data-path='comments.1']", "rater1's private note")
-    page.wait_for_function("document.getElementById('save-status').className.includes('error')")
+    typed_unsaved(page, live_server.url, "rater1's private note")
     logout(page)
     page.unroute("**/save/")
     drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.'))")
+    assert drafts and all(k.startswith(draft_prefix("rater1")) for k in drafts)
+    # hostile pass 15: the keys name no account and no sheet
     rater1 = get_user_model().objects.get(username="rater1")
-    assert drafts and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in drafts)
+    assert not any(f".{rater1.pk}.{sheet_of('rater1').pk}." in k for k in drafts)
     # hostile pass 9 (F4): whoever uses the browser next reads them with DevTools: sealed, nothing
     # of rater1's in clear (the key comes only with rater1's own pages)
     stored = page.evaluate("Object.keys(localStorage).map(k => localStorage.getItem(k)).join('\\n')")
@@ -63,7 +76,7 @@ def test_shared_browser_keeps_each_raters_draft_with_its_author(live_server, dem
 
     # rater1 comes back: the draft is restored and sent to rater1's own sheet
     login(page, live_server.url, "rater1")
-    open_sheet(page, live_server.url, code)
+    open_sheet(page, live_server.url, code_for("rater1", Response.objects.get(research_id="A05_FS10")))
     page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
     assert comment("rater1") == "rater1's private note"
     assert comment("rater2") == ""
@@ -96,8 +109,7 @@ def test_a_page_left_open_after_another_rater_logged_in_writes_nothing(live_serv
             "JSON.stringify(Object.keys(localStorage).filter(k => k.startsWith('teamllm.draft.')))"
         )
     )
-    rater1 = get_user_model().objects.get(username="rater1")
-    assert stored and all(k.startswith(f"teamllm.draft.{rater1.pk}.") for k in stored)
+    assert stored and all(k.startswith(draft_prefix("rater1")) for k in stored)
     context.close()
 
 
@@ -143,4 +155,33 @@ def test_a_draft_planted_in_clear_by_another_rater_is_never_applied(live_server,
     assert page.input_value("[data-path='comments.1']") == ""
     assert comment("rater1") == "" and sheet_of("rater1").version == sheet.version
     assert page.evaluate("k => localStorage.getItem(k)", key) is None  # dropped, not kept
+    moved = draft_prefix("rater1") + "planted"  # moved to the opaque name, then dropped unread
+    assert page.evaluate("k => localStorage.getItem(k)", moved) is None
+
+
+def test_a_draft_kept_under_the_earlier_name_is_moved_and_sent(live_server, demo, browser):
+    """Drafts that releases before 2026-12 kept under "teamllm.draft.<account>.<sheet>." are moved
+    to the opaque name on the rater's next visit, still sealed, and sent: nothing is lost."""
+    context = browser.new_context()
+    page = context.new_page()
+    typed_unsaved(page, live_server.url, "kept under the old name")
+    sheet = sheet_of("rater1")
+    legacy = page.evaluate(
+        """([prefix, earlier]) => {
+            const key = Object.keys(localStorage).find(k => k.startsWith(prefix));
+            const legacy = earlier + key.slice(prefix.length);  // the same tab's draft
+            localStorage.setItem(legacy, localStorage.getItem(key));
+            localStorage.removeItem(key);
+            return legacy;
+        }""",
+        [draft_prefix("rater1"), f"teamllm.draft.{sheet.assignment.rater_id}.{sheet.pk}."],
+    )
+    page.unroute("**/save/")
+    page.reload()
+    page.wait_for_function(
+        "document.getElementById('save-status').textContent.includes('Saved at')", timeout=20000
+    )
+    assert comment("rater1") == "kept under the old name"
+    assert page.evaluate("k => localStorage.getItem(k)", legacy) is None
+    context.close()
     context.close()
