@@ -17,10 +17,9 @@ from django.utils.translation import get_language
 
 from research.figures import figure_build, figure_bytes
 from research.labels import figure_labels
+from research.selectors.conditions import condition_names_get
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
-from studies.condition_labels import condition_label
-from studies.models import Condition
 
 __all__ = ["DIVERSITY_FIGURES", "figure_get", "research_data_version"]
 
@@ -48,7 +47,7 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
             marks=chosen["marks"],
             version=version,
         )
-        names = {letter: condition_label(n) for letter, n in Condition.objects.values_list("letter", "name")}
+        names = condition_names_get()
         labels = figure_labels(results)
         figure = figure_build(name, results, step=chosen["step"], condition_names=names, labels=labels)
         data = figure_bytes(figure, fmt_name)
