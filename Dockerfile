@@ -18,6 +18,12 @@ RUN useradd --system --create-home --uid 10001 --user-group teamllm \
  && chown teamllm:teamllm /var/lib/teamllm \
  && python -m venv /opt/venv
 
+# Chinese research figures: matplotlib draws their CJK glyphs with Noto Sans CJK SC
+# (research/figures.py, CJK_FONTS); without it they would be empty boxes.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-noto-cjk \
+ && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 
 # Dependencies first (this layer is reused while only the code changes): the runtime

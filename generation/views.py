@@ -60,6 +60,7 @@ from generation.services.endpoints import (
     endpoint_update,
 )
 from generation.services.profiles import ProfileError, member_profile_delete, member_profile_save
+from generation.setting_labels import SETTING_LABELS
 from generation.strategies import strategy_settings
 from generation.tasks import run_advance_send
 from studies.models import Condition, ModelEndpoint, Study
@@ -452,6 +453,9 @@ def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
         "form": form,
         "condition": condition,
         "has_responses": has_responses,
-        "strategy_settings": strategy_settings(condition.strategy),
+        "strategy_settings": [
+            {**row, "label": SETTING_LABELS.get(row["key"], row["key"])}
+            for row in strategy_settings(condition.strategy)
+        ],
     }
     return render(request, "generation/condition.html", context)

@@ -19,6 +19,11 @@ configuration does) costs nothing.
 Every y-axis runs from 0 to the rubric maximum its title states (ratios per Yes item to
 their maxima: Flexibility 1, Elaboration and Originality 2; diversity 1); a figure with
 nothing to draw says "No data yet".
+
+The words a figure draws come in as plain strings (``FigureLabels``, English by default): the
+caller says them in the reader's language (``research.labels.figure_labels``). Glyphs
+DejaVu Sans lacks (Chinese) are drawn with a CJK font when one is installed (``CJK_FONTS``;
+Debian: fonts-noto-cjk), else matplotlib draws boxes and warns.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from __future__ import annotations
 import io
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from judging.estimates import StepCalibration
@@ -49,8 +55,39 @@ EFFICIENCY_MAX = {"Flexibility/Fluency": 1, "Elaboration/Fluency": 2, "Originali
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 COLORS = ["#1f5fbf", "#e07b39", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
 ABLATION_ORDER = ("A", "C", "B")  # TeamLLM, without roles, single model
+# fonts for the glyphs DejaVu Sans lacks, the first installed one first
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei")
 _lock = threading.Lock()
 _ready = False
+
+
+@dataclass(frozen=True)
+class FigureLabels:
+    """The words the figures draw: %-format strings with named fields, and the names of the
+    Table 1/2 columns (by key) and efficiency metrics; English (the release's) by default."""
+
+    step_max: str = "Step-%(step)s (max %(max)s)"
+    step_name_max: str = "Step-%(step)s %(name)s (max %(max)s)"
+    wilcoxon: str = "Wilcoxon signed-rank test per step and model, %(a)s vs %(b)s: ** p < 0.01"
+    wilcoxon_05: str = ", * p < 0.05"
+    diversity: str = "Step-%(step)s diversity (1 - Self-BLEU, as released; max 1)"
+    overall: str = "Overall score: TeamLLM, without roles, baseline (max %(max)s)"
+    mean_score: str = "mean score"
+    no_data: str = "No data yet"
+    flexibility_axis: str = "Step-%(step)s Flexibility (max %(max)s)"
+    diversity_axis: str = "Diversity (1 - Self-BLEU, as released; max 1)"
+    scatter_title: str = "Step-%(step)s: diversity against flexibility, %(unit)s"
+    per_response: str = "per response, per condition"
+    per_model: str = "per model mean (as the release plots it)"
+    step_total: str = "Step %(n)s total"
+    overall_panel: str = "Overall"
+    humans_final: str = "humans' final score"
+    judge_mean: str = "judge's mean"
+    columns: Mapping[str, str] = field(default_factory=dict)  # column key -> name (else its label)
+    metrics: Mapping[str, str] = field(default_factory=dict)  # "Flexibility/Fluency" -> name
+
+
+ENGLISH = FigureLabels()
 
 
 def _figure_class() -> type[Figure]:
@@ -63,10 +100,19 @@ def _figure_class() -> type[Figure]:
             if not _ready:
                 matplotlib.use("Agg")
                 matplotlib.rcParams["svg.hashsalt"] = "teamllm-web"  # stable SVG ids
+                matplotlib.rcParams["font.family"] = ["DejaVu Sans", *_cjk_fonts()]
                 _ready = True
     from matplotlib.figure import Figure
 
     return Figure
+
+
+def _cjk_fonts() -> list[str]:
+    """The installed fonts of ``CJK_FONTS``: matplotlib falls back to them glyph by glyph."""
+    from matplotlib import font_manager
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return [name for name in CJK_FONTS if name in installed]
 
 
 def _bars(
@@ -119,7 +165,7 @@ def _table2_series(results: Results, column_keys: list[str]):
     return models, values
 
 
-def _label(letter: str, names: dict[str, str]) -> str:
+def _label(letter: str, names: Mapping[str, str]) -> str:
     return f"{letter} {names[letter]}" if letter in names else letter
 
 
@@ -136,7 +182,12 @@ def _column_max(results: Results, key: str) -> float:
 
 
 def figure_build(
-    name: str, results: Results, *, step: int = 1, condition_names: dict[str, str] | None = None
+    name: str,
+    results: Results,
+    *,
+    step: int = 1,
+    condition_names: Mapping[str, str] | None = None,
+    labels: FigureLabels = ENGLISH,
 ) -> Figure:
     names = condition_names or {}
     fig = _figure_class()(figsize=(11, 6.5), dpi=100, layout="constrained")
@@ -160,12 +211,13 @@ def figure_build(
             series = {_label(c, names): [values.get((c, m, key)) for m in models] for c in shown}
             marks = {j: tested.get((number, m), "") for j, m in enumerate(order)}
             drawn |= _bars(
-                ax, list(models.values()), series, f"Step-{number} (max {results.rubric.steps[i].max})",
+                ax, list(models.values()), series,
+                labels.step_max % {"step": number, "max": results.rubric.steps[i].max},
                 ymax=results.rubric.steps[i].max, marks=marks,
             )  # fmt: skip
         if pair and results.step_tests:
-            fig.suptitle(f"Wilcoxon signed-rank test per step and model, {pair[0]} vs {pair[1]}: ** p < 0.01"
-                         + (", * p < 0.05" if results.marks == "both" else ""), fontsize=9)  # fmt: skip
+            fig.suptitle(labels.wilcoxon % {"a": pair[0], "b": pair[1]}
+                         + (labels.wilcoxon_05 if results.marks == "both" else ""), fontsize=9)  # fmt: skip
     elif name == "dimensions":
         columns = [c for c in results.columns if c.step == step and not c.key.startswith("step.")]
         models, values = _table2_series(results, [c.key for c in columns])
@@ -174,9 +226,9 @@ def figure_build(
             ax = fig.add_subplot(rows, cols, i + 1)
             series = {_label(c, names): [values.get((c, m, col.key)) for m in models] for c in conditions}
             top = _column_max(results, col.key)
-            drawn |= _bars(
-                ax, list(models.values()), series, f"Step-{step} {col.label} (max {top:g})", ymax=top
-            )
+            label = labels.columns.get(col.key, col.label)
+            title = labels.step_name_max % {"step": step, "name": label, "max": f"{top:g}"}
+            drawn |= _bars(ax, list(models.values()), series, title, ymax=top)
     elif name == "efficiency":
         metrics = sorted({(g.step, g.metric) for g in results.efficiency})
         models = {g.model_number: g.model for g in sorted(results.efficiency, key=lambda g: g.model_number)}
@@ -185,7 +237,8 @@ def figure_build(
             ax = fig.add_subplot(2, 3, i + 1)
             series = {_label(c, names): [values.get((c, m, s, metric)) for m in models] for c in conditions}
             top = EFFICIENCY_MAX.get(metric, 1)
-            drawn |= _bars(ax, list(models.values()), series, f"Step-{s} {metric} (max {top})", ymax=top)
+            title = labels.step_name_max % {"step": s, "name": labels.metrics.get(metric, metric), "max": top}
+            drawn |= _bars(ax, list(models.values()), series, title, ymax=top)
     elif name == "diversity":
         models = {d.model_number: d.model for d in sorted(results.diversity, key=lambda d: d.model_number)}
         values = {(d.condition, d.model_number, d.step): d.value for d in results.diversity}
@@ -193,19 +246,20 @@ def figure_build(
         for i, s in enumerate((1, 3)):
             ax = fig.add_subplot(1, 2, i + 1)
             series = {_label(c, names): [values.get((c, m, s)) for m in models] for c in present}
-            title = f"Step-{s} diversity (1 - Self-BLEU, as released; max 1)"
+            title = labels.diversity % {"step": s}
             drawn |= _bars(ax, list(models.values()), series, title, ymax=1)
     elif name == "diversity_flexibility":
-        drawn = _diversity_flexibility(fig, results, names)
+        drawn = _diversity_flexibility(fig, results, names, labels)
     elif name == "diversity_flexibility_models":
-        drawn = _diversity_flexibility_models(fig, results, names)
+        drawn = _diversity_flexibility_models(fig, results, names, labels)
     elif name == "ablation":
         chosen = [c for c in ABLATION_ORDER if c in conditions] or conditions
         models, values = _table2_series(results, ["overall"])
         ax = fig.add_subplot(1, 1, 1)
         series = {_label(c, names): [values.get((c, m, "overall")) for m in models] for c in chosen}
-        title = f"Overall score: TeamLLM, without roles, baseline (max {results.rubric.max_total})"
-        drawn = _bars(ax, list(models.values()), series, title, "mean score", ymax=results.rubric.max_total)
+        title = labels.overall % {"max": results.rubric.max_total}
+        top = results.rubric.max_total
+        drawn = _bars(ax, list(models.values()), series, title, labels.mean_score, ymax=top)
     else:
         raise KeyError(name)
     if not drawn:
@@ -213,16 +267,20 @@ def figure_build(
             fig.delaxes(ax)
         fig.suptitle("")
         ax = fig.add_subplot(1, 1, 1)
-        ax.text(0.5, 0.5, "No data yet", ha="center", va="center")
+        ax.text(0.5, 0.5, labels.no_data, ha="center", va="center")
         ax.set_axis_off()
     else:
-        handles, labels = fig.axes[0].get_legend_handles_labels()
+        handles, names_drawn = fig.axes[0].get_legend_handles_labels()
         if handles:
-            fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8)
+            fig.legend(
+                handles, names_drawn, loc="outside lower center", ncol=min(len(names_drawn), 6), fontsize=8
+            )
     return fig
 
 
-def _scatter_steps(fig, results: Results, names: dict[str, str], points_for, unit: str) -> bool:
+def _scatter_steps(
+    fig, results: Results, names: Mapping[str, str], points_for, unit: str, labels: FigureLabels
+) -> bool:
     """Flexibility against diversity (as released), one colour per condition, Steps 1 and 3."""
     drawn = False
     for i, s in enumerate((1, 3)):
@@ -236,14 +294,14 @@ def _scatter_steps(fig, results: Results, names: dict[str, str], points_for, uni
                            color=COLORS[j % len(COLORS)], alpha=0.8)  # fmt: skip
         ax.set_xlim(0, top)
         ax.set_ylim(0, 1)
-        ax.set_xlabel(f"Step-{s} Flexibility (max {top})", fontsize=8)
-        ax.set_ylabel("Diversity (1 - Self-BLEU, as released; max 1)", fontsize=8)
-        ax.set_title(f"Step-{s}: diversity against flexibility, {unit}", fontsize=9)
+        ax.set_xlabel(labels.flexibility_axis % {"step": s, "max": top}, fontsize=8)
+        ax.set_ylabel(labels.diversity_axis, fontsize=8)
+        ax.set_title(labels.scatter_title % {"step": s, "unit": unit}, fontsize=9)
         ax.grid(alpha=0.3)
     return drawn
 
 
-def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool:
+def _diversity_flexibility(fig, results: Results, names: Mapping[str, str], labels: FigureLabels) -> bool:
     """Figures 6 and 7 per response (the product's view): Flexibility (final score) against
     diversity (as released), one colour per condition; Step 1 and Step 3 side by side."""
     by_response = {r.response_id: r for r in results.records}
@@ -255,10 +313,12 @@ def _diversity_flexibility(fig, results: Results, names: dict[str, str]) -> bool
             if (record := by_response.get(rid)) is not None and record.condition == condition
         ]
 
-    return _scatter_steps(fig, results, names, points, "per response, per condition")
+    return _scatter_steps(fig, results, names, points, labels.per_response, labels)
 
 
-def _diversity_flexibility_models(fig, results: Results, names: dict[str, str]) -> bool:
+def _diversity_flexibility_models(
+    fig, results: Results, names: Mapping[str, str], labels: FigureLabels
+) -> bool:
     """Figures 6 and 7 as the release plots them: one point per model and condition, its mean
     Flexibility over the scenarios (Table 2) against its mean diversity (as released)."""
     _, flexibility = _table2_series(results, ["s1.flexibility", "s3.flexibility"])
@@ -271,7 +331,7 @@ def _diversity_flexibility_models(fig, results: Results, names: dict[str, str]) 
             if c == condition and step == s
         ]
 
-    return _scatter_steps(fig, results, names, points, "per model mean (as the release plots it)")
+    return _scatter_steps(fig, results, names, points, labels.per_model, labels)
 
 
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
@@ -283,7 +343,10 @@ def figure_bytes(fig: Figure, fmt: str) -> bytes:
 
 
 def judge_calibration_figure(
-    calibration: Sequence[StepCalibration], *, maxima: dict[int | None, float]
+    calibration: Sequence[StepCalibration],
+    *,
+    maxima: dict[int | None, float],
+    labels: FigureLabels = ENGLISH,
 ) -> Figure:
     """The judge's mean score (95% interval) at each score level the humans' final score reached,
     one panel per step total and the overall score, the diagonal where the judge agrees
@@ -302,12 +365,14 @@ def judge_calibration_figure(
                 marker="o", color=COLORS[0], capsize=3,
             )  # fmt: skip
         else:
-            ax.text(0.5, 0.5, "No data yet", ha="center", va="center", transform=ax.transAxes)
+            ax.text(0.5, 0.5, labels.no_data, ha="center", va="center", transform=ax.transAxes)
         ax.set_xlim(0, top)
         ax.set_ylim(0, top)
-        ax.set_title(f"Step {curve.step} total" if curve.step is not None else "Overall")
-        ax.set_xlabel("humans' final score")
-        ax.set_ylabel("judge's mean")
+        ax.set_title(
+            labels.step_total % {"n": curve.step} if curve.step is not None else labels.overall_panel
+        )
+        ax.set_xlabel(labels.humans_final)
+        ax.set_ylabel(labels.judge_mean)
     for ax in axes[len(calibration) :]:
         ax.set_visible(False)
     return fig

@@ -1,9 +1,10 @@
 """Labels of the results in the reader's language (the tables' templates and the figures use them)."""
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
-from research.results import Column
+from research.figures import ENGLISH, FigureLabels
+from research.results import Column, Results
 from studies.rubric import Rubric
 
 # research.significance is pure: its notes are English codes, said in the reader's language here
@@ -50,3 +51,36 @@ def metric_label(metric: str, rubric: Rubric) -> str:
         return "/".join(rubric.dimension(f"s1.{name.lower()}").label.text(lang) for name in metric.split("/"))
     except (KeyError, ValueError):
         return metric
+
+
+def figure_labels(results: Results | None = None) -> FigureLabels:
+    """The words of the figures (research.figures, pure) in the reader's language: English
+    as the release's figures by default, the tables' names of ``results``' columns and
+    metrics in Chinese."""
+    if not (get_language() or "en").startswith("zh"):
+        return ENGLISH
+    columns, metrics = {}, {}
+    if results is not None:
+        columns = {column.key: column_label(column, results.rubric) for column in results.columns}
+        metrics = {g.metric: metric_label(g.metric, results.rubric) for g in results.efficiency}
+    return FigureLabels(
+        step_max=gettext("Step-%(step)s (max %(max)s)"),
+        step_name_max=gettext("Step-%(step)s %(name)s (max %(max)s)"),
+        wilcoxon=gettext("Wilcoxon signed-rank test per step and model, %(a)s vs %(b)s: ** p < 0.01"),
+        wilcoxon_05=gettext(", * p < 0.05"),
+        diversity=gettext("Step-%(step)s diversity (1 - Self-BLEU, as released; max 1)"),
+        overall=gettext("Overall score: TeamLLM, without roles, baseline (max %(max)s)"),
+        mean_score=gettext("mean score"),
+        no_data=gettext("No data yet"),
+        flexibility_axis=gettext("Step-%(step)s Flexibility (max %(max)s)"),
+        diversity_axis=gettext("Diversity (1 - Self-BLEU, as released; max 1)"),
+        scatter_title=gettext("Step-%(step)s: diversity against flexibility, %(unit)s"),
+        per_response=gettext("per response, per condition"),
+        per_model=gettext("per model mean (as the release plots it)"),
+        step_total=gettext("Step %(n)s total"),
+        overall_panel=gettext("Overall"),
+        humans_final=gettext("humans' final score"),
+        judge_mean=gettext("judge's mean"),
+        columns=columns,
+        metrics=metrics,
+    )

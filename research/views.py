@@ -9,6 +9,7 @@ from django import forms
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
@@ -213,6 +214,7 @@ def export_start(request: HttpRequest) -> HttpResponse:
             conditions=request.POST.getlist("conditions"),
             models=request.POST.getlist("models"),
             marks=MARKS_BOTH if request.POST.get("marks") == MARKS_BOTH else MARKS_PAPER,
+            language=get_language(),  # the About sheet names the conditions as the page does
         )
     job = export_job_create(kind=kind, params=params, user=request.user)
     return _job_fragment(request, job)

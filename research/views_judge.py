@@ -21,6 +21,7 @@ from judging.selectors.qualification import judge_qualification_holds, judge_qua
 from judging.services.opt_in import OptInRefused, study_judge_opt_in_set
 from judging.services.qualification import judge_qualification_run
 from research.figures import FORMATS, figure_bytes, judge_calibration_figure
+from research.labels import figure_labels
 from research.significance import default_pair
 from studies.chosen import study_chosen
 from studies.models import Study
@@ -124,7 +125,8 @@ def research_judge_calibration_figure(request: HttpRequest, fmt_name: str) -> Ht
     rubric = load_rubric(study.rubric_version)
     maxima: dict[int | None, float] = {step.number: float(step.max) for step in rubric.steps}
     maxima[None] = float(rubric.max_total)
-    data = figure_bytes(judge_calibration_figure(calibration, maxima=maxima), fmt_name)
+    figure = judge_calibration_figure(calibration, maxima=maxima, labels=figure_labels())
+    data = figure_bytes(figure, fmt_name)
     response = HttpResponse(data, content_type=FORMATS[fmt_name])
     response["Cache-Control"] = "no-store"  # unblinded results: no copy in any cache
     if request.GET.get("download"):

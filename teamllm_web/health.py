@@ -34,6 +34,11 @@ WORKERS_INSPECT_TIMEOUT = 1.0
 BROKER_TIMEOUT = 2.0
 # A dispatch still pending after this long means the broker or the sweep is not working.
 DISPATCH_STALE_SECONDS = 120
+# the report's English texts (the JSON keeps them; status_labels says them on the page)
+NOT_MEASURED = "not measured on "  # + the broker's transport
+NO_OUTBOX = "no outbox: tasks are sent to the broker on commit"
+NO_BROKER = "no broker"
+SOURCE_HEARTBEAT = "heartbeat"
 # kombu's Redis transport keeps priorities 3, 6 and 9 in lists named queue + sep + priority.
 _REDIS_PRIORITY_SEP = "\x06\x16"
 _REDIS_PRIORITY_STEPS = (3, 6, 9)
@@ -92,7 +97,7 @@ def check_workers() -> dict:
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     if not settings.CELERY_WORKER_ENABLE_REMOTE_CONTROL:
         workers = sorted(workers_beating(queue=queue))
-        return {"ok": bool(workers), "workers": workers, "queue": queue, "source": "heartbeat"}
+        return {"ok": bool(workers), "workers": workers, "queue": queue, "source": SOURCE_HEARTBEAT}
     key = f"health:workers:{queue}"
     try:
         cached = cache.get(key)
@@ -112,7 +117,7 @@ def queue_depth() -> dict:
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     url = settings.CELERY_BROKER_URL
     if not url.startswith(("redis://", "rediss://")):
-        return {"ok": None, "queue": queue, "messages": None, "note": f"not measured on {_broker_kind()}"}
+        return {"ok": None, "queue": queue, "messages": None, "note": NOT_MEASURED + _broker_kind()}
     try:
         client = redis.Redis.from_url(
             url, socket_timeout=BROKER_TIMEOUT, socket_connect_timeout=BROKER_TIMEOUT
@@ -179,7 +184,7 @@ def pending_dispatches() -> dict:
     try:
         outbox = apps.get_model("core", "TaskOutbox")
     except LookupError:
-        return {"ok": None, "pending": None, "note": "no outbox: tasks are sent to the broker on commit"}
+        return {"ok": None, "pending": None, "note": NO_OUTBOX}
     pending = outbox.objects.filter(sent_at__isnull=True)
     oldest = pending.order_by("created_at").values_list("created_at", flat=True).first()
     age = round((timezone.now() - oldest).total_seconds()) if oldest else None
@@ -200,8 +205,8 @@ def status_report() -> tuple[bool, dict]:
         report["queue"] = queue_depth()
     else:
         queue = settings.CELERY_TASK_DEFAULT_QUEUE
-        report["workers"] = {"ok": False, "workers": [], "queue": queue, "error": "no broker"}
-        report["queue"] = {"ok": False, "queue": queue, "messages": None, "error": "no broker"}
+        report["workers"] = {"ok": False, "workers": [], "queue": queue, "error": NO_BROKER}
+        report["queue"] = {"ok": False, "queue": queue, "messages": None, "error": NO_BROKER}
     if report["database"]["ok"]:
         report["stuck_runs"] = stuck_runs()
         report["dispatches"] = pending_dispatches()

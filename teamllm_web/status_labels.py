@@ -1,6 +1,10 @@
-"""The /status/ page's parts and facts in the reader's language (the JSON keeps its keys)."""
+"""The /status/ page's parts, facts and notes in the reader's language (the JSON keeps its
+keys and English texts)."""
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from .health import NO_BROKER, NO_OUTBOX, NOT_MEASURED, SOURCE_HEARTBEAT
 
 STATUS_LABELS = {
     # parts
@@ -36,3 +40,23 @@ STATUS_LABELS = {
 
 def status_label(key: str) -> str:
     return str(STATUS_LABELS.get(key, key))
+
+
+# the texts a fact's value may hold (health.py's)
+STATUS_TEXTS = {
+    NO_OUTBOX: _("no outbox: tasks are sent to the broker on commit"),
+    NO_BROKER: _("no broker"),
+    SOURCE_HEARTBEAT: _("the workers' heartbeats in the database"),
+}
+
+
+def status_value(value):
+    """A fact's value as the page shows it: the report's texts and yes/no in the reader's
+    language; names, numbers and times as they are."""
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if not isinstance(value, str):
+        return value
+    if value.startswith(NOT_MEASURED):
+        return gettext("not measured on %(transport)s") % {"transport": value.removeprefix(NOT_MEASURED)}
+    return str(STATUS_TEXTS.get(value, value))

@@ -26,7 +26,7 @@ from scoring.models import RaterProfile
 from .health import status_report
 from .metrics import CONTENT_TYPE, metrics_exposition
 from .middleware import database_busy_response, liveness_response
-from .status_labels import status_label
+from .status_labels import status_label, status_value
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -116,7 +116,7 @@ def status(request: HttpRequest) -> HttpResponse:
             "name": name,
             "label": status_label(name),
             "ok": part.get("ok"),
-            "facts": [(status_label(k), v) for k, v in part.items() if k != "ok"],
+            "facts": [(status_label(k), status_value(v)) for k, v in part.items() if k != "ok"],
         }
         for name, part in report.items()
         if isinstance(part, dict)

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import connection, transaction
 from django.db.models import F, Func, JSONField, Q, Value
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
@@ -34,13 +34,14 @@ from research.models import (
     STORAGE_ERROR_PREFIX,
     ExportJob,
 )
+from research.selectors.conditions import condition_names_get
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
 from research.selectors.research import results_cached_get
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
-from studies.models import Condition, Study
+from studies.models import Study
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +196,10 @@ def _results(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
             _progress(job.pk, done, total, step)
         last_step = step
 
-    names = dict(Condition.objects.values_list("letter", "name"))
+    # the About sheet names each condition as the exporting researcher's pages do (their language,
+    # a lab's own name as typed); the data columns keep the letters and the headers stay English
+    with translation.override(params.get("language") or settings.LANGUAGE_CODE):
+        names = condition_names_get()
     results_workbook_write(results, folder / name, condition_names=names, progress=on_step)
     return folder / name, name
 

@@ -42,3 +42,30 @@ def test_the_condition_page_shows_each_settings_source(client, language, ours, r
     assert "<code>iterations</code>" in html and ours in html
     html = client.get(f"/manage/conditions/{team.pk}/").content.decode()
     assert "<code>rounds</code>" in html and release in html
+
+
+def test_every_setting_of_every_strategy_is_named():
+    from generation.setting_labels import SETTING_LABELS
+
+    assert {key for module in STRATEGIES.values() for key in module.DEFAULTS} <= set(SETTING_LABELS)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "names", "absent"),
+    [
+        ("en", ["Discussion rounds", "Temperature of each role", "Top-p (nucleus sampling)"], ["讨论轮数"]),
+        ("zh-hans", ["讨论轮数", "各角色的温度", "Top-p（核采样）", "回答语言"], ["Discussion rounds"]),
+    ],
+)
+def test_the_condition_page_names_each_setting_in_the_readers_language(client, language, names, absent):
+    team = Condition.objects.create(letter="R", name="Team", strategy="teamllm")
+    client.force_login(UserFactory(username="admin-names", role="Admin"))
+    client.cookies["django_language"] = language
+    html = client.get(f"/manage/conditions/{team.pk}/").content.decode()
+    table = html[html.index('id="strategy-settings"') :]
+    for name in names:
+        assert name in table, name
+    for name in absent:
+        assert name not in table, name
+    assert "<code>rounds</code>" in table and "<code>temperatures</code>" in table  # what Parameters hold

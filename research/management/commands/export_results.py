@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from research.selectors.conditions import condition_names_get
 from research.selectors.research import results_filter_problems, results_get
 from research.workbook import results_workbook_write
 from studies.management.options import StudyOutputCommand, study_from_option
-from studies.models import Condition
 
 
 class Command(StudyOutputCommand):
@@ -28,6 +28,6 @@ class Command(StudyOutputCommand):
         if problems:
             raise CommandError("; ".join(problems))
         results = results_get(study=chosen, pair=pair)
-        names = dict(Condition.objects.values_list("letter", "name"))
+        names = condition_names_get()
         results_workbook_write(results, path, condition_names=names)
         self.stdout.write(f"wrote {path} ({len(results.records)} final scores, study {chosen.name})")
