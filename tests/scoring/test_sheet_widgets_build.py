@@ -8,7 +8,7 @@ import threading
 
 from django.conf import settings
 
-import teamllm_web.wsgi as wsgi
+from core.tasks.periodic import periodic
 from scoring.views import sheet_widgets as widgets
 from studies.rubric import DEFAULT_RUBRIC_VERSION
 
@@ -52,10 +52,21 @@ def test_warming_builds_every_language_in_the_background():
 
 
 def test_the_wsgi_application_starts_the_build():
+    """Imported here, not with the module: the web process's periodic job it registers (orphan
+    deadlines) must not run in the test process against the test databases, during the session or
+    after them (it logged to closed streams once the session ended)."""
     _fresh()
-    importlib.reload(wsgi)
-    warming = [t for t in threading.enumerate() if t.name == "sheet-widgets-warm"]
-    for thread in warming:
-        thread.join(timeout=60)
-    assert warming
-    assert widgets._built.cache_info().currsize == len(settings.LANGUAGES)
+    jobs = periodic().jobs
+    before = dict(jobs)
+    try:
+        importlib.reload(importlib.import_module("teamllm_web.wsgi"))
+        warming = [t for t in threading.enumerate() if t.name == "sheet-widgets-warm"]
+        for thread in warming:
+            thread.join(timeout=60)
+        assert warming
+        assert widgets._built.cache_info().currsize == len(settings.LANGUAGES)
+        assert "orphan deadlines" in jobs
+    finally:
+        with periodic().lock:
+            jobs.clear()
+            jobs.update(before)
