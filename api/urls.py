@@ -8,7 +8,7 @@ app_name = "api"
 
 urlpatterns = [
     path("api/tokens/", pages.tokens_page, name="tokens"),
-    path("api/tokens/<int:token_id>/revoke", pages.token_revoke_view, name="token_revoke"),
+    path("api/tokens/<id:token_id>/revoke", pages.token_revoke_view, name="token_revoke"),
 ]
 
 # the versioned API (its own namespace, "api-v1": docs at /api/v1/docs, schema at /api/v1/openapi.json)

@@ -7,30 +7,30 @@ app_name = "calibration"
 urlpatterns = [
     path("research/agreement/", views.agreement_dashboard, name="agreement_dashboard"),
     path(
-        "research/agreement/<int:study_id>/scenario/<int:scenario_id>/",
+        "research/agreement/<id:study_id>/scenario/<id:scenario_id>/",
         views.agreement_scenario,
         name="agreement_scenario",
     ),
     path(
-        "research/agreement/response/<int:response_id>/", views.agreement_response, name="agreement_response"
+        "research/agreement/response/<id:response_id>/", views.agreement_response, name="agreement_response"
     ),
     path(
-        "research/agreement/response/<int:response_id>/calibrator/",
+        "research/agreement/response/<id:response_id>/calibrator/",
         views.calibration_assign_view,
         name="calibration_assign",
     ),
     path(
-        "research/agreement/response/<int:response_id>/reason/",
+        "research/agreement/response/<id:response_id>/reason/",
         views.calibration_reason_view,
         name="calibration_reason",
     ),
     path(
-        "manage/studies/<int:study_id>/agreement/",
+        "manage/studies/<id:study_id>/agreement/",
         views.study_agreement_settings,
         name="study_agreement_settings",
     ),
-    path("manage/studies/<int:study_id>/responses/", views.study_responses, name="study_responses"),
-    path("manage/studies/<int:study_id>/scores/import/", views.scores_import_page, name="scores_import"),
+    path("manage/studies/<id:study_id>/responses/", views.study_responses, name="study_responses"),
+    path("manage/studies/<id:study_id>/scores/import/", views.scores_import_page, name="scores_import"),
     path("calibration/", views.my_calibrations, name="my_calibrations"),
     path("calibration/<str:blind_code>/", views.calibration_compare, name="calibration_compare"),
 ]

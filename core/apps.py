@@ -8,5 +8,11 @@ class CoreConfig(AppConfig):
     verbose_name = _("Infrastructure")
 
     def ready(self) -> None:
+        # before any URLconf is read: every app's URLs name their ids with <id:...>
+        from django.urls import register_converter
+
+        from core.url_ids import IdConverter
+
+        register_converter(IdConverter, "id")
         # the receivers that keep the cached roles true
         from core import receivers  # noqa: F401

@@ -17,6 +17,6 @@ urlpatterns = [
     ),
     path("research/figures/<str:name>.<str:fmt_name>", views.research_figure, name="research_figure"),
     path("research/exports/", views.export_start, name="export_start"),
-    path("research/exports/<int:pk>/", views.export_status, name="export_status"),
-    path("research/exports/<int:pk>/download", views.export_download, name="export_download"),
+    path("research/exports/<id:pk>/", views.export_status, name="export_status"),
+    path("research/exports/<id:pk>/download", views.export_download, name="export_download"),
 ]

@@ -16,7 +16,7 @@ urlpatterns = [
     ),
     path("manage/workbooks/", workbooks.admin_workbooks, name="admin_workbooks"),
     path(
-        "manage/workbooks/<int:rater_id>/<int:group_id>/download",
+        "manage/workbooks/<id:rater_id>/<id:group_id>/download",
         workbooks.admin_workbook_download,
         name="admin_workbook_download",
     ),
@@ -32,12 +32,12 @@ urlpatterns = [
     path("manage/assignments/auto/", assignments.auto_assign, name="auto_assign"),
     path("manage/assignments/auto/apply/", assignments.auto_assign_apply, name="auto_assign_apply"),
     path("manage/assignments/sync/", assignments.sync_assignments, name="sync_assignments"),
-    path("manage/assignments/groups/<int:group_id>/", assignments.group_page, name="group"),
+    path("manage/assignments/groups/<id:group_id>/", assignments.group_page, name="group"),
     path(
-        "manage/assignments/<int:assignment_id>/archive/",
+        "manage/assignments/<id:assignment_id>/archive/",
         assignments.assignment_archive_view,
         name="assignment_archive",
     ),
     path("manage/workload/", assignments.workload, name="workload"),
-    path("manage/sheets/<int:sheet_id>/", assignments.sheet_admin, name="sheet_admin"),
+    path("manage/sheets/<id:sheet_id>/", assignments.sheet_admin, name="sheet_admin"),
 ]

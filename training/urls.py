@@ -6,7 +6,7 @@ app_name = "training"
 
 urlpatterns = [
     path("training/", rater.training_home, name="home"),
-    path("training/study/<int:study_id>/start/", rater.training_start, name="start"),
+    path("training/study/<id:study_id>/start/", rater.training_start, name="start"),
     path("training/<str:blind_code>/", rater.training_sheet, name="sheet"),
     path("training/<str:blind_code>/save/", rater.training_save, name="save"),
     path("training/<str:blind_code>/submit/", rater.training_submit, name="submit"),
