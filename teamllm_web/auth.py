@@ -85,6 +85,15 @@ class LoginForm(AuthenticationForm):
     }
 
     def clean(self):
+        # Django sets the username's max_length after building the field, so nothing checks it:
+        # a longer name reached authenticate(), and django-axes' record of the failure, a 255-
+        # character column, answered 500 on PostgreSQL (hostile pass 16). No account has such a
+        # name: the answer of any failed login, without looking anything up.
+        username = self.cleaned_data.get("username") or ""
+        user_model = get_user_model()
+        field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+        if len(username) > (getattr(field, "max_length", None) or 150):
+            raise self.get_invalid_login_error()
         if demo_login_refused(self.cleaned_data.get("username"), self.cleaned_data.get("password")):
             raise forms.ValidationError(self.error_messages["demo_disabled"], code="demo_disabled")
         return super().clean()
