@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -58,6 +59,7 @@ RATER_CODE = re.compile(r"^[A-Za-z0-9-]{1,16}$")
 MAX_ROWS = 1000
 MAX_BYTES = 1024 * 1024
 username_validator = UnicodeUsernameValidator()
+EMAIL_MAX_LENGTH = 254  # django.contrib.auth's User.email
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,10 @@ def invitees_read(content: bytes) -> tuple[list[Invitee], list[str]]:
             )
             continue
         values = {name: (row[i].strip() if i < len(row) else "") for i, name in enumerate(columns) if name}
+        if "username" in values:
+            # NFKC, as Django's own forms read a username (AbstractBaseUser.normalize_username): a
+            # full-width "ｕｘ9" was stored as typed, and the login form, which folds it, never found it
+            values["username"] = unicodedata.normalize("NFKC", values["username"])
         for key in ("username", "email", "rater_code"):
             value = values.get(key, "").lower()
             first = first_seen.setdefault((key, value), line) if value else line
@@ -208,6 +214,10 @@ def _invitee(line: int, values: dict[str, str], problems: list[str]) -> Invitee 
     email = values.get("email", "")
     try:
         validate_email(email)
+        if len(email) > EMAIL_MAX_LENGTH:  # the account's column (a 500 on PostgreSQL before)
+            problems.append(
+                line_problem(line, "email", _("longer than %(n)d characters") % {"n": EMAIL_MAX_LENGTH})
+            )
     except ValidationError:
         misplaced = [
             name

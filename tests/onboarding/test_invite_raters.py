@@ -125,6 +125,14 @@ def test_excel_semicolon_csv_with_bom_is_read(study, tmp_path, capsys):
             ["line 1, username: column given twice"],
         ),
         ("", ["The file is empty"]),
+        (  # hostile pass 16: a 500 on PostgreSQL (the column holds 254), stored as-is on SQLite
+            f"username,name,email,language,roles\nux2,N,{'e' * 300}@example.org,en,rater\n",
+            ["line 2, email: longer than 254 characters"],
+        ),
+        (  # hostile pass 16: read as Django's forms read it (NFKC), "ｊａｎｅ" is jane, twice here
+            "username,name,email,language,roles\njane,J,j@x.org,en,rater\nｊａｎｅ,J2,j2@x.org,en,rater\n",
+            ["line 3, username: jane is already on line 2"],
+        ),
     ],
 )
 def test_bad_csv_lists_every_problem_with_its_line_and_invites_nobody(study, tmp_path, text, expected):
@@ -165,6 +173,18 @@ def test_one_pass_lists_the_lines_roles_and_existing_people_together(study, tmp_
     assert page.status_code == 400
     assert "line 5, email" in html and "line 6, roles" in html and "a user 'jane' already exists" in html
     assert User.objects.count() == 2 and not Invitation.objects.exists()
+
+
+def test_a_full_width_username_is_stored_as_the_login_form_reads_it(study, tmp_path):
+    """Hostile pass 16 (F6): "ｕｘ9" was stored as typed; the login form folds what is typed (NFKC)
+    to "ux9", so the account could never log in."""
+    call_command(
+        "invite_raters",
+        _csv(tmp_path, "username,name,email,language,roles\nｕｘ9,N,u@x.org,en,rater\n"),
+        "--study",
+        "Lab",
+    )
+    assert list(User.objects.values_list("username", flat=True)) == ["ux9"]
 
 
 def test_latin1_file_is_refused_with_advice(study, tmp_path):
