@@ -6,7 +6,7 @@ Every variable read here is listed in the configuration table of docs/operators.
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import date, timedelta
 from email.utils import getaddresses
 from pathlib import Path
 
@@ -169,7 +169,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # keyboard walk "ZAQ!2wsxCDE#" through: hostile pass 13)
 PASSWORD_MINIMAL_STRENGTH = env.int("PASSWORD_MIN_STRENGTH", default=4)
 # words a password must not lean on, besides the account's own details
-PASSWORD_EXTRA_DICTIONARY = ["teamllm", "cgpst", "teamfusion", "rater", "calibrator", "researcher"]
+# (zxcvbn knows years up to 2019 only: "teamllm-web-2026" scored 4 without this and the next ones)
+PASSWORD_EXTRA_DICTIONARY = [
+    *("teamllm", "teamllm-web", "web", "llm", "cgpst", "teamfusion"),
+    *("rater", "calibrator", "researcher", "admin", "demo"),
+    *(str(year) for year in range(2020, date.today().year + 3)),
+]
 # --- Accounts: login throttling (django-axes) and demo accounts ---------------------
 AUTHENTICATION_BACKENDS = [
     # refuses a locked-out username or address before any password is checked

@@ -343,6 +343,20 @@ def test_guessable_passwords_are_refused_with_what_would_pass(client, invited, p
     assert not User.objects.get(pk=user.pk).has_usable_password()
 
 
+@pytest.mark.parametrize("password", ["teamllm-web-2026", "teamllm.web.2026", "cgpst-teamllm-2026"])
+def test_the_sites_own_names_and_a_year_are_refused(client, invited, password):
+    """Hostile pass 16 (F7): the product's name, a separator and the year scored 4 in zxcvbn (it
+    knows years up to 2019 and scores each product word as one guess)."""
+    user, link = invited
+    client.get(link)
+    reply = client.post(_set_password_url(link), {"new_password1": password, "new_password2": password})
+    page = reply.content.decode().replace("&#x27;", "'")
+    assert reply.status_code == 200
+    assert "too guessable" in page or "this site's own names, years and signs" in page
+    assert "What passes: three or four unrelated words" in page
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+
 def test_what_passes_is_said_in_chinese_too(client, invited):
     _user, link = invited
     client.get(link)
