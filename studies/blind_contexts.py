@@ -131,6 +131,13 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bthis\s+is\s+(?:the|your|our)\s+{name}\s+(?:speaking|here|talking|writing)\b",
         rf"{name}\s*\(\s*(?:me|myself|that['’]s\s+me|i\.e\.\s+me)\s*\)",
         rf"\bplaying\s+the\s+(?:part|role)\s+of\s+(?:the\s+)?{name}{_AFTER}",
+        # "I was asked to play the environmentalist", "In character as the futurist:" (hostile pass 16)
+        # (by the speaker, and the name ending the clause: "we were told to be an environmentalist
+        # country" is prose)
+        rf"\bI(?:\s+was|\s+am|['’]m|['’]ve\s+been|\s+have\s+been)?\s+(?:\w+\s+)?(?:asked|told|instructed|chosen"
+        rf"|prompted|here|meant|supposed)\s+to\s+(?:play|be|act\s+as|serve\s+as)\s+"
+        rf"(?:the\s+(?:part|role)\s+of\s+)?(?:(?:the|a|an|our)\s+)?{name}{_AFTER}(?=\s*(?:[.,;:!?，。；：)]|$))",
+        rf"\bin\s+character\s+as\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
         rf"(?:\bI\s+am|\bI['’]m|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+"
         rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+)?{name}{_AFTER}",
