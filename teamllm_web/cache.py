@@ -1,70 +1,52 @@
-"""Django's Redis cache, degraded to a miss when Redis is away.
+"""Django's cache in Redis: django-redis, with a Redis that is down or hangs a miss.
 
-The cache only holds what can be recomputed (diversity scores, figures, worker
-pings), so a Redis that is down or hangs must cost a recomputation, never a 500.
-Reads answer "not cached", writes are dropped; each outage is logged at most once a
-minute per process so the logs say why pages got slower."""
+The cache only holds what can be recomputed (diversity scores, figures, worker pings) and counts
+that may lapse (the API's rate limit, the autosave throttle), so a Redis that is down or hangs must
+cost a recomputation, never a 500: django-redis's ``IGNORE_EXCEPTIONS`` answers reads "not
+cached" and drops writes. Its log of each ignored error goes through ``OncePerMinute``, so the logs
+say why pages got slower without a traceback per request."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
-from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
-logger = logging.getLogger(__name__)
-
-_UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
-_WARN_EVERY_SECONDS = 60.0
+# the logger django-redis writes ignored errors to (DJANGO_REDIS_LOGGER)
+LOGGER = "teamllm_web.cache"
 
 
-class ResilientRedisCache(RedisCache):
-    _last_warning = 0.0
+def redis_cache(*, url: str, prefix: str, timeout: float) -> dict[str, Any]:
+    """A CACHES entry for the Redis at ``url``, each connect and read bounded by ``timeout``."""
+    return {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": url,
+        "KEY_PREFIX": prefix,
+        "OPTIONS": {
+            "SOCKET_CONNECT_TIMEOUT": timeout,
+            "SOCKET_TIMEOUT": timeout,
+            "IGNORE_EXCEPTIONS": True,
+        },
+    }
 
-    def _guarded(self, fallback: Any, call: Callable[..., Any], *args: Any) -> Any:
-        """``call(*args)``, or ``fallback`` (logged) when Redis cannot be reached."""
-        try:
-            return call(*args)
-        except _UNREACHABLE as exc:
-            now = time.monotonic()
-            if now - ResilientRedisCache._last_warning >= _WARN_EVERY_SECONDS:
-                ResilientRedisCache._last_warning = now
-                logger.warning("cache unreachable, serving without it: %s: %s", type(exc).__name__, exc)
-            return fallback
 
-    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
-        return self._guarded(default, super().get, key, default, version)
+class OncePerMinute(logging.Filter):
+    """Lets one record through per minute (per process): an outage is logged, not each request."""
 
-    def get_many(self, keys: Any, version: int | None = None) -> dict[str, Any]:
-        return self._guarded({}, super().get_many, keys, version)
+    EVERY_SECONDS = 60.0
 
-    def has_key(self, key: Any, version: int | None = None) -> bool:
-        return self._guarded(False, super().has_key, key, version)
+    def __init__(self, name: str = "") -> None:
+        super().__init__(name)
+        self._last = float("-inf")
 
-    def set(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> None:
-        self._guarded(None, super().set, key, value, timeout, version)
-
-    def add(self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
-        return self._guarded(False, super().add, key, value, timeout, version)
-
-    def set_many(self, data: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> list[str]:
-        # Django's contract: the keys that were not stored
-        return self._guarded(list(data), super().set_many, data, timeout, version)
-
-    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
-        return self._guarded(False, super().touch, key, timeout, version)
-
-    def delete(self, key: Any, version: int | None = None) -> bool:
-        return self._guarded(False, super().delete, key, version)
-
-    def delete_many(self, keys: Any, version: int | None = None) -> None:
-        self._guarded(None, super().delete_many, keys, version)
-
-    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        # 0 when Redis is away: a counter (the API's rate limit) that cannot count lets pass
-        return int(self._guarded(0, super().incr, key, delta, version))
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        if now - self._last < self.EVERY_SECONDS:
+            return False
+        self._last = now
+        error = record.exc_info[1] if record.exc_info else None
+        cause = (error.__cause__ or error) if error is not None else None
+        reason = f"{type(cause).__name__}: {cause}" if cause is not None else record.getMessage()
+        record.msg, record.args = "cache unreachable, serving without it: %s", (reason,)
+        record.exc_info = record.exc_text = None  # one line, not a traceback per outage
+        return True

@@ -55,7 +55,9 @@ class PersonRateThrottle(SimpleRateThrottle):
         self.cache.add(current, 0, timeout=2 * duration)
         try:
             count = self.cache.incr(current)
-        except ValueError:  # the window's key expired or the cache is away: not counted
+        except ValueError:  # the window's key expired between add and incr: not counted
+            return True
+        if count is None:  # the cache is away (django-redis ignores the error): not counted
             return True
         earlier = int(self.cache.get(f"{key}:{window - 1}", 0) or 0)
         earlier_inside = earlier * (1 - elapsed / duration)

@@ -14,6 +14,9 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from teamllm_web.cache import LOGGER as CACHE_LOGGER
+from teamllm_web.cache import redis_cache
+
 from .logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -407,22 +410,16 @@ OUTBOX_MAX_SENDS = env.int("OUTBOX_MAX_SENDS", default=10)
 REDIS_KEY_PREFIX = env("REDIS_KEY_PREFIX", default="teamllm")
 
 CACHES = {
+    # django-redis; a Redis that is down or hangs is a cache miss (logged once a minute), not a
+    # 500: the cache only ever holds what can be recomputed (teamllm_web/cache.py)
     "default": (
-        {
-            # Django's RedisCache, but a Redis that is down or hangs is a cache miss
-            # (logged), not a 500: the cache only ever holds what can be recomputed.
-            "BACKEND": "teamllm_web.cache.ResilientRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": REDIS_KEY_PREFIX,
-            "OPTIONS": {
-                "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
-                "socket_timeout": REDIS_TIMEOUT_SECONDS,
-            },
-        }
+        redis_cache(url=REDIS_URL, prefix=REDIS_KEY_PREFIX, timeout=REDIS_TIMEOUT_SECONDS)
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = CACHE_LOGGER
 
 # --- Product settings ---------------------------------------------------------
 # Base URL of the bundled OpenAI-compatible stub used by the demo's `stub` endpoint.

@@ -15,12 +15,18 @@ def logging_config(*, level: str) -> dict[str, Any]:
             # "Bad Request: /accounts/invite/<uid>/<token>/" without the token
             "invitation_tokens": {"()": "onboarding.logs.InvitationTokenFilter"},
             "client_errors": {"()": "core.logs.ClientErrorsWithoutTraceback"},  # a 403: one line
+            "once_per_minute": {"()": "teamllm_web.cache.OncePerMinute"},
         },
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
                 "formatter": "plain",
                 "filters": ["invitation_tokens", "client_errors"],
+            },
+            "cache_console": {
+                "class": "logging.StreamHandler",
+                "formatter": "plain",
+                "filters": ["once_per_minute"],
             },
             "mail_admins": {
                 "level": "ERROR",
@@ -36,5 +42,7 @@ def logging_config(*, level: str) -> dict[str, Any]:
             "django.db.backends": {"level": "WARNING"},
             # the filesystem transport has no host; kombu warns about it on every connection
             "kombu.connection": {"level": "ERROR"},
+            # django-redis's ignored errors (Redis away): once a minute, without the traceback
+            "teamllm_web.cache": {"handlers": ["cache_console"], "level": "WARNING", "propagate": False},
         },
     }

@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
 from django.test import RequestFactory
+from django_redis.cache import RedisCache
 
 from api.views.throttles import PersonRateThrottle
 

@@ -19,6 +19,7 @@ from api.selectors import api_requests_counted
 from api.services.tokens import TokenLimit, token_create, token_digest, token_revoke
 from core.accounts.roles import RATER
 from studies.models import AuditEvent, Study
+from teamllm_web.cache import redis_cache
 from tests.metrics_scrape import TOKEN, scrape, value
 
 pytestmark = pytest.mark.django_db
@@ -206,11 +207,8 @@ def test_the_api_answers_with_its_cache_away(demo, settings):
     from django.core.cache import caches
 
     settings.CACHES = {
-        "default": {
-            "BACKEND": "teamllm_web.cache.ResilientRedisCache",
-            "LOCATION": "redis://127.0.0.1:9/0",  # nothing listens there
-            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
-        }
+        # nothing listens there
+        "default": redis_cache(url="redis://127.0.0.1:9/0", prefix="away", timeout=0.2)
     }
     caches.close_all()
     token = token_create(user=_user("researcher"), name="x", scope="read", days=1)

@@ -27,6 +27,7 @@ from scoring.models import ScoreSheet
 from scoring.score_files import data_a_changes
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
+from teamllm_web.cache import redis_cache
 from tests.brokers import RedisServer, celery_broker
 from tests.factories import code_for, own_sheet_id, stub_endpoint
 from tests.workers import WorkerProcess, session_worker_stop, wait_for
@@ -67,12 +68,7 @@ def outage(transactional_db, settings):
         with celery_broker(redis.url):
             settings.REDIS_URL = settings.CELERY_BROKER_URL = redis.url
             settings.CACHES = {  # the production cache on this Redis: a miss while it is down
-                "default": {
-                    "BACKEND": "teamllm_web.cache.ResilientRedisCache",
-                    "LOCATION": redis.url,
-                    "KEY_PREFIX": settings.REDIS_KEY_PREFIX,
-                    "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
-                }
+                "default": redis_cache(url=redis.url, prefix=settings.REDIS_KEY_PREFIX, timeout=2)
             }
             leases.reset_for_tests()
             worker.start()

@@ -20,6 +20,7 @@ from research.models import ExportJob
 from research.selectors.versions import research_data_version
 from research.services.exports import export_job_run
 from studies.models import ModelEndpoint, ResponseStatus
+from teamllm_web.cache import redis_cache
 from tests.brokers import free_port
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
@@ -120,11 +121,8 @@ def test_a_warm_figure_is_not_drawn_again_and_reuses_the_pages_tables(researcher
 
 def test_without_redis_the_page_is_computed_every_time(researcher, study, calls):
     down = {
-        "default": {
-            "BACKEND": "teamllm_web.cache.ResilientRedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
+        # nothing listens there
+        "default": redis_cache(url=f"redis://127.0.0.1:{free_port()}/0", prefix="down", timeout=0.5)
     }
     with override_settings(CACHES=down):
         assert "135.35**" in _page(researcher, study)
