@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,10 +23,12 @@ from studies.models import Study
 from studies.params import id_param
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+UPLOAD_SLOT_SECONDS = 120  # held at most this long if a web process dies while reading
 
 
 class UploadForm(forms.Form):
     file = forms.FileField(label=gettext_lazy("Filled workbook (.xlsx)"))
+    busy = False  # another workbook of the account was being read: not read (429)
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
@@ -46,7 +49,10 @@ def _xlsx(name: str, data: bytes) -> HttpResponse:
 
 
 def _status(form: UploadForm, problems: list) -> int:
-    """400 when the upload was refused (the page lists why), else 200."""
+    """429 while another upload of the account is read, 400 when the upload was refused (the
+    page lists why), else 200."""
+    if form.busy:
+        return 429
     return 400 if problems or form.errors else 200
 
 
@@ -58,8 +64,21 @@ def _upload(request: HttpRequest, *, rater) -> tuple[UploadForm, list, bool]:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return form, [], False
-    data = form.cleaned_data["file"].read()
-    result = workbook_import(data=data, actor=request.user, rater=rater)
+    # one workbook of an account read at a time: reading one holds a web thread for seconds, and
+    # eight at once from one rater held them all (hostile pass 16); a cache that is away (None)
+    # does not stop uploads
+    slot = f"workbook-upload:{request.user.pk}"
+    if cache.add(slot, 1, timeout=UPLOAD_SLOT_SECONDS) is False:
+        form.add_error(
+            "file", _("Another workbook of yours is still being read: send this one when it is done.")
+        )
+        form.busy = True
+        return form, [], False
+    try:
+        data = form.cleaned_data["file"].read()
+        result = workbook_import(data=data, actor=request.user, rater=rater)
+    finally:
+        cache.delete(slot)
     if result.ok:
         messages.success(
             request,

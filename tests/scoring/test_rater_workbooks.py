@@ -142,3 +142,39 @@ def test_the_two_raters_of_a_pair_get_different_download_keys(client, group):
     assert first != second
     assert client.get(second).status_code == 200
     assert client.get(first).status_code == 404
+
+
+def test_one_workbook_of_an_account_is_read_at_a_time(client, group, data_a):
+    """Hostile pass 16 (F1): eight uploads at once from one rater held every web thread for 20 s.
+    While one of an account's workbooks is read, another answers 429 at once, unread; once it is
+    done, the next is read."""
+    from django.core.cache import cache
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    _login(client, "rater1")
+    rater1 = get_user_model().objects.get(username="rater1")
+    code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
+    href = _download_href(client)
+    filled = fill_workbook(
+        client.get(href).content, {code: data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS}
+    )
+    slot = f"workbook-upload:{rater1.pk}"
+    cache.add(slot, 1, timeout=60)  # one of rater1's uploads is being read
+    try:
+        busy = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("H01_FS10.xlsx", filled)})
+        assert busy.status_code == 429
+        assert "Another workbook of yours is still being read" in busy.content.decode()
+        assert not ScoreSheet.objects.filter(assignment__rater=rater1, status="submitted").exists()
+        _login(client, "rater2")  # another account is not held up by rater1's
+        assert (
+            client.post("/scoring/workbooks/", {"file": SimpleUploadedFile("x.xlsx", b"no")}).status_code
+            == 400
+        )
+    finally:
+        cache.delete(slot)
+    _login(client, "rater1")
+    done = client.post(
+        "/scoring/workbooks/", {"file": SimpleUploadedFile("H01_FS10.xlsx", filled)}, follow=True
+    )
+    assert "Stored and submitted 1 sheet" in done.content.decode()
+    assert cache.get(slot) is None  # given back after the read
