@@ -14,7 +14,7 @@ from ninja import Schema, Status
 
 from api.views.auth import caller, token_study_id
 from api.views.v1 import api, study_for
-from core.accounts.roles import is_admin
+from core.accounts.roles import is_admin, is_admin_or_researcher
 from generation.forms import BatchForm
 from generation.models import GenerationBatch
 from generation.selectors import BatchProgress, batch_progress
@@ -27,10 +27,16 @@ from judging.services.runs import BatchError as JudgeBatchError
 from judging.services.runs import judge_batch_cancel, judge_batch_launch
 
 
-def _on_batch(request: HttpRequest, model, batch_id: int, answer: Callable[[Any], dict]) -> Status:
-    """200 with ``answer(batch)``, for admins only (403 otherwise); 404 for an unknown batch or
-    one outside a study-limited token's study."""
-    if not is_admin(caller(request)):
+def _on_batch(
+    request: HttpRequest,
+    model,
+    batch_id: int,
+    answer: Callable[[Any], dict],
+    allowed: Callable[[Any], bool] = is_admin,
+) -> Status:
+    """200 with ``answer(batch)``, for whom ``allowed`` (admins unless said: 403 otherwise), as on
+    the batch's page; 404 for an unknown batch or one outside a study-limited token's study."""
+    if not allowed(caller(request)):
         return Status(403, DENIED)
     batch = get_object_or_404(model, pk=batch_id)
     limited = token_study_id(request)
@@ -54,7 +60,9 @@ def _progress(progress: BatchProgress) -> dict:
     }
 
 
-DENIED = {"detail": "batches are run by admins"}
+# who may start, poll and cancel each kind of batch: as on its pages (hostile pass 16: the judges'
+# page let researchers launch, the API did not)
+DENIED = {"detail": "generation batches are run by admins (judge batches by admins and researchers)"}
 
 
 class GenerationBatchIn(Schema):
@@ -93,11 +101,12 @@ def _start(
     form_for: Callable[[str], F],
     launch: Callable[[F], dict],
     refusals: tuple[type[Exception], ...],
+    allowed: Callable[[Any], bool] = is_admin,
 ) -> Status:
-    """For admins only (403 otherwise): the study (404 outside a study-limited token's study),
+    """For whom ``allowed`` (admins unless said: 403 otherwise), as on the launch page: the study (404 outside a study-limited token's study),
     the launch page's form for it (``form_for`` gets the study's id), validated, then the launch
     through its service: 201 with the batch's progress, or 400 with every problem."""
-    if not is_admin(caller(request)):
+    if not allowed(caller(request)):
         return Status(403, DENIED)
     form = form_for(str(study_for(request, study_id).pk))
     if not form.is_valid():
@@ -137,7 +146,7 @@ def generation_batch_start(request: HttpRequest, body: GenerationBatchIn):
 @api.post(
     "/judge/batches",
     response={201: dict, 400: dict, 403: dict},
-    summary="Start a judge batch (admins): the judge scores the study's responses",
+    summary="Start a judge batch (admins and researchers): the judge scores the study's responses",
 )
 def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
     samples = "" if body.samples is None else str(body.samples)
@@ -158,7 +167,7 @@ def judge_batch_start(request: HttpRequest, body: JudgeBatchIn):
         )
         return _progress(batch_progress_get(batch=batch))
 
-    return _start(request, body.study, form_for, launch, (JudgeBatchError,))
+    return _start(request, body.study, form_for, launch, (JudgeBatchError,), allowed=is_admin_or_researcher)
 
 
 @api.get(
@@ -185,16 +194,24 @@ def generation_batch_cancel(request: HttpRequest, batch_id: int):
 
 
 @api.get(
-    "/judge/batches/{batch_id}", response={200: dict, 403: dict}, summary="A judge batch's progress (admins)"
+    "/judge/batches/{batch_id}",
+    response={200: dict, 403: dict},
+    summary="A judge batch's progress (admins and researchers)",
 )
 def judge_batch(request: HttpRequest, batch_id: int):
-    return _on_batch(request, JudgeBatch, batch_id, lambda batch: _progress(batch_progress_get(batch=batch)))
+    return _on_batch(
+        request,
+        JudgeBatch,
+        batch_id,
+        lambda batch: _progress(batch_progress_get(batch=batch)),
+        allowed=is_admin_or_researcher,
+    )
 
 
 @api.post(
     "/judge/batches/{batch_id}/cancel",
     response={200: dict, 403: dict},
-    summary="Cancel a judge batch (admins)",
+    summary="Cancel a judge batch (admins and researchers)",
 )
 def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
     return _on_batch(
@@ -202,4 +219,5 @@ def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
         JudgeBatch,
         batch_id,
         lambda batch: {"cancelled": judge_batch_cancel(batch=batch, actor=request.user)},
+        allowed=is_admin_or_researcher,
     )
