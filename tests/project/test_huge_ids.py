@@ -27,11 +27,11 @@ def _routes(patterns, prefix=""):
 def _with_huge_ids(route):
     """One path per id of the route: that id huge, the others 1 (a huge id beside another
     out-of-range one never reaches the database: both must be tried alone)."""
-    ints = [m for m in PARAMETER.finditer(route) if (m.group(1) or "str") == "int"]
+    ints = [m for m in PARAMETER.finditer(route) if (m.group(1) or "str") in ("int", "id")]
     for huge in ints:
 
         def fill(match, huge=huge):
-            if (match.group(1) or "str") != "int":
+            if (match.group(1) or "str") not in ("int", "id"):
                 return "x"
             return HUGE if match.start() == huge.start() else "1"
 
