@@ -1,5 +1,8 @@
 from django.apps import AppConfig
+from django.urls import register_converter
 from django.utils.translation import gettext_lazy as _
+
+from core.url_ids import IdConverter
 
 
 class CoreConfig(AppConfig):
@@ -9,10 +12,6 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         # before any URLconf is read: every app's URLs name their ids with <id:...>
-        from django.urls import register_converter
-
-        from core.url_ids import IdConverter
-
         register_converter(IdConverter, "id")
         # the receivers that keep the cached roles true
         from core import receivers  # noqa: F401
