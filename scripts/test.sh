@@ -68,41 +68,65 @@ if [ $# -gt 0 ]; then
   exec .venv/bin/pytest "${DB_OPTS[@]}" "$@"  # a chosen subset
 fi
 status=0
+mkdir -p var/test-artefacts
+# A phase in the background, its output kept in var/test-artefacts/<name>.log and printed after.
+background() {
+  local name=$1
+  shift
+  (
+    t_bg=$SECONDS
+    rc=0
+    "$@" >"var/test-artefacts/$name.log" 2>&1 || rc=$?
+    phase_done "$name" "$t_bg" >>"var/test-artefacts/$name.log"
+    exit "$rc"
+  ) &
+}
+finish() {  # wait for a background phase and print what it wrote
+  local name=$1 pid=$2
+  wait "$pid" || status=$?
+  echo "==> $name's output:"
+  cat "var/test-artefacts/$name.log"
+}
+
+# The waiting tests: the fault suite (tests marked `fault`: workers killed, frozen and gone, the
+# broker and the database away, the provider down 60 s) mostly waits out its outages, so its
+# tests without a browser run beside phase 1 in one process of their own, with their own test
+# database and session (queue, Redis prefix).
+faults_pid=""
+if [ -n "${DATABASE_URL:-}" ]; then
+  echo "==> pytest, faults (beside phase 1): the fault suite's tests without a browser, on ${DATABASE_URL%%://*}"
+  background faults env DATABASE_URL="${DATABASE_URL%/}_faults" TEST_SESSION_ID="${TEST_SESSION_ID:-local}-faults" \
+    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "fault and not browser" -p no:cacheprovider
+  faults_pid=$!
+fi
+
 # Phase 1: everything that needs no browser, worker process or outage, in parallel.
 SERIAL="browser or worker or fault or smoke"
 t=$SECONDS
 echo "==> pytest, phase 1: tests without a browser, worker or outage (${N} processes)"
 .venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "not ($SERIAL)" || status=$?
 phase_done "phase 1" "$t"
-# Phase 3 (only after a run on PostgreSQL): the fault suite (tests marked `fault`: workers killed,
-# frozen and gone, the broker and the database away, the provider down 60 s) again on the embedded
-# default `make run` uses. Its tests mostly wait out outages, so it runs beside phase 2, its output
-# kept in a file and printed after.
+
+# Phase 3 (only after a run on PostgreSQL): the fault suite again on the embedded default `make
+# run` uses (SQLite, the filesystem broker), beside phase 2.
 phase3_pid=""
 if [ -n "${DATABASE_URL:-}" ]; then
-  mkdir -p var/test-artefacts
-  phase3_log=var/test-artefacts/phase3.log
   echo "==> pytest, phase 3 (beside phase 2): the fault suite again on the embedded default (SQLite, filesystem broker)"
-  (
-    t3=$SECONDS
-    rc=0
-    env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
-      .venv/bin/pytest "${XDIST[@]}" -m fault -p no:cacheprovider >"$phase3_log" 2>&1 || rc=$?
-    phase_done "phase 3" "$t3" >>"$phase3_log"
-    exit "$rc"
-  ) &
+  background phase3 env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
+    .venv/bin/pytest "${XDIST[@]}" -m fault -p no:cacheprovider
   phase3_pid=$!
 fi
-# Phase 2: the browser, worker, fault and smoke tests: live servers, Chromium, Celery workers,
-# brokers stopped and started. Each process has its own; the worker tests run last in each.
+
+# Phase 2: the browser, worker and smoke tests (and the fault suite's browser tests; all of it
+# when no faults phase ran): live servers, Chromium, Celery workers, brokers stopped and started.
+# Each process has its own; the worker tests run last in each.
+PHASE2="$SERIAL"
+[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser)"
 t=$SECONDS
-echo "==> pytest, phase 2: browser, worker, fault and smoke tests (${N} processes)"
-.venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "$SERIAL" || status=$?
+echo "==> pytest, phase 2: browser, worker, smoke and the remaining fault tests (${N} processes)"
+.venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "$PHASE2" || status=$?
 phase_done "phase 2" "$t"
-if [ -n "$phase3_pid" ]; then
-  wait "$phase3_pid" || status=$?
-  echo "==> phase 3's output (the fault suite on the embedded default):"
-  cat "$phase3_log"
-fi
+[ -n "$faults_pid" ] && finish faults "$faults_pid"
+[ -n "$phase3_pid" ] && finish phase3 "$phase3_pid"
 phase_done "make test" "$started"
 exit "$status"
