@@ -31,8 +31,11 @@ def sheet_active_time_add(*, sheet_id: int, seconds: int) -> bool:
         rater_id = drafts.values_list("assignment__rater_id", flat=True).first()
         if rater_id is None:
             return False
-        # one report of a rater at a time: two tabs' reports cannot both claim the same minute
-        get_user_model().objects.select_for_update().filter(pk=rater_id).first()
+        # one report of a rater at a time: two tabs' reports cannot both claim the same minute.
+        # FOR NO KEY UPDATE: a save holding its sheet takes FOR KEY SHARE on the rater's row (its
+        # event's foreign key), which FOR UPDATE would block while this waits for that sheet: a
+        # deadlock when a page's last save and its time report meet (seen in the browser tests)
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=rater_id).first()
         sheet = drafts.select_for_update().only("active_seconds", "active_reported_at", "created_at").first()
         if sheet is None:
             return False
