@@ -196,3 +196,36 @@ def scored(db):
         sheet_submitted(unit.rater_b, response, varied_changes(reference_changes(4), shift - 1), group=unit)
     study_agreement_recompute(study_id=group.study_id)
     return group, responses + more
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Before a live-server test's database is emptied: its pages closed, and the requests they
+    sent on closing (a sheet's time report on leaving) finished. A request still in a transaction
+    beside the flush's TRUNCATE deadlocked it, and the next test found the last one's rows."""
+    if "live_server" in item.fixturenames and item.get_closest_marker("django_db"):
+        browser = item.funcargs.get("browser")
+        for context in list(getattr(browser, "contexts", [])):
+            context.close()
+        _other_sessions_settle()
+    return (yield)
+
+
+def _other_sessions_settle(timeout: float = 3.0) -> None:
+    """Wait (at most ``timeout``) until no other session of this test database is in a query or
+    a transaction (PostgreSQL's pg_stat_activity; nothing to wait for on SQLite)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    time.sleep(0.1)  # a request sent on closing a page reaches the server
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.05)
