@@ -24,7 +24,7 @@ from research.selectors.figures import figure_get
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
 from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
-from research.services.exports import export_job_create, export_job_dispatch_pending
+from research.services.exports import ExportLimit, export_job_create, export_job_dispatch_pending
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
 from studies.condition_labels import condition_label
@@ -216,7 +216,10 @@ def export_start(request: HttpRequest) -> HttpResponse:
             marks=MARKS_BOTH if request.POST.get("marks") == MARKS_BOTH else MARKS_PAPER,
             language=get_language(),  # the About sheet names the conditions as the page does
         )
-    job = export_job_create(kind=kind, params=params, user=request.user)
+    try:
+        job = export_job_create(kind=kind, params=params, user=request.user)
+    except ExportLimit as exc:  # said in the export area (htmx swaps a 200 only)
+        return render(request, "research/_export_refused.html", {"limit": exc.limit})
     return _job_fragment(request, job)
 
 

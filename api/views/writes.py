@@ -13,7 +13,7 @@ from core.accounts.roles import is_admin
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.selectors.exports import export_job_visible
 from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
-from research.services.exports import export_job_create
+from research.services.exports import ExportLimit, export_job_create
 from research.significance import MARKS_BOTH, MARKS_PAPER
 
 
@@ -52,7 +52,7 @@ def _job_json(request: HttpRequest, job: ExportJob) -> dict:
     }
 
 
-@api.post("/exports", response={201: dict, 400: dict, 403: dict}, summary="Start an export job")
+@api.post("/exports", response={201: dict, 400: dict, 403: dict, 429: dict}, summary="Start an export job")
 def export_start(request: HttpRequest, body: ExportIn):
     if body.kind not in KINDS:
         return Status(400, {"detail": f"unknown export kind; one of {', '.join(KINDS)}"})
@@ -67,7 +67,11 @@ def export_start(request: HttpRequest, body: ExportIn):
             models=body.models,
             marks=MARKS_BOTH if body.marks == MARKS_BOTH else MARKS_PAPER,
         )
-    job = export_job_create(kind=body.kind, params=params, user=caller(request))
+    try:
+        job = export_job_create(kind=body.kind, params=params, user=caller(request))
+    except ExportLimit as exc:
+        detail = f"you have {exc.limit} exports waiting or running: start another when one is done"
+        return Status(429, {"detail": detail})
     return Status(201, _job_json(request, job))
 
 

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import connection, transaction
 from django.db.models import F, Func, JSONField, Q, Value
@@ -57,12 +58,28 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")[:60] or "study"
 
 
+class ExportLimit(Exception):
+    """The person has ``EXPORT_JOBS_PER_USER`` exports waiting or running already."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
 def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
     """Create a job and record its task with it (the task outbox): it is sent after
-    commit, or by a worker's sweep once the broker answers."""
+    commit, or by a worker's sweep once the broker answers. At most ``EXPORT_JOBS_PER_USER``
+    of a person's exports wait or run at once (``ExportLimit``): nobody fills the workers'
+    queue with exports (hostile pass 16)."""
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}")
+    limit = int(settings.EXPORT_JOBS_PER_USER)
     with transaction.atomic():
+        # one person's starts one at a time, so that two cannot both see room for one more
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+        active = (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING)
+        if limit > 0 and ExportJob.objects.filter(created_by=user, status__in=active).count() >= limit:
+            raise ExportLimit(limit)
         job = ExportJob.objects.create(kind=kind, params=params, created_by=user)
         task_send_on_commit(name=EXPORT_TASK, args=(job.pk,))
     return job

@@ -282,6 +282,8 @@ STORAGE_RETRY_SECONDS = env.int("STORAGE_RETRY_SECONDS", default=30)
 MEDIA_URL = "media/"
 # Exports (and their files) are deleted this many days after they finished; 0 keeps them.
 EXPORT_RETENTION_DAYS = env.float("EXPORT_RETENTION_DAYS", default=7)
+# exports one person may have waiting or running at once (0: no limit)
+EXPORT_JOBS_PER_USER = env.int("EXPORT_JOBS_PER_USER", default=3)
 # requests per person (all their tokens and their browser session together) and minute on
 # /api/v1/ (django-ninja's throttling, counted in Django's cache); 0: no limit
 API_RATE_LIMIT_PER_MINUTE = env.int("API_RATE_LIMIT_PER_MINUTE", default=120)
