@@ -24,7 +24,12 @@ from research.selectors.figures import figure_get
 from research.selectors.research import results_cached_get
 from research.selectors.versions import research_data_version
 from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
-from research.services.exports import ExportLimit, export_job_create, export_job_dispatch_pending
+from research.services.exports import (
+    ExportLimit,
+    ExportParamsError,
+    export_job_create,
+    export_job_dispatch_pending,
+)
 from research.significance import MARKS_BOTH, MARKS_PAPER
 from studies.chosen import study_chosen
 from studies.condition_labels import condition_label
@@ -220,6 +225,8 @@ def export_start(request: HttpRequest) -> HttpResponse:
         job = export_job_create(kind=kind, params=params, user=request.user)
     except ExportLimit as exc:  # said in the export area (htmx swaps a 200 only)
         return render(request, "research/_export_refused.html", {"limit": exc.limit})
+    except ExportParamsError as exc:  # no form of the page sends such names
+        return HttpResponseBadRequest(str(exc))
     return _job_fragment(request, job)
 
 

@@ -13,7 +13,7 @@ from core.accounts.roles import is_admin
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.selectors.exports import export_job_visible
 from research.services.downloads import ExportFileMissing, ExportStorageUnavailable, export_file_open
-from research.services.exports import ExportLimit, export_job_create
+from research.services.exports import ExportLimit, ExportParamsError, export_job_create
 from research.significance import MARKS_BOTH, MARKS_PAPER
 
 
@@ -72,6 +72,8 @@ def export_start(request: HttpRequest, body: ExportIn):
     except ExportLimit as exc:
         detail = f"you have {exc.limit} exports waiting or running: start another when one is done"
         return Status(429, {"detail": detail})
+    except ExportParamsError as exc:
+        return Status(400, {"detail": str(exc)})
     return Status(201, _job_json(request, job))
 
 

@@ -58,6 +58,23 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")[:60] or "study"
 
 
+class ExportParamsError(ValueError):
+    """A condition, model or pair name no study could have (a control character such as NUL,
+    which PostgreSQL cannot store: a 500 before, hostile pass 17; too long; too many)."""
+
+
+# a condition's letter or name, a model's number or name: printable, at most 100 characters
+_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,100}")
+_NAMES_MAX = 200
+
+
+def _names_checked(params: dict) -> None:
+    for key in ("conditions", "models", "pair"):
+        names = params.get(key) or []
+        if len(names) > _NAMES_MAX or not all(isinstance(n, str) and _NAME.fullmatch(n) for n in names):
+            raise ExportParamsError(f"{key}: at most {_NAMES_MAX} names of 1-100 printable characters each")
+
+
 class ExportLimit(Exception):
     """The person has ``EXPORT_JOBS_PER_USER`` exports waiting or running already."""
 
@@ -73,6 +90,7 @@ def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
     queue with exports (hostile pass 16)."""
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}")
+    _names_checked(params)
     limit = int(settings.EXPORT_JOBS_PER_USER)
     with transaction.atomic():
         # one person's starts one at a time, so that two cannot both see room for one more

@@ -61,3 +61,29 @@ def test_no_limit_when_it_is_zero(demo, settings):
             not in page.post("/research/exports/", {"kind": "results", "study": study.pk}).content.decode()
         )
     assert ExportJob.objects.count() == 4
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"conditions": ["\u0000"]},
+        {"models": ["\u0000"]},
+        {"a": "\u0000x", "b": "y"},
+        {"conditions": ["A"] * 201},
+        {"b": "x" * 101, "a": "y"},
+    ],
+)
+def test_names_no_study_could_have_are_refused_before_any_job(demo, body):
+    """Hostile pass 17: a NUL in a condition, model or pair name reached PostgreSQL (a 500)."""
+    study = Study.objects.get()
+    token = token_create(
+        user=get_user_model().objects.get(username="researcher"), name="t", scope="write", days=1
+    )
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {token.plain}")
+    answer = api.post(
+        "/api/v1/exports", {"kind": "results", "study": study.pk, **body}, content_type="application/json"
+    )
+    assert answer.status_code == 400 and "printable characters" in answer.json()["detail"]
+    form = {"kind": "results", "study": study.pk, **{k: v for k, v in body.items()}}
+    assert _session("researcher").post("/research/exports/", form).status_code == 400
+    assert not ExportJob.objects.exists()
