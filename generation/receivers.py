@@ -4,6 +4,6 @@ registered with the review gate's blind-text check, in every process."""
 
 from generation.selectors import study_role_terms
 from generation.services import runs  # noqa: F401  (registers the generation kind)
-from studies.blind_text import blind_term_source_register
+from studies.blind_sources import blind_term_source_register
 
 blind_term_source_register(study_role_terms)

@@ -58,6 +58,8 @@ _ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|countera
 # the first person soon after: a teammate is spoken of to the team ("As the moderator suggested, we
 # vote"; "In 1970 the futurist warned that cities would float" is prose)
 _WE_AFTER = r"(?=[^.!?\n]{0,80}\b(?:we|our|us|I|me|my|let['’]s)\b)"
+# how a teammate spoke: "the moderator just summarised", "our plant rightly noted"
+_ADVERB = r"(?:just|already|also|rightly|then|again|now|quickly|briefly|firmly|strongly)\s+"
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
 # what an agent's name may carry: "Moderator Bot", "PlantAgent" (read apart)
 _AGENT = r"(?:bot|agent|ai|llm|assistant|persona)"
@@ -88,7 +90,7 @@ def tags(name: str) -> tuple[str, ...]:
         # a table's first cell: "| Plant | Floating nurseries |"
         rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*\|",
         # a signature closing a line: "— Implementer"
-        rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*{name}[ \t]*(?m:$)",
+        rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*(?:(?:the|your|our)[ \t]+)?{name}[ \t]*(?m:$)",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
         rf"{_OPEN}(?:{_INSIDE}{{0,80}}?{_SEPARATOR}\s*)?{name}(?:[ \t]+{_AGENT})?\s*(?:{_SEPARATOR}{_INSIDE}{{0,40}})?{_CLOSE}",
     )
@@ -122,6 +124,11 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\b(?:as|being)\s+(?:{article}\s+{_ADJECTIVE})?{name}(?=\s*[,，]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?|here|me)\b"
         rf"|\s+I\b|\s+(?:of|in|on|for)\s+(?:the|our|this)\s+(?:team|discussion|debate|group|session|round|panel"
         rf"|conversation)\b[^.!?\n]{{0,40}}?[,，]\s*(?:I|I['’]\w+|we|let['’]?s?)\b|\s+role)",
+        # "As the plant, the ideas are ...", "As member 1, ...", "1. As the futurist," at a clause's start
+        # and with a comma right after (hostile pass 17; "As a plant, the facility ..." and "such as the
+        # plant, the dam" are prose)
+        rf"(?:(?m:^)|(?<=[.!?;:。！？；：]))[ \t]*(?:{_LIST}[ \t]*){{0,2}}as\s+"
+        rf"(?:(?:the|our|your|my|(?:the|our|this)\s+team['’]s)\s+{_ADJECTIVE})?{name}{_AFTER}\s*[,，]",
         # "As the designated moderator, ...", "my take as resident futurist"
         rf"\bas\s+(?:(?:the|our|your|my)\s+)?(?:designated|appointed|assigned|resident|acting|official)\s+{name}{_AFTER}",
         # "I, as moderator, will ...", "Me, the moderator, ...", "It falls to me, the moderator",
@@ -167,6 +174,15 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # a teammate by role: "our moderator summarized", "the other debater claims", "per the monitor-evaluator's critique", "my fellow team members (the plant ...)"
         rf"\b(?:our|the\s+other|another|fellow)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
         rf"(?=['’]s\s+{_ARGUED}|\s+(?:\w+\s+)?(?:{_SPOKE}\b{_WE_AFTER}|{_WORKED}))",
+        # "Our futurist suggests", "Team member three suggested", "The futurist in our team suggests",
+        # "The environmentalist objected.", "The moderator summarised it." (hostile pass 17: a teammate
+        # in the first person's team, or a terse report of what a role did)
+        rf"\b(?:our|team|my\s+fellow)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
+        rf"\s+(?:{_ADVERB})?(?:{_SPOKE}|{_WORKED})\b",
+        rf"\b(?:the|our)\s+{_ADJECTIVE}{name}{_AFTER}\s+(?:in|of|on|from|within)\s+(?:our|my|this)\s+"
+        rf"(?:team|group|panel|discussion|debate)\b",
+        rf"\bthe\s+{name}{_AFTER}\s+(?:{_ADVERB})?{_SPOKE}(?:\s+(?:it|this|that|so|too|again|first))?"
+        rf"\s*(?:[.!;]|\Z)",
         rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}{_WE_AFTER}",
         # "As the moderator suggested, we ...", "I agree with the implementer"
         rf"\b(?:the|our)\s+(?:team['’]s\s+)?{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?"
@@ -200,7 +216,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
         # ("，作为协调者，市政府应…" is prose: the first person follows a self-naming)
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*[^，。！？\n]{{0,10}}?{name}"
-        rf"(?=\s*[，,]?\s*(?:我|本人))",
+        rf"(?=\s*[，,]?\s*(?:我|本人)|\s*[，,。.：:]?\s*\Z)",
         rf"我(?:是)[^，。！？\n]{{0,12}}?{name}(?=\s*(?:[，。！？,.!?；;：:\n]|$|的(?:身份|角色)))",
         rf"我(?:作为|身为|担任|扮演|充任|充当)[^，。！？\n]{{0,12}}?{name}",
         rf"以\s*{name}\s*的?身份(?=\s*[，,]?\s*(?:我|本人))",
@@ -269,6 +285,16 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者|母公司|东家)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
+    )
+
+
+def claimed(name: str) -> tuple[str, ...]:
+    """Where a text says it is a model's product line or code ("I am Opus, and", "I'm R1.", "As
+    Sonnet, I", "我是R1"): the name ending the clause ("this is R1 road" is prose)."""
+    return (
+        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+is|\bmy\s+name\s+is|\bcall\s+me|\bspeaking\s+as|\bas)\s+{name}{_AFTER}"
+        rf"(?=\s*(?:[,，.。!;:！；：)]|\Z|\s+(?:and|here|speaking|again)\b))",
+        rf"(?:我是|我叫|作为|本人是)\s*{name}(?=\s*(?:[,，.。!！；;：:]|\Z|我|，))",
     )
 
 

@@ -49,10 +49,11 @@ ORDINALS = (
 ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 
 
-def _piece_pattern(piece: str, *, split: bool = False) -> str:
+def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
     Chinese letters may stand apart ("深度 求索"); with ``split``, a word of four letters or more
-    may have a space inside it ("Gem ini", "Clau de")."""
+    may have a space inside it ("Gem ini", "Clau de"); with ``hyphened``, a word of six letters
+    or more a hyphen ("start-up" for "Startup")."""
     if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
@@ -64,13 +65,23 @@ def _piece_pattern(piece: str, *, split: bool = False) -> str:
         return r"\s*".join(re.escape(char) for char in piece)
     if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
         return "[ \t]?".join(re.escape(char) for char in piece)
+    if hyphened and piece.isascii() and piece.isalpha() and len(piece) >= 6:
+        return "[\\-‐‑]?".join(
+            "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(piece)
+        )
     # British and American spellings: "Synthesiser", "Organiser"
     return re.sub(r"iz(?=e)", "i[sz]", re.escape(piece))
 
 
-def term_pattern(text: str, *, split: bool = False) -> str:
+# between a role's words, also "and": "the monitor and evaluator" for "Monitor Evaluator"
+_AND = r"(?:\s+(?:and|&)\s+)"
+
+
+def term_pattern(text: str, *, split: bool = False, compound: bool = False) -> str:
     """A name's pattern; ``split``: its longer words may have a space inside (a model's name, which
-    is looked for anywhere: "Gem ini" is no word of prose)."""
+    is looked for anywhere: "Gem ini" is no word of prose); ``compound``: its longer words may have
+    a hyphen inside and its words an "and" between (a role's name: "start-up founder", "monitor and
+    evaluator"; hostile pass 16)."""
     # the name as the text is read (NFKC, as ``reader_form`` reads it): "Agent²" is "Agent2"
     text = unicodedata.normalize("NFKC", text)
     words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
@@ -78,11 +89,34 @@ def term_pattern(text: str, *, split: bool = False) -> str:
     for word in words:
         pieces = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+(?:\.\d+)?|[^\W\d_]+|\W", word)
         parts.append(
-            JOINT.join(_piece_pattern(piece, split=split) for piece in pieces)
+            JOINT.join(_piece_pattern(piece, split=split, hyphened=compound) for piece in pieces)
             if "".join(pieces) == word
             else re.escape(word)
         )
-    return JOINT.join(parts)
+    return (rf"(?:{_AND}|{JOINT})" if compound else JOINT).join(parts)
+
+
+# Words of a model's name that are no model of their own: a family's variants ("grok-4-fast",
+# "gemini-2.5-flash") and what follows a family in any name ("qwen-chat")
+MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
+VARIANT_WORDS = MODEL_WORDS | {"fast", "lite", "plus", "ultra", "vision", "reasoner", "thinking", "coder", "omni",
+                               "online", "nano", "high", "medium", "long", "context", "flash", "experimental"}  # fmt: skip
+_CODE = re.compile(r"[A-Za-z]\d{1,2}")  # "r1", "v3", "k2"
+
+
+def model_line_words(name: str) -> tuple[str, ...]:
+    """The words after a model's family that a text may call itself by ("I am Opus", "I'm R1" for
+    "claude-opus-4", "deepseek-r1"): a product line's word or a short code. Prose elsewhere ("a
+    magnum opus", "the R1 road"): looked for only where a text says it is them (hostile pass 16)."""
+    parts = [part for part in re.split(r"[-_:.\s]+", name.rsplit("/", 1)[-1].strip()) if part][1:]
+    return tuple(
+        dict.fromkeys(
+            part
+            for part in parts
+            if (part.isalpha() and len(part) >= 4 and part.lower() not in VARIANT_WORDS)
+            or _CODE.fullmatch(part)
+        )
+    )
 
 
 # A research ID's shape: a condition's letters, a model's number, then a scenario's code ("A07_FS10",

@@ -24,6 +24,8 @@ or ends inside a word):
   when it has a letter or digit ("辩手A", "成员1");
 - a **maker** of models ("Google", "阿里巴巴") where a text says who made it: "trained by
   Google", "Google trained me", "my developer is Google", "由阿里巴巴开发", "阿里巴巴开发了我";
+- a word of a **model**'s name after its family ("Opus", "R1" of "claude-opus-4", "deepseek-r1")
+  where a text says it is it: "I am Opus,", "I'm R1.", "我是R1";
 - a role also where a text speaks of a teammate by it: "our moderator", "the other debater",
   "per the monitor-evaluator", "the plant's critique", "my fellow team members (the plant ...)";
 - any plain term of several words with a capital after its first word also matches anywhere
@@ -48,7 +50,6 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from core.text_forms import reader_form
 from studies.blind_contexts import (
@@ -56,6 +57,7 @@ from studies.blind_contexts import (
     BEFORE,
     LETTER,
     chaining,
+    claimed,
     in_a_proper_name,
     made_by,
     named_mid_sentence,
@@ -68,6 +70,7 @@ from studies.blind_names import (
     JOINT,
     NUMBER_WORDS,
     ORDINALS,
+    model_line_words,
     research_ids_in,
     term_is_distinctive,
     term_pattern,
@@ -125,6 +128,7 @@ _CHAINED = "chained"  # a plain role, condition or strategy in a context that ma
 _NUMBERED = "numbered"  # a role or member of a word and a number ("Member 1"): with its capital, anywhere
 _MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
 _PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both debaters agreed")
+_CLAIMED = "claimed"  # a word of a model's name after its family ("Opus", "R1"): where a text says it is it
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
 # with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
 _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
@@ -137,6 +141,7 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
     _CHAINED: lambda name, cased: chaining(name),
     _PLURAL: lambda name, cased: (spoken_of_together(name),),
+    _CLAIMED: lambda name, cased: claimed(name),
 }
 
 
@@ -169,7 +174,7 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     after = AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
         after = rf"(?!{LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
-    core = term_pattern(written, split=term.kind == MODEL)
+    core = term_pattern(written, split=term.kind == MODEL, compound=term.kind in (ROLE, PROFILE))
     labelled = _LABELLED.fullmatch(written)
     if term.kind in (ROLE, PROFILE) and labelled:
         # "Debater A" of a debate: its other labels name a debater too ("Debater 1", "Debater C")
@@ -187,7 +192,12 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only
     # where a text names itself by it, as a plain English role; with a letter or a digit
     # ("辩手A", "成员1") it names the agent anywhere
-    chinese_role = term.kind in (ROLE, PROFILE) and not any(c.isascii() and c.isalnum() for c in written)
+    # ("一号成员", a member's number, names it anywhere too)
+    chinese_role = (
+        term.kind in (ROLE, PROFILE)
+        and not any(c.isascii() and c.isalnum() for c in written)
+        and "号" not in written
+    )
     # a short Chinese condition or strategy ("单一模型") is prose too ("不应依赖单一模型"); a long one
     # ("多智能体辩论") is not
     chinese_role = chinese_role or (
@@ -246,6 +256,14 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
         return []
     plural = _named(term_pattern(written) + r"(?:e?s)")
     return [(_Alternative(term, found.before, plural, _NEVER, found.after), (_PLURAL,))]
+
+
+@functools.lru_cache(maxsize=8192)
+def _line_word(word: str) -> _Alternative:
+    """A word of a model's name as its own name ("Opus", "R1"; ``model_line_words``): shorter than
+    a term may be, as it is looked for only where a text says it is it."""
+    core = term_pattern(word)
+    return _Alternative(BlindTerm(word, MODEL), BEFORE, _named(core), _NEVER, rf"(?!{LETTER})")
 
 
 def _named(core: str) -> str:
@@ -345,6 +363,8 @@ def _key(term: BlindTerm) -> str:
     compact = compact_letters(reader_form(written)[0])[0]
     if term.kind == RESEARCH_ID:
         return compact
+    if term.kind in (ROLE, PROFILE):  # a word of its own: "and" may stand between a role's words
+        compact = " ".join(compact_letters(reader_form(word)[0])[0] for word in written.split())
     longest = max(re.findall(r"[^\W\d_]+", compact), key=len, default="")
     return longest if len(longest) >= (KEY_MIN if longest.isascii() else 2) else compact
 
@@ -363,8 +383,10 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
             for alternative, recipes in [found, *_variants(term, found[0])]:
                 for recipe in recipes:
                     plan.setdefault(recipe, []).append(alternative)
+        if term.kind == MODEL:
+            plan.setdefault(_CLAIMED, []).extend(_line_word(word) for word in model_line_words(term.text))
     return {
-        recipe: tuple(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text)))
+        recipe: tuple(dict.fromkeys(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text))))
         for recipe, alternatives in plan.items()
     }
 
@@ -474,21 +496,3 @@ def blind_steps_found(texts: list[str], terms: list[BlindTerm]) -> StoredSpans:
 def blind_names_of(found: StoredSpans) -> dict[int, list[str]]:
     """For each step of stored spans, the terms it names (first seen first)."""
     return {int(step): list(dict.fromkeys(str(span[3]) for span in spans)) for step, spans in found.items()}
-
-
-# --- the catalogue's terms from apps above studies --------------------------------------
-# An app above studies (generation: the roles its strategies give, the study's member
-# profiles) registers a source when it is ready; studies calls it without importing the app.
-TermSource = Callable[[Any], Iterable[BlindTerm]]
-_sources: list[TermSource] = []
-
-
-def blind_term_source_register(source: TermSource) -> TermSource:
-    """Register ``source(study) -> terms`` (once per function, whatever the callers)."""
-    if source not in _sources:
-        _sources.append(source)
-    return source
-
-
-def blind_term_sources() -> tuple[TermSource, ...]:
-    return tuple(_sources)

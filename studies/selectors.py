@@ -13,7 +13,9 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from studies.blind_names import MODEL_WORDS, VARIANT_WORDS
 from studies.blind_segments import BlindSegment, blind_segments, blind_segments_stored
+from studies.blind_sources import blind_term_sources
 from studies.blind_text import (
     CONDITION,
     MAKER,
@@ -21,7 +23,6 @@ from studies.blind_text import (
     RESEARCH_ID,
     STRATEGY,
     BlindTerm,
-    blind_term_sources,
 )
 from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Strategy, Study
 from studies.params import id_param
@@ -365,10 +366,6 @@ _MAKERS = (
     "xAI", "Microsoft", "微软", "Amazon", "亚马逊", "01.AI", "零一万物", "MiniMax", "Baichuan", "百川智能",
     "iFlytek", "科大讯飞", "SenseTime", "商汤",
 )  # fmt: skip
-_MODEL_WORDS = {"chat", "instruct", "preview", "latest", "turbo", "mini", "large", "small", "base", "model"}
-# Words after a family that are a variant, not a product line of its own ("grok-4-fast", "gemini-2.5-flash")
-_VARIANT_WORDS = _MODEL_WORDS | {"fast", "lite", "plus", "ultra", "vision", "reasoner", "thinking", "coder", "omni",
-                                 "online", "nano", "high", "medium", "long", "context", "flash", "experimental"}  # fmt: skip
 
 
 def _product_lines(name: str) -> list[str]:
@@ -377,7 +374,7 @@ def _product_lines(name: str) -> list[str]:
     a text says "As Opus 4.1, I" (hostile pass 13). Without a version the word is prose
     ("a magnum opus", "a sonnet")."""
     parts = [part for part in re.split(r"[-_:.\s]+", name.rsplit("/", 1)[-1].strip()) if part][1:]
-    words = [p for p in parts if p.isalpha() and len(p) >= 4 and p.lower() not in _VARIANT_WORDS]
+    words = [p for p in parts if p.isalpha() and len(p) >= 4 and p.lower() not in VARIANT_WORDS]
     numbers = [p for p in parts if p.isdigit() and len(p) <= 2]
     if not words or not numbers:
         return []
@@ -397,10 +394,10 @@ def _model_names(endpoint: ModelEndpoint) -> list[str]:
     names = [endpoint.name, endpoint.model_name, endpoint.model_name.rsplit("/", 1)[-1]]
     for name in list(names):
         family = re.split(r"[-_:.\s]", name.strip(), maxsplit=1)[0]
-        if len(family) >= 3 and family.lower() not in _MODEL_WORDS:
+        if len(family) >= 3 and family.lower() not in MODEL_WORDS:
             names.append(family)
             letters = re.match(r"[A-Za-z]{3,}", family)  # "qwen" of "qwen3": "Qwen 3", "Qwen2.5"
-            if letters and letters[0].lower() not in _MODEL_WORDS:
+            if letters and letters[0].lower() not in MODEL_WORDS:
                 names.append(letters[0])
                 names += _MODEL_ALIASES.get(letters[0].lower(), [])
         names += _product_lines(name)
