@@ -22,6 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
+from core.cache_counts import cache_count_increment
 from core.i18n import language_cookie_set
 from onboarding.csv_files import InviteFileError
 from onboarding.forms import (
@@ -248,11 +249,7 @@ def _throttled(request: HttpRequest) -> HttpResponse | None:
 def _count_failure(request: HttpRequest) -> None:
     key = _failures_key(request)
     timeout = int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds())
-    cache.add(key, 0, timeout)
-    try:
-        cache.incr(key)
-    except ValueError:  # expired (or the cache was unreachable) in between
-        cache.set(key, 1, timeout)
+    cache_count_increment(cache=cache, key=key, timeout=timeout)
 
 
 def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:

@@ -21,6 +21,7 @@ from ninja.throttling import SimpleRateThrottle
 
 from api.services.tokens import api_refusal_record, person_key
 from api.views.auth import caller
+from core.cache_counts import cache_count_increment
 
 
 class PersonRateThrottle(SimpleRateThrottle):
@@ -52,11 +53,7 @@ class PersonRateThrottle(SimpleRateThrottle):
         window = int(now // duration)
         elapsed = now - window * duration
         current = f"{key}:{window}"
-        self.cache.add(current, 0, timeout=2 * duration)
-        try:
-            count = self.cache.incr(current)
-        except ValueError:  # the window's key expired between add and incr: not counted
-            return True
+        count = cache_count_increment(cache=self.cache, key=current, timeout=2 * duration)
         if count is None:  # the cache is away (django-redis ignores the error): not counted
             return True
         earlier = int(self.cache.get(f"{key}:{window - 1}", 0) or 0)

@@ -10,6 +10,8 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+from core.cache_counts import cache_count_increment
+
 
 def sheet_save_throttle(*, user_id: int, sheet_id: int) -> int:
     """Count one save batch of ``user_id`` on ``sheet_id``; 0 when it may proceed, else
@@ -20,11 +22,7 @@ def sheet_save_throttle(*, user_id: int, sheet_id: int) -> int:
         return 0
     second = int(time.time())
     key = f"sheet-saves:{user_id}:{sheet_id}:{second}"
-    try:
-        cache.add(key, 0, timeout=5)
-        count = cache.incr(key)
-    except ValueError:  # the key expired or the cache dropped the add: count this one
-        return 0
+    count = cache_count_increment(cache=cache, key=key, timeout=5)
     if count is None:  # the cache is away (django-redis ignores it, logged): never stops a save
         return 0
     return 0 if count <= limit else 1
