@@ -4,6 +4,8 @@ admins only)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from ninja import Field, Schema, Status
 
@@ -25,6 +27,8 @@ class ExportIn(Schema):
     a: str = ""
     b: str = ""
     marks: str = MARKS_PAPER
+    # the About sheet's condition names, as the research page's language gives them there
+    language: Literal["en", "zh-hans"] = Field("en", description="the About sheet's language: en or zh-hans")
 
 
 def _job(request: HttpRequest, job_id: int) -> ExportJob:
@@ -66,6 +70,7 @@ def export_start(request: HttpRequest, body: ExportIn):
             conditions=body.conditions,
             models=body.models,
             marks=MARKS_BOTH if body.marks == MARKS_BOTH else MARKS_PAPER,
+            language=body.language,
         )
     try:
         job = export_job_create(kind=body.kind, params=params, user=caller(request))

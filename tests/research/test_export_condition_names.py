@@ -47,6 +47,26 @@ def test_the_about_sheet_names_conditions_in_the_exporters_language(client, tmp_
     assert chinese_rows == english_rows and len(english_rows) > 5
 
 
+def test_the_api_takes_the_about_sheets_language(client, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path
+    study = load_table4()
+    client.force_login(UserFactory(username="res-export-api", role=RESEARCHER))
+    refused = client.post(
+        "/api/v1/exports", {"study": study.pk, "language": "fr"}, content_type="application/json"
+    )
+    assert refused.status_code == 422 and not ExportJob.objects.exists()
+    started = client.post(
+        "/api/v1/exports", {"study": study.pk, "language": "zh-hans"}, content_type="application/json"
+    )
+    assert started.status_code == 201, started.content
+    done = export_job_run(job_id=started.json()["id"])
+    with done.file.open("rb") as handle:
+        wb = load_workbook(handle, read_only=True)
+        about = {row[0]: row[1] for row in wb["About"].iter_rows(values_only=True) if row and row[0]}
+        wb.close()
+    assert "B = 单一模型（基线）" in about["Conditions"]
+
+
 def test_a_job_without_a_language_names_them_in_english(tmp_path, settings):
     settings.MEDIA_ROOT = tmp_path
     study = load_table4()
