@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from studies.condition_labels import CGPST_DESCRIPTION
 from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study
 from studies.rubric import DEFAULT_RUBRIC_VERSION
 from studies.services.audit import audit_changes, audit_record
@@ -28,15 +29,7 @@ STUDY_TEMPLATES = {
     ),
     EMPTY: gettext_lazy("Empty study"),
 }
-TEMPLATE_DESCRIPTIONS = {
-    CGPST_RELEASE: gettext_lazy(
-        "As the TeamLLM release: scenario FS10, the prompts, the paper's ten models, the agreement "
-        "threshold 0.65 (a response passes only when r > threshold) and the headline ICC3k "
-        "(consistency). Our reading: the final-score rule after calibration (the calibrator and the "
-        "closer primary rater, averaged), which neither the paper nor the release states. The "
-        "paper's text says threshold 0.70 and absolute agreement (ICC2k, shown beside ICC3k)."
-    ),
-}
+TEMPLATE_DESCRIPTIONS = {CGPST_RELEASE: gettext_lazy(CGPST_DESCRIPTION)}
 # What the paper used (the threshold is the release's 0.65; the paper's text says 0.70).
 RELEASE_SETTINGS = {
     "rubric_version": DEFAULT_RUBRIC_VERSION,
