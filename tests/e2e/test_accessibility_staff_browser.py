@@ -39,6 +39,7 @@ ADMIN_PAGES = (
     "/manage/workbooks/",
     "/manage/accounts/",
     "/manage/responses/held/",
+    "/status/",
 )
 RESEARCHER_PAGES = (
     "/research/",
