@@ -19,7 +19,9 @@ KIND_RESULTS = "results"
 KIND_WORKBOOKS = "workbooks"
 # the long tables for analysts: item-level scores and generation turns, CSV or xlsx
 LONG_KINDS = ("items_csv", "items_xlsx", "turns_csv", "turns_xlsx")
-KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS)
+# every submitted sheet in the release's Excel layout (research.release_workbooks), zipped
+KIND_RELEASE_WORKBOOKS = "release_workbooks"
+KINDS = (KIND_RESULTS, KIND_WORKBOOKS, *LONG_KINDS, KIND_RELEASE_WORKBOOKS)
 
 
 class ExportJob(models.Model):

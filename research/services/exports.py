@@ -16,6 +16,7 @@ import json
 import logging
 import re
 import tempfile
+import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -29,15 +30,18 @@ from django.utils import timezone, translation
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
 from research.models import (
+    KIND_RELEASE_WORKBOOKS,
     KIND_RESULTS,
     KINDS,
     LONG_KINDS,
     STORAGE_ERROR_PREFIX,
     ExportJob,
 )
+from research.release_workbooks import release_workbooks_write
 from research.selectors.conditions import condition_names_get
 from research.selectors.generation import TURN_HEADER, turn_rows_count, turn_rows_iter
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter, item_sheets_count
+from research.selectors.release_sheets import release_sheets_get
 from research.selectors.research import results_cached_get
 from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
@@ -148,6 +152,8 @@ def export_job_run(*, job_id: int) -> ExportJob | None:
                 path, name = _results(job, study, folder)
             elif job.kind in LONG_KINDS:
                 path, name = _long_table(job, study, folder)
+            elif job.kind == KIND_RELEASE_WORKBOOKS:
+                path, name = _release_workbooks(job, study, folder)
             else:
                 path, name = _workbooks(job, study, folder)
             _file_store(job, path, name)
@@ -245,6 +251,17 @@ def _workbooks(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
         study=study, path=folder / name, progress=lambda n, t: _progress(job.pk, n, t)
     )
     _progress(job.pk, written, written)
+    return folder / name, name
+
+
+def _release_workbooks(job: ExportJob, study: Study, folder: Path) -> tuple[Path, str]:
+    """Every submitted sheet in the release's Excel layout, one workbook per rater and scenario, zipped."""
+    name = f"release_workbooks_{_slug(study.name)}.zip"
+    files = release_workbooks_write(release_sheets_get(study=study), folder / "release")
+    with zipfile.ZipFile(folder / name, "w", zipfile.ZIP_DEFLATED) as archive:
+        for done, path in enumerate(files, start=1):
+            archive.write(path, arcname=path.name)
+            _progress(job.pk, done, len(files))
     return folder / name, name
 
 
