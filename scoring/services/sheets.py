@@ -132,55 +132,6 @@ def sheet_apply_changes(
         )
 
 
-def rater_sheet_apply_changes(
-    *,
-    rater,
-    blind_code: str,
-    sheet_id: int,
-    changes: list[tuple[str, Any]],
-    expected_version: int,
-    batch_id: str,
-) -> SaveResult | None:
-    """A rater's autosave on their own live sheet (``sheet_apply_changes`` with the
-    rater's web-page rules), the sheet found by its id, the rater and the blind code and
-    locked in one statement instead of an assignment lookup and a lock.
-
-    None when ``sheet_id`` is not the rater's opened live sheet of that code (not opened
-    yet, not theirs, archived, a training response, or a page left open on another sheet
-    of this browser): the caller then takes the general path, which says which; nothing
-    is written."""
-    changes = list(changes)
-    with transaction.atomic():
-        sheet = _rater_sheet_locked(rater_id=rater.pk, blind_code=blind_code, sheet_id=sheet_id)
-        if sheet is None:
-            return None
-        return _apply_locked(
-            sheet, actor=rater, changes=changes, expected_version=expected_version, batch_id=batch_id
-        )
-
-
-def _rater_sheet_locked(*, rater_id: int, blind_code: str, sheet_id: int) -> ScoreSheet | None:
-    """Sheet ``sheet_id`` when it is the rater's opened live (calibration, probe) sheet of the
-    blind code, locked until the caller's transaction ends; None otherwise (the manager
-    leaves out judges' sheets). The filters name the sheet by its key and
-    the assignment's fields by value: the cheapest query for the ORM to build, on the
-    path every autosave takes."""
-    found = list(
-        ScoreSheet.rater_work.select_for_update(of=("self",)).filter(
-            pk=sheet_id,
-            assignment__rater_id=rater_id,
-            assignment__blind_code=blind_code,
-            assignment__archived_at__isnull=True,
-            assignment__role__in=_LIVE,
-        )
-    )
-    return found[0] if found else None
-
-
-# the assignments whose sheets a rater's autosave reaches by blind code (not training, not judges')
-_LIVE = (AssignmentRole.PRIMARY.value, AssignmentRole.CALIBRATION.value, AssignmentRole.RETEST.value)
-
-
 def _apply_locked(
     sheet: ScoreSheet,
     *,
@@ -423,7 +374,6 @@ __all__ = [
     "sheet_apply_changes",
     "sheet_correct",
     "sheet_fill_and_submit",
-    "rater_sheet_apply_changes",
     "sheet_open",
     "sheet_open_entries",
     "sheet_reopen",

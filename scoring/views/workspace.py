@@ -32,7 +32,6 @@ from scoring.services.sheets import (
     SheetIncomplete,
     SheetLocked,
     VersionConflict,
-    rater_sheet_apply_changes,
     sheet_apply_changes,
     sheet_open,
     sheet_open_entries,
@@ -97,31 +96,10 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
     409 on a version conflict or a batch id re-used with other changes, 423 when
     submitted, 422 on refused values, 429 (with Retry-After) past the ceiling of
-    batches per sheet per second.
-
-    An opened sheet is found, checked and locked in one statement
-    (``rater_sheet_apply_changes``); anything else (a malformed request, a code that is
-    not the rater's, a sheet not opened yet) takes the general path, which answers
-    404 for a code that is not the rater's before anything else."""
-    form = _form(request, SaveBatchForm)
-    if isinstance(form, SaveBatchForm):
-        if throttled := _throttled(request, form):
-            return throttled
-        try:
-            result = rater_sheet_apply_changes(
-                rater=request.user,
-                blind_code=blind_code,
-                sheet_id=form.cleaned_data["sheet"],
-                changes=form.cleaned_data["changes"],
-                expected_version=form.cleaned_data["expected_version"],
-                batch_id=form.cleaned_data["batch_id"],
-            )
-        except SheetError as exc:
-            return _save_refused(exc)
-        if result is not None:
-            return _saved(request, result)
+    batches per sheet per second; 404 for a code that is not the rater's before anything else.
+    Every save, live or training (``sheet_save_for``), takes the one path of ``_sheet_write``."""
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
-    return _sheet_write(request, assignment, form, counted=True)
+    return _sheet_write(request, assignment, _form(request, SaveBatchForm))
 
 
 def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
@@ -163,16 +141,15 @@ def _sheet_write(
     assignment,
     form: SaveBatchForm | SubmitForm | JsonResponse,
     *,
-    counted: bool = False,
     redirect: str = "",
 ) -> JsonResponse:
     """A save or a submit (by the form's class) of one of the requester's assignments: a
-    malformed request answered, a save counted against the ceiling of saves (unless
-    ``counted`` already), the sheet opened (only for a well-formed request), a request
-    made on another sheet refused, then the write, and its refusal or result answered."""
+    malformed request answered, a save counted against the ceiling of saves, the sheet opened
+    (only for a well-formed request), a request made on another sheet refused, then the write,
+    and its refusal or result answered."""
     if isinstance(form, JsonResponse):
         return form
-    if isinstance(form, SaveBatchForm) and not counted and (throttled := _throttled(request, form)):
+    if isinstance(form, SaveBatchForm) and (throttled := _throttled(request, form)):
         return throttled
     sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
     if form.cleaned_data["sheet"] != sheet.pk:

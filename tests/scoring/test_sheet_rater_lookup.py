@@ -1,10 +1,11 @@
-"""The reads of an autosave: the sheet found and locked by rater and blind code (only the
-rater's own opened live or calibration sheet), the sheets' entries (a draft's from its
+"""The reads of an autosave: the sheet found by rater and blind code (only the rater's own live
+or calibration sheet; the training page saves its own), the sheets' entries (a draft's from its
 copy of its rows; the item and dimension rows written at submit), the parsed paths (kept
 per rubric version, errors never kept)."""
 
+import json
+
 import pytest
-from django.db import transaction
 from django.utils import timezone, translation
 
 from core.accounts.roles import ADMIN
@@ -12,8 +13,6 @@ from scoring.entries import EntryError, parse_path
 from scoring.models import Assignment, DimensionScore, ItemScore, ScoreSheet
 from scoring.selectors import _ITEM_SCORE_FIELDS, sheet_entries_get, sheets_entries_get
 from scoring.services.sheets import (
-    _rater_sheet_locked,
-    rater_sheet_apply_changes,
     sheet_apply_changes,
     sheet_correct,
     sheet_open,
@@ -31,11 +30,6 @@ def _code(response) -> str:
     return Assignment.all_objects.get(response=response).blind_code
 
 
-def _lookup(user, code: str, sheet_id: int):
-    with transaction.atomic():
-        return _rater_sheet_locked(rater_id=user.pk, blind_code=code, sheet_id=sheet_id)
-
-
 @pytest.fixture
 def sheets():
     """One rater's sheets of every kind, and another rater's."""
@@ -50,43 +44,33 @@ def sheets():
     cases["archived"] = (archived, sheet)
     theirs = make_response()
     cases["other rater's"] = (theirs, sheet_open(assignment=assign(other, theirs)))
-    unopened = make_response()
-    assign(me, unopened)
-    cases["not opened"] = (unopened, None)
     return me, cases
 
 
-def test_the_lock_finds_only_the_rater_s_opened_live_and_calibration_sheets(sheets):
-    me, cases = sheets
-    found = {
-        name: _lookup(me, _code(response), sheet.pk if sheet else 1)
-        for name, (response, sheet) in cases.items()
-    }
-    assert found["primary"].pk == cases["primary"][1].pk
-    assert found["calibration"].pk == cases["calibration"][1].pk
-    assert [name for name, sheet in found.items() if sheet is None] == [
-        "training", "judge", "archived", "other rater's", "not opened",
-    ]  # fmt: skip
-    # the rater's own code with another of their sheets (a page left open): not found
-    primary_code = _code(cases["primary"][0])
-    assert _lookup(me, primary_code, cases["calibration"][1].pk) is None
+def _save(client, code: str, sheet_id: int, batch: str):
+    body = {"sheet": sheet_id, "expected_version": 0, "batch_id": batch, "changes": [["dims.s2.focus", 2]]}
+    return client.post(f"/scoring/{code}/save/", json.dumps(body), content_type="application/json")
 
 
-def test_the_save_writes_only_where_the_lock_found_a_sheet(sheets):
+def test_the_save_reaches_only_the_rater_s_own_live_and_calibration_sheets(sheets, client):
     me, cases = sheets
+    client.force_login(me)
+    statuses = {}
     for name, (response, sheet) in cases.items():
-        result = rater_sheet_apply_changes(
-            rater=me,
-            blind_code=_code(response),
-            sheet_id=sheet.pk if sheet else 1,
-            changes=[("dims.s2.focus", 2)],
-            expected_version=0,
-            batch_id=f"b-{name}".replace(" ", "-").replace("'", ""),
-        )
-        assert (result is not None) == (name in ("primary", "calibration")), name
-        if sheet is not None:
-            stored = sheet_entries_get(sheet=ScoreSheet.all_objects.get(pk=sheet.pk)).dimensions["s2.focus"]
-            assert stored == (2 if result is not None else None), name
+        statuses[name] = _save(
+            client, _code(response), sheet.pk, f"b-{name}".replace(" ", "-").replace("'", "")
+        ).status_code
+        stored = sheet_entries_get(sheet=ScoreSheet.all_objects.get(pk=sheet.pk)).dimensions["s2.focus"]
+        assert stored == (2 if statuses[name] == 200 else None), name
+    assert statuses == {
+        "primary": 200, "calibration": 200, "training": 404, "judge": 404, "archived": 404, "other rater's": 404,
+    }  # fmt: skip
+    # the rater's own code with another of their sheets (a page left open): refused, nothing written
+    primary_code = _code(cases["primary"][0])
+    calibration_sheet = cases["calibration"][1]
+    refused = _save(client, primary_code, calibration_sheet.pk, "b-left-open")
+    assert refused.status_code == 409 and refused.json()["error"] == "other_sheet"
+    assert ScoreSheet.objects.get(pk=calibration_sheet.pk).version == 1  # its own save above only
 
 
 def _stored_rows(sheet_ids):

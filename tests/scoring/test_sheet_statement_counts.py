@@ -121,15 +121,15 @@ def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
     cache.delete_many(
         [f"sheet-saves:{sheet.assignment.rater_id}:{sheet.pk}:{s}" for s in range(now - 2, now + 60)]
     )
-    # the sheet found by rater and blind code and locked in one statement, then as above
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 3 + READS + WRITES):
+    # the rater's assignment with its sheet found by blind code, the sheet locked, then as above
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + READS + WRITES):
         reply = _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole")
     assert reply.status_code == 200, reply.content
     assert reply.json()["changed"] == 102
     # an autosave of two changes: one item row and one dimension (was 14 statements,
     # one UPDATE per change; now one upsert per kind of row)
     two = [["dims.s2.focus", 3], ["items.1.2.comment", "shorter"]]
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 3 + READS + WRITES):
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + READS + WRITES):
         reply = _post_save(client, code, sheet.pk, two, 1, "two")
     assert reply.status_code == 200, reply.content
     draft = ScoreSheet.objects.get(pk=sheet.pk)
@@ -137,7 +137,7 @@ def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
     assert not ItemScore.objects.filter(sheet=sheet).exists()  # a draft's rows wait for its submit
     assert ScoreSheet.objects.get(pk=sheet.pk).version == 2
     # the same batch sent again after a lost reply: answered, not applied twice
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 3 + READS):
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + READS):
         reply = _post_save(client, code, sheet.pk, two, 1, "two")
     assert reply.status_code == 200 and reply.json()["replayed"] and reply.json()["version"] == 2
     (event,) = SheetEvent.objects.filter(sheet=sheet, kind="change", version=2)
