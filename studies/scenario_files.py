@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,9 @@ def record_from_mapping(
         if not isinstance(value, str):
             problems.append(problem_text(where, str(key), _("must be text")))
             continue
-        unstorable = text_problem(value)
+        unstorable = text_problem(value) or _control_problem(
+            value, one_line=name in ("code", "theme", "theme_zh")
+        )
         if unstorable:
             problems.append(problem_text(where, name, unstorable))
             continue
@@ -154,6 +157,23 @@ def _skip_ws(text: str, index: int) -> int:
     while index < len(text) and text[index] in " \t\r\n":
         index += 1
     return index
+
+
+# Control characters (a bell, an escape sequence) and the marks that turn text around (a
+# right-to-left override would disguise a theme on the raters' queue): never in a scenario
+_DIRECTION_MARKS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _control_problem(value: str, *, one_line: bool) -> str:
+    allowed = "" if one_line else "\n\r\t\f"
+    bad = next((c for c in value if (unicodedata.category(c) == "Cc" and c not in allowed)), None)
+    if bad is None and (found := _DIRECTION_MARKS.search(value)):
+        bad = found[0]
+    if bad is None:
+        return ""
+    return _("contains the control character U+%(code)04X; scenario texts are plain text") % {
+        "code": ord(bad)
+    }
 
 
 def _top_level_entries(text: str) -> list[tuple[int, str | None, Any]]:
@@ -354,10 +374,11 @@ def _checked(
     records: list[ScenarioRecord | None], problems: list[str], codes: list[tuple[str, str]]
 ) -> list[ScenarioRecord]:
     found = [r for r in records if r is not None]
-    seen: dict[str, str] = {}
-    for where, code in codes:
-        first = seen.setdefault(code.upper(), where) if code else where
-        if first != where:
+    seen: dict[str, tuple[int, str]] = {}
+    for index, (where, code) in enumerate(codes):
+        # by position, not place: two entries of a one-line JSON object share their line
+        first_index, first = seen.setdefault(code.upper(), (index, where)) if code else (index, where)
+        if first_index != index:
             problems.append(
                 problem_text(
                     where,

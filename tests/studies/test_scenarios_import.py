@@ -392,3 +392,37 @@ def test_an_xlsx_with_a_huge_shared_strings_part_is_refused_before_it_is_read(st
     ).content.decode()
     assert "A part of the workbook is too large (xl/sharedStrings.xml)." in page
     assert not Scenario.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        # hostile pass 18: two equal keys of a one-line JSON object answered 500 (the unique code)
+        (
+            "dup.json",
+            '{"FS91": {"theme": "a", "text": "x"}, "FS91": {"theme": "b", "text": "y"}}',
+            "FS91 appears twice",
+        ),
+        # a theme turned around on the raters' queue, an escape sequence, a bell
+        ("rtl.jsonl", _jsonl([{"code": "FS85", "theme": "\u202eabc", "text": "x"}]), "U+202E"),
+        ("esc.jsonl", _jsonl([{"code": "FS86", "theme": "\x1b[31mred", "text": "x"}]), "U+001B"),
+        ("bell.jsonl", _jsonl([{"code": "FS87", "theme": "t", "text": "a\x07b"}]), "U+0007"),
+    ],
+)
+def test_duplicate_keys_and_control_characters_are_refused_on_the_page(study, client, name, content, said):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    url = reverse("studies:scenarios_import", args=[study.pk])
+    reply = client.post(url, {"file": SimpleUploadedFile(name, content.encode())})
+    assert reply.status_code == 400 and said in reply.content.decode()
+    assert not Scenario.objects.exists()
+
+
+def test_a_text_keeps_its_lines_tabs_and_page_breaks(study, tmp_path):
+    text = "First line\n\tindented\r\nafter a page break\f end"
+    call_command(
+        "import_scenarios",
+        _write(tmp_path, "ok.jsonl", _jsonl([{"code": "FS88", "theme": "t", "text": text}])),
+        "--study",
+        "Lab",
+    )
+    assert Scenario.objects.get(study=study, code="FS88").text == text
