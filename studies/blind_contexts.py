@@ -81,7 +81,7 @@ def tags(name: str) -> tuple[str, ...]:
         # "Plant (idea generator):", "Synthesizer summary:", "Plant → ...", "Plant> ..."
         # "💡 Plant:", "Plant 🌱:", "Plant, turn 3:", "Turn 3 / Plant:", "Plant =", "Plant |"
         rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}{_TURN}?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
-        rf"(?:['’]s[ \t]+\w+|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD}|[ \t]*[^\w\s:：|=]{{1,3}}"
+        rf"(?:['’]s(?:[ \t]+\w+){{1,3}}|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD}|[ \t]*[^\w\s:：|=]{{1,3}}"
         rf"|[ \t]*,[ \t]*(?:turn|round|step)[ \t]*\d{{1,3}})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
         rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t])",
         # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
@@ -114,7 +114,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
     """Where a text names itself by a plain role or member (``name`` as in ``_tags``; ``cased``:
     the same, written with the catalogue's capital first); each is matched without regard to
     case unless it uses ``cased``."""
-    article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+team['’]s)"
+    article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+(?:team|group|panel|discussion)['’]s|today['’]s|team|group)"
     return (
         # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
         # capitals (case kept: "as a plant" is prose)
@@ -128,7 +128,8 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # and with a comma right after (hostile pass 17; "As a plant, the facility ..." and "such as the
         # plant, the dam" are prose)
         rf"(?:(?m:^)|(?<=[.!?;:。！？；：]))[ \t]*(?:{_LIST}[ \t]*){{0,2}}as\s+"
-        rf"(?:(?:the|our|your|my|(?:the|our|this)\s+team['’]s)\s+{_ADJECTIVE})?{name}{_AFTER}\s*[,，]",
+        rf"(?:(?:the|our|your|my|(?:the|our|this)\s+(?:team|group|panel)['’]s|today['’]s|team|group)\s+{_ADJECTIVE})?"
+        rf"{name}{_AFTER}\s*[,，]",
         # "As the designated moderator, ...", "my take as resident futurist"
         rf"\bas\s+(?:(?:the|our|your|my)\s+)?(?:designated|appointed|assigned|resident|acting|official)\s+{name}{_AFTER}",
         # "I, as moderator, will ...", "Me, the moderator, ...", "It falls to me, the moderator",
@@ -177,12 +178,18 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "Our futurist suggests", "Team member three suggested", "The futurist in our team suggests",
         # "The environmentalist objected.", "The moderator summarised it." (hostile pass 17: a teammate
         # in the first person's team, or a terse report of what a role did)
-        rf"\b(?:our|team|my\s+fellow)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
+        rf"\b(?:our|team|my\s+fellow|(?:the|our)\s+(?:team|group)['’]s)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
         rf"\s+(?:{_ADVERB})?(?:{_SPOKE}|{_WORKED})\b",
         rf"\b(?:the|our)\s+{_ADJECTIVE}{name}{_AFTER}\s+(?:in|of|on|from|within)\s+(?:our|my|this)\s+"
         rf"(?:team|group|panel|discussion|debate)\b",
         rf"\bthe\s+{name}{_AFTER}\s+(?:{_ADVERB})?{_SPOKE}(?:\s+(?:it|this|that|so|too|again|first))?"
         rf"\s*(?:[.!;]|\Z)",
+        # "From my perspective as an environmentalist", "My take, as the environmentalist:", "Building on
+        # the futurist's idea", "The futurist's view:" (hostile pass 18)
+        rf"\bmy\s+(?:take|view|perspective|position|opinion|answer|proposal|contribution|input|thoughts?|stance)"
+        rf"\s*,?\s+as\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\b(?:building|build|built|expanding|following\s+up)\s+(?:up)?on\s+(?:the|our|my)\s+{name}['’]s\b",
+        rf"(?m:^)[ \t*_#>\-]*the\s+{name}['’]s\s+(?:\w+\s+){{0,2}}\w+[*_]*\s*[:：]",
         rf"\b(?:per|according\s+to)\s+(?:the\s+|our\s+)?{name}{_AFTER}{_NOT_PROSE}{_WE_AFTER}",
         # "As the moderator suggested, we ...", "I agree with the implementer"
         rf"\b(?:the|our)\s+(?:team['’]s\s+)?{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?\s+(?:just\s+|already\s+|also\s+|rightly\s+)?"
@@ -206,6 +213,16 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "我这个主持人", "轮到我这个主持人总结了", "本主持人认为", "笔者作为一名环保主义者", "我充任主持人",
         # "我站在环保主义者的立场看"
         rf"我这(?:个|位|名)\s*{name}",
+        # "我以环保主义者的身份发言", "以我未来学家的视角", "站在环保主义者的角度", "我们的未来学家提出了",
+        # "根据监督评估者的意见", "创意专业人士的观点：", "执行者提出了时间表", "成员三的建议" (hostile pass 18)
+        rf"我以\s*{name}\s*的?身份",
+        rf"以我(?:这个|作为)?\s*{name}\s*的?(?:视角|角度|立场|身份|观点)",
+        rf"站在\s*{name}\s*的?(?:立场|角度|视角)",
+        rf"我们(?:团队|小组)?(?:中|里)?的\s*{name}\s*(?:提出|认为|建议|指出|说|表示|总结|补充|提议)",
+        rf"(?:根据|按照|依据|参考)\s*{name}\s*的(?:意见|建议|观点|反馈|评估|总结|提议)",
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_#>\-]*{name}\s*的\s*(?:最终)?(?:观点|意见|建议|方案|总结|发言|回答|答案|提议|看法)"
+        rf"(?=\s*(?:[：:]|很好|不错|是|很有|值得))",
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*{name}\s*(?:提出了|提议|补充道|总结道|回应道)",
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*本\s*{name}(?=\s*(?:认为|建议|提出|总结|宣布|在此|觉得))",
         rf"(?:笔者|在下|本人)\s*(?:作为|身为|担任)\s*{_ZH_FILLER}{name}",
         rf"我[^，。！？\n]{{0,4}}站在\s*{name}\s*的?(?:立场|角度|视角)",
@@ -282,6 +299,7 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}?(?=\s*(?:[，。！？,.!?；;\n]|$))",
         rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:{_ZH_MODEL}|产品)",
         rf"作为\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)?的\s*{_ZH_MODEL}",
+        rf"作为\s*(?:一个|一款|一名)?\s*由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}",
         rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者|母公司|东家)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
@@ -355,6 +373,14 @@ def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> boo
         return True
     after = _WORD_AFTER.match(text, end) if next_word else None
     return bool(after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS)
+
+
+# the debate's sides in Chinese name the strategy wherever they stand before a debater's word
+# ("正方辩手认为", "裁判裁定正方获胜"); "正方形" and "反方向" are prose: see ``DEBATE_AFTER``
+DEBATE_SIDES = frozenset({"正方", "反方"})
+DEBATE_AFTER = (
+    r"(?=\s*(?:[:：]|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
+)
 
 
 # what a name's pattern needs on either side (a Latin name never starts or ends inside a word)

@@ -55,6 +55,8 @@ from core.text_forms import reader_form
 from studies.blind_contexts import (
     AFTER,
     BEFORE,
+    DEBATE_AFTER,
+    DEBATE_SIDES,
     LETTER,
     chaining,
     claimed,
@@ -189,14 +191,12 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     if term.kind == MAKER:
         return found, (_MAKERS,)
     several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
-    # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only
-    # where a text names itself by it, as a plain English role; with a letter or a digit
-    # ("辩手A", "成员1") it names the agent anywhere
-    # ("一号成员", a member's number, names it anywhere too)
-    chinese_role = (
-        term.kind in (ROLE, PROFILE)
-        and not any(c.isascii() and c.isalnum() for c in written)
-        and "号" not in written
+    # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only where
+    # a text names itself by it, as a plain English role; with a letter, a digit or a member's number
+    # ("辩手A", "成员1", "一号成员", "第二位成员") and a debate's side it names the agent anywhere
+    chinese_role = term.kind in (ROLE, PROFILE) and not any(c.isascii() and c.isalnum() for c in written)
+    chinese_role &= (
+        "号" not in written and not re.fullmatch(r"第.位成员", written) and written not in DEBATE_SIDES
     )
     # a short Chinese condition or strategy ("单一模型") is prose too ("不应依赖单一模型"); a long one
     # ("多智能体辩论") is not
@@ -209,6 +209,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     if not written.isascii() and written[-1].isdigit():  # "成员1", not "成员1号楼"
         after = r"(?![0-9号楼层栋岁个名人次年月日])"
         found = _Alternative(term, before, name, cased, after)
+    if term.kind in (ROLE, PROFILE) and written in DEBATE_SIDES:
+        found = _Alternative(term, before, name, cased, DEBATE_AFTER)
     if (
         term.kind in (ROLE, PROFILE)
         and written.isascii()
