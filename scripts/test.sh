@@ -89,16 +89,14 @@ finish() {  # wait for a background phase and print what it wrote
 }
 
 # The waiting tests: the fault suite (tests marked `fault`: workers killed, frozen and gone, the
-# broker and the database away, the provider down 60 s) mostly waits out its outages, and the
-# tests marked `waits` (the make-run soak, the two-host and production stacks) wait for servers
-# and soaks; those without a browser run beside phase 1 in one process of their own, with their
-# own test database and session (queue, Redis prefix).
-WAITING="(fault or waits) and not browser"
+# broker and the database away, the provider down 60 s) mostly waits out its outages, so its
+# tests without a browser run beside phase 1 in one process of their own, with their own test
+# database and session (queue, Redis prefix).
 faults_pid=""
 if [ -n "${DATABASE_URL:-}" ]; then
-  echo "==> pytest, faults (beside phase 1): the fault and waiting tests without a browser, on ${DATABASE_URL%%://*}"
+  echo "==> pytest, faults (beside phase 1): the fault suite's tests without a browser, on ${DATABASE_URL%%://*}"
   background faults env DATABASE_URL="${DATABASE_URL%/}_faults" TEST_SESSION_ID="${TEST_SESSION_ID:-local}-faults" \
-    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "$WAITING" -p no:cacheprovider
+    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "fault and not browser" -p no:cacheprovider
   faults_pid=$!
 fi
 
@@ -123,7 +121,7 @@ fi
 # when no faults phase ran): live servers, Chromium, Celery workers, brokers stopped and started.
 # Each process has its own; the worker tests run last in each.
 PHASE2="$SERIAL"
-[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not ($WAITING)"
+[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser)"
 t=$SECONDS
 echo "==> pytest, phase 2: browser, worker, smoke and the remaining fault tests (${N} processes)"
 .venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "$PHASE2" || status=$?

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-pytestmark = [pytest.mark.worker, pytest.mark.waits]
+pytestmark = pytest.mark.worker
 
 
 def test_a_short_soak_ends_without_a_worker_crash_and_a_killed_worker_comes_back():

@@ -31,7 +31,7 @@ from scoring.score_files import data_a_changes
 from studies.rubric import load_rubric
 from tests.stack import BIN, ROOT, Browser, Stack, pg_admin_url, wait_for
 
-pytestmark = [pytest.mark.smoke, pytest.mark.waits]
+pytestmark = pytest.mark.smoke
 
 ADMIN_PASSWORD = "smoke-admin-Pw-2026"  # noqa: S105
 RATER_PASSWORD = "smoke-rater-Pw-2026"  # noqa: S105

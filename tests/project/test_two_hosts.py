@@ -40,7 +40,7 @@ from tests.stack import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.smoke, pytest.mark.waits]
+pytestmark = pytest.mark.smoke
 
 APP_HOST = yaml.safe_load((ROOT / "docker-compose.app-host.yml").read_text())["services"]
 
