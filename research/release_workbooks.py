@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from openpyxl import Workbook
-
 # The study's scoring sheet's cells (Extract_Scores.py ``location``), by the rubric's keys: each
 # dimension, each step's total ("step:N"), the total and the sheet's heading.
 RELEASE_CELLS = {
@@ -59,6 +57,10 @@ def _label(cell: str) -> str:
 
 def release_workbooks_write(sheets: Iterable[ReleaseSheet], folder: Path) -> list[Path]:
     """Write one workbook per rater and scenario into ``folder`` (made if missing); the paths, sorted."""
+    # openpyxl (and the numpy it loads) is imported where a workbook is written, never by a web
+    # process at start-up (tests/project/test_pure_modules.py)
+    from openpyxl import Workbook
+
     by_file: dict[str, list[ReleaseSheet]] = defaultdict(list)
     for sheet in sheets:
         by_file[release_file_name(rater=sheet.rater, scenario=sheet.scenario)].append(sheet)
