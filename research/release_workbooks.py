@@ -46,7 +46,11 @@ class ReleaseSheet:
 def release_file_name(*, rater: str, scenario: str) -> str:
     """``H01_FS10.xlsx``: the release's reader splits the name at "_" (rater, scenario), so an
     underscore inside either becomes a hyphen."""
-    return f"{_UNSAFE.sub('-', rater).replace('_', '-')}_{_UNSAFE.sub('-', scenario).replace('_', '-')}.xlsx"
+    return f"{_file_part(rater)}_{_file_part(scenario)}.xlsx"
+
+
+def _file_part(text: str) -> str:
+    return _UNSAFE.sub("-", text).replace("_", "-")
 
 
 def _label(cell: str) -> str:

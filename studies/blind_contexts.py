@@ -15,6 +15,8 @@ _LETTER = rf"[^\W\d_{_UNSPACED}]"
 _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"
+# whose role it is, before it: "the team's", "our group's", "today's", "team" ("As team coordinator")
+_OWNERS = r"(?:(?:the|our|this)\s+(?:team|group|panel|discussion)['’]s|today['’]s|team|group)"
 _SEPARATOR = r"(?:[·|•,:：/=]|\s[—–-])"
 _OPEN, _CLOSE = r"[\[(【（{<«〔〈《「『]", r"[\])】）}>»〕〉》」』]"
 _INSIDE = r"[^\])】）}>»〕〉》」』\n]"  # a tag's other words
@@ -114,7 +116,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
     """Where a text names itself by a plain role or member (``name`` as in ``_tags``; ``cased``:
     the same, written with the catalogue's capital first); each is matched without regard to
     case unless it uses ``cased``."""
-    article = rf"(?:{_ARTICLE}|(?:the|our|this)\s+(?:team|group|panel|discussion)['’]s|today['’]s|team|group)"
+    article = rf"(?:{_ARTICLE}|{_OWNERS})"
     return (
         # "As the Plant ...", "As Moderator, ...", "As the team's Futurist", with the catalogue's
         # capitals (case kept: "as a plant" is prose)
@@ -128,7 +130,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # and with a comma right after (hostile pass 17; "As a plant, the facility ..." and "such as the
         # plant, the dam" are prose)
         rf"(?:(?m:^)|(?<=[.!?;:。！？；：]))[ \t]*(?:{_LIST}[ \t]*){{0,2}}as\s+"
-        rf"(?:(?:the|our|your|my|(?:the|our|this)\s+(?:team|group|panel)['’]s|today['’]s|team|group)\s+{_ADJECTIVE})?"
+        rf"(?:(?:the|our|your|my|{_OWNERS})\s+{_ADJECTIVE})?"
         rf"{name}{_AFTER}\s*[,，]",
         # "As the designated moderator, ...", "my take as resident futurist"
         rf"\bas\s+(?:(?:the|our|your|my)\s+)?(?:designated|appointed|assigned|resident|acting|official)\s+{name}{_AFTER}",

@@ -4,10 +4,10 @@ admins only)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
+from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from ninja import Field, Schema, Status
+from pydantic import field_validator
 
 from api.views.auth import caller, token_study_id
 from api.views.v1 import api, study_for
@@ -28,7 +28,17 @@ class ExportIn(Schema):
     b: str = ""
     marks: str = MARKS_PAPER
     # the About sheet's condition names, as the research page's language gives them there
-    language: Literal["en", "zh-hans"] = Field("en", description="the About sheet's language: en or zh-hans")
+    language: str = Field(
+        "en", description="the About sheet's language: one of settings.LANGUAGES (en, zh-hans)"
+    )
+
+    @field_validator("language")
+    @classmethod
+    def _a_product_language(cls, value: str) -> str:
+        codes = [code for code, _name in settings.LANGUAGES]
+        if value not in codes:
+            raise ValueError(f"one of {', '.join(codes)}")
+        return value
 
 
 def _job(request: HttpRequest, job_id: int) -> ExportJob:

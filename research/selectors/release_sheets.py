@@ -8,21 +8,15 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 from research.release_workbooks import ReleaseSheet
-from scoring.models import AssignmentRole, ScoreSheet, SheetStatus
-from scoring.selectors import sheet_entries_get
+from research.selectors.results import stored_totals, submitted_sheets
 from studies.models import Study
-from studies.rubric import load_rubric, sheet_totals
+from studies.rubric import load_rubric
 
 
 def release_sheets_get(*, study: Study) -> list[ReleaseSheet]:
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
     rows = (
-        ScoreSheet.objects.filter(
-            status=SheetStatus.SUBMITTED,
-            assignment__response__study=study,
-            assignment__archived_at__isnull=True,
-        )
-        .exclude(assignment__role=AssignmentRole.TRAINING)
+        submitted_sheets(study)
         .order_by("assignment__response__research_id", "assignment__rater_id")
         .values_list(
             "pk", "rubric_version", "totals", "assignment__response__research_id",
@@ -30,19 +24,8 @@ def release_sheets_get(*, study: Study) -> list[ReleaseSheet]:
         )
     )  # fmt: skip
     found = []
-    for (
-        sheet_id,
-        rubric_version,
-        totals,
-        research_id,
-        scenario,
-        rater_code,
-        rater_username,
-    ) in rows.iterator():
-        rubric = load_rubric(rubric_version)
-        if not (totals or {}).get("dimensions"):  # a sheet stored before totals were kept
-            sheet = ScoreSheet.objects.get(pk=sheet_id)
-            totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
+    for sheet_id, rubric_version, kept, research_id, scenario, rater_code, rater_username in rows.iterator():
+        totals = stored_totals(sheet_id=sheet_id, totals=kept, rubric=load_rubric(rubric_version))
         scores = {key: int(value) for key, value in totals["dimensions"].items()}
         scores |= {f"step:{number}": int(value) for number, value in totals["steps"].items()}
         scores["overall"] = int(totals["overall"])

@@ -124,10 +124,12 @@ RAW_HEADER = (
 
 
 def raw_score_rows_count(*, study: Study) -> int:
-    return _raw_sheets(study).count()
+    return submitted_sheets(study).count()
 
 
-def _raw_sheets(study: Study):
+def submitted_sheets(study: Study):
+    """The submitted sheets of the study's data: human raters' (not a judge's, not a probe's), not
+    training, of active assignments (the raw table's and the release-layout export's)."""
     return ScoreSheet.objects.filter(
         status=SheetStatus.SUBMITTED,
         assignment__response__study=study,
@@ -135,12 +137,21 @@ def _raw_sheets(study: Study):
     ).exclude(assignment__role=AssignmentRole.TRAINING)  # training sheets are never research output
 
 
+def stored_totals(*, sheet_id: int, totals: dict | None, rubric) -> dict:
+    """A sheet's kept totals (``ScoreSheet.totals``), computed from its entries for a sheet stored
+    before totals were kept."""
+    if (totals or {}).get("dimensions"):
+        return totals  # type: ignore[return-value]
+    sheet = ScoreSheet.objects.get(pk=sheet_id)
+    return sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
+
+
 def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
     """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet
     (one query, streamed)."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
     sheets = (
-        _raw_sheets(study)
+        submitted_sheets(study)
         .order_by("assignment__response__research_id", "assignment__role", "assignment__rater_id")
         .values_list(
             "pk", "rubric_version", "totals", "assignment__response__research_id",
@@ -154,10 +165,7 @@ def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
         rater_code, rater_username, role, active_seconds = row[8:]
         active_minutes = round(active_seconds / 60, 2) if active_seconds else None
         rubric = load_rubric(rubric_version)
-        totals = totals or {}
-        if not totals.get("dimensions"):
-            sheet = ScoreSheet.objects.get(pk=sheet_id)
-            totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
+        totals = stored_totals(sheet_id=sheet_id, totals=totals, rubric=rubric)
         label = rater_code or rater_username
         scores = totals["dimensions"]
         for dim in rubric.dimensions:

@@ -115,9 +115,12 @@ class StudyOutputCommand(BaseCommand):
     and reads ``self.output(out)`` and ``study_from_option(study)`` in ``handle``."""
 
     suffix = ".xlsx"
+    out_required = True  # False: the command has another output too (its ``handle`` says which)
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("out", help=f"the {self.suffix} file to write")
+        parser.add_argument(
+            "out", nargs=None if self.out_required else "?", help=f"the {self.suffix} file to write"
+        )
         parser.add_argument("--study", help="study name or id (default: the only study)")
 
     def output(self, out: str) -> Path:

@@ -23,9 +23,10 @@ class Command(StudyOutputCommand):
         "per rater and scenario, as the release's Extract_Scores.py reads them."
     )
 
+    out_required = False  # or --release-workbooks DIR
+
     def add_arguments(self, parser):
-        parser.add_argument("out", nargs="?", help="the .xlsx file to write (the results workbook)")
-        parser.add_argument("--study", help="study name or id (default: the only study)")
+        super().add_arguments(parser)
         parser.add_argument("--conditions", nargs=2, metavar=("X", "Y"), help="pair tested (default: A B)")
         parser.add_argument(
             "--release-workbooks", metavar="DIR", help="write the sheets in the release's layout into DIR"
