@@ -57,7 +57,7 @@ def main() -> None:
     catalogue = " ".join(t.text for t in terms) + " as the plant, our moderator said; 我是执行者。\n"
     size = int(args.megabytes * 1_000_000)
     glued = catalogue.replace("\n", " ModeratorBot:\n")  # read twice: a role glued to an agent's word
-    for unit in (catalogue, glued, "the plant ", "[a·Plant·", "my ", "Google "):
+    for unit in (catalogue, glued, "the plant ", "[a·Plant·", "[Futurist] ", "my ", "Google "):
         text = unit * (size // len(unit))
         started = time.perf_counter()
         found = blind_terms_found([text], terms)

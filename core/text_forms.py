@@ -71,7 +71,9 @@ def latin_look_alike(char: str) -> str:
 # C-l-a-u-d-e model" reads "a Claude model", "I'm K-i-m-i" reads "I'm Kimi" (hostile pass 15)
 _MARKS = r"[.·\-_/|*~+=^#\\]{1,3}"
 _APART = rf"(?:[ \t]{{1,3}}|{_MARKS})"
-_LONE = r"[^\W_](?![^\W_])"  # a letter or digit with none after it
+# a letter or digit with none after it; not the pronoun I that starts a clause ("x x I am the
+# moderator" reads "x x I am", not "xxI am")
+_LONE = r"(?!I(?:[ \t]+(?:am|was|have|had|will|would|think|believe|agree|propose|suggest|feel)\b|['’][a-z]))[^\W_](?![^\W_])"
 # (a small letter before a capital, spaced, is a word too: "a K i m i" reads "a Kimi"; so is the
 # letter after an apostrophe: "I'm a P-l-a-n-t")
 _SPACED = re.compile(

@@ -56,6 +56,12 @@ _NOT_PROSE = (
     r"|based|managers?|operators?|workers?|species|life|cells?|of)\b)"
 )
 # what a teammate's words are: "the plant's critique" ("the plant's response", "output": prose)
+# a speaker for a role is one of the team: "on this team", or the first person right after ("a
+# lobbyist speaking for the environmentalists" is prose)
+_FOR_THE_TEAM = (
+    r"(?=\s+(?:on|in|of|within)\s+(?:this|our|the)\s+(?:team|group|panel|discussion|debate)\b"
+    r"|\s*[,，:：]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?)\b)"
+)
 _ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|counterargument)s?\b"
 # the first person soon after: a teammate is spoken of to the team ("As the moderator suggested, we
 # vote"; "In 1970 the futurist warned that cities would float" is prose)
@@ -106,10 +112,24 @@ def teammates_listed(name: str) -> str:
     )
 
 
+# what a name found is blanked with before the contexts that may name several run again
+BLANK = "\x00"
+
+
+def listed_after(name: str) -> tuple[str, ...]:
+    """A further name of a list that began with a name found and blanked: "Written by a futurist,
+    an environmentalist and a startup founder" (with a list word before or after it: "As the Plant,
+    the plant grows" is prose)."""
+    return (
+        rf"{BLANK}+[ \t]*(?:,[ \t]*)?(?:and|&)[ \t]+(?:an?|the|our)[ \t]+{name}{_AFTER}",
+        rf"{BLANK}+[ \t]*,[ \t]*(?:an?|the|our)[ \t]+{name}{_AFTER}(?=[ \t]*(?:,|and\b|&))",
+    )
+
+
 def chaining(name: str) -> tuple[str, ...]:
     """The contexts that may name several agents at once ("[Reply · Moderator · Plant]", a list of
-    teammates): run again once the names they found are blanked."""
-    return (teammates_listed(name), *tags(name))
+    teammates, a list after a name): run again once the names they found are blanked."""
+    return (teammates_listed(name), *listed_after(name), *tags(name))
 
 
 def self_naming(name: str, cased: str) -> tuple[str, ...]:
@@ -240,6 +260,11 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"我(?:作为|身为|担任|扮演|充任|充当)[^，。！？\n]{{0,12}}?{name}",
         rf"以\s*{name}\s*的?身份(?=\s*[，,]?\s*(?:我|本人))",
         rf"从\s*{name}\s*的?(?:角度|视角|立场|观点)",
+        # a credit line: "Written by a futurist, an environmentalist and ..." (a sentence's start:
+        # "a report written by a futurist" is prose); "Speaking for the environmentalist on this team"
+        rf"(?:(?m:^)|(?<=[.!?。！？]))[ \t*_#>\-]*(?:written|authored|prepared|drafted|composed|produced)"
+        rf"\s+(?:jointly\s+|together\s+)?by\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\bspeaking\s+(?:for|on\s+behalf\s+of)\s+(?:{article}\s+)?{name}{_AFTER}{_FOR_THE_TEAM}",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *tags(name),
@@ -318,12 +343,14 @@ def claimed(name: str) -> tuple[str, ...]:
     )
 
 
-def spoken_of_together(plural: str) -> str:
+def spoken_of_together(plural: str) -> tuple[str, ...]:
     """Teammates spoken of by their role's plural ("both debaters agreed", "the other plants
-    argued"): ``plural`` the role's pattern with its plural ending."""
+    argued", "Speaking for the environmentalists on this team"): ``plural`` the role's pattern with
+    its plural ending."""
     return (
         rf"\b(?:both|the\s+two|the\s+three|the\s+four|the\s+other|all\s+(?:the\s+)?|my\s+fellow|our|fellow)"
-        rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})"
+        rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})",
+        rf"\bspeaking\s+(?:for|on\s+behalf\s+of)\s+(?:(?:the|us|our|all\s+the|both)\s+)?{plural}{_AFTER}{_FOR_THE_TEAM}",
     )
 
 
@@ -356,10 +383,16 @@ _GIVEN = re.compile(
 )
 
 
+# how far back on its line a quotation may have opened: a text of one long line made every name
+# count the quotes back to the text's start (hostile pass 18: seconds a megabyte, growing squared)
+QUOTE_REACH = 2000
+
+
 def quoted_speech(text: str, start: int, end: int) -> bool:
     """The name stands inside a quotation that the text gives to someone else ('"I am an
     environmentalist," says Maria'): a person of the scenario speaks, not the response."""
-    line = text.rfind("\n", 0, start) + 1
+    reach = max(start - QUOTE_REACH, 0)
+    line = text.rfind("\n", reach, start) + 1 or reach
     opened = text.count('"', line, start) % 2 == 1 or text.count("“", line, start) > text.count(
         "”", line, start
     )
@@ -382,6 +415,16 @@ def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> boo
 DEBATE_SIDES = frozenset({"正方", "反方"})
 DEBATE_AFTER = (
     r"(?=\s*(?:[:：]|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
+)
+
+# the debate's sides in English ("Affirmative side", "Negative side") name the strategy before an
+# arguer's word: "The affirmative side argues", "Round 2 - Negative side rebuttal" ("negative side
+# effects" and "on the negative side, costs rise" are prose)
+DEBATE_SIDE_AFTER = (
+    r"(?!\w)(?=['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)"
+    r"|\s+(?:argues|argued|contends|contended|claims|claimed|rebuts|rebutted|rebuttal|counters|countered"
+    r"|responds|responded|replies|replied|insists|insisted|maintains|maintained|wins|won|concedes|conceded"
+    r"|opens|closes|debater|speaker|opening\s+statement|closing\s+statement)\b)"
 )
 
 

@@ -8,6 +8,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
+_Term = TypeVar("_Term")  # what a research ID's code stands for (``blind_text.BlindTerm``)
 
 
 def term_is_distinctive(text: str) -> bool:
@@ -127,8 +130,9 @@ RESEARCH_ID_SHAPE = re.compile(
 )
 
 
-def research_ids_in(form: str, codes: Mapping[str, object]) -> list[tuple[int, int, str]]:
-    """Each research ID of ``codes`` (casefolded scenario codes) in ``form``: start, end and code."""
+def research_ids_in(form: str, codes: Mapping[str, _Term]) -> list[tuple[int, int, _Term]]:
+    """Each research ID of ``codes`` (casefolded scenario codes, each with its term) in ``form``:
+    start, end and the code's term."""
     found = []
     for match in RESEARCH_ID_SHAPE.finditer(form):
         code = match["code"]
@@ -136,7 +140,7 @@ def research_ids_in(form: str, codes: Mapping[str, object]) -> list[tuple[int, i
         for end in sorted({len(code), *(i for i, c in enumerate(code) if c == "-")}, reverse=True):
             key, after = code[:end].casefold(), match.start("code") + end
             if key in codes and not form[after : after + 1].isalnum():
-                found.append((match.start(), after, key))
+                found.append((match.start(), after, codes[key]))
                 break
     return found
 

@@ -45,8 +45,38 @@ def _segments(text: str, spans: list[Span]) -> list[BlindSegment]:
     return segments
 
 
-def blind_redact(text: str, terms: Iterable[BlindTerm], placeholder: str) -> str:
-    """``text`` with every name of ``terms`` replaced by ``placeholder``."""
-    for span in reversed(blind_spans(text, terms)):
+@dataclass(frozen=True)
+class StepShown:
+    """A step's segments as a page shows them: the first ``limit`` characters or so."""
+
+    segments: list[BlindSegment]
+    hidden: int = 0  # characters past the limit, not shown
+    hidden_names: int = 0  # the names found among them
+
+
+def step_shown(segments: list[BlindSegment], limit: int | None) -> StepShown:
+    """``segments`` cut after ``limit`` characters (``None``: all of them); a name crossing the
+    limit is shown whole, so nothing shown is half a name."""
+    total = sum(len(seg.text) for seg in segments)
+    if limit is None or total <= limit:
+        return StepShown(segments)
+    shown: list[BlindSegment] = []
+    at = 0
+    for seg in segments:
+        if at >= limit:
+            break
+        if seg.kind or at + len(seg.text) <= limit:
+            shown.append(seg)
+            at += len(seg.text)
+        else:
+            shown.append(BlindSegment(seg.text[: limit - at]))
+            at = limit
+    named = sum(1 for seg in segments if seg.kind) - sum(1 for seg in shown if seg.kind)
+    return StepShown(shown, hidden=total - at, hidden_names=named)
+
+
+def blind_redacted(text: str, spans: list[Span], placeholder: str) -> str:
+    """``text`` with each of ``spans`` (``blind_spans``' of it) replaced by ``placeholder``."""
+    for span in reversed(spans):
         text = text[: span.start] + placeholder + text[span.end :]
     return text

@@ -55,7 +55,9 @@ from core.text_forms import reader_form
 from studies.blind_contexts import (
     AFTER,
     BEFORE,
+    BLANK,
     DEBATE_AFTER,
+    DEBATE_SIDE_AFTER,
     DEBATE_SIDES,
     LETTER,
     chaining,
@@ -142,7 +144,7 @@ _CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     _NUMBERED: lambda name, cased: (cased,),
     _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
     _CHAINED: lambda name, cased: chaining(name),
-    _PLURAL: lambda name, cased: (spoken_of_together(name),),
+    _PLURAL: lambda name, cased: spoken_of_together(name),
     _CLAIMED: lambda name, cased: claimed(name),
 }
 
@@ -239,8 +241,8 @@ _NEVER = "(?!)"  # a variant's written-with-capitals form where it has none
 
 def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, tuple[str, ...]]]:
     """Further ways a role is written, each in its own contexts: a member's number first ("the
-    first member", "the 2nd member": where a text names itself or a teammate by it) and a plain
-    role's plural ("both debaters agreed")."""
+    first member", "the 2nd member": where a text names itself or a teammate by it), a plain
+    role's plural ("both debaters agreed") and a debate's side before an arguer's word."""
     written = term.text.strip()
     if term.kind not in (ROLE, PROFILE) or not written.isascii():
         return []
@@ -256,8 +258,11 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
         ]
     if numbered or not re.fullmatch(r"[A-Za-z][A-Za-z\s\-]+", written):
         return []
-    plural = _named(term_pattern(written) + r"(?:e?s)")
-    return [(_Alternative(term, found.before, plural, _NEVER, found.after), (_PLURAL,))]
+    plural = _Alternative(term, found.before, _named(term_pattern(written) + r"(?:e?s)"), _NEVER, found.after)
+    # a debate's side ("Affirmative side") names the strategy anywhere before an arguer's word
+    side = _Alternative(term, found.before, found.name, _NEVER, DEBATE_SIDE_AFTER)
+    sides = [(side, (_ANYWHERE,))] if written.lower().endswith(" side") else []
+    return [(plural, (_PLURAL,)), *sides]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -399,19 +404,11 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
 _ROUNDS = 3
 # what runs again near the names blanked: only the contexts that may name several at once
 _CHAINING = {_SELF_NAMED: _CHAINED, _CHAINED: _CHAINED, _TAGGED: _TAGGED}
-_BLANK = "\x00"  # neither a letter nor a mark: a blanked name keeps the words around it apart
 
 
 @functools.lru_cache(maxsize=64)
 def _research_codes(terms: tuple[BlindTerm, ...]) -> dict[str, BlindTerm]:
-    return {
-        term.text.strip().casefold(): term for term in terms if term.kind == RESEARCH_ID and term.text.strip()
-    }
-
-
-def _research_id_spans(form: str, terms: tuple[BlindTerm, ...]) -> list[tuple[int, int, BlindTerm]]:
-    codes = _research_codes(terms)
-    return [(start, end, codes[code]) for start, end, code in research_ids_in(form, codes)] if codes else []
+    return {t.text.strip().casefold(): t for t in terms if t.kind == RESEARCH_ID and t.text.strip()}
 
 
 def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[tuple[int, int, BlindTerm]]:
@@ -421,7 +418,7 @@ def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[t
         recipe: (alternatives, _windows_of(compact, places, alternatives, len(form), around))
         for recipe, alternatives in _plan(terms, reread).items()
     }
-    found: list[tuple[int, int, BlindTerm]] = [] if reread else _research_id_spans(form, terms)
+    found: list[tuple[int, int, BlindTerm]] = [] if reread else research_ids_in(form, _research_codes(terms))
     for _round in range(_ROUNDS):
         new = [
             (start, end, term)
@@ -435,7 +432,7 @@ def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[t
         found += new
         blanked = list(form)
         for start, end, _term in new:
-            blanked[start:end] = _BLANK * (end - start)
+            blanked[start:end] = BLANK * (end - start)  # neither a letter nor a mark: words stay apart
         form = "".join(blanked)
         near = windows_merged([(max(s - MARGIN, 0), min(e + MARGIN, len(form))) for s, e, _t in new])
         plan = {

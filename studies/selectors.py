@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from studies.blind_names import MODEL_WORDS, VARIANT_WORDS
-from studies.blind_segments import BlindSegment, blind_segments, blind_segments_stored
+from studies.blind_segments import StepShown, blind_segments, blind_segments_stored, step_shown
 from studies.blind_sources import blind_term_sources
 from studies.blind_text import (
     CONDITION,
@@ -233,8 +233,9 @@ def responses_held_count(
 class HeldResponse:
     response: Response
     answers: list[str]  # as shown
-    # each step's text as shown, cut where it names the study's catalogue (highlighted)
-    segments: list[list[BlindSegment]]
+    # each step's text as shown, cut where it names the study's catalogue (highlighted), and
+    # after ``HELD_STEP_SHOWN`` characters unless the whole text was asked for
+    segments: list[StepShown]
     names_found: bool  # the text names something of the catalogue now
     redactions: int  # text versions made so far
     items: dict[int, int]  # numbered items found in Steps 1, 3, 4
@@ -248,6 +249,9 @@ class HeldResponse:
 # Held responses per page: each is checked and parsed again when shown (hostile pass 9: an
 # import of thousands of held responses made the page recompute them all on every load)
 HELD_PER_PAGE = 20
+# Characters of a step the list shows (a response's whole text: on request, one at a time). A CGPST
+# step is a few thousand characters; hostile pass 18's 45,000-character steps made a page of 16 MB.
+HELD_STEP_SHOWN = 10_000
 
 
 @dataclass(frozen=True)
@@ -290,9 +294,12 @@ def responses_held_matching(*, filters: HeldFilters) -> QuerySet[Response]:
     return held
 
 
-def held_responses_review(*, filters: HeldFilters, page: str | None = None) -> HeldPage:
+def held_responses_review(
+    *, filters: HeldFilters, page: str | None = None, whole: int | None = None
+) -> HeldPage:
     """One page of the held responses page: each held response ``filters`` name with its text
-    (the names of its study's catalogue marked) and its parse result; ``page`` as the query
+    (the names of its study's catalogue marked; each step's first ``HELD_STEP_SHOWN`` characters,
+    all of them for the response ``whole`` names) and its parse result; ``page`` as the query
     string gives it (a number out of range or not a number: the nearest page)."""
     rows = []
     terms: dict[tuple[int, int, int], list[BlindTerm]] = {}
@@ -319,11 +326,12 @@ def held_responses_review(*, filters: HeldFilters, page: str | None = None) -> H
                     study=response.study, model=response.model, condition=response.condition
                 )
             segments = [blind_segments(text, terms[key]) for text in response.shown_answers]
+        limit = None if response.pk == whole else HELD_STEP_SHOWN
         rows.append(
             HeldResponse(
                 response=response,
                 answers=response.shown_answers,
-                segments=segments,
+                segments=[step_shown(step, limit) for step in segments],
                 names_found=any(seg.kind for step in segments for seg in step),
                 redactions=response.n_text_changes,
                 items={step: len(texts) for step, texts in parsed.items.items()},

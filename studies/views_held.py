@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from core.accounts.roles import admin_required
 from studies.held_forms import HeldBulkForm, HeldFilterForm
+from studies.params import id_param
 from studies.review import redaction_text
 from studies.selectors import held_responses_review, responses_held_matching
 from studies.services.review import (
@@ -37,7 +38,9 @@ def held_responses_page(request: HttpRequest) -> HttpResponse:
     them to raters or withdraw them, one at a time or in bulk."""
     form = HeldFilterForm(request.GET)
     filters = form.held_filters()
-    held = held_responses_review(filters=filters, page=request.GET.get("page"))
+    held = held_responses_review(
+        filters=filters, page=request.GET.get("page"), whole=id_param(request.GET.get("whole"))
+    )
     back = QueryDict(mutable=True)
     for key in _KEPT:
         if value := request.GET.get(key):

@@ -23,9 +23,10 @@ log = logging.getLogger(__name__)
 IMPORT_TASK = "studies.tasks.response_import_job_run_task"  # sent by name: services never import tasks
 # More records than this, or a larger file, go to a worker: 300 records of ordinary length take
 # about 10 s in the request, well inside a proxy's 60 s; the blind-text check costs up to about
-# 7 s a MB of text (bench/bench_blind_text.py), so 2 MB stay under 15 s whatever the records hold
+# 16 s a MB of hostile text (bench/bench_blind_text.py; a 1.89 MB file held a request 27.5 s in
+# hostile pass 18), so 256 KB stay near 4 s whatever the records hold
 IMPORT_IN_REQUEST_MAX = 300
-IMPORT_IN_REQUEST_MAX_BYTES = 2 * 1024 * 1024
+IMPORT_IN_REQUEST_MAX_BYTES = 256 * 1024
 CONFLICT_MESSAGE = gettext_noop(
     "Another import changed this study at the same time, so nothing of this file was imported. "
     "Import it again: what the other import added is then left as it is."

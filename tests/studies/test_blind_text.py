@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from generation.models import PreferenceProfile
 from scoring.models import Assignment
-from studies.blind_segments import blind_redact
+from studies.blind_segments import blind_redacted
 from studies.blind_text import (
     CONDITION,
     MAKER,
@@ -355,7 +355,7 @@ def test_ordinary_prose_is_left_alone(text):
 def test_redaction_replaces_every_name_and_only_the_names():
     text = "As the Plant, I think the plant grows.\nModerator: done."
     assert (
-        blind_redact(text, TERMS, "[redacted]")
+        blind_redacted(text, blind_spans(text, TERMS), "[redacted]")
         == "As the [redacted], I think the plant grows.\n[redacted]: done."
     )
     assert blind_terms_found(["clean", text], TERMS) == {2: ["Plant", "Moderator"]}

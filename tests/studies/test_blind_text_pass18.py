@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from studies.blind_contexts import QUOTE_REACH
 from studies.blind_text import MAKER, BlindTerm, blind_spans
 from tests.studies.test_blind_text_pass17 import CATALOGUE
 
@@ -72,3 +73,52 @@ def test_pass_18_phrasings_are_found(text):
 )
 def test_prose_with_the_same_words_stays_prose(text):
     assert names(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Speaking for the environmentalists on this team, we want dikes.", ["environmentalists"]),
+        ("Speaking for the environmentalist, I say no.", ["environmentalist"]),
+        (
+            "Written by a futurist, an environmentalist and a startup founder working together.",
+            ["futurist", "environmentalist", "startup founder"],
+        ),
+        ("Written by the moderator.", ["moderator"]),
+        ("The affirmative side argues that dikes work.", ["affirmative side"]),
+        ("Round 2 - Negative side rebuttal", ["Negative side"]),
+        ("The affirmative side won the debate.", ["affirmative side"]),
+        # spaced-out letters before it no longer swallow the pronoun ("xxI am")
+        ("x x I am an environmentalist.", ["environmentalist"]),
+        ("a b I'm the moderator, and I agree.", ["moderator"]),
+    ],
+)
+def test_pass_18_last_phrasings_are_found(text, found):
+    """The four wordings pass 18 listed as still missed: a speaker for a role's plural, a credit
+    line listing roles, the debate's sides in English before an arguer's word."""
+    assert names(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A report written by a futurist predicted floods.",
+        "A lobbyist speaking for the environmentalists asked for dikes.",
+        "On the negative side, costs rise.",
+        "On the negative side: costs rise.",
+        "The affirmative side of the ledger is strong.",
+        "As the Plant, the plant grows.",  # the self-naming only: the prose plant after it stays
+    ],
+)
+def test_their_prose_stays_prose(text):
+    assert names(text) in ([], ["Plant"])
+    assert "plant" not in names(text)
+
+
+def test_a_quotation_is_read_back_at_most_quote_reach_on_one_line():
+    """A text of one long line made every name count the quotes back to its start (seconds a
+    megabyte, growing squared); a quotation now opens at most ``QUOTE_REACH`` characters back."""
+    quoted = '"I am an environmentalist," says Maria.'
+    assert names(quoted) == []
+    far = '"' + "x " * QUOTE_REACH + 'I am an environmentalist," says Maria.'
+    assert names(far) == ["environmentalist"]  # too far back to be read as her words: held
