@@ -11,11 +11,12 @@ PY=.venv/bin/python
 
 # Debian packages the tests drive: Chromium for the browser tests (Playwright cannot
 # download its own here), LibreOffice Calc, a real spreadsheet engine for the
-# offline workbooks, and PgBouncer between the two-host test's hosts and PostgreSQL.
+# offline workbooks, PgBouncer between the two-host test's hosts and PostgreSQL, and node.
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/bin/soffice ] || need+=(libreoffice-calc-nogui)
 [ -x /usr/sbin/pgbouncer ] || need+=(pgbouncer)  # the two-host test's connection pooler
+[ -x /usr/bin/node ] || need+=(nodejs)  # the scoring page's rules checked in node (tests/js)
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "==> installing ${need[*]} (Debian) for the tests"
   export DEBIAN_FRONTEND=noninteractive

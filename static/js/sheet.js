@@ -11,6 +11,8 @@
  * value and returns the authoritative totals; the totals computed here are only
  * for instant feedback and are replaced by the server's once all is saved.
  */
+import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
+
 (function () {
   "use strict";
   var dataEl = document.getElementById("sheet-data");
@@ -26,7 +28,6 @@
   var retryBtn = document.getElementById("banner-retry");
   var closeBtn = document.getElementById("banner-close");
   var submitBtn = document.getElementById("submit-sheet");
-  var INVALID = "invalid:";
   var DEBOUNCE_MS = 800;
   var ORPHAN_MS = 30000;
   var MAX_BATCH = 400;
@@ -110,8 +111,6 @@
     });
   }
 
-  function isYes(cls) { return !!cls && cls.indexOf(INVALID) !== 0; }
-
   /* Elaboration and Originality are only for Yes items. Returns the scale paths. */
   function syncRow(select) {
     var base = select.getAttribute("data-path").replace(/\.classification$/, "");
@@ -129,86 +128,10 @@
     return paths;
   }
 
-  // ---- totals (same rules as scoring.rubric.sheet_totals) -----------------
-  function computeTotals() {
-    var dims = {};
-    data.rubric.steps.forEach(function (step) {
-      var n = step.number, pos, i;
-      if (step.kind === "ideas") {
-        var yes = [];
-        for (pos = 1; pos <= step.item_count; pos++) {
-          var base = "items." + n + "." + pos;
-          var cls = valueOf(base + ".classification");
-          if (isYes(cls)) yes.push({ c: cls, e: valueOf(base + ".elaboration") || 0, o: valueOf(base + ".originality") || 0 });
-        }
-        var cats = {};
-        yes.forEach(function (y) { cats[y.c] = true; });
-        var values = {
-          fluency: yes.length,
-          flexibility: Object.keys(cats).length,
-          elaboration: yes.reduce(function (s, y) { return s + y.e; }, 0),
-          originality: yes.reduce(function (s, y) { return s + y.o; }, 0)
-        };
-        step.dimensions.forEach(function (d) { dims[d.key] = values[d.computed]; });
-      } else if (step.kind === "criteria") {
-        step.dimensions.forEach(function (d) {
-          var key = d.computed.replace(/^sum:/, ""), sum = 0;
-          for (i = 1; i <= step.item_count; i++) sum += valueOf("items." + n + "." + i + "." + key) || 0;
-          dims[d.key] = sum;
-        });
-      } else {
-        step.dimensions.forEach(function (d) { dims[d.key] = valueOf("dims." + d.key) || 0; });
-      }
-    });
-    var steps = {}, overall = 0;
-    data.rubric.steps.forEach(function (step) {
-      var t = step.dimensions.reduce(function (s, d) { return s + dims[d.key]; }, 0);
-      steps[String(step.number)] = t;
-      overall += t;
-    });
-    return { dimensions: dims, steps: steps, overall: overall };
-  }
-
-  /* What the sheet still needs (the same rules as sheet_totals' missing list), so Submit
-   * can say it before asking to confirm, and the bar can count the entries done. */
-  function computeMissing() {
-    var missing = [], required = 0;
-    data.rubric.steps.forEach(function (step) {
-      var n = step.number, pos;
-      if (step.kind === "ideas") {
-        for (pos = 1; pos <= step.item_count; pos++) {
-          var base = "items." + n + "." + pos;
-          var cls = valueOf(base + ".classification");
-          required += 1;
-          if (!cls) { missing.push(base + ".classification"); continue; }
-          if (!isYes(cls)) continue;
-          ["elaboration", "originality"].forEach(function (key) {
-            required += 1;
-            if (valueOf(base + "." + key) === null) missing.push(base + "." + key);
-          });
-        }
-      } else if (step.kind === "criteria") {
-        for (pos = 1; pos <= step.item_count; pos++) {
-          step.item_scores.forEach(function (key) {
-            var path = "items." + n + "." + pos + "." + key;
-            required += 1;
-            if (valueOf(path) === null) missing.push(path);
-          });
-        }
-      } else {
-        step.texts.forEach(function (key) {
-          required += 1;
-          if (!String(valueOf("texts." + key) || "").trim()) missing.push("texts." + key);
-        });
-        step.dimensions.forEach(function (d) {
-          if (d.computed) return;
-          required += 1;
-          if (valueOf("dims." + d.key) === null) missing.push("dims." + d.key);
-        });
-      }
-    });
-    return { required: required, missing: missing };
-  }
+  // ---- totals and what is missing: the rubric's rules, in sheet_rules.js -----
+  function computeTotals() { return sheetTotals(data.rubric, valueOf); }
+  /* Submit says what is missing before asking to confirm; the bar counts the entries done. */
+  function computeMissing() { return sheetMissing(data.rubric, valueOf); }
   function missingItems(paths) {
     return paths.map(function (p) {
       var el = control(p);

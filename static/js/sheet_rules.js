@@ -1,0 +1,99 @@
+/* The rubric's arithmetic on the scoring page: the totals and what a sheet still needs, read from
+ * the rubric as the page carries it (scoring.views.sheet_texts.client_spec: each step's kind, item
+ * count, dimensions and how each is computed), by the rules of studies.rubric.sheet_totals. The
+ * server's totals stay authoritative; these give instant feedback. Pure: valueOf(path) is an
+ * entry's value (null where there is none). tests/scoring/test_sheet_rules_js.py runs this file in
+ * node against sheet_totals on generated sheets. */
+
+export const INVALID = "invalid:";
+
+/* A classification that counts: a category, not an invalid type and not empty. */
+export function isYes(classification) {
+  return !!classification && classification.indexOf(INVALID) !== 0;
+}
+
+function itemPath(step, position, key) {
+  return "items." + step.number + "." + position + "." + key;
+}
+
+function ideaValues(step, valueOf) {
+  const yes = [];
+  for (let pos = 1; pos <= step.item_count; pos++) {
+    const category = valueOf(itemPath(step, pos, "classification"));
+    if (isYes(category)) {
+      yes.push({
+        category: category,
+        elaboration: valueOf(itemPath(step, pos, "elaboration")) || 0,
+        originality: valueOf(itemPath(step, pos, "originality")) || 0,
+      });
+    }
+  }
+  return {
+    fluency: yes.length,
+    flexibility: new Set(yes.map((y) => y.category)).size,
+    elaboration: yes.reduce((sum, y) => sum + y.elaboration, 0),
+    originality: yes.reduce((sum, y) => sum + y.originality, 0),
+  };
+}
+
+/* Every dimension, each step's total and the overall score; an entry not made counts 0. */
+export function sheetTotals(rubric, valueOf) {
+  const dimensions = {};
+  for (const step of rubric.steps) {
+    if (step.kind === "ideas") {
+      const values = ideaValues(step, valueOf);
+      for (const d of step.dimensions) dimensions[d.key] = values[d.computed];
+    } else if (step.kind === "criteria") {
+      for (const d of step.dimensions) {
+        const key = d.computed.replace(/^sum:/, "");
+        let sum = 0;
+        for (let pos = 1; pos <= step.item_count; pos++) sum += valueOf(itemPath(step, pos, key)) || 0;
+        dimensions[d.key] = sum;
+      }
+    } else {
+      for (const d of step.dimensions) dimensions[d.key] = valueOf("dims." + d.key) || 0;
+    }
+  }
+  const steps = {};
+  let overall = 0;
+  for (const step of rubric.steps) {
+    const total = step.dimensions.reduce((sum, d) => sum + dimensions[d.key], 0);
+    steps[String(step.number)] = total;
+    overall += total;
+  }
+  return { dimensions: dimensions, steps: steps, overall: overall };
+}
+
+/* The entries a sheet needs before it can be submitted (``required``) and the paths of those not
+ * made yet (``missing``, in the sheet's order): an item's classification, a Yes item's two
+ * scores, a criterion's scores, a step's copied texts and its scored dimensions. */
+export function sheetMissing(rubric, valueOf) {
+  const missing = [];
+  let required = 0;
+  const need = (path, made) => {
+    required += 1;
+    if (!made) missing.push(path);
+  };
+  for (const step of rubric.steps) {
+    if (step.kind === "ideas") {
+      for (let pos = 1; pos <= step.item_count; pos++) {
+        const category = valueOf(itemPath(step, pos, "classification"));
+        need(itemPath(step, pos, "classification"), !!category);
+        if (!isYes(category)) continue;
+        for (const key of ["elaboration", "originality"]) {
+          need(itemPath(step, pos, key), valueOf(itemPath(step, pos, key)) !== null);
+        }
+      }
+    } else if (step.kind === "criteria") {
+      for (let pos = 1; pos <= step.item_count; pos++) {
+        for (const key of step.item_scores) need(itemPath(step, pos, key), valueOf(itemPath(step, pos, key)) !== null);
+      }
+    } else {
+      for (const key of step.texts) need("texts." + key, !!String(valueOf("texts." + key) || "").trim());
+      for (const d of step.dimensions) {
+        if (!d.computed) need("dims." + d.key, valueOf("dims." + d.key) !== null);
+      }
+    }
+  }
+  return { required: required, missing: missing };
+}

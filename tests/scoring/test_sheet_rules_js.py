@@ -1,0 +1,109 @@
+"""The scoring page's instant totals and missing entries (``static/js/sheet_rules.js``) follow the
+rules of ``studies.rubric.sheet_totals``: both run on the same generated sheets (the JS in node,
+reading the rubric as the page carries it) and must agree on every dimension, step total, the
+overall score and the missing entries in order. The JS unit tests run with node's test runner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.entries import current_value, entries_from_changes, parse_path
+from scoring.views.sheet_texts import client_spec, entry_labels
+from studies.rubric import load_rubric, sheet_totals
+from studies.rubric.schema import INVALID_PREFIX
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node") or "/usr/bin/node"
+RUBRIC = load_rubric("cgpst-v1")
+PATHS = list(entry_labels(rubric_version=RUBRIC.version, lang="en"))
+
+
+@st.composite
+def sheet_changes(draw: st.DrawFn) -> list[tuple[str, Any]]:
+    """A rater's entries on one sheet, any of them left out: categories, invalid types, scores in
+    range, copied texts blank or not."""
+    changes: list[tuple[str, Any]] = []
+    maybe = st.booleans()
+    for step in RUBRIC.steps:
+        n = step.number
+        for pos in range(1, step.item_count + 1):
+            base = f"items.{n}.{pos}"
+            if step.kind == "ideas":
+                kinds = [*RUBRIC.category_keys, *(INVALID_PREFIX + t.key for t in step.invalid_types), ""]
+                classification = draw(st.sampled_from(kinds))
+                changes.append((f"{base}.classification", classification))
+                if not classification or classification.startswith(INVALID_PREFIX):
+                    continue
+            for spec in step.item_scores:
+                if draw(maybe):
+                    changes.append((f"{base}.{spec.key}", draw(st.integers(spec.min, spec.max))))
+        for dim in step.scored_dimensions:
+            if draw(maybe):
+                changes.append((f"dims.{dim.key}", draw(st.integers(dim.min, dim.max))))
+        for text in step.texts:
+            changes.append((f"texts.{text.key}", draw(st.sampled_from(["", "  \n", "a stem", "目的"]))))
+    return changes
+
+
+def _run_js(sheets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    spec = client_spec(rubric_version=RUBRIC.version)
+    done = subprocess.run(
+        [NODE, str(ROOT / "tests/js/sheet_rules_run.mjs")],
+        input=json.dumps({"rubric": spec, "sheets": sheets}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(sheet_changes(), min_size=1, max_size=25))
+def test_the_page_rules_agree_with_sheet_totals(sheets):
+    entries = [entries_from_changes(changes, RUBRIC) for changes in sheets]
+    # what each control of the page holds: "" for a classification or text not made, null for a score
+    shown = [{path: current_value(e, parse_path(RUBRIC, path)) for path in PATHS} for e in entries]
+    for python, js in zip(entries, _run_js(shown), strict=True):
+        totals = sheet_totals(python, RUBRIC)
+        assert js["totals"] == {
+            "dimensions": totals.dimensions,
+            "steps": {str(k): v for k, v in totals.steps.items()},
+            "overall": totals.overall,
+        }
+        assert js["missing"] == [m.path for m in totals.missing]
+
+
+def test_a_complete_sheet_needs_nothing_and_totals_the_same():
+    """The extremes: every entry at its maximum (each idea a Yes item of its own category)."""
+    changes: list[tuple[str, Any]] = []
+    for step in RUBRIC.steps:
+        for pos in range(1, step.item_count + 1):
+            if step.kind == "ideas":
+                changes.append((f"items.{step.number}.{pos}.classification", RUBRIC.category_keys[pos]))
+            changes += [(f"items.{step.number}.{pos}.{s.key}", s.max) for s in step.item_scores]
+        changes += [(f"dims.{d.key}", d.max) for d in step.scored_dimensions]
+        changes += [(f"texts.{t.key}", "copied") for t in step.texts]
+    entries = entries_from_changes(changes, RUBRIC)
+    [js] = _run_js([{path: current_value(entries, parse_path(RUBRIC, path)) for path in PATHS}])
+    totals = sheet_totals(entries, RUBRIC)
+    assert js["missing"] == [] and totals.complete
+    assert js["totals"]["overall"] == totals.overall and js["required"] == len(PATHS)
+
+
+def test_the_js_unit_tests_pass():
+    done = subprocess.run(
+        [NODE, "--test", str(ROOT / "tests/js/sheet_rules.test.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# pass 3" in done.stdout and "# fail 0" in done.stdout
