@@ -11,6 +11,7 @@
  * value and returns the authoritative totals; the totals computed here are only
  * for instant feedback and are replaced by the server's once all is saved.
  */
+import { trackActiveTime } from "./sheet_activity.js";
 import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
 
 (function () {
@@ -509,42 +510,6 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
     }
   }
 
-  // ---- active time -----------------------------------------------------------
-  /* Time counts while the page has focus and the rater acts (types, clicks, scrolls,
-   * moves the pointer); a pause longer than IDLE_MS is left out. Reported about once
-   * a minute, before a submit and when the page is left. */
-  var IDLE_MS = 180000, REPORT_MS = 60000;
-  var active = { last: null, ms: 0 };
-  function activity() {
-    var now = Date.now();
-    if (active.last !== null && now - active.last <= IDLE_MS) active.ms += now - active.last;
-    active.last = document.hasFocus() ? now : null;
-  }
-  function reportTime(leaving) {
-    var seconds = Math.min(Math.floor(active.ms / 1000), 900);
-    if (seconds < 1) return Promise.resolve();
-    active.ms -= seconds * 1000;
-    return fetch(data.time_url, {
-      method: "POST", credentials: "same-origin", keepalive: !!leaving,
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-      body: JSON.stringify({ sheet: data.sheet, seconds: seconds })
-    }).then(function (res) {
-      if (!res.ok && res.status >= 500) active.ms += seconds * 1000;  // try again with the next report
-    }, function () { active.ms += seconds * 1000; });
-  }
-  function trackTime() {
-    ["input", "change", "keydown", "click", "scroll", "pointermove", "focus"].forEach(function (kind) {
-      window.addEventListener(kind, activity, { capture: true, passive: true });
-    });
-    window.addEventListener("blur", function () { activity(); active.last = null; });
-    setInterval(function () { reportTime(false); }, REPORT_MS);
-    document.addEventListener("visibilitychange", function () {
-      if (document.visibilityState === "hidden") { activity(); reportTime(true); }
-    });
-    window.addEventListener("pagehide", function () { activity(); reportTime(true); });
-    activity();
-  }
-
   // ---- events ----------------------------------------------------------------
   function onChange(e) {
     var t = e.target;
@@ -942,7 +907,7 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
     });
   });
   if (submitBtn) submitBtn.addEventListener("click", submit);
-  trackTime();
+  var reportTime = trackActiveTime({ url: data.time_url, sheet: data.sheet, csrfToken: csrfToken });
   window.addEventListener("online", function () { if (unsaved()) { state.delay = 0; flush(); } });
   document.querySelectorAll('form[action$="/accounts/logout/"]').forEach(function (logout) {
     logout.addEventListener("submit", function (e) {

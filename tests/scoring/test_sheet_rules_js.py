@@ -99,11 +99,8 @@ def test_a_complete_sheet_needs_nothing_and_totals_the_same():
 
 
 def test_the_js_unit_tests_pass():
-    done = subprocess.run(
-        [NODE, "--test", str(ROOT / "tests/js/sheet_rules.test.mjs")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """Node's test runner on every ``tests/js/*.test.mjs`` (the rules and the active-time clock)."""
+    files = sorted(str(path) for path in (ROOT / "tests/js").glob("*.test.mjs"))
+    done = subprocess.run([NODE, "--test", *files], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "# pass 3" in done.stdout and "# fail 0" in done.stdout
+    assert len(files) == 2 and "# pass 6" in done.stdout and "# fail 0" in done.stdout
