@@ -1,12 +1,20 @@
-/* A part of a page that scrolls sideways (a wide table in its card on a phone) must be
- * reachable by keyboard (WCAG 2.1.1, axe's scrollable-region-focusable). While it
- * overflows it is a focusable region named after its heading; when it fits again it is
- * plain markup again, so wide screens get no extra tab stops. */
+/* A part of a page that scrolls (a wide table in its card on a phone, a long response's step
+ * on the held responses page) must be reachable by keyboard (WCAG 2.1.1, axe's
+ * scrollable-region-focusable). While it overflows it is a focusable region named after its
+ * heading; when it fits again it is plain markup again, so no extra tab stops otherwise. */
 (function () {
   "use strict";
-  var SELECTOR = ".scroll, .table-scroll, .card";
+  var SELECTOR = ".scroll, .table-scroll, .card, .answer-all .answer-text";
+
+  function overflows(el) {
+    var style = getComputedStyle(el);
+    return (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== "visible") ||
+      (el.scrollHeight > el.clientHeight + 1 && style.overflowY !== "visible");
+  }
 
   function nameOf(el) {
+    var before = el.previousElementSibling;  // a step's text: its "Step N" heading
+    if (before && /^H[2-4]$/.test(before.tagName)) return before.textContent.trim();
     var holder = el.matches(".card") ? el : el.closest(".card, section") || el;
     var heading = holder.querySelector("h2, h3, caption");
     return heading ? heading.textContent.trim() : document.title;
@@ -14,8 +22,7 @@
 
   function mark() {
     document.querySelectorAll(SELECTOR).forEach(function (el) {
-      var overflowing =
-        el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== "visible";
+      var overflowing = overflows(el);
       var ours = el.hasAttribute("data-scroll-region");
       if (overflowing && !el.hasAttribute("tabindex")) {
         el.setAttribute("tabindex", "0");

@@ -78,17 +78,27 @@ def test_staff_pages_pass_axe(live_server, demo, browser, llm_stub, celery_worke
         "endpoint": ModelEndpoint.objects.order_by("pk").first().pk,
         "condition": Condition.objects.order_by("pk").first().pk,
     }
-    base = live_server.url
+    pages = (("admin", ADMIN_PAGES), ("researcher", RESEARCHER_PAGES))
+    problems = pages_problems(browser, live_server.url, (lang, scheme, width), pages, ids)
+    assert not problems, "\n".join(problems)
+
+
+def pages_problems(browser, base: str, look: tuple[str, str, int], pages, ids: dict[str, int]) -> list[str]:
+    """What axe and the width check find on each user's pages (``pages``: (user, paths) pairs, the
+    paths formatted with ``ids``) in one look; each page must answer 200."""
+    lang, scheme, width = look
     problems: list[str] = []
-    for user, pages in (("admin", ADMIN_PAGES), ("researcher", RESEARCHER_PAGES)):
+    for user, paths in pages:
         context = browser.new_context(
             viewport={"width": width, "height": 844 if width < 800 else 768}, color_scheme=scheme
         )
         context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
         page = context.new_page()
         login(page, base, user)
-        for path in pages:
+        for path in paths:
             url = base + path.format(**ids)
+            reply = page.goto(url)
+            assert reply is not None and reply.status == 200, (url, reply and reply.status)
             problems += _problems(page, url, f"{path.format(**ids)} [{lang} {scheme} {width}]")
         context.close()
-    assert not problems, "\n".join(problems)
+    return problems
