@@ -87,13 +87,16 @@ def studies_page(request: HttpRequest) -> HttpResponse:
 @admin_required
 def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
+    checklist = study_checklist(study=study)
     context = {
         "study": study,
+        # the first thing missing, in the order an admin does it: the checklist leads there
+        "next_step": next((item.code for item in checklist if not item.done), None),
         "scenarios": study.scenarios.order_by("code"),
         "endpoints": study.endpoints.order_by("model_number"),
         "conditions": study.conditions.order_by("letter"),
         "response_count": study_response_count(study=study),
-        "checklist": study_checklist(study=study),
+        "checklist": checklist,
         "held_count": responses_held_count(study=study),
         "pairs": study_pairs(study=study),
     }

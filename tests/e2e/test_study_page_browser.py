@@ -37,7 +37,7 @@ RESPONSES = "".join(
 
 def _checks(page) -> dict[str, str]:
     return {
-        li.get_attribute("data-check"): li.get_attribute("class")
+        li.get_attribute("data-check"): li.get_attribute("class").split()[0]
         for li in page.locator("#checklist li").element_handles()
     }
 
@@ -73,16 +73,19 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
         "no_qualified_pair": "missing",
         "unassigned_responses": "missing",
     }
+    # the checklist leads: its first missing item is the next step, with the page that does it
+    assert page.locator("#checklist li.next-step").get_attribute("data-check") == "no_scenario"
 
     with page.expect_navigation():
-        act(lambda: page.click("text=Import scenarios"))
+        act(lambda: page.click("#checklist >> text=Import scenarios"))
     page.set_input_files("input[name=file]", str(tmp_path / "scenarios.jsonl"))  # a file: not counted
     with page.expect_navigation():
         act(lambda: page.click("button[type=submit].primary"))
     assert _checks(page)["no_scenario"] == "done"
+    assert page.locator("#checklist li.next-step").get_attribute("data-check") == "no_response"
 
     with page.expect_navigation():
-        act(lambda: page.click("text=Import responses"))
+        act(lambda: page.click("#checklist >> text=Import responses"))
     page.set_input_files("input[name=file]", str(tmp_path / "responses.jsonl"))
     act(lambda: page.check("input[name=create_missing]"))
     with page.expect_navigation():
@@ -90,6 +93,7 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
     assert "2 new responses have no rater pair" in page.content()
     assert _checks(page)["no_response"] == "done" and _checks(page)["unassigned_responses"] == "missing"
     assert _checks(page)["no_released_response"] == "done"  # imported without parse warnings
+    assert page.locator("#checklist li.next-step").get_attribute("data-check") == "no_qualified_pair"
 
     with page.expect_navigation():
         act(lambda: page.click("#pairs >> text=Assign rater pairs"))
@@ -107,6 +111,7 @@ def test_from_an_empty_study_to_responses_assigned_to_a_pair(live_server, browse
     with page.expect_navigation():
         act(lambda: page.click("#back-to-study"))
     assert set(_checks(page).values()) == {"done"}, _checks(page)
+    assert page.locator("#checklist li.next-step").count() == 0
     assert "ada (H11) + ben (H12)" in page.inner_text("#pairs")
     live = Assignment.objects.filter(response__study=study, archived_at__isnull=True, role="primary")
     assert live.count() == 2 * Response.objects.filter(study=study).count() == 4

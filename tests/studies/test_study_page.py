@@ -134,7 +134,7 @@ def test_choosing_models_and_conditions_is_audited(admin_client, demo):
 def _checks(page: str) -> dict[str, bool]:
     return {
         code: state == "done"
-        for state, code in re.findall(r'<li class="(done|missing)" data-check="([a-z_]+)"', page)
+        for state, code in re.findall(r'<li class="(done|missing)[a-z -]*" data-check="([a-z_]+)"', page)
     }
 
 
@@ -150,6 +150,10 @@ def test_an_empty_study_says_what_is_missing_before_scoring(admin_client):
     }
     assert "No scenario" in page and "No response" in page and "No qualified rater pair" in page
     assert "No released response to give a pair yet" in page  # not "every response has a pair"
+    # the first missing item is the next step, with a link to the page that does it
+    assert '<li class="missing next-step" data-check="no_scenario">' in page
+    assert page.count("next-step") == 1 and "Next step:" in page
+    assert f'href="{reverse("studies:scenarios_import", args=[study.pk])}"' in page
 
 
 def test_the_demo_study_lists_fs10_and_is_ready(admin_client, demo):
