@@ -12,6 +12,7 @@
  * for instant feedback and are replaced by the server's once all is saved.
  */
 import { trackActiveTime } from "./sheet_activity.js";
+import { installKeys } from "./sheet_keys.js";
 import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
 
 (function () {
@@ -596,31 +597,6 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
     return label ? label.textContent : "";
   }
 
-  /* Number keys pick a score, Delete/Backspace clears it; arrows work natively. */
-  function onKey(e) {
-    var t = e.target;
-    if (t.type !== "radio" || e.altKey || e.ctrlKey || e.metaKey) return;
-    var name = t.name;
-    if (e.key === "Delete" || e.key === "Backspace") {
-      e.preventDefault();
-      if (valueOf(name) !== null) { setControl(name, null); record(name, null); }
-      return;
-    }
-    if (!/^[0-9]$/.test(e.key)) return;
-    var wanted = e.key;
-    var group = radios(name);
-    var match = null;
-    group.forEach(function (r) { if (r.value === wanted) match = r; });
-    if (!match && wanted === "0") group.forEach(function (r) { if (r.value === "10") match = r; });
-    if (!match) return;
-    e.preventDefault();
-    match.focus();
-    if (!match.checked) {
-      match.checked = true;
-      match.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-  }
-
   function submit() {
     if (state.stopped) return;
     if (Object.keys(tooLong).length) {
@@ -693,158 +669,6 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
     }, state.delay);
   }
 
-  // ---- keyboard ------------------------------------------------------------------
-  /* Tab goes through the scoring controls only: comments, level texts, guidelines and
-   * the whole-response panels leave the Tab order and have keys of their own (the map
-   * opened by "?" lists them). Clicking them works as before. */
-  function scoringTabOrder() {
-    form.querySelectorAll(
-      "details.levels > summary, details.guidelines > summary, details.answer-all > summary, " +
-      "[data-path^='comments.'], [data-path$='.comment']"
-    ).forEach(function (el) { el.tabIndex = -1; });
-  }
-  function isText(el) {
-    return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));
-  }
-  function enabled(el) { return el && !el.disabled && !(el.closest("fieldset") || {}).disabled; }
-  /* The element to focus for an entry path: the checked radio or the first. */
-  function focusTarget(path) {
-    var el = control(path);
-    if (el && el.tagName === "FIELDSET") el = el.querySelector("input:checked") || el.querySelector("input");
-    return el;
-  }
-  function focusEl(el) {
-    if (!el) return;
-    el.focus();
-    el.scrollIntoView({ block: "nearest" });
-  }
-  function before(a, b) { return !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING); }
-  /* The next field still missing after the focus (from the top again at the end). */
-  function nextEmpty() {
-    var missing = computeMissing().missing.map(focusTarget).filter(enabled);
-    if (!missing.length) { setStatus(M.complete, "saved"); return; }
-    var here = document.activeElement;
-    var next = missing.filter(function (el) { return here && here !== document.body && before(here, el); })[0];
-    focusEl(next || missing[0]);
-  }
-  /* Items: a row of Step 1, 3 or 4, a dimension, a text field. */
-  function itemStops() {
-    var stops = [];
-    form.querySelectorAll("tr.item-row, .dim, .field > textarea[data-path^='texts.']").forEach(function (box) {
-      var first = box.tagName === "TEXTAREA" ? box : box.querySelector("select, fieldset:not([disabled]) input:checked, fieldset:not([disabled]) input");
-      if (first && enabled(first)) stops.push({ box: box, el: first });
-    });
-    return stops;
-  }
-  function moveItem(step) {
-    var stops = itemStops(), here = document.activeElement, i;
-    var at = -1;
-    for (i = 0; i < stops.length; i++) {
-      if (stops[i].box === here || stops[i].box.contains(here)) { at = i; break; }
-    }
-    if (at < 0) {
-      // not inside an item: the first one after (or before) the focus
-      for (i = 0; i < stops.length; i++) if (!before(stops[i].box, here)) break;
-      at = step > 0 ? i - 1 : i;
-    }
-    var target = stops[Math.min(Math.max(at + step, 0), stops.length - 1)];
-    if (target) focusEl(target.el);
-  }
-  /* An item's comment from its row; the step's comment from anywhere else in the step
-   * (so from an item's comment, Alt+C again goes on to the step's). */
-  function commentOf(el) {
-    var row = el.closest("tr.item-row");
-    if (row && !el.matches("[data-path$='.comment']")) return row.querySelector("[data-path$='.comment']");
-    var section = el.closest("section.step");
-    return section ? section.querySelector("[data-path^='comments.']") : null;
-  }
-  function toggleDetails(details) {
-    if (!details) return;
-    details.open = !details.open;
-    if (details.open) details.scrollIntoView({ block: "nearest" });
-  }
-  var keymap = document.getElementById("keymap");
-  function showKeymap(show) {
-    if (!keymap) return;
-    keymap.hidden = !show;
-    var btn = document.getElementById("keymap-toggle");
-    if (btn) btn.setAttribute("aria-expanded", show ? "true" : "false");
-  }
-  function onPageKey(e) {
-    var t = e.target;
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); if (submitBtn) submit(); return; }
-    if (e.key === "Escape" && keymap && !keymap.hidden) { showKeymap(false); return; }
-    // the list of what is missing closes with Escape; the focus stays where the rater was
-    if (e.key === "Escape" && !banner.hidden && banner.getAttribute("data-kind") === "incomplete") {
-      hideBanner();
-      return;
-    }
-    if (e.key === "?" && !isText(t) && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      e.preventDefault();
-      showKeymap(keymap.hidden);
-      return;
-    }
-    if (!e.altKey || e.ctrlKey || e.metaKey) return;
-    var key = (e.code || "").replace(/^Key/, "").toLowerCase();
-    var here = form.contains(t) ? t : null;
-    if (key === "n") { e.preventDefault(); nextEmpty(); }
-    else if (key === "j") { e.preventDefault(); moveItem(1); }
-    else if (key === "k") { e.preventDefault(); moveItem(-1); }
-    else if (key === "c" && here) { e.preventDefault(); focusEl(commentOf(here)); }
-    else if (key === "v" && here && /^texts\./.test(here.getAttribute("data-path") || "")) {
-      e.preventDefault();
-      pasteSelection(here);
-    }
-    else if (key === "l" && here) {
-      e.preventDefault();
-      var dim = here.closest(".dim");
-      toggleDetails(dim ? dim.querySelector("details.levels") : null);
-    } else if (key === "g" && here) {
-      e.preventDefault();
-      var section = here.closest("section.step");
-      toggleDetails(section ? section.querySelector("details.guidelines") : null);
-    }
-  }
-  /* Alt+V in a copied-text field (Step 2) puts there the text last selected in the response or
-   * the scenario: select the phrase, press Alt+V, nothing retyped. */
-  var responseSelection = "";
-  document.addEventListener("selectionchange", function () {
-    var sel = window.getSelection();
-    if (!sel || sel.isCollapsed || !sel.rangeCount) return;
-    var node = sel.anchorNode;
-    var el = node && (node.nodeType === 1 ? node : node.parentElement);
-    if (el && el.closest(".answer-text")) responseSelection = sel.toString().trim();
-  });
-  function pasteSelection(field) {
-    if (!responseSelection || field.disabled) return;
-    field.setRangeText(responseSelection, field.selectionStart, field.selectionEnd, "end");
-    field.dispatchEvent(new Event("input", { bubbles: true }));
-  }
-  /* Type-ahead on a category select: the English name, its initials or the pinyin
-   * initials of the label (the options' data-keys); several letters in a row narrow it. */
-  var typed = { text: "", at: 0, el: null };
-  function onSelectType(e) {
-    var t = e.target;
-    if (!t.classList || !t.classList.contains("cls") || e.altKey || e.ctrlKey || e.metaKey) return;
-    var now = Date.now();
-    if (!/^[a-z0-9]$/i.test(e.key)) {
-      // a space or "&" inside a name being typed ("Law & Justice") is part of it, not a key
-      if (e.key.length === 1 && typed.el === t && now - typed.at <= 1000) { e.preventDefault(); typed.at = now; }
-      return;
-    }
-    typed.text = (now - typed.at > 1000 || typed.el !== t ? "" : typed.text) + e.key.toLowerCase();
-    typed.at = now;
-    typed.el = t;
-    var options = Array.prototype.filter.call(t.options, function (o) { return o.getAttribute("data-keys"); });
-    var words = function (o) { return o.getAttribute("data-keys").split(" "); };
-    var match = options.filter(function (o) { return words(o).indexOf(typed.text) >= 0; })[0] ||
-      options.filter(function (o) { return words(o).some(function (w) { return w.indexOf(typed.text) === 0; }); })[0];
-    e.preventDefault();
-    if (!match || match.value === t.value) return;
-    t.value = match.value;
-    t.dispatchEvent(new Event("change", { bubbles: true }));
-  }
-
   // ---- layout --------------------------------------------------------------------
   /* The scenario is open on this rater's first visit to it and collapsed after: read once,
    * it is one click away. The key names only the rater and the scenario (both known to them). */
@@ -893,12 +717,19 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
   if (data.readonly) return;
   form.addEventListener("change", onChange);
   form.addEventListener("input", onInput);
-  form.addEventListener("keydown", onKey);
-  form.addEventListener("keydown", onSelectType);
-  scoringTabOrder();
-  document.addEventListener("keydown", onPageKey);
-  var keymapBtn = document.getElementById("keymap-toggle");
-  if (keymapBtn) keymapBtn.addEventListener("click", function () { showKeymap(keymap.hidden); });
+  installKeys({
+    form: form,
+    control: control,
+    missingPaths: function () { return computeMissing().missing; },
+    onComplete: function () { setStatus(M.complete, "saved"); },
+    clearScore: function (path) { if (valueOf(path) !== null) { setControl(path, null); record(path, null); } },
+    submit: submitBtn ? submit : null,
+    closeMissingList: function () {
+      if (banner.hidden || banner.getAttribute("data-kind") !== "incomplete") return false;
+      hideBanner();
+      return true;
+    }
+  });
   document.querySelectorAll(".use-implied").forEach(function (b) {
     b.addEventListener("click", function () {
       var path = b.getAttribute("data-use-path"), v = parseInt(b.getAttribute("data-value"), 10);

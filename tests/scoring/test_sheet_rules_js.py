@@ -6,15 +6,19 @@ overall score and the missing entries in order. The JS unit tests run with node'
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.entries import current_value, entries_from_changes, parse_path
+from scoring.models import Assignment
 from scoring.views.sheet_texts import client_spec, entry_labels
 from studies.rubric import load_rubric, sheet_totals
 from studies.rubric.schema import INVALID_PREFIX
@@ -103,4 +107,39 @@ def test_the_js_unit_tests_pass():
     files = sorted(str(path) for path in (ROOT / "tests/js").glob("*.test.mjs"))
     done = subprocess.run([NODE, "--test", *files], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert len(files) == 2 and "# pass 6" in done.stdout and "# fail 0" in done.stdout
+    assert len(files) == 3 and "# pass 9" in done.stdout and "# fail 0" in done.stdout
+
+
+def _call(module: str, function: str, calls: list[list[Any]]) -> list[Any]:
+    done = subprocess.run(
+        [NODE, str(ROOT / "tests/js/call.mjs"), module, function],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "zh-hans"])
+def test_each_option_answers_to_its_own_keys_on_the_served_page(client, demo, lang):
+    """The type-ahead of the page as served: an option's whole name picks it, and an invalid type's
+    initials behind "i" pick the invalid type, never a category (issue 42: "d" picked Defense)."""
+    client.login(username="rater1", password="demo-pass-2026")
+    client.cookies["django_language"] = lang
+    code = Assignment.objects.filter(rater__username="rater1", role="primary").first().blind_code
+    page = client.get(reverse("scoring:sheet", args=[code])).content.decode()
+    select = re.search(r'<select id="f-items-1-1-classification".*?</select>', page, re.S)[0]
+    options = [
+        {"value": v, "keys": k.split()} for v, k in re.findall(r'value="([^"]+)" data-keys="([^"]+)"', select)
+    ]
+    invalid = [o for o in options if o["value"].startswith(INVALID_PREFIX)]
+    assert len(options) > 20 and len(invalid) >= 5  # the categories and Step 1's invalid types
+    calls = [[options, o["keys"][0]] for o in options] + [
+        [options, k] for o in invalid for k in o["keys"][1:]
+    ]
+    picked = [match["value"] for match in _call("sheet_keys.js", "typeAhead", calls)]
+    expected = [o["value"] for o in options] + [o["value"] for o in invalid for _k in o["keys"][1:]]
+    assert picked == expected
