@@ -7,7 +7,7 @@ current; nothing here writes.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
@@ -36,6 +36,9 @@ from scoring.selectors import response_items_by_step, sheets_entries_get
 from studies.condition_labels import condition_label
 from studies.models import Response, Study
 from studies.rubric import load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
@@ -68,7 +71,7 @@ def agreement_studies() -> list[Study]:
     return list(Study.objects.order_by("-is_active", "name"))
 
 
-def _user_label(user) -> str:
+def _user_label(user: User) -> str:
     code = getattr(getattr(user, "rater_profile", None), "rater_code", None)
     return f"{user.get_username()} ({code})" if code else user.get_username()
 
@@ -386,7 +389,7 @@ def calibrator_choices(*, response: Response) -> list[dict]:
     return sorted(choices, key=lambda c: (c["open"], c["user"].pk))
 
 
-def calibration_queue(*, user) -> list[dict]:
+def calibration_queue(*, user: User) -> list[dict]:
     """The calibrator's own calibration assignments (blind-safe fields only)."""
     rows = (
         Assignment.objects.filter(rater=user, role=AssignmentRole.CALIBRATION, archived_at__isnull=True)
@@ -407,7 +410,7 @@ def calibration_queue(*, user) -> list[dict]:
     return out
 
 
-def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]:
+def calibration_assignments_of(*, user: User, blind_code: str) -> QuerySet[Assignment]:
     """The user's active calibration assignments with that blind code (their own)."""
     return Assignment.objects.filter(
         rater=user,
@@ -417,7 +420,7 @@ def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]
     )
 
 
-def calibrator_assignment_for(*, user, blind_code: str) -> Assignment | None:
+def calibrator_assignment_for(*, user: User, blind_code: str) -> Assignment | None:
     """The user's active calibration assignment for that blind code, if its sheet is submitted."""
     assignment = (
         calibration_assignments_of(user=user, blind_code=blind_code)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -61,6 +62,9 @@ from studies.models import (
 )
 from studies.rubric import load_rubric
 from studies.services.audit import audit_changes, audit_record
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
 ARCHIVED_REASSIGNED = "Calibration reassigned by an admin."
@@ -105,14 +109,16 @@ def response_scores_recompute(*, response_id: int) -> RecomputeReport | None:
     return scenario_agreement_recompute(study_id=response.study_id, scenario_id=response.scenario_id)
 
 
-def scenario_agreement_recompute(*, study_id: int, scenario_id: int, actor=None) -> RecomputeReport:
+def scenario_agreement_recompute(
+    *, study_id: int, scenario_id: int, actor: User | None = None
+) -> RecomputeReport:
     with transaction.atomic():
         _lock_scenarios([scenario_id])
         study = Study.objects.get(pk=study_id)
         return _recompute(study=study, scenario_ids=[scenario_id], actor=actor)
 
 
-def study_agreement_recompute(*, study_id: int, actor=None) -> RecomputeReport:
+def study_agreement_recompute(*, study_id: int, actor: User | None = None) -> RecomputeReport:
     """All agreement statistics, routing and final scores of a study."""
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study_id)
@@ -120,7 +126,7 @@ def study_agreement_recompute(*, study_id: int, actor=None) -> RecomputeReport:
         return _recompute(study=study, scenario_ids=None, actor=actor)
 
 
-def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> RecomputeReport:
+def _recompute(*, study: Study, scenario_ids: list[int] | None, actor: User | None) -> RecomputeReport:
     rubric = load_rubric(study.rubric_version)
     threshold = float(study.agreement_threshold)
     states = states_load(study=study, scenario_ids=scenario_ids)
@@ -165,7 +171,7 @@ def calibrator_loads() -> dict[int, int]:
     return loads
 
 
-def _route(evaluations: list[Evaluation], *, actor, report: RecomputeReport) -> None:
+def _route(evaluations: list[Evaluation], *, actor: User | None, report: RecomputeReport) -> None:
     idle = [
         e.state.calibration.assignment_id
         for e in evaluations
@@ -224,7 +230,7 @@ def _attach_new_calibration(e: Evaluation, assignment: Assignment) -> None:
     )
 
 
-def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
+def calibration_assign(*, response_id: int, calibrator, actor: User | None) -> Assignment:
     """An admin chooses (or changes) the calibrating rater of a flagged response.
 
     A calibrator who has already submitted cannot be replaced (reopen the sheet
@@ -441,7 +447,7 @@ def threshold_message(value) -> str:
 def study_agreement_settings_update(
     *,
     study_id: int,
-    actor,
+    actor: User | None,
     threshold: Decimal,
     headline_icc: str,
     final_score_rule: str,

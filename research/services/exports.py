@@ -19,6 +19,7 @@ import tempfile
 import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -47,6 +48,9 @@ from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
 from studies.models import Study
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,7 @@ class ExportLimit(Exception):
         self.limit = limit
 
 
-def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
+def export_job_create(*, kind: str, params: dict, user: User) -> ExportJob:
     """Create a job and record its task with it (the task outbox): it is sent after
     commit, or by a worker's sweep once the broker answers. At most ``EXPORT_JOBS_PER_USER``
     of a person's exports wait or run at once (``ExportLimit``): nobody fills the workers'

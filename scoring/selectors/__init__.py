@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, Value, When
 from django.shortcuts import get_object_or_404
 
@@ -19,6 +21,9 @@ from scoring.models import (
 )
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def sheet_rubric(sheet: ScoreSheet) -> Rubric:
@@ -114,7 +119,7 @@ def response_group_get(*, response: Response) -> ScoringGroup | None:
     )
 
 
-def rater_queue(*, user, language: str = "en") -> list[dict]:
+def rater_queue(*, user: User, language: str = "en") -> list[dict]:
     """The rater's active assignments in their own random order, with only
     blind-safe fields: blind code, scenario theme (in the rater's UI language
     when the study has that version) and sheet status."""
@@ -154,14 +159,14 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
     return queue
 
 
-def rater_pace_seconds(*, user) -> float | None:
+def rater_pace_seconds(*, user: User) -> float | None:
     """The rater's own pace: mean active time of their submitted sheets that have one."""
     return ScoreSheet.objects.filter(
         assignment__rater=user, status=SheetStatus.SUBMITTED, active_seconds__gt=0
     ).aggregate(pace=Avg("active_seconds"))["pace"]
 
 
-def rater_queue_left(*, user, queue: list[dict], after: str = "") -> dict:
+def rater_queue_left(*, user: User, queue: list[dict], after: str = "") -> dict:
     """What is left in the rater's queue: how many, the next one (after ``after`` in the
     rater's order, wrapping round) and an estimate in minutes from the rater's own pace."""
     open_codes = [item["blind_code"] for item in queue if item["status"] != SheetStatus.SUBMITTED]
@@ -177,7 +182,7 @@ def rater_queue_left(*, user, queue: list[dict], after: str = "") -> dict:
     }
 
 
-def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> Assignment:
+def rater_assignment_get(*, user: User, blind_code: str, training: bool = False) -> Assignment:
     """The rater's own active assignment for a blind code; Http404 for anything else
     (someone else's response, an archived assignment, an unknown code). Live and
     training assignments are kept apart: ``training`` picks which."""
@@ -199,7 +204,7 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
     )
 
 
-def rater_has_training_code(*, user, blind_code: str) -> bool:
+def rater_has_training_code(*, user: User, blind_code: str) -> bool:
     """Whether the code is one of the rater's own training responses (the live page
     then says where to score it instead of a bare 404)."""
     return Assignment.objects.filter(rater=user, blind_code=blind_code, role=AssignmentRole.TRAINING).exists()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -42,6 +42,9 @@ from studies.rubric import SheetTotals, load_rubric
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
 from studies.upload_safety import json_parse
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass
@@ -71,7 +74,7 @@ class ScoreImportReport:
         return "; ".join(parts)
 
 
-def _scoring_account(code: str, user) -> str | None:
+def _scoring_account(code: str, user: User) -> str | None:
     """Imported sheets belong to raters only: never to an account that sees unblinded
     data (admin, researcher, superuser) or to one that is no rater (an LLM judge).
     The reason the account cannot hold the sheet, or None."""
@@ -112,7 +115,9 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
     return user, None
 
 
-def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup | None:
+def _group(
+    response: Response, users: list, actor: User | None, report: ScoreImportReport
+) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
     none), or None when another pair holds it."""
     group, created = group_for_pair(
@@ -133,7 +138,7 @@ def scores_import(
     data: Any,
     study: Study,
     source_name: str,
-    actor=None,
+    actor: User | None = None,
     rater_map: dict[str, str] | None = None,
     create_missing: bool = False,
 ) -> ScoreImportReport:
@@ -172,7 +177,7 @@ def _check_and_import(
     *,
     plans: dict[int, tuple[ResponseRecord, list[SheetPlan] | None]],
     study: Study,
-    actor,
+    actor: User | None,
     rater_map: dict[str, str],
     create_missing: bool,
     source_name: str,
@@ -277,7 +282,7 @@ def _check_and_import(
         report.scenario_ids.add(response.scenario_id)
 
 
-def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
+def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | None) -> None:
     """A scoring group the import created takes the group's other responses (generated or
     imported before the scores) for its pair, or the report says why it could not."""
     for label in report.groups_created:
@@ -302,7 +307,7 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
                 )
 
 
-def _import_sheet(plan, user, response, group, actor, source_name, report) -> list[str]:
+def _import_sheet(plan, user: User, response, group, actor: User | None, source_name, report) -> list[str]:
     label = f"{response.research_id}/{plan.rater_code}"
     assignment = Assignment.objects.filter(rater=user, response=response, archived_at__isnull=True).first()
     if assignment is None:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -36,6 +37,9 @@ from scoring.workbooks.writer import SheetContent, WorkbookContent
 from studies.models import ResponseItem, Study
 from studies.parsing import ITEM_STEPS
 from studies.rubric import IdeaEntry, SheetEntries, load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 IMPORT_NOTE = "imported from workbook"
 
@@ -62,7 +66,7 @@ def workbook_token(*, rater_id: int, group_id: int, meta: WorkbookMeta) -> str:
     return salted_hmac("teamllm-web.workbook", "|".join(parts), algorithm="sha256").hexdigest()
 
 
-def _lang(rater, lang: str | None) -> str:
+def _lang(rater: User, lang: str | None) -> str:
     if lang:
         return "zh" if lang.startswith("zh") else "en"
     profile = getattr(rater, "rater_profile", None)
@@ -86,7 +90,7 @@ def _grid_hint(response) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[Assignment]]:
+def _open_assignments(*, group_ids, rater: User | None = None) -> dict[tuple[int, int], list[Assignment]]:
     """The not-yet-submitted active assignments of the groups, per (rater, group), in each
     rater's own order (one query)."""
     rows = (
@@ -147,7 +151,7 @@ def _sheet_content(
 
 
 def _workbook_files(
-    units, *, groups: dict[int, ScoringGroup], users: dict, lang: str | None = None, rater=None
+    units, *, groups: dict[int, ScoringGroup], users: dict, lang: str | None = None, rater: User | None = None
 ):
     """(unit, .xlsx bytes) for each unit with open responses, reading the units' assignments,
     items and sheet entries with a few queries for all of them."""
@@ -198,7 +202,7 @@ def _workbook_files(
         yield unit, workbook_bytes(content)
 
 
-def workbook_export(*, rater, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
+def workbook_export(*, rater: User, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
     """(file name, .xlsx bytes) of the rater's open responses in the group."""
     unit = next((u for u in workbook_units_get(rater=rater) if u.group_id == group.pk), None)
     if unit is None:
@@ -267,7 +271,7 @@ def _refused(message: str) -> ImportResult:
     return ImportResult(problems=[Problem("", "", message)])
 
 
-def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
+def workbook_import(*, data: bytes, actor: User | None, rater: User | None = None) -> ImportResult:
     """Store and submit every sheet of a filled workbook, or nothing.
 
     ``rater``: when given (a rater uploading), the workbook must be theirs.
@@ -343,7 +347,11 @@ def _state_problems(code: str, sheet: ScoreSheet | None, exported_version: int) 
 
 
 def _store(
-    parsed: list[ParsedSheet], assignments: dict[str, Assignment], versions: dict[str, int], actor, result
+    parsed: list[ParsedSheet],
+    assignments: dict[str, Assignment],
+    versions: dict[str, int],
+    actor: User | None,
+    result,
 ) -> None:
     locked = {
         s.assignment_id: s

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -36,6 +37,9 @@ from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from studies.signals import response_answers_changed, response_created
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class ResponseExists(Exception):
@@ -85,7 +89,7 @@ def response_texts_store(
     *,
     response: Response,
     texts: dict[int, str],
-    actor,
+    actor: User | None,
     action: str,
     changes: dict,
     reason: str = "",
@@ -388,7 +392,7 @@ def responses_import(
     records: list[ResponseRecord],
     study: Study,
     create_missing: bool = False,
-    actor=None,
+    actor: User | None = None,
     source: str = "",
     progress: Progress | None = None,
     on_imported: Callable[[ImportReport], None] | None = None,

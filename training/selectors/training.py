@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
@@ -14,6 +16,9 @@ from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
 from training.models import RaterQualification, TrainingResponse, TrainingSettings
 from training.selectors.qualification import studies_with_training_set, training_open_to
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def training_settings_of(*, study: Study) -> TrainingSettings:
@@ -32,7 +37,7 @@ def _status(sheet: ScoreSheet | None) -> str:
     return sheet.status
 
 
-def rater_training_home(*, user) -> list[dict]:
+def rater_training_home(*, user: User) -> list[dict]:
     """Per active study with a training set: the rater's progress and their training
     responses by blind code only (no research ID, model, condition or other rater)."""
     studies = studies_with_training_set()

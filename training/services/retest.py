@@ -11,6 +11,7 @@ import random
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -23,11 +24,19 @@ from training.models import TrainingSettings
 from training.selectors.drift import live_primary_sheets
 from training.services.qualification import TrainingError
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 MAX_PERCENT, MAX_DAYS = 50, 365
 
 
 def retest_settings_update(
-    *, study: Study, percent: int, after_days: int, alarm_below: Decimal, actor=None
+    *,
+    study: Study,
+    percent: int,
+    after_days: int,
+    alarm_below: Decimal,
+    actor: User | None = None,
 ) -> TrainingSettings:
     """Set the study's probe share (0: off), their delay and the drift alarm's bound (audited as
     ``training.retest_settings``)."""

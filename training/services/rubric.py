@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -19,6 +20,9 @@ from studies.rubric.loader import rubric_data
 from studies.services.audit import audit_record
 from training.models import RubricRevision
 from training.services.training_set import TrainingError
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 LANGS = ("en", "zh")
 
@@ -52,7 +56,7 @@ def rubric_text(data: dict, path: str) -> str:
     return obj.get(lang, "")
 
 
-def rubric_revise(*, study: Study, changes: dict[str, str], actor) -> RubricRevision:
+def rubric_revise(*, study: Study, changes: dict[str, str], actor: User | None) -> RubricRevision:
     """Apply text edits to the study's rubric as a new version and make it the study's.
     Sheets already opened keep their version. Nothing changed, an unknown path or a text
     left in only one language is refused, and nothing is stored."""
