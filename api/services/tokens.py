@@ -14,7 +14,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -124,7 +124,7 @@ def token_revoke(*, token: ApiToken, user: User) -> ApiToken:
     return locked
 
 
-def _token_revoked(token: ApiToken, *, actor: User | None, changes: dict | None = None) -> None:
+def _token_revoked(token: ApiToken, *, actor: User | None, changes: dict[str, Any] | None = None) -> None:
     """Mark a locked live token revoked, audited (``api.token_revoke``)."""
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])

@@ -7,7 +7,7 @@ current; nothing here writes.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
@@ -91,7 +91,7 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
 
 def agreement_responses(
     *, study: Study, scenario_id: int | None = None, group_id: int | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Per response: PCC, flag, calibration progress and final score (researchers' view)."""
     states = states_load(study=study, scenario_ids=[scenario_id] if scenario_id else None)
     if group_id is not None:
@@ -147,7 +147,7 @@ def agreement_responses(
     return out
 
 
-def _icc_row(row: GroupAgreement | None, form: str) -> dict:
+def _icc_row(row: GroupAgreement | None, form: str) -> dict[str, Any]:
     """Headline form and all six forms (in order) of one stored ICC row."""
     forms = row.forms if row is not None else {}
     return {
@@ -165,7 +165,7 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
     }
 
 
-def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict]:
+def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict[str, Any]]:
     """Per scoring group (and per scenario overall, ``group`` None): pair,
     responses, mean/min PCC, ICC before/after (headline and all forms), flags
     and calibration progress."""
@@ -179,7 +179,7 @@ def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[di
     )
     if scenario_id:
         groups = groups.filter(scenario_id=scenario_id)
-    members: dict[tuple, list[dict]] = defaultdict(list)
+    members: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     scenario_ids: dict[str, int] = {}
     for r in responses:
         scenario_ids[r["scenario"]] = r["response"].scenario_id
@@ -229,7 +229,7 @@ class ComparisonColumn(TypedDict):
     key: str
     label: str
     submitted: bool
-    totals: dict | None
+    totals: dict[str, Any] | None
     who: NotRequired[str]  # only with identities
 
 
@@ -237,7 +237,7 @@ def _state_of(response: Response) -> ResponseState:
     return states_load(study=response.study, response_ids=[response.pk], include_withdrawn=True)[0]
 
 
-def response_comparison(*, response: Response, identities: bool, code: str = "") -> dict:
+def response_comparison(*, response: Response, identities: bool, code: str = "") -> dict[str, Any]:
     """Rater A, Rater B and the calibrator, dimension by dimension, differences
     marked. With ``identities=False`` (the calibrator's view) nothing names a
     rater, the model, the condition or the research ID; ``code`` is then the
@@ -246,7 +246,7 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
     rubric = load_rubric(response.study.rubric_version)
     lang = get_language() or "en"
     columns: list[ComparisonColumn] = []
-    submitted: dict[str, dict] = {}  # the totals of the submitted sheets, by column key
+    submitted: dict[str, dict[str, Any]] = {}  # the totals of the submitted sheets, by column key
     submitted_ids: dict[str, int] = {}  # their sheets, for the item-by-item comparison
     for key, label, sheet in (
         ("a", "Rater A", state.slots.get("a")),
@@ -367,7 +367,7 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
     return result
 
 
-def calibrator_choices(*, response: Response) -> list[dict]:
+def calibrator_choices(*, response: Response) -> list[dict[str, Any]]:
     """Raters who may calibrate this response (not already scoring it), least loaded first."""
     busy = set(
         Assignment.objects.filter(response=response, archived_at__isnull=True)
@@ -389,7 +389,7 @@ def calibrator_choices(*, response: Response) -> list[dict]:
     return sorted(choices, key=lambda c: (c["open"], c["user"].pk))
 
 
-def calibration_queue(*, user: User) -> list[dict]:
+def calibration_queue(*, user: User) -> list[dict[str, Any]]:
     """The calibrator's own calibration assignments (blind-safe fields only)."""
     rows = (
         Assignment.objects.filter(rater=user, role=AssignmentRole.CALIBRATION, archived_at__isnull=True)

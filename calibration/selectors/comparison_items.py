@@ -9,6 +9,8 @@ research ID."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from studies.rubric import Rubric, ScoreSpec, SheetEntries, Step
 
 
@@ -39,7 +41,7 @@ def _differs(values: list) -> bool:
     return len(seen) > 1
 
 
-def _scores(step: Step, found, lang: str, levels: bool) -> list[dict]:
+def _scores(step: Step, found, lang: str, levels: bool) -> list[dict[str, Any]]:
     out = []
     for spec in step.item_scores:
         value = getattr(found, spec.key, None) if found else None
@@ -59,7 +61,7 @@ def _idea_rows(
     rows = []
     for pos in range(1, step.item_count + 1):
         items = [entries.ideas.get(step.number, [])[pos - 1 : pos] for entries in sheets]
-        cells: list[dict] = []
+        cells: list[dict[str, Any]] = []
         for found in items:
             item = found[0] if found else None
             cells.append(
@@ -89,7 +91,7 @@ def _idea_rows(
 def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool):
     rows = []
     for pos in range(1, step.item_count + 1):
-        cells: list[dict] = []
+        cells: list[dict[str, Any]] = []
         for entries in sheets:
             found = entries.criteria[pos - 1 : pos]
             crit = found[0] if found else None
@@ -120,14 +122,14 @@ def comparison_items(
     items: dict[int, dict[int, str]],
     lang: str,
     levels: bool = False,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One block per step, in the columns' order of ``sheets`` (only submitted sheets).
     With ``levels`` each score carries the rubric's text of its level (the trainee's
     feedback shows them beside the reference's)."""
     steps = []
     for step in rubric.steps:
         n = step.number
-        block: dict = {
+        block: dict[str, Any] = {
             "number": n,
             "name": step.name.text(lang),
             "kind": step.kind,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -295,7 +295,7 @@ def calibration_assign(*, response_id: int, calibrator, actor: User | None) -> A
 # --- decisions, final scores, statuses --------------------------------------------------
 
 
-def _mean_totals(totals: list[dict]) -> tuple[Decimal, dict, dict]:
+def _mean_totals(totals: list[dict[str, Any]]) -> tuple[Decimal, dict[str, Any], dict[str, Any]]:
     """Mean overall (halves kept, two decimals), step and dimension scores."""
     n = len(totals)
     overall = (sum((Decimal(t["overall"]) for t in totals), Decimal(0)) / n).quantize(Decimal("0.01"))
@@ -324,9 +324,9 @@ def final_score_set_mean(
     return final
 
 
-def _final_sheets_of(e: Evaluation) -> tuple[list[dict], set[int]]:
+def _final_sheets_of(e: Evaluation) -> tuple[list[dict[str, Any]], set[int]]:
     """The cached totals and the sheet ids of the final-score sheets (always submitted ones)."""
-    totals: list[dict] = []
+    totals: list[dict[str, Any]] = []
     sheet_ids: set[int] = set()
     for sheet in e.final_sheets:
         assert sheet.totals is not None and sheet.sheet_id is not None, "final-score sheets are submitted"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -38,7 +38,9 @@ class BatchLaunch:
 TOP_P_PAPER, TOP_P_AS_RELEASED = "paper", "as_released"
 
 
-def run_settings(*, study: Study, scenario: Scenario, condition: Condition, top_p: str = TOP_P_PAPER) -> dict:
+def run_settings(
+    *, study: Study, scenario: Scenario, condition: Condition, top_p: str = TOP_P_PAPER
+) -> dict[str, Any]:
     """The frozen settings of a new run: everything its protocol depends on, and the
     batch's top_p choice (the paper's 0.9, or none sent as in the release's code)."""
     profiles = None

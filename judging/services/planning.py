@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 
 from judging.models import Judge
 from judging.selectors.planning import scoring_plan_get
-from scoring.services.assignments import AssignmentError, responses_assign_pair
+from scoring.services.arrival import AssignmentError
+from scoring.services.assignments import responses_assign_pair
 from studies.models import Response, Study
 
 if TYPE_CHECKING:

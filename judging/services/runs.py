@@ -89,7 +89,7 @@ class JudgeKind(Kind):
             shape=shape,
         )
 
-    def replies(self, job: JudgeTask) -> tuple[dict[int, str], dict[int, tuple], dict[int, int]]:
+    def replies(self, job: JudgeTask) -> tuple[dict[int, str], dict[int, tuple[Any, ...]], dict[int, int]]:
         # Calls are made in (sample, attempt) order and stored as a prefix of them.
         replies, known = {}, {}
         rows = JudgeCall.objects.filter(task=job).order_by("sample", "attempt")

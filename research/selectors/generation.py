@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from django.db.models import Count, F, Q, Sum
 
@@ -72,7 +73,7 @@ def turn_rows_count(*, study: Study) -> int:
     return Turn.objects.filter(run__study=study).count()
 
 
-def turn_rows_iter(*, study: Study) -> Iterator[tuple]:
+def turn_rows_iter(*, study: Study) -> Iterator[tuple[Any, ...]]:
     """One row per generation turn (provider call) of the study, in run and call order;
     the exact messages and the request parameters as JSON text."""
     turns = (

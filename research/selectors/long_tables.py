@@ -11,6 +11,7 @@ Every sheet of an active assignment is included, drafts too: ``sheet_status`` sa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from django.contrib.auth import get_user_model
 
@@ -38,7 +39,7 @@ def item_sheets_count(*, study: Study) -> int:
     return _sheets(study).count()
 
 
-def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple[Any, ...]]:
     """The long table, sheet by sheet (entries read in chunks of ``CHUNK`` sheets)."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
     sheets = _sheets(study).select_related(
@@ -67,7 +68,7 @@ def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
             on_sheet(done + len(chunk))
 
 
-def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple]:
+def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple[Any, ...]]:
     entries = sheets_entries_get(sheets=sheets)
     for sheet in sheets:
         assignment = sheet.assignment

@@ -9,6 +9,7 @@ each submitted sheet's totals (the cache of ``studies.rubric.sheet_totals``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
@@ -137,7 +138,7 @@ def submitted_sheets(study: Study):
     ).exclude(assignment__role=AssignmentRole.TRAINING)  # training sheets are never research output
 
 
-def stored_totals(*, sheet_id: int, totals: dict | None, rubric) -> dict:
+def stored_totals(*, sheet_id: int, totals: dict[str, Any] | None, rubric) -> dict[str, Any]:
     """A sheet's kept totals (``ScoreSheet.totals``), computed from its entries for a sheet stored
     before totals were kept."""
     if (totals or {}).get("dimensions"):
@@ -146,7 +147,7 @@ def stored_totals(*, sheet_id: int, totals: dict | None, rubric) -> dict:
     return sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
 
 
-def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple[Any, ...]]:
     """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet
     (one query, streamed)."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"

@@ -6,7 +6,7 @@ reassignments on it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
@@ -30,7 +30,7 @@ class AssignmentError(Exception):
         self.message = message
 
 
-def paired_outside_groups() -> QuerySet:
+def paired_outside_groups() -> QuerySet[Assignment, Mapping[str, object]]:
     """Responses a pair was given one by one (``responses_assign_pair``): they keep that pair."""
     return Assignment.objects.filter(
         role=AssignmentRole.PRIMARY, archived_at__isnull=True, group__isnull=True

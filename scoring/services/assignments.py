@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -45,7 +45,7 @@ def _check_pair(rater_a: User, rater_b: User, *, study: Study) -> None:
     _check_qualified([rater_a, rater_b], study=study)
 
 
-def _check_qualified(raters: Sequence, *, study: Study) -> None:
+def _check_qualified(raters: Sequence[User], *, study: Study) -> None:
     """Live work goes only to raters who qualified on the study's training set."""
     if unqualified := raters_not_qualified(study=study, raters=raters):
         names = ", ".join(u.get_username() for u in unqualified)
@@ -57,7 +57,7 @@ def _check_qualified(raters: Sequence, *, study: Study) -> None:
         )
 
 
-def _group_responses(group: ScoringGroup):
+def _group_responses(group: ScoringGroup) -> QuerySet[Response]:
     """The group's responses raters may get: released (not held for review), not withdrawn."""
     return (
         Response.objects.filter(
@@ -155,7 +155,7 @@ def group_for_pair(
     *,
     study: Study,
     scenario: Scenario,
-    condition,
+    condition: Condition,
     rater_a: User,
     rater_b: User,
     actor: User | None = None,
@@ -184,7 +184,7 @@ def group_assign_pair(
     *,
     study: Study,
     scenario: Scenario,
-    conditions: Iterable,
+    conditions: Iterable[Condition],
     rater_a: User,
     rater_b: User,
     actor: User | None = None,
@@ -402,7 +402,7 @@ def plan_balanced_pairs(
 
 
 def plan_for_study(
-    *, study: Study, scenarios: Iterable[Scenario], conditions: Iterable, raters
+    *, study: Study, scenarios: Iterable[Scenario], conditions: Iterable[Condition], raters: Iterable[User]
 ) -> AssignmentPlan:
     """A balanced plan for the scenario groups (scenario x condition) that have no
     active pair yet, counting the raters' current active workloads."""

@@ -33,7 +33,8 @@ from scoring.score_plan import (
     summary_mismatches,
 )
 from scoring.selectors import sheet_entries_get
-from scoring.services.assignments import AssignmentError, group_for_pair, group_sync_assignments
+from scoring.services.arrival import AssignmentError
+from scoring.services.assignments import group_for_pair, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.problems import problem_text
@@ -116,7 +117,7 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
 
 
 def _group(
-    response: Response, users: list, actor: User | None, report: ScoreImportReport
+    response: Response, users: list[User], actor: User | None, report: ScoreImportReport
 ) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
     none), or None when another pair holds it."""
@@ -307,7 +308,15 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | N
                 )
 
 
-def _import_sheet(plan, user: User, response, group, actor: User | None, source_name, report) -> list[str]:
+def _import_sheet(
+    plan: SheetPlan,
+    user: User,
+    response: Response,
+    group: ScoringGroup,
+    actor: User | None,
+    source_name: str,
+    report: ScoreImportReport,
+) -> list[str]:
     label = f"{response.research_id}/{plan.rater_code}"
     assignment = Assignment.objects.filter(rater=user, response=response, archived_at__isnull=True).first()
     if assignment is None:
@@ -353,7 +362,7 @@ def _import_sheet(plan, user: User, response, group, actor: User | None, source_
     return [f"{plan.where}: {m}" for m in mismatches]
 
 
-def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
+def scores_import_file(*, path: str | Path, **kwargs: Any) -> ScoreImportReport:
     path = Path(path)
     try:
         content = path.read_bytes()
@@ -362,7 +371,7 @@ def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
     return scores_import_upload(content=content, name=path.name, **kwargs)
 
 
-def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportReport:
+def scores_import_upload(*, content: bytes, name: str, **kwargs: Any) -> ScoreImportReport:
     """A score file's bytes (a file or the import page's upload), all-or-nothing."""
     try:
         data = json_parse(content.decode("utf-8-sig"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store, rows_store_all
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.rubric import SheetTotals, load_rubric, sheet_totals
+from studies.rubric import Missing, SheetTotals, load_rubric, sheet_totals
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -61,7 +61,7 @@ class VersionConflict(SheetError):
 class BatchReused(SheetError):
     """A batch id already applied, sent again with other changes: nothing is written."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             _(
                 "This save repeated an earlier batch's id with different changes; nothing was saved. Reload the page."
@@ -70,7 +70,7 @@ class BatchReused(SheetError):
 
 
 class SheetIncomplete(SheetError):
-    def __init__(self, missing):
+    def __init__(self, missing: Sequence[Missing]) -> None:
         super().__init__(_("The sheet is not complete."))
         self.missing = missing
 

@@ -14,7 +14,7 @@ import io
 import warnings
 import zipfile
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +40,11 @@ from studies.rubric import IdeaEntry, SheetEntries, load_rubric
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+    from openpyxl import Workbook
+
+    from scoring.workbooks.selectors import WorkbookUnit
+    from studies.models import Response
+    from studies.rubric import Rubric
 
 IMPORT_NOTE = "imported from workbook"
 
@@ -73,7 +78,7 @@ def _lang(rater: User, lang: str | None) -> str:
     return "zh" if profile and (profile.language or "").startswith("zh") else "en"
 
 
-def _grid_hint(response) -> str:
+def _grid_hint(response: Response) -> str:
     errors = response.grid_errors or []
     if not errors:
         return (
@@ -90,7 +95,9 @@ def _grid_hint(response) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def _open_assignments(*, group_ids, rater: User | None = None) -> dict[tuple[int, int], list[Assignment]]:
+def _open_assignments(
+    *, group_ids: Iterable[int], rater: User | None = None
+) -> dict[tuple[int, int], list[Assignment]]:
     """The not-yet-submitted active assignments of the groups, per (rater, group), in each
     rater's own order (one query)."""
     rows = (
@@ -109,7 +116,7 @@ def _open_assignments(*, group_ids, rater: User | None = None) -> dict[tuple[int
     return by_unit
 
 
-def _response_items(response_ids) -> dict[int, dict[int, list[str]]]:
+def _response_items(response_ids: Iterable[int]) -> dict[int, dict[int, list[str]]]:
     """Each response's parsed item texts by step, in position order (one query)."""
     items: dict[int, dict[int, list[str]]] = {}
     rows = (
@@ -126,7 +133,7 @@ def _sheet_content(
     assignment: Assignment,
     items_by_step: dict[int, list[str]],
     entries: SheetEntries | None,
-    rubric,
+    rubric: Rubric,
     lang: str,
 ) -> SheetContent:
     response = assignment.response
@@ -151,8 +158,13 @@ def _sheet_content(
 
 
 def _workbook_files(
-    units, *, groups: dict[int, ScoringGroup], users: dict, lang: str | None = None, rater: User | None = None
-):
+    units: list[WorkbookUnit],
+    *,
+    groups: dict[int, ScoringGroup],
+    users: dict[int, User],
+    lang: str | None = None,
+    rater: User | None = None,
+) -> Iterator[tuple[WorkbookUnit, bytes]]:
     """(unit, .xlsx bytes) for each unit with open responses, reading the units' assignments,
     items and sheet entries with a few queries for all of them."""
     assignments = _open_assignments(group_ids={u.group_id for u in units}, rater=rater)
@@ -256,7 +268,7 @@ class _Rollback(Exception):
     pass
 
 
-def _load(data: bytes):
+def _load(data: bytes) -> Workbook:
     from openpyxl import load_workbook
 
     try:
@@ -351,7 +363,7 @@ def _store(
     assignments: dict[str, Assignment],
     versions: dict[str, int],
     actor: User | None,
-    result,
+    result: ImportResult,
 ) -> None:
     locked = {
         s.assignment_id: s

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -91,7 +91,7 @@ def response_texts_store(
     texts: dict[int, str],
     actor: User | None,
     action: str,
-    changes: dict,
+    changes: dict[str, Any],
     reason: str = "",
     also_save: tuple[str, ...] = (),
 ) -> None:
@@ -208,7 +208,7 @@ class ImportReport:
     warnings: list[str] = field(default_factory=list)
     # created responses held for review: assigned to no rater until released
     held: list[str] = field(default_factory=list)
-    hold_reasons: dict[str, list[dict]] = field(default_factory=dict)  # research ID -> why
+    hold_reasons: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # research ID -> why
 
     def held_texts(self, limit: int | None = None) -> list[str]:
         """The first ``limit`` held responses, each with why, in the reader's language."""

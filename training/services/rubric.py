@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 LANGS = ("en", "zh")
 
 
-def _spec(step: dict, key: str) -> dict:
+def _spec(step: dict[str, Any], key: str) -> dict[str, Any]:
     for spec in (*step.get("dimensions", []), *step.get("item_scores", [])):
         if spec["key"] == key:
             return spec
     raise KeyError(key)
 
 
-def _slot(data: dict, path: str) -> tuple[dict, str]:
+def _slot(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
     """The JSON object and key a path writes to."""
     kind, n, *rest = path.split("|")
     step = data["steps"][int(n) - 1]
@@ -48,7 +48,7 @@ def _slot(data: dict, path: str) -> tuple[dict, str]:
     raise KeyError(path)
 
 
-def rubric_text(data: dict, path: str) -> str:
+def rubric_text(data: dict[str, Any], path: str) -> str:
     try:
         obj, lang = _slot(copy.deepcopy(data), path)
     except (KeyError, IndexError, ValueError, StopIteration):
@@ -106,7 +106,7 @@ def rubric_revise(*, study: Study, changes: dict[str, str], actor: User | None) 
     return revision
 
 
-def _drop_empty_guidelines(data: dict) -> None:
+def _drop_empty_guidelines(data: dict[str, Any]) -> None:
     """A guideline emptied in both languages is removed (an empty one in only one is an error)."""
     for step in data["steps"]:
         for obj in (step, *step.get("dimensions", []), *step.get("item_scores", [])):
