@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from axes.models import AccessAttempt
@@ -56,7 +56,7 @@ def study_invitations(*, study: Study) -> list[dict[str, Any]]:
 NO_LINK = "none"
 
 
-def _link_state(invitation: Invitation | None, cutoff) -> str:
+def _link_state(invitation: Invitation | None, cutoff: datetime) -> str:
     if invitation is None:
         return NO_LINK
     if invitation.accepted_at is not None:

@@ -33,6 +33,7 @@ from studies.services.roles import role_groups_ensure
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+    from django.core.mail.backends.base import BaseEmailBackend
 
 ROLE_GROUPS = {"rater": RATER, "calibrator": RATER, "researcher": RESEARCHER, "admin": ADMIN}
 # Mail backends that deliver nothing: the console one writes the mail (and its link) to
@@ -86,13 +87,13 @@ def _link(user: User, link_for: LinkBuilder) -> str:
     return link_for(urlsafe_base64_encode(force_bytes(user.pk)), invitation_tokens.make_token(user))
 
 
-def mail_delivers(connection) -> bool:
+def mail_delivers(connection: BaseEmailBackend) -> bool:
     """The mail backend hands mail on for delivery (SMTP, and locmem in tests); the
     console, dummy and file backends do not."""
     return type(connection).__module__ not in UNDELIVERED_MAIL_BACKENDS
 
 
-def _send(user: User, link: str, language: str, study: Study | None, connection) -> bool:
+def _send(user: User, link: str, language: str, study: Study | None, connection: BaseEmailBackend) -> bool:
     """The invitation mail in the invitee's language; True only if a backend that
     delivers accepted it. A backend that does not deliver gets no mail outside demo
     mode (the console backend would write the link to the server's log)."""
@@ -122,7 +123,9 @@ def _send(user: User, link: str, language: str, study: Study | None, connection)
     return delivers
 
 
-def _deliver(invitation: Invitation, link_for: LinkBuilder, email: bool, connection=None) -> InvitationLink:
+def _deliver(
+    invitation: Invitation, link_for: LinkBuilder, email: bool, connection: BaseEmailBackend | None = None
+) -> InvitationLink:
     """The invitation's link (signed over its ``last_link_at``: any earlier link stops
     working), mailed when asked and a backend delivers."""
     user = invitation.user
@@ -145,7 +148,7 @@ def raters_invite_file(
     content: bytes,
     actor: User | None,
     link_for: LinkBuilder,
-    connection=None,
+    connection: BaseEmailBackend | None = None,
     email: bool = True,
 ) -> list[InvitationLink]:
     """``raters_invite`` for a CSV file: the problems of its lines and of its people (roles,
@@ -165,7 +168,7 @@ def raters_invite(
     invitees: list[Invitee],
     actor: User | None,
     link_for: LinkBuilder,
-    connection=None,
+    connection: BaseEmailBackend | None = None,
     email: bool = True,
 ) -> list[InvitationLink]:
     """Create every invitee (no usable password, their role groups, a rater profile with
@@ -484,6 +487,7 @@ def account_unlock(*, actor: User, user_id: int) -> int:
     attempts recorded for it (locks of client addresses stay). Returns how many."""
     user = _target(actor=actor, user_id=user_id)
     with transaction.atomic():
+        count: int
         count, _ = AccessAttempt.objects.filter(username=user.get_username()).delete()
         if count:
             audit_record(

@@ -18,7 +18,8 @@ from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, 
 from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
 from calibration.selectors.calibrators import calibrators_who_can_log_in
 from calibration.selectors.comparison_items import comparison_items
-from calibration.selectors.consistency import consistency_table, icc_headline  # noqa: F401 (Table 6, re-exported)
+from calibration.selectors.consistency import consistency_table as consistency_table  # Table 6, re-exported
+from calibration.selectors.consistency import icc_headline
 from calibration.statistics import (
     ICC_FORMS,
     REASON_FEW_RATERS,

@@ -9,12 +9,13 @@ research ID."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from studies.rubric import Rubric, ScoreSpec, SheetEntries, Step
+from studies.rubric import CriterionEntry, IdeaEntry, Rubric, ScoreSpec, SheetEntries, Step
 
 
-def level_text(spec: ScoreSpec, value, lang: str) -> str:
+def level_text(spec: ScoreSpec, value: float | None, lang: str) -> str:
     """The rubric's description of the level ``value`` of a score ('' when it has none);
     halves (a mean of reference sheets) read as the nearest level."""
     if value is None:
@@ -35,13 +36,15 @@ def _label(rubric: Rubric, step: Step, classification: str, lang: str) -> str:
     return rubric.category_label(classification, lang)
 
 
-def _differs(values: list) -> bool:
+def _differs(values: Sequence[object]) -> bool:
     """More than one distinct entry among the sheets (texts compared as written, trimmed)."""
     seen = {v.strip() if isinstance(v, str) else v for v in values}
     return len(seen) > 1
 
 
-def _scores(step: Step, found, lang: str, levels: bool) -> list[dict[str, Any]]:
+def _scores(
+    step: Step, found: IdeaEntry | CriterionEntry | None, lang: str, levels: bool
+) -> list[dict[str, Any]]:
     out = []
     for spec in step.item_scores:
         value = getattr(found, spec.key, None) if found else None
@@ -57,7 +60,7 @@ def _scores(step: Step, found, lang: str, levels: bool) -> list[dict[str, Any]]:
 
 def _idea_rows(
     rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool
-):
+) -> list[dict[str, Any]]:
     rows = []
     for pos in range(1, step.item_count + 1):
         items = [entries.ideas.get(step.number, [])[pos - 1 : pos] for entries in sheets]
@@ -88,7 +91,9 @@ def _idea_rows(
     return rows
 
 
-def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool):
+def _criteria_rows(
+    step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool
+) -> list[dict[str, Any]]:
     rows = []
     for pos in range(1, step.item_count + 1):
         cells: list[dict[str, Any]] = []

@@ -12,6 +12,7 @@ is labelled by what it is.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -76,7 +77,14 @@ def icc_headline(forms: dict[str, Any], form: str, n_responses: int | None = Non
     return out
 
 
-def _row(metric: str, before: list, after: list, n_responses: int, ci_before, ci_after) -> dict[str, Any]:
+def _row(
+    metric: str,
+    before: Sequence[float | None],
+    after: Sequence[float | None],
+    n_responses: int,
+    ci_before: tuple[float | None, float | None],
+    ci_after: tuple[float | None, float | None],
+) -> dict[str, Any]:
     """One row of Table 6 with its CIs and the small-sample warning (English code + label)."""
     warning = small_sample_warning(n_responses, *ci_before)
     # a row of before-calibration values only (the release script's PCC) has no "after" to warn of

@@ -74,7 +74,7 @@ def batch_create(
     conditions: Iterable[Condition],
     enqueue: RunEnqueue,
     name: str = "",
-    created_by=None,
+    created_by: User | None = None,
     top_p: str = TOP_P_PAPER,
     regenerate_withdrawn: bool = False,
 ) -> BatchLaunch:

@@ -74,7 +74,7 @@ class Kind:
         return f"{self.lock_prefix}:{job_id}"
 
     @property
-    def jobs(self) -> models.Manager:
+    def jobs(self) -> models.Manager[Any]:  # of ``job_model``, a concrete EngineJob
         return self.job_model._default_manager
 
 

@@ -3,7 +3,7 @@ its sheets as its own non-human rater (an inactive user that cannot log in)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -112,7 +112,7 @@ def judge_for_endpoint(*, endpoint: ModelEndpoint, prompt_version: str = CURRENT
 JUDGE_SETTINGS = ("temperature", "samples", "structured_output", "provider_family", "is_active")
 
 
-def judge_update(*, judge: Judge, actor: User | None, **values) -> Judge:
+def judge_update(*, judge: Judge, actor: User | None, **values: Any) -> Judge:
     """Change a judge's sampling settings, family or activity, audited. Batches keep the
     settings they were launched with."""
     unknown = set(values) - set(JUDGE_SETTINGS)

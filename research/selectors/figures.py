@@ -37,7 +37,7 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict[str, Any]) -> bytes:
     language = get_language() or "en"
     digest = hashlib.sha256(repr((version, name, fmt_name, filters, language)).encode()).hexdigest()
     key = "figure:v3:" + digest
-    data = cache.get(key)
+    data: bytes | None = cache.get(key)
     if data is None:
         results = results_cached_get(
             study=study,

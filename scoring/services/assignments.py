@@ -24,8 +24,8 @@ from core.accounts.roles import is_rater
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
 from scoring.selectors import group_active_get
 from scoring.selectors.qualification import raters_not_qualified
+from scoring.services.arrival import AssignmentError as AssignmentError  # re-exported: the pages catch it
 from scoring.services.arrival import (
-    AssignmentError,
     assignments_create,
     paired_outside_groups,
 )

@@ -24,8 +24,8 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import file_summaries
+from scoring.score_plan import ScoreImportError as ScoreImportError  # re-exported: the import's error
 from scoring.score_plan import (
-    ScoreImportError,
     ScoreProblems,
     SheetPlan,
     scored_key,

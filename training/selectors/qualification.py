@@ -28,7 +28,7 @@ def studies_with_training_set() -> QuerySet[Study]:
     return Study.objects.filter(Exists(active), is_active=True).order_by("name")
 
 
-def training_open_to(*, rater: User, study: Study):
+def training_open_to(*, rater: User, study: Study) -> QuerySet[TrainingResponse]:
     """The study's active training responses the rater may train on: not the copy of a
     response they score (or scored) live, whose reference would show them their
     partner's work and the answer to their own sheet."""

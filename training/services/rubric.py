@@ -28,7 +28,8 @@ LANGS = ("en", "zh")
 
 
 def _spec(step: dict[str, Any], key: str) -> dict[str, Any]:
-    for spec in (*step.get("dimensions", []), *step.get("item_scores", [])):
+    specs: list[dict[str, Any]] = [*step.get("dimensions", []), *step.get("item_scores", [])]
+    for spec in specs:
         if spec["key"] == key:
             return spec
     raise KeyError(key)
@@ -53,7 +54,8 @@ def rubric_text(data: dict[str, Any], path: str) -> str:
         obj, lang = _slot(copy.deepcopy(data), path)
     except (KeyError, IndexError, ValueError, StopIteration):
         return ""
-    return obj.get(lang, "")
+    text: str = obj.get(lang, "")
+    return text
 
 
 def rubric_revise(*, study: Study, changes: dict[str, str], actor: User | None) -> RubricRevision:
