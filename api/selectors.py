@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import QuerySet
 
 from api.models import ApiToken
 from core.counters import event_counters_get
 from studies.models import Condition, ModelEndpoint, ResponseItem, Scenario, Study
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def studies_visible(*, study_id: int | None) -> QuerySet[Study]:
@@ -35,7 +40,7 @@ def response_items(*, response_ids: list[int]) -> dict[int, list[ResponseItem]]:
     return found
 
 
-def tokens_of(*, user) -> QuerySet[ApiToken]:
+def tokens_of(*, user: User) -> QuerySet[ApiToken]:
     """The user's API tokens, newest first (the tokens page)."""
     return ApiToken.objects.filter(user=user).select_related("study")
 

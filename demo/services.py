@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -25,6 +26,9 @@ from studies.services.setup import (
     endpoint_ensure_stub,
     endpoints_ensure_paper_models,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "studies" / "data"
 DEMO_PASSWORD = "demo-pass-2026"  # noqa: S105 - documented, demo mode only
@@ -61,7 +65,7 @@ class DemoModeRequired(Exception):
 
 def user_create_with_role(
     *, username: str, password: str, role: str, rater_code: str | None = None, can_calibrate: bool = False
-):
+) -> User:
     """Create or update a user in one role group (Admins are also staff for the Django admin)."""
     groups = role_groups_ensure()
     user_model = get_user_model()

@@ -82,10 +82,10 @@ def stuck_filters(
     return stale, unstarted
 
 
-def job_orphan_deadline(job) -> datetime:
+def job_orphan_deadline(job: EngineJob) -> datetime:
     """When a stuck job fails if no worker comes back: its last sign of life (heartbeat,
     dispatch, creation) plus ENGINE_ORPHAN_SECONDS."""
-    last = job.heartbeat_at or job.dispatched_at or job.created_at
+    last: datetime = job.heartbeat_at or job.dispatched_at or job.created_at
     return last + timedelta(seconds=float(settings.ENGINE_ORPHAN_SECONDS))
 
 
@@ -184,7 +184,7 @@ class BatchProgress:
 
 
 def engine_batch_progress(
-    *, batch: EngineBatch, jobs: QuerySet, calls: QuerySet, kind: str = "generation"
+    *, batch: EngineBatch, jobs: QuerySet[EngineJob], calls: QuerySet[models.Model], kind: str = "generation"
 ) -> BatchProgress:
     """The progress and cost of any engine batch: ``jobs`` its jobs, ``calls`` their
     stored calls (turns or judge calls: both keep tokens and latency)."""
@@ -252,7 +252,7 @@ def batch_held_count(batch: GenerationBatch) -> int:
 BATCHES_PER_PAGE = 50
 
 
-def batches_listed(*, filters: dict[str, Any], page: str | None = None) -> Page:
+def batches_listed(*, filters: dict[str, Any], page: str | None = None) -> Page[GenerationBatch]:
     """One page of the generation batches, newest first: of a study, with a run of a model
     endpoint, a condition or a scenario whose code contains the text, in a status."""
     rows = GenerationBatch.objects.all()
@@ -271,7 +271,8 @@ def batches_listed(*, filters: dict[str, Any], page: str | None = None) -> Page:
     }
     if by_run:
         rows = rows.filter(pk__in=GenerationRun.objects.filter(**by_run).values("batch_id"))
-    counted = rows.select_related("study", "created_by").annotate(
+    # the counts are read by the page's template
+    counted: QuerySet[GenerationBatch] = rows.select_related("study", "created_by").annotate(
         n_runs=Count("runs"),
         n_succeeded=Count("runs", filter=Q(runs__status=RunStatus.SUCCEEDED)),
         n_failed=Count("runs", filter=Q(runs__status=RunStatus.FAILED)),
@@ -410,8 +411,8 @@ class EngineFigures:
 def engine_figures(
     *,
     kind: str,
-    jobs: QuerySet,
-    calls: QuerySet,
+    jobs: QuerySet[EngineJob],
+    calls: QuerySet[models.Model],
     endpoint: str,
     call_endpoint: str,
     attempts: str = "provider_attempts",

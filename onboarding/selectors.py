@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from axes.models import AccessAttempt
@@ -26,7 +26,7 @@ EXPIRED = "expired"
 REVOKED = "revoked"  # the account was deactivated after the link was issued
 
 
-def study_invitations(*, study: Study) -> list[dict]:
+def study_invitations(*, study: Study) -> list[dict[str, Any]]:
     """The study's invitations with their state: the invitee set a password, the link
     is pending, the last link issued has expired, or it was revoked."""
     cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
@@ -56,7 +56,7 @@ def study_invitations(*, study: Study) -> list[dict]:
 NO_LINK = "none"
 
 
-def _link_state(invitation: Invitation | None, cutoff) -> str:
+def _link_state(invitation: Invitation | None, cutoff: datetime) -> str:
     if invitation is None:
         return NO_LINK
     if invitation.accepted_at is not None:
@@ -85,7 +85,7 @@ def accounts_matching(*, search: str = "", role: str = "", active: bool | None =
     return users.order_by("username")
 
 
-def accounts_list(*, user_id: int | None = None, users: Iterable[Any] | None = None) -> list[dict]:
+def accounts_list(*, user_id: int | None = None, users: Iterable[Any] | None = None) -> list[dict[str, Any]]:
     """The accounts ``users`` (default: every one; or the one with ``user_id``) with their roles,
     rater code, calibration right, whether active, last login and the state of their last
     set-password link (for /manage/accounts/)."""
@@ -118,7 +118,7 @@ def accounts_list(*, user_id: int | None = None, users: Iterable[Any] | None = N
     return rows
 
 
-def account_get(*, user_id: int) -> dict | None:
+def account_get(*, user_id: int) -> dict[str, Any] | None:
     """One row of ``accounts_list``, or None; with ``failed_logins``: the failed logins
     django-axes counts against the username (it is locked at ``AXES_FAILURE_LIMIT``)."""
     rows = accounts_list(user_id=user_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -29,6 +30,10 @@ from scoring.models import RaterProfile
 from studies.models import AuditEvent, Study
 from studies.services.audit import audit_changes, audit_record, audit_target
 from studies.services.roles import role_groups_ensure
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.core.mail.backends.base import BaseEmailBackend
 
 ROLE_GROUPS = {"rater": RATER, "calibrator": RATER, "researcher": RESEARCHER, "admin": ADMIN}
 # Mail backends that deliver nothing: the console one writes the mail (and its link) to
@@ -66,7 +71,7 @@ def account_roles_problem(*, roles: Iterable[str]) -> str | None:
     return None
 
 
-def _roles_problems(invitees: list[Invitee], actor) -> list[str]:
+def _roles_problems(invitees: list[Invitee], actor: User | None) -> list[str]:
     problems = []
     for invitee in invitees:
         problem = account_roles_problem(roles=invitee.roles)
@@ -78,17 +83,17 @@ def _roles_problems(invitees: list[Invitee], actor) -> list[str]:
     return problems
 
 
-def _link(user, link_for: LinkBuilder) -> str:
+def _link(user: User, link_for: LinkBuilder) -> str:
     return link_for(urlsafe_base64_encode(force_bytes(user.pk)), invitation_tokens.make_token(user))
 
 
-def mail_delivers(connection) -> bool:
+def mail_delivers(connection: BaseEmailBackend) -> bool:
     """The mail backend hands mail on for delivery (SMTP, and locmem in tests); the
     console, dummy and file backends do not."""
     return type(connection).__module__ not in UNDELIVERED_MAIL_BACKENDS
 
 
-def _send(user, link: str, language: str, study: Study | None, connection) -> bool:
+def _send(user: User, link: str, language: str, study: Study | None, connection: BaseEmailBackend) -> bool:
     """The invitation mail in the invitee's language; True only if a backend that
     delivers accepted it. A backend that does not deliver gets no mail outside demo
     mode (the console backend would write the link to the server's log)."""
@@ -118,7 +123,9 @@ def _send(user, link: str, language: str, study: Study | None, connection) -> bo
     return delivers
 
 
-def _deliver(invitation: Invitation, link_for: LinkBuilder, email: bool, connection=None) -> InvitationLink:
+def _deliver(
+    invitation: Invitation, link_for: LinkBuilder, email: bool, connection: BaseEmailBackend | None = None
+) -> InvitationLink:
     """The invitation's link (signed over its ``last_link_at``: any earlier link stops
     working), mailed when asked and a backend delivers."""
     user = invitation.user
@@ -139,9 +146,9 @@ def raters_invite_file(
     *,
     study: Study | None,
     content: bytes,
-    actor,
+    actor: User | None,
     link_for: LinkBuilder,
-    connection=None,
+    connection: BaseEmailBackend | None = None,
     email: bool = True,
 ) -> list[InvitationLink]:
     """``raters_invite`` for a CSV file: the problems of its lines and of its people (roles,
@@ -159,9 +166,9 @@ def raters_invite(
     *,
     study: Study | None,
     invitees: list[Invitee],
-    actor,
+    actor: User | None,
     link_for: LinkBuilder,
-    connection=None,
+    connection: BaseEmailBackend | None = None,
     email: bool = True,
 ) -> list[InvitationLink]:
     """Create every invitee (no usable password, their role groups, a rater profile with
@@ -205,7 +212,7 @@ def raters_invite(
     return [_deliver(invitation, link_for, email, connection) for invitation in created]
 
 
-def _link_issue(*, invitation: Invitation, actor, reason: str = "") -> None:
+def _link_issue(*, invitation: Invitation, actor: User | None, reason: str = "") -> None:
     """A new ``last_link_at``: the links issued before it stop working."""
     with transaction.atomic():
         invitation.last_link_at = timezone.now()
@@ -221,7 +228,11 @@ def _link_issue(*, invitation: Invitation, actor, reason: str = "") -> None:
 
 
 def invitation_link_renew(
-    *, invitation_id: int, link_for: LinkBuilder, email: bool = True, actor=None
+    *,
+    invitation_id: int,
+    link_for: LinkBuilder,
+    email: bool = True,
+    actor: User | None = None,
 ) -> InvitationLink:
     """A fresh link for an invitee who has not set a password yet (the old one expired or
     got lost); the previous link stops working."""
@@ -231,7 +242,11 @@ def invitation_link_renew(
 
 
 def invitation_links_renew(
-    *, invitation_ids: list[int], link_for: LinkBuilder, email: bool = True, actor=None
+    *,
+    invitation_ids: list[int],
+    link_for: LinkBuilder,
+    email: bool = True,
+    actor: User | None = None,
 ) -> list[InvitationLink]:
     """Fresh links for invitees who have not set a password yet, all or none (each audited;
     each previous link stops working); mailed, where asked, once the new links are stored."""
@@ -262,7 +277,7 @@ def invitation_links_renew(
     return [_deliver(invitation, link_for, email, connection) for invitation in invitations]
 
 
-def invitation_accept(*, user, password: str) -> None:
+def invitation_accept(*, user: User, password: str) -> None:
     """The invitee's own password, checked by the password validators (ValidationError);
     the link is used up (the token signs the password hash)."""
     validate_password(password, user)
@@ -277,7 +292,7 @@ def invitation_accept(*, user, password: str) -> None:
             audit_record(actor=user, action="invitation.accept", target=invitation, study=invitation.study)
 
 
-def account_password_change(*, user, password: str) -> None:
+def account_password_change(*, user: User, password: str) -> None:
     """The account's owner changes their own password (the form checked the old one and the
     validators); audited, the password itself never."""
     with transaction.atomic():
@@ -296,7 +311,7 @@ class AccountError(Exception):
 UNBLINDED_ROLE_NAMES = {"admin", "researcher"}
 
 
-def _crosses_the_blind(user, before: set[str], wanted: set[str]) -> bool:
+def _crosses_the_blind(user: User, before: set[str], wanted: set[str]) -> bool:
     """Whether ``wanted`` would put the account on the other side of the blind from where it
     has ever been: a rater (a rater profile stays when the role goes) never becomes someone
     who sees unblinded data, nor the reverse, even by way of an account with no role
@@ -317,7 +332,7 @@ def _crosses_the_blind(user, before: set[str], wanted: set[str]) -> bool:
     return bool(UNBLINDED_ROLE_NAMES & held)
 
 
-def _role_names(user) -> set[str]:
+def _role_names(user: User) -> set[str]:
     """The account's product roles as the invitation CSV names them."""
     groups = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
     names = {name for name, group in ROLE_GROUPS.items() if group in groups and group != RATER}
@@ -327,14 +342,14 @@ def _role_names(user) -> set[str]:
     return names
 
 
-def account_may_manage(*, actor, user) -> None:
+def account_may_manage(*, actor: User, user: User) -> None:
     """Admins manage raters and researchers; admin and superuser accounts only a
     superuser does. Nobody deactivates or re-roles their own account here."""
     if not actor.is_superuser and (user.is_superuser or user.groups.filter(name=ADMIN).exists()):
         raise AccountError(_("Only a superuser may change the admin account %(u)s.") % {"u": user.username})
 
 
-def _target(*, actor, user_id: int):
+def _target(*, actor: User, user_id: int) -> User:
     # LLM judges' rater accounts (``judging.Judge.user``) never log in: not managed here
     people = get_user_model().objects.filter(judge__isnull=True)
     user = people.select_related("rater_profile").filter(pk=user_id).first()
@@ -344,7 +359,7 @@ def _target(*, actor, user_id: int):
     return user
 
 
-def account_roles_set(*, actor, user_id: int, roles: Iterable[str], reason: str = "") -> None:
+def account_roles_set(*, actor: User, user_id: int, roles: Iterable[str], reason: str = "") -> None:
     """The account's roles (rater, calibrator, researcher, admin; calibrator is a rater
     who may calibrate). Only a superuser grants or removes Admin; the rater role never
     joins an unblinded one. Staff follows the Admin role; passwords and the superuser flag
@@ -393,7 +408,7 @@ def account_roles_set(*, actor, user_id: int, roles: Iterable[str], reason: str 
         )
 
 
-def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -> None:
+def account_active_set(*, actor: User, user_id: int, active: bool, reason: str = "") -> None:
     """Deactivate (the account can no longer log in; its sessions end on their next
     request; every set-password link issued so far stops working, for good) or reactivate
     an account (a new link is sent if its owner needs one). Its scores and history stay."""
@@ -418,7 +433,9 @@ def account_active_set(*, actor, user_id: int, active: bool, reason: str = "") -
         )
 
 
-def account_link_send(*, actor, user_id: int, link_for: LinkBuilder, email: bool = True) -> InvitationLink:
+def account_link_send(
+    *, actor: User, user_id: int, link_for: LinkBuilder, email: bool = True
+) -> InvitationLink:
     """A new set-password link for the account (a lost invitation, a forgotten
     password); the account's previous link stops working. The admin never sees or sets
     the password: the account's owner chooses it through the link."""
@@ -439,7 +456,7 @@ def account_link_send(*, actor, user_id: int, link_for: LinkBuilder, email: bool
     return _deliver(invitation, link_for, email)
 
 
-def _password_reset_mail(*, actor, user, link_for: LinkBuilder) -> InvitationLink:
+def _password_reset_mail(*, actor: User | None, user: User, link_for: LinkBuilder) -> InvitationLink:
     """A new link for an account that has a password goes to the account's own e-mail
     address only and is never shown: the admin who asked for it could otherwise choose
     the password and log in as that person. No delivering mail backend, no link."""
@@ -465,11 +482,12 @@ def _password_reset_mail(*, actor, user, link_for: LinkBuilder) -> InvitationLin
     return InvitationLink(delivered.username, delivered.email, "", emailed=True)
 
 
-def account_unlock(*, actor, user_id: int) -> int:
+def account_unlock(*, actor: User, user_id: int) -> int:
     """Lift the login lock of the account's username: delete django-axes' failed
     attempts recorded for it (locks of client addresses stay). Returns how many."""
     user = _target(actor=actor, user_id=user_id)
     with transaction.atomic():
+        count: int
         count, _ = AccessAttempt.objects.filter(username=user.get_username()).delete()
         if count:
             audit_record(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from axes.helpers import get_client_ip_address
@@ -57,6 +58,9 @@ from onboarding.services import (
 from onboarding.tokens import VALID, invitation_tokens
 from studies.models import Study
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 SESSION_KEY = "onboarding_invitation_link"
 
 
@@ -68,7 +72,7 @@ def _link_builder(request: HttpRequest):
 
 
 @admin_required
-def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def invite_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = InviteForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
@@ -99,7 +103,7 @@ def invite_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def invitation_renew_view(request: HttpRequest, invitation_id: int) -> HttpResponse:
+def invitation_renew_view(request: AuthenticatedHttpRequest, invitation_id: int) -> HttpResponse:
     invitation = get_object_or_404(Invitation.objects.select_related("study"), pk=invitation_id)
     try:
         link = invitation_link_renew(
@@ -115,7 +119,7 @@ def invitation_renew_view(request: HttpRequest, invitation_id: int) -> HttpRespo
 
 @admin_required
 @require_POST
-def invitations_renew_view(request: HttpRequest, study_id: int) -> HttpResponse:
+def invitations_renew_view(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """New links for the ticked invitations of the study, or for every one whose link expired."""
     study = get_object_or_404(Study, pk=study_id)
     form = InvitationsRenewForm(request.POST, study=study)
@@ -161,7 +165,7 @@ def accounts_page(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
-def account_page(request: HttpRequest, user_id: int) -> HttpResponse:
+def account_page(request: AuthenticatedHttpRequest, user_id: int) -> HttpResponse:
     account = account_get(user_id=user_id)
     if account is None:
         raise Http404
@@ -184,7 +188,7 @@ def account_page(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
+def account_active_view(request: AuthenticatedHttpRequest, user_id: int) -> HttpResponse:
     form = AccountActiveForm(request.POST)
     if form.is_valid():
         try:
@@ -203,7 +207,7 @@ def account_active_view(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def account_unlock_view(request: HttpRequest, user_id: int) -> HttpResponse:
+def account_unlock_view(request: AuthenticatedHttpRequest, user_id: int) -> HttpResponse:
     try:
         count = account_unlock(actor=request.user, user_id=user_id)
     except AccountError as exc:
@@ -216,7 +220,7 @@ def account_unlock_view(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def account_link_view(request: HttpRequest, user_id: int) -> HttpResponse:
+def account_link_view(request: AuthenticatedHttpRequest, user_id: int) -> HttpResponse:
     try:
         link = account_link_send(actor=request.user, user_id=user_id, link_for=_link_builder(request))
     except AccountError as exc:

@@ -3,6 +3,8 @@ humans together (beyond the study), and the study's opt-in (admins and researche
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -27,6 +29,9 @@ from studies.chosen import study_chosen
 from studies.models import Study
 from studies.params import IdChoiceField, id_param
 from studies.rubric import load_rubric
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 
 class JudgeFilter(forms.Form):
@@ -136,7 +141,7 @@ def research_judge_calibration_figure(request: HttpRequest, fmt_name: str) -> Ht
 
 @admin_required
 @require_POST
-def research_judge_opt_in(request: HttpRequest) -> HttpResponse:
+def research_judge_opt_in(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The study's opt-in: let this judge count as the third rater, or (``off``) no judge."""
     study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
     judge = None
@@ -167,7 +172,7 @@ def research_judge_opt_in(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_POST
-def research_judge_qualify(request: HttpRequest) -> HttpResponse:
+def research_judge_qualify(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Run the judge's gate on the study now (audited; a failure takes away its opt-in)."""
     study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
     judge = get_object_or_404(Judge, pk=id_param(request.POST.get("judge")))

@@ -3,10 +3,12 @@ narrow the widest prediction-powered intervals; researchers see it, admins give 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -21,6 +23,9 @@ from scoring.forms import RaterChoiceField
 from scoring.services.assignments import AssignmentError
 from studies.models import Study
 from studies.params import IdChoiceField, id_param
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 MAX_BUDGET = 1000
 
@@ -48,7 +53,7 @@ class PlanApplyForm(PlanForm):
 
 
 @researcher_required
-def research_judge_plan(request: HttpRequest) -> HttpResponse:
+def research_judge_plan(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the plan for a study, a judge and a number of responses. POST (admins): give the plan's
     responses to a rater pair, if the plan is still the one shown."""
     if request.method == "POST":

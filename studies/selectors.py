@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Model, Q, QuerySet
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -180,7 +180,7 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
     ]
 
 
-def study_pairs(*, study: Study) -> list:
+def study_pairs(*, study: Study) -> list[Model]:
     """The study's active scoring groups (the scoring app's, read through the reverse
     relation): scenario, condition and its rater pair."""
     return list(

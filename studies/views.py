@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.contrib import messages
 from django.forms import Form
@@ -46,6 +47,9 @@ from studies.services.studies import (
     study_settings_update,
 )
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 def study_choices_refresh(request: HttpRequest, form: Form, template: str) -> HttpResponse | None:
     """The pickers of the chosen study alone (``template``'s ``study_choices`` partial) when
@@ -57,7 +61,7 @@ def study_choices_refresh(request: HttpRequest, form: Form, template: str) -> Ht
 
 
 @admin_required
-def studies_page(request: HttpRequest) -> HttpResponse:
+def studies_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = StudyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -104,7 +108,7 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @admin_required
-def study_catalogue_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_catalogue_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """Choose the study's model endpoints and conditions from the catalogue."""
     study = get_object_or_404(Study, pk=study_id)
     initial = {"endpoints": list(study.endpoints.all()), "conditions": list(study.conditions.all())}
@@ -118,7 +122,7 @@ def study_catalogue_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @admin_required
-def study_settings_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_settings_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     initial = {
         "name": study.name,
@@ -140,7 +144,7 @@ def study_settings_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @admin_required
-def scenarios_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def scenarios_import_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = ScenarioImportForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
@@ -163,7 +167,7 @@ def scenarios_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @admin_required
-def responses_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def responses_import_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """A file of up to ``IMPORT_IN_REQUEST_MAX`` responses is imported at once; a larger one goes
     to a worker, and its page shows the progress."""
     study = get_object_or_404(Study, pk=study_id)

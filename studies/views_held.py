@@ -3,6 +3,7 @@ withdrawing them, one at a time or in bulk."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -27,6 +28,9 @@ from studies.services.review import (
     responses_release,
     responses_withdraw,
 )
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 # what the page's address may carry back after an action: its filters and page
 _KEPT = ("study", "scenario", "model", "condition", "reason", "q", "page")
@@ -66,7 +70,7 @@ def _back_to_held(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_POST
-def held_responses_bulk(request: HttpRequest) -> HttpResponse:
+def held_responses_bulk(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Release or withdraw the ticked held responses, or all that the page's filters match: all
     or none, each audited."""
     filters_form = HeldFilterForm(QueryDict((request.POST.get("back") or "")[:1000]))
@@ -127,7 +131,7 @@ def held_responses_bulk(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_POST
-def response_release_view(request: HttpRequest, response_id: int) -> HttpResponse:
+def response_release_view(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     try:
         released = response_release(response_id=response_id, actor=request.user)
     except ReviewError as exc:
@@ -158,7 +162,7 @@ def response_release_view(request: HttpRequest, response_id: int) -> HttpRespons
 
 @admin_required
 @require_POST
-def response_redact_view(request: HttpRequest, response_id: int) -> HttpResponse:
+def response_redact_view(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     """Redact the names the blind-text check found (and the admin's further words) from a
     held response's text: a new, audited version of its text; it stays held."""
     try:
@@ -180,7 +184,7 @@ def response_redact_view(request: HttpRequest, response_id: int) -> HttpResponse
 
 @admin_required
 @require_POST
-def response_withdraw_view(request: HttpRequest, response_id: int) -> HttpResponse:
+def response_withdraw_view(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     reason = (request.POST.get("reason") or "").strip()[:500]
     try:
         response = response_withdraw(response_id=response_id, actor=request.user, reason=reason)

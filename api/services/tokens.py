@@ -14,6 +14,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,6 +30,9 @@ from core.accounts.roles import is_admin_or_researcher
 from core.counters import event_counter_add
 from studies.models import Study
 from studies.services.audit import audit_record
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 TOKEN_PREFIX = "tlm_"  # noqa: S105 (not a secret: marks our tokens in logs and scanners)
 PREFIX_SHOWN = 10  # "tlm_" and six characters of the secret: enough to tell tokens apart
@@ -63,12 +67,12 @@ def token_digest(plain: str) -> str:
     return hashlib.sha256(plain.encode()).hexdigest()
 
 
-def tokens_live(*, user) -> int:
+def tokens_live(*, user: User) -> int:
     """How many of the user's tokens still work (not revoked, not expired)."""
     return ApiToken.objects.filter(user=user, revoked_at__isnull=True, expires_at__gt=timezone.now()).count()
 
 
-def token_create(*, user, name: str, scope: str, days: int, study: Study | None = None) -> NewToken:
+def token_create(*, user: User, name: str, scope: str, days: int, study: Study | None = None) -> NewToken:
     """A new token of ``user`` valid for ``days`` days; the plain token is returned once.
     Raises :class:`TokenLimit` (audited) when the user holds ``API_TOKENS_PER_USER`` live ones."""
     if not is_admin_or_researcher(user):
@@ -109,7 +113,7 @@ def token_create(*, user, name: str, scope: str, days: int, study: Study | None 
     return NewToken(token=token, plain=plain)
 
 
-def token_revoke(*, token: ApiToken, user) -> ApiToken:
+def token_revoke(*, token: ApiToken, user: User) -> ApiToken:
     """Revoke one of the user's own tokens (revoking twice changes nothing)."""
     if token.user_id != user.pk:
         raise PermissionDenied("a token is revoked by its owner")
@@ -120,14 +124,14 @@ def token_revoke(*, token: ApiToken, user) -> ApiToken:
     return locked
 
 
-def _token_revoked(token: ApiToken, *, actor, changes: dict | None = None) -> None:
+def _token_revoked(token: ApiToken, *, actor: User | None, changes: dict[str, Any] | None = None) -> None:
     """Mark a locked live token revoked, audited (``api.token_revoke``)."""
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
     audit_record(actor=actor, action="api.token_revoke", target=token, study=token.study, changes=changes)
 
 
-def tokens_revoke_for_deactivation(*, user, actor) -> int:
+def tokens_revoke_for_deactivation(*, user: User, actor: User | None) -> int:
     """Revoke every live token of a deactivated account (a reactivation brings none back: its
     owner makes new ones), each audited; returns how many."""
     with transaction.atomic():
@@ -137,13 +141,13 @@ def tokens_revoke_for_deactivation(*, user, actor) -> int:
     return len(live)
 
 
-def person_key(user) -> str:
+def person_key(user: User) -> str:
     """A person in cache keys: the account's id and when it was made (an id SQLite gives again
     to a new account does not hand it the old one's counts)."""
     return f"{user.pk}.{user.date_joined:%s%f}"
 
 
-def api_refusal_record(*, user, reason: str, path: str, ident: str = "") -> None:
+def api_refusal_record(*, user: User | None, reason: str, path: str, ident: str = "") -> None:
     """Audit a refused API request (``api.refused``: a bad token, a forbidden request, the
     rate limit), at most once per ``REFUSAL_AUDIT_SECONDS`` for the same caller (``user``,
     else ``ident``: a token prefix or an address) and reason."""

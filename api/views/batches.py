@@ -5,7 +5,7 @@ own forms, made by their services), poll (the batch pages' progress selectors) a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django import forms
 from django.http import Http404, HttpRequest
@@ -25,6 +25,9 @@ from judging.models import JudgeBatch
 from judging.selectors.batches import batch_progress_get
 from judging.services.runs import BatchError as JudgeBatchError
 from judging.services.runs import judge_batch_cancel, judge_batch_launch
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 
 def _on_batch(
@@ -184,7 +187,7 @@ def generation_batch(request: HttpRequest, batch_id: int):
     response={200: dict, 403: dict},
     summary="Cancel a generation batch (admins)",
 )
-def generation_batch_cancel(request: HttpRequest, batch_id: int):
+def generation_batch_cancel(request: AuthenticatedHttpRequest, batch_id: int):
     return _on_batch(
         request,
         GenerationBatch,
@@ -213,7 +216,7 @@ def judge_batch(request: HttpRequest, batch_id: int):
     response={200: dict, 403: dict},
     summary="Cancel a judge batch (admins and researchers)",
 )
-def judge_batch_cancel_api(request: HttpRequest, batch_id: int):
+def judge_batch_cancel_api(request: AuthenticatedHttpRequest, batch_id: int):
     return _on_batch(
         request,
         JudgeBatch,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -14,8 +16,13 @@ from api.selectors import tokens_of
 from api.services.tokens import TokenLimit, token_create, token_revoke
 from core.accounts.roles import researcher_required
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
-def _page(request: HttpRequest, form: TokenForm, *, plain: str = "", status: int = 200) -> HttpResponse:
+
+def _page(
+    request: AuthenticatedHttpRequest, form: TokenForm, *, plain: str = "", status: int = 200
+) -> HttpResponse:
     tokens = tokens_of(user=request.user)
     context = {
         "form": form,
@@ -31,7 +38,7 @@ def _page(request: HttpRequest, form: TokenForm, *, plain: str = "", status: int
 
 
 @researcher_required
-def tokens_page(request: HttpRequest) -> HttpResponse:
+def tokens_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method != "POST":
         return _page(request, TokenForm())
     form = TokenForm(request.POST)
@@ -51,7 +58,7 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
 
 @researcher_required
 @require_POST
-def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+def token_revoke_view(request: AuthenticatedHttpRequest, token_id: int) -> HttpResponse:
     token = get_object_or_404(tokens_of(user=request.user), pk=token_id)  # another's token: not found
     token_revoke(token=token, user=request.user)
     messages.success(request, _("Token revoked."))

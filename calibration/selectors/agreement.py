@@ -7,7 +7,7 @@ current; nothing here writes.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
@@ -18,7 +18,8 @@ from calibration.models import CalibrationDecision, FinalScore, GroupAgreement, 
 from calibration.selectors.agreement_state import ResponseState, sheet_vector, states_load
 from calibration.selectors.calibrators import calibrators_who_can_log_in
 from calibration.selectors.comparison_items import comparison_items
-from calibration.selectors.consistency import consistency_table, icc_headline  # noqa: F401 (Table 6, re-exported)
+from calibration.selectors.consistency import consistency_table as consistency_table  # Table 6, re-exported
+from calibration.selectors.consistency import icc_headline
 from calibration.statistics import (
     ICC_FORMS,
     REASON_FEW_RATERS,
@@ -36,6 +37,9 @@ from scoring.selectors import response_items_by_step, sheets_entries_get
 from studies.condition_labels import condition_label
 from studies.models import Response, Study
 from studies.rubric import load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
@@ -68,7 +72,7 @@ def agreement_studies() -> list[Study]:
     return list(Study.objects.order_by("-is_active", "name"))
 
 
-def _user_label(user) -> str:
+def _user_label(user: User) -> str:
     code = getattr(getattr(user, "rater_profile", None), "rater_code", None)
     return f"{user.get_username()} ({code})" if code else user.get_username()
 
@@ -88,7 +92,7 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
 
 def agreement_responses(
     *, study: Study, scenario_id: int | None = None, group_id: int | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Per response: PCC, flag, calibration progress and final score (researchers' view)."""
     states = states_load(study=study, scenario_ids=[scenario_id] if scenario_id else None)
     if group_id is not None:
@@ -144,7 +148,7 @@ def agreement_responses(
     return out
 
 
-def _icc_row(row: GroupAgreement | None, form: str) -> dict:
+def _icc_row(row: GroupAgreement | None, form: str) -> dict[str, Any]:
     """Headline form and all six forms (in order) of one stored ICC row."""
     forms = row.forms if row is not None else {}
     return {
@@ -162,7 +166,7 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict:
     }
 
 
-def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict]:
+def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict[str, Any]]:
     """Per scoring group (and per scenario overall, ``group`` None): pair,
     responses, mean/min PCC, ICC before/after (headline and all forms), flags
     and calibration progress."""
@@ -176,7 +180,7 @@ def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[di
     )
     if scenario_id:
         groups = groups.filter(scenario_id=scenario_id)
-    members: dict[tuple, list[dict]] = defaultdict(list)
+    members: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     scenario_ids: dict[str, int] = {}
     for r in responses:
         scenario_ids[r["scenario"]] = r["response"].scenario_id
@@ -226,7 +230,7 @@ class ComparisonColumn(TypedDict):
     key: str
     label: str
     submitted: bool
-    totals: dict | None
+    totals: dict[str, Any] | None
     who: NotRequired[str]  # only with identities
 
 
@@ -234,7 +238,7 @@ def _state_of(response: Response) -> ResponseState:
     return states_load(study=response.study, response_ids=[response.pk], include_withdrawn=True)[0]
 
 
-def response_comparison(*, response: Response, identities: bool, code: str = "") -> dict:
+def response_comparison(*, response: Response, identities: bool, code: str = "") -> dict[str, Any]:
     """Rater A, Rater B and the calibrator, dimension by dimension, differences
     marked. With ``identities=False`` (the calibrator's view) nothing names a
     rater, the model, the condition or the research ID; ``code`` is then the
@@ -243,7 +247,7 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
     rubric = load_rubric(response.study.rubric_version)
     lang = get_language() or "en"
     columns: list[ComparisonColumn] = []
-    submitted: dict[str, dict] = {}  # the totals of the submitted sheets, by column key
+    submitted: dict[str, dict[str, Any]] = {}  # the totals of the submitted sheets, by column key
     submitted_ids: dict[str, int] = {}  # their sheets, for the item-by-item comparison
     for key, label, sheet in (
         ("a", "Rater A", state.slots.get("a")),
@@ -364,7 +368,7 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
     return result
 
 
-def calibrator_choices(*, response: Response) -> list[dict]:
+def calibrator_choices(*, response: Response) -> list[dict[str, Any]]:
     """Raters who may calibrate this response (not already scoring it), least loaded first."""
     busy = set(
         Assignment.objects.filter(response=response, archived_at__isnull=True)
@@ -386,7 +390,7 @@ def calibrator_choices(*, response: Response) -> list[dict]:
     return sorted(choices, key=lambda c: (c["open"], c["user"].pk))
 
 
-def calibration_queue(*, user) -> list[dict]:
+def calibration_queue(*, user: User) -> list[dict[str, Any]]:
     """The calibrator's own calibration assignments (blind-safe fields only)."""
     rows = (
         Assignment.objects.filter(rater=user, role=AssignmentRole.CALIBRATION, archived_at__isnull=True)
@@ -407,7 +411,7 @@ def calibration_queue(*, user) -> list[dict]:
     return out
 
 
-def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]:
+def calibration_assignments_of(*, user: User, blind_code: str) -> QuerySet[Assignment]:
     """The user's active calibration assignments with that blind code (their own)."""
     return Assignment.objects.filter(
         rater=user,
@@ -417,7 +421,7 @@ def calibration_assignments_of(*, user, blind_code: str) -> QuerySet[Assignment]
     )
 
 
-def calibrator_assignment_for(*, user, blind_code: str) -> Assignment | None:
+def calibrator_assignment_for(*, user: User, blind_code: str) -> Assignment | None:
     """The user's active calibration assignment for that blind code, if its sheet is submitted."""
     assignment = (
         calibration_assignments_of(user=user, blind_code=blind_code)

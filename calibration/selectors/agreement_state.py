@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from calibration.reliability import LevelRule, ccc, level_disagreement
 from calibration.statistics import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
@@ -37,7 +38,7 @@ class SheetState:
     sheet_id: int | None
     status: str | None
     version: int
-    totals: dict | None
+    totals: dict[str, Any] | None
 
     @property
     def submitted(self) -> bool:
@@ -49,7 +50,7 @@ class SheetState:
         return self.sheet_id is not None and (self.submitted or self.version > 0)
 
     @property
-    def submitted_totals(self) -> dict | None:
+    def submitted_totals(self) -> dict[str, Any] | None:
         """The cached totals of a submitted sheet (None while it is not submitted)."""
         return self.totals if self.submitted else None
 
@@ -69,7 +70,7 @@ class ResponseState:
     judge: SheetState | None = None  # the study's opted-in judge's sheet (Study.calibrating_judge)
 
 
-def sheet_vector(totals: dict, rubric: Rubric) -> list[float]:
+def sheet_vector(totals: dict[str, Any], rubric: Rubric) -> list[float]:
     """The 23 normalized dimension scores of a sheet's cached totals."""
     cached = SheetTotals(
         dimensions={k: int(v) for k, v in totals["dimensions"].items()}, steps={}, overall=0, missing=()

@@ -7,10 +7,15 @@ leave it waiting on a person who cannot open it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from core.accounts.roles import DEMO_GROUP, RATER
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def calibrators_who_can_log_in() -> set[int]:
@@ -31,5 +36,5 @@ def calibrators_who_can_log_in() -> set[int]:
     }
 
 
-def calibrator_can_log_in(user) -> bool:
+def calibrator_can_log_in(user: User) -> bool:
     return user.pk in calibrators_who_can_log_in()

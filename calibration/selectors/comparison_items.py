@@ -9,10 +9,13 @@ research ID."""
 
 from __future__ import annotations
 
-from studies.rubric import Rubric, ScoreSpec, SheetEntries, Step
+from collections.abc import Sequence
+from typing import Any
+
+from studies.rubric import CriterionEntry, IdeaEntry, Rubric, ScoreSpec, SheetEntries, Step
 
 
-def level_text(spec: ScoreSpec, value, lang: str) -> str:
+def level_text(spec: ScoreSpec, value: float | None, lang: str) -> str:
     """The rubric's description of the level ``value`` of a score ('' when it has none);
     halves (a mean of reference sheets) read as the nearest level."""
     if value is None:
@@ -33,13 +36,15 @@ def _label(rubric: Rubric, step: Step, classification: str, lang: str) -> str:
     return rubric.category_label(classification, lang)
 
 
-def _differs(values: list) -> bool:
+def _differs(values: Sequence[object]) -> bool:
     """More than one distinct entry among the sheets (texts compared as written, trimmed)."""
     seen = {v.strip() if isinstance(v, str) else v for v in values}
     return len(seen) > 1
 
 
-def _scores(step: Step, found, lang: str, levels: bool) -> list[dict]:
+def _scores(
+    step: Step, found: IdeaEntry | CriterionEntry | None, lang: str, levels: bool
+) -> list[dict[str, Any]]:
     out = []
     for spec in step.item_scores:
         value = getattr(found, spec.key, None) if found else None
@@ -55,11 +60,11 @@ def _scores(step: Step, found, lang: str, levels: bool) -> list[dict]:
 
 def _idea_rows(
     rubric: Rubric, step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool
-):
+) -> list[dict[str, Any]]:
     rows = []
     for pos in range(1, step.item_count + 1):
         items = [entries.ideas.get(step.number, [])[pos - 1 : pos] for entries in sheets]
-        cells: list[dict] = []
+        cells: list[dict[str, Any]] = []
         for found in items:
             item = found[0] if found else None
             cells.append(
@@ -86,10 +91,12 @@ def _idea_rows(
     return rows
 
 
-def _criteria_rows(step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool):
+def _criteria_rows(
+    step: Step, sheets: list[SheetEntries], texts: dict[int, str], lang: str, levels: bool
+) -> list[dict[str, Any]]:
     rows = []
     for pos in range(1, step.item_count + 1):
-        cells: list[dict] = []
+        cells: list[dict[str, Any]] = []
         for entries in sheets:
             found = entries.criteria[pos - 1 : pos]
             crit = found[0] if found else None
@@ -120,14 +127,14 @@ def comparison_items(
     items: dict[int, dict[int, str]],
     lang: str,
     levels: bool = False,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One block per step, in the columns' order of ``sheets`` (only submitted sheets).
     With ``levels`` each score carries the rubric's text of its level (the trainee's
     feedback shows them beside the reference's)."""
     steps = []
     for step in rubric.steps:
         n = step.number
-        block: dict = {
+        block: dict[str, Any] = {
             "number": n,
             "name": step.name.text(lang),
             "kind": step.kind,

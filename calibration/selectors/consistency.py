@@ -12,6 +12,8 @@ is labelled by what it is.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -61,7 +63,7 @@ WARNING_LABELS = {
 }
 
 
-def icc_headline(forms: dict, form: str, n_responses: int | None = None) -> dict | None:
+def icc_headline(forms: dict[str, Any], form: str, n_responses: int | None = None) -> dict[str, Any] | None:
     """One stored ICC form with its 95% CI; with ``n_responses``, also the small-sample
     warning (a code and its translated label) for showing it as a headline."""
     value = (forms or {}).get(form)
@@ -75,7 +77,14 @@ def icc_headline(forms: dict, form: str, n_responses: int | None = None) -> dict
     return out
 
 
-def _row(metric: str, before: list, after: list, n_responses: int, ci_before, ci_after) -> dict:
+def _row(
+    metric: str,
+    before: Sequence[float | None],
+    after: Sequence[float | None],
+    n_responses: int,
+    ci_before: tuple[float | None, float | None],
+    ci_after: tuple[float | None, float | None],
+) -> dict[str, Any]:
     """One row of Table 6 with its CIs and the small-sample warning (English code + label)."""
     warning = small_sample_warning(n_responses, *ci_before)
     # a row of before-calibration values only (the release script's PCC) has no "after" to warn of
@@ -94,14 +103,14 @@ def _row(metric: str, before: list, after: list, n_responses: int, ci_before, ci
     }
 
 
-def _icc_ci(units: list[dict]) -> tuple[float | None, float | None]:
+def _icc_ci(units: list[dict[str, Any]]) -> tuple[float | None, float | None]:
     """One unit: its own 95% CI (pingouin's); several: the t-interval of their mean."""
     if len(units) == 1:
         return units[0]["ci_low"], units[0]["ci_high"]
     return mean_ci95([u["icc"] for u in units])
 
 
-def selection_effect(*, study: Study) -> dict:
+def selection_effect(*, study: Study) -> dict[str, Any]:
     """Over the calibrated responses only: the pair's PCC, the calibrator's PCC with rater A,
     with rater B, their mean, and with the closer rater (the after-PCC)."""
     rubric = load_rubric(study.rubric_version)
@@ -133,7 +142,7 @@ def selection_effect(*, study: Study) -> dict:
     }
 
 
-def consistency_table(*, study: Study) -> dict:
+def consistency_table(*, study: Study) -> dict[str, Any]:
     """The study's Table 6: mean PCC and mean ICC before and after calibration.
 
     * PCC before: mean r over responses with both primary sheets submitted and r
@@ -175,9 +184,9 @@ def consistency_table(*, study: Study) -> dict:
         icc_rows = list(GroupAgreement.objects.filter(study=study, group__isnull=True))
         unit = "scenario"
 
-    def icc_row(name: str) -> dict:
+    def icc_row(name: str) -> dict[str, Any]:
         """Table 6's ICC row of one form: the mean over the units and its CI."""
-        by_stage: dict[str, list[dict]] = defaultdict(list)
+        by_stage: dict[str, list[dict[str, Any]]] = defaultdict(list)
         icc_responses = 0
         for g in icc_rows:
             value = icc_headline(g.forms, name)

@@ -123,7 +123,10 @@ def study_facets(*, study: Study) -> dict[str, Any]:
 
 def study_severity(*, study: Study) -> dict[str, Any]:
     """The raters' severity and the fair scores alone (Table 4's column): a tenth of the cost."""
-    return _cached(study, "severity", lambda: _compute(study, severity_only=True))["severity"]
+    severity: dict[str, Any] = _cached(study, "severity", lambda: _compute(study, severity_only=True))[
+        "severity"
+    ]
+    return severity
 
 
 def _cached(study: Study, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -133,7 +136,7 @@ def _cached(study: Study, name: str, compute: Callable[[], dict[str, Any]]) -> d
     ).aggregate(n=Count("pk"), last=Max("updated_at"))
     key = f"{name}:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
     try:
-        cached = cache.get(key)
+        cached: dict[str, Any] | None = cache.get(key)
     except Exception:  # noqa: BLE001 - the cache is Redis, which may be away: compute instead
         cached = None
     if cached is not None:

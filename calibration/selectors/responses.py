@@ -4,6 +4,7 @@ and final score, filtered by what the list page asks for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -67,7 +68,7 @@ def study_responses_list(*, study: Study, filters: ResponseFilters) -> QuerySet[
     return rows
 
 
-def response_history(*, response: Response) -> list[dict]:
+def response_history(*, response: Response) -> list[dict[str, Any]]:
     """What happened to a response, newest first: its sheets' creation, submits, reopens,
     corrections and archiving (the sheets' own trail, without each entry's change) and
     the audit events naming it."""
@@ -99,7 +100,7 @@ def response_history(*, response: Response) -> list[dict]:
     return sorted(events, key=lambda e: e["at"], reverse=True)
 
 
-def _paths(changes: list[dict], shown: int = 3) -> str:
+def _paths(changes: list[dict[str, Any]], shown: int = 3) -> str:
     """The entries an event changed, the first few of them."""
     paths = [str(change.get("path", "")) for change in changes or []]
     more = f" (+{len(paths) - shown})" if len(paths) > shown else ""

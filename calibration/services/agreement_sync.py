@@ -34,7 +34,7 @@ def rows_update(model: type[models.Model], updates: list[tuple[int, dict[str, An
     """Write changed values with few statements: rows that get the very same new
     values (a new threshold, a new status) share one UPDATE; the rest go through
     bulk_update limited to the fields that changed."""
-    same: dict[str, tuple[dict, list[int]]] = {}
+    same: dict[str, tuple[dict[str, Any], list[int]]] = {}
     for pk, values in updates:
         key = json.dumps(values, sort_keys=True, default=str)
         same.setdefault(key, (values, []))[1].append(pk)
@@ -101,12 +101,12 @@ def response_agreements_sync(evaluations: list[Evaluation], *, threshold: Decima
     rows_update(ResponseAgreement, to_update)
 
 
-def _unit_rows(evaluations: list[Evaluation]) -> tuple[list[tuple], list[tuple]]:
+def _unit_rows(evaluations: list[Evaluation]) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Long tables (response, slot, score) before and after calibration. After
     calibration the calibrator takes the slot of the farther primary rater; a
     flagged response still waiting for its calibrator keeps its pair."""
-    before: list[tuple] = []
-    after: list[tuple] = []
+    before: list[tuple[Any, ...]] = []
+    after: list[tuple[Any, ...]] = []
     for e in evaluations:
         if not e.determined:
             continue
@@ -118,10 +118,10 @@ def _unit_rows(evaluations: list[Evaluation]) -> tuple[list[tuple], list[tuple]]
     return before, after
 
 
-def _alpha_stored(rows: list[tuple]) -> dict:
+def _alpha_stored(rows: list[tuple[Any, ...]]) -> dict[str, Any]:
     """Krippendorff's alpha (interval) on the values the ICC uses: each rater's mean of the 23
     normalised scores per response (pingouin averages them so), with its bootstrap interval."""
-    values: dict[tuple, list[float]] = defaultdict(list)
+    values: dict[tuple[Any, ...], list[float]] = defaultdict(list)
     for response_id, slot, value in rows:
         values[(response_id, slot)].append(value)
     result = alpha([(r, slot, sum(v) / len(v)) for (r, slot), v in values.items()])
@@ -134,7 +134,7 @@ def _alpha_stored(rows: list[tuple]) -> dict:
     }
 
 
-def _stored(result: IccResult, rows: list[tuple]) -> dict:
+def _stored(result: IccResult, rows: list[tuple[Any, ...]]) -> dict[str, Any]:
     return {
         "n_responses": result.n_targets,
         "forms": result.forms_dict(),
@@ -153,7 +153,7 @@ def group_agreements_sync(*, study: Study, evaluations: list[Evaluation], scenar
         units[(e.state.scenario_id, None)].append(e)
         if e.state.group_id is not None:
             units[(e.state.scenario_id, e.state.group_id)].append(e)
-    desired: dict[tuple[int, int | None, str], dict] = {}
+    desired: dict[tuple[int, int | None, str], dict[str, Any]] = {}
     for (scenario_id, group_id), members in units.items():
         before_rows, after_rows = _unit_rows(members)
         if before_rows:

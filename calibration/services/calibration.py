@@ -1,13 +1,12 @@
 """Downstream of submitted sheets: agreement, calibration routing and final scores.
 
-``calibration.tasks.response_scores_changed`` calls ``response_scores_recompute`` on
-every submit and reopen (scheduled on commit by ``calibration.receivers``, which
-follows ``scoring.signals.response_scores_changed``). It recomputes the whole scenario of that response
-(PCC per response, ICC per scoring group and per scenario, before and after
-calibration), routes responses below the study's threshold to a calibrating
-rater, and sets the final scores. Everything is derived from the sheets, the
-threshold and the final-score rule, so running it again changes nothing; rows
-are only written when their values change.
+``calibration.tasks.response_scores_changed`` calls ``response_scores_recompute`` on every submit and reopen
+(scheduled on commit by ``calibration.receivers``, which follows
+``scoring.signals.response_scores_changed``). It recomputes the whole scenario of that response (PCC per
+response, ICC per scoring group and per scenario, before and after calibration), routes responses below the
+study's threshold to a calibrating rater, and sets the final scores. Everything is derived from the sheets,
+the threshold and the final-score rule, so running it again changes nothing; rows are only written when their
+values change.
 
 Decisions (documented in docs/researchers.md, "Agreement and calibration"):
 * A flagged response has NO final score until its calibrator submits (status
@@ -23,8 +22,10 @@ Decisions (documented in docs/researchers.md, "Agreement and calibration"):
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -62,6 +63,9 @@ from studies.models import (
 from studies.rubric import load_rubric
 from studies.services.audit import audit_changes, audit_record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
 ARCHIVED_REASSIGNED = "Calibration reassigned by an admin."
 
@@ -84,12 +88,11 @@ class RecomputeReport:
     icc_units: int = 0
 
 
-def _lock_scenarios(scenario_ids) -> None:
-    """Serialize recomputes of the same scenario (routing must not race). FOR NO KEY
-    UPDATE, not FOR UPDATE: a response inserted in the scenario meanwhile (a generation
-    run finishing) takes FOR KEY SHARE on the scenario row for its foreign key, which
-    FOR UPDATE would block, and the two transactions could deadlock; NO KEY UPDATE
-    still excludes a second recompute."""
+def _lock_scenarios(scenario_ids: Iterable[int]) -> None:
+    """Serialize recomputes of the same scenario (routing must not race). FOR NO KEY UPDATE, not FOR UPDATE:
+    a response inserted in the scenario meanwhile (a generation run finishing) takes FOR KEY SHARE on the
+    scenario row for its foreign key, which FOR UPDATE would block, and the two transactions could deadlock;
+    NO KEY UPDATE still excludes a second recompute."""
     list(
         Scenario.objects.select_for_update(no_key=True)
         .filter(pk__in=sorted(set(scenario_ids)))
@@ -105,14 +108,16 @@ def response_scores_recompute(*, response_id: int) -> RecomputeReport | None:
     return scenario_agreement_recompute(study_id=response.study_id, scenario_id=response.scenario_id)
 
 
-def scenario_agreement_recompute(*, study_id: int, scenario_id: int, actor=None) -> RecomputeReport:
+def scenario_agreement_recompute(
+    *, study_id: int, scenario_id: int, actor: User | None = None
+) -> RecomputeReport:
     with transaction.atomic():
         _lock_scenarios([scenario_id])
         study = Study.objects.get(pk=study_id)
         return _recompute(study=study, scenario_ids=[scenario_id], actor=actor)
 
 
-def study_agreement_recompute(*, study_id: int, actor=None) -> RecomputeReport:
+def study_agreement_recompute(*, study_id: int, actor: User | None = None) -> RecomputeReport:
     """All agreement statistics, routing and final scores of a study."""
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study_id)
@@ -120,7 +125,7 @@ def study_agreement_recompute(*, study_id: int, actor=None) -> RecomputeReport:
         return _recompute(study=study, scenario_ids=None, actor=actor)
 
 
-def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> RecomputeReport:
+def _recompute(*, study: Study, scenario_ids: list[int] | None, actor: User | None) -> RecomputeReport:
     rubric = load_rubric(study.rubric_version)
     threshold = float(study.agreement_threshold)
     states = states_load(study=study, scenario_ids=scenario_ids)
@@ -152,9 +157,8 @@ def _recompute(*, study: Study, scenario_ids: list[int] | None, actor) -> Recomp
 
 
 def calibrator_loads() -> dict[int, int]:
-    """Eligible calibrators (raters who may calibrate and can log in, see
-    ``calibrators_who_can_log_in``) -> open assignments (active, sheet not yet
-    submitted), the measure of "least loaded"."""
+    """Eligible calibrators (raters who may calibrate and can log in, see ``calibrators_who_can_log_in``) ->
+    open assignments (active, sheet not yet submitted), the measure of "least loaded"."""
     loads = dict.fromkeys(sorted(calibrators_who_can_log_in()), 0)
     open_work = Assignment.objects.filter(rater_id__in=list(loads), archived_at__isnull=True).values_list(
         "rater_id", "sheet__status"
@@ -165,7 +169,7 @@ def calibrator_loads() -> dict[int, int]:
     return loads
 
 
-def _route(evaluations: list[Evaluation], *, actor, report: RecomputeReport) -> None:
+def _route(evaluations: list[Evaluation], *, actor: User | None, report: RecomputeReport) -> None:
     idle = [
         e.state.calibration.assignment_id
         for e in evaluations
@@ -224,11 +228,10 @@ def _attach_new_calibration(e: Evaluation, assignment: Assignment) -> None:
     )
 
 
-def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
-    """An admin chooses (or changes) the calibrating rater of a flagged response.
-
-    A calibrator who has already submitted cannot be replaced (reopen the sheet
-    first); a replaced calibrator's draft stays on the archived assignment."""
+def calibration_assign(*, response_id: int, calibrator: User, actor: User | None) -> Assignment:
+    """An admin chooses (or changes) the calibrating rater of a flagged response. A calibrator who has
+    already submitted cannot be replaced (reopen the sheet first); a replaced calibrator's draft stays on the
+    archived assignment."""
     with transaction.atomic():
         response = Response.objects.get(pk=response_id)
         _lock_scenarios([response.scenario_id])
@@ -289,7 +292,7 @@ def calibration_assign(*, response_id: int, calibrator, actor) -> Assignment:
 # --- decisions, final scores, statuses --------------------------------------------------
 
 
-def _mean_totals(totals: list[dict]) -> tuple[Decimal, dict, dict]:
+def _mean_totals(totals: list[dict[str, Any]]) -> tuple[Decimal, dict[str, Any], dict[str, Any]]:
     """Mean overall (halves kept, two decimals), step and dimension scores."""
     n = len(totals)
     overall = (sum((Decimal(t["overall"]) for t in totals), Decimal(0)) / n).quantize(Decimal("0.01"))
@@ -318,9 +321,9 @@ def final_score_set_mean(
     return final
 
 
-def _final_sheets_of(e: Evaluation) -> tuple[list[dict], set[int]]:
+def _final_sheets_of(e: Evaluation) -> tuple[list[dict[str, Any]], set[int]]:
     """The cached totals and the sheet ids of the final-score sheets (always submitted ones)."""
-    totals: list[dict] = []
+    totals: list[dict[str, Any]] = []
     sheet_ids: set[int] = set()
     for sheet in e.final_sheets:
         assert sheet.totals is not None and sheet.sheet_id is not None, "final-score sheets are submitted"
@@ -431,7 +434,7 @@ def _text(value: Decimal | None, step: str) -> str | None:
     return None if value is None else str(Decimal(value).quantize(Decimal(step)))
 
 
-def threshold_message(value) -> str:
+def threshold_message(value: object) -> str:
     return _(
         "The agreement threshold must be above 0 and at most 1 (the paper uses 0.70); "
         "%(value)s would not flag disagreeing raters."
@@ -441,17 +444,17 @@ def threshold_message(value) -> str:
 def study_agreement_settings_update(
     *,
     study_id: int,
-    actor,
+    actor: User | None,
     threshold: Decimal,
     headline_icc: str,
     final_score_rule: str,
     level_ccc_below: Decimal | None = None,
     level_total_over: Decimal | None = None,
 ) -> RecomputeReport:
-    """Change the threshold, headline ICC form, final-score rule or the level rule (beyond the
-    study: also route a pair whose CCC is below ``level_ccc_below`` or whose totals differ by more
-    than ``level_total_over``; None: that part off), and re-evaluate every flag, routing and
-    final score of the study in the same transaction."""
+    """Change the threshold, headline ICC form, final-score rule or the level rule (beyond the study: also
+    route a pair whose CCC is below ``level_ccc_below`` or whose totals differ by more than
+    ``level_total_over``; None: that part off), and re-evaluate every flag, routing and final score of the
+    study in the same transaction."""
     threshold = Decimal(threshold)
     if level_ccc_below is not None and not Decimal(0) < Decimal(level_ccc_below) <= Decimal(1):
         raise CalibrationError(_("The CCC bound must be above 0 and at most 1."))

@@ -3,6 +3,8 @@ admin, audited with the text it replaced (a later edit never loses the earlier o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -14,10 +16,13 @@ from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from studies.models import Response
 from studies.services.audit import audit_record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 REASON_MAX_LENGTH = 2000
 
 
-def calibration_decision_record(*, response_id: int, actor, reason: str) -> CalibrationDecision:
+def calibration_decision_record(*, response_id: int, actor: User, reason: str) -> CalibrationDecision:
     """The calibrator (after submitting) or an admin writes why the calibration
     decided as it did. The first-pass sheets are not touched."""
     reason = (reason or "").strip()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar, cast
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
@@ -10,7 +11,9 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Model
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_delete
+from django.http import HttpResponseBase
 from django.utils.translation import gettext_lazy
 
 ADMIN = "Admin"
@@ -74,7 +77,14 @@ def user_roles_forget(user_ids: Iterable[object]) -> None:
     transaction.on_commit(lambda: cache.delete_many(keys))
 
 
-def _memberships_changed(sender, instance, action: str, reverse: bool, pk_set, **kwargs) -> None:
+def _memberships_changed(
+    sender: type[Model],
+    instance: Model,
+    action: str,
+    reverse: bool,
+    pk_set: set[int] | None,
+    **kwargs: object,
+) -> None:
     """``m2m_changed`` of ``User.groups``, from either side (``user.groups.add(...)`` or
     ``group.user_set.add(...)``)."""
     if action not in ("post_add", "post_remove", "pre_clear", "post_clear"):
@@ -82,16 +92,16 @@ def _memberships_changed(sender, instance, action: str, reverse: bool, pk_set, *
     if not reverse:  # instance is a user
         user_roles_forget([instance.pk])
     elif action == "pre_clear":  # instance is a group that loses all its users: who they are
-        user_roles_forget(instance.user_set.values_list("pk", flat=True))
+        user_roles_forget(cast(Group, instance).user_set.values_list("pk", flat=True))
     elif pk_set:
         user_roles_forget(pk_set)
 
 
-def _user_changed(sender, instance, **kwargs) -> None:
+def _user_changed(sender: type[Model], instance: Model, **kwargs: object) -> None:
     user_roles_forget([instance.pk])
 
 
-def _group_changed(sender, instance, **kwargs) -> None:
+def _group_changed(sender: type[Group], instance: Group, **kwargs: object) -> None:
     """A group renamed or deleted changes the roles of its members."""
     user_roles_forget(instance.user_set.values_list("pk", flat=True))
 
@@ -106,7 +116,7 @@ def roles_signals_connect() -> None:
     pre_delete.connect(_group_changed, sender=Group, dispatch_uid="roles-group-delete")
 
 
-def is_demo_user(user) -> bool:
+def is_demo_user(user: AbstractBaseUser | AnonymousUser) -> bool:
     return DEMO_GROUP in user_roles(user)
 
 
@@ -121,33 +131,36 @@ def roles_conflict(roles: set[str] | frozenset[str]) -> bool:
     return RATER in roles and bool(roles & UNBLINDED_ROLES)
 
 
-def user_roles_conflict(user) -> bool:
+def user_roles_conflict(user: AbstractBaseUser | AnonymousUser) -> bool:
     """The account holds the rater role and an unblinded one (data from before the rule,
     or a superuser in the Rater group): it may use only the rater's pages."""
     return roles_conflict(user_roles(user))
 
 
-def is_admin(user) -> bool:
+def is_admin(user: AbstractBaseUser | AnonymousUser) -> bool:
     roles = user_roles(user)
     return ADMIN in roles and RATER not in roles
 
 
-def is_rater(user) -> bool:
+def is_rater(user: AbstractBaseUser | AnonymousUser) -> bool:
     return RATER in user_roles(user)
 
 
-def is_researcher(user) -> bool:
+def is_researcher(user: AbstractBaseUser | AnonymousUser) -> bool:
     roles = user_roles(user)
     return RESEARCHER in roles and RATER not in roles
 
 
-def is_admin_or_researcher(user) -> bool:
+def is_admin_or_researcher(user: AbstractBaseUser | AnonymousUser) -> bool:
     roles = user_roles(user)
     return bool(roles & UNBLINDED_ROLES) and RATER not in roles
 
 
-def _require(check):
-    def test(user):
+_View = TypeVar("_View", bound=Callable[..., HttpResponseBase])
+
+
+def _require(check: Callable[[AbstractBaseUser | AnonymousUser], bool]) -> Callable[[_View], _View]:
+    def test(user: AbstractBaseUser | AnonymousUser) -> bool:
         if not user.is_authenticated:
             return False
         if not check(user):

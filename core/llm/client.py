@@ -54,6 +54,8 @@ from core.outages import INFRASTRUCTURE_ERRORS
 if TYPE_CHECKING:
     from openai import OpenAI
 
+    from core.llm.endpoint import Endpoint
+
 # A long wait (pacing, a server's Retry-After) is slept in pieces this long, the caller's
 # ``before_attempt`` called between them.
 WAIT_SLICE_SECONDS = 5.0
@@ -121,7 +123,7 @@ class Completion:
     rate_limited: int = 0
 
 
-def api_key_for(endpoint) -> str:
+def api_key_for(endpoint: Endpoint) -> str:
     """The endpoint's key, read from its environment variable at call time; only a variable
     whose name carries ``settings.LLM_KEY_ENV_PREFIX`` is ever read (an endpoint naming
     ``SECRET_KEY`` or ``DATABASE_URL`` fails here, before anything is sent)."""
@@ -152,7 +154,7 @@ _clients: dict[tuple[str, str, str, float, bool], OpenAI] = {}
 _clients_lock = threading.Lock()
 
 
-def client_for(endpoint, api_key: str, *, whole_call_deadline: bool = False) -> OpenAI:
+def client_for(endpoint: Endpoint, api_key: str, *, whole_call_deadline: bool = False) -> OpenAI:
     """One SDK client (and connection pool) per endpoint configuration and process. Its HTTP
     client checks every request against the operator's hosts and connects to the address it
     checked (``EgressTransport``), follows no redirect (a 3xx answer is an error the admin sees) and, with
@@ -284,7 +286,7 @@ def _complete_once(
     return text, reasoning, prompt, completion, status, headers
 
 
-def _retry_budget(endpoint) -> float:
+def _retry_budget(endpoint: Endpoint) -> float:
     budget = getattr(endpoint, "retry_budget_seconds", None)
     return float(budget if budget else settings.LLM_RETRY_BUDGET_SECONDS)
 
@@ -295,7 +297,7 @@ def _seconds(value: float) -> str:
 
 def chat_complete(
     *,
-    endpoint,
+    endpoint: Endpoint,
     messages: list[dict[str, str]],
     params: Mapping[str, Any],
     max_attempts: int | None = None,
@@ -443,6 +445,6 @@ def chat_complete(
     )
 
 
-def _egress_message(endpoint, refusal: EgressRefused | str) -> str:
+def _egress_message(endpoint: Endpoint, refusal: EgressRefused | str) -> str:
     """The refusal, said once; nothing was sent (it is final: the operator's settings decide)."""
     return f"Not sent (endpoint '{endpoint.name}'): {refusal}"

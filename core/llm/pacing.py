@@ -27,11 +27,16 @@ import functools
 import hashlib
 import json
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from core.llm.hints import duration_seconds
+
+if TYPE_CHECKING:
+    from core.llm.endpoint import Endpoint
 
 # Advance a schedule and say how long the caller waits: KEYS[1] the schedule,
 # ARGV[1] seconds the caller takes from it (0: only ask), ARGV[2] 1 to start at the
@@ -102,7 +107,7 @@ class FileSchedules:
         self._update(key, advanced)
         return wait[0]
 
-    def _update(self, key: str, change) -> None:
+    def _update(self, key: str, change: Callable[[float, float], float | None]) -> None:
         """Read the schedule, and write ``change(tat, now)`` unless it is None, under the file's lock."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / (key.replace(":", "-") + ".json")
@@ -145,7 +150,7 @@ def reset_for_tests() -> None:
     _schedules.cache_clear()
 
 
-def pace_key(endpoint) -> str:
+def pace_key(endpoint: Endpoint) -> str:
     """Per saved endpoint; an unsaved one (a connection test's copy keeps the pk) by its URL and model."""
     if getattr(endpoint, "pk", None):
         return f"endpoint:{endpoint.pk}"
@@ -153,7 +158,7 @@ def pace_key(endpoint) -> str:
     return f"url:{digest}"
 
 
-def request_wait(endpoint) -> float:
+def request_wait(endpoint: Endpoint) -> float:
     """Reserve the endpoint's next request slot; seconds to wait before sending (0 unpaced).
     A request also waits for the token schedule (a call that used many tokens holds the next)."""
     wait = 0.0
@@ -166,7 +171,7 @@ def request_wait(endpoint) -> float:
     return wait
 
 
-def window_observe(endpoint, headers, *, now: float | None = None) -> float:
+def window_observe(endpoint: Endpoint, headers: Mapping[str, str], *, now: float | None = None) -> float:
     """Believe a server that says its window of requests is (nearly) used up: hold the
     endpoint's request schedule until the window resets. Returns the seconds held (0: none)."""
     remaining = _header_number(headers, "x-ratelimit-remaining-requests")
@@ -181,14 +186,14 @@ def window_observe(endpoint, headers, *, now: float | None = None) -> float:
     return reset
 
 
-def _header_number(headers, name: str) -> float | None:
+def _header_number(headers: Mapping[str, str], name: str) -> float | None:
     try:
         return float(str(headers.get(name)).strip())
     except (TypeError, ValueError):
         return None
 
 
-def tokens_used(endpoint, tokens: int) -> None:
+def tokens_used(endpoint: Endpoint, tokens: int) -> None:
     """Charge a finished call's tokens to the endpoint's token schedule."""
     tpm = getattr(endpoint, "tokens_per_minute", None)
     if tpm and tokens > 0:

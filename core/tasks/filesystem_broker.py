@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import uuid
 from time import monotonic_ns
+from typing import Any
 
 from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
@@ -24,7 +25,7 @@ from kombu.utils.json import dumps
 
 class Channel(filesystem.Channel):
     # kombu names the argument `payload` here and `message` in its virtual base: no name fits both
-    def _put(self, queue, payload, **kwargs):  # type: ignore[override]
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
         # the reader takes messages in name order: nanoseconds (kombu's milliseconds put
         # messages of one millisecond in random order), then kombu's uuid and queue suffix
         name = f"{monotonic_ns():020d}_{uuid.uuid4()}.{queue}.msg"
@@ -32,7 +33,7 @@ class Channel(filesystem.Channel):
         partial = os.path.join(self.data_folder_out, f".{name}.part")
         try:
             with open(partial, "wb") as file:
-                file.write(str_to_bytes(dumps(payload)))
+                file.write(str_to_bytes(dumps(payload)))  # type: ignore[no-untyped-call]  # kombu is untyped
             os.replace(partial, final)
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc

@@ -29,14 +29,14 @@ import logging
 import time
 import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app
 from celery.signals import task_failure, task_received, task_success
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from core.models import TaskOutbox
@@ -72,7 +72,7 @@ def _send_after_commit(row: TaskOutbox) -> None:
         logger.exception("could not dispatch %s; the workers' sweep will", row)
 
 
-def _unclaimed(now) -> Q:
+def _unclaimed(now: datetime) -> Q:
     return Q(sent_at__isnull=True) & (Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
 
 
@@ -196,7 +196,7 @@ def _queue_length() -> int | None:
         return None
 
 
-def outbox_owed(*, now=None):
+def outbox_owed(*, now: datetime | None = None) -> QuerySet[TaskOutbox]:
     """Tasks sent and not yet done whose message looks lost, for the sweep to send again."""
     now = now or timezone.now()
     sent_long_ago = now - timedelta(seconds=float(settings.OUTBOX_REDELIVER_SECONDS))
@@ -251,25 +251,30 @@ def outbox_redeliver(*, limit: int = 500) -> int:
 # --- what the workers report ---------------------------------------------------------
 
 
-@task_received.connect(weak=False)
-def _outbox_received(request=None, **kwargs) -> None:
+def _outbox_received(request: object = None, **kwargs: object) -> None:
     pk = outbox_row_of(getattr(request, "id", None))
     if pk is not None:
         _mark(pk, received_at=timezone.now())
 
 
-@task_success.connect(weak=False)
-def _outbox_done(sender=None, **kwargs) -> None:
+def _outbox_done(sender: object = None, **kwargs: object) -> None:
     pk = outbox_row_of(getattr(getattr(sender, "request", None), "id", None))
     if pk is not None:
         _mark(pk, done_at=timezone.now())
 
 
-@task_failure.connect(weak=False)
-def _outbox_failed(task_id=None, exception=None, **kwargs) -> None:
+def _outbox_failed(
+    task_id: str | None = None, exception: BaseException | None = None, **kwargs: object
+) -> None:
     pk = outbox_row_of(task_id)
     if pk is not None:  # still owed: sent again past the deadline, up to OUTBOX_MAX_SENDS
         _mark(pk, last_error=f"{type(exception).__name__}: {exception}"[:2000])
+
+
+# Connected by call rather than as decorators: celery's `Signal.connect` is untyped.
+task_received.connect(_outbox_received, weak=False)
+task_success.connect(_outbox_done, weak=False)
+task_failure.connect(_outbox_failed, weak=False)
 
 
 def _mark(pk: int, **fields: Any) -> None:

@@ -8,7 +8,7 @@ race), so each worker writes a heartbeat row from its periodic thread instead an
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -21,7 +21,7 @@ FRESH_PERIODS = 3
 FORGET_AFTER = timedelta(days=1)
 
 
-def worker_beat_record(*, hostname: str, queue: str, started_at=None) -> None:
+def worker_beat_record(*, hostname: str, queue: str, started_at: datetime | None = None) -> None:
     now = timezone.now()
     WorkerBeat.objects.update_or_create(
         hostname=hostname,
@@ -31,7 +31,7 @@ def worker_beat_record(*, hostname: str, queue: str, started_at=None) -> None:
     WorkerBeat.objects.filter(beat_at__lt=now - FORGET_AFTER).delete()
 
 
-def workers_beating(*, queue: str, now=None) -> list[str]:
+def workers_beating(*, queue: str, now: datetime | None = None) -> list[str]:
     """Hostnames of the workers of ``queue`` whose heartbeat is fresh."""
     now = now or timezone.now()
     fresh = now - timedelta(seconds=FRESH_PERIODS * float(settings.WORKER_BEAT_SECONDS))

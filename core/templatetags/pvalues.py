@@ -1,5 +1,7 @@
 """p-values as a reader expects them: four decimals, and "< 0.0001" rather than a bare 0."""
 
+from typing import Any
+
 from django import template
 
 register = template.Library()
@@ -8,7 +10,7 @@ SMALLEST = 0.0001
 
 
 @register.filter
-def pvalue(value) -> str:
+def pvalue(value: Any) -> str:
     try:
         p = float(value)
     except (TypeError, ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -18,6 +19,9 @@ from studies.selectors import study_conditions_offered, study_endpoints_offered
 from studies.services.audit import audit_record
 from studies.services.responses import research_id_for
 from studies.services.review import response_research_id_release
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class BatchError(Exception):
@@ -34,7 +38,9 @@ class BatchLaunch:
 TOP_P_PAPER, TOP_P_AS_RELEASED = "paper", "as_released"
 
 
-def run_settings(*, study: Study, scenario: Scenario, condition: Condition, top_p: str = TOP_P_PAPER) -> dict:
+def run_settings(
+    *, study: Study, scenario: Scenario, condition: Condition, top_p: str = TOP_P_PAPER
+) -> dict[str, Any]:
     """The frozen settings of a new run: everything its protocol depends on, and the
     batch's top_p choice (the paper's 0.9, or none sent as in the release's code)."""
     profiles = None
@@ -68,7 +74,7 @@ def batch_create(
     conditions: Iterable[Condition],
     enqueue: RunEnqueue,
     name: str = "",
-    created_by=None,
+    created_by: User | None = None,
     top_p: str = TOP_P_PAPER,
     regenerate_withdrawn: bool = False,
 ) -> BatchLaunch:
@@ -194,12 +200,12 @@ def batch_create(
     return BatchLaunch(batch=batch, runs=runs, skipped=skipped)
 
 
-def _audited(*, actor, action: str, target: GenerationRun | GenerationBatch, count: int) -> None:
+def _audited(*, actor: User | None, action: str, target: GenerationRun | GenerationBatch, count: int) -> None:
     if count:
         audit_record(actor=actor, action=action, target=target, study=target.study, changes={"runs": count})
 
 
-def run_retry(*, run_id: int, enqueue: RunEnqueue, actor=None) -> bool:
+def run_retry(*, run_id: int, enqueue: RunEnqueue, actor: User | None = None) -> bool:
     """Resume a failed or cancelled run from its last completed turn, or re-kick an
     active one whose task was lost (a duplicate task is harmless: it finds the call
     done and stops). Succeeded runs are left alone."""
@@ -212,7 +218,7 @@ def run_retry(*, run_id: int, enqueue: RunEnqueue, actor=None) -> bool:
     return resumed
 
 
-def run_cancel(*, run_id: int, actor=None) -> bool:
+def run_cancel(*, run_id: int, actor: User | None = None) -> bool:
     """Stop a queued or running run. A call in flight still completes and is kept."""
     with transaction.atomic():
         cancelled = engine.job_cancel(kind=GENERATION_KIND, job_id=run_id)
@@ -222,7 +228,7 @@ def run_cancel(*, run_id: int, actor=None) -> bool:
     return cancelled
 
 
-def batch_cancel(*, batch_id: int, actor=None) -> int:
+def batch_cancel(*, batch_id: int, actor: User | None = None) -> int:
     with transaction.atomic():
         count = engine.batch_cancel(kind=GENERATION_KIND, batch_id=batch_id)
         batch = GenerationBatch.objects.select_related("study").get(pk=batch_id)
@@ -230,7 +236,7 @@ def batch_cancel(*, batch_id: int, actor=None) -> int:
     return count
 
 
-def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue, actor=None) -> int:
+def batch_retry_failed(*, batch_id: int, enqueue: RunEnqueue, actor: User | None = None) -> int:
     """Resume every failed (and cancelled) run of the batch."""
     with transaction.atomic():
         count = engine.batch_retry(kind=GENERATION_KIND, batch_id=batch_id, enqueue=enqueue)

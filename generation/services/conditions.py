@@ -3,7 +3,7 @@ checked as a run would resolve them, and the strategy is fixed once responses ex
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -11,6 +11,9 @@ from django.utils.translation import gettext as _
 from generation.strategies import STRATEGIES, ParameterError, resolve_params
 from studies.models import Condition
 from studies.services.audit import AuditedEdit, audited_save, audited_update
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 CONDITION_FIELDS = ("letter", "name", "strategy", "parameters", "description")
 # the letter is fixed once the condition exists: research IDs carry it
@@ -39,7 +42,7 @@ def condition_parameters_check(*, strategy: str, parameters: Any) -> None:
         raise ConditionError(_("The parameters do not fit the strategy: %(error)s") % {"error": exc}) from exc
 
 
-def condition_create(*, actor, values: dict[str, Any]) -> Condition:
+def condition_create(*, actor: User | None, values: dict[str, Any]) -> Condition:
     """A new condition. Raises ConditionError or ValidationError."""
     condition = Condition(**{field: values[field] for field in CONDITION_FIELDS if field in values})
     condition_parameters_check(strategy=condition.strategy, parameters=condition.parameters)
@@ -49,7 +52,7 @@ def condition_create(*, actor, values: dict[str, Any]) -> Condition:
     return condition
 
 
-def condition_update(*, condition_id: int, actor, values: dict[str, Any]) -> Condition:
+def condition_update(*, condition_id: int, actor: User | None, values: dict[str, Any]) -> Condition:
     """Change a condition's name, description, parameters and (while no response has
     it) its strategy; its letter is fixed (research IDs carry it). Records
     ``{field: [old, new]}``. Raises ConditionError or ValidationError."""

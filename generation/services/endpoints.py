@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
@@ -34,6 +34,9 @@ from studies.services.audit import (
     audited_save,
     audited_update,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # The fields an admin sets on the endpoint pages (in the order of the form).
 ENDPOINT_FIELDS = (
@@ -89,7 +92,7 @@ def _clean(endpoint: ModelEndpoint) -> None:
         raise ValidationError(errors)
 
 
-def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
+def endpoint_create(*, actor: User | None, values: dict[str, Any]) -> ModelEndpoint:
     """A new endpoint from the page's fields (validated as the model validates them:
     the key reference must carry ``LLM_KEY_ENV_PREFIX``). Raises ValidationError."""
     endpoint = ModelEndpoint(**{field: values[field] for field in ENDPOINT_FIELDS if field in values})
@@ -99,7 +102,7 @@ def endpoint_create(*, actor, values: dict[str, Any]) -> ModelEndpoint:
     return endpoint
 
 
-def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> ModelEndpoint:
+def endpoint_update(*, endpoint_id: int, actor: User | None, values: dict[str, Any]) -> ModelEndpoint:
     """Change an endpoint's fields; the model number is fixed once responses carry it
     (their research IDs name it). Records ``{field: [old, new]}``; no event when nothing
     changed. Raises EndpointError or ValidationError."""
@@ -119,7 +122,7 @@ def endpoint_update(*, endpoint_id: int, actor, values: dict[str, Any]) -> Model
     return endpoint
 
 
-def endpoint_set_active(*, endpoint_id: int, actor, active: bool) -> ModelEndpoint:
+def endpoint_set_active(*, endpoint_id: int, actor: User | None, active: bool) -> ModelEndpoint:
     """Deactivate (no new batch can choose it; its responses stay) or reactivate."""
     with transaction.atomic():
         endpoint = ModelEndpoint.objects.select_for_update().get(pk=endpoint_id)
@@ -135,7 +138,7 @@ def endpoint_set_active(*, endpoint_id: int, actor, active: bool) -> ModelEndpoi
     return endpoint
 
 
-def endpoint_delete(*, endpoint_id: int, actor) -> None:
+def endpoint_delete(*, endpoint_id: int, actor: User | None) -> None:
     """Delete an endpoint that nothing refers to; one with responses, runs or judges is
     kept (deactivate it instead). Raises EndpointError."""
     with transaction.atomic():
@@ -171,7 +174,7 @@ class ConnectionCheck:
     outcome: str = "answered"
 
 
-def endpoint_test_connection(*, endpoint: ModelEndpoint, actor) -> ConnectionCheck:
+def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User | None) -> ConnectionCheck:
     """One cheap call (a one-line prompt, at most ``TEST_MAX_TOKENS`` tokens, one attempt,
     at most ``TEST_TIMEOUT_SECONDS`` whatever the extra parameters say) through the product's
     LLM client, with the endpoint's key reference, hosts and parameters: the status, the

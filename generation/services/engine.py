@@ -180,7 +180,7 @@ def job_step(*, kind: Kind, job_id: int, seq: int | None, enqueue: Enqueue | Non
     return outcome
 
 
-def _progress(position: Call | Finished) -> dict:
+def _progress(position: Call | Finished) -> dict[str, Any]:
     if isinstance(position, Finished):
         return {"current_phase": "finishing"}
     return {"current_step": position.step, "current_phase": f"{position.phase} · {position.role}"[:40]}

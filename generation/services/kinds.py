@@ -38,7 +38,7 @@ class Kind:
     def protocol(self, job: Any) -> JobProtocol:
         raise NotImplementedError
 
-    def replies(self, job: Any) -> tuple[dict[int, str], dict[int, tuple], dict[int, int]]:
+    def replies(self, job: Any) -> tuple[dict[int, str], dict[int, tuple[Any, ...]], dict[int, int]]:
         """The stored replies by seq, what each stored call was (checked against the
         replayed protocol) and, for calls that failed, how many attempts they took."""
         raise NotImplementedError
@@ -74,7 +74,7 @@ class Kind:
         return f"{self.lock_prefix}:{job_id}"
 
     @property
-    def jobs(self) -> models.Manager:
+    def jobs(self) -> models.Manager[Any]:  # of ``job_model``, a concrete EngineJob
         return self.job_model._default_manager
 
 

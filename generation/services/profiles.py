@@ -3,12 +3,17 @@ by an admin from the members' own questionnaires."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from generation.models import PreferenceProfile
 from studies.models import Study
 from studies.services.audit import audit_changes, audit_record, audit_values
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 PROFILE_FIELDS = ("name", "preferences", "order", "is_active")
 
@@ -25,7 +30,7 @@ def member_profile_save(
     order: int = 0,
     is_active: bool = True,
     profile_id: int | None = None,
-    actor=None,
+    actor: User | None = None,
 ) -> PreferenceProfile:
     """Create a member profile in the study, or update ``profile_id`` (of that study);
     audited. A run already created keeps the profiles it was created with."""
@@ -62,7 +67,7 @@ def member_profile_save(
         return profile
 
 
-def member_profile_delete(*, study: Study, profile_id: int, actor=None) -> bool:
+def member_profile_delete(*, study: Study, profile_id: int, actor: User | None = None) -> bool:
     """Delete a member profile of the study; audited with what it held."""
     with transaction.atomic():
         profile = PreferenceProfile.objects.filter(pk=profile_id, study=study).first()

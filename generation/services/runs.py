@@ -68,7 +68,9 @@ class GenerationKind(Kind):
             strategy=snap["strategy"], task=task_for(snap["scenario_text"]), params=snap["params"]
         )
 
-    def replies(self, job: GenerationRun) -> tuple[dict[int, str], dict[int, tuple], dict[int, int]]:
+    def replies(
+        self, job: GenerationRun
+    ) -> tuple[dict[int, str], dict[int, tuple[Any, ...]], dict[int, int]]:
         replies, known, failed = {}, {}, {}
         rows = Turn.objects.filter(run=job).values_list(
             "seq", "step", "phase", "role", "reply", "error", "attempts"

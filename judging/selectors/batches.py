@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
@@ -59,7 +61,7 @@ def judge_figures() -> EngineFigures:
 JUDGE_BATCHES_PER_PAGE = 50
 
 
-def judge_batches_listed(*, filters: dict, page: str | None = None) -> Page:
+def judge_batches_listed(*, filters: dict[str, Any], page: str | None = None) -> Page[JudgeBatch]:
     """One page of the judge batches, newest first: of a study, of a judge, in a status."""
     rows = JudgeBatch.objects.select_related("judge", "study", "scenario")
     for key in ("study", "judge", "status"):

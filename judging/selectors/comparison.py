@@ -66,14 +66,14 @@ def judges_with_sheets(*, study: Study) -> list[Judge]:
     return list(Judge.objects.filter(user_id__in=list(user_ids)).select_related("endpoint"))
 
 
-def _points(totals: dict, rubric: Rubric) -> dict[str, float]:
+def _points(totals: dict[str, Any], rubric: Rubric) -> dict[str, float]:
     points = {d.key: float(totals["dimensions"][d.key]) for d in rubric.dimensions}
     points.update({f"step:{n}": float(v) for n, v in (totals.get("steps") or {}).items()})
     points["overall"] = float(totals.get("overall") or 0)
     return points
 
 
-def _final_vector(dimensions: dict, rubric: Rubric) -> list[float] | None:
+def _final_vector(dimensions: dict[str, Any], rubric: Rubric) -> list[float] | None:
     """The final score's dimensions (means, halves kept) normalized like a sheet's."""
     try:
         return [float(dimensions[d.key]) / d.max for d in rubric.dimensions]
@@ -81,7 +81,7 @@ def _final_vector(dimensions: dict, rubric: Rubric) -> list[float] | None:
         return None
 
 
-def judge_sheets_totals(*, study: Study, judge: Judge) -> dict[int, dict]:
+def judge_sheets_totals(*, study: Study, judge: Judge) -> dict[int, dict[str, Any]]:
     """The totals of the judge's submitted sheets by response (the latest per response)."""
     rows = (
         ScoreSheet.all_objects.filter(

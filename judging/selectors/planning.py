@@ -5,8 +5,10 @@ condition cell, with each cell's expected interval width before and after (reads
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass
 
+from judging.estimates import JudgedResponse
 from judging.models import Judge
 from judging.sampling import Cell, human_scoring_plan
 from judging.selectors.estimates import judged_responses_get
@@ -54,13 +56,13 @@ def scoring_plan_get(*, study: Study, judge: Judge, budget: int, seed: int = 39)
         ).values_list("response_id", flat=True)
     )
     held = set(Response.objects.filter(study=study, held=True).values_list("pk", flat=True))
-    groups: dict[CellKey, list] = defaultdict(list)
+    groups: dict[CellKey, list[JudgedResponse]] = defaultdict(list)
     for response in responses:
         groups[(response.model_number, response.model, response.condition)].append(response)
     cells = {}
     for key, group in groups.items():
         scored = [r for r in group if r.human is not None]
-        judge_only = {r.response_id: r.judge for r in group if r.human is None}
+        judge_only: dict[Hashable, float] = {r.response_id: r.judge for r in group if r.human is None}
         cells[key] = Cell(
             human=[r.human for r in scored if r.human is not None],
             judge_on_human=[r.judge for r in scored],

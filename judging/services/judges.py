@@ -3,6 +3,8 @@ its sheets as its own non-human rater (an inactive user that cannot log in)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.text import slugify
@@ -13,6 +15,9 @@ from judging.prompt import CURRENT_PROMPT_VERSION, UnknownPromptVersion, prompt_
 from scoring.models import RaterProfile
 from studies.models import ModelEndpoint
 from studies.services.audit import audit_changes, audit_record
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class JudgeError(ValueError):
@@ -36,7 +41,7 @@ def judge_create(
     samples: int = 1,
     structured_output: bool = True,
     provider_family: str = "",
-    actor=None,
+    actor: User | None = None,
 ) -> Judge:
     """A judge with its rater: user ``judge-<name>`` (inactive, unusable password) and a
     rater profile with the next free code J01, J02, ...; audited (``judge.create``)."""
@@ -107,7 +112,7 @@ def judge_for_endpoint(*, endpoint: ModelEndpoint, prompt_version: str = CURRENT
 JUDGE_SETTINGS = ("temperature", "samples", "structured_output", "provider_family", "is_active")
 
 
-def judge_update(*, judge: Judge, actor, **values) -> Judge:
+def judge_update(*, judge: Judge, actor: User | None, **values: Any) -> Judge:
     """Change a judge's sampling settings, family or activity, audited. Batches keep the
     settings they were launched with."""
     unknown = set(values) - set(JUDGE_SETTINGS)

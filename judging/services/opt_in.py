@@ -9,6 +9,8 @@ submitted later takes the judge's place, and the final score records it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -18,13 +20,16 @@ from judging.selectors.qualification import judge_qualification_holds, judge_qua
 from studies.models import Study
 from studies.services.audit import audit_record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class OptInRefused(Exception):
     """The judge has not passed the gate (``judging.services.qualification``) as it is now."""
 
 
 def study_judge_opt_in_set(
-    *, study: Study, judge: Judge | None, actor=None, reason: str = ""
+    *, study: Study, judge: Judge | None, actor: User | None = None, reason: str = ""
 ) -> RecomputeReport:
     """Let ``judge`` count as the study's third rater (None: judges never count again), then
     recompute the study's agreement, routing and final scores. A judge counts only while its

@@ -5,17 +5,29 @@ the admin reviewed: otherwise nothing is assigned and the admin reviews the new 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 
 from judging.models import Judge
 from judging.selectors.planning import scoring_plan_get
-from scoring.services.assignments import AssignmentError, responses_assign_pair
+from scoring.services.arrival import AssignmentError
+from scoring.services.assignments import responses_assign_pair
 from studies.models import Response, Study
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def scoring_plan_apply(
-    *, study: Study, judge: Judge, budget: int, reviewed: Sequence[int], rater_a, rater_b, actor
+    *,
+    study: Study,
+    judge: Judge,
+    budget: int,
+    reviewed: Sequence[int],
+    rater_a: User,
+    rater_b: User,
+    actor: User | None,
 ) -> int:
     """Give the plan's responses to the pair; ``reviewed``: the response ids the admin saw.
     Raises AssignmentError (nothing assigned). Returns the number of assignments made."""

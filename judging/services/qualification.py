@@ -10,6 +10,8 @@ audited."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import transaction
 
@@ -20,8 +22,11 @@ from judging.services.opt_in import study_judge_opt_in_set
 from studies.models import Study
 from studies.services.audit import audit_record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def judge_qualification_run(*, study: Study, judge: Judge, actor=None) -> JudgeQualification:
+
+def judge_qualification_run(*, study: Study, judge: Judge, actor: User | None = None) -> JudgeQualification:
     """Run the test on the study's scores now and record it; a judge that counts in the study and
     does not pass stops counting (the opt-in is revoked and the study recomputed)."""
     scores = alt_test_scores_get(study=study, judge=judge)
@@ -93,7 +98,7 @@ def judge_qualification_after_batch(*, batch_id: int) -> JudgeQualification | No
     return judge_qualification_run(study=batch.study, judge=judge)
 
 
-def judge_opt_in_revoke_for_endpoint(*, endpoint_id: int, actor=None) -> int:
+def judge_opt_in_revoke_for_endpoint(*, endpoint_id: int, actor: User | None = None) -> int:
     """After an endpoint's model changed: every study counting a judge of that endpoint whose
     test no longer holds stops counting it. Returns how many studies."""
     revoked = 0

@@ -11,7 +11,7 @@ one Celery task (``generation.tasks.run_advance``) runs both.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -31,6 +31,9 @@ from scoring.services.sheets import SheetError
 from studies.models import ModelEndpoint, Scenario, Study
 from studies.rubric import load_rubric
 from studies.services.audit import audit_record
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 JUDGE = "judge"
 TASK_LOCK_WAIT_SECONDS = 2.0
@@ -86,7 +89,7 @@ class JudgeKind(Kind):
             shape=shape,
         )
 
-    def replies(self, job: JudgeTask) -> tuple[dict[int, str], dict[int, tuple], dict[int, int]]:
+    def replies(self, job: JudgeTask) -> tuple[dict[int, str], dict[int, tuple[Any, ...]], dict[int, int]]:
         # Calls are made in (sample, attempt) order and stored as a prefix of them.
         replies, known = {}, {}
         rows = JudgeCall.objects.filter(task=job).order_by("sample", "attempt")
@@ -180,7 +183,7 @@ def judge_batch_launch(
     judge: Judge,
     scenario: Scenario | None = None,
     samples: int | None = None,
-    actor=None,
+    actor: User | None = None,
     enqueue: Enqueue = engine.task_enqueue,
 ) -> JudgeBatch:
     """A batch over the study's (or one scenario's) responses, one task per response,
@@ -232,13 +235,13 @@ def judge_task_run(*, task_id: int) -> str:
     return outcome.kind
 
 
-def _audited(*, actor, action: str, batch: JudgeBatch, count: int) -> None:
+def _audited(*, actor: User | None, action: str, batch: JudgeBatch, count: int) -> None:
     """An event for a cancel or retry that changed tasks (none when there was nothing to do)."""
     if count:
         audit_record(actor=actor, action=action, target=batch, study=batch.study, changes={"tasks": count})
 
 
-def judge_batch_cancel(*, batch: JudgeBatch, actor=None) -> int:
+def judge_batch_cancel(*, batch: JudgeBatch, actor: User | None = None) -> int:
     """Stop the batch: its queued and running tasks are cancelled (a call in flight is
     still kept), stored sheets stay. Returns how many tasks were cancelled."""
     with transaction.atomic():
@@ -247,7 +250,9 @@ def judge_batch_cancel(*, batch: JudgeBatch, actor=None) -> int:
     return count
 
 
-def judge_batch_retry(*, batch: JudgeBatch, enqueue: Enqueue = engine.task_enqueue, actor=None) -> int:
+def judge_batch_retry(
+    *, batch: JudgeBatch, enqueue: Enqueue = engine.task_enqueue, actor: User | None = None
+) -> int:
     """Queue the failed and cancelled tasks again. A retried task keeps its finished
     calls except the invalid ones of the sample that failed (that sample is asked anew)."""
     with transaction.atomic():

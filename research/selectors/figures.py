@@ -11,6 +11,7 @@ the cache key too.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.core.cache import cache
 from django.utils.translation import get_language
@@ -28,7 +29,7 @@ FIGURE_CACHE_SECONDS = 7 * 24 * 3600
 DIVERSITY_FIGURES = ("diversity", "diversity_flexibility", "diversity_flexibility_models")
 
 
-def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
+def figure_get(*, name: str, fmt_name: str, chosen: dict[str, Any]) -> bytes:
     """The figure's file (svg or png) for the filters in ``chosen`` (see ``ResultsFilter``)."""
     study = chosen["study"]
     filters = (chosen["conditions"], chosen["models"], chosen["pair"], chosen["step"], chosen["marks"])
@@ -36,7 +37,7 @@ def figure_get(*, name: str, fmt_name: str, chosen: dict) -> bytes:
     language = get_language() or "en"
     digest = hashlib.sha256(repr((version, name, fmt_name, filters, language)).encode()).hexdigest()
     key = "figure:v3:" + digest
-    data = cache.get(key)
+    data: bytes | None = cache.get(key)
     if data is None:
         results = results_cached_get(
             study=study,

@@ -4,7 +4,8 @@ and the long table of turns for analysts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from django.db.models import Count, F, Q, Sum
 
@@ -13,7 +14,9 @@ from research.cost import RunCost
 from studies.models import Study
 
 
-def run_costs_get(*, study: Study, conditions=None, models=None) -> list[RunCost]:
+def run_costs_get(
+    *, study: Study, conditions: Iterable[str] | None = None, models: Iterable[str] | None = None
+) -> list[RunCost]:
     """Every generation run of the study with its cost, aggregated from its turns (one query)."""
     runs = GenerationRun.objects.filter(study=study)
     if conditions:
@@ -72,7 +75,7 @@ def turn_rows_count(*, study: Study) -> int:
     return Turn.objects.filter(run__study=study).count()
 
 
-def turn_rows_iter(*, study: Study) -> Iterator[tuple]:
+def turn_rows_iter(*, study: Study) -> Iterator[tuple[Any, ...]]:
     """One row per generation turn (provider call) of the study, in run and call order;
     the exact messages and the request parameters as JSON text."""
     turns = (

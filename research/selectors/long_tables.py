@@ -10,9 +10,11 @@ Every sheet of an active assignment is included, drafts too: ``sheet_status`` sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 
 from scoring.models import ScoreSheet
 from scoring.selectors import sheets_entries_get
@@ -28,7 +30,7 @@ ITEM_HEADER = (
 CHUNK = 200
 
 
-def _sheets(study: Study):
+def _sheets(study: Study) -> QuerySet[ScoreSheet]:
     return ScoreSheet.objects.filter(
         assignment__response__study=study, assignment__archived_at__isnull=True
     ).order_by("assignment__response__research_id", "assignment__role", "assignment__rater_id", "pk")
@@ -38,7 +40,9 @@ def item_sheets_count(*, study: Study) -> int:
     return _sheets(study).count()
 
 
-def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+def item_rows_iter(
+    *, study: Study, on_sheet: Callable[[int], None] | None = None
+) -> Iterator[tuple[Any, ...]]:
     """The long table, sheet by sheet (entries read in chunks of ``CHUNK`` sheets)."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
     sheets = _sheets(study).select_related(
@@ -67,7 +71,7 @@ def item_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
             on_sheet(done + len(chunk))
 
 
-def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple]:
+def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple[Any, ...]]:
     entries = sheets_entries_get(sheets=sheets)
     for sheet in sheets:
         assignment = sheet.assignment

@@ -13,12 +13,13 @@ results compute it only for a response whose row is missing or stale.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.core.cache import cache
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from calibration.selectors.agreement import consistency_table
+from calibration.selectors.consistency import consistency_table
 from calibration.selectors.facets import study_severity
 from research.cost import cost_by_condition
 from research.diversity import DIVERSITY_STEPS, diversity_means
@@ -102,7 +103,7 @@ def results_get(
     return results
 
 
-def _results_key(version: str, filters: tuple, with_diversity: bool) -> str:
+def _results_key(version: str, filters: tuple[Any, ...], with_diversity: bool) -> str:
     # the language too: Table 6 carries its rule and definitions as translated text;
     # the prefix changes with the shape of the results (v4: Table 4 has the fair scores)
     key = (version, filters, with_diversity, get_language())

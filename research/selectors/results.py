@@ -8,10 +8,11 @@ each submitted sheet's totals (the cache of ``studies.rubric.sheet_totals``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
+from django.db.models import Count, Model, Q, QuerySet
 
 from calibration.models import FinalScore
 from research.records import RaterBlanks, ResponseRecord, ScoreRecord
@@ -20,8 +21,15 @@ from scoring.selectors import sheet_entries_get
 from studies.models import Response, ResponseStatus, Study
 from studies.rubric import load_rubric, sheet_totals
 
+if TYPE_CHECKING:
+    from studies.rubric import Rubric
 
-def _filtered(qs, prefix: str, conditions, models):
+_M = TypeVar("_M", bound=Model)
+
+
+def _filtered(
+    qs: QuerySet[_M], prefix: str, conditions: Iterable[str] | None, models: Iterable[str] | None
+) -> QuerySet[_M]:
     if conditions:
         qs = qs.filter(**{f"{prefix}condition__letter__in": list(conditions)})
     if models:
@@ -29,7 +37,9 @@ def _filtered(qs, prefix: str, conditions, models):
     return qs
 
 
-def score_records_get(*, study: Study, conditions=None, models=None) -> list[ScoreRecord]:
+def score_records_get(
+    *, study: Study, conditions: Iterable[str] | None = None, models: Iterable[str] | None = None
+) -> list[ScoreRecord]:
     rows = _filtered(
         FinalScore.objects.filter(response__study=study).exclude(response__status=ResponseStatus.WITHDRAWN),
         "response__",
@@ -53,7 +63,9 @@ def score_records_get(*, study: Study, conditions=None, models=None) -> list[Sco
     ]
 
 
-def response_records_get(*, study: Study, conditions=None, models=None) -> list[ResponseRecord]:
+def response_records_get(
+    *, study: Study, conditions: Iterable[str] | None = None, models: Iterable[str] | None = None
+) -> list[ResponseRecord]:
     rows = _filtered(
         Response.objects.filter(study=study).exclude(status=ResponseStatus.WITHDRAWN), "", conditions, models
     ).select_related("scenario", "model", "condition")
@@ -77,7 +89,7 @@ def response_records_get(*, study: Study, conditions=None, models=None) -> list[
 BLANK = "blank"  # the rubric's invalid type "Blank — no response provided"
 
 
-def rater_blanks_get(*, study: Study, steps=(1, 3)) -> dict[int, list[RaterBlanks]]:
+def rater_blanks_get(*, study: Study, steps: tuple[int, ...] = (1, 3)) -> dict[int, list[RaterBlanks]]:
     """Per response, the items each primary rater marked Blank on a submitted sheet, per
     step, in assignment order (two queries)."""
     user_field = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
@@ -127,7 +139,7 @@ def raw_score_rows_count(*, study: Study) -> int:
     return submitted_sheets(study).count()
 
 
-def submitted_sheets(study: Study):
+def submitted_sheets(study: Study) -> QuerySet[ScoreSheet]:
     """The submitted sheets of the study's data: human raters' (not a judge's, not a probe's), not
     training, of active assignments (the raw table's and the release-layout export's)."""
     return ScoreSheet.objects.filter(
@@ -137,7 +149,7 @@ def submitted_sheets(study: Study):
     ).exclude(assignment__role=AssignmentRole.TRAINING)  # training sheets are never research output
 
 
-def stored_totals(*, sheet_id: int, totals: dict | None, rubric) -> dict:
+def stored_totals(*, sheet_id: int, totals: dict[str, Any] | None, rubric: Rubric) -> dict[str, Any]:
     """A sheet's kept totals (``ScoreSheet.totals``), computed from its entries for a sheet stored
     before totals were kept."""
     if (totals or {}).get("dimensions"):
@@ -146,7 +158,9 @@ def stored_totals(*, sheet_id: int, totals: dict | None, rubric) -> dict:
     return sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).as_dict()
 
 
-def raw_score_rows_iter(*, study: Study, on_sheet=None) -> Iterator[tuple]:
+def raw_score_rows_iter(
+    *, study: Study, on_sheet: Callable[[int], None] | None = None
+) -> Iterator[tuple[Any, ...]]:
     """(response, rater, role, step, dimension, score) for every dimension of every submitted sheet
     (one query, streamed)."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"

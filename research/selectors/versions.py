@@ -20,6 +20,7 @@ correlated subqueries, plus one for the names, instead of from the rows themselv
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.db.models import Case, CharField, F, Func, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Cast, Concat
@@ -41,11 +42,11 @@ def _newest(field: str) -> Func:
     return Func(F(field), function="MAX")
 
 
-def _summary(rows: QuerySet, *aggregates: Func) -> Subquery:
+def _summary(rows: QuerySet[Any], *aggregates: Func) -> Subquery:
     """The ``aggregates`` over ``rows`` as one scalar subquery (one scan of the table), as
     text. ``Func`` instead of Django's aggregates: the ORM then adds no GROUP BY, and the
     subquery yields one row."""
-    parts: list = []
+    parts: list[Cast | Value] = []
     for aggregate in aggregates:
         parts += [Cast(aggregate, CharField()), Value("|")]
     text = Concat(*parts, output_field=CharField())

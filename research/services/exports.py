@@ -19,6 +19,7 @@ import tempfile
 import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -48,6 +49,9 @@ from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
 from studies.models import Study
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY = 200
@@ -72,7 +76,7 @@ _NAME = re.compile(r"[^\x00-\x1f\x7f]{1,100}")
 _NAMES_MAX = 200
 
 
-def _names_checked(params: dict) -> None:
+def _names_checked(params: dict[str, Any]) -> None:
     for key in ("conditions", "models", "pair"):
         names = params.get(key) or []
         if len(names) > _NAMES_MAX or not all(isinstance(n, str) and _NAME.fullmatch(n) for n in names):
@@ -87,7 +91,7 @@ class ExportLimit(Exception):
         self.limit = limit
 
 
-def export_job_create(*, kind: str, params: dict, user) -> ExportJob:
+def export_job_create(*, kind: str, params: dict[str, Any], user: User) -> ExportJob:
     """Create a job and record its task with it (the task outbox): it is sent after
     commit, or by a worker's sweep once the broker answers. At most ``EXPORT_JOBS_PER_USER``
     of a person's exports wait or run at once (``ExportLimit``): nobody fills the workers'
@@ -121,7 +125,7 @@ def _progress(job_id: int, done: int, total: int, step: str = "") -> None:
     )
 
 
-def _appended(log: F, entry: dict) -> Func:
+def _appended(log: F, entry: dict[str, Any]) -> Func:
     """SQL that appends ``entry`` to the JSON array ``log``: jsonb's ``||`` on PostgreSQL,
     ``json_insert(log, '$[#]', json(entry))`` on SQLite (where ``||`` joins text, which the
     column's JSON check rejects: ``make run``'s exports failed)."""

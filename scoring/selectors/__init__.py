@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, Value, When
 from django.shortcuts import get_object_or_404
 
@@ -19,6 +21,9 @@ from scoring.models import (
 )
 from studies.models import Response, ResponseItem
 from studies.rubric import CriterionEntry, IdeaEntry, Rubric, SheetEntries, load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def sheet_rubric(sheet: ScoreSheet) -> Rubric:
@@ -44,7 +49,7 @@ def _entries_empty(sheet: ScoreSheet, rubric: Rubric) -> SheetEntries:
     return entries
 
 
-def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple) -> None:
+def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple[Any, ...]) -> None:
     """One ItemScore row (``_ITEM_SCORE_FIELDS``) into the entries."""
     step_no, position, category, invalid, elaboration, originality, written, relevance, comment = row
     step = rubric.step(step_no)
@@ -114,7 +119,7 @@ def response_group_get(*, response: Response) -> ScoringGroup | None:
     )
 
 
-def rater_queue(*, user, language: str = "en") -> list[dict]:
+def rater_queue(*, user: User, language: str = "en") -> list[dict[str, Any]]:
     """The rater's active assignments in their own random order, with only
     blind-safe fields: blind code, scenario theme (in the rater's UI language
     when the study has that version) and sheet status."""
@@ -154,14 +159,15 @@ def rater_queue(*, user, language: str = "en") -> list[dict]:
     return queue
 
 
-def rater_pace_seconds(*, user) -> float | None:
+def rater_pace_seconds(*, user: User) -> float | None:
     """The rater's own pace: mean active time of their submitted sheets that have one."""
-    return ScoreSheet.objects.filter(
+    pace: float | None = ScoreSheet.objects.filter(
         assignment__rater=user, status=SheetStatus.SUBMITTED, active_seconds__gt=0
     ).aggregate(pace=Avg("active_seconds"))["pace"]
+    return pace
 
 
-def rater_queue_left(*, user, queue: list[dict], after: str = "") -> dict:
+def rater_queue_left(*, user: User, queue: list[dict[str, Any]], after: str = "") -> dict[str, Any]:
     """What is left in the rater's queue: how many, the next one (after ``after`` in the
     rater's order, wrapping round) and an estimate in minutes from the rater's own pace."""
     open_codes = [item["blind_code"] for item in queue if item["status"] != SheetStatus.SUBMITTED]
@@ -177,7 +183,7 @@ def rater_queue_left(*, user, queue: list[dict], after: str = "") -> dict:
     }
 
 
-def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> Assignment:
+def rater_assignment_get(*, user: User, blind_code: str, training: bool = False) -> Assignment:
     """The rater's own active assignment for a blind code; Http404 for anything else
     (someone else's response, an archived assignment, an unknown code). Live and
     training assignments are kept apart: ``training`` picks which."""
@@ -199,13 +205,13 @@ def rater_assignment_get(*, user, blind_code: str, training: bool = False) -> As
     )
 
 
-def rater_has_training_code(*, user, blind_code: str) -> bool:
+def rater_has_training_code(*, user: User, blind_code: str) -> bool:
     """Whether the code is one of the rater's own training responses (the live page
     then says where to score it instead of a bare 404)."""
     return Assignment.objects.filter(rater=user, blind_code=blind_code, role=AssignmentRole.TRAINING).exists()
 
 
-def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
+def response_items_by_step(*, response: Response) -> dict[int, dict[int, str]]:
     items: dict[int, dict[int, str]] = {1: {}, 3: {}, 4: {}}
     for step, position, text in ResponseItem.objects.filter(response=response).values_list(
         "step", "position", "text"
@@ -214,7 +220,7 @@ def response_items_by_step(*, response) -> dict[int, dict[int, str]]:
     return items
 
 
-def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict | None:
+def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict[str, Any] | None:
     """Why a draft is open again: who reopened it (an administrator), when and why.
     None for a sheet that was never reopened or is submitted again."""
     if sheet.is_submitted or not sheet.version:
@@ -230,7 +236,7 @@ def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict | None:
     return {"by": event.actor.get_username() if event.actor else "", "at": event.at, "reason": event.note}
 
 
-def group_detail(*, group: ScoringGroup) -> list[dict]:
+def group_detail(*, group: ScoringGroup) -> list[dict[str, Any]]:
     """The group's responses with each active or archived assignment and sheet (admins)."""
     responses = list(
         Response.objects.filter(
@@ -239,7 +245,7 @@ def group_detail(*, group: ScoringGroup) -> list[dict]:
         .order_by("research_id")
         .only("id", "research_id", "blind_code", "status")
     )
-    by_response: dict[int, list] = {r.pk: [] for r in responses}
+    by_response: dict[int, list[Assignment]] = {r.pk: [] for r in responses}
     for a in (
         Assignment.objects.filter(response__in=responses)
         .select_related("rater", "sheet")

@@ -4,6 +4,7 @@ live-work gate (``scoring.gates``) that training sets."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 
@@ -11,8 +12,11 @@ from core.accounts.roles import RATER
 from scoring.gates import live_work_gate
 from studies.models import Study
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def raters_not_qualified(*, study: Study, raters: Iterable) -> list:
+
+def raters_not_qualified(*, study: Study, raters: Iterable[User]) -> list[User]:
     """The raters among ``raters`` that the study's assignment pages must not offer."""
     return live_work_gate().raters_not_qualified(study=study, raters=raters)
 
@@ -40,7 +44,7 @@ def unqualified_by_study() -> list[tuple[Study, list[str]]]:
     return out
 
 
-def raters_blocked(*, raters: Iterable, study: Study | None) -> dict[int, list[str]]:
+def raters_blocked(*, raters: Iterable[User], study: Study | None) -> dict[int, list[str]]:
     """For the rater dropdowns: per rater id, the names of the studies (``study``, or every
     gated study) that give them no live work until they qualify."""
     raters = list(raters)

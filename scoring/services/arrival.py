@@ -6,8 +6,8 @@ reassignments on it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -18,6 +18,9 @@ from scoring.selectors import response_group_get
 from scoring.selectors.qualification import raters_trained_on
 from studies.models import Response, ResponseStatus
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class AssignmentError(Exception):
     """An assignment request that cannot be carried out; ``message`` is for the admin."""
@@ -27,7 +30,7 @@ class AssignmentError(Exception):
         self.message = message
 
 
-def paired_outside_groups() -> QuerySet:
+def paired_outside_groups() -> QuerySet[Assignment, Mapping[str, object]]:
     """Responses a pair was given one by one (``responses_assign_pair``): they keep that pair."""
     return Assignment.objects.filter(
         role=AssignmentRole.PRIMARY, archived_at__isnull=True, group__isnull=True
@@ -35,7 +38,10 @@ def paired_outside_groups() -> QuerySet:
 
 
 def assignments_create(
-    *, wanted: Sequence[tuple[Any, Response, ScoringGroup | None]], actor, role: str
+    *,
+    wanted: Sequence[tuple[Any, Response, ScoringGroup | None]],
+    actor: User | None,
+    role: str,
 ) -> list[Assignment]:
     """An active assignment for each (rater, response, group) of ``wanted`` unless the rater has
     one for the response already (then moved into ``group``); the new ones made in one statement.
@@ -78,7 +84,7 @@ def assignments_create(
     return Assignment.objects.bulk_create(new.values())
 
 
-def responses_assign_to_groups(*, responses: Sequence[Response], actor=None) -> dict[int, int]:
+def responses_assign_to_groups(*, responses: Sequence[Response], actor: User | None = None) -> dict[int, int]:
     """Assign new (or newly released) responses to the pairs of their scenario groups, where
     the group has one; a response held for review or withdrawn gets none, nor one a pair was
     given by itself, nor one a rater of the pair trained on a copy of (it waits, unassigned, for
@@ -107,6 +113,6 @@ def responses_assign_to_groups(*, responses: Sequence[Response], actor=None) -> 
     return {response.pk: made[response.pk] for response in responses}
 
 
-def response_assign_to_group(*, response: Response, actor=None) -> int:
+def response_assign_to_group(*, response: Response, actor: User | None = None) -> int:
     """``responses_assign_to_groups`` for one response."""
     return responses_assign_to_groups(responses=[response], actor=actor)[response.pk]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -24,16 +24,19 @@ from core.accounts.roles import is_rater
 from scoring.models import Assignment, AssignmentRole, EventKind, ScoreSheet, ScoringGroup, SheetEvent
 from scoring.selectors import group_active_get
 from scoring.selectors.qualification import raters_not_qualified
+from scoring.services.arrival import AssignmentError as AssignmentError  # re-exported: the pages catch it
 from scoring.services.arrival import (
-    AssignmentError,
     assignments_create,
     paired_outside_groups,
 )
 from studies.models import Condition, Response, ResponseStatus, Scenario, Study
 from studies.services.audit import audit_record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def _check_pair(rater_a, rater_b, *, study: Study) -> None:
+
+def _check_pair(rater_a: User, rater_b: User, *, study: Study) -> None:
     if rater_a is None or rater_b is None or rater_a.pk == rater_b.pk:
         raise AssignmentError(_("Choose two different raters."))
     for user in (rater_a, rater_b):
@@ -42,7 +45,7 @@ def _check_pair(rater_a, rater_b, *, study: Study) -> None:
     _check_qualified([rater_a, rater_b], study=study)
 
 
-def _check_qualified(raters: Sequence, *, study: Study) -> None:
+def _check_qualified(raters: Sequence[User], *, study: Study) -> None:
     """Live work goes only to raters who qualified on the study's training set."""
     if unqualified := raters_not_qualified(study=study, raters=raters):
         names = ", ".join(u.get_username() for u in unqualified)
@@ -54,7 +57,7 @@ def _check_qualified(raters: Sequence, *, study: Study) -> None:
         )
 
 
-def _group_responses(group: ScoringGroup):
+def _group_responses(group: ScoringGroup) -> QuerySet[Response]:
     """The group's responses raters may get: released (not held for review), not withdrawn."""
     return (
         Response.objects.filter(
@@ -65,13 +68,20 @@ def _group_responses(group: ScoringGroup):
     )
 
 
-def _assign(*, rater, response: Response, group: ScoringGroup | None, actor, role: str) -> Assignment | None:
+def _assign(
+    *,
+    rater: User,
+    response: Response,
+    group: ScoringGroup | None,
+    actor: User | None,
+    role: str,
+) -> Assignment | None:
     """Create an active assignment unless the rater already has one for the response."""
     made = assignments_create(wanted=[(rater, response, group)], actor=actor, role=role)
     return made[0] if made else None
 
 
-def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
+def group_sync_assignments(*, group: ScoringGroup, actor: User | None = None) -> int:
     """Give both raters of an active group every response of the group they lack
     (responses generated or imported after the pair was assigned). Idempotent;
     returns the number of assignments created."""
@@ -89,7 +99,13 @@ def group_sync_assignments(*, group: ScoringGroup, actor=None) -> int:
 
 
 def responses_assign_pair(
-    *, study: Study, responses: Sequence[Response], rater_a, rater_b, actor, reason: str
+    *,
+    study: Study,
+    responses: Sequence[Response],
+    rater_a: User,
+    rater_b: User,
+    actor: User | None,
+    reason: str,
 ) -> int:
     """Give each of ``responses`` (of ``study``, outside any pair so far) to the pair as primary
     raters, outside a scoring group (a judge's scoring plan: the responses a pair scores next),
@@ -125,7 +141,7 @@ def responses_assign_pair(
     return created
 
 
-def study_sync_assignments(*, study: Study, actor=None) -> int:
+def study_sync_assignments(*, study: Study, actor: User | None = None) -> int:
     """Run ``group_sync_assignments`` for every active group of the study."""
     return sum(
         group_sync_assignments(group=g, actor=actor)
@@ -136,7 +152,13 @@ def study_sync_assignments(*, study: Study, actor=None) -> int:
 
 
 def group_for_pair(
-    *, study: Study, scenario: Scenario, condition, rater_a, rater_b, actor=None
+    *,
+    study: Study,
+    scenario: Scenario,
+    condition: Condition,
+    rater_a: User,
+    rater_b: User,
+    actor: User | None = None,
 ) -> tuple[ScoringGroup | None, bool]:
     """The scenario and condition's active scoring group when this pair holds it, else a new
     one for the pair when there is none (``True``: created); ``None`` when another pair holds
@@ -159,7 +181,13 @@ def group_for_pair(
 
 
 def group_assign_pair(
-    *, study: Study, scenario: Scenario, conditions: Iterable, rater_a, rater_b, actor=None
+    *,
+    study: Study,
+    scenario: Scenario,
+    conditions: Iterable[Condition],
+    rater_a: User,
+    rater_b: User,
+    actor: User | None = None,
 ) -> list[ScoringGroup]:
     """Give the pair every response of ``scenario`` under each condition (one
     ScoringGroup per condition). A group that already has this pair is only synced;
@@ -193,7 +221,7 @@ def group_assign_pair(
     return groups
 
 
-def assignment_archive(*, assignment: Assignment, actor, reason: str) -> Assignment:
+def assignment_archive(*, assignment: Assignment, actor: User | None, reason: str) -> Assignment:
     """Take an assignment out of the rater's queue. Its sheet (if any) is kept and gets an
     ``archive`` event (an assignment without one: an audit event); nothing is deleted."""
     reason = (reason or "").strip()
@@ -222,7 +250,7 @@ def assignment_archive(*, assignment: Assignment, actor, reason: str) -> Assignm
     return assignment
 
 
-def group_archive(*, group: ScoringGroup, actor, reason: str) -> ScoringGroup:
+def group_archive(*, group: ScoringGroup, actor: User | None, reason: str) -> ScoringGroup:
     """Remove a pair from a scenario group: the group and its assignments are archived."""
     reason = (reason or "").strip()
     if not reason:
@@ -239,7 +267,9 @@ def group_archive(*, group: ScoringGroup, actor, reason: str) -> ScoringGroup:
     return group
 
 
-def group_reassign(*, group: ScoringGroup, rater_a, rater_b, actor, reason: str) -> ScoringGroup:
+def group_reassign(
+    *, group: ScoringGroup, rater_a: User, rater_b: User, actor: User | None, reason: str
+) -> ScoringGroup:
     """Give a scenario group a new pair. A rater who stays keeps their sheets; a rater
     who leaves has their assignments archived (sheets kept, audit event written);
     a new rater gets every response of the group. Returns the new group."""
@@ -278,7 +308,12 @@ def group_reassign(*, group: ScoringGroup, rater_a, rater_b, actor, reason: str)
 
 
 def _group_audited(
-    *, group: ScoringGroup, actor, action: str, replaced: ScoringGroup | None = None, reason: str = ""
+    *,
+    group: ScoringGroup,
+    actor: User | None,
+    action: str,
+    replaced: ScoringGroup | None = None,
+    reason: str = "",
 ) -> None:
     """A pair given a scenario and condition (or put in another pair's place), audited."""
     before = [replaced.rater_a.username, replaced.rater_b.username] if replaced is not None else None
@@ -367,7 +402,7 @@ def plan_balanced_pairs(
 
 
 def plan_for_study(
-    *, study: Study, scenarios: Iterable[Scenario], conditions: Iterable, raters
+    *, study: Study, scenarios: Iterable[Scenario], conditions: Iterable[Condition], raters: Iterable[User]
 ) -> AssignmentPlan:
     """A balanced plan for the scenario groups (scenario x condition) that have no
     active pair yet, counting the raters' current active workloads."""
@@ -416,7 +451,9 @@ def plan_for_study(
     return plan
 
 
-def plan_apply(*, study: Study, plan: Sequence[PlannedGroup], actor=None) -> list[ScoringGroup]:
+def plan_apply(
+    *, study: Study, plan: Sequence[PlannedGroup], actor: User | None = None
+) -> list[ScoringGroup]:
     """Create the planned groups and their assignments (all or nothing)."""
     users = get_user_model().objects.in_bulk({p.rater_a_id for p in plan} | {p.rater_b_id for p in plan})
     scenarios = Scenario.objects.in_bulk({p.scenario_id for p in plan})

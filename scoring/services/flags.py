@@ -4,6 +4,8 @@ nothing is deleted) or dismiss the flag."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -13,6 +15,9 @@ from scoring.services.assignments import assignment_archive
 from studies.models import Response
 from studies.services.audit import audit_record
 from studies.services.review import responses_mark_withdrawn
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 MAX_NOTE = 2000
 
@@ -44,7 +49,9 @@ def response_flag_create(*, assignment: Assignment, note: str) -> ResponseFlag:
     return flag
 
 
-def response_flag_resolve(*, flag_id: int, actor, withdraw: bool, note: str = "") -> ResponseFlag:
+def response_flag_resolve(
+    *, flag_id: int, actor: User | None, withdraw: bool, note: str = ""
+) -> ResponseFlag:
     """Withdraw the flagged response (every open flag on it is resolved with it; audited as a
     withdrawal from the held responses page is) or dismiss this flag."""
     note = (note or "").strip()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -24,8 +24,8 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import file_summaries
+from scoring.score_plan import ScoreImportError as ScoreImportError  # re-exported: the import's error
 from scoring.score_plan import (
-    ScoreImportError,
     ScoreProblems,
     SheetPlan,
     scored_key,
@@ -33,7 +33,8 @@ from scoring.score_plan import (
     summary_mismatches,
 )
 from scoring.selectors import sheet_entries_get
-from scoring.services.assignments import AssignmentError, group_for_pair, group_sync_assignments
+from scoring.services.arrival import AssignmentError
+from scoring.services.assignments import group_for_pair, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
 from studies.models import Response, Study
 from studies.problems import problem_text
@@ -42,6 +43,9 @@ from studies.rubric import SheetTotals, load_rubric
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
 from studies.upload_safety import json_parse
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass
@@ -71,7 +75,7 @@ class ScoreImportReport:
         return "; ".join(parts)
 
 
-def _scoring_account(code: str, user) -> str | None:
+def _scoring_account(code: str, user: User) -> str | None:
     """Imported sheets belong to raters only: never to an account that sees unblinded
     data (admin, researcher, superuser) or to one that is no rater (an LLM judge).
     The reason the account cannot hold the sheet, or None."""
@@ -112,7 +116,9 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
     return user, None
 
 
-def _group(response: Response, users: list, actor, report: ScoreImportReport) -> ScoringGroup | None:
+def _group(
+    response: Response, users: list[User], actor: User | None, report: ScoreImportReport
+) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
     none), or None when another pair holds it."""
     group, created = group_for_pair(
@@ -133,7 +139,7 @@ def scores_import(
     data: Any,
     study: Study,
     source_name: str,
-    actor=None,
+    actor: User | None = None,
     rater_map: dict[str, str] | None = None,
     create_missing: bool = False,
 ) -> ScoreImportReport:
@@ -172,7 +178,7 @@ def _check_and_import(
     *,
     plans: dict[int, tuple[ResponseRecord, list[SheetPlan] | None]],
     study: Study,
-    actor,
+    actor: User | None,
     rater_map: dict[str, str],
     create_missing: bool,
     source_name: str,
@@ -277,7 +283,7 @@ def _check_and_import(
         report.scenario_ids.add(response.scenario_id)
 
 
-def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
+def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | None) -> None:
     """A scoring group the import created takes the group's other responses (generated or
     imported before the scores) for its pair, or the report says why it could not."""
     for label in report.groups_created:
@@ -302,7 +308,15 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor) -> None:
                 )
 
 
-def _import_sheet(plan, user, response, group, actor, source_name, report) -> list[str]:
+def _import_sheet(
+    plan: SheetPlan,
+    user: User,
+    response: Response,
+    group: ScoringGroup,
+    actor: User | None,
+    source_name: str,
+    report: ScoreImportReport,
+) -> list[str]:
     label = f"{response.research_id}/{plan.rater_code}"
     assignment = Assignment.objects.filter(rater=user, response=response, archived_at__isnull=True).first()
     if assignment is None:
@@ -348,7 +362,7 @@ def _import_sheet(plan, user, response, group, actor, source_name, report) -> li
     return [f"{plan.where}: {m}" for m in mismatches]
 
 
-def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
+def scores_import_file(*, path: str | Path, **kwargs: Any) -> ScoreImportReport:
     path = Path(path)
     try:
         content = path.read_bytes()
@@ -357,7 +371,7 @@ def scores_import_file(*, path: str | Path, **kwargs) -> ScoreImportReport:
     return scores_import_upload(content=content, name=path.name, **kwargs)
 
 
-def scores_import_upload(*, content: bytes, name: str, **kwargs) -> ScoreImportReport:
+def scores_import_upload(*, content: bytes, name: str, **kwargs: Any) -> ScoreImportReport:
     """A score file's bytes (a file or the import page's upload), all-or-nothing."""
     try:
         data = json_parse(content.decode("utf-8-sig"))

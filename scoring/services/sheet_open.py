@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count
@@ -12,16 +13,25 @@ from scoring.services.sheet_rows import entry_rows
 from studies.parsing import ITEM_STEPS
 from studies.rubric import SheetEntries, load_rubric, sheet_totals
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 def sheet_open(
-    *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
+    *,
+    assignment: Assignment,
+    actor: User | None = None,
+    item_counts: Mapping[int, int] | None = None,
 ) -> ScoreSheet:
     """The assignment's sheet, created with its copy of its rows on first open."""
     return sheet_open_entries(assignment=assignment, actor=actor, item_counts=item_counts)[0]
 
 
 def sheet_open_entries(
-    *, assignment: Assignment, actor=None, item_counts: Mapping[int, int] | None = None
+    *,
+    assignment: Assignment,
+    actor: User | None = None,
+    item_counts: Mapping[int, int] | None = None,
 ) -> tuple[ScoreSheet, SheetEntries | None]:
     """The assignment's sheet, created on first open, and, when it was created here, its
     entries (the caller need not read back what it just wrote; None for a sheet that

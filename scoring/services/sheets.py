@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -32,7 +32,10 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheet_open import sheet_open, sheet_open_entries
 from scoring.services.sheet_rows import rows_store, rows_store_all
 from scoring.signals import response_scores_changed, training_scores_changed
-from studies.rubric import SheetTotals, load_rubric, sheet_totals
+from studies.rubric import Missing, SheetTotals, load_rubric, sheet_totals
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class SheetError(Exception):
@@ -58,7 +61,7 @@ class VersionConflict(SheetError):
 class BatchReused(SheetError):
     """A batch id already applied, sent again with other changes: nothing is written."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             _(
                 "This save repeated an earlier batch's id with different changes; nothing was saved. Reload the page."
@@ -67,7 +70,7 @@ class BatchReused(SheetError):
 
 
 class SheetIncomplete(SheetError):
-    def __init__(self, missing):
+    def __init__(self, missing: Sequence[Missing]) -> None:
         super().__init__(_("The sheet is not complete."))
         self.missing = missing
 
@@ -103,7 +106,7 @@ class SaveResult:
 def sheet_apply_changes(
     *,
     sheet_id: int,
-    actor,
+    actor: User | None,
     changes: Iterable[tuple[str, Any]],
     expected_version: int | None,
     batch_id: str = "",
@@ -135,7 +138,7 @@ def sheet_apply_changes(
 def _apply_locked(
     sheet: ScoreSheet,
     *,
-    actor,
+    actor: User | None,
     changes: list[tuple[str, Any]],
     expected_version: int | None,
     batch_id: str,
@@ -216,7 +219,12 @@ def _scores_changed(sheet: ScoreSheet) -> None:
 
 
 def sheet_submit(
-    *, sheet_id: int, actor, expected_version: int | None, note: str = "", require_texts: bool = True
+    *,
+    sheet_id: int,
+    actor: User | None,
+    expected_version: int | None,
+    note: str = "",
+    require_texts: bool = True,
 ) -> ScoreSheet:
     """Lock a complete sheet and write its item and dimension rows (one upsert each)
     from its copy of them. A second submit of a submitted sheet is a no-op.
@@ -270,7 +278,7 @@ def _submitted_locked(sheet_id: int, refusal: str) -> ScoreSheet:
     return sheet
 
 
-def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
+def sheet_reopen(*, sheet_id: int, actor: User | None, reason: str) -> ScoreSheet:
     """Make a submitted sheet editable again (admins only, with a reason)."""
     reason = _reason_given(reason, _("Give a reason for reopening the sheet."))
     with transaction.atomic():
@@ -289,7 +297,7 @@ def sheet_reopen(*, sheet_id: int, actor, reason: str) -> ScoreSheet:
 def sheet_correct(
     *,
     sheet_id: int,
-    actor,
+    actor: User,
     changes: Iterable[tuple[str, Any]],
     reason: str,
     expected_version: int | None = None,
@@ -334,7 +342,7 @@ def sheet_correct(
 def sheet_fill_and_submit(
     *,
     assignment: Assignment,
-    actor,
+    actor: User | None,
     changes: list[tuple[str, Any]],
     source: str,
     note: str,

@@ -14,9 +14,10 @@ import io
 import warnings
 import zipfile
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -36,6 +37,14 @@ from scoring.workbooks.writer import SheetContent, WorkbookContent
 from studies.models import ResponseItem, Study
 from studies.parsing import ITEM_STEPS
 from studies.rubric import IdeaEntry, SheetEntries, load_rubric
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from openpyxl import Workbook
+
+    from scoring.workbooks.selectors import WorkbookUnit
+    from studies.models import Response
+    from studies.rubric import Rubric
 
 IMPORT_NOTE = "imported from workbook"
 
@@ -62,14 +71,14 @@ def workbook_token(*, rater_id: int, group_id: int, meta: WorkbookMeta) -> str:
     return salted_hmac("teamllm-web.workbook", "|".join(parts), algorithm="sha256").hexdigest()
 
 
-def _lang(rater, lang: str | None) -> str:
+def _lang(rater: User, lang: str | None) -> str:
     if lang:
         return "zh" if lang.startswith("zh") else "en"
     profile = getattr(rater, "rater_profile", None)
     return "zh" if profile and (profile.language or "").startswith("zh") else "en"
 
 
-def _grid_hint(response) -> str:
+def _grid_hint(response: Response) -> str:
     errors = response.grid_errors or []
     if not errors:
         return (
@@ -86,7 +95,9 @@ def _grid_hint(response) -> str:
     return head + "\n" + "\n".join(lines)
 
 
-def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[Assignment]]:
+def _open_assignments(
+    *, group_ids: Iterable[int], rater: User | None = None
+) -> dict[tuple[int, int], list[Assignment]]:
     """The not-yet-submitted active assignments of the groups, per (rater, group), in each
     rater's own order (one query)."""
     rows = (
@@ -105,7 +116,7 @@ def _open_assignments(*, group_ids, rater=None) -> dict[tuple[int, int], list[As
     return by_unit
 
 
-def _response_items(response_ids) -> dict[int, dict[int, list[str]]]:
+def _response_items(response_ids: Iterable[int]) -> dict[int, dict[int, list[str]]]:
     """Each response's parsed item texts by step, in position order (one query)."""
     items: dict[int, dict[int, list[str]]] = {}
     rows = (
@@ -122,7 +133,7 @@ def _sheet_content(
     assignment: Assignment,
     items_by_step: dict[int, list[str]],
     entries: SheetEntries | None,
-    rubric,
+    rubric: Rubric,
     lang: str,
 ) -> SheetContent:
     response = assignment.response
@@ -147,8 +158,13 @@ def _sheet_content(
 
 
 def _workbook_files(
-    units, *, groups: dict[int, ScoringGroup], users: dict, lang: str | None = None, rater=None
-):
+    units: list[WorkbookUnit],
+    *,
+    groups: dict[int, ScoringGroup],
+    users: dict[int, User],
+    lang: str | None = None,
+    rater: User | None = None,
+) -> Iterator[tuple[WorkbookUnit, bytes]]:
     """(unit, .xlsx bytes) for each unit with open responses, reading the units' assignments,
     items and sheet entries with a few queries for all of them."""
     assignments = _open_assignments(group_ids={u.group_id for u in units}, rater=rater)
@@ -198,7 +214,7 @@ def _workbook_files(
         yield unit, workbook_bytes(content)
 
 
-def workbook_export(*, rater, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
+def workbook_export(*, rater: User, group: ScoringGroup, lang: str | None = None) -> tuple[str, bytes]:
     """(file name, .xlsx bytes) of the rater's open responses in the group."""
     unit = next((u for u in workbook_units_get(rater=rater) if u.group_id == group.pk), None)
     if unit is None:
@@ -252,7 +268,7 @@ class _Rollback(Exception):
     pass
 
 
-def _load(data: bytes):
+def _load(data: bytes) -> Workbook:
     from openpyxl import load_workbook
 
     try:
@@ -267,7 +283,7 @@ def _refused(message: str) -> ImportResult:
     return ImportResult(problems=[Problem("", "", message)])
 
 
-def workbook_import(*, data: bytes, actor, rater=None) -> ImportResult:
+def workbook_import(*, data: bytes, actor: User | None, rater: User | None = None) -> ImportResult:
     """Store and submit every sheet of a filled workbook, or nothing.
 
     ``rater``: when given (a rater uploading), the workbook must be theirs.
@@ -343,7 +359,11 @@ def _state_problems(code: str, sheet: ScoreSheet | None, exported_version: int) 
 
 
 def _store(
-    parsed: list[ParsedSheet], assignments: dict[str, Assignment], versions: dict[str, int], actor, result
+    parsed: list[ParsedSheet],
+    assignments: dict[str, Assignment],
+    versions: dict[str, int],
+    actor: User | None,
+    result: ImportResult,
 ) -> None:
     locked = {
         s.assignment_id: s

@@ -3,6 +3,7 @@ board, a scenario group's detail (reassign, archive) and reopening sheets."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -44,6 +45,9 @@ from studies.params import id_param
 from studies.selectors import responses_held, responses_held_count
 from studies.views import study_choices_refresh
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 def _say_held(request: HttpRequest, held: int, study: Study | None = None) -> None:
     """Tell the admin that responses held for review were left out (the review gate)."""
@@ -72,7 +76,7 @@ def _study_from(request: HttpRequest) -> Study | None:
 
 @admin_required
 @require_http_methods(["GET", "POST"])
-def assignments_page(request: HttpRequest) -> HttpResponse:
+def assignments_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Assign a pair to a scenario under one or more conditions; the list of active groups."""
     form = PairAssignForm(request.POST or None, study=_study_from(request))
     if (choices := study_choices_refresh(request, form, "scoring/assignments.html")) is not None:
@@ -162,7 +166,7 @@ def auto_assign(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_POST
-def auto_assign_apply(request: HttpRequest) -> HttpResponse:
+def auto_assign_apply(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = PlanApplyForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("The plan could not be read; make a new plan."))
@@ -211,7 +215,7 @@ def _board_context(request: HttpRequest) -> dict:
 
 @admin_required
 @require_POST
-def sync_assignments(request: HttpRequest) -> HttpResponse:
+def sync_assignments(request: AuthenticatedHttpRequest) -> HttpResponse:
     created = sum(study_sync_assignments(study=s, actor=request.user) for s in Study.objects.all())
     messages.success(
         request,
@@ -228,7 +232,7 @@ def sync_assignments(request: HttpRequest) -> HttpResponse:
 
 @admin_required
 @require_http_methods(["GET", "POST"])
-def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
+def group_page(request: AuthenticatedHttpRequest, group_id: int) -> HttpResponse:
     group = get_object_or_404(
         ScoringGroup.objects.select_related("study", "scenario", "condition", "rater_a", "rater_b"),
         pk=group_id,
@@ -267,7 +271,7 @@ def group_page(request: HttpRequest, group_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def assignment_archive_view(request: HttpRequest, assignment_id: int) -> HttpResponse:
+def assignment_archive_view(request: AuthenticatedHttpRequest, assignment_id: int) -> HttpResponse:
     assignment = get_object_or_404(Assignment, pk=assignment_id)
     form = ReasonForm(request.POST)
     if form.is_valid():
@@ -286,7 +290,7 @@ def assignment_archive_view(request: HttpRequest, assignment_id: int) -> HttpRes
 
 @admin_required
 @require_http_methods(["GET", "POST"])
-def sheet_admin(request: HttpRequest, sheet_id: int) -> HttpResponse:
+def sheet_admin(request: AuthenticatedHttpRequest, sheet_id: int) -> HttpResponse:
     """A sheet's totals and audit trail; reopening a submitted sheet with a reason, or
     correcting one of its entries with a reason (it stays submitted)."""
     sheet = get_object_or_404(

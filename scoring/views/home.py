@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -16,6 +18,9 @@ from scoring.selectors import rater_queue, rater_queue_left
 from scoring.selectors.qualification import raters_blocked
 from studies.models import Response, Scenario, Study
 from studies.selectors import responses_held
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 
 @admin_required
@@ -33,7 +38,7 @@ def admin_home(request: HttpRequest) -> HttpResponse:
 
 
 @rater_required
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     items = rater_queue(user=request.user, language=get_language())
     # labels and URLs built once, not per row (a rater may have hundreds of sheets)
     badges = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django import forms
@@ -21,6 +22,9 @@ from scoring.services.workbooks import WorkbookError, workbook_export, workbook_
 from scoring.workbooks.selectors import workbook_units_get
 from studies.models import Study
 from studies.params import id_param
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 UPLOAD_SLOT_SECONDS = 120  # held at most this long if a web process dies while reading
@@ -56,7 +60,7 @@ def _status(form: UploadForm, problems: list) -> int:
     return 400 if problems or form.errors else 200
 
 
-def _upload(request: HttpRequest, *, rater) -> tuple[UploadForm, list, bool]:
+def _upload(request: AuthenticatedHttpRequest, *, rater) -> tuple[UploadForm, list, bool]:
     """A workbook page's upload: the form, the problems of a workbook that was refused, and
     whether a posted workbook was stored (the page then redirects)."""
     if request.method != "POST":
@@ -93,7 +97,7 @@ def _upload(request: HttpRequest, *, rater) -> tuple[UploadForm, list, bool]:
 
 
 @rater_required
-def rater_workbooks(request: HttpRequest) -> HttpResponse:
+def rater_workbooks(request: AuthenticatedHttpRequest) -> HttpResponse:
     form, problems, stored = _upload(request, rater=request.user)
     if stored:
         return redirect("scoring:rater_workbooks")
@@ -107,7 +111,7 @@ def rater_workbooks(request: HttpRequest) -> HttpResponse:
 
 
 @rater_required
-def rater_workbook_download(request: HttpRequest, key: str) -> HttpResponse:
+def rater_workbook_download(request: AuthenticatedHttpRequest, key: str) -> HttpResponse:
     unit = next((u for u in workbook_units_get(rater=request.user) if u.key == key), None)
     if unit is None:
         raise Http404
@@ -125,7 +129,7 @@ WORKBOOKS_PER_PAGE = 100
 
 
 @admin_required
-def admin_workbooks(request: HttpRequest) -> HttpResponse:
+def admin_workbooks(request: AuthenticatedHttpRequest) -> HttpResponse:
     form, problems, stored = _upload(request, rater=None)
     if stored:
         return redirect("scoring:admin_workbooks")

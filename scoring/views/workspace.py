@@ -8,6 +8,8 @@ authority, the page's own arithmetic is for instant feedback.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -42,6 +44,9 @@ from scoring.views.sheet_texts import missing_list
 from studies.parsing import ITEM_STEPS
 from studies.rubric import load_rubric
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 def _lang(request: HttpRequest) -> str:
     return getattr(request, "LANGUAGE_CODE", None) or get_language() or "en"
@@ -67,7 +72,7 @@ def _existing_sheet(assignment) -> ScoreSheet | None:
 @never_cache
 @require_GET
 @rater_required
-def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
+def sheet_page(request: AuthenticatedHttpRequest, blind_code: str) -> HttpResponse:
     try:
         assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
     except Http404:
@@ -92,7 +97,7 @@ def sheet_page(request: HttpRequest, blind_code: str) -> HttpResponse:
 @never_cache
 @require_POST
 @rater_required
-def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
+def sheet_save(request: AuthenticatedHttpRequest, blind_code: str) -> JsonResponse:
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
     409 on a version conflict or a batch id re-used with other changes, 423 when
     submitted, 422 on refused values, 429 (with Retry-After) past the ceiling of
@@ -102,7 +107,7 @@ def sheet_save(request: HttpRequest, blind_code: str) -> JsonResponse:
     return _sheet_write(request, assignment, _form(request, SaveBatchForm))
 
 
-def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
+def sheet_save_for(request: AuthenticatedHttpRequest, assignment) -> JsonResponse:
     """The autosave of one of the requester's assignments (live or training)."""
     return _sheet_write(request, assignment, _form(request, SaveBatchForm))
 
@@ -110,13 +115,13 @@ def sheet_save_for(request: HttpRequest, assignment) -> JsonResponse:
 @never_cache
 @require_POST
 @rater_required
-def sheet_submit_view(request: HttpRequest, blind_code: str) -> JsonResponse:
+def sheet_submit_view(request: AuthenticatedHttpRequest, blind_code: str) -> JsonResponse:
     """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
     return sheet_submit_for(request, assignment, redirect=reverse("scoring:sheet", args=[blind_code]))
 
 
-def sheet_submit_for(request: HttpRequest, assignment, *, redirect: str) -> JsonResponse:
+def sheet_submit_for(request: AuthenticatedHttpRequest, assignment, *, redirect: str) -> JsonResponse:
     """The submit of one of the requester's assignments; ``redirect``: where the page goes next."""
     return _sheet_write(request, assignment, _form(request, SubmitForm), redirect=redirect)
 
@@ -137,7 +142,7 @@ def _form(request: HttpRequest, form_class: type[SaveBatchForm] | type[SubmitFor
 
 
 def _sheet_write(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     assignment,
     form: SaveBatchForm | SubmitForm | JsonResponse,
     *,
@@ -237,7 +242,7 @@ def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
 @never_cache
 @require_POST
 @rater_required
-def sheet_active_time(request: HttpRequest, blind_code: str) -> JsonResponse:
+def sheet_active_time(request: AuthenticatedHttpRequest, blind_code: str) -> JsonResponse:
     """The page's active-time report (about once a minute, and when it is left)."""
     return sheet_active_time_for(request, rater_assignment_get(user=request.user, blind_code=blind_code))
 

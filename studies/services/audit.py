@@ -5,11 +5,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from django.db import models, transaction
 
 from studies.models import AuditEvent, Study
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
 
 M = TypeVar("M", bound=models.Model)
 
@@ -32,7 +35,7 @@ def audit_changes(*, before: dict[str, Any], after: dict[str, Any]) -> dict[str,
 
 def audit_record(
     *,
-    actor,
+    actor: User | AnonymousUser | None,
     action: str,
     target: models.Model | str = "",
     study: Study | None = None,
@@ -44,7 +47,7 @@ def audit_record(
     if isinstance(target, models.Model):
         target = audit_target(target)
     return AuditEvent.objects.create(
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=cast("User | None", actor) if getattr(actor, "is_authenticated", False) else None,
         action=action,
         target=target,
         study=study,
@@ -56,7 +59,7 @@ def audit_record(
 def audited_save(
     *,
     instance: models.Model,
-    actor,
+    actor: User | AnonymousUser | None,
     action: str,
     fields: Sequence[str],
     before: dict[str, Any] | None = None,
@@ -84,7 +87,7 @@ def audited_update(
     *,
     edit: AuditedEdit[M],
     pk: int,
-    actor,
+    actor: User | AnonymousUser | None,
     values: Mapping[str, Any],
     check: Callable[[M, dict[str, Any]], None],
 ) -> M:

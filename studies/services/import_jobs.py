@@ -5,6 +5,7 @@ as an import in the request would be; the admin's page polls the job's progress.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F
@@ -17,6 +18,9 @@ from studies.models import ResponseImportJob, Study
 from studies.response_files import RecordError, RecordProblems, records_from_text
 from studies.selectors import responses_without_pair
 from studies.services.responses import ImportReport, responses_import
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +49,13 @@ class ImportConflict(RecordError):
 
 
 def response_import_job_create(
-    *, study: Study, content: str, create_missing: bool, actor, source: str, language: str
+    *,
+    study: Study,
+    content: str,
+    create_missing: bool,
+    actor: User | None,
+    source: str,
+    language: str,
 ) -> ResponseImportJob:
     """Record the job and its task together (sent after commit, or by a worker's sweep once the
     broker answers)."""
@@ -63,7 +73,13 @@ def response_import_job_create(
 
 
 def responses_import_or_queue(
-    *, study: Study, text: str, create_missing: bool, actor, source: str, language: str
+    *,
+    study: Study,
+    text: str,
+    create_missing: bool,
+    actor: User | None,
+    source: str,
+    language: str,
 ) -> ImportReport | ResponseImportJob:
     """The import pages' and the API's one path: the file imported at once (its report), or, past
     ``IMPORT_IN_REQUEST_MAX`` records or ``IMPORT_IN_REQUEST_MAX_BYTES``, recorded as a job for a

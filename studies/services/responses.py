@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -36,6 +37,9 @@ from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from studies.signals import response_answers_changed, response_created
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class ResponseExists(Exception):
@@ -85,9 +89,9 @@ def response_texts_store(
     *,
     response: Response,
     texts: dict[int, str],
-    actor,
+    actor: User | None,
     action: str,
-    changes: dict,
+    changes: dict[str, Any],
     reason: str = "",
     also_save: tuple[str, ...] = (),
 ) -> None:
@@ -204,7 +208,7 @@ class ImportReport:
     warnings: list[str] = field(default_factory=list)
     # created responses held for review: assigned to no rater until released
     held: list[str] = field(default_factory=list)
-    hold_reasons: dict[str, list[dict]] = field(default_factory=dict)  # research ID -> why
+    hold_reasons: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # research ID -> why
 
     def held_texts(self, limit: int | None = None) -> list[str]:
         """The first ``limit`` held responses, each with why, in the reader's language."""
@@ -388,7 +392,7 @@ def responses_import(
     records: list[ResponseRecord],
     study: Study,
     create_missing: bool = False,
-    actor=None,
+    actor: User | None = None,
     source: str = "",
     progress: Progress | None = None,
     on_imported: Callable[[ImportReport], None] | None = None,

@@ -4,6 +4,7 @@ redacts the names in its text that would break the blind (a new version of its t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Count, Q
@@ -26,6 +27,9 @@ from studies.selectors import study_blind_terms
 from studies.services.audit import audit_record
 from studies.services.responses import response_texts_store
 from studies.signals import responses_released
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 # What stands where a name was, in the response's own language.
 REDACTED: dict[str, str] = {Study.Language.CHINESE: "[已隐去]", Study.Language.ENGLISH: "[redacted]"}
@@ -52,7 +56,7 @@ class Released:
 BULK_MAX = 6000
 
 
-def _held_responses(*, response_ids: list[int], actor) -> list[Response]:
+def _held_responses(*, response_ids: list[int], actor: User | None) -> list[Response]:
     """The held responses of ``response_ids``, locked, in id order; refused whole (nothing is
     changed) when the actor is no administrator or any of them is gone, withdrawn or released."""
     if actor is None or not is_admin(actor):
@@ -83,11 +87,11 @@ def _held_responses(*, response_ids: list[int], actor) -> list[Response]:
     return responses
 
 
-def _held_response(*, response_id: int, actor) -> Response:
+def _held_response(*, response_id: int, actor: User | None) -> Response:
     return _held_responses(response_ids=[response_id], actor=actor)[0]
 
 
-def responses_release(*, response_ids: list[int], actor) -> list[Released]:
+def responses_release(*, response_ids: list[int], actor: User | None) -> list[Released]:
     """Release held responses to raters, all or none: from now on each is assigned as any
     arriving response is (the receivers of ``responses_released`` run the same assignment
     service as on arrival, once for all of them: a scenario group that has its pair takes its
@@ -123,12 +127,12 @@ def responses_release(*, response_ids: list[int], actor) -> list[Released]:
     return [Released(response=r, assignments=made.get(r.pk, 0)) for r in responses]
 
 
-def response_release(*, response_id: int, actor) -> Released:
+def response_release(*, response_id: int, actor: User | None) -> Released:
     """Release one held response (``responses_release``)."""
     return responses_release(response_ids=[response_id], actor=actor)[0]
 
 
-def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> list[Response]:
+def responses_withdraw(*, response_ids: list[int], actor: User | None, reason: str = "") -> list[Response]:
     """Withdraw held responses, all or none: they never reach raters and leave every pool
     (plans, counts, the study's checklist); each is kept, with its texts, for the record.
     Each withdrawal is audited, with the admin's reason."""
@@ -138,13 +142,13 @@ def responses_withdraw(*, response_ids: list[int], actor, reason: str = "") -> l
     return responses
 
 
-def response_withdraw(*, response_id: int, actor, reason: str = "") -> Response:
+def response_withdraw(*, response_id: int, actor: User | None, reason: str = "") -> Response:
     """Withdraw one held response (``responses_withdraw``)."""
     return responses_withdraw(response_ids=[response_id], actor=actor, reason=reason)[0]
 
 
 def responses_mark_withdrawn(
-    *, responses: list[Response], actor, reason: str, flag_id: int | None = None
+    *, responses: list[Response], actor: User | None, reason: str, flag_id: int | None = None
 ) -> None:
     """The one withdrawal step, held or flagged: each response (locked by the caller, in the
     caller's transaction) becomes withdrawn, audited with the admin's reason (and the flag
@@ -168,7 +172,7 @@ def responses_mark_withdrawn(
     )
 
 
-def response_research_id_release(*, response: Response, actor) -> str:
+def response_research_id_release(*, response: Response, actor: User | None) -> str:
     """A withdrawn response gives up its research ID, so that its cell (scenario, model,
     condition) can be generated again: it is kept, with its texts and history, under the
     ID with a ``~W1`` suffix (the first number free; training copies use ``~T``). Audited;
@@ -220,7 +224,7 @@ def redaction_words(text: str) -> list[str]:
     return words
 
 
-def response_text_redact(*, response_id: int, actor, words: list[str] | None = None) -> Redacted:
+def response_text_redact(*, response_id: int, actor: User | None, words: list[str] | None = None) -> Redacted:
     """Replace, in a held response's six texts, every name of its study's catalogue the
     blind-text check finds (and each of ``words``, anywhere) by a placeholder: a new version
     of each changed step's text (``ResponseTextChange``, the old text kept), its items parsed

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
+from django.db.models import QuerySet
 
 from core.accounts.roles import ADMIN, ALL_ROLES
 
@@ -25,7 +26,7 @@ def admin_permission_apps() -> list[str]:
     return [label for label in own if label not in ADMIN_HIDDEN_APPS] + ["auth"]
 
 
-def admin_permissions():
+def admin_permissions() -> QuerySet[Permission]:
     """The permissions of the Admin group: ``view_*`` of the product's apps and of auth,
     nothing that adds, changes or deletes (an account's password, staff or superuser
     flag, groups above all)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -14,6 +15,9 @@ from django.utils.translation import gettext as _
 from studies.models import Scenario, ScenarioTextChange, Study
 from studies.scenario_files import ScenarioFileError, ScenarioRecord, record_from_mapping
 from studies.selectors import scenario_codes_with_scores
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 # The public scenario of the release (FS10); the paper's other nine are not public.
@@ -57,7 +61,7 @@ def scenarios_import(
     *,
     study: Study,
     records: list[ScenarioRecord],
-    actor=None,
+    actor: User | None = None,
     force: bool = False,
     source_name: str = "",
 ) -> ScenarioImportReport:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -17,6 +18,9 @@ from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 from studies.services.scenarios import released_scenario_records, scenarios_import
 from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 CGPST_RELEASE = "cgpst-release"
 EMPTY = "empty"
@@ -49,7 +53,12 @@ class StudySetupError(Exception):
 
 
 def study_create(
-    *, name: str, template: str, description: str = "", response_language: str = "", actor=None
+    *,
+    name: str,
+    template: str,
+    description: str = "",
+    response_language: str = "",
+    actor: User | None = None,
 ) -> Study:
     """A new study. ``cgpst-release``: the release's public scenario FS10, the paper's ten
     models and the standard conditions (installation-wide, created when missing), and the
@@ -99,7 +108,7 @@ def study_create(
     return study
 
 
-def _study_created(*, study: Study, template: str, actor) -> None:
+def _study_created(*, study: Study, template: str, actor: User | None) -> None:
     audit_record(
         actor=actor,
         action="study.create",
@@ -119,7 +128,7 @@ STUDY_SETTINGS_FIELDS = ("name", "description", "response_language", "is_active"
 def study_settings_update(
     *,
     study_id: int,
-    actor,
+    actor: User | None,
     name: str,
     description: str,
     response_language: str,
@@ -165,7 +174,7 @@ def study_settings_update(
 def study_catalogue_set(
     *,
     study_id: int,
-    actor,
+    actor: User | None,
     endpoints: Iterable[ModelEndpoint],
     conditions: Iterable[Condition],
 ) -> Study:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from calibration.models import FinalScore, ResponseAgreement
@@ -23,7 +25,7 @@ def live_primary_sheets(*, study: Study) -> QuerySet[ScoreSheet]:
     ).exclude(assignment__response__status=ResponseStatus.WITHDRAWN)
 
 
-def study_drift(*, study: Study, window: int = DEFAULT_WINDOW) -> dict:
+def study_drift(*, study: Study, window: int = DEFAULT_WINDOW) -> dict[str, Any]:
     """Per rater of the study, their drift statistics (``training.drift``), flagged first."""
     rubric = load_rubric(study.rubric_version)
     keys = rubric.dimension_keys
@@ -42,14 +44,14 @@ def study_drift(*, study: Study, window: int = DEFAULT_WINDOW) -> dict:
             "totals",
         )  # fmt: skip
     )
-    by_response: dict[int, list[tuple[int, dict]]] = {}
+    by_response: dict[int, list[tuple[int, dict[str, Any]]]] = {}
     for rater_id, _u, _c, response_id, *_rest, totals in rows:
         by_response.setdefault(response_id, []).append((rater_id, totals.get("dimensions", {})))
     agreements = {
         a.response_id: a for a in ResponseAgreement.objects.filter(response_id__in=list(by_response))
     }
     finals = {f.response_id: f for f in FinalScore.objects.filter(response_id__in=list(by_response))}
-    per_rater: dict[int, dict] = {}
+    per_rater: dict[int, dict[str, Any]] = {}
     for rater_id, username, code, response_id, submitted, created, source, totals in rows:
         partner = next((d for r, d in by_response[response_id] if r != rater_id), None)
         agreement, final = agreements.get(response_id), finals.get(response_id)

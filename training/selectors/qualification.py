@@ -5,13 +5,16 @@ copy they had. Set as scoring's gate in ``TrainingConfig.ready``."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Exists, OuterRef, QuerySet
 
 from scoring.models import Assignment, AssignmentRole
 from studies.models import Study
 from training.models import RaterQualification, TrainingResponse
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def study_has_training_set(*, study: Study) -> bool:
@@ -25,7 +28,7 @@ def studies_with_training_set() -> QuerySet[Study]:
     return Study.objects.filter(Exists(active), is_active=True).order_by("name")
 
 
-def training_open_to(*, rater, study: Study):
+def training_open_to(*, rater: User, study: Study) -> QuerySet[TrainingResponse]:
     """The study's active training responses the rater may train on: not the copy of a
     response they score (or scored) live, whose reference would show them their
     partner's work and the answer to their own sheet."""

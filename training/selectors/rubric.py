@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from studies.models import Study
 from training.models import RubricRevision
@@ -11,7 +12,7 @@ from training.models import RubricRevision
 REVISION_NAME = re.compile(r"[A-Za-z0-9-]+\.s\d+\.r\d+")
 
 
-def rubric_revision_data(version: str) -> dict | None:
+def rubric_revision_data(version: str) -> dict[str, Any] | None:
     """The document of a stored rubric version (registered with ``studies.rubric``)."""
     if not REVISION_NAME.fullmatch(version):
         return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 
@@ -14,6 +16,9 @@ from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
 from training.models import RaterQualification, TrainingResponse, TrainingSettings
 from training.selectors.qualification import studies_with_training_set, training_open_to
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def training_settings_of(*, study: Study) -> TrainingSettings:
@@ -32,7 +37,7 @@ def _status(sheet: ScoreSheet | None) -> str:
     return sheet.status
 
 
-def rater_training_home(*, user) -> list[dict]:
+def rater_training_home(*, user: User) -> list[dict[str, Any]]:
     """Per active study with a training set: the rater's progress and their training
     responses by blind code only (no research ID, model, condition or other rater)."""
     studies = studies_with_training_set()
@@ -70,7 +75,7 @@ def rater_training_home(*, user) -> list[dict]:
     return out
 
 
-def training_feedback_get(*, assignment: Assignment, lang: str) -> dict:
+def training_feedback_get(*, assignment: Assignment, lang: str) -> dict[str, Any]:
     """The feedback on a submitted training sheet: reference values and gaps only."""
     training = TrainingResponse.objects.select_related("study").get(response_id=assignment.response_id)
     sheet = assignment.sheet
@@ -104,7 +109,7 @@ def training_feedback_get(*, assignment: Assignment, lang: str) -> dict:
 
 def _items_against_reference(
     *, training: TrainingResponse, sheet: ScoreSheet, rubric: Rubric, lang: str
-) -> dict:
+) -> dict[str, Any]:
     """The trainee's sheet item by item beside each reference sheet (unnamed: "Reference 1",
     "Reference 2"), every score with its level's text, differences marked."""
     references = list(training.reference_sheets.order_by("pk"))
@@ -126,7 +131,7 @@ def _items_against_reference(
     }
 
 
-def _gap_row(gap: DimensionGap, lang: str) -> dict:
+def _gap_row(gap: DimensionGap, lang: str) -> dict[str, Any]:
     return {
         "step": gap.step,
         "label": gap.spec.label.text(lang),
@@ -142,7 +147,7 @@ def _level_text(spec: ScoreSpec, score: float, lang: str) -> str:
     return level.text(lang) if level else ""
 
 
-def _guideline(gap: DimensionGap, rubric: Rubric, lang: str) -> dict:
+def _guideline(gap: DimensionGap, rubric: Rubric, lang: str) -> dict[str, Any]:
     """What the rubric says about a dimension the trainee missed: the step's guideline,
     the dimension's description, and the level texts of their score and the reference."""
     step = rubric.step(gap.step)
@@ -156,7 +161,7 @@ def _guideline(gap: DimensionGap, rubric: Rubric, lang: str) -> dict:
     }
 
 
-def training_admin_overview(*, study: Study) -> dict:
+def training_admin_overview(*, study: Study) -> dict[str, Any]:
     """For admins: the training set (with research IDs and references) and every rater's
     qualification and training results."""
     settings = training_settings_of(study=study)

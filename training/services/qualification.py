@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -17,6 +18,9 @@ from training.feedback import qualification_count, training_pcc
 from training.models import RaterQualification
 from training.selectors.training import qualification_threshold, training_settings_of
 from training.services.training_set import TrainingError
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 ARCHIVED_RETRY = "training: scored again"
 
@@ -70,7 +74,11 @@ def study_qualifications_recompute(*, study: Study) -> int:
 
 
 def training_settings_update(
-    *, study: Study, threshold: Decimal | None, required_sheets: int, actor=None
+    *,
+    study: Study,
+    threshold: Decimal | None,
+    required_sheets: int,
+    actor: User | None = None,
 ) -> None:
     """Change the study's qualification threshold and required sheets (audited as
     ``training.settings``) and recompute every trainee's qualification."""
@@ -96,7 +104,9 @@ def _decimal_text(value: Decimal | None) -> str | None:
     return None if value is None else str(Decimal(value).quantize(Decimal("0.001")))
 
 
-def qualification_override(*, rater, study: Study, actor, reason: str) -> RaterQualification:
+def qualification_override(
+    *, rater: User, study: Study, actor: User | None, reason: str
+) -> RaterQualification:
     """An admin lets a rater score live work without (or before) qualifying; the
     reason, the admin and the time are kept."""
     reason = (reason or "").strip()
@@ -121,7 +131,9 @@ def qualification_override(*, rater, study: Study, actor, reason: str) -> RaterQ
     return q
 
 
-def qualification_override_revoke(*, rater, study: Study, actor, reason: str) -> RaterQualification:
+def qualification_override_revoke(
+    *, rater: User, study: Study, actor: User, reason: str
+) -> RaterQualification:
     reason = (reason or "").strip()
     if not reason:
         raise TrainingError(_("Give a reason."))
@@ -144,7 +156,7 @@ def qualification_override_revoke(*, rater, study: Study, actor, reason: str) ->
     return q
 
 
-def training_retry(*, assignment: Assignment, actor) -> Assignment:
+def training_retry(*, assignment: Assignment, actor: User | None) -> Assignment:
     """Score a training response again after its feedback: the submitted sheet stays on
     the archived assignment (and still counts as an attempt); a fresh one starts."""
     if assignment.role != AssignmentRole.TRAINING:

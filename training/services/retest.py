@@ -11,6 +11,7 @@ import random
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -21,13 +22,21 @@ from studies.models import Study
 from studies.services.audit import audit_changes, audit_record
 from training.models import TrainingSettings
 from training.selectors.drift import live_primary_sheets
-from training.services.qualification import TrainingError
+from training.services.training_set import TrainingError
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 MAX_PERCENT, MAX_DAYS = 50, 365
 
 
 def retest_settings_update(
-    *, study: Study, percent: int, after_days: int, alarm_below: Decimal, actor=None
+    *,
+    study: Study,
+    percent: int,
+    after_days: int,
+    alarm_below: Decimal,
+    actor: User | None = None,
 ) -> TrainingSettings:
     """Set the study's probe share (0: off), their delay and the drift alarm's bound (audited as
     ``training.retest_settings``)."""
@@ -80,7 +89,7 @@ def retest_probes_serve(*, study_id: int, now: datetime | None = None) -> int:
             ).values_list("rater_id", "response_id")
         )
         due = now - timedelta(days=settings.retest_after_days)
-        by_rater: dict[int, list[tuple]] = defaultdict(list)
+        by_rater: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
         for row in primaries:
             by_rater[row[1]].append(row)
         already = Counter(rater_id for rater_id, _response in probed)

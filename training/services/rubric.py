@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -20,17 +21,21 @@ from studies.services.audit import audit_record
 from training.models import RubricRevision
 from training.services.training_set import TrainingError
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 LANGS = ("en", "zh")
 
 
-def _spec(step: dict, key: str) -> dict:
-    for spec in (*step.get("dimensions", []), *step.get("item_scores", [])):
+def _spec(step: dict[str, Any], key: str) -> dict[str, Any]:
+    specs: list[dict[str, Any]] = [*step.get("dimensions", []), *step.get("item_scores", [])]
+    for spec in specs:
         if spec["key"] == key:
             return spec
     raise KeyError(key)
 
 
-def _slot(data: dict, path: str) -> tuple[dict, str]:
+def _slot(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
     """The JSON object and key a path writes to."""
     kind, n, *rest = path.split("|")
     step = data["steps"][int(n) - 1]
@@ -44,15 +49,16 @@ def _slot(data: dict, path: str) -> tuple[dict, str]:
     raise KeyError(path)
 
 
-def rubric_text(data: dict, path: str) -> str:
+def rubric_text(data: dict[str, Any], path: str) -> str:
     try:
         obj, lang = _slot(copy.deepcopy(data), path)
     except (KeyError, IndexError, ValueError, StopIteration):
         return ""
-    return obj.get(lang, "")
+    text: str = obj.get(lang, "")
+    return text
 
 
-def rubric_revise(*, study: Study, changes: dict[str, str], actor) -> RubricRevision:
+def rubric_revise(*, study: Study, changes: dict[str, str], actor: User | None) -> RubricRevision:
     """Apply text edits to the study's rubric as a new version and make it the study's.
     Sheets already opened keep their version. Nothing changed, an unknown path or a text
     left in only one language is refused, and nothing is stored."""
@@ -102,7 +108,7 @@ def rubric_revise(*, study: Study, changes: dict[str, str], actor) -> RubricRevi
     return revision
 
 
-def _drop_empty_guidelines(data: dict) -> None:
+def _drop_empty_guidelines(data: dict[str, Any]) -> None:
     """A guideline emptied in both languages is removed (an empty one in only one is an error)."""
     for step in data["steps"]:
         for obj in (step, *step.get("dimensions", []), *step.get("item_scores", [])):

@@ -9,6 +9,7 @@ sheets the admin chose. Trainees get training assignments on it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -20,6 +21,9 @@ from studies.services.audit import audit_record
 from training.feedback import reference_mean
 from training.models import REFERENCE_MEAN_OF, TrainingResponse
 from training.selectors.qualification import training_open_to
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DEFAULT_GOLD = "A05_FS10"  # the released, fully scored response (H01 and H02)
 _COPIED = (
@@ -71,7 +75,11 @@ def _sheet_name(sheet: ScoreSheet) -> str:
 
 
 def training_response_add(
-    *, study: Study, research_id: str, rater_codes: Sequence[str] = (), actor=None
+    *,
+    study: Study,
+    research_id: str,
+    rater_codes: Sequence[str] = (),
+    actor: User | None = None,
 ) -> TrainingResponse:
     """Mark a scored response as gold: copy it into the training set with the mean of the
     chosen submitted sheets (by rater code or username; none: its primary pair) as the
@@ -127,7 +135,7 @@ def training_response_add(
     return training
 
 
-def training_set_add_default(*, study: Study, actor=None) -> TrainingResponse:
+def training_set_add_default(*, study: Study, actor: User | None = None) -> TrainingResponse:
     """The default training set: a copy of the released A05_FS10 with the mean of H01
     and H02 (import data_A.json into the study first)."""
     if TrainingResponse.objects.filter(study=study, source__research_id=DEFAULT_GOLD).exists():
@@ -135,7 +143,7 @@ def training_set_add_default(*, study: Study, actor=None) -> TrainingResponse:
     return training_response_add(study=study, research_id=DEFAULT_GOLD, rater_codes=(), actor=actor)
 
 
-def training_enroll(*, rater, study: Study) -> int:
+def training_enroll(*, rater: User, study: Study) -> int:
     """Give the rater a training assignment on every training response of the study they
     have not scored yet (never the copy of a response they score live); returns how many
     were created. Idempotent."""

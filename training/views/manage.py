@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -32,6 +34,9 @@ from training.services.qualification import (
 from training.services.retest import retest_settings_update
 from training.services.rubric import rubric_revise
 from training.services.training_set import TrainingError, training_response_add, training_set_add_default
+
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
 
 def _study(request: HttpRequest) -> tuple[list[Study], Study | None]:
@@ -104,7 +109,7 @@ def _added(training) -> str:
 
 @require_POST
 @admin_required
-def training_gold_add(request: HttpRequest) -> HttpResponse:
+def training_gold_add(request: AuthenticatedHttpRequest) -> HttpResponse:
     def add(study: Study, form: GoldResponseForm) -> str:
         return _added(
             training_response_add(
@@ -120,7 +125,7 @@ def training_gold_add(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_required
-def training_default_add(request: HttpRequest) -> HttpResponse:
+def training_default_add(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _post(
         request,
         forms.Form,
@@ -130,7 +135,7 @@ def training_default_add(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_required
-def training_settings(request: HttpRequest) -> HttpResponse:
+def training_settings(request: AuthenticatedHttpRequest) -> HttpResponse:
     def save(study: Study, form: TrainingSettingsForm) -> str:
         training_settings_update(
             study=study,
@@ -145,7 +150,7 @@ def training_settings(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_required
-def training_retest(request: HttpRequest) -> HttpResponse:
+def training_retest(request: AuthenticatedHttpRequest) -> HttpResponse:
     def save(study: Study, form: RetestSettingsForm) -> str:
         retest_settings_update(
             study=study,
@@ -161,7 +166,7 @@ def training_retest(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @admin_required
-def training_override(request: HttpRequest) -> HttpResponse:
+def training_override(request: AuthenticatedHttpRequest) -> HttpResponse:
     def change(study: Study, form: OverrideForm) -> str:
         data = form.cleaned_data
         service = qualification_override_revoke if data["revoke"] else qualification_override
@@ -172,7 +177,7 @@ def training_override(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
-def training_rubric(request: HttpRequest) -> HttpResponse:
+def training_rubric(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Edit the study's guidelines and level texts, one step at a time; saving makes a new
     rubric version for the study (sheets keep theirs)."""
     studies, study = _study(request)
