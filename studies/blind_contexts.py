@@ -37,6 +37,8 @@ _SPOKE = (
     r"|challenged|challenges|questioned|critiqued|rebutted|conceded|endorsed|stressed|weighed\s+in"
     r"|put\s+forward)"
 )
+# the same in the present for several ("both debaters agree")
+_SPEAK = r"(?:agree|disagree|argue|say|suggest|propose|claim|note|think|believe|want|insist|conclude)"
 # what an agent does to the team's work, said of our work ("the synthesizer merged our ideas";
 # "the plant merged with a rival" is prose)
 _WORKED = (
@@ -242,7 +244,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"站在\s*{name}\s*的?(?:立场|角度|视角)",
         rf"我们(?:团队|小组)?(?:中|里)?的\s*{name}\s*(?:提出|认为|建议|指出|说|表示|总结|补充|提议)",
         rf"(?:根据|按照|依据|参考)\s*{name}\s*的(?:意见|建议|观点|反馈|评估|总结|提议)",
-        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_#>\-]*{name}\s*的\s*(?:最终)?(?:观点|意见|建议|方案|总结|发言|回答|答案|提议|看法)"
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_#>\-]*{name}\s*的\s*(?:最终)?(?:观点|意见|建议|方案|总结|发言|回答|答案|提议|看法|想法|创意|计划|评估|分析)"
         rf"(?=\s*(?:[：:]|很好|不错|是|很有|值得))",
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*{name}\s*(?:提出了|提议|补充道|总结道|回应道)",
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*本\s*{name}(?=\s*(?:认为|建议|提出|总结|宣布|在此|觉得))",
@@ -265,6 +267,12 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?:(?m:^)|(?<=[.!?。！？]))[ \t*_#>\-]*(?:written|authored|prepared|drafted|composed|produced)"
         rf"\s+(?:jointly\s+|together\s+)?by\s+(?:{article}\s+)?{name}{_AFTER}",
         rf"\bspeaking\s+(?:for|on\s+behalf\s+of)\s+(?:{article}\s+)?{name}{_AFTER}{_FOR_THE_TEAM}",
+        # a role with its capital opening a sentence, then what it said: "Implementer objected that",
+        # "Plant suggested floating farms." (hostile pass 19; "Plant trees" is prose); "据执行者所说",
+        # "我同意执行者。"
+        rf"(?:(?m:^)|(?<=[.!?])\s)[ \t*_]*{cased}{_AFTER}\s+(?:{_ADVERB})?{_SPOKE}\b",
+        rf"据\s*{name}\s*(?:所说|所言|说)",
+        rf"我(?:同意|赞同|支持|反对)\s*{name}(?=\s*(?:[。，,.！!；;]|\Z|的))",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *tags(name),
@@ -349,7 +357,7 @@ def spoken_of_together(plural: str) -> tuple[str, ...]:
     its plural ending."""
     return (
         rf"\b(?:both|the\s+two|the\s+three|the\s+four|the\s+other|all\s+(?:the\s+)?|my\s+fellow|our|fellow)"
-        rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})",
+        rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED}|{_SPEAK}\b)",
         rf"\bspeaking\s+(?:for|on\s+behalf\s+of)\s+(?:(?:the|us|our|all\s+the|both)\s+)?{plural}{_AFTER}{_FOR_THE_TEAM}",
     )
 
@@ -408,6 +416,23 @@ def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> boo
         return True
     after = _WORD_AFTER.match(text, end) if next_word else None
     return bool(after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS)
+
+
+# Chinese roles that are also everyday words: "未来学家认为，…", "主持人表示…" at a clause's start are
+# prose about people of a scenario; the other roles so placed are a teammate speaking (below)
+ZH_EVERYDAY_ROLES = frozenset(
+    {"未来学家", "未来主义者", "环保主义者", "环保人士", "环境保护主义者", "创业者", "创意人士", "创意工作者",
+     "主持人", "裁判", "裁判员", "评判者", "辩手", "辩论者", "正方", "反方"}
+)  # fmt: skip
+
+
+def teammate_speaking_zh(name: str) -> str:
+    """A role of the team that is no everyday word, speaking at a clause's start: "执行者认为时间表
+    可行", "协调者指出，…", "另一位执行者认为" (hostile pass 19)."""
+    return (
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:、（(]))[ \t*_#>\-]*(?:(?:团队|小组)(?:中|里)?的|另一位|另一名)?\s*{name}"
+        r"\s*(?:也|则|还|却|同样)?(?:认为|觉得|指出|强调|表示|主张|建议|提出|同意|反对|说|发言|回应|质疑|反驳)"
+    )
 
 
 # the debate's sides in Chinese name the strategy wherever they stand before a debater's word

@@ -125,9 +125,12 @@ def model_line_words(name: str) -> tuple[str, ...]:
 # A research ID's shape: a condition's letters, a model's number, then a scenario's code ("A07_FS10",
 # "A07-FS10"); the code is looked up among the study's, so that a study of thousands of scenarios
 # costs one pass, not a pattern per scenario (hostile pass 11: 2,454 terms, 1.8 s a response)
+# (its bounds are Latin letters and digits only: Chinese glued to it, "编号A05_FS10。" or
+# "A05_FS10的回答", is no part of it (hostile pass 19); "ABC07_FS12" is no research ID)
 RESEARCH_ID_SHAPE = re.compile(
-    r"(?<![^\W_])[A-Z]{1,2}[0-9]{2}[_\-‐ /]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
+    r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{2}[_\-‐ /]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
 )
+_LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 
 
 def research_ids_in(form: str, codes: Mapping[str, _Term]) -> list[tuple[int, int, _Term]]:
@@ -139,7 +142,7 @@ def research_ids_in(form: str, codes: Mapping[str, _Term]) -> list[tuple[int, in
         # the longest code of the study the text's begins with, up to a hyphen ("FS10-based": FS10)
         for end in sorted({len(code), *(i for i, c in enumerate(code) if c == "-")}, reverse=True):
             key, after = code[:end].casefold(), match.start("code") + end
-            if key in codes and not form[after : after + 1].isalnum():
+            if key in codes and not _LATIN_OR_DIGIT.match(form, after):
                 found.append((match.start(), after, codes[key]))
                 break
     return found

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.text_forms import reader_form
@@ -60,15 +60,9 @@ from studies.blind_contexts import (
     DEBATE_SIDE_AFTER,
     DEBATE_SIDES,
     LETTER,
-    chaining,
-    claimed,
+    ZH_EVERYDAY_ROLES,
     in_a_proper_name,
-    made_by,
-    named_mid_sentence,
     quoted_speech,
-    self_naming,
-    spoken_of_together,
-    tags,
 )
 from studies.blind_names import (
     JOINT,
@@ -78,6 +72,20 @@ from studies.blind_names import (
     research_ids_in,
     term_is_distinctive,
     term_pattern,
+)
+from studies.blind_recipes import (
+    ANYWHERE,
+    CAPITALS,
+    CHAINED,
+    CLAIMED,
+    CONTEXTS,
+    MAKERS,
+    MID_SENTENCE,
+    NUMBERED,
+    PLURAL,
+    SELF_NAMED,
+    TAGGED,
+    ZH_SPEAKING,
 )
 from studies.blind_windows import (
     KEY_MIN,
@@ -117,36 +125,6 @@ class Span:
     end: int
     term: str
     kind: str
-
-
-# How each term is looked for: the terms of one recipe are looked for together, each context's
-# pattern run once with all their names as alternatives (longest first), so that the cost of a text
-# grows with the number of contexts and not with the size of the catalogue (hostile pass 9: a text
-# made of the catalogue's own terms cost 18-30 s a megabyte when each term ran its own patterns).
-_MAKERS = "makers"  # a maker, where a text says who made it
-_ANYWHERE = "anywhere"  # a distinctive name, a model's, a long strategy's, a word: anywhere
-_SELF_NAMED = "self_named"  # a plain role or member: where a text names itself or a teammate by it
-_TAGGED = "tagged"  # a plain condition or strategy: as a speaker label or a tag
-_CAPITALS = "capitals"  # a plain term of several words with a capital after its first: so written
-_CHAINED = "chained"  # a plain role, condition or strategy in a context that may name several (rounds 2-3)
-_NUMBERED = "numbered"  # a role or member of a word and a number ("Member 1"): with its capital, anywhere
-_MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written inside a sentence
-_PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both debaters agreed")
-_CLAIMED = "claimed"  # a word of a model's name after its family ("Opus", "R1"): where a text says it is it
-# a recipe's contexts, given the alternation of its names ("name") and of the same names written
-# with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
-_CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
-    _MAKERS: lambda name, cased: made_by(name),
-    _ANYWHERE: lambda name, cased: (name,),
-    _SELF_NAMED: lambda name, cased: self_naming(name, cased),
-    _TAGGED: lambda name, cased: tags(name),
-    _CAPITALS: lambda name, cased: (cased,),
-    _NUMBERED: lambda name, cased: (cased,),
-    _MID_SENTENCE: lambda name, cased: (named_mid_sentence(cased),),
-    _CHAINED: lambda name, cased: chaining(name),
-    _PLURAL: lambda name, cased: spoken_of_together(name),
-    _CLAIMED: lambda name, cased: claimed(name),
-}
 
 
 _NUMBERED_NAME = re.compile(r"[A-Za-z][A-Za-z\s\-]*?[\s\-]*\d{1,2}")  # "Member 1", "Agent-2"
@@ -191,7 +169,7 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     cased = rf"(?-i:(?=[A-Z])){name}" if written[0].isupper() else rf"(?-i:{name})"
     found = _Alternative(term, before, name, cased, after)
     if term.kind == MAKER:
-        return found, (_MAKERS,)
+        return found, (MAKERS,)
     several_words = len(re.split(r"[\s\-‐‑–_]+", written)) >= 3  # "Multi-Agent Debate": not prose
     # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only where
     # a text names itself by it, as a plain English role; with a letter, a digit or a member's number
@@ -221,18 +199,20 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     ):
         # "Member 1" with its capital anywhere, in any case where a text names itself by it ("a
         # household member 2 litres" is prose)
-        return found, (_NUMBERED, _SELF_NAMED)
+        return found, (NUMBERED, SELF_NAMED)
     if (
         term.kind in (MODEL, WORD)
         or (term_is_distinctive(term.text) and not chinese_role)
         or (term.kind in (STRATEGY, CONDITION) and several_words)
     ):
-        return found, (_ANYWHERE,)
-    recipes = [_SELF_NAMED if term.kind in (ROLE, PROFILE) else _TAGGED]
+        return found, (ANYWHERE,)
+    recipes = [SELF_NAMED if term.kind in (ROLE, PROFILE) else TAGGED]
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
-        recipes.append(_CAPITALS)
+        recipes.append(CAPITALS)
     if term.kind in (ROLE, PROFILE) and written[0].isupper():
-        recipes.append(_MID_SENTENCE)
+        recipes.append(MID_SENTENCE)
+    if chinese_role and term.kind == ROLE and written not in ZH_EVERYDAY_ROLES:
+        recipes.append(ZH_SPEAKING)
     return found, tuple(recipes)
 
 
@@ -253,16 +233,14 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
         n = int(numbered[2])
         first = rf"(?:{ORDINALS[n]}|{n}(?:st|nd|rd|th)){JOINT}{term_pattern(numbered[1])}"
         starts = f"{ORDINALS[n][0]}{ORDINALS[n][0].upper()}{str(n)[0]}"
-        return [
-            (_Alternative(term, found.before, _named(first), _NEVER, found.after, starts), (_SELF_NAMED,))
-        ]
+        return [(_Alternative(term, found.before, _named(first), _NEVER, found.after, starts), (SELF_NAMED,))]
     if numbered or not re.fullmatch(r"[A-Za-z][A-Za-z\s\-]+", written):
         return []
     plural = _Alternative(term, found.before, _named(term_pattern(written) + r"(?:e?s)"), _NEVER, found.after)
     # a debate's side ("Affirmative side") names the strategy anywhere before an arguer's word
     side = _Alternative(term, found.before, found.name, _NEVER, DEBATE_SIDE_AFTER)
-    sides = [(side, (_ANYWHERE,))] if written.lower().endswith(" side") else []
-    return [(plural, (_PLURAL,)), *sides]
+    sides = [(side, (ANYWHERE,))] if written.lower().endswith(" side") else []
+    return [(plural, (PLURAL,)), *sides]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -299,10 +277,10 @@ def _recipe_patterns(recipe: str, alternatives: tuple[_Alternative, ...]) -> tup
         )
 
     name, cased = alternation("name"), alternation("cased")
-    flags = 0 if recipe == _CAPITALS else re.I
+    flags = 0 if recipe == CAPITALS else re.I
     # a look at the next character first: where no name can start, no alternative is tried
     first = f"(?=[{_first_characters(alternatives)}])"
-    contexts = _CONTEXTS[recipe](f"{first}(?:{name})", f"{first}(?:{cased})")
+    contexts = CONTEXTS[recipe](f"{first}(?:{name})", f"{first}(?:{cased})")
     return tuple(re.compile(context, flags) for context in contexts)
 
 
@@ -343,7 +321,7 @@ def _recipe_spans(
     return found
 
 
-_NAMING = (_SELF_NAMED, _CHAINED)  # where "member one" names itself ("As member one, I")
+_NAMING = (SELF_NAMED, CHAINED)  # where "member one" names itself ("As member one, I")
 _SPELLED_NUMBER = re.compile("(?:" + "|".join(w for w in NUMBER_WORDS + ORDINALS if w) + ")$", re.I)
 
 
@@ -353,11 +331,11 @@ def _prose(text: str, start: int, end: int, recipe: str, term: BlindTerm) -> boo
     in lower case ("each member first"), a quotation given to a person of the scenario."""
     if _SPELLED_NUMBER.search(text, start, end) and text[start].islower() and recipe not in _NAMING:
         return True
-    if recipe == _SELF_NAMED and quoted_speech(text, start, end):
+    if recipe == SELF_NAMED and quoted_speech(text, start, end):
         return True
-    if term.kind not in (ROLE, PROFILE) or recipe not in (_MID_SENTENCE, _ANYWHERE, _NUMBERED):
+    if term.kind not in (ROLE, PROFILE) or recipe not in (MID_SENTENCE, ANYWHERE, NUMBERED):
         return False
-    return in_a_proper_name(text, start, end, next_word=recipe == _MID_SENTENCE)
+    return in_a_proper_name(text, start, end, next_word=recipe == MID_SENTENCE)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -391,7 +369,7 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
                 for recipe in recipes:
                     plan.setdefault(recipe, []).append(alternative)
         if term.kind == MODEL:
-            plan.setdefault(_CLAIMED, []).extend(_line_word(word) for word in model_line_words(term.text))
+            plan.setdefault(CLAIMED, []).extend(_line_word(word) for word in model_line_words(term.text))
     return {
         recipe: tuple(dict.fromkeys(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text))))
         for recipe, alternatives in plan.items()
@@ -403,7 +381,7 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
 # are blanked and the contexts that can hold several run again near them, at most this many times.
 _ROUNDS = 3
 # what runs again near the names blanked: only the contexts that may name several at once
-_CHAINING = {_SELF_NAMED: _CHAINED, _CHAINED: _CHAINED, _TAGGED: _TAGGED}
+_CHAINING = {SELF_NAMED: CHAINED, CHAINED: CHAINED, TAGGED: TAGGED}
 
 
 @functools.lru_cache(maxsize=64)
