@@ -15,6 +15,10 @@ from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
 # The demo accounts' password is in the README (demo.services.DEMO_PASSWORD): seed_demo
 # sets it directly, in demo mode only; nobody may choose it for a real account.
 PUBLISHED_PASSWORDS = frozenset({"demo-pass-2026"})
+# Examples anyone has read: this product's own (``GuessablePasswordValidator.what_passes``) and the
+# best known of all (xkcd 936), compared by their letters and digits whatever the case or separators
+# (hostile pass 19: "Lantern Orbit Mango Tide" passed)
+EXAMPLE_PASSWORDS = frozenset({"lanternorbitmangotide", "correcthorsebatterystaple", "tr0ub4dor3"})
 
 
 def _comparable(password: str) -> str:
@@ -33,6 +37,12 @@ class PublishedPasswordValidator:
         if any(stem in _comparable(password).lower() for stem in PUBLISHED_PASSWORDS | stems):
             raise ValidationError(
                 _("This password is published in the documentation (the demo's password)."),
+                code="password_published",
+            )
+        letters = "".join(char for char in _comparable(password).casefold() if char.isalnum())
+        if any(example in letters for example in EXAMPLE_PASSWORDS):
+            raise ValidationError(
+                _("This password is a published example: choose words of your own."),
                 code="password_published",
             )
 

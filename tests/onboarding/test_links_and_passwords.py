@@ -368,12 +368,30 @@ def test_what_passes_is_said_in_chinese_too(client, invited):
     assert "Your password is too guessable" not in page  # zxcvbn's own advice in Chinese too
 
 
-def test_the_example_of_what_passes_passes(client, invited):
+@pytest.mark.parametrize(
+    "example",
+    [
+        "lantern-orbit-mango-tide",
+        "Lantern Orbit Mango Tide",
+        "correct horse battery staple",
+        "Tr0ub4dor&3Tr0ub4dor&3",
+    ],
+)
+def test_a_published_example_is_refused(client, invited, example):
+    """Hostile pass 19: the page's own example of what passes, and xkcd's, were accepted."""
     user, link = invited
     client.get(link)
-    example = "lantern-orbit-mango-tide"
     reply = client.post(_set_password_url(link), {"new_password1": example, "new_password2": example})
-    assert reply.status_code == 302 and User.objects.get(pk=user.pk).check_password(example)
+    assert "a published example" in reply.content.decode()
+    assert not User.objects.get(pk=user.pk).check_password(example)
+
+
+def test_words_of_ones_own_like_the_example_pass(client, invited):
+    user, link = invited
+    client.get(link)
+    own = "pebble-violin-harbor-quartz"
+    reply = client.post(_set_password_url(link), {"new_password1": own, "new_password2": own})
+    assert reply.status_code == 302 and User.objects.get(pk=user.pk).check_password(own)
 
 
 def test_deactivation_revokes_the_link_for_good(client, invited):
