@@ -16,6 +16,7 @@ from core.accounts.roles import ADMIN, DEMO_GROUP, RATER, RESEARCHER
 from generation.models import PreferenceProfile
 from judging.services.judges import judge_for_endpoint
 from scoring.models import RaterProfile
+from scoring.selectors import group_active_get
 from scoring.services.assignments import group_assign_pair
 from studies.models import Condition, Scenario, Study
 from studies.response_files import records_from_data_a
@@ -163,10 +164,14 @@ def demo_pair_assign(*, study: Study) -> None:
     rater1, rater2 = user_model.objects.get(username="rater1"), user_model.objects.get(username="rater2")
     admin = user_model.objects.filter(username="admin").first()
     scenario = Scenario.objects.get(study=study, code="FS10")
+    condition = Condition.objects.get(letter="A")
+    group = group_active_get(study_id=study.pk, scenario_id=scenario.pk, condition_id=condition.pk)
+    if group is not None and {group.rater_a_id, group.rater_b_id} == {rater1.pk, rater2.pk}:
+        return  # assigned by an earlier run: a training set added since must not stop make run
     group_assign_pair(
         study=study,
         scenario=scenario,
-        conditions=[Condition.objects.get(letter="A")],
+        conditions=[condition],
         rater_a=rater1,
         rater_b=rater2,
         actor=admin,

@@ -1,10 +1,13 @@
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from judging.models import Judge
-from scoring.models import RaterProfile
+from scoring.models import RaterProfile, ScoringGroup
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
+from training.services.training_set import training_set_add_default
 
 
 @pytest.mark.django_db
@@ -81,3 +84,18 @@ def test_seed_demo_moves_a_shared_fs10_of_an_older_seed_into_the_demo_study(sett
     old.refresh_from_db()
     assert old.study == Study.objects.get(name="CGPST demo")
     assert Scenario.objects.filter(code="FS10").count() == 1
+
+
+@pytest.mark.django_db
+def test_seed_demo_runs_again_once_the_demo_study_has_a_training_set(settings, data_a, tmp_path):
+    """Hostile pass 19: after "Add the default" training set on the demo study, the next make run
+    stopped at seed_demo (the demo raters, not qualified on it, could not be paired again)."""
+    settings.DEMO_MODE = True
+    call_command("seed_demo")
+    path = tmp_path / "data_A.json"
+    path.write_text(json.dumps(data_a), encoding="utf-8")
+    call_command("import_scores", str(path))
+    training_set_add_default(study=Study.objects.get())
+    call_command("seed_demo")  # raised AssignmentError: not yet qualified on this study's training set
+    group = ScoringGroup.objects.get(archived_at__isnull=True, scenario__code="FS10", condition__letter="A")
+    assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
