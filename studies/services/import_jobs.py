@@ -87,6 +87,8 @@ def responses_import_or_queue(
     ``ImportConflict`` when another import added the same responses at the same time."""
     records = records_from_text(text)
     if len(records) > IMPORT_IN_REQUEST_MAX or len(text.encode()) > IMPORT_IN_REQUEST_MAX_BYTES:
+        if own := [problem for record in records for problem in record.problems]:
+            raise RecordProblems(own)  # what the file itself gets wrong (a line not JSON): said at once
         return response_import_job_create(
             study=study,
             content=text,

@@ -3,6 +3,8 @@
 file of more records than one import takes is refused with one message before any record is
 read; a refused file lists its first problems and says how many more there are."""
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -58,6 +60,13 @@ def test_a_file_of_too_many_records_is_refused_with_one_message(admin_client, st
     )
 
 
+# a record the file itself finds nothing wrong with, naming a scenario and a model the study lacks:
+# its problems are found against the database (by a worker, for a large file)
+UNKNOWN = json.dumps(
+    {"research_id": "A01_ZZ9", "scenario": "ZZ9", "model": "nobody", "condition": "A", "steps": ["x"] * 6}
+)
+
+
 @pytest.mark.parametrize("records", [250, 1500])
 def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_client, study, records):
     """In the request (up to 300 records) or, larger, on the import job's page once a worker has
@@ -65,7 +74,8 @@ def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_clien
     from studies.models import ResponseImportJob
     from studies.services.import_jobs import response_import_job_run
 
-    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": _lines(records)})
+    file = _lines(records, UNKNOWN)
+    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": file})
     if records > 300:
         assert reply.status_code == 302
         response_import_job_run(job_id=ResponseImportJob.objects.get().pk)
@@ -78,3 +88,14 @@ def test_a_refused_file_lists_its_first_problems_and_counts_the_rest(admin_clien
     total = int(page.split("Nothing was imported: ", 1)[1].split(" ", 1)[0])
     assert total >= records and f"… and {total - PROBLEMS_SHOWN} more problems, not listed" in page
     assert not Response.objects.filter(study=study).exists()
+
+
+def test_a_large_file_whose_lines_are_wrong_in_themselves_is_refused_at_once(admin_client, study):
+    """A file for a worker whose own lines are wrong (not JSON, a field missing) is refused in the
+    request, with its problems: no job is needed to say so (hostile files of 1 MB went to a worker
+    once the request took at most 256 KB)."""
+    from studies.models import ResponseImportJob
+
+    reply = admin_client.post(reverse("studies:responses_import", args=[study.pk]), {"file": _lines(1500)})
+    assert reply.status_code == 400 and "Nothing was imported: " in reply.content.decode()
+    assert not ResponseImportJob.objects.exists() and not Response.objects.filter(study=study).exists()
