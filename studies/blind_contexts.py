@@ -338,6 +338,15 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
         rf"{name}\s*(?:集团|公司)?\s*是我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者|母公司|东家)",
         rf"(?:我|本模型|本助手|该模型)(?:来自|出自)\s*{name}",
+        # "As a model developed at Alibaba", "My creators at Google", "My training was done by
+        # Mistral", "The company that trained me, Google,", "谷歌出品的模型" (hostile pass 19)
+        rf"\bas\s+an?\s+(?:[\w-]+\s+){{0,2}}?(?:model|assistant|AI|LLM|chatbot)\s+(?:developed|trained|built"
+        rf"|created|made|designed)\s+(?:at|by)\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bmy\s+(?:creators?|developers?|makers?|trainers?)\s+(?:at|from)\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bmy\s+training\s+was\s+(?:done|performed|carried\s+out|conducted)\s+by\s+(?:the\s+)?{name}{_AFTER}",
+        rf"\bthe\s+(?:company|lab|team)\s+that\s+(?:trained|built|made|created|developed)\s+me\s*[,，:]?\s*"
+        rf"(?:is\s+)?(?:the\s+)?{name}{_AFTER}",
+        rf"{name}\s*(?:集团|公司)?\s*出品的\s*{_ZH_MODEL}",
     )
 
 

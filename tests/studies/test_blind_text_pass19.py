@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from studies.blind_text import RESEARCH_ID, BlindTerm, blind_spans
+from studies.blind_text import MAKER, RESEARCH_ID, BlindTerm, blind_spans
 from tests.studies.test_blind_text_pass18 import TERMS as PASS_18_TERMS
 
-TERMS = [*PASS_18_TERMS, BlindTerm("FS10", RESEARCH_ID)]
+MAKERS = [BlindTerm(name, MAKER) for name in ("Google", "Alibaba", "Mistral")]
+TERMS = [*PASS_18_TERMS, *MAKERS, BlindTerm("FS10", RESEARCH_ID)]
 
 
 def names(text: str) -> list[str]:
@@ -38,6 +39,11 @@ def names(text: str) -> list[str]:
         ("Moderator concluded the round.", ["Moderator"]),
         ("Co-Ordinator summarised the plan.", ["Co-Ordinator"]),
         ("Both debaters agree on dikes.", ["debaters"]),
+        ("As a model developed at Alibaba, I suggest dikes.", ["Alibaba"]),
+        ("My creators at Google would agree.", ["Google"]),
+        ("My training was done by Mistral.", ["Mistral"]),
+        ("The company that trained me, Google, says so.", ["Google"]),
+        ("谷歌出品的模型。", ["谷歌"]),
     ],
 )
 def test_pass_19_phrasings_are_found(text, found):
@@ -55,6 +61,9 @@ def test_pass_19_phrasings_are_found(text, found):
         "Plant trees along the coast.",
         "Environmentalists argue that dikes harm wetlands.",
         "The plant suggested by the council is large.",
+        "The data was collected by Google researchers.",
+        "A model developed at Google predicts floods.",
+        "The company that trained the staff, Google, left.",
     ],
 )
 def test_their_prose_stays_prose(text):
