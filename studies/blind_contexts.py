@@ -462,5 +462,16 @@ DEBATE_SIDE_AFTER = (
 )
 
 
+def debate_side(name: str) -> tuple[str, ...]:
+    """A debate's side named by its word alone, where a text speaks for it: "As the affirmative, I",
+    "Speaking for the negative,", "The affirmative's argument" (hostile pass 19; "an affirmative
+    answer" and "a negative effect" are prose)."""
+    return (
+        rf"\b(?:as|speaking\s+for|I\s+am|I['’]m|we\s+are|on\s+behalf\s+of)\s+the\s+{name}{_AFTER}"
+        rf"(?=\s*[,，:：]|\s+(?:team|I|we)\b)",
+        rf"\bthe\s+{name}['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)",
+    )
+
+
 # what a name's pattern needs on either side (a Latin name never starts or ends inside a word)
 BEFORE, AFTER, LETTER = _BEFORE, _AFTER, _LETTER

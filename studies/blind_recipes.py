@@ -8,6 +8,7 @@ from collections.abc import Callable
 from studies.blind_contexts import (
     chaining,
     claimed,
+    debate_side,
     made_by,
     named_mid_sentence,
     self_naming,
@@ -31,6 +32,7 @@ MID_SENTENCE = "mid_sentence"  # a plain role with a capital first: so written i
 PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both debaters agreed")
 CLAIMED = "claimed"  # a word of a model's name after its family ("Opus", "R1"): where a text says it is it
 ZH_SPEAKING = "zh_speaking"  # a Chinese role that is no everyday word: speaking at a clause's start
+SIDE = "side"  # a debate's side without "side" ("the affirmative"): where a text speaks for it
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
 # with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
 CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
@@ -45,4 +47,5 @@ CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     PLURAL: lambda name, cased: spoken_of_together(name),
     CLAIMED: lambda name, cased: claimed(name),
     ZH_SPEAKING: lambda name, cased: (teammate_speaking_zh(name),),
+    SIDE: lambda name, cased: debate_side(name),
 }

@@ -84,6 +84,7 @@ from studies.blind_recipes import (
     NUMBERED,
     PLURAL,
     SELF_NAMED,
+    SIDE,
     TAGGED,
     ZH_SPEAKING,
 )
@@ -237,9 +238,11 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
     if numbered or not re.fullmatch(r"[A-Za-z][A-Za-z\s\-]+", written):
         return []
     plural = _Alternative(term, found.before, _named(term_pattern(written) + r"(?:e?s)"), _NEVER, found.after)
-    # a debate's side ("Affirmative side") names the strategy anywhere before an arguer's word
+    # a debate's side ("Affirmative side") names the strategy anywhere before an arguer's word, and
+    # by its word alone where a text speaks for it ("As the affirmative, I")
     side = _Alternative(term, found.before, found.name, _NEVER, DEBATE_SIDE_AFTER)
-    sides = [(side, (ANYWHERE,))] if written.lower().endswith(" side") else []
+    alone = _Alternative(term, found.before, _named(term_pattern(written[:-5])), _NEVER, found.after)
+    sides = [(side, (ANYWHERE,)), (alone, (SIDE,))] if written.lower().endswith(" side") else []
     return [(plural, (PLURAL,)), *sides]
 
 

@@ -44,6 +44,9 @@ def names(text: str) -> list[str]:
         ("My training was done by Mistral.", ["Mistral"]),
         ("The company that trained me, Google, says so.", ["Google"]),
         ("谷歌出品的模型。", ["谷歌"]),
+        ("As the affirmative, I argue for dikes.", ["affirmative"]),
+        ("Speaking for the negative, we object.", ["negative"]),
+        ("The affirmative's argument is weak.", ["affirmative"]),
     ],
 )
 def test_pass_19_phrasings_are_found(text, found):
@@ -64,6 +67,9 @@ def test_pass_19_phrasings_are_found(text, found):
         "The data was collected by Google researchers.",
         "A model developed at Google predicts floods.",
         "The company that trained the staff, Google, left.",
+        "An affirmative answer was given.",
+        "The negative effect is small.",
+        "On the negative side, costs rise.",
     ],
 )
 def test_their_prose_stays_prose(text):
