@@ -273,6 +273,9 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?:(?m:^)|(?<=[.!?])\s)[ \t*_]*{cased}{_AFTER}\s+(?:{_ADVERB})?{_SPOKE}\b",
         rf"据\s*{name}\s*(?:所说|所言|说)",
         rf"我(?:同意|赞同|支持|反对)\s*{name}(?=\s*(?:[。，,.！!；;]|\Z|的))",
+        # a teammate's work as a label: "Critique by the monitor evaluator:" (hostile pass 19)
+        rf"\b(?:critique|evaluation|review|assessment|summary|proposal|analysis|input|notes?)\s+(?:by|from)\s+"
+        rf"(?:the|our)\s+{name}{_AFTER}(?=\s*[:：])",
         # a signature: "Signed: Plant", "Regards, the Moderator", "Yours, Futurist"
         rf"\b(?:signed(?:\s+by)?|signature|regards|sincerely|yours|from)\s*[:：,，]?\s*(?:the\s+)?{name}{_AFTER}",
         *tags(name),
@@ -447,9 +450,7 @@ def teammate_speaking_zh(name: str) -> str:
 # the debate's sides in Chinese name the strategy wherever they stand before a debater's word
 # ("正方辩手认为", "裁判裁定正方获胜"); "正方形" and "反方向" are prose: see ``DEBATE_AFTER``
 DEBATE_SIDES = frozenset({"正方", "反方"})
-DEBATE_AFTER = (
-    r"(?=\s*(?:[:：]|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
-)
+DEBATE_AFTER = r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
 
 # the debate's sides in English ("Affirmative side", "Negative side") name the strategy before an
 # arguer's word: "The affirmative side argues", "Round 2 - Negative side rebuttal" ("negative side

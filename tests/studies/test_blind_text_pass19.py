@@ -47,6 +47,10 @@ def names(text: str) -> list[str]:
         ("As the affirmative, I argue for dikes.", ["affirmative"]),
         ("Speaking for the negative, we object.", ["negative"]),
         ("The affirmative's argument is weak.", ["affirmative"]),
+        ("正方一辩认为应当建设。", ["正方"]),
+        ("反方二辩认为不应建设。", ["反方"]),
+        ("我方（正方）认为应当建设。", ["正方"]),
+        ("Critique by the monitor evaluator: too costly.", ["monitor evaluator"]),
     ],
 )
 def test_pass_19_phrasings_are_found(text, found):
@@ -70,6 +74,8 @@ def test_pass_19_phrasings_are_found(text, found):
         "An affirmative answer was given.",
         "The negative effect is small.",
         "On the negative side, costs rise.",
+        "A review by the environmentalist group found harm.",
+        "正方形的广场。",
     ],
 )
 def test_their_prose_stays_prose(text):
