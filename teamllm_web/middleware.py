@@ -8,10 +8,16 @@ from urllib.parse import quote
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, logout
 from django.core.exceptions import TooManyFieldsSent
-from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse, RawPostDataException
+from django.http import (
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+    RawPostDataException,
+)
 from django.shortcuts import redirect, render
 from django.template import loader
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import translation
 
 from core.outages import database_busy
@@ -62,8 +68,8 @@ class LivenessMiddleware:
 
 
 class QueryRefusalMiddleware:
-    """Answer 400 to a URL that no address of the site reads: one whose path or query holds a NUL
-    character (``%00``; PostgreSQL refuses it in a text lookup, a 500 otherwise), or whose query
+    """Answer 400 to a URL that no address of the site reads: one whose path, query or headers hold a
+    NUL character (``%00``; PostgreSQL refuses it in a text lookup, a 500 otherwise), or whose query
     has more fields than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (Django refuses them when a view reads
     the query, and with DEBUG on its error page read it again: a 500). JSON under ``/api/``, a page
     elsewhere."""
@@ -76,6 +82,10 @@ class QueryRefusalMiddleware:
         message = ""
         if "\x00" in request.path_info or "%00" in query or "\x00" in query:
             message = "The address holds a NUL character (%00); no address of this API has one."
+        elif any("\x00" in value for key, value in request.META.items() if key.startswith("HTTP_")):
+            # a header with a NUL (gunicorn refuses one; the development server passes it on, and
+            # the login's record of the browser, django-axes' AccessLog, cannot be stored in PostgreSQL)
+            message = "A header of the request holds a NUL character; no browser sends one."
         else:
             try:
                 request.GET  # noqa: B018 - parsed here, where a refusal is still a 400
@@ -100,9 +110,33 @@ class PageMethodsMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.method not in PAGE_METHODS and not request.path_info.startswith("/api/"):
+        if request.path_info.startswith("/api/"):
+            return self.get_response(request)
+        if request.method not in PAGE_METHODS:
             return HttpResponseNotAllowed(PAGE_METHODS)
+        if request.method == "POST" and _slash_missing(request.path_info):
+            # Django's CommonMiddleware would redirect to the address with its slash by a 301, which a
+            # browser follows with a GET (the form is lost), and with DEBUG on it raises (a 500):
+            # a 308 sends the same form to the right address
+            query = request.META.get("QUERY_STRING", "")
+            location = quote(request.path + "/") + (f"?{query}" if query else "")
+            return HttpResponsePermanentRedirect(location, preserve_request=True)
         return self.get_response(request)
+
+
+def _slash_missing(path: str) -> bool:
+    """A page's address written without its closing slash (``APPEND_SLASH``)."""
+    if not settings.APPEND_SLASH or path.endswith("/"):
+        return False
+    try:
+        resolve(path)
+    except Resolver404:
+        try:
+            resolve(path + "/")
+        except Resolver404:
+            return False
+        return True
+    return False
 
 
 class FormBodyToJsonEndpointMiddleware:

@@ -1,6 +1,7 @@
 """Odd requests a hostile user tried (issue 36) answer 4xx, never a 500 or a page: a NUL (%00) in
 a URL's path or query (PostgreSQL refuses NUL in a text lookup), a form sent where a JSON body is
-read, and methods other than GET and POST on a page."""
+read, methods other than GET and POST on a page, a NUL in a header, a form posted to an address
+without its closing slash."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -116,3 +117,39 @@ def test_other_methods_on_pages_are_405(demo, method):
         response = client.generic(method, path)
         assert response.status_code == 405, (method, path, response.status_code)
         assert "POST" in response["Allow"]
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_form_posted_without_the_closing_slash_is_sent_on_with_it(demo, settings, debug):
+    """Hostile pass 19: a POST to an address without its slash raised in DEBUG (Django's
+    APPEND_SLASH refuses to lose a form: a 500 in `make run`) and, without DEBUG, was redirected by
+    a 301 that a browser follows with a GET. A 308 keeps the method and the form."""
+    settings.DEBUG = debug
+    client = Client()
+    response = client.post("/accounts/login?next=/scoring/", {"username": "rater1", "password": "x"})
+    assert response.status_code == 308 and response["Location"] == "/accounts/login/?next=/scoring/"
+    assert "_auth_user_id" not in client.session  # nothing was done at the address without its slash
+    # an address that is no page with or without its slash is a 404, not a redirect
+    client.force_login(get_user_model().objects.get(username="admin"))
+    assert client.post("/manage/nothing-here").status_code == 404
+    assert client.get("/manage/endpoints").status_code == 301  # a GET is Django's own redirect
+
+
+def test_a_nul_in_a_header_is_400_and_records_nothing(demo, settings):
+    """Hostile pass 19: a NUL in the User-Agent at login reached django-axes' AccessLog, which
+    PostgreSQL cannot store (a 500 on the development server; gunicorn refuses such a header)."""
+    from axes.models import AccessAttempt, AccessLog
+
+    before = (AccessLog.objects.count(), AccessAttempt.objects.count())
+    client = Client(HTTP_USER_AGENT="Mozilla\x00/5.0")
+    response = client.post("/accounts/login/", {"username": "rater1", "password": "demo-pass-2026"})
+    assert response.status_code == 400 and b'id="bad-request-reason"' in response.content
+    assert "_auth_user_id" not in client.session
+    assert (AccessLog.objects.count(), AccessAttempt.objects.count()) == before
+    # the same login without the NUL is served
+    client = Client(HTTP_USER_AGENT="Mozilla/5.0")
+    assert (
+        client.post("/accounts/login/", {"username": "rater1", "password": "demo-pass-2026"}).status_code
+        == 302
+    )
+    assert client.session["_auth_user_id"] == str(get_user_model().objects.get(username="rater1").pk)
