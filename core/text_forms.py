@@ -5,7 +5,8 @@ A writer can hide a name from a plain search and not from a reader: full-width o
 (``Ｍｏｄｅｒａｔｏｒ``, ``ᴘʟᴀɴᴛ``), invisible characters inside it (soft hyphens, zero-width
 spaces, direction marks, variation selectors, Hangul fillers), letters of another script that
 look Latin (Cyrillic ``Е``, Greek ``Ο``), accents (``Çlaudé``, also as combining marks), or letters
-spaced out (``P l a n t``, ``G.P.T``, ``K-i-m-i``, ``C*l*a*u*d*e``, ``G  P  T``).
+spaced out (``P l a n t``, ``G.P.T``, ``K-i-m-i``, ``C*l*a*u*d*e``, ``G  P  T``), or Chinese in its
+traditional characters (``作為執行者`` for ``作为执行者``).
 :func:`reader_form` undoes all of these and says where each character came from.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from typing import Protocol
 
 # Not of category Cf, yet shown as nothing: the combining grapheme joiner, Hangul fillers,
 # Mongolian free variation selectors, and spaces thinner than a letter.
@@ -31,6 +33,28 @@ def invisible(char: str) -> bool:
         or 0xFE00 <= code <= 0xFE0F
         or 0xE0100 <= code <= 0xE01EF
     )
+
+
+class _Converter(Protocol):
+    def convert(self, text: str) -> str: ...
+
+
+@functools.lru_cache(maxsize=1)
+def _traditional_to_simplified() -> _Converter:
+    import opencc  # OpenCC's character tables load on first use
+
+    converter: _Converter = opencc.OpenCC("t2s")
+    return converter
+
+
+@functools.lru_cache(maxsize=16384)
+def simplified(char: str) -> str:
+    """A Chinese character in its simplified form (``為`` → ``为``), else ``char``: OpenCC's table
+    of characters, one for one, so that every character keeps its place in the text."""
+    if not 0x3400 <= ord(char) <= 0x9FFF and not 0xF900 <= ord(char) <= 0xFAFF:
+        return char
+    converted = _traditional_to_simplified().convert(char)
+    return converted if len(converted) == 1 else char
 
 
 _LATIN_NAMED = re.compile(
@@ -119,7 +143,8 @@ def _joined(
 
 def reader_form(text: str) -> tuple[str, list[int]]:
     """``text`` as a reader sees it (compatibility forms folded by NFKC, invisible characters
-    dropped, Latin look-alikes made Latin, spaced-out letters joined), and the index in
+    dropped, Latin look-alikes made Latin, traditional Chinese made simplified, spaced-out letters
+    joined), and the index in
     ``text`` each of its characters came from."""
     chars: list[str] = []
     origins: list[int] = []
@@ -127,7 +152,7 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         if invisible(char):
             continue
         for folded in unicodedata.normalize("NFKC", char):
-            chars.append(latin_look_alike(folded))
+            chars.append(simplified(latin_look_alike(folded)))
             origins.append(index)
     seen, kept = _joined("".join(chars), origins, _SPACED)
     return _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)

@@ -447,32 +447,18 @@ def teammate_speaking_zh(name: str) -> str:
     )
 
 
-# the debate's sides in Chinese name the strategy wherever they stand before a debater's word
-# ("正方辩手认为", "裁判裁定正方获胜"); "正方形" and "反方向" are prose: see ``DEBATE_AFTER``
-DEBATE_SIDES = frozenset({"正方", "反方"})
-DEBATE_AFTER = r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
-
-# the debate's sides in English ("Affirmative side", "Negative side") name the strategy before an
-# arguer's word: "The affirmative side argues", "Round 2 - Negative side rebuttal" ("negative side
-# effects" and "on the negative side, costs rise" are prose)
-DEBATE_SIDE_AFTER = (
-    r"(?!\w)(?=['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)"
-    r"|\s+(?:argues|argued|contends|contended|claims|claimed|rebuts|rebutted|rebuttal|counters|countered"
-    r"|responds|responded|replies|replied|insists|insisted|maintains|maintained|wins|won|concedes|conceded"
-    r"|opens|closes|debater|speaker|opening\s+statement|closing\s+statement)\b)"
-)
-
-
-def debate_side(name: str) -> tuple[str, ...]:
-    """A debate's side named by its word alone, where a text speaks for it: "As the affirmative, I",
-    "Speaking for the negative,", "The affirmative's argument" (hostile pass 19; "an affirmative
-    answer" and "a negative effect" are prose)."""
-    return (
-        rf"\b(?:as|speaking\s+for|I\s+am|I['’]m|we\s+are|on\s+behalf\s+of)\s+the\s+{name}{_AFTER}"
-        rf"(?=\s*[,，:：]|\s+(?:team|I|we)\b)",
-        rf"\bthe\s+{name}['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)",
-    )
-
-
 # what a name's pattern needs on either side (a Latin name never starts or ends inside a word)
 BEFORE, AFTER, LETTER = _BEFORE, _AFTER, _LETTER
+# what may stand around a speaker's label at the start of a line, for ``studies.blind_debate``
+LIST, TURN, OPEN_MARK, CLOSE_MARK = _LIST, _TURN, _OPEN_MARK, _CLOSE_MARK
+
+
+def abbreviated(name: str) -> tuple[str, ...]:
+    """A role's abbreviation in capitals (``name``: Belbin's "ME", "PL", "IMP", or a role's initials:
+    "CP") as a speaker label: "ME:", "**PL**:", "Evaluation (ME):", "Turn 2 [IMP]:" (hostile pass 19;
+    "carbon monoxide (CO) levels" is prose: no label)."""
+    return (
+        rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}{_TURN}?(?:[^\W\d_]{{1,20}}[ \t]+){{0,3}}"
+        rf"(?:[(\[【（][ \t]*)?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}(?![^\W_])(?:[ \t]*{_CLOSE_MARK}){{0,4}}"
+        rf"(?:[ \t]*[)\]】）])?[ \t]*[:：]",
+    )

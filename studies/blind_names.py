@@ -49,14 +49,17 @@ ORDINALS = (
 )
 
 
+# between the letters of a Chinese name: spaces, a hyphen, a middle dot ("千-问", "千·问"; hostile pass 19)
+_CHINESE_APART = r"[\s\-‐‑–_·・]*"
+
 ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 
 
 def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
-    Chinese letters may stand apart ("深度 求索"); with ``split``, a word of four letters or more
-    may have a space inside it ("Gem ini", "Clau de"); with ``hyphened``, a word of six letters
-    or more a hyphen ("start-up" for "Startup")."""
+    Chinese letters may stand apart ("深度 求索", "千-问", "千·问"); with ``split``, a word of four
+    letters or more may have a space or a hyphen inside it ("Gem ini", "Clau de", "Ki-mi"); with
+    ``hyphened``, a word of six letters or more a hyphen ("start-up" for "Startup")."""
     if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
@@ -65,9 +68,9 @@ def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -
         roman = rf"|(?-i:{ROMAN[number]})\b" if ROMAN[number] else ""
         return rf"(?:(?:#|No\.?|number)\s*)?(?:{re.escape(piece)}(?!\d)|(?:{spelled})\b{roman})"
     if piece.isalpha() and not piece.isascii():
-        return r"\s*".join(re.escape(char) for char in piece)
+        return _CHINESE_APART.join(re.escape(char) for char in piece)
     if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
-        return "[ \t]?".join(re.escape(char) for char in piece)
+        return "[ \t\\-‐‑]?".join(re.escape(char) for char in piece)
     if hyphened and piece.isascii() and piece.isalpha() and len(piece) >= 6:
         return "[\\-‐‑]?".join(
             "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(piece)
@@ -97,6 +100,26 @@ def term_pattern(text: str, *, split: bool = False, compound: bool = False) -> s
             else re.escape(word)
         )
     return (rf"(?:{_AND}|{JOINT})" if compound else JOINT).join(parts)
+
+
+# Belbin's abbreviations of his team roles, as a team's transcript labels a speaker ("ME:", "(PL)")
+_BELBIN = {
+    "plant": "PL", "resource investigator": "RI", "co-ordinator": "CO", "coordinator": "CO", "shaper": "SH",
+    "monitor evaluator": "ME", "monitor-evaluator": "ME", "teamworker": "TW", "implementer": "IMP",
+    "completer finisher": "CF", "completer-finisher": "CF", "specialist": "SP",
+}  # fmt: skip
+
+
+def role_abbreviations(name: str) -> tuple[str, ...]:
+    """How a role of plain words may be abbreviated as a speaker's label, in capitals: Belbin's
+    ("Monitor Evaluator": "ME", "Implementer": "IMP") and a name's initials ("Creative
+    Professional": "CP"); none for a debate's side or a labelled or numbered role ("Debater A")."""
+    words = re.split(r"[\s\-‐‑–_]+", name.strip())
+    if not all(word.isascii() and word.isalpha() for word in words) or words[-1].lower() == "side":
+        return ()
+    initials = "".join(word[0] for word in words).upper() if len(words) >= 2 and len(words[-1]) > 1 else ""
+    belbin = _BELBIN.get(" ".join(name.split()).lower(), "")
+    return tuple(dict.fromkeys(a for a in (belbin, initials) if a))
 
 
 # Words of a model's name that are no model of their own: a family's variants ("grok-4-fast",

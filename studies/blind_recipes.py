@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from studies.blind_contexts import (
+    abbreviated,
     chaining,
     claimed,
-    debate_side,
     made_by,
     named_mid_sentence,
     self_naming,
@@ -16,6 +16,7 @@ from studies.blind_contexts import (
     tags,
     teammate_speaking_zh,
 )
+from studies.blind_debate import debate_side, zh_debaters
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
 # pattern run once with all their names as alternatives (longest first), so that the cost of a text
@@ -33,6 +34,8 @@ PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both 
 CLAIMED = "claimed"  # a word of a model's name after its family ("Opus", "R1"): where a text says it is it
 ZH_SPEAKING = "zh_speaking"  # a Chinese role that is no everyday word: speaking at a clause's start
 SIDE = "side"  # a debate's side without "side" ("the affirmative"): where a text speaks for it
+ABBREVIATED = "abbreviated"  # a role's abbreviation in capitals ("ME", "PL"): as a speaker label
+ZH_DEBATE = "zh_debate"  # a debater's word in Chinese: where a text speaks of the other side or both
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
 # with the catalogue's capitals ("cased"); each uses one of them once; flags re.I unless said
 CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
@@ -48,4 +51,6 @@ CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     CLAIMED: lambda name, cased: claimed(name),
     ZH_SPEAKING: lambda name, cased: (teammate_speaking_zh(name),),
     SIDE: lambda name, cased: debate_side(name),
+    ABBREVIATED: lambda name, cased: abbreviated(name),
+    ZH_DEBATE: lambda name, cased: zh_debaters(name),
 }

@@ -26,6 +26,8 @@ or ends inside a word):
   Google", "Google trained me", "my developer is Google", "由阿里巴巴开发", "阿里巴巴开发了我";
 - a word of a **model**'s name after its family ("Opus", "R1" of "claude-opus-4", "deepseek-r1")
   where a text says it is it: "I am Opus,", "I'm R1.", "我是R1";
+- a role's abbreviation in capitals (Belbin's "ME", "PL", "IMP"; initials: "CP") as a speaker
+  label ("ME:", "Evaluation (ME):"), and a debate's side as one ("Affirmative:");
 - a role also where a text speaks of a teammate by it: "our moderator", "the other debater",
   "per the monitor-evaluator", "the plant's critique", "my fellow team members (the plant ...)";
 - any plain term of several words with a capital after its first word also matches anywhere
@@ -33,7 +35,7 @@ or ends inside a word):
   creative professional"; "Single model" is not such a term: a sentence may start so).
 Ordinary prose ("plant trees", "the implementer of the plan", "a moderator of the forum") is
 left alone. The text is read as a reader sees it (``core.text_forms.reader_form``: look-alike
-letters, accents, invisible characters and letters set apart undone), again with words broken by
+letters, accents, invisible characters, traditional Chinese and letters set apart undone), again with words broken by
 emphasis made whole ("**Cl**aude"), and each once more with digits and signs inside words read as
 letters ("G3mini", "Cl@ude", "OpenAl").
 
@@ -56,24 +58,24 @@ from studies.blind_contexts import (
     AFTER,
     BEFORE,
     BLANK,
-    DEBATE_AFTER,
-    DEBATE_SIDE_AFTER,
-    DEBATE_SIDES,
     LETTER,
     ZH_EVERYDAY_ROLES,
     in_a_proper_name,
     quoted_speech,
 )
+from studies.blind_debate import DEBATE_AFTER, DEBATE_SIDE_AFTER, DEBATE_SIDES, ZH_DEBATERS
 from studies.blind_names import (
     JOINT,
     NUMBER_WORDS,
     ORDINALS,
     model_line_words,
     research_ids_in,
+    role_abbreviations,
     term_is_distinctive,
     term_pattern,
 )
 from studies.blind_recipes import (
+    ABBREVIATED,
     ANYWHERE,
     CAPITALS,
     CHAINED,
@@ -86,6 +88,7 @@ from studies.blind_recipes import (
     SELF_NAMED,
     SIDE,
     TAGGED,
+    ZH_DEBATE,
     ZH_SPEAKING,
 )
 from studies.blind_windows import (
@@ -156,7 +159,9 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     before = BEFORE if written[0].isascii() else ""
     after = AFTER if written[-1].isascii() else ""
     if term.kind == MODEL and after:
-        after = rf"(?!{LETTER})"  # a version may follow a model's name: "Gemini2.5", "Qwen3"
+        # a version may follow a model's name ("Gemini2.5", "Qwen3"), and a word glued on at a capital
+        # ("QwenChat", "KimiBot"; hostile pass 19)
+        after = rf"(?:(?!{LETTER})|(?<=(?-i:[a-z]))(?=(?-i:[A-Z])))"
     core = term_pattern(written, split=term.kind == MODEL, compound=term.kind in (ROLE, PROFILE))
     labelled = _LABELLED.fullmatch(written)
     if term.kind in (ROLE, PROFILE) and labelled:
@@ -214,6 +219,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
         recipes.append(MID_SENTENCE)
     if chinese_role and term.kind == ROLE and written not in ZH_EVERYDAY_ROLES:
         recipes.append(ZH_SPEAKING)
+    if chinese_role and written in ZH_DEBATERS:
+        recipes.append(ZH_DEBATE)
     return found, tuple(recipes)
 
 
@@ -252,6 +259,15 @@ def _line_word(word: str) -> _Alternative:
     a term may be, as it is looked for only where a text says it is it."""
     core = term_pattern(word)
     return _Alternative(BlindTerm(word, MODEL), BEFORE, _named(core), _NEVER, rf"(?!{LETTER})")
+
+
+@functools.lru_cache(maxsize=256)
+def _abbreviation(letters: str) -> _Alternative:
+    """A role's abbreviation ("ME"; ``role_abbreviations``), in its capitals: shorter than a term may
+    be, as it is looked for only as a speaker's label."""
+    return _Alternative(
+        BlindTerm(letters, ROLE), BEFORE, _named(f"(?-i:{re.escape(letters)})"), _NEVER, AFTER
+    )
 
 
 def _named(core: str) -> str:
@@ -373,6 +389,8 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
                     plan.setdefault(recipe, []).append(alternative)
         if term.kind == MODEL:
             plan.setdefault(CLAIMED, []).extend(_line_word(word) for word in model_line_words(term.text))
+        if term.kind in (ROLE, PROFILE):
+            plan.setdefault(ABBREVIATED, []).extend(_abbreviation(a) for a in role_abbreviations(term.text))
     return {
         recipe: tuple(dict.fromkeys(sorted(alternatives, key=lambda a: (-len(a.term.text), a.term.text))))
         for recipe, alternatives in plan.items()

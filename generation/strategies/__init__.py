@@ -70,7 +70,7 @@ ROLE_NAMES_ZH: dict[str, tuple[str, ...]] = {
     "Judge": ("裁判", "裁判员", "评判者"),
     "Affirmative side": ("正方",),
     "Negative side": ("反方",),
-    "Debater": ("辩手", "辩论者"),
+    "Debater": ("辩手", "辩论者", "辩友"),
     "Co-Ordinator": ("协调者", "协调员", "协调人"),
     "Plant": ("智多星", "创新者", "播种者"),
     "Monitor Evaluator": ("监督评估者", "监察评估者", "审议者", "审议员", "监督者"),

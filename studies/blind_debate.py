@@ -1,0 +1,46 @@
+"""The contexts in which a text gives away a debate (``studies.blind_text``): a side of it named
+("正方辩手认为", "The affirmative side argues", "As the affirmative, I", "Negative:") and debaters
+spoken of as a debate speaks of them ("对方辩友", "双方辩手"). Pure."""
+
+from __future__ import annotations
+
+from studies.blind_contexts import AFTER, CLOSE_MARK, LIST, OPEN_MARK, TURN
+
+# the debate's sides in Chinese name the strategy wherever they stand before a debater's word
+# ("正方辩手认为", "裁判裁定正方获胜"); "正方形" and "反方向" are prose: see ``DEBATE_AFTER``
+DEBATE_SIDES = frozenset({"正方", "反方"})
+DEBATE_AFTER = r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
+
+# the debate's sides in English ("Affirmative side", "Negative side") name the strategy before an
+# arguer's word: "The affirmative side argues", "Round 2 - Negative side rebuttal" ("negative side
+# effects" and "on the negative side, costs rise" are prose)
+DEBATE_SIDE_AFTER = (
+    r"(?!\w)(?=['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)"
+    r"|\s+(?:argues|argued|contends|contended|claims|claimed|rebuts|rebutted|rebuttal|counters|countered"
+    r"|responds|responded|replies|replied|insists|insisted|maintains|maintained|wins|won|concedes|conceded"
+    r"|opens|closes|debater|speaker|opening\s+statement|closing\s+statement)\b)"
+)
+
+
+def debate_side(name: str) -> tuple[str, ...]:
+    """A debate's side named by its word alone, where a text speaks for it: "As the affirmative, I",
+    "Speaking for the negative,", "The affirmative's argument" (hostile pass 19; "an affirmative
+    answer" and "a negative effect" are prose), or as a speaker label opening a line: "Affirmative:",
+    "**Negative**:", "Round 2 - Negative:" (a list of pros and cons labelled so is held too: a false
+    hold costs the admin a release, a miss the blind)."""
+    return (
+        rf"\b(?:as|speaking\s+for|I\s+am|I['’]m|we\s+are|on\s+behalf\s+of)\s+the\s+{name}{AFTER}"
+        rf"(?=\s*[,，:：]|\s+(?:team|I|we)\b)",
+        rf"\bthe\s+{name}['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)",
+        rf"(?m:^)[ \t]*(?:{LIST}[ \t]*){{0,3}}{TURN}?(?:{OPEN_MARK}[ \t]*){{0,4}}{name}{AFTER}"
+        rf"(?:[ \t]*{CLOSE_MARK}){{0,4}}[ \t]*[:：]",
+    )
+
+
+# a debater's words in Chinese (the catalogue's "辩手", "辩论者", "辩友"): everyday words, yet a debate's
+# own where a text speaks of the other side or of both: "对方辩友认为", "双方辩手都同意" (hostile pass 19)
+ZH_DEBATERS = frozenset({"辩手", "辩论者", "辩友"})
+
+
+def zh_debaters(name: str) -> tuple[str, ...]:
+    return (rf"(?:对方|双方|我方|另一方|两位|两名|对面的?)\s*{name}",)
