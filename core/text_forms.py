@@ -57,6 +57,19 @@ def simplified(char: str) -> str:
     return converted if len(converted) == 1 else char
 
 
+_HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def _simplified_text(text: str) -> str:
+    """``text`` with its traditional Chinese characters simplified, each in its place: OpenCC on
+    the whole text at once (a character at a time costs twice the check on a Chinese text), or
+    character by character where a phrase of its table would change the text's length."""
+    if not _HAN.search(text):
+        return text
+    converted = _traditional_to_simplified().convert(text)
+    return converted if len(converted) == len(text) else "".join(simplified(char) for char in text)
+
+
 _LATIN_NAMED = re.compile(
     r"LATIN (CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])(?: WITH [A-Z ]+)?"
 )
@@ -152,9 +165,9 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         if invisible(char):
             continue
         for folded in unicodedata.normalize("NFKC", char):
-            chars.append(simplified(latin_look_alike(folded)))
+            chars.append(latin_look_alike(folded))
             origins.append(index)
-    seen, kept = _joined("".join(chars), origins, _SPACED)
+    seen, kept = _joined(_simplified_text("".join(chars)), origins, _SPACED)
     return _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
 
 

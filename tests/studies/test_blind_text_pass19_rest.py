@@ -61,3 +61,14 @@ def test_pass_19_remaining_phrasings_are_found(text, found):
 )
 def test_their_prose_stays_prose(text):
     assert names(text) == []
+
+
+def test_traditional_characters_are_read_as_simplified_each_in_its_place():
+    from core.text_forms import reader_form
+
+    text = "Ｉ作為執行者，認為ok"
+    seen, origins = reader_form(text)
+    assert seen == "I作为执行者,认为ok"  # NFKC folds the full-width letter and comma
+    assert origins == list(range(len(text)))  # one for one: a span found maps back to the text's own
+    changed = [text[i] for i, c in zip(origins, seen, strict=True) if c != text[i]]
+    assert changed == list("Ｉ為執，認為")
