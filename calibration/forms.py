@@ -84,7 +84,8 @@ class ScoreImportForm(UploadForm):
         label=_("Score file"),
         help_text=_(
             "The study's data_A.json format: [response_id, [rater1, rater2], scenario_id, scores1, scores2] "
-            "per response."
+            "per response; or scored sheets in the study's own Excel layout: a .zip of H01_FS10.xlsx "
+            "workbooks (one worksheet per research ID), or one such .xlsx, stored as dimension scores only."
         ),
     )
     raters = forms.CharField(

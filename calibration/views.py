@@ -51,6 +51,7 @@ from calibration.services.decisions import calibration_decision_record
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required
 from scoring.models import Assignment
+from scoring.services.release_import import release_workbooks_import
 from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
@@ -266,22 +267,32 @@ def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpRespons
 
 @admin_required
 def scores_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
-    """Upload a data_A.json-style score file. The sheets' own signals send the
-    recompute of agreement, routing and final scores to the workers."""
+    """Upload a data_A.json-style score file, or scored sheets in the study's own Excel layout (a
+    .zip or .xlsx). The sheets' own signals send the recompute of agreement, routing and final
+    scores to the workers."""
     study = get_object_or_404(Study, pk=study_id)
     form = ScoreImportForm(request.POST or None, request.FILES or None)
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            report = scores_import_upload(
-                content=upload.read(),
-                name=upload.name,
-                study=study,
-                actor=request.user,
-                rater_map=form.cleaned_data["raters"],
-                create_missing=form.cleaned_data["create_missing"],
-            )
+            if upload.name.lower().endswith((".zip", ".xlsx")):  # the study's own Excel layout
+                report = release_workbooks_import(
+                    files=[(upload.name, upload.read())],
+                    study=study,
+                    source_name=upload.name,
+                    actor=request.user,
+                    rater_map=form.cleaned_data["raters"],
+                )
+            else:
+                report = scores_import_upload(
+                    content=upload.read(),
+                    name=upload.name,
+                    study=study,
+                    actor=request.user,
+                    rater_map=form.cleaned_data["raters"],
+                    create_missing=form.cleaned_data["create_missing"],
+                )
         except ScoreImportError as exc:
             problems = exc.problems
         else:

@@ -4,53 +4,19 @@ total and the total in the cells the study's scoring sheet has them, as the rele
 ``Extract_Scores.py`` reads them (its ``location``: ``get_original_scores`` takes the rater and
 scenario from the file's name and the research ID from the worksheet's). Values are written as
 numbers, so a reader that takes cached values (pandas) reads the scores the product holds. Pure:
-openpyxl only; the sheets come from ``research.selectors.release_sheets``."""
+openpyxl only; the sheets come from ``research.selectors.release_sheets``; the cells, and the reader
+of such workbooks, are ``scoring.workbooks.release_layout``'s."""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-# The study's scoring sheet's cells (Extract_Scores.py ``location``), by the rubric's keys: each
-# dimension, each step's total ("step:N"), the total and the sheet's heading.
-RELEASE_CELLS = {
-    "s1.fluency": "W19", "s1.flexibility": "W21", "s1.elaboration": "W23", "s1.originality": "W25",
-    "step:1": "W27",
-    "s2.condition_phrase": "U32", "s2.stem_kvp": "U34", "s2.purpose": "U37", "s2.fs_parameters": "U40",
-    "s2.focus": "U43", "s2.adequacy": "U46", "step:2": "W49",
-    "s3.fluency": "W70", "s3.flexibility": "W72", "s3.elaboration": "W74", "s3.originality": "W76",
-    "step:3": "W78",
-    "s4.correctly_written": "X86", "s4.relevance": "X89", "step:4": "W95",
-    "s5.correctly_used": "X92", "step:5": "W97",
-    "s6.relevance": "Y102", "s6.effectiveness": "Y106", "s6.criteria": "Y110", "s6.impact": "Y114",
-    "s6.humaneness": "Y118", "s6.development": "Y122", "step:6": "W129",
-    "overall": "X133",
-}  # fmt: skip
-HEADING_CELLS = {"rater": "F2", "scenario": "R2", "research_id": "X2"}
-_UNSAFE = re.compile(r"[^\w.\-]+")
+from scoring.workbooks.release_layout import HEADING_CELLS, RELEASE_CELLS, ReleaseSheet, release_file_name
 
-
-@dataclass(frozen=True)
-class ReleaseSheet:
-    """One submitted sheet: who scored which response, and its scores by ``RELEASE_CELLS``' keys."""
-
-    rater: str  # the rater's code (H01), as the release names its files
-    scenario: str
-    research_id: str
-    scores: dict[str, int]
-
-
-def release_file_name(*, rater: str, scenario: str) -> str:
-    """``H01_FS10.xlsx``: the release's reader splits the name at "_" (rater, scenario), so an
-    underscore inside either becomes a hyphen."""
-    return f"{_file_part(rater)}_{_file_part(scenario)}.xlsx"
-
-
-def _file_part(text: str) -> str:
-    return _UNSAFE.sub("-", text).replace("_", "-")
+__all__ = ["RELEASE_CELLS", "ReleaseSheet", "release_file_name", "release_workbooks_write"]
 
 
 def _label(cell: str) -> str:

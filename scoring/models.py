@@ -179,6 +179,15 @@ class SheetSource(models.TextChoices):
     JUDGE = "judge", _("LLM judge")
 
 
+class SheetLevel(models.TextChoices):
+    # the rubric's items classified and scored, the dimensions computed from them (every sheet
+    # scored here, and the study's data_A.json)
+    ITEMS = "items", _("Items")
+    # the dimension scores alone, as the study's Excel sheets hold them in their score cells
+    # (``scoring.workbooks.release_layout``): nothing to edit, no item to compare
+    DIMENSIONS = "dimensions", _("Dimension scores only")
+
+
 class HumanSheetManager(models.Manager["ScoreSheet"]):
     """Sheets of the study's data (see HumanAssignmentManager); ``all_objects`` has all."""
 
@@ -204,6 +213,7 @@ class ScoreSheet(models.Model):
     version = models.PositiveIntegerField(default=0)
     rubric_version = models.CharField(max_length=40)
     source = models.CharField(max_length=10, choices=SheetSource.choices, default=SheetSource.WEB)
+    level = models.CharField(max_length=10, choices=SheetLevel.choices, default=SheetLevel.ITEMS)
     condition_phrase = models.TextField(_("Condition Phrase"), blank=True)
     stem = models.TextField(_("Stem"), blank=True)
     kvp = models.TextField(_("Key Verb Phrase"), blank=True)

@@ -17,6 +17,7 @@ from scoring.models import (
     ScoreSheet,
     ScoringGroup,
     SheetEvent,
+    SheetLevel,
     SheetStatus,
 )
 from studies.models import Response, ResponseItem
@@ -43,6 +44,7 @@ _ITEM_SCORE_FIELDS = (
 
 def _entries_empty(sheet: ScoreSheet, rubric: Rubric) -> SheetEntries:
     entries = SheetEntries.empty(rubric)
+    entries.dimension_level = sheet.level == SheetLevel.DIMENSIONS
     for key in ScoreSheet.TEXT_FIELDS:
         entries.texts[key] = getattr(sheet, key)
     entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}

@@ -88,7 +88,9 @@ def _scoring_account(code: str, user: User) -> str | None:
     return None
 
 
-def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> tuple[Any, str | None]:
+def import_rater_account(
+    code: str, rater_map: dict[str, str], report: ScoreImportReport
+) -> tuple[Any, str | None]:
     """The account of a rater ID (created as a rater when unknown), or the reason there is none."""
     user_model = get_user_model()
     if code in rater_map:
@@ -116,7 +118,7 @@ def _rater(code: str, rater_map: dict[str, str], report: ScoreImportReport) -> t
     return user, None
 
 
-def _group(
+def import_pair_group(
     response: Response, users: list[User], actor: User | None, report: ScoreImportReport
 ) -> ScoringGroup | None:
     """The scenario and condition's scoring group (created for this pair when there is
@@ -168,7 +170,7 @@ def scores_import(
             )
             if problems:
                 raise ScoreImportError(problems.sorted())
-            _new_groups_sync(study=study, report=report, actor=actor)
+            import_new_groups_sync(study=study, report=report, actor=actor)
     except RecordError as exc:  # responses_import lists its problems first (RecordProblems)
         raise ScoreImportError([str(exc)]) from exc
     return report
@@ -233,7 +235,7 @@ def _check_and_import(
         users: list[Any] = []
         for plan in sheets:
             if plan.rater_code not in accounts:
-                accounts[plan.rater_code] = _rater(plan.rater_code, rater_map, report)
+                accounts[plan.rater_code] = import_rater_account(plan.rater_code, rater_map, report)
             user, reason = accounts[plan.rater_code]
             if reason and plan.rater_code not in told:
                 told.add(plan.rater_code)
@@ -256,7 +258,7 @@ def _check_and_import(
                 index, problem_text(record.where, "raters", _("both rater IDs map to the same user"))
             )
             continue
-        group = _group(response, users, actor, report)
+        group = import_pair_group(response, users, actor, report)
         if group is None:
             problems.add(
                 index,
@@ -283,7 +285,7 @@ def _check_and_import(
         report.scenario_ids.add(response.scenario_id)
 
 
-def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | None) -> None:
+def import_new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | None) -> None:
     """A scoring group the import created takes the group's other responses (generated or
     imported before the scores) for its pair, or the report says why it could not."""
     for label in report.groups_created:
@@ -308,6 +310,24 @@ def _new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | N
                 )
 
 
+def import_assignment(
+    *, user: User, response: Response, group: ScoringGroup, actor: User | None
+) -> tuple[Assignment | None, str]:
+    """The rater's primary assignment of ``response`` in ``group`` (made when missing), or None and
+    why an imported sheet cannot be theirs."""
+    assignment = Assignment.objects.filter(rater=user, response=response, archived_at__isnull=True).first()
+    if assignment is None:
+        assignment = Assignment.objects.create(
+            rater=user, response=response, role=AssignmentRole.PRIMARY, group=group, created_by=actor
+        )
+    elif assignment.role != AssignmentRole.PRIMARY:
+        return None, _("this rater calibrates the response; a primary sheet cannot be imported")
+    elif assignment.group_id is None:
+        assignment.group = group
+        assignment.save(update_fields=["group"])
+    return assignment, ""
+
+
 def _import_sheet(
     plan: SheetPlan,
     user: User,
@@ -318,18 +338,9 @@ def _import_sheet(
     report: ScoreImportReport,
 ) -> list[str]:
     label = f"{response.research_id}/{plan.rater_code}"
-    assignment = Assignment.objects.filter(rater=user, response=response, archived_at__isnull=True).first()
+    assignment, problem = import_assignment(user=user, response=response, group=group, actor=actor)
     if assignment is None:
-        assignment = Assignment.objects.create(
-            rater=user, response=response, role=AssignmentRole.PRIMARY, group=group, created_by=actor
-        )
-    elif assignment.role != AssignmentRole.PRIMARY:
-        return [
-            f"{plan.where}: " + _("this rater calibrates the response; a primary sheet cannot be imported")
-        ]
-    elif assignment.group_id is None:
-        assignment.group = group
-        assignment.save(update_fields=["group"])
+        return [f"{plan.where}: {problem}"]
     sheet = ScoreSheet.objects.filter(assignment=assignment).first()
     if sheet is not None and sheet.is_submitted:
         if scored_key(sheet_entries_get(sheet=sheet)) == scored_key(plan.entries):

@@ -99,7 +99,10 @@ def rows_store_all(sheet: ScoreSheet, rubric: Rubric, entries: SheetEntries) -> 
     """Write every item and dimension row of ``sheet`` from ``entries`` (at its submit):
     one upsert of item rows and one of dimension rows."""
     items = [
-        (step.number, pos) for step in rubric.steps if step.has_items for pos in range(1, step.item_count + 1)
+        (step.number, pos)
+        for step in rubric.steps
+        if step.has_items and not entries.dimension_level  # a sheet of dimension scores has no items
+        for pos in range(1, step.item_count + 1)
     ]
     _upsert(sheet, rubric, entries, items, sorted(entries.dimensions))
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from core.accounts.roles import is_admin
 from scoring.entries import EntryError, EntryPath, apply_value, clean_value, parse_path
@@ -25,6 +26,7 @@ from scoring.models import (
     EventKind,
     ScoreSheet,
     SheetEvent,
+    SheetLevel,
     SheetSource,
     SheetStatus,
 )
@@ -283,6 +285,8 @@ def sheet_reopen(*, sheet_id: int, actor: User | None, reason: str) -> ScoreShee
     reason = _reason_given(reason, _("Give a reason for reopening the sheet."))
     with transaction.atomic():
         sheet = _submitted_locked(sheet_id, _("Only submitted sheets can be reopened."))
+        if sheet.level == SheetLevel.DIMENSIONS:
+            raise SheetLocked(str(DIMENSION_LEVEL_LOCKED))
         sheet.status = SheetStatus.DRAFT
         sheet.submitted_at = None
         sheet.version += 1
@@ -316,6 +320,8 @@ def sheet_correct(
         sheet = _submitted_locked(
             sheet_id, _("Only submitted sheets are corrected here; a draft is changed by its rater.")
         )
+        if sheet.level == SheetLevel.DIMENSIONS:
+            raise SheetLocked(str(DIMENSION_LEVEL_LOCKED))
         rubric = load_rubric(sheet.rubric_version)
         missing_before = {
             m.path for m in sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric).missing
@@ -369,6 +375,49 @@ def sheet_fill_and_submit(
     )
 
 
+# a sheet of dimension scores alone has no items a rater could classify again
+DIMENSION_LEVEL_LOCKED = gettext_lazy(
+    "This sheet holds dimension scores alone, imported from the study's Excel layout: it cannot be "
+    "reopened or corrected here. Withdraw its assignment and score the response again instead."
+)
+
+
+def sheet_fill_dimensions_and_submit(
+    *,
+    assignment: Assignment,
+    actor: User | None,
+    dimensions: dict[str, int],
+    note: str,
+) -> ScoreSheet:
+    """Store a sheet of dimension scores alone (the study's Excel layout holds no more:
+    ``scoring.services.release_import``) and submit it: every dimension of the rubric is
+    entered, none computed from items, and the rater's texts are not asked for.
+
+    Runs inside the caller's transaction so that a multi-sheet import is all-or-nothing."""
+    sheet = sheet_open(assignment=assignment, actor=actor)
+    if sheet.is_submitted or sheet.version > 0:
+        raise SheetLocked(_("A sheet with scores already exists for this assignment."))
+    with transaction.atomic():
+        sheet = ScoreSheet.all_objects.select_for_update().get(pk=sheet.pk)
+        sheet.level = SheetLevel.DIMENSIONS
+        sheet.source = SheetSource.IMPORT
+        sheet.entry_rows = {"items": [], "dims": dict(dimensions)}
+        sheet.version += 1
+        sheet.save(update_fields=["level", "source", "entry_rows", "version", "updated_at"])
+        SheetEvent.objects.create(
+            sheet=sheet,
+            actor=actor,
+            kind=EventKind.IMPORT,
+            changes=[
+                {"path": f"dims.{key}", "old": None, "new": value}
+                for key, value in sorted(dimensions.items())
+            ],
+            version=sheet.version,
+            note=note,
+        )
+    return sheet_submit(sheet_id=sheet.pk, actor=actor, expected_version=None, note=note, require_texts=False)
+
+
 __all__ = [
     "BatchReused",
     "InvalidEntries",
@@ -382,6 +431,7 @@ __all__ = [
     "sheet_apply_changes",
     "sheet_correct",
     "sheet_fill_and_submit",
+    "sheet_fill_dimensions_and_submit",
     "sheet_open",
     "sheet_open_entries",
     "sheet_reopen",

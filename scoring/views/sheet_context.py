@@ -247,3 +247,24 @@ def sheet_page_context(
             else None
         ),
     }
+
+
+def dimension_sheet_context(*, sheet: ScoreSheet, code: str, lang: str) -> dict:
+    """A sheet of dimension scores alone (imported from the study's Excel layout): its scores
+    by step, read only. Blind-safe as the page: the blind code and this rater's own scores."""
+    rubric = load_rubric(sheet.rubric_version)
+    totals = sheet_totals(sheet_entries_get(sheet=sheet, rubric=rubric), rubric)
+    steps = [
+        {
+            "number": step.number,
+            "name": step.name.text(lang),
+            "total": totals.steps[step.number],
+            "max": step.max,
+            "dimensions": [
+                {"label": d.label.text(lang), "value": totals.dimensions[d.key], "max": d.max}
+                for d in step.dimensions
+            ],
+        }
+        for step in rubric.steps
+    ]
+    return {"code": code, "steps": steps, "overall": totals.overall, "max": sum(s.max for s in rubric.steps)}

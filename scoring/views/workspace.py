@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.accounts.roles import rater_required
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
-from scoring.models import ScoreSheet
+from scoring.models import ScoreSheet, SheetLevel
 from scoring.selectors import rater_assignment_get, rater_has_training_code, response_items_by_step
 from scoring.services.active_time import sheet_active_time_add
 from scoring.services.save_throttle import sheet_save_throttle
@@ -39,7 +39,7 @@ from scoring.services.sheets import (
     sheet_open_entries,
     sheet_submit,
 )
-from scoring.views.sheet_context import sheet_page_context
+from scoring.views.sheet_context import dimension_sheet_context, sheet_page_context
 from scoring.views.sheet_texts import missing_list
 from studies.parsing import ITEM_STEPS
 from studies.rubric import load_rubric
@@ -88,6 +88,9 @@ def sheet_page(request: AuthenticatedHttpRequest, blind_code: str) -> HttpRespon
         actor=request.user,
         item_counts={step: len(texts) for step, texts in items.items() if step in ITEM_STEPS},
     )
+    if sheet.level == SheetLevel.DIMENSIONS:  # imported from the study's Excel layout: nothing to edit
+        context = dimension_sheet_context(sheet=sheet, code=blind_code, lang=_lang(request))
+        return render(request, "scoring/sheet_dimensions.html", context)
     context = sheet_page_context(
         sheet=sheet, assignment=assignment, lang=_lang(request), items=items, entries=entries
     )

@@ -73,6 +73,17 @@ def scenario_named(*, study: Study, code: str) -> Scenario:
     return scenario
 
 
+def rater_map_from_option(pairs: list[str]) -> dict[str, str]:
+    """``--rater CODE=USERNAME`` options as a map of a file's rater codes to usernames."""
+    mapping = {}
+    for pair in pairs:
+        code, sep, username = pair.partition("=")
+        if not sep or not code.strip() or not username.strip():
+            raise CommandError(f"--rater expects CODE=USERNAME, got {pair!r}")
+        mapping[code.strip()] = username.strip()
+    return mapping
+
+
 class StudyFileCommand(BaseCommand):
     """A command that reads one file into a study, all or nothing: the ``file`` argument and
     ``--study``, the file read with a clear error, its problems listed, the outcome printed.

@@ -51,6 +51,9 @@ class SheetEntries:
     dimensions: dict[str, int | None] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
     comments: dict[int, str] = field(default_factory=dict)
+    # every dimension entered as a score of its own, none computed from items: a sheet
+    # imported from the study's Excel layout, which holds the dimension scores alone
+    dimension_level: bool = False
 
     @classmethod
     def empty(cls, rubric: Rubric) -> SheetEntries:
@@ -100,13 +103,20 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
     """Compute all 23 dimensions, six step totals and the overall score.
 
     Unanswered controls count as 0 in the totals (so live totals grow as the
-    rater works) and are listed in ``missing``.
+    rater works) and are listed in ``missing``. A sheet of dimension scores alone
+    (``dimension_level``) takes every dimension as entered.
     """
     dims: dict[str, int] = {}
     missing: list[Missing] = []
     for step in rubric.steps:
         n = step.number
-        if step.kind == "ideas":
+        if entries.dimension_level:
+            for d in step.dimensions:
+                value = entries.dimensions.get(d.key)
+                if value is None:
+                    missing.append(Missing(n, f"dims.{d.key}", d.short_key))
+                dims[d.key] = value or 0
+        elif step.kind == "ideas":
             items = entries.ideas.get(n, [])
             items = list(items) + [IdeaEntry() for _ in range(step.item_count - len(items))]
             yes = [it for it in items[: step.item_count] if it.is_yes]
