@@ -6,7 +6,9 @@ slot of the endpoint's limit, call the stub through the openai SDK, persist the
 turn, enqueue the next call). With C slots (worker threads = endpoint limit) and
 a latency L per call, no scheduler can beat the critical-path bound
 
-    max(calls x L / C, longest run's calls x L)
+    max(calls x L / C, longest run's calls x L, (calls - 1) x 60 / rpm)
+
+(the last with ``--rpm``: the endpoint's requests-per-minute limit, as a provider's rate limit)
 
 so the script reports the wall time as a ratio to that bound, and the
 orchestration overhead per call, (wall - bound) x C / calls: the time a slot
@@ -19,7 +21,7 @@ starts the stub (its own process) and the workers, launches one batch of
 produced its response with exactly 34 turns, and drops the database.
 
 Run: ``DATABASE_URL=postgres://... REDIS_URL=redis://... .venv/bin/python bench/bench_generation.py
-[--runs 100] [--latency-ms 100] [--workers 1] [--threads 16]`` (``BENCH_WORKER_LOG=info`` keeps the
+[--runs 100] [--latency-ms 100] [--workers 1] [--threads 16] [--rpm N]`` (``BENCH_WORKER_LOG=info`` keeps the
 workers' task log in ``var/``; ``BENCH_WORKER_ARGS`` adds worker options).
 """
 
@@ -109,6 +111,7 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=100)
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--threads", type=int, default=16, help="threads per worker process")
+    parser.add_argument("--rpm", type=int, default=0, help="the endpoint's requests per minute (0: none)")
     args = parser.parse_args()
     if connection.vendor != "postgresql" or not settings.REDIS_URL:
         raise SystemExit("set DATABASE_URL (PostgreSQL) and REDIS_URL")
@@ -136,7 +139,7 @@ def main() -> None:
         ]
         endpoint = ModelEndpoint.objects.create(
             name="stub", model_number="90", base_url=base_url, model_name="stub-cgpst",
-            concurrency_limit=slots, timeout_seconds=30,
+            concurrency_limit=slots, timeout_seconds=30, requests_per_minute=args.rpm or None,
         )  # fmt: skip
         cpu_before = {p.pid: cpu_seconds(p.pid) for p in [*workers, stub]}
         started = time.monotonic()
@@ -159,7 +162,8 @@ def main() -> None:
         runs = GenerationRun.objects.filter(batch=launch.batch)
         calls = Turn.objects.filter(run__batch=launch.batch).count()
         per_run = max(r.calls_total for r in runs)
-        bound = max(calls * args.latency_ms / 1000 / slots, per_run * args.latency_ms / 1000)
+        paced = (calls - 1) * 60 / args.rpm if args.rpm else 0.0
+        bound = max(calls * args.latency_ms / 1000 / slots, per_run * args.latency_ms / 1000, paced)
         failed = runs.exclude(status=RunStatus.SUCCEEDED).count()
         turn_counts = set(runs.values_list("calls_done", flat=True))
         latencies = sorted(Turn.objects.filter(run__batch=launch.batch).values_list("latency_ms", flat=True))
@@ -168,9 +172,10 @@ def main() -> None:
         )
         print(f"turns: {calls} (per run: {sorted(turn_counts)})")
         print(
-            f"slots: {slots} ({args.workers} worker x {args.threads} threads), stub latency {args.latency_ms} ms"
+            f"slots: {slots} ({args.workers} worker x {args.threads} threads), stub latency {args.latency_ms} ms, "
+            f"rpm limit {args.rpm or 'none'}"
         )
-        print(f"launch (create 100 runs, enqueue): {launched - started:.2f} s")
+        print(f"launch (create {args.runs} runs, enqueue): {launched - started:.2f} s")
         print(f"provider call as seen by the client: median {latencies[len(latencies) // 2]} ms, "
               f"p99 {latencies[int(len(latencies) * 0.99)]} ms")  # fmt: skip
         print(f"wall: {wall:.2f} s, critical-path bound: {bound:.2f} s, ratio: {wall / bound:.3f}")
