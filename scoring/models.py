@@ -221,7 +221,7 @@ class ScoreSheet(models.Model):
     comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
     totals = models.JSONField(default=dict, blank=True)
     # The sheet's entries as its ItemScore and DimensionScore rows hold them, written by
-    # every write of a sheet ({"items": [[step, position, category, ...]], "dims": {key:
+    # every write of a sheet ({"items": [{"step", "position", "category", ...}], "dims": {key:
     # value}}): a draft's entries live here (its rows are written at submit, and by a
     # correction of a submitted sheet; scoring/services/sheet_rows.py), and a save reads
     # them with the sheet it locks; null for a sheet not written since it was added: its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, Value, When
@@ -51,21 +52,21 @@ def _entries_empty(sheet: ScoreSheet, rubric: Rubric) -> SheetEntries:
     return entries
 
 
-def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: tuple[Any, ...]) -> None:
-    """One ItemScore row (``_ITEM_SCORE_FIELDS``) into the entries."""
-    step_no, position, category, invalid, elaboration, originality, written, relevance, comment = row
-    step = rubric.step(step_no)
+def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: Mapping[str, Any]) -> None:
+    """One ItemScore row, its columns by name (``_ITEM_SCORE_FIELDS``), into the entries."""
+    step = rubric.step(row["step"])
+    position = row["position"]
     if step.kind == "ideas" and position <= step.item_count:
-        entries.ideas[step_no][position - 1] = IdeaEntry(
-            category=category,
-            invalid=invalid,
-            elaboration=elaboration,
-            originality=originality,
-            comment=comment,
+        entries.ideas[step.number][position - 1] = IdeaEntry(
+            category=row["category"],
+            invalid=row["invalid_type"],
+            elaboration=row["elaboration"],
+            originality=row["originality"],
+            comment=row["comment"],
         )
     elif step.kind == "criteria" and position <= step.item_count:
         entries.criteria[position - 1] = CriterionEntry(
-            correctly_written=written, relevance=relevance, comment=comment
+            correctly_written=row["correctly_written"], relevance=row["relevance"], comment=row["comment"]
         )
 
 
@@ -83,15 +84,15 @@ def sheets_entries_get(*, sheets: list[ScoreSheet], rubric: Rubric | None = None
     for sheet in sheets:  # the rows' copy on the sheet, when it has one
         if sheet.entry_rows is not None:
             for row in sheet.entry_rows["items"]:
-                _entries_put_item(out[sheet.pk], rubrics[sheet.pk], tuple(row))
+                _entries_put_item(out[sheet.pk], rubrics[sheet.pk], row)
             out[sheet.pk].dimensions.update(sheet.entry_rows["dims"])
     ids = [sheet.pk for sheet in sheets if sheet.entry_rows is None]
     if not ids:
         return out
     # the Meta orderings are not needed here: the rows go to their places by key
-    items = ItemScore.objects.filter(sheet_id__in=ids).order_by().values_list("sheet_id", *_ITEM_SCORE_FIELDS)
-    for sheet_id, *row in items:
-        _entries_put_item(out[sheet_id], rubrics[sheet_id], tuple(row))
+    items = ItemScore.objects.filter(sheet_id__in=ids).order_by().values("sheet_id", *_ITEM_SCORE_FIELDS)
+    for row in items:
+        _entries_put_item(out[row["sheet_id"]], rubrics[row["sheet_id"]], row)
     dims = (
         DimensionScore.objects.filter(sheet_id__in=ids)
         .order_by()

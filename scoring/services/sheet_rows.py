@@ -49,10 +49,10 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
 
 
 def entry_rows(rubric: Rubric, entries: SheetEntries) -> dict[str, Any]:
-    """The sheet's rows as ``ScoreSheet.entry_rows`` keeps them: every item row's columns
-    in ``item_row``'s order, and the dimensions."""
+    """The sheet's rows as ``ScoreSheet.entry_rows`` keeps them: every item row's columns by
+    name (``item_row``), and the dimensions."""
     items = [
-        list(item_row(rubric, entries, step.number, pos).values())
+        item_row(rubric, entries, step.number, pos)
         for step in rubric.steps
         if step.has_items
         for pos in range(1, step.item_count + 1)
