@@ -8,6 +8,7 @@ from onboarding.forms import AuditedPasswordChangeForm
 from . import views
 from .auth import LoginForm
 
+handler400 = views.bad_request
 handler500 = views.server_error
 
 urlpatterns = [

@@ -153,3 +153,45 @@ def test_a_nul_in_a_header_is_400_and_records_nothing(demo, settings):
         == 302
     )
     assert client.session["_auth_user_id"] == str(get_user_model().objects.get(username="rater1").pk)
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "cp500", '"utf-8'])
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_form_in_another_charset_is_400_not_500(demo, settings, charset, debug):
+    """Hostile pass 20, F1: Django refuses a form body that is not UTF-8 (BadRequest inside the CSRF
+    check), and its 400 page ran the CSRF check again, which raised again: a 500 on every form."""
+    settings.DEBUG = debug
+    client = Client(enforce_csrf_checks=True)
+    client.get("/accounts/login/")
+    token = client.cookies["csrftoken"].value
+    body = f"username=rater1&password=demo-pass-2026&csrfmiddlewaretoken={token}"
+    for path in ("/accounts/login/", "/i18n/setlang/"):
+        response = client.post(
+            path,
+            body,
+            content_type=f"application/x-www-form-urlencoded; charset={charset}",
+            HTTP_X_CSRFTOKEN=token,
+        )
+        assert response.status_code == 400, (path, response.status_code)
+        assert b'id="bad-request-reason"' in response.content
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_400_page_does_not_read_the_form_again():
+    from django.core.exceptions import BadRequest
+    from django.test import RequestFactory
+
+    from teamllm_web.views import bad_request
+
+    request = RequestFactory().post(
+        "/accounts/login/", "a=1", content_type="application/x-www-form-urlencoded; charset=latin-1"
+    )
+    with pytest.raises(BadRequest):
+        request.POST  # noqa: B018 - what Django's own 400 page's CSRF check does, and raised again
+    response = bad_request(request, BadRequest("not UTF-8"))
+    assert response.status_code == 400
+    api = RequestFactory().post("/api/v1/exports", "a=1", content_type="application/x-www-form-urlencoded")
+    assert (
+        bad_request(api, BadRequest("x")).status_code == 400
+        and b"Bad request" in bad_request(api, BadRequest("x")).content
+    )
