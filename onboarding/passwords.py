@@ -69,12 +69,25 @@ OWN_LETTERS_MIN = 6  # letters a password needs beyond the product's names and y
 _YEARS = re.compile(r"(?:19|20)\d\d")
 
 
-def _beyond_product_words(password: str) -> str:
+def _own_words(user) -> list[str]:
+    """The words of the account's own details (username, names, email), three letters or more:
+    "alice.smith@example.org" gives alice, smith, example."""
+    if user is None:
+        return []
+    details = [
+        user.get_username(),
+        *(getattr(user, f, "") or "" for f in ("first_name", "last_name", "email")),
+    ]
+    return [word for text in details for word in re.findall(r"[^\W\d_]{3,}", str(text).casefold())]
+
+
+def _beyond_product_words(password: str, user=None) -> str:
     """The letters of ``password`` left once the product's own names (PASSWORD_EXTRA_DICTIONARY),
-    years, digits and signs are taken out."""
+    the account's own details, years, digits and signs are taken out."""
     rest = _YEARS.sub("", password.casefold())
-    for word in sorted(settings.PASSWORD_EXTRA_DICTIONARY, key=len, reverse=True):
-        rest = rest.replace(word.casefold(), "")
+    words = [*(w.casefold() for w in settings.PASSWORD_EXTRA_DICTIONARY), *_own_words(user)]
+    for word in sorted(words, key=len, reverse=True):
+        rest = rest.replace(word, "")
     return "".join(char for char in rest if char.isalpha())
 
 
@@ -89,11 +102,15 @@ class GuessablePasswordValidator(ZxcvbnPasswordValidator):
             super().validate(_comparable(password), user)
         except ValidationError as exc:
             raise ValidationError([*exc.messages, self.what_passes()], code="password_guessable") from None
-        if len(_beyond_product_words(_comparable(password))) < OWN_LETTERS_MIN:
+        if len(_beyond_product_words(_comparable(password), user)) < OWN_LETTERS_MIN:
             # zxcvbn scores each of several product words as a guess of its own: "cgpst-teamllm-
-            # 2026" scored 4 (hostile pass 16), though an attacker of this site tries it early
+            # 2026" scored 4 (hostile pass 16), and so did the account's own name and a year,
+            # "alice.smith.2026" (hostile pass 20), though an attacker tries both early
             raise ValidationError(
-                [_("This password is made of this site's own names, years and signs."), self.what_passes()],
+                [
+                    _("This password is made of your own name, this site's names, years and signs."),
+                    self.what_passes(),
+                ],
                 code="password_guessable",
             )
 

@@ -352,8 +352,23 @@ def test_the_sites_own_names_and_a_year_are_refused(client, invited, password):
     reply = client.post(_set_password_url(link), {"new_password1": password, "new_password2": password})
     page = reply.content.decode().replace("&#x27;", "'")
     assert reply.status_code == 200
-    assert "too guessable" in page or "this site's own names, years and signs" in page
+    assert "too guessable" in page or "this site's names, years and signs" in page
     assert "What passes: three or four unrelated words" in page
+    assert not User.objects.get(pk=user.pk).has_usable_password()
+
+
+@pytest.mark.parametrize(
+    "password", ["jane.doe.2026", "Jane.Doe.2026!", "Doe-Jane-1990", "rater-jane-doe-2026"]
+)
+def test_the_accounts_own_name_and_a_year_are_refused(client, invited, password):
+    """Hostile pass 20 (F6): zxcvbn got the account's details whole ("jane.doe@lab.example") and
+    scored the name, a separator and a year 4."""
+    user, link = invited
+    client.get(link)
+    reply = client.post(_set_password_url(link), {"new_password1": password, "new_password2": password})
+    page = reply.content.decode().replace("&#x27;", "'")
+    assert reply.status_code == 200
+    assert "made of your own name" in page or "too guessable" in page or "too similar to the" in page
     assert not User.objects.get(pk=user.pk).has_usable_password()
 
 
