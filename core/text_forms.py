@@ -96,7 +96,9 @@ def latin_look_alike(char: str) -> str:
     for entry in found or []:
         for glyph in entry["homoglyphs"]:
             if glyph["c"].isascii() and glyph["c"].isalpha():
-                return str(glyph["c"])
+                # the data reads Greek "Ι" and Cyrillic "І" as "l", which looks like "I" as well: a
+                # capital is read as the capital ("Ιmplementer" is "Implementer"; hostile pass 20)
+                return "I" if glyph["c"] == "l" and char.isupper() else str(glyph["c"])
     return char
 
 
@@ -106,7 +108,7 @@ def latin_look_alike(char: str) -> str:
 # word after a mark ("Q*w*en"; after a space it is the next word: "K-i-m-i says"). The letters
 # stand apart the same way throughout, so that a one-letter word before them stays a word: "a
 # C-l-a-u-d-e model" reads "a Claude model", "I'm K-i-m-i" reads "I'm Kimi" (hostile pass 15)
-_MARKS = r"[.·\-_/|*~+=^#\\]{1,3}"
+_MARKS = r"[.·•\-_/|*~+=^#\\]{1,3}"
 _APART = rf"(?:[ \t]{{1,3}}|{_MARKS})"
 # a letter or digit with none after it; not the pronoun I that starts a clause ("x x I am the
 # moderator" reads "x x I am", not "xxI am")

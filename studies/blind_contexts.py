@@ -33,6 +33,7 @@ _SPOKE = (
     r"(?:said|says|suggested|suggests|argued|argues|proposed|proposes|noted|notes|mentioned|pointed\s+out"
     r"|summari[sz]ed|summari[sz]es|claimed|claims|asked|asks|raised|concluded|stated|states|emphasi[sz]ed"
     r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
+    r"|flagged|flags|warned|warns|cautioned"
     r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees"
     r"|challenged|challenges|questioned|critiqued|rebutted|conceded|endorsed|stressed|weighed\s+in"
     r"|put\s+forward)"
@@ -64,7 +65,7 @@ _FOR_THE_TEAM = (
     r"(?=\s+(?:on|in|of|within)\s+(?:this|our|the)\s+(?:team|group|panel|discussion|debate)\b"
     r"|\s*[,，:：]\s*(?:I|I['’]\w+|we|my|our|let['’]?s?)\b)"
 )
-_ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|counterargument)s?\b"
+_ARGUED = r"(?:critique|proposal|argument|suggestion|rebuttal|objection|counterargument|concern|request|instruction)s?\b"
 # the first person soon after: a teammate is spoken of to the team ("As the moderator suggested, we
 # vote"; "In 1970 the futurist warned that cities would float" is prose)
 _WE_AFTER = r"(?=[^.!?\n]{0,80}\b(?:we|our|us|I|me|my|let['’]s)\b)"
@@ -244,7 +245,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"站在\s*{name}\s*的?(?:立场|角度|视角)",
         rf"我们(?:团队|小组)?(?:中|里)?的\s*{name}\s*(?:提出|认为|建议|指出|说|表示|总结|补充|提议)",
         rf"(?:根据|按照|依据|参考)\s*{name}\s*的(?:意见|建议|观点|反馈|评估|总结|提议)",
-        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_#>\-]*{name}\s*的\s*(?:最终)?(?:观点|意见|建议|方案|总结|发言|回答|答案|提议|看法|想法|创意|计划|评估|分析)"
+        rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_#>\-]*{name}\s*的\s*(?:最终)?(?:观点|意见|建议|方案|总结|发言|回答|答案|提议|看法|想法|创意|计划|评估|分析|担忧|顾虑|质疑|批评)"
         rf"(?=\s*(?:[：:]|很好|不错|是|很有|值得))",
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*{name}\s*(?:提出了|提议|补充道|总结道|回应道)",
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))\s*本\s*{name}(?=\s*(?:认为|建议|提出|总结|宣布|在此|觉得))",
@@ -292,7 +293,7 @@ _SELF = (
 # what a model is, after its maker's name ("a Google model", "Google's language model")
 _MODEL_WORD = r"(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model|LLM)\b"
 # "我是…由阿里巴巴开发", "本模型由…" ("我认为由百度开发的地图" is prose)
-_ZH_SELF = r"(?:我是|我乃|本模型|本助手|该模型)"
+_ZH_SELF = r"(?:我是|我乃|本人是|本模型|本助手|该模型)"
 # what a model calls itself in Chinese: "AI助手", "大语言模型"
 _ZH_MODEL = r"(?:(?:(?:AI|人工智能)\s*)?(?:助手|模型|大模型|语言模型|大语言模型|聊天机器人)|AI|人工智能)"
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
@@ -334,8 +335,8 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
         rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",
         rf"{_ZH_SELF}[^。！？\n]{{0,20}}?由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
-        rf"我是\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}?(?=\s*(?:[，。！？,.!?；;\n]|$))",
-        rf"我是\s*{name}\s*(?:集团|公司)?\s*的\s*(?:{_ZH_MODEL}|产品)",
+        rf"(?:我是|本人是)\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}?(?=\s*(?:[，。！？,.!?；;\n]|$))",
+        rf"(?:我是|本人是)\s*{name}\s*(?:集团|公司)?\s*的\s*(?:{_ZH_MODEL}|产品)",
         rf"作为\s*{name}\s*(?:集团|公司)?\s*(?:开发|研发|训练|打造|推出)?的\s*{_ZH_MODEL}",
         rf"作为\s*(?:一个|一款|一名)?\s*由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|研发|训练|打造|推出)的\s*{_ZH_MODEL}",
         rf"我由\s*{name}\s*(?:集团|公司|团队)?(?:的[^，。！？\n]{{0,8}}?)?\s*(?:开发|训练|研发|打造|推出|创建|发布|提供)",
@@ -360,6 +361,12 @@ def claimed(name: str) -> tuple[str, ...]:
         rf"(?:\bI\s+am|\bI['’]m|\bthis\s+is|\bmy\s+name\s+is|\bcall\s+me|\bspeaking\s+as|\bas)\s+{name}{_AFTER}"
         rf"(?=\s*(?:[,，.。!;:！；：)]|\Z|\s+(?:and|here|speaking|again)\b))",
         rf"(?:我是|我叫|作为|本人是)\s*{name}(?=\s*(?:[,，.。!！；;：:]|\Z|我|，))",
+        # as a speaker's label or signature: "R1 here:", "[R1] build dikes", "— Opus", "Model: R1"
+        # (hostile pass 20)
+        rf"(?m:^)[ \t*_]*[\[(【]\s*{name}\s*[\])】]",
+        rf"(?m:^)[ \t*_]*{name}{_AFTER}\s+here\s*[:：,，]",
+        rf"(?m:^)[ \t]*[—–-]{{1,2}}\s*{name}{_AFTER}\s*(?m:$)",
+        rf"\bmodel\s*(?:name\s*)?[:：=]\s*{name}{_AFTER}",
     )
 
 
@@ -434,7 +441,8 @@ def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> boo
 # prose about people of a scenario; the other roles so placed are a teammate speaking (below)
 ZH_EVERYDAY_ROLES = frozenset(
     {"未来学家", "未来主义者", "环保主义者", "环保人士", "环境保护主义者", "创业者", "创意人士", "创意工作者",
-     "主持人", "裁判", "裁判员", "评判者", "辩手", "辩论者", "正方", "反方"}
+     "主持人", "裁判", "裁判员", "评判者", "辩手", "辩论者", "正方", "反方",
+     "协调员", "协调人", "监督者", "实施者", "创新者", "审议员"}
 )  # fmt: skip
 
 
@@ -443,14 +451,22 @@ def teammate_speaking_zh(name: str) -> str:
     可行", "协调者指出，…", "另一位执行者认为" (hostile pass 19)."""
     return (
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:、（(]))[ \t*_#>\-]*(?:(?:团队|小组)(?:中|里)?的|另一位|另一名)?\s*{name}"
-        r"\s*(?:也|则|还|却|同样)?(?:认为|觉得|指出|强调|表示|主张|建议|提出|同意|反对|说|发言|回应|质疑|反驳)"
+        r"\s*(?:也|则|还|却|同样)?(?:认为|觉得|指出|强调|表示|主张|建议|提出|同意|反对|说|发言|回应|质疑|反驳|担心|担忧|提醒)"
     )
 
 
 # what a name's pattern needs on either side (a Latin name never starts or ends inside a word)
 BEFORE, AFTER, LETTER = _BEFORE, _AFTER, _LETTER
-# what may stand around a speaker's label at the start of a line, for ``studies.blind_debate``
-LIST, TURN, OPEN_MARK, CLOSE_MARK = _LIST, _TURN, _OPEN_MARK, _CLOSE_MARK
+# what may stand around a speaker's label at the start of a line, and what a teammate did, for
+# ``studies.blind_debate`` and ``studies.blind_teammates``
+LIST, TURN, OPEN_MARK, CLOSE_MARK, SPOKE, ZH_FILLER = (
+    _LIST,
+    _TURN,
+    _OPEN_MARK,
+    _CLOSE_MARK,
+    _SPOKE,
+    _ZH_FILLER,
+)
 
 
 def abbreviated(name: str) -> tuple[str, ...]:

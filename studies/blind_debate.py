@@ -9,7 +9,12 @@ from studies.blind_contexts import AFTER, CLOSE_MARK, LIST, OPEN_MARK, TURN
 # the debate's sides in Chinese name the strategy wherever they stand before a debater's word
 # ("正方辩手认为", "裁判裁定正方获胜"); "正方形" and "反方向" are prose: see ``DEBATE_AFTER``
 DEBATE_SIDES = frozenset({"正方", "反方"})
-DEBATE_AFTER = r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应))"
+DEBATE_AFTER = (
+    r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应"
+    r"|陈词|立论|辩词|质询))"
+)
+# where a text names itself by a side in Chinese ("作为正方，", "我方是正方", "我们是反方"; hostile pass 20)
+ZH_SIDE_SELF = r"(?:作为|身为|我方是|我们是|我是|代表)\s*(?:辩论的|本场辩论的|这场辩论的)?\s*"
 
 # the debate's sides in English ("Affirmative side", "Negative side") name the strategy before an
 # arguer's word: "The affirmative side argues", "Round 2 - Negative side rebuttal" ("negative side
@@ -33,8 +38,20 @@ def debate_side(name: str) -> tuple[str, ...]:
         rf"(?=\s*[,，:：]|\s+(?:team|I|we)\b)",
         rf"\bthe\s+{name}['’]s\s+(?:argument|case|rebuttal|position|claim|closing|opening|answer|reply)",
         rf"(?m:^)[ \t]*(?:{LIST}[ \t]*){{0,3}}{TURN}?(?:{OPEN_MARK}[ \t]*){{0,4}}{name}{AFTER}"
-        rf"(?:[ \t]*{CLOSE_MARK}){{0,4}}[ \t]*[:：]",
+        rf"(?:[ \t]*{CLOSE_MARK}){{0,4}}(?:[ \t]+{_PART})?[ \t]*[:：]",
+        # "The Affirmative maintains", "We, the affirmative, argue", "We on the negative side object", "Side:
+        # Affirmative", "I was assigned the affirmative", "Arguing for the affirmative:", "declare the
+        # affirmative the winner", "The winner of this debate is the affirmative" (hostile pass 20)
+        rf"\bthe\s+{name}{AFTER}(?=\s+(?:maintains|contends|argues|argued|claims|insists|concedes|rebuts|team)\b)",
+        rf"\b(?:we,?\s+(?:the|on\s+the)|side\s*[:：]|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
+        rf"\s+(?:to\s+)?the|(?:declare|find\s+in\s+favou?r\s+of|winner\s+(?:of\s+(?:this|the)\s+debate\s+)?is)\s+the)"
+        rf"\s*{name}{AFTER}",
     )
+
+
+# what a debate's side labels at a line's start: "Negative rebuttal:", "Affirmative position:",
+# "Affirmative Constructive:", "Opening statement - Affirmative"
+_PART = r"(?:rebuttal|position|constructive|case|opening|closing|statement|summary|argument|response|cross-examination)"
 
 
 # a debater's words in Chinese (the catalogue's "辩手", "辩论者", "辩友"): everyday words, yet a debate's

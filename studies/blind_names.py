@@ -59,7 +59,8 @@ def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
     Chinese letters may stand apart ("深度 求索", "千-问", "千·问"); with ``split``, a word of four
     letters or more may have a space or a hyphen inside it ("Gem ini", "Clau de", "Ki-mi"); with
-    ``hyphened``, a word of six letters or more a hyphen ("start-up" for "Startup")."""
+    ``hyphened``, a word of six letters or more a hyphen ("start-up" for "Startup"), and one ending in
+    "er" an "or" ("Implementor")."""
     if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
         spelled = "|".join(re.escape(w) for w in (NUMBER_WORDS[number], ORDINALS[number]) if w)
@@ -72,8 +73,13 @@ def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -
     if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
         return "[ \t\\-‐‑]?".join(re.escape(char) for char in piece)
     if hyphened and piece.isascii() and piece.isalpha() and len(piece) >= 6:
-        return "[\\-‐‑]?".join(
-            "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(piece)
+        # an agent noun's other spelling: "Implementor" for "Implementer" (hostile pass 20)
+        stem, ending = (piece[:-2], "(?:er|or)") if piece.lower().endswith("er") else (piece, "")
+        return (
+            "[\\-‐‑]?".join(
+                "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(stem)
+            )
+            + ending
         )
     # British and American spellings: "Synthesiser", "Organiser"
     return re.sub(r"iz(?=e)", "i[sz]", re.escape(piece))

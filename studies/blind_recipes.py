@@ -17,6 +17,7 @@ from studies.blind_contexts import (
     teammate_speaking_zh,
 )
 from studies.blind_debate import debate_side, zh_debaters
+from studies.blind_teammates import teammates_more
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
 # pattern run once with all their names as alternatives (longest first), so that the cost of a text
@@ -41,7 +42,7 @@ ZH_DEBATE = "zh_debate"  # a debater's word in Chinese: where a text speaks of t
 CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     MAKERS: lambda name, cased: made_by(name),
     ANYWHERE: lambda name, cased: (name,),
-    SELF_NAMED: lambda name, cased: self_naming(name, cased),
+    SELF_NAMED: lambda name, cased: (*self_naming(name, cased), *teammates_more(name)),
     TAGGED: lambda name, cased: tags(name),
     CAPITALS: lambda name, cased: (cased,),
     NUMBERED: lambda name, cased: (cased,),

@@ -63,7 +63,7 @@ from studies.blind_contexts import (
     in_a_proper_name,
     quoted_speech,
 )
-from studies.blind_debate import DEBATE_AFTER, DEBATE_SIDE_AFTER, DEBATE_SIDES, ZH_DEBATERS
+from studies.blind_debate import DEBATE_AFTER, DEBATE_SIDE_AFTER, DEBATE_SIDES, ZH_DEBATERS, ZH_SIDE_SELF
 from studies.blind_names import (
     JOINT,
     NUMBER_WORDS,
@@ -232,6 +232,10 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
     first member", "the 2nd member": where a text names itself or a teammate by it), a plain
     role's plural ("both debaters agreed") and a debate's side before an arguer's word."""
     written = term.text.strip()
+    if term.kind in (ROLE, PROFILE) and written in DEBATE_SIDES:  # "作为正方，", "我方是正方"
+        after = r"(?=\s*(?:[，,。.：:；;！!]|我|\Z))"
+        side = _Alternative(term, "", ZH_SIDE_SELF + found.name, _NEVER, after, starts="作身我代")
+        return [(side, (ANYWHERE,))]
     if term.kind not in (ROLE, PROFILE) or not written.isascii():
         return []
     if labelled := _LABELLED.fullmatch(written):
@@ -370,6 +374,8 @@ def _key(term: BlindTerm) -> str:
     if term.kind in (ROLE, PROFILE):  # a word of its own: "and" may stand between a role's words
         compact = " ".join(compact_letters(reader_form(word)[0])[0] for word in written.split())
     longest = max(re.findall(r"[^\W\d_]+", compact), key=len, default="")
+    if term.kind in (ROLE, PROFILE) and len(longest) >= 6 and longest.endswith("er"):
+        longest = longest[:-2]  # "implement": "Implementor" is looked for too (``term_pattern``)
     return longest if len(longest) >= (KEY_MIN if longest.isascii() else 2) else compact
 
 

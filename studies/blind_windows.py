@@ -20,12 +20,19 @@ MARGIN = 400
 KEY_MIN = 3  # a shorter key (the "o" of "o1") would stand everywhere: the whole text is searched
 # digits and signs written for letters inside a word ("G3mini", "Cl4ude", "K1mi", "Cl@ude",
 # "Deep$eek", "G€mini"); a 1 is also read as an l ("L1ama"), in a reading of its own
-_LEET = str.maketrans("013457@$€", "oieastase")
-_ONE_AS_L = str.maketrans("1", "l")
+# and a bar or an exclamation mark inside a word as the letter it stands for ("C|aude", "K!mi"; hostile
+# pass 20): a bar as an l, and as an i in the second reading ("K|mi")
+_LEET = str.maketrans("013457@$€!|", "oieastaseil")
+_ONE_AS_L = str.maketrans("1|", "li")
 _WORDS = re.compile(r"[^\W_]+")  # each word once: no pattern that backtracks inside a long word
-_TOKENS = re.compile(r"(?:[^\W_]|[@$€])+")
+_TOKENS = re.compile(r"(?:[^\W_]|[@$€]|[!|](?=[^\W\d_]))+")
 # a small l written for a capital I after a capital, at a word's end or before a capital ("OpenAl")
 _SMALL_L = re.compile(r"(?<=[A-Z])l(?=[A-Z]|$)")
+# the two letters swapped the other way (hostile pass 20): a capital I between a capital and a small
+# letter as an l ("CIaude"), a small l opening a word before an m or an n as an I ("lmplementer"; no
+# English word opens so)
+_CAPITAL_I = re.compile(r"(?<=[A-Z])I(?=[a-z])")
+_OPENING_L = re.compile(r"^l(?=[mn])")
 
 
 def compact_letters(seen: str) -> tuple[str, list[int]]:
@@ -40,8 +47,9 @@ def compact_letters(seen: str) -> tuple[str, list[int]]:
 
 
 def digits_read_as_letters(seen: str) -> list[str]:
-    """``seen`` read with the digits and signs of words that mix them with letters as letters, and a
-    small l after a capital as the capital I it may stand for ("OpenAl"), each reading of the same
+    """``seen`` read with the digits and signs of words that mix them with letters as letters, a
+    small l after a capital as the capital I it may stand for ("OpenAl") and the other way ("CIaude",
+    "lmplementer"), each reading of the same
     length; a second reading with a 1 as an l ("L1ama") where a word has one. None where nothing
     is read otherwise."""
 
@@ -49,10 +57,11 @@ def digits_read_as_letters(seen: str) -> list[str]:
         def read(word: re.Match[str]) -> str:
             token = word[0]
             letters = sum(c.isalpha() for c in token)
-            mixed = letters >= 2 and any(c.isdigit() or c in "@$€" for c in token)
+            mixed = letters >= 2 and any(c.isdigit() or c in "@$€!|" for c in token)
             if mixed:
                 token = token.translate(_ONE_AS_L).translate(_LEET) if one_as_l else token.translate(_LEET)
             camel = letters >= 3 and any(c.isupper() for c in token[1:])
+            token = _OPENING_L.sub("I", _CAPITAL_I.sub("l", token)) if letters >= 3 else token
             return _SMALL_L.sub("I", token) if camel else token
 
         return read

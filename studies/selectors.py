@@ -354,17 +354,19 @@ def held_counts_by_study() -> dict[int, int]:
 # Words a model's name is made of that name no model ("deepseek-chat", "qwen3-instruct").
 # What a text may call a model family instead: its maker and its chat product, in English and
 # Chinese (names that ordinary prose uses, as "Alibaba", "Meta", "Google" or "Sonnet", are left out).
+# (companies whose names prose uses, a cloud, a search engine, "阿里云", "百度", "字节跳动", are makers
+# only, looked for where a text says who made it: hostile pass 20)
 _MODEL_ALIASES = {
     "gpt": ["ChatGPT", "OpenAI"],
     "claude": ["Anthropic", "克劳德"],
     "gemini": ["Bard", "Google DeepMind", "双子座"],
-    "qwen": ["Tongyi", "Qianwen", "Tongyi Qianwen", "通义千问", "通义", "千问", "Alibaba Cloud", "阿里云"],
+    "qwen": ["Tongyi", "Qianwen", "Tongyi Qianwen", "通义千问", "通义", "千问"],
     "deepseek": ["Deep Seek", "深度求索"],
     "kimi": ["Moonshot AI", "月之暗面"],
     "llama": ["Meta AI", "羊驼"],
     "glm": ["Zhipu", "智谱", "智谱清言"],
-    "doubao": ["豆包", "ByteDance", "字节跳动"],
-    "ernie": ["文心一言", "文心", "百度"],
+    "doubao": ["豆包"],
+    "ernie": ["文心一言", "文心"],
 }
 # The companies that make models, as a model names its maker ("trained by Google", "由阿里巴巴开发").
 _MAKERS = (

@@ -10,7 +10,10 @@ import pytest
 from studies.blind_text import MODEL, BlindTerm, blind_spans
 from tests.studies.test_blind_text_pass19 import TERMS as PASS_19_TERMS
 
-MODELS = [BlindTerm(name, MODEL) for name in ("kimi-k2", "Kimi", "qwen-max", "Qwen", "通义千问", "千问")]
+MODELS = [
+    BlindTerm(name, MODEL)
+    for name in ("kimi-k2", "Kimi", "qwen-max", "Qwen", "通义千问", "千问", "deepseek-r1", "claude-opus-4-1")
+]
 TERMS = [*PASS_19_TERMS, *MODELS]
 
 

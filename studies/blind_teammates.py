@@ -1,0 +1,46 @@
+"""More contexts in which a text names itself or a teammate by a plain role (``studies.blind_text``'s
+SELF_NAMED recipe, beside ``blind_contexts.self_naming``): the phrasings hostile pass 20 found, as a
+team's members write them in English and Chinese. Each is matched without regard to case. Pure."""
+
+from __future__ import annotations
+
+from studies.blind_contexts import AFTER, SPOKE, ZH_FILLER
+
+_CLAUSE = r"(?:(?m:^)|(?<=[。！？!?；;，,：:（(【\[]))[ \t*_]*"  # a Chinese clause's start
+
+
+def teammates_more(name: str) -> tuple[str, ...]:
+    """``name``: the alternation of the roles' patterns, once per context (a pattern names each
+    role's group once)."""
+    return (
+        # "My teammate the implementer", "In our team discussion, the futurist", "I was told to act as the
+        # team's implementer"
+        rf"\b(?:(?:my|our)\s+(?:teammate|colleague|fellow\s+agent)s?,?\s+(?:the\s+)?"
+        rf"|(?:in|during)\s+(?:our|the)\s+(?:team\s+)?(?:discussion|debate|exchange),?\s+the\s+"
+        rf"|I\s+(?:was|have\s+been)\s+(?:told|asked|instructed|assigned)\s+to\s+(?:act|serve|play)\s+(?:as\s+)?"
+        rf"(?:the\s+team['’]s\s+|the\s+|our\s+|an?\s+)?){name}{AFTER}",
+        # "The moderator has asked me to", "The environmentalist in me objects", "The creative
+        # professional on the team suggested"
+        rf"\bthe\s+{name}{AFTER}(?=\s+(?:has|had)\s+asked\s+(?:me|us)\b|\s+in\s+me\b|\s+on\s+(?:the|our|this)\s+team\b)",
+        # "Building on what the implementer said", "As the environmentalist pointed out,", "Earlier, the
+        # implementer proposed"
+        rf"\b(?:what|as|earlier,?|previously,?)\s+(?:the|our|my)\s+{name}{AFTER}(?=\s+(?:just\s+|rightly\s+)?{SPOKE}\b)",
+        # "I support the environmentalist's position"
+        rf"\bI\s+(?:support|back|endorse|second)\s+(?:the|our)\s+{name}['’]s",
+        # "Good point, futurist."
+        rf"\b(?:good|great|fair|excellent|interesting)\s+(?:point|idea|question|suggestion),?\s+{name}{AFTER}(?=\s*(?:[.!,;]|$))",
+        # "Implementer hat on:"
+        rf"{name}{AFTER}\s+hat\s+on\b",
+        # Chinese labels and self-naming: "角色：执行者", "身份：执行者", "我被分配为执行者", "我担当执行者",
+        # "我将以未来学家的视角"
+        rf"(?:(?:角色|身份)\s*[:：]\s*|我(?:被(?:分配|指定|安排|选)(?:为|成|做|担任)|担当|将以|会以|以)\s*){ZH_FILLER}{name}",
+        # "执行者视角：", "（执行者视角）"
+        rf"{_CLAUSE}{name}\s*(?:视角|角度|立场)\s*[:：）)】\]]",
+        # Chinese teammates: "听了执行者的发言", "刚才执行者提到了", "在执行者看来", "我和执行者都认为",
+        # "回应监督评估者：", "请执行者补充"
+        rf"(?:听了|听完|刚才|回应|反驳|在|我(?:和|与|跟)|请)\s*{name}"
+        rf"(?=\s*(?:的(?:发言|观点|意见|建议)|[：:]|提到|所说|说|看来|都|补充|发言|总结|回应|继续|说明|谈谈))",
+        # "执行者和我都认为", "我赞成协调者的方案"
+        rf"{name}\s*(?:和|与|跟)我\s*都",
+        rf"赞成\s*{name}",
+    )
