@@ -4,7 +4,8 @@ The catalogue: every maker, the strategies' roles in Chinese, fourteen English r
 strategies, two conditions and a scenario code (112 terms). Prints the time to compile its patterns
 (once per process and catalogue) and to check one step of about ``--megabytes`` of each hostile text:
 the catalogue's own terms joined with self-naming phrases (hostile pass 9), a repeated role word in
-prose, an open tag of a role never closed, "my " and a maker repeated; the first again with a role glued
+prose, an open tag of a role never closed, "my ", a maker, an abbreviated label and traditional Chinese
+repeated; the first again with a role glued
 to an agent's word in each line ("ModeratorBot:"), which makes the check read the whole text twice.
 
 Run: ``.venv/bin/python bench/bench_blind_text.py [--megabytes 1]``
@@ -57,7 +58,17 @@ def main() -> None:
     catalogue = " ".join(t.text for t in terms) + " as the plant, our moderator said; 我是执行者。\n"
     size = int(args.megabytes * 1_000_000)
     glued = catalogue.replace("\n", " ModeratorBot:\n")  # read twice: a role glued to an agent's word
-    for unit in (catalogue, glued, "the plant ", "[a·Plant·", "[Futurist] ", "my ", "Google "):
+    # abbreviations as labels ("ME:") and traditional Chinese (each character looked up in OpenCC's table)
+    hostile = (
+        "the plant ",
+        "[a·Plant·",
+        "[Futurist] ",
+        "my ",
+        "Google ",
+        "Evaluation (ME): ",
+        "作為執行者，我認為",
+    )
+    for unit in (catalogue, glued, *hostile):
         text = unit * (size // len(unit))
         started = time.perf_counter()
         found = blind_terms_found([text], terms)
