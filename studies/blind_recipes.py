@@ -17,7 +17,7 @@ from studies.blind_contexts import (
     teammate_speaking_zh,
 )
 from studies.blind_debate import debate_side, zh_debaters
-from studies.blind_teammates import teammates_more
+from studies.blind_teammates import self_naming_zh, teammates_en, teammates_zh
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
 # pattern run once with all their names as alternatives (longest first), so that the cost of a text
@@ -35,6 +35,8 @@ PLURAL = "plural"  # a plain role's plural: teammates spoken of together ("both 
 CLAIMED = "claimed"  # a word of a model's name after its family ("Opus", "R1"): where a text says it is it
 ZH_SPEAKING = "zh_speaking"  # a Chinese role that is no everyday word: speaking at a clause's start
 SIDE = "side"  # a debate's side without "side" ("the affirmative"): where a text speaks for it
+TEAM_EN = "team_en"  # a plain English role: where a team's member speaks of itself or a teammate (pass 20)
+TEAM_ZH = "team_zh"  # a plain Chinese role: a label or the first person ("角色：执行者", "我担当执行者")
 ABBREVIATED = "abbreviated"  # a role's abbreviation in capitals ("ME", "PL"): as a speaker label
 ZH_DEBATE = "zh_debate"  # a debater's word in Chinese: where a text speaks of the other side or both
 # a recipe's contexts, given the alternation of its names ("name") and of the same names written
@@ -42,7 +44,9 @@ ZH_DEBATE = "zh_debate"  # a debater's word in Chinese: where a text speaks of t
 CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     MAKERS: lambda name, cased: made_by(name),
     ANYWHERE: lambda name, cased: (name,),
-    SELF_NAMED: lambda name, cased: (*self_naming(name, cased), *teammates_more(name)),
+    SELF_NAMED: lambda name, cased: self_naming(name, cased),
+    TEAM_EN: lambda name, cased: teammates_en(name),
+    TEAM_ZH: lambda name, cased: self_naming_zh(name),
     TAGGED: lambda name, cased: tags(name),
     CAPITALS: lambda name, cased: (cased,),
     NUMBERED: lambda name, cased: (cased,),
@@ -50,7 +54,7 @@ CONTEXTS: dict[str, Callable[[str, str], tuple[str, ...]]] = {
     CHAINED: lambda name, cased: chaining(name),
     PLURAL: lambda name, cased: spoken_of_together(name),
     CLAIMED: lambda name, cased: claimed(name),
-    ZH_SPEAKING: lambda name, cased: (teammate_speaking_zh(name),),
+    ZH_SPEAKING: lambda name, cased: (teammate_speaking_zh(name), *teammates_zh(name)),
     SIDE: lambda name, cased: debate_side(name),
     ABBREVIATED: lambda name, cased: abbreviated(name),
     ZH_DEBATE: lambda name, cased: zh_debaters(name),

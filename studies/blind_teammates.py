@@ -1,6 +1,7 @@
 """More contexts in which a text names itself or a teammate by a plain role (``studies.blind_text``'s
-SELF_NAMED recipe, beside ``blind_contexts.self_naming``): the phrasings hostile pass 20 found, as a
-team's members write them in English and Chinese. Each is matched without regard to case. Pure."""
+TEAM_EN and TEAM_ZH recipes, beside ``blind_contexts.self_naming``): the phrasings hostile pass 20
+found, as a team's members write them, in English and in Chinese, each run only near the roles of its
+language. Each is matched without regard to case. Pure."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from studies.blind_contexts import AFTER, SPOKE, ZH_FILLER
 _CLAUSE = r"(?:(?m:^)|(?<=[。！？!?；;，,：:（(【\[]))[ \t*_]*"  # a Chinese clause's start
 
 
-def teammates_more(name: str) -> tuple[str, ...]:
-    """``name``: the alternation of the roles' patterns, once per context (a pattern names each
-    role's group once)."""
+def teammates_en(name: str) -> tuple[str, ...]:
+    """English (``name``: the alternation of the English roles' patterns, once per context: a pattern
+    names each role's group once)."""
     return (
         # "My teammate the implementer", "In our team discussion, the futurist", "I was told to act as the
         # team's implementer"
@@ -31,11 +32,25 @@ def teammates_more(name: str) -> tuple[str, ...]:
         rf"\b(?:good|great|fair|excellent|interesting)\s+(?:point|idea|question|suggestion),?\s+{name}{AFTER}(?=\s*(?:[.!,;]|$))",
         # "Implementer hat on:"
         rf"{name}{AFTER}\s+hat\s+on\b",
+    )
+
+
+def self_naming_zh(name: str) -> tuple[str, ...]:
+    """Chinese labels and the first person (``name``: the alternation of the Chinese roles' patterns,
+    once per context)."""
+    return (
         # Chinese labels and self-naming: "角色：执行者", "身份：执行者", "我被分配为执行者", "我担当执行者",
         # "我将以未来学家的视角"
         rf"(?:(?:角色|身份)\s*[:：]\s*|我(?:被(?:分配|指定|安排|选)(?:为|成|做|担任)|担当|将以|会以|以)\s*){ZH_FILLER}{name}",
         # "执行者视角：", "（执行者视角）"
         rf"{_CLAUSE}{name}\s*(?:视角|角度|立场)\s*[:：）)】\]]",
+    )
+
+
+def teammates_zh(name: str) -> tuple[str, ...]:
+    """Chinese teammates (``name``: the alternation of the Chinese roles that are no everyday word,
+    once per context: "在未来学家看来" is prose about a scenario's people)."""
+    return (
         # Chinese teammates: "听了执行者的发言", "刚才执行者提到了", "在执行者看来", "我和执行者都认为",
         # "回应监督评估者：", "请执行者补充"
         rf"(?:听了|听完|刚才|回应|反驳|在|我(?:和|与|跟)|请)\s*{name}"

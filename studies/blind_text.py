@@ -88,6 +88,8 @@ from studies.blind_recipes import (
     SELF_NAMED,
     SIDE,
     TAGGED,
+    TEAM_EN,
+    TEAM_ZH,
     ZH_DEBATE,
     ZH_SPEAKING,
 )
@@ -213,6 +215,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     ):
         return found, (ANYWHERE,)
     recipes = [SELF_NAMED if term.kind in (ROLE, PROFILE) else TAGGED]
+    if term.kind in (ROLE, PROFILE):
+        recipes.append(TEAM_EN if written.isascii() else TEAM_ZH)
     if any(word[0].isupper() for word in written.split()[1:]):  # "Creative Professional"
         recipes.append(CAPITALS)
     if term.kind in (ROLE, PROFILE) and written[0].isupper():

@@ -86,6 +86,8 @@ def test_pass_20_phrasings_are_found(text, found):
         "监督者认为预算合理。",
         "实施者认为时间表可行。",
         "在政府看来，堤坝必要。",
+        "在未来学家看来，城市会漂浮。",  # an everyday word: futurists of the scenario
+        "我和环保主义者都关心湿地。",
         "the implement of war",
         "The negative effects are small; the affirmative answer came late.",
         "Good point about the plant.",
