@@ -22,28 +22,22 @@ or ends inside a word):
 - a **research ID** of one of the study's scenarios ("A07_FS10") matches anywhere;
 - a role in Chinese ("作为一名未来学家", "执行者：") as a plain English role does, and anywhere
   when it has a letter or digit ("辩手A", "成员1");
-- a **maker** of models ("Google", "阿里巴巴") where a text says who made it: "trained by
-  Google", "Google trained me", "my developer is Google", "由阿里巴巴开发", "阿里巴巴开发了我";
-- a word of a **model**'s name after its family ("Opus", "R1" of "claude-opus-4", "deepseek-r1")
-  where a text says it is it: "I am Opus,", "I'm R1.", "我是R1";
-- a role's abbreviation in capitals (Belbin's "ME", "PL", "IMP"; initials: "CP") as a speaker
-  label ("ME:", "Evaluation (ME):"), and a debate's side as one ("Affirmative:");
+- a **maker** of models ("Google") where a text says who made it ("trained by Google",
+  "由阿里巴巴开发"); a word of a **model**'s name after its family ("Opus", "R1") where a text says
+  it is it ("I am Opus,", "R1 here:"); a role's abbreviation in capitals ("ME", "PL", "CP") and a
+  debate's side as a speaker label ("ME:", "Affirmative:");
 - a role also where a text speaks of a teammate by it: "our moderator", "the other debater",
-  "per the monitor-evaluator", "the plant's critique", "my fellow team members (the plant ...)";
+  "the plant's critique", "As the environmentalist pointed out", "在执行者看来";
 - any plain term of several words with a capital after its first word also matches anywhere
-  when written with the catalogue's own capitals ("our Creative Professional", not "a
-  creative professional"; "Single model" is not such a term: a sentence may start so).
-Ordinary prose ("plant trees", "the implementer of the plan", "a moderator of the forum") is
-left alone. The text is read as a reader sees it (``core.text_forms.reader_form``: look-alike
-letters, accents, invisible characters, traditional Chinese and letters set apart undone), again with words broken by
-emphasis made whole ("**Cl**aude"), and each once more with digits and signs inside words read as
-letters ("G3mini", "Cl@ude", "OpenAl").
+  when written with the catalogue's own capitals ("our Creative Professional").
+The full list, and what stays prose ("plant trees"): docs/admins.md. The text is read as a reader
+sees it (``core.text_forms.reader_form``), again with words broken by emphasis made whole, and each
+once more with digits and signs inside words read as letters ("G3mini", "OpenAl").
 
-Cost: the terms are looked for together, one pattern per context with every term of a kind as
-an alternative, and only in windows around the places where one of their longest words stands
-among the text's letters and digits: a text costs its length times the number of contexts, however
-large the catalogue (bench/bench_blind_text.py). Contexts and signs of prose: ``studies.blind_contexts``;
-how a name may be written: ``studies.blind_names``; where the check looks: ``studies.blind_windows``.
+Cost: one pattern per context with every term of a kind as an alternative, run only in windows around
+the terms' longest words: a text costs its length times the number of contexts, whatever the
+catalogue's size (bench/bench_blind_text.py). Contexts: ``studies.blind_contexts``, ``blind_debate``,
+``blind_teammates``; names: ``studies.blind_names``; where it looks: ``studies.blind_windows``.
 """
 
 from __future__ import annotations
