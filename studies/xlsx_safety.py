@@ -41,8 +41,17 @@ _FORBIDDEN_PARTS = (
 _SHEET_PART = re.compile(r"xl/worksheets/[^/]+\.xml", re.I)
 _CELL_REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})$")
 RATIO_FLOOR = 1024 * 1024  # small parts may compress extremely well
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # what a zip's reads bound (``read_bounded``)
 MAX_RATIO = 120  # well-formed xlsx XML compresses about 5-30x
-_DAMAGED = (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError)
+DAMAGED = _DAMAGED = (
+    zipfile.BadZipFile,
+    zlib.error,
+    OSError,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+)
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,12 @@ def _directory_check(archive: zipfile.ZipFile, limits: XlsxLimits) -> list[zipfi
     for info in infos:
         name = info.filename.lower()
         names.add(name)
+        if info.compress_type not in _METHODS or info.flag_bits & 0x1:
+            # bzip2 and LZMA parts are unpacked whole by zipfile whatever a read asks for (hostile
+            # pass 21: 5 KB became 1 GB); Excel and LibreOffice write stored or deflated parts only
+            raise XlsxRefused(
+                _("The workbook's parts are compressed or encrypted in a way Excel does not write.")
+            )
         for marker, what in _FORBIDDEN_PARTS:
             if marker in name:
                 raise XlsxRefused(
@@ -128,6 +143,19 @@ SHEET, STRINGS, STYLES = "sheet", "strings", "styles"
 _BINARY = (".png", ".jpeg", ".jpg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".bin", ".svg")
 
 
+_SMALL_PART = 4 * 1024 * 1024  # the content types, the workbook part and its relationships: a few KB
+
+
+def read_bounded(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """A member's bytes, never more than ``limit`` unpacked whatever its directory entry says
+    (a stored or deflated member: zipfile unpacks no more than a read asks for)."""
+    with archive.open(name) as part:
+        blob = part.read(limit + 1)
+    if len(blob) > limit:
+        raise _too_large(name)
+    return blob
+
+
 def _workbook_target(target: str) -> str:
     """The part a relationship of the workbook names, lower case, as openpyxl finds it
     (``packaging.relationship.get_dependents``: an absolute name from the root, else joined to
@@ -150,7 +178,7 @@ def _part_kinds(archive: zipfile.ZipFile) -> dict[str, str]:
     )
     names = [info.filename for info in archive.infolist()]
     try:
-        types = fromstring(archive.read("[Content_Types].xml"), forbid_dtd=True)
+        types = fromstring(read_bounded(archive, "[Content_Types].xml", _SMALL_PART), forbid_dtd=True)
         defaults = {}
         for element in types.iter():
             tag, content = element.tag.rsplit("}", 1)[-1], (element.get("ContentType") or "").lower()
@@ -163,7 +191,7 @@ def _part_kinds(archive: zipfile.ZipFile) -> dict[str, str]:
             extension = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else ""
             if extension in defaults:
                 kinds.setdefault(name.lower(), defaults[extension])
-        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
+        rels = fromstring(read_bounded(archive, "xl/_rels/workbook.xml.rels", _SMALL_PART), forbid_dtd=True)
         by_rel = (
             ("/worksheet", SHEET),
             ("/chartsheet", SHEET),
@@ -236,8 +264,8 @@ def _sheet_titles(archive: zipfile.ZipFile) -> dict[str, str]:
     """Worksheet part -> the sheet's name as Excel shows it (the workbook part and its
     relationships, both small and already checked); empty when they cannot be read."""
     try:
-        workbook = fromstring(archive.read("xl/workbook.xml"), forbid_dtd=True)
-        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"), forbid_dtd=True)
+        workbook = fromstring(read_bounded(archive, "xl/workbook.xml", _SMALL_PART), forbid_dtd=True)
+        rels = fromstring(read_bounded(archive, "xl/_rels/workbook.xml.rels", _SMALL_PART), forbid_dtd=True)
     except (KeyError, SyntaxError, DefusedXmlException, *_DAMAGED):
         return {}
     targets = {rel.get("Id"): _workbook_target(rel.get("Target") or "") for rel in rels}

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 
 from scoring.workbooks.safety import WorkbookRefused
 from studies.rubric import Rubric
-from studies.xlsx_safety import XlsxLimits, xlsx_check
+from studies.xlsx_safety import DAMAGED, XlsxLimits, read_bounded, xlsx_check
 
 # The study's scoring sheet's cells (Extract_Scores.py ``location``), by the rubric's keys: each
 # dimension, each step's total ("step:N"), the total and the sheet's heading.
@@ -50,12 +50,14 @@ RELEASE_LIMITS = XlsxLimits(
     max_total=128 * 1024 * 1024,
     max_part=16 * 1024 * 1024,
     max_sheet_part=4 * 1024 * 1024,
-    max_sheets=100,
+    max_sheets=64,
     max_rows=1000,
     max_columns=100,
     max_cells=100 * 20_000,
 )
 MAX_FILES = 2000  # a folder or zip: the paper's study has 1,304 sheets in about 130 workbooks
+MAX_UNPACKED = 256 * 2**20  # every workbook of a folder or zip together, unpacked from their zip
+MAX_SHEETS = 5000  # every worksheet read (about 5 ms each): a lab's study many times the paper's
 
 
 @dataclass(frozen=True)
@@ -84,37 +86,61 @@ def release_name_part(text: str) -> str:
 
 def release_files_expand(files: Iterable[tuple[str, bytes]]) -> tuple[list[tuple[str, bytes]], list[str]]:
     """The workbooks among ``files`` (each a name and its bytes): a .zip's .xlsx members read
-    (bounded: ``MAX_FILES``, ``RELEASE_LIMITS.max_bytes`` each), other names than .xlsx and
-    .zip named as problems; hidden files and folders (``__MACOSX``, ``~$H01_FS10.xlsx``) left out."""
+    (bounded: ``MAX_FILES`` and ``MAX_UNPACKED`` in all, ``RELEASE_LIMITS.max_bytes`` each, read no
+    further than that whatever the zip's directory says; stored or deflated members only), other
+    names than .xlsx and .zip named as problems; hidden files and folders (``__MACOSX``,
+    ``~$H01_FS10.xlsx``) left out."""
     found: list[tuple[str, bytes]] = []
     problems: list[str] = []
+    unpacked = 0
     for name, data in files:
         base = name.replace("\\", "/").rsplit("/", 1)[-1]
-        if base.startswith((".", "~$")) or "__MACOSX/" in name:
+        if _hidden(name):
             continue
-        if base.lower().endswith(".zip"):
-            try:
-                with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                    members = [i for i in archive.infolist() if i.filename.lower().endswith(".xlsx")]
-                    if len(members) + len(found) > MAX_FILES:
+        if base.lower().endswith(".xlsx"):
+            found.append((base, data))
+            unpacked += len(data)
+            continue
+        if not base.lower().endswith(".zip"):
+            problems.append(_("%(file)s: not an .xlsx workbook or a .zip of them") % {"file": base})
+            continue
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                members = [i for i in archive.infolist() if i.filename.lower().endswith(".xlsx")]
+                members = [i for i in members if not _hidden(i.filename)]
+                if len(members) + len(found) > MAX_FILES:
+                    problems.append(_("%(file)s: more than %(n)d workbooks") % {"file": base, "n": MAX_FILES})
+                    continue
+                for info in members:
+                    inner = info.filename.rsplit("/", 1)[-1]
+                    if (
+                        info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+                        or info.flag_bits & 0x1
+                    ):
                         problems.append(
-                            _("%(file)s: more than %(n)d workbooks") % {"file": base, "n": MAX_FILES}
+                            _("%(file)s: compressed or encrypted in a way this import does not read")
+                            % {"file": inner}
                         )
                         continue
-                    for info in members:
-                        if info.file_size > RELEASE_LIMITS.max_bytes:
-                            problems.append(_("%(file)s: too large") % {"file": info.filename})
-                            continue
-                        inner = info.filename.rsplit("/", 1)[-1]
-                        if not inner.startswith((".", "~$")) and "__MACOSX/" not in info.filename:
-                            found.append((inner, archive.read(info)))
-            except (zipfile.BadZipFile, OSError, ValueError) as exc:
-                problems.append(_("%(file)s: not a readable zip file (%(err)s)") % {"file": base, "err": exc})
-        elif base.lower().endswith(".xlsx"):
-            found.append((base, data))
-        else:
-            problems.append(_("%(file)s: not an .xlsx workbook or a .zip of them") % {"file": base})
+                    blob = read_bounded(archive, info.filename, RELEASE_LIMITS.max_bytes)
+                    unpacked += len(blob)
+                    if unpacked > MAX_UNPACKED:
+                        problems.append(
+                            _("%(file)s: unpacks to more than %(n)d MB")
+                            % {"file": base, "n": MAX_UNPACKED // 2**20}
+                        )
+                        return found, problems
+                    found.append((inner, blob))
+        except WorkbookRefused as exc:
+            problems.append(f"{base}: {exc.message}")
+        except (zipfile.BadZipFile, *DAMAGED) as exc:
+            problems.append(_("%(file)s: not a readable zip file (%(err)s)") % {"file": base, "err": exc})
     return found, problems
+
+
+def _hidden(name: str) -> bool:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.startswith((".", "~$")) or "__MACOSX/" in name.replace("\\", "/")
 
 
 def release_workbooks_read(
@@ -141,6 +167,9 @@ def release_workbooks_read(
         found, wrong = _workbook_sheets(name, data, rater=parts[0], scenario=parts[1], rubric=rubric)
         sheets += found
         problems += wrong
+        if len(sheets) > MAX_SHEETS:
+            problems.append(_("more than %(n)d worksheets: import them in parts") % {"n": MAX_SHEETS})
+            break
     return sheets, problems
 
 
