@@ -132,3 +132,37 @@ def test_the_reference_is_named_in_the_readers_language(client, gold):
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
     page = client.get("/manage/training/", {"study": gold.study_id}).content.decode()
     assert "H01, H02 的平均值" in page and "H02 的平均值" in page and "mean of" not in page
+
+
+def test_a_held_response_cannot_be_marked_as_gold(scored_demo):
+    """Hostile pass 21 (M3): a held response's text (its research ID in it) reached a trainee
+    through "Mark as gold"; the held response stays out of the training set until released."""
+    from studies.models import Response
+    from training.models import TrainingResponse
+    from training.services.training_set import TrainingError, training_response_add
+
+    source = Response.objects.get(study=scored_demo.study, research_id="A05_FS10")
+    Response.objects.filter(pk=source.pk).update(held=True)
+    with pytest.raises(TrainingError, match="held for review"):
+        training_response_add(study=scored_demo.study, research_id="A05_FS10")
+    assert not TrainingResponse.objects.exists()
+    Response.objects.filter(pk=source.pk).update(held=False)
+    copy = training_response_add(study=scored_demo.study, research_id="A05_FS10").response
+    # a training copy is no source of gold, nor a response a score import may fill (pass 21, L2)
+    with pytest.raises(TrainingError, match="has no response"):
+        training_response_add(study=scored_demo.study, research_id=copy.research_id)
+
+
+def test_a_long_reference_note_fits_its_column(scored_demo):
+    from django.contrib.auth import get_user_model
+
+    from scoring.models import RaterProfile
+    from training.services.training_set import training_response_add
+
+    for profile in RaterProfile.objects.filter(rater_code__in=["H01", "H02"]):
+        user = profile.user
+        profile.rater_code = None
+        profile.save(update_fields=["rater_code"])
+        get_user_model().objects.filter(pk=user.pk).update(username=(user.username + "x" * 150)[:150])
+    gold = training_response_add(study=scored_demo.study, research_id="A05_FS10")
+    assert len(gold.reference_note) == 200 and gold.reference_note.endswith("…")

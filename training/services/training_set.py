@@ -85,9 +85,17 @@ def training_response_add(
     chosen submitted sheets (by rater code or username; none: its primary pair) as the
     reference. Without a submitted reference sheet nothing changes."""
     research_id = (research_id or "").strip()
-    source = Response.objects.filter(study=study, research_id=research_id, training__isnull=True).first()
+    source = Response.objects.filter(
+        study=study, research_id=research_id, training__isnull=True, is_training_copy=False
+    ).first()
     if source is None:
         raise TrainingError(_("The study has no response %(id)s.") % {"id": research_id or "—"})
+    if source.held:
+        # its text has not passed the review gate: a trainee would read what the blind holds back
+        # (hostile pass 21: a research ID in the text reached a trainee)
+        raise TrainingError(
+            _("%(id)s is held for review: release it on the held responses page first.") % {"id": research_id}
+        )
     sheets = _reference_sheets(response=source, rater_codes=rater_codes)
     if not sheets:
         raise TrainingError(
@@ -121,7 +129,7 @@ def training_response_add(
             response=copy,
             source=source,
             reference=reference,
-            reference_note=REFERENCE_MEAN_OF + ", ".join(_sheet_name(s) for s in sheets),
+            reference_note=_note_cut(REFERENCE_MEAN_OF + ", ".join(_sheet_name(s) for s in sheets)),
             created_by=actor,
         )
         training.reference_sheets.set(sheets)
@@ -133,6 +141,12 @@ def training_response_add(
             changes={"source": source.research_id, "reference": training.reference_note},
         )
     return training
+
+
+def _note_cut(note: str) -> str:
+    """The reference's note within its column (long usernames: a 500 on PostgreSQL, hostile pass 21)."""
+    limit = TrainingResponse._meta.get_field("reference_note").max_length or len(note)
+    return note if len(note) <= limit else note[: limit - 1] + "…"
 
 
 def training_set_add_default(*, study: Study, actor: User | None = None) -> TrainingResponse:
