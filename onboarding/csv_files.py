@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.utils.translation import gettext as _
 
+from scoring.models import RATER_CODE
 from studies.problems import FileProblems, field_key
 
 COLUMN_ALIASES = {
@@ -55,7 +56,6 @@ LANGUAGES = {
 # "calibrator" is a rater who may calibrate.
 ROLES = ("rater", "calibrator", "researcher", "admin")
 ROLE_SEPARATORS = re.compile(r"[|+/,;\s]+")
-RATER_CODE = re.compile(r"^[A-Za-z0-9-]{1,16}$")
 MAX_ROWS = 1000
 MAX_BYTES = 1024 * 1024
 username_validator = UnicodeUsernameValidator()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from django.conf import settings
@@ -14,6 +15,10 @@ from studies.models import Response, Scenario, Study, new_blind_code
 
 def random_order_key() -> int:
     return secrets.randbelow(2**31 - 1)
+
+
+# what a rater ID may be: the invitation CSV, the imports and the file names of workbooks use it
+RATER_CODE = re.compile(r"^[A-Za-z0-9-]{1,16}$")
 
 
 class RaterProfile(models.Model):

@@ -108,9 +108,9 @@ def _check_and_import(
         by_response[sheet.research_id].append(sheet)
     responses = {
         r.research_id: r
-        for r in Response.objects.filter(study=study, research_id__in=list(by_response)).select_related(
-            "study", "scenario", "condition"
-        )
+        for r in Response.objects.filter(
+            study=study, research_id__in=list(by_response), is_training_copy=False
+        ).select_related("study", "scenario", "condition")
     }
     problems: list[str] = []
     accounts: dict[str, tuple[Any, str | None]] = {}

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.accounts.roles import RATER, UNBLINDED_ROLES, user_roles
-from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
+from scoring.models import RATER_CODE, Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup
 from scoring.score_files import file_summaries
 from scoring.score_plan import ScoreImportError as ScoreImportError  # re-exported: the import's error
 from scoring.score_plan import (
@@ -93,6 +93,10 @@ def import_rater_account(
 ) -> tuple[Any, str | None]:
     """The account of a rater ID (created as a rater when unknown), or the reason there is none."""
     user_model = get_user_model()
+    if code not in rater_map and not RATER_CODE.match(code):
+        return None, _("rater %(code)s: a rater ID is letters, digits and dashes, at most 16 (e.g. H01)") % {
+            "code": code[:40]
+        }
     if code in rater_map:
         user = user_model.objects.filter(username=rater_map[code]).first()
         if user is None:
@@ -193,7 +197,9 @@ def _check_and_import(
         index: record
         for index, (record, _sheets) in plans.items()
         if RESEARCH_ID.match(record.research_id or "")
-        and not Response.objects.filter(study=study, research_id=record.research_id).exists()
+        and not Response.objects.filter(
+            study=study, research_id=record.research_id, is_training_copy=False
+        ).exists()
     }
     if missing and not create_missing:
         for index, r in missing.items():
@@ -229,7 +235,7 @@ def _check_and_import(
             continue  # its own problems are listed; its sheets were not read
         response = (
             Response.objects.select_related("study", "scenario", "condition")
-            .filter(study=study, research_id=record.research_id)
+            .filter(study=study, research_id=record.research_id, is_training_copy=False)
             .first()
         )
         users: list[Any] = []

@@ -179,3 +179,17 @@ def test_the_score_import_page_takes_a_zip_of_them(exported, client, tmp_path):
         refused = client.post(url, {"file": handle})
     assert refused.status_code == 400 and "H09_FS10.xlsx:" in refused.content.decode()
     assert ScoreSheet.objects.filter(assignment__response__study=copy).count() == 2
+
+
+def test_a_rater_code_longer_than_a_rater_id_is_a_named_problem(exported):
+    """Hostile pass 21 (M4): a file named with a 24-character rater code raised PostgreSQL's
+    DataError (a 500) where a rater account was made for it."""
+    folder, copy = exported
+    first = sorted(folder.iterdir())[0]
+    first.rename(folder / "RATERCODE-LONGER-THAN-16_FS10.xlsx")
+    with pytest.raises(CommandError) as raised:
+        call_command("import_release_workbooks", str(folder), "--study", "Lab copy")
+    assert "rater RATERCODE-LONGER-THAN-16: a rater ID is letters, digits and dashes, at most 16" in str(
+        raised.value
+    )
+    assert not ScoreSheet.objects.filter(assignment__response__study=copy).exists()
