@@ -81,14 +81,29 @@ def _own_words(user) -> list[str]:
     return [word for text in details for word in re.findall(r"[^\W\d_]{3,}", str(text).casefold())]
 
 
+# digits and signs written for letters ("M3iling-Zh0u", "@lice"; hostile pass 21), a 1 as an i and as an l
+_AS_LETTERS = (str.maketrans("@4310$57", "aaeiosst"), str.maketrans("@4310$57", "aaelosst"))
+
+
 def _beyond_product_words(password: str, user=None) -> str:
     """The letters of ``password`` left once the product's own names (PASSWORD_EXTRA_DICTIONARY),
-    the account's own details, years, digits and signs are taken out."""
-    rest = _YEARS.sub("", password.casefold())
-    words = [*(w.casefold() for w in settings.PASSWORD_EXTRA_DICTIONARY), *_own_words(user)]
-    for word in sorted(words, key=len, reverse=True):
-        rest = rest.replace(word, "")
-    return "".join(char for char in rest if char.isalpha())
+    the account's own details, years, digits and signs are taken out; read as written and with
+    digits and signs read as the letters they stand for, the fewest left."""
+    words = sorted(
+        [*(w.casefold() for w in settings.PASSWORD_EXTRA_DICTIONARY), *_own_words(user)],
+        key=len,
+        reverse=True,
+    )
+    left = []
+    for reading in (
+        password.casefold(),
+        *(_YEARS.sub("", password.casefold()).translate(t) for t in _AS_LETTERS),
+    ):
+        rest = _YEARS.sub("", reading)
+        for word in words:
+            rest = rest.replace(word, "")
+        left.append("".join(char for char in rest if char.isalpha()))
+    return min(left, key=len)
 
 
 class GuessablePasswordValidator(ZxcvbnPasswordValidator):

@@ -358,7 +358,15 @@ def test_the_sites_own_names_and_a_year_are_refused(client, invited, password):
 
 
 @pytest.mark.parametrize(
-    "password", ["jane.doe.2026", "Jane.Doe.2026!", "Doe-Jane-1990", "rater-jane-doe-2026"]
+    "password",
+    [
+        "jane.doe.2026",
+        "Jane.Doe.2026!",
+        "Doe-Jane-1990",
+        "rater-jane-doe-2026",
+        "J4ne-D0e-2026",
+        "j@ne.d0e.1999",
+    ],
 )
 def test_the_accounts_own_name_and_a_year_are_refused(client, invited, password):
     """Hostile pass 20 (F6): zxcvbn got the account's details whole ("jane.doe@lab.example") and
