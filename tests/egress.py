@@ -71,8 +71,14 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.seen.append({"path": self.path, **{k.lower(): v for k, v in self.headers.items()}})
+        sent = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.seen.append(
+            {
+                "path": self.path,
+                "body": sent.decode("utf-8", "replace"),
+                **{k.lower(): v for k, v in self.headers.items()},
+            }
+        )
         time.sleep(self.server.delay)
         auth = self.headers.get("Authorization", "")
         if self.server.location:

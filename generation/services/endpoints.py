@@ -210,6 +210,9 @@ def _connection_check(endpoint: ModelEndpoint) -> ConnectionCheck:
     probe = copy.copy(endpoint)
     probe.timeout_seconds = min(float(endpoint.timeout_seconds), TEST_TIMEOUT_SECONDS)
     extra = dict(endpoint.extra_params or {})
+    # a body merged last and more than one completion would lift the probe's cap (hostile pass 21:
+    # extra_body's max_tokens 999999, n 64): a probe asks for one short completion
+    extra = {key: value for key, value in extra.items() if key not in ("extra_body", "n")}
     for key in ("max_tokens", "max_completion_tokens"):
         if key in extra:
             extra[key] = min(_int(extra[key]), TEST_MAX_TOKENS)

@@ -300,6 +300,21 @@ def test_test_connection_keeps_its_time_cap_whatever_the_extra_parameters_say(ad
     assert "did not answer within 1 s" in html and len(slow.seen) == 1
 
 
+def test_test_connection_asks_for_one_short_completion_whatever_the_extra_parameters_say(admin, servers):
+    """Hostile pass 21 (L1): a body merged last (extra_body) lifted the probe's token cap, and "n"
+    asked for 64 completions."""
+    import json
+
+    server = servers()
+    endpoint = endpoint_at(
+        server.base_url, "", extra_params={"extra_body": {"max_tokens": 999999}, "n": 64, "seed": 3}
+    )
+    admin.post(reverse("generation:endpoint_test", args=[endpoint.pk]))
+    sent = json.loads(server.seen[0]["body"])
+    assert sent["max_tokens"] == endpoint_services.TEST_MAX_TOKENS and "n" not in sent
+    assert sent["seed"] == 3  # the endpoint's other parameters are sent as configured
+
+
 def test_test_connection_ends_a_dripping_answer_at_its_time_cap(admin, servers, monkeypatch):
     """Found by the egress work: the cap counted each read, so a server sending its answer a
     byte every 0.2 s (about 40 s for this body) held the page as long as it liked."""
