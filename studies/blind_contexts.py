@@ -434,7 +434,17 @@ def in_a_proper_name(text: str, start: int, end: int, *, next_word: bool) -> boo
     if before and before[1][0].isupper() and before[1].lower() not in _CLAUSE_WORDS:
         return True
     after = _WORD_AFTER.match(text, end) if next_word else None
-    return bool(after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS)
+    if after and after[1][0].isupper() and after[1] != "I" and after[1].lower() not in _CLAUSE_WORDS:
+        return True
+    # with ``next_word``, a title of the scenario's people: "The Judge of the International Court", "A
+    # federal Judge blocked" (hostile pass 21; "what the Environmentalist said" names a teammate)
+    return next_word and bool(
+        _TITLE_AFTER.match(text, end) or _TITLE_BEFORE.search(text, max(start - 40, 0), start)
+    )
+
+
+_TITLE_AFTER = re.compile(r"\s+of\s+(?:the|a|an|this|our|its)\b")
+_TITLE_BEFORE = re.compile(r"\b(?:a|an)\s+[a-z]{3,}\s+$", re.I)
 
 
 # Chinese roles that are also everyday words: "未来学家认为，…", "主持人表示…" at a clause's start are

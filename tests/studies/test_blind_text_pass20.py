@@ -71,6 +71,13 @@ from tests.studies.test_blind_text_pass19_rest import names
         ("I am K!mi.", ["K!mi"]),
         ("I am K|mi.", ["K|mi"]),
         ("I am K•i•m•i.", ["K•i•m•i"]),
+        # hostile pass 21: a team's turns in Chinese, everyday roles included
+        ("请未来学家发言。", ["未来学家"]),
+        ("轮到执行者发言。", ["执行者"]),
+        ("现在由环保主义者发言。", ["环保主义者"]),
+        ("以下是执行者的意见。", ["执行者"]),
+        ("第一轮——执行者：先做预算。", ["执行者"]),
+        ("I am the Moderator of this discussion.", ["Moderator"]),
     ],
 )
 def test_pass_20_phrasings_are_found(text, found):
@@ -95,6 +102,11 @@ def test_pass_20_phrasings_are_found(text, found):
         "Carbon monoxide (CO) levels rise.",
         "CIA agents and AIrline staff.",
         "the R1 road runs north.",
+        # hostile pass 21: titles of the scenario's people, with their capitals
+        "The Judge of the International Court may rule on ocean dumping.",
+        "A federal Judge blocked the plastic ban.",
+        "The Moderator of the forum closed the thread.",
+        "The Implementer of the policy is the state.",
     ],
 )
 def test_their_prose_stays_prose(text):
