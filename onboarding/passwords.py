@@ -94,12 +94,9 @@ def _beyond_product_words(password: str, user=None) -> str:
         key=len,
         reverse=True,
     )
+    plain = _YEARS.sub("", password.casefold())  # years out before digits are read as letters
     left = []
-    for reading in (
-        password.casefold(),
-        *(_YEARS.sub("", password.casefold()).translate(t) for t in _AS_LETTERS),
-    ):
-        rest = _YEARS.sub("", reading)
+    for rest in (plain, *(plain.translate(table) for table in _AS_LETTERS)):
         for word in words:
             rest = rest.replace(word, "")
         left.append("".join(char for char in rest if char.isalpha()))
