@@ -23,6 +23,7 @@ from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from scoring.score_plan import ScoreImportError
 from scoring.services.score_import import (
     ScoreImportReport,
+    held_problem,
     import_assignment,
     import_new_groups_sync,
     import_pair_group,
@@ -122,6 +123,9 @@ def _check_and_import(
                 _("%(where)s: no response %(id)s in study %(study)s")
                 % {"where": wheres, "id": research_id, "study": study.name}
             )
+            continue
+        if response.held:
+            problems.append(f"{wheres}: {held_problem(response)}")
             continue
         if not all(s.readable for s in pair):
             continue  # its problems are listed; its pair is not looked at

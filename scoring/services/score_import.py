@@ -249,6 +249,9 @@ def _check_and_import(
             users.append(None if reason else user)
         if response is None or None in users:
             continue  # its problem is listed above
+        if response.held:
+            problems.add(index, problem_text(record.where, "response_id", held_problem(response)))
+            continue
         if response.scenario.code != record.scenario:
             problems.add(
                 index,
@@ -289,6 +292,15 @@ def _check_and_import(
             for problem in _import_sheet(plan, user, response, group, actor, source_name, report):
                 problems.add(index, problem)
         report.scenario_ids.add(response.scenario_id)
+
+
+def held_problem(response: Response) -> str:
+    """Why the scores of a response held for review are not imported: its pair's disagreement
+    would route it to a third rater, who would read the text the blind holds back."""
+    return _(
+        "response %(id)s is held for review: release or withdraw it on the held responses page, "
+        "then import its scores"
+    ) % {"id": response.research_id}
 
 
 def import_new_groups_sync(*, study: Study, report: ScoreImportReport, actor: User | None) -> None:

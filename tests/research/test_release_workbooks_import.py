@@ -193,3 +193,13 @@ def test_a_rater_code_longer_than_a_rater_id_is_a_named_problem(exported):
         raised.value
     )
     assert not ScoreSheet.objects.filter(assignment__response__study=copy).exists()
+
+
+def test_the_sheets_of_a_held_response_are_refused(exported):
+    folder, copy = exported
+    held = Response.objects.filter(study=copy).order_by("research_id").first()
+    Response.objects.filter(pk=held.pk).update(held=True)  # the review gate held it
+    with pytest.raises(CommandError) as raised:
+        call_command("import_release_workbooks", str(folder), "--study", "Lab copy")
+    assert f"response {held.research_id} is held for review" in str(raised.value)
+    assert not ScoreSheet.objects.filter(assignment__response__study=copy).exists()

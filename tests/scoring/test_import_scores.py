@@ -151,3 +151,16 @@ def test_sheets_are_never_imported_for_an_account_that_is_not_a_rater(
         )
     assert reply.status_code == 400 and "is not a rater" in reply.content.decode()
     assert not ScoreSheet.objects.exists()
+
+
+def test_the_scores_of_a_held_response_are_refused(demo, data_a, tmp_path):
+    """Hostile pass 21: a held response's imported pair could disagree and route it to a third
+    rater, who would read the text the review gate holds back. Its scores wait for its release."""
+    Response.objects.filter(research_id="A05_FS10").update(held=True)  # the review gate held it
+    with pytest.raises(CommandError) as raised:
+        call_command("import_scores", str(_write(tmp_path, data_a)))
+    assert "response A05_FS10 is held for review: release or withdraw it" in str(raised.value)
+    assert not ScoreSheet.objects.exists() and not FinalScore.objects.exists()
+    Response.objects.filter(research_id="A05_FS10").update(held=False)  # released
+    call_command("import_scores", str(_write(tmp_path, data_a)))
+    assert ScoreSheet.objects.filter(status="submitted").count() == 2

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.conf import settings
 
-from scoring.models import Assignment
+from scoring.models import Assignment, ScoreSheet, SheetLevel
 from scoring.selectors import sheets_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from studies.rubric import load_rubric
@@ -105,3 +105,17 @@ def test_an_item_scored_as_the_references_did_is_not_marked(client, gold):
     ]
     for n in differing:
         assert 'data-differs="1"' in _row(section, f"1.{n}")
+
+
+def test_a_reference_scored_dimension_by_dimension_gives_no_empty_item_columns(client, gold):
+    """Gold made from sheets imported in the study's Excel layout (dimension level, no items):
+    the feedback compares totals and dimensions and says why there is no item comparison,
+    instead of reference columns left empty (hostile pass 21)."""
+    ScoreSheet.objects.filter(pk__in=gold.reference_sheets.all()).update(level=SheetLevel.DIMENSIONS)
+    trainee, assignment = _trainee_submits(gold, [*reference_changes(3), *SHEET_TEXTS])
+    client.force_login(trainee)
+    page = html.unescape(client.get(f"/training/{assignment.blind_code}/feedback/").content.decode())
+    section = page[page.index('id="training-items"') :]
+    assert 'id="training-items-none"' in section and "it has no items to compare" in section
+    assert "data-item=" not in section and "Reference 1" not in section
+    assert 'id="training-dimensions"' in page  # the dimensions are still compared

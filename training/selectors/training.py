@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 
 from calibration.selectors.comparison_items import comparison_items
 from core.accounts.roles import RATER
-from scoring.models import Assignment, AssignmentRole, ScoreSheet
+from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetLevel
 from scoring.selectors import response_items_by_step, sheets_entries_get
 from studies.models import Study
 from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
@@ -111,8 +111,13 @@ def _items_against_reference(
     *, training: TrainingResponse, sheet: ScoreSheet, rubric: Rubric, lang: str
 ) -> dict[str, Any]:
     """The trainee's sheet item by item beside each reference sheet (unnamed: "Reference 1",
-    "Reference 2"), every score with its level's text, differences marked."""
-    references = list(training.reference_sheets.order_by("pk"))
+    "Reference 2"), every score with its level's text, differences marked. A reference imported
+    at dimension level (the study's Excel layout) has no items: it is left out here, and with no
+    item-level reference there is no comparison (``dimension_level``: the page says why)."""
+    chosen = list(training.reference_sheets.order_by("pk"))
+    references = [s for s in chosen if s.level != SheetLevel.DIMENSIONS]
+    if chosen and not references:
+        return {"column_labels": [], "items": [], "dimension_level": True}
     entries = sheets_entries_get(sheets=[sheet, *references], rubric=rubric)
     labels = [_("Yours")]
     if len(references) == 1:
