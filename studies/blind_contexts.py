@@ -49,6 +49,9 @@ _WORKED = (
     r"(?:ideas?|proposals?|views?|inputs?|points?|arguments?|suggestions?|contributions?|answers?"
     r"|responses?|drafts?|solutions?|options?|thoughts?|perspectives?|positions?|critiques?|plans?)\b"
 )
+# what teammates do together, in a sentence that names two of them or their plural ("The futurist
+# and the implementer disagree", "The debaters agreed")
+TEAM_VERB = r"agree|agreed|disagree|disagreed|debated|argued|clashed|converged|reached\s+(?:a\s+)?consensus"
 # one word that may describe a teammate before its role ("the team's creative plant", "our
 # sceptical monitor"): not a word that joins or starts another phrase
 _ADJECTIVE = r"(?:(?!(?:and|or|of|the|a|an|to|in)\b)[a-z]{3,15}\s+)?"
@@ -173,7 +176,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bin\s+character\s+as\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
         rf"(?:\bI\s+am|\bI['’]m|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+"
-        rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+)?{name}{_AFTER}",
+        rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+{_ADJECTIVE})?{name}{_AFTER}",
         # "Speaking from the Environmentalist perspective", "from my plant's point of view" ("from an
         # environmentalist perspective" is prose)
         rf"\bfrom\s+(?:my|our)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",
@@ -309,6 +312,9 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"{_SELF}[^.!?\n]{{0,80}}?\b(?:{made}\s+)?(?:by|at)\s+"
         rf"(?:(?:a\s+team\s+of\s+)?(?:the\s+)?(?:researchers|engineers|team|folks|people|staff)\s+(?:at|of|from)\s+)?"
         rf"(?:the\s+)?{name}{_AFTER}",
+        # "Trained by Google." as a sentence of its own, or before the first person (hostile pass 20)
+        rf"(?:(?m:^)|[.!?]\s)[ \t*_]*(?:trained|developed|created|built|made)\s+by\s+(?:the\s+)?{name}{_AFTER}"
+        rf"(?=\s*(?:[.!;]|(?m:$)|,\s*I\b))",
         # "Google is my creator", "I am a product of Google"
         rf"{name}\s+(?:is|was)\s+my\s+(?:creator|developer|maker|trainer|parent\s+company|owner)\b",
         rf"\bI\s+am\s+(?:a\s+)?product\s+of\s+(?:the\s+)?{name}{_AFTER}",
@@ -377,6 +383,8 @@ def spoken_of_together(plural: str) -> tuple[str, ...]:
     return (
         rf"\b(?:both|the\s+two|the\s+three|the\s+four|the\s+other|all\s+(?:the\s+)?|my\s+fellow|our|fellow)"
         rf"\s+{_ADJECTIVE}{plural}{_NOT_PROSE}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED}|{_SPEAK}\b)",
+        # "The debaters agreed", "the implementers disagree" (hostile pass 20)
+        rf"\bthe\s+{plural}{_NOT_PROSE}\s+(?:{TEAM_VERB})\b",
         rf"\bspeaking\s+(?:for|on\s+behalf\s+of)\s+(?:(?:the|us|our|all\s+the|both)\s+)?{plural}{_AFTER}{_FOR_THE_TEAM}",
     )
 

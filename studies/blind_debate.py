@@ -46,6 +46,10 @@ def debate_side(name: str) -> tuple[str, ...]:
         rf"\b(?:we,?\s+(?:the|on\s+the)|side\s*[:：]|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
         rf"\s+(?:to\s+)?the|(?:declare|find\s+in\s+favou?r\s+of|winner\s+(?:of\s+(?:this|the)\s+debate\s+)?is)\s+the)"
         rf"\s*{name}{AFTER}",
+        # "Opening Statement — Affirmative", "## Rebuttal (Negative)", "Having heard the affirmative side
+        # and the negative side" (a judge; hostile pass 20)
+        rf"(?m:^)[ \t*#_]*(?:\w+[ \t]+)?{_PART}[ \t*_]*(?:[—–\-:：(（]|by)+[ \t*_]*(?:the[ \t]+)?{name}{AFTER}",
+        rf"\bhaving\s+heard\s+(?:from\s+)?(?:both\s+)?the\s+{name}{AFTER}",
     )
 
 

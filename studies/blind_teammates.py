@@ -5,7 +5,7 @@ language. Each is matched without regard to case. Pure."""
 
 from __future__ import annotations
 
-from studies.blind_contexts import AFTER, SPOKE, ZH_FILLER
+from studies.blind_contexts import AFTER, SPOKE, TEAM_VERB, ZH_FILLER
 
 _CLAUSE = r"(?:(?m:^)|(?<=[。！？!?；;，,：:（(【\[]))[ \t*_]*"  # a Chinese clause's start
 
@@ -32,6 +32,9 @@ def teammates_en(name: str) -> tuple[str, ...]:
         rf"\b(?:good|great|fair|excellent|interesting)\s+(?:point|idea|question|suggestion),?\s+{name}{AFTER}(?=\s*(?:[.!,;]|$))",
         # "Implementer hat on:"
         rf"{name}{AFTER}\s+hat\s+on\b",
+        # two of them together: "The futurist and the implementer disagree" (hostile pass 20)
+        rf"\bthe\s+{name}{AFTER}(?=\s+and\s+(?:the|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:{TEAM_VERB})\b)",
+        rf"\bthe\s+[a-z]+(?:\s+[a-z]+)?\s+and\s+(?:the|our)\s+{name}{AFTER}(?=\s+(?:{TEAM_VERB})\b)",
     )
 
 
@@ -62,5 +65,7 @@ def teammates_zh(name: str) -> tuple[str, ...]:
         rf"(?=\s*(?:的(?:发言|观点|意见|建议)|[：:]|提到|所说|说|看来|都|补充|发言|总结|回应|继续|说明|谈谈))",
         # "执行者和我都认为", "我赞成协调者的方案"
         rf"{name}\s*(?:和|与|跟)我\s*都",
+        # "结合执行者的意见", "采纳了监督评估者的想法" (hostile pass 20)
+        rf"(?:结合|采纳了?|采用了?|参考了?|吸收了?|综合了?|借鉴了?)\s*{name}\s*(?:提出)?的\s*(?:意见|想法|观点|建议|方案|思路)",
         rf"赞成\s*{name}",
     )

@@ -1,43 +1,41 @@
-"""Text that would break the blind: a response naming a role, member profile, strategy,
-condition or model of its study's catalogue ("As the Environmentalist, I ...", a
-"[... · Moderator]" tag, "As GPT-4o, ..."). Pure: no database; the catalogue's terms come
-from ``studies.selectors.study_blind_terms``.
+"""Text that would break the blind: a response naming a role, member profile, strategy, condition or
+model of its study's catalogue ("As the Environmentalist, I ...", a "[... · Moderator]" tag, "As
+GPT-4o, ..."). Pure: no database; the catalogue's terms come from ``studies.selectors.study_blind_terms``.
 
-The rule, for a term of the catalogue (case-insensitive, whole words: a match never starts
-or ends inside a word):
-
-- a **distinctive** term (it has a digit, a capital inside a word as in "TeamLLM" or
-  "LLM Discussion", or letters that are not Latin, as a Chinese name), a **model**'s name and
-  a word the admin adds when redacting match anywhere;
-- a **role** or **member** of plain words ("Plant", "Implementer", "Creative Professional":
-  what the model is told to be) matches where a text names itself by it: "as the/a/an/our
-  Plant", "as an implementer," / "as the plant of the team", "I am (the) Moderator", "my role
-  (as/is) ...", "作为…", "我是…", a speaker label at the start of a line ("Plant:",
-  "**Plant**:"), or a bracketed tag ("[... · Moderator]", "(Moderator)");
-- a **condition** or **strategy** of plain words ("single", "Single model": names the model
-  is never told) matches only as a speaker label or a bracketed tag ("[single]",
-  "Single model:"), so "a single plan" and "as a single, unified team" stay prose;
-- a condition or strategy of three words or more ("Multi-Agent Debate") matches anywhere,
-  "our multi agent debate" included: prose does not say it by chance;
+The rule, for a term of the catalogue (case-insensitive, whole words: a match never starts or ends
+inside a word):
+- a **distinctive** term (it has a digit, a capital inside a word as in "TeamLLM" or "LLM Discussion",
+  or letters that are not Latin, as a Chinese name), a **model**'s name and a word the admin adds when
+  redacting match anywhere;
+- a **role** or **member** of plain words ("Plant", "Implementer", "Creative Professional": what the
+  model is told to be) matches where a text names itself by it: "as the/a/an/our Plant", "as an
+  implementer," / "as the plant of the team", "I am (the) Moderator", "my role (as/is) ...", "作为…",
+  "我是…", a speaker label at the start of a line ("Plant:", "**Plant**:"), or a bracketed tag ("[... ·
+  Moderator]", "(Moderator)");
+- a **condition** or **strategy** of plain words ("single", "Single model": names the model is never
+  told) matches only as a speaker label or a bracketed tag ("[single]", "Single model:"), so "a single
+  plan" and "as a single, unified team" stay prose;
+- a condition or strategy of three words or more ("Multi-Agent Debate") matches anywhere, "our multi
+  agent debate" included: prose does not say it by chance;
 - a **research ID** of one of the study's scenarios ("A07_FS10") matches anywhere;
-- a role in Chinese ("作为一名未来学家", "执行者：") as a plain English role does, and anywhere
-  when it has a letter or digit ("辩手A", "成员1");
-- a **maker** of models ("Google") where a text says who made it ("trained by Google",
-  "由阿里巴巴开发"); a word of a **model**'s name after its family ("Opus", "R1") where a text says
-  it is it ("I am Opus,", "R1 here:"); a role's abbreviation in capitals ("ME", "PL", "CP") and a
-  debate's side as a speaker label ("ME:", "Affirmative:");
-- a role also where a text speaks of a teammate by it: "our moderator", "the other debater",
-  "the plant's critique", "As the environmentalist pointed out", "在执行者看来";
-- any plain term of several words with a capital after its first word also matches anywhere
-  when written with the catalogue's own capitals ("our Creative Professional").
-The full list, and what stays prose ("plant trees"): docs/admins.md. The text is read as a reader
-sees it (``core.text_forms.reader_form``), again with words broken by emphasis made whole, and each
-once more with digits and signs inside words read as letters ("G3mini", "OpenAl").
+- a role in Chinese ("作为一名未来学家", "执行者：") as a plain English role does, and anywhere when it has a letter
+  or digit ("辩手A", "成员1");
+- a **maker** of models ("Google") where a text says who made it ("trained by Google", "由阿里巴巴开发"); a
+  word of a **model**'s name after its family ("Opus", "R1") where a text says it is it ("I am Opus,",
+  "R1 here:"); a role's abbreviation in capitals ("ME", "PL", "CP") and a debate's side as a speaker
+  label ("ME:", "Affirmative:");
+- a role also where a text speaks of a teammate by it: "our moderator", "the other debater", "the
+  plant's critique", "As the environmentalist pointed out", "在执行者看来";
+- any plain term of several words with a capital after its first word also matches anywhere when written
+  with the catalogue's own capitals ("our Creative Professional").
+The full list, and what stays prose ("plant trees"): docs/admins.md. The text is read as a reader sees
+it (``core.text_forms.reader_form``), again with words broken by emphasis made whole, and each once more
+with digits and signs inside words read as letters ("G3mini"); a word in pieces: ``blind_split``.
 
-Cost: one pattern per context with every term of a kind as an alternative, run only in windows around
-the terms' longest words: a text costs its length times the number of contexts, whatever the
-catalogue's size (bench/bench_blind_text.py). Contexts: ``studies.blind_contexts``, ``blind_debate``,
-``blind_teammates``; names: ``studies.blind_names``; where it looks: ``studies.blind_windows``.
+Cost: one pattern per context with every term of a kind as an alternative, run only in windows around the
+terms' longest words: a text costs its length times the number of contexts, whatever the catalogue's size
+(bench/bench_blind_text.py). Contexts: ``studies.blind_contexts``, ``blind_debate``, ``blind_teammates``;
+names: ``studies.blind_names``; where it looks: ``studies.blind_windows``.
 """
 
 from __future__ import annotations
@@ -87,6 +85,7 @@ from studies.blind_recipes import (
     ZH_DEBATE,
     ZH_SPEAKING,
 )
+from studies.blind_split import split_names
 from studies.blind_windows import (
     KEY_MIN,
     MARGIN,
@@ -193,12 +192,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
         found = _Alternative(term, before, name, cased, after)
     if term.kind in (ROLE, PROFILE) and written in DEBATE_SIDES:
         found = _Alternative(term, before, name, cased, DEBATE_AFTER)
-    if (
-        term.kind in (ROLE, PROFILE)
-        and written.isascii()
-        and written[0].isupper()
-        and _NUMBERED_NAME.fullmatch(written)
-    ):
+    capitalised_role = term.kind in (ROLE, PROFILE) and written.isascii() and written[0].isupper()
+    if capitalised_role and _NUMBERED_NAME.fullmatch(written):
         # "Member 1" with its capital anywhere, in any case where a text names itself by it ("a
         # household member 2 litres" is prose)
         return found, (NUMBERED, SELF_NAMED)
@@ -422,6 +417,9 @@ def _form_spans(form: str, terms: tuple[BlindTerm, ...], reread: bool) -> list[t
         for recipe, alternatives in _plan(terms, reread).items()
     }
     found: list[tuple[int, int, BlindTerm]] = [] if reread else research_ids_in(form, _research_codes(terms))
+    if not reread:  # a name of one word in pieces ("Implemen ter", "Clau⏎de"): not a maker's, a strategy's
+        pieces = [[t for t in terms if t.kind in kinds] for kinds in ((MODEL, WORD), (ROLE, PROFILE))]
+        found += split_names(form, compact, places, *pieces)
     for _round in range(_ROUNDS):
         new = [
             (start, end, term)
