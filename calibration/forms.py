@@ -26,7 +26,7 @@ from studies.models import (
     Scenario,
     Study,
 )
-from studies.params import IdChoiceField
+from studies.params import IdChoiceField, choice_field, model_choice_field
 
 
 class AgreementSettingsForm(forms.ModelForm):
@@ -45,9 +45,9 @@ class AgreementSettingsForm(forms.ModelForm):
         self.fields["agreement_threshold"].widget.attrs.update(step="0.01", min="0.01", max="1")
         self.fields["level_ccc_below"].widget.attrs.update(step="0.01", min="0.01", max="1")
         self.fields["level_total_over"].widget.attrs.update(step="0.5", min="0")
-        self.fields["headline_icc"].choices = HeadlineICC.choices
+        choice_field(self, "headline_icc").choices = HeadlineICC.choices
         # every rule labelled by what it is: as released, our reading or our option
-        self.fields["final_score_rule"].choices = [
+        choice_field(self, "final_score_rule").choices = [
             (value, format_lazy("{} ({})", label, RULE_PROVENANCE.get(value, "")))
             for value, label in CALIBRATION_RULES
         ]
@@ -64,7 +64,7 @@ class CalibratorForm(forms.Form):
 
     def __init__(self, *args, choices=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["calibrator"].choices = [
+        choice_field(self, "calibrator").choices = [
             (c["user"].pk, _("%(who)s · %(open)d open sheet(s)") % {"who": c["label"], "open": c["open"]})
             for c in choices
         ]
@@ -148,16 +148,16 @@ class ResponseFilterForm(forms.Form):
     def __init__(self, *args, study: Study, **kwargs):
         super().__init__(*args, **kwargs)
         responses = study.responses.all()
-        self.fields["scenario"].queryset = Scenario.objects.filter(
+        model_choice_field(self, "scenario").queryset = Scenario.objects.filter(
             pk__in=responses.values("scenario_id")
         ).order_by("code")
-        self.fields["condition"].queryset = Condition.objects.filter(
+        model_choice_field(self, "condition").queryset = Condition.objects.filter(
             pk__in=responses.values("condition_id")
         ).order_by("letter")
-        self.fields["model"].queryset = ModelEndpoint.objects.filter(
+        model_choice_field(self, "model").queryset = ModelEndpoint.objects.filter(
             pk__in=responses.values("model_id")
         ).order_by("model_number")
-        self.fields["status"].choices = [("", _("any")), *ResponseStatus.choices]
+        choice_field(self, "status").choices = [("", _("any")), *ResponseStatus.choices]
         for field in self.fields.values():
             field.widget.attrs["data-autosubmit"] = ""
 

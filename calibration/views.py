@@ -8,13 +8,13 @@ raters shown as "Rater A"/"Rater B" and no model, condition or research ID.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.forms import Form
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -57,12 +57,15 @@ from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
 from studies.views import import_page_done, import_page_render
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 @researcher_required
-def agreement_dashboard(request: HttpRequest) -> HttpResponse:
+def agreement_dashboard(request: AuthenticatedHttpRequest) -> HttpResponse:
     studies = agreement_studies()
     study = study_chosen(request, studies=studies)
-    context = {"studies": studies, "study": study}
+    context: dict[str, Any] = {"studies": studies, "study": study}
     if study is not None:
         units = agreement_groups(study=study)
         waiting = sum(u["unassigned"] for u in units if u["group"] is None)
@@ -81,7 +84,7 @@ def agreement_dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @researcher_required
-def agreement_scenario(request: HttpRequest, study_id: int, scenario_id: int) -> HttpResponse:
+def agreement_scenario(request: AuthenticatedHttpRequest, study_id: int, scenario_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     scenario = get_object_or_404(Scenario, pk=scenario_id)
     context = {
@@ -95,7 +98,7 @@ def agreement_scenario(request: HttpRequest, study_id: int, scenario_id: int) ->
 
 
 @researcher_required
-def agreement_response(request: HttpRequest, response_id: int) -> HttpResponse:
+def agreement_response(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     response = get_object_or_404(
         Response.objects.select_related("study", "scenario", "model", "condition"), pk=response_id
     )
@@ -120,7 +123,7 @@ def agreement_response(request: HttpRequest, response_id: int) -> HttpResponse:
 
 
 @admin_required
-def study_responses(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_responses(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """A study's responses with filters; each row opens the response's admin view."""
     study = get_object_or_404(Study, pk=study_id)
     form = ResponseFilterForm(request.GET or None, study=study)
@@ -130,7 +133,7 @@ def study_responses(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 def _response_action(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     *,
     response_id: int,
     form: Form,
@@ -154,7 +157,7 @@ def _response_action(
 
 @require_POST
 @admin_required
-def calibration_assign_view(request: HttpRequest, response_id: int) -> HttpResponse:
+def calibration_assign_view(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     response = get_object_or_404(Response, pk=response_id)
 
     def assign(data: dict[str, Any]) -> None:
@@ -175,7 +178,7 @@ def calibration_assign_view(request: HttpRequest, response_id: int) -> HttpRespo
 
 @require_POST
 @admin_required
-def calibration_reason_view(request: HttpRequest, response_id: int) -> HttpResponse:
+def calibration_reason_view(request: AuthenticatedHttpRequest, response_id: int) -> HttpResponse:
     response = get_object_or_404(Response, pk=response_id)
     return _response_action(
         request,
@@ -190,14 +193,14 @@ def calibration_reason_view(request: HttpRequest, response_id: int) -> HttpRespo
 
 
 @rater_required
-def my_calibrations(request: HttpRequest) -> HttpResponse:
+def my_calibrations(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(
         request, "calibration/my_calibrations.html", {"items": calibration_queue(user=request.user)}
     )
 
 
 @rater_required
-def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
+def calibration_compare(request: AuthenticatedHttpRequest, blind_code: str) -> HttpResponse:
     assignment = calibrator_assignment_for(user=request.user, blind_code=blind_code)
     if assignment is None:
         if calibration_assignments_of(user=request.user, blind_code=blind_code).exists():
@@ -225,7 +228,7 @@ def calibration_compare(request: HttpRequest, blind_code: str) -> HttpResponse:
 
 
 @admin_required
-def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpResponse:
+def study_agreement_settings(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     form = AgreementSettingsForm(instance=Study.objects.get(pk=study.pk))
     if request.method == "POST":
@@ -266,7 +269,7 @@ def study_agreement_settings(request: HttpRequest, study_id: int) -> HttpRespons
 
 
 @admin_required
-def scores_import_page(request: HttpRequest, study_id: int) -> HttpResponse:
+def scores_import_page(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """Upload a data_A.json-style score file, or scored sheets in the study's own Excel layout (a
     .zip or .xlsx). The sheets' own signals send the recompute of agreement, routing and final
     scores to the workers."""

@@ -18,7 +18,7 @@ from generation.services.endpoints import ENDPOINT_FIELDS
 from generation.services.runs import RunEnqueue
 from studies.forms import ScenarioMultipleChoiceField, form_offer_study_choices, form_study
 from studies.models import Condition, ModelEndpoint, Scenario, Study
-from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField
+from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField, model_choice_field
 from studies.selectors import study_endpoints_offered
 from studies.upload_safety import json_parse
 
@@ -110,18 +110,20 @@ class BatchForm(forms.Form):
         # the pickers offer the chosen study's scenarios, endpoints and conditions only
         self.chosen_study = form_study(self, study=study)
         form_offer_study_choices(self, study=self.chosen_study, refresh_url=reverse("generation:home"))
-        self.fields["endpoints"].queryset = (
+        endpoints = (
             study_endpoints_offered(study=self.chosen_study)
             .filter(is_active=True)
             .exclude(base_url="")
             .exclude(model_name="")
         )
-        offered = list(self.fields["endpoints"].queryset[:2])
+        model_choice_field(self, "endpoints").queryset = endpoints
+        offered = list(endpoints[:2])
         if len(offered) == 1 and not self.is_bound:  # the only choice, already ticked
             self.fields["endpoints"].initial = [offered[0].pk]
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         study, scenarios = data.get("study"), data.get("scenarios")
         if study and scenarios:
             foreign = [s.code for s in scenarios if s.study_id not in (None, study.pk)]
@@ -285,7 +287,8 @@ class ConditionForm(JSONObjectForm):
         return json_object_field(self.cleaned_data.get("parameters", ""))
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         strategy, parameters = data.get("strategy"), data.get("parameters")
         if strategy and isinstance(parameters, dict):
             try:

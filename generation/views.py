@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.forms import BaseForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -68,11 +68,14 @@ from studies.params import id_param
 from studies.selectors import study_from_param
 from studies.views import study_choices_refresh
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 T = TypeVar("T")
 
 
 @admin_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     studies = list(Study.objects.filter(is_active=True)[:2])
     initial = {"study": studies[0]} if len(studies) == 1 else {}
     form = BatchForm(request.POST or None, initial=initial, study=study_from_param(request.GET.get("study")))
@@ -104,7 +107,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def batch_page(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     *,
     batch,
     progress: BatchProgress,
@@ -138,7 +141,7 @@ def batch_page(
 
 
 @admin_required
-def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_detail(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(GenerationBatch.objects.select_related("study"), pk=batch_id)
     progress = batch_progress(batch)
     return batch_page(
@@ -169,7 +172,9 @@ def _unpaired_note(unpaired: list[str]) -> str:
     ) % {"n": len(unpaired), "ids": ", ".join(unpaired[:20])}
 
 
-def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message: str) -> HttpResponse:
+def batch_acted(
+    request: AuthenticatedHttpRequest, *, namespace: str, batch_id: int, message: str
+) -> HttpResponse:
     """After cancelling or retrying any engine batch: say what happened, back to its page."""
     messages.info(request, message)
     return redirect(f"{namespace}:batch_detail", batch_id=batch_id)
@@ -177,7 +182,7 @@ def batch_acted(request: HttpRequest, *, namespace: str, batch_id: int, message:
 
 @admin_required
 @require_POST
-def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_cancel_view(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     count = batch_cancel(batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk, actor=request.user)
     message = ngettext("%(n)d run cancelled.", "%(n)d runs cancelled.", count) % {"n": count}
     return batch_acted(request, namespace="generation", batch_id=batch_id, message=message)
@@ -185,7 +190,7 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_retry_view(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     count = batch_retry_failed(
         batch_id=get_object_or_404(GenerationBatch, pk=batch_id).pk,
         enqueue=run_advance_send,
@@ -200,7 +205,7 @@ def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 
 @admin_required
-def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_detail(request: AuthenticatedHttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(
         GenerationRun.objects.select_related(
             "batch", "study", "scenario", "endpoint", "condition", "response"
@@ -217,7 +222,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @admin_required
-def members(request: HttpRequest, study_id: int) -> HttpResponse:
+def members(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """A study's TeamFusion team: its member profiles, and a form to add or edit one."""
     study = get_object_or_404(Study, pk=study_id)
     profile = None
@@ -252,14 +257,14 @@ def members(request: HttpRequest, study_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def member_delete(request: HttpRequest, study_id: int, profile_id: int) -> HttpResponse:
+def member_delete(request: AuthenticatedHttpRequest, study_id: int, profile_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     if member_profile_delete(study=study, profile_id=profile_id, actor=request.user):
         messages.info(request, _("Member profile deleted; runs already created keep it."))
     return redirect("generation:members", study_id=study.pk)
 
 
-def _back(request: HttpRequest, run: GenerationRun) -> HttpResponse:
+def _back(request: AuthenticatedHttpRequest, run: GenerationRun) -> HttpResponse:
     """Back to the batch page when the action was taken there, else to the run."""
     if request.POST.get("back") == "batch" and run.batch_id:
         return redirect("generation:batch_detail", batch_id=run.batch_id)
@@ -267,7 +272,7 @@ def _back(request: HttpRequest, run: GenerationRun) -> HttpResponse:
 
 
 @admin_required
-def turn_messages(request: HttpRequest, run_id: int, seq: int) -> HttpResponse:
+def turn_messages(request: AuthenticatedHttpRequest, run_id: int, seq: int) -> HttpResponse:
     # the run by its own key first: an id beyond the database's range is then a 404 on SQLite too
     # (a foreign key's lookup reached the driver: OverflowError, a 500)
     run = get_object_or_404(GenerationRun, pk=run_id)
@@ -277,7 +282,7 @@ def turn_messages(request: HttpRequest, run_id: int, seq: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_cancel_view(request: AuthenticatedHttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(GenerationRun, pk=run_id)
     if run_cancel(run_id=run.pk, actor=request.user):
         messages.info(request, _("Run cancelled; a call already in flight is still kept."))
@@ -288,7 +293,7 @@ def run_cancel_view(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_retry_view(request: AuthenticatedHttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(GenerationRun, pk=run_id)
     if run_retry(run_id=run.pk, enqueue=run_advance_send, actor=request.user):
         messages.info(request, _("Run resumed from its last completed turn."))
@@ -301,7 +306,7 @@ def run_retry_view(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @admin_required
-def endpoints(request: HttpRequest) -> HttpResponse:
+def endpoints(request: AuthenticatedHttpRequest) -> HttpResponse:
     filter_form = EndpointFilterForm(request.GET, auto_id="filter_%s")
     shown = endpoints_overview(**filter_form.endpoint_filters(), page=request.GET.get("page"))
     rows = []
@@ -319,7 +324,7 @@ def endpoints(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
-def endpoint_new(request: HttpRequest) -> HttpResponse:
+def endpoint_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = EndpointForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -332,7 +337,7 @@ def endpoint_new(request: HttpRequest) -> HttpResponse:
     return render(request, "generation/endpoint.html", {"form": form, "endpoint": None})
 
 
-def _posted_save(request: HttpRequest, form: BaseForm, save: Callable[..., T]) -> T | None:
+def _posted_save(request: AuthenticatedHttpRequest, form: BaseForm, save: Callable[..., T]) -> T | None:
     """What ``save(values=...)`` (a service) returns for a posted, valid form (a saved row);
     None when the form was not posted or not valid, or when the service refused (its message
     is then on the form)."""
@@ -355,7 +360,9 @@ def _egress(endpoint: ModelEndpoint, key_allowed: bool) -> str:
     return endpoint_egress_problem(endpoint) if key_allowed else ""
 
 
-def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=None) -> HttpResponse:
+def _endpoint_page(
+    request: AuthenticatedHttpRequest, endpoint: ModelEndpoint, form, check=None
+) -> HttpResponse:
     key_allowed = _key_allowed(endpoint)
     egress_setting, egress_hosts = egress_allowed_hosts(endpoint.api_key_env if key_allowed else "")
     context = {
@@ -374,7 +381,7 @@ def _endpoint_page(request: HttpRequest, endpoint: ModelEndpoint, form, check=No
 
 
 @admin_required
-def endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+def endpoint_edit(request: AuthenticatedHttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     form = EndpointForm(request.POST or None, instance=ModelEndpoint.objects.get(pk=endpoint.pk))
     if _posted_save(request, form, partial(endpoint_update, endpoint_id=endpoint.pk, actor=request.user)):
@@ -385,7 +392,7 @@ def endpoint_edit(request: HttpRequest, endpoint_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def endpoint_active(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+def endpoint_active(request: AuthenticatedHttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     active = request.POST.get("active") == "1"
     endpoint_set_active(endpoint_id=endpoint.pk, actor=request.user, active=active)
@@ -398,7 +405,7 @@ def endpoint_active(request: HttpRequest, endpoint_id: int) -> HttpResponse:
 
 @admin_required
 @require_POST
-def endpoint_delete_view(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+def endpoint_delete_view(request: AuthenticatedHttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     try:
         endpoint_delete(endpoint_id=endpoint.pk, actor=request.user)
@@ -411,7 +418,7 @@ def endpoint_delete_view(request: HttpRequest, endpoint_id: int) -> HttpResponse
 
 @admin_required
 @require_POST
-def endpoint_test(request: HttpRequest, endpoint_id: int) -> HttpResponse:
+def endpoint_test(request: AuthenticatedHttpRequest, endpoint_id: int) -> HttpResponse:
     endpoint = get_object_or_404(ModelEndpoint, pk=endpoint_id)
     check = endpoint_test_connection(endpoint=endpoint, actor=request.user)
     if request.htmx:
@@ -420,7 +427,7 @@ def endpoint_test(request: HttpRequest, endpoint_id: int) -> HttpResponse:
 
 
 @admin_required
-def conditions(request: HttpRequest) -> HttpResponse:
+def conditions(request: AuthenticatedHttpRequest) -> HttpResponse:
     filter_form = ConditionFilterForm(request.GET, auto_id="filter_%s")
     shown = conditions_overview(search=filter_form.chosen().get("q") or "", page=request.GET.get("page"))
     context = {"page": shown, "filter_form": filter_form, "page_query": filter_form.kept_query()}
@@ -428,7 +435,7 @@ def conditions(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
-def condition_new(request: HttpRequest) -> HttpResponse:
+def condition_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = ConditionForm(request.POST or None)
     condition = _posted_save(request, form, partial(condition_create, actor=request.user))
     if condition is not None:
@@ -438,7 +445,7 @@ def condition_new(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
-def condition_edit(request: HttpRequest, condition_id: int) -> HttpResponse:
+def condition_edit(request: AuthenticatedHttpRequest, condition_id: int) -> HttpResponse:
     condition = get_object_or_404(Condition, pk=condition_id)
     has_responses = condition.responses.exists()
     form = ConditionForm(

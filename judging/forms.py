@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from judging.models import Judge, JudgeBatchStatus
 from judging.prompt import CURRENT_PROMPT_VERSION, prompt_versions
 from studies.models import ModelEndpoint, Scenario, Study
-from studies.params import FilterForm, IdChoiceField
+from studies.params import FilterForm, IdChoiceField, choice_field
 
 
 class JudgeForm(forms.Form):
@@ -27,7 +27,7 @@ class JudgeForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["prompt_version"].choices = [(v, v) for v in prompt_versions()]
+        choice_field(self, "prompt_version").choices = [(v, v) for v in prompt_versions()]
 
 
 class BatchLaunchForm(forms.Form):
@@ -37,7 +37,8 @@ class BatchLaunchForm(forms.Form):
     samples = forms.IntegerField(label=_("Samples per response"), min_value=1, max_value=10, required=False)
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         code = (data.get("scenario") or "").strip()
         data["scenario_obj"] = None
         if code and data.get("study"):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -17,9 +19,12 @@ from judging.selectors.batches import batch_failed_tasks, batch_progress_get, ju
 from judging.services.judges import JudgeError, judge_create, judge_update
 from judging.services.runs import BatchError, judge_batch_cancel, judge_batch_launch, judge_batch_retry
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 @researcher_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The judges, a form to add one, a form to launch a batch, the recent batches."""
     judge_form = JudgeForm(request.POST if request.POST.get("form") == "judge" else None, prefix="judge")
     launch_form = BatchLaunchForm(
@@ -60,7 +65,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @researcher_required
-def judge_edit(request: HttpRequest, judge_id: int) -> HttpResponse:
+def judge_edit(request: AuthenticatedHttpRequest, judge_id: int) -> HttpResponse:
     """Change a judge's sampling settings, provider family or activity (audited)."""
     judge = get_object_or_404(Judge.objects.select_related("endpoint"), pk=judge_id)
     form = JudgeSettingsForm(request.POST or None, instance=Judge.objects.get(pk=judge.pk))
@@ -77,7 +82,7 @@ def judge_edit(request: HttpRequest, judge_id: int) -> HttpResponse:
 
 
 @researcher_required
-def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_detail(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     batch = get_object_or_404(
         JudgeBatch.objects.select_related("judge__endpoint", "study", "scenario"), pk=batch_id
     )
@@ -96,7 +101,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 @researcher_required
 @require_POST
-def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_cancel_view(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     count = judge_batch_cancel(batch=get_object_or_404(JudgeBatch, pk=batch_id), actor=request.user)
     message = ngettext("%(n)d task cancelled.", "%(n)d tasks cancelled.", count) % {"n": count}
     return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)
@@ -104,7 +109,7 @@ def batch_cancel_view(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 @researcher_required
 @require_POST
-def batch_retry_view(request: HttpRequest, batch_id: int) -> HttpResponse:
+def batch_retry_view(request: AuthenticatedHttpRequest, batch_id: int) -> HttpResponse:
     count = judge_batch_retry(batch=get_object_or_404(JudgeBatch, pk=batch_id), actor=request.user)
     message = ngettext("%(n)d task queued again.", "%(n)d tasks queued again.", count) % {"n": count}
     return batch_acted(request, namespace="judging", batch_id=batch_id, message=message)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from django import forms
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
@@ -36,6 +38,9 @@ from studies.condition_labels import condition_label
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import IdChoiceField, id_param
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 log = logging.getLogger(__name__)
 
 
@@ -51,7 +56,7 @@ class ResultsFilter(forms.Form):
     step = forms.TypedChoiceField(
         required=False,
         coerce=int,
-        empty_value=1,
+        empty_value=1,  # type: ignore[arg-type]  # Django takes any value; django-stubs says str
         choices=[(n, n) for n in range(1, 7)],
         label=_("Dimension figure step"),
     )
@@ -69,13 +74,19 @@ class ResultsFilter(forms.Form):
         letters = [
             (c.letter, f"{c.letter} {condition_label(c.name)}") for c in Condition.objects.order_by("letter")
         ]
-        self.fields["conditions"].choices = letters
-        self.fields["a"].choices = [("", "—")] + letters
-        self.fields["b"].choices = [("", "—")] + letters
-        self.fields["models"].choices = [
+        models = [
             (m.model_number, f"{m.model_number} {m.name}")
             for m in ModelEndpoint.objects.order_by("model_number")
         ]
+        for name, choices in (
+            ("conditions", letters),
+            ("a", [("", "—"), *letters]),
+            ("b", [("", "—"), *letters]),
+            ("models", models),
+        ):
+            field = self.fields[name]
+            assert isinstance(field, forms.ChoiceField)  # declared above; django-stubs types fields as Field
+            field.choices = choices
 
     def chosen(self, *, default_study: Callable[[], Study | None]) -> dict:
         data = self.cleaned_data if self.is_valid() else {}
@@ -91,7 +102,7 @@ class ResultsFilter(forms.Form):
         }
 
 
-def _results(request: HttpRequest):
+def _results(request: AuthenticatedHttpRequest):
     """The filter form, what it chose, the results and the key of their rendered tables
     (data version and filters). The results are lazy: the page's tables are a cached
     fragment, and a warm page never reads them."""
@@ -150,7 +161,7 @@ FIGURE_TITLES = {
 
 
 @researcher_required
-def research_home(request: HttpRequest) -> HttpResponse:
+def research_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     form, chosen, results, tables_key = _results(request)
     context = {
         "form": form,
@@ -166,7 +177,7 @@ def research_home(request: HttpRequest) -> HttpResponse:
     return render(request, "research/home.html", context)
 
 
-def _query_with_study(request: HttpRequest, study: Study | None) -> str:
+def _query_with_study(request: AuthenticatedHttpRequest, study: Study | None) -> str:
     """The page's filters for its figure links and downloads, always naming the study shown."""
     query = request.GET.copy()
     if study is not None:
@@ -186,7 +197,7 @@ def _step_spans(columns) -> list[tuple[str, int]]:
 
 
 @researcher_required
-def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpResponse:
+def research_figure(request: AuthenticatedHttpRequest, name: str, fmt_name: str) -> HttpResponse:
     if name not in FIGURES or fmt_name not in FORMATS:
         raise Http404
     # the link names its study; only a bare link falls back to the last one used
@@ -204,14 +215,14 @@ def research_figure(request: HttpRequest, name: str, fmt_name: str) -> HttpRespo
 
 @researcher_required
 @require_POST
-def export_start(request: HttpRequest) -> HttpResponse:
+def export_start(request: AuthenticatedHttpRequest) -> HttpResponse:
     kind = request.POST.get("kind", KIND_RESULTS)
     if kind not in KINDS:
         return HttpResponseBadRequest("unknown export")
     if kind == KIND_WORKBOOKS and not is_admin(request.user):
         return HttpResponse(status=403)
     study = get_object_or_404(Study, pk=id_param(request.POST.get("study")))
-    params = {"study_id": study.pk}
+    params: dict[str, object] = {"study_id": study.pk}
     if kind == KIND_RESULTS:
         a, b = request.POST.get("a", ""), request.POST.get("b", "")
         params.update(
@@ -230,12 +241,12 @@ def export_start(request: HttpRequest) -> HttpResponse:
     return _job_fragment(request, job)
 
 
-def _job_fragment(request: HttpRequest, job: ExportJob) -> HttpResponse:
+def _job_fragment(request: AuthenticatedHttpRequest, job: ExportJob) -> HttpResponse:
     context = {"job": job, "dispatch_pending": export_job_dispatch_pending(job)}
     return render(request, "research/_export_job.html", context)
 
 
-def _job_for(request: HttpRequest, pk: int) -> ExportJob:
+def _job_for(request: AuthenticatedHttpRequest, pk: int) -> ExportJob:
     job = export_job_visible(job_id=pk, user=request.user)  # another researcher's: not found
     if job is None:
         raise Http404
@@ -243,7 +254,7 @@ def _job_for(request: HttpRequest, pk: int) -> ExportJob:
 
 
 @researcher_required
-def export_status(request: HttpRequest, pk: int) -> HttpResponse:
+def export_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     job = _job_for(request, pk)
     response = _job_fragment(request, job)
     if job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED):
@@ -253,7 +264,7 @@ def export_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @researcher_required
-def export_download(request: HttpRequest, pk: int) -> HttpResponse:
+def export_download(request: AuthenticatedHttpRequest, pk: int) -> HttpResponseBase:
     """Streamed from the storage (any web host can serve it), to whoever may see the job."""
     job = _job_for(request, pk)
     try:
@@ -264,6 +275,6 @@ def export_download(request: HttpRequest, pk: int) -> HttpResponse:
         response = render(request, "research/export_unavailable.html", {"job": job}, status=503)
         response["Retry-After"] = str(exc.retry_after)
         return response
-    response = FileResponse(handle, as_attachment=True, filename=job.file_name)
-    response["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
-    return response
+    download = FileResponse(handle, as_attachment=True, filename=job.file_name)
+    download["Cache-Control"] = "no-store"  # no copy left in a browser's or proxy's cache
+    return download

@@ -33,6 +33,23 @@ def _bad_id(field: forms.ModelChoiceField, value: Any) -> bool:
     return field.to_field_name is None and id_param(str(value)) is None
 
 
+def choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """The declared choice field ``name`` of ``form``, to set its choices (django-stubs types
+    ``form.fields`` as plain ``Field``s)."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{name} is no choice field")
+    return field
+
+
+def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
+    """The declared model choice field ``name`` of ``form``, to set its queryset."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{name} is no model choice field")
+    return field
+
+
 class IdChoiceField(forms.ModelChoiceField):
     """``ModelChoiceField`` that answers "Select a valid choice" for a value that is no id."""
 

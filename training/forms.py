@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import RATER
-from studies.params import IdChoiceField
+from studies.params import IdChoiceField, model_choice_field
 from studies.rubric import Rubric
 from training.services.rubric import LANGS, rubric_text
 
@@ -63,7 +63,7 @@ class OverrideForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["rater"].queryset = (
+        model_choice_field(self, "rater").queryset = (
             get_user_model().objects.filter(groups__name=RATER, is_active=True).order_by("username")
         )
 

@@ -3,8 +3,10 @@ flags and withdraw the response from the study or dismiss the flag."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -18,14 +20,17 @@ from scoring.selectors.flags import flags_list
 from scoring.services.flags import FlagError, response_flag_create, response_flag_resolve
 from studies.params import id_param
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
+
 
 @require_POST
 @rater_required
-def response_flag(request: HttpRequest, blind_code: str) -> HttpResponse:
+def response_flag(request: AuthenticatedHttpRequest, blind_code: str) -> HttpResponse:
     assignment = rater_assignment_get(user=request.user, blind_code=blind_code)
     form = FlagForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
         return redirect("scoring:sheet", blind_code=blind_code)
     try:
         response_flag_create(assignment=assignment, note=form.cleaned_data["note"])
@@ -38,7 +43,7 @@ def response_flag(request: HttpRequest, blind_code: str) -> HttpResponse:
 
 @admin_required
 @require_http_methods(["GET", "POST"])
-def flags_page(request: HttpRequest) -> HttpResponse:
+def flags_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The flags, filtered and paged; dismissing or withdrawing comes back to the same list."""
     filter_form = FlagFilterForm(request.GET, auto_id="filter_%s")
     page = id_param(request.GET.get("page"))

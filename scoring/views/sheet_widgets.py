@@ -31,11 +31,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import connections
 from django.dispatch import receiver
-from django.template.backends.django import Template
 from django.template.loader import get_template
 from django.utils import translation
 from django.utils.autoreload import file_changed
@@ -43,6 +43,9 @@ from django.utils.safestring import SafeString
 
 from scoring.views.type_keys import option_keys
 from studies.rubric import DEFAULT_RUBRIC_VERSION, INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
+
+if TYPE_CHECKING:
+    from django.template.backends.base import _EngineTemplate  # django-stubs' name of a backend's template
 
 WIDGETS = "scoring/sheet/widgets.html"
 
@@ -55,12 +58,13 @@ def dom_id(path: str) -> str:
     return "f-" + path.replace(".", "-").replace(":", "-")
 
 
-def _render(partial: str, context: dict) -> SafeString:
-    return _partial(partial).render(context)
+def _render(partial: str, context: dict[str, Any]) -> SafeString:
+    # Django's template backend returns a SafeString; django-stubs' protocol says str
+    return cast(SafeString, _partial(partial).render(context))
 
 
 @lru_cache(maxsize=32)
-def _partial(name: str) -> Template:
+def _partial(name: str) -> _EngineTemplate:
     return get_template(f"{WIDGETS}#{name}")  # looked up once: ~600 renders build the widgets
 
 

@@ -198,8 +198,8 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
             }
         else:
             for key in step.shows_step2_texts:
-                spec = next(t for s in rubric.steps for t in s.texts if t.key == key)
-                label(f"A{r}", _lbl(spec.label))
+                text_spec = next(t for s in rubric.steps for t in s.texts if t.key == key)
+                label(f"A{r}", _lbl(text_spec.label))
                 lay.formulas[f"B{r}"] = f'=IF({text_cells[key]}="","",{text_cells[key]})'
                 merge(f"B{r}:G{r}")
                 lay.row_kinds[r] = "text"

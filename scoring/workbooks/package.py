@@ -128,6 +128,7 @@ def _response_sheet_write(ws, *, content: WorkbookContent, sheet: SheetContent) 
             if cell.kind == "formula":
                 row[cell.column - 1] = formula_cell(ws, formula=cell.payload, style=cell.style)
                 continue
+            value: object
             if cell.kind == "label":
                 value = cell.payload
             elif cell.kind == "slot":

@@ -106,7 +106,7 @@ def structure_problems(wb, meta: WorkbookMeta) -> list[Problem]:
     expected = [INSTRUCTIONS, *meta.blind_codes, LISTS, META]
     if list(wb.sheetnames) != expected:
         found = set(wb.sheetnames)
-        problems = [
+        problems: list[Problem] = [
             Problem(code, "", _("This sheet is missing or was renamed."))
             for code in meta.blind_codes
             if code not in found
@@ -122,7 +122,7 @@ def structure_problems(wb, meta: WorkbookMeta) -> list[Problem]:
             )
         return problems
     lay = sheet_layout(meta.rubric, meta.lang)
-    problems: list[Problem] = []
+    problems = []
     for code in meta.blind_codes:
         ws = wb[code]  # its size was checked before the workbook was loaded (safety.workbook_file_check)
         if str(ws[lay.slot("blind")].value or "") != code:

@@ -246,10 +246,13 @@ def meta_write(ws, *, content: WorkbookContent) -> None:
         ws.append([cell_new(ws, value=key), cell_new(ws, value=value)])  # text, even "0" or "=..."
 
 
+ListKey = tuple[str, int, int, int]  # kind, step (of an invalid type's list, else 0), lowest, highest
+
+
 @lru_cache(maxsize=16)
-def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[tuple, str], ...]:
+def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[ListKey, str], ...]:
     """(dropdown key, space-separated cells) for every list the sheet offers."""
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[ListKey, list[str]] = {}
     for inp in sheet_layout(rubric_version, lang).inputs:
         if inp.kind != "text":
             key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
@@ -265,17 +268,17 @@ def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ..
     from openpyxl.worksheet.cell_range import CellRange
     from openpyxl.worksheet.datavalidation import DataValidation
 
-    refs = {}
-    for col, (key, options) in enumerate(list_columns(rubric_version, lang), start=1):
+    refs: dict[tuple[str, int], str] = {}
+    for col, (column, options) in enumerate(list_columns(rubric_version, lang), start=1):
         letter = get_column_letter(col)
-        refs[key] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
+        refs[column] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
     validations = []
     for key, sqref in validation_ranges(rubric_version, lang):
         kind, _step, lo, hi = key
         if kind == "score":
             formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
         else:
-            formula = refs[key[:2]]
+            formula = refs[(kind, _step)]
         validations.append(
             DataValidation(
                 type="list",

@@ -8,9 +8,10 @@ ID, model, condition or whose sheets made the reference.
 from __future__ import annotations
 
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -27,12 +28,15 @@ from training.selectors.training import rater_training_home, training_feedback_g
 from training.services.qualification import training_retry
 from training.services.training_set import TrainingError, training_enroll
 
+if TYPE_CHECKING:
+    from core.accounts.requests import AuthenticatedHttpRequest
 
-def _lang(request: HttpRequest) -> str:
+
+def _lang(request: AuthenticatedHttpRequest) -> str:
     return getattr(request, "LANGUAGE_CODE", None) or get_language() or "en"
 
 
-def _own(request: HttpRequest, blind_code: str) -> Assignment | None:
+def _own(request: AuthenticatedHttpRequest, blind_code: str) -> Assignment | None:
     return (
         Assignment.objects.select_related("response__scenario", "response__study", "sheet")
         .filter(
@@ -45,7 +49,7 @@ def _own(request: HttpRequest, blind_code: str) -> Assignment | None:
     )
 
 
-def _not_training(request: HttpRequest, blind_code: str) -> HttpResponse:
+def _not_training(request: AuthenticatedHttpRequest, blind_code: str) -> HttpResponse:
     """A live code (or any other) on the training pages: a clear refusal, nothing opened."""
     return render(request, "training/not_training.html", {"code": blind_code}, status=404)
 
@@ -56,7 +60,7 @@ def _training_assignment(*, json: bool = False):
 
     def decorate(view):
         @wraps(view)
-        def wrapper(request: HttpRequest, blind_code: str) -> HttpResponse:
+        def wrapper(request: AuthenticatedHttpRequest, blind_code: str) -> HttpResponse:
             assignment = _own(request, blind_code)
             if assignment is not None:
                 return view(request, assignment, blind_code)
@@ -87,13 +91,13 @@ def _sheet(assignment: Assignment) -> ScoreSheet | None:
 @never_cache
 @require_GET
 @rater_required
-def training_home(request: HttpRequest) -> HttpResponse:
+def training_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "training/home.html", {"studies": rater_training_home(user=request.user)})
 
 
 @require_POST
 @rater_required
-def training_start(request: HttpRequest, study_id: int) -> HttpResponse:
+def training_start(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id, is_active=True)
     training_enroll(rater=request.user, study=study)
     # straight to the first training sheet still to score; the list when none is left
@@ -106,7 +110,9 @@ def training_start(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 @_training_view(require_GET)
-def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_sheet(
+    request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str
+) -> HttpResponse:
     sheet = _sheet(assignment)
     if sheet is not None and sheet.is_submitted:
         return redirect("training:feedback", blind_code=blind_code)
@@ -122,22 +128,26 @@ def training_sheet(request: HttpRequest, assignment: Assignment, blind_code: str
 
 
 @_training_view(require_POST, json=True)
-def training_save(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_save(request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     return sheet_save_for(request, assignment)
 
 
 @_training_view(require_POST, json=True)
-def training_time(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_time(request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
     return sheet_active_time_for(request, assignment)
 
 
 @_training_view(require_POST, json=True)
-def training_submit(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_submit(
+    request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str
+) -> HttpResponse:
     return sheet_submit_for(request, assignment, redirect=reverse("training:feedback", args=[blind_code]))
 
 
 @_training_view(require_GET)
-def training_feedback(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_feedback(
+    request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str
+) -> HttpResponse:
     sheet = _sheet(assignment)
     if sheet is None or not sheet.is_submitted:
         return redirect("training:sheet", blind_code=blind_code)
@@ -149,7 +159,9 @@ def training_feedback(request: HttpRequest, assignment: Assignment, blind_code: 
 @require_POST
 @rater_required
 @_training_assignment()
-def training_again(request: HttpRequest, assignment: Assignment, blind_code: str) -> HttpResponse:
+def training_again(
+    request: AuthenticatedHttpRequest, assignment: Assignment, blind_code: str
+) -> HttpResponse:
     try:
         fresh = training_retry(assignment=assignment, actor=request.user)
     except TrainingError as exc:
