@@ -125,7 +125,8 @@ PHASE2="$SERIAL"
 [ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser)"
 t=$SECONDS
 echo "==> pytest, phase 2: browser, worker, smoke and the remaining fault tests (${N} processes)"
-.venv/bin/pytest "${XDIST[@]}" "${DB_OPTS[@]}" -m "$PHASE2" || status=$?
+# phase 1 has just built (or brought up to date) the same test databases: phase 2 takes them as they are
+.venv/bin/pytest "${XDIST[@]}" --reuse-db -m "$PHASE2" || status=$?
 phase_done "phase 2" "$t"
 [ -n "$faults_pid" ] && finish faults "$faults_pid"
 [ -n "$phase3_pid" ] && finish phase3 "$phase3_pid"
