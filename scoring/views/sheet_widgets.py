@@ -16,8 +16,8 @@ language), not in Django's cache framework (Redis here): a page uses ~100 of the
 ~600 pieces, and fetching them from Redis (one round trip and unpickling all of them,
 or ~100 round trips) costs more than the page itself; and a shared cache would
 serve the previous release's markup after a deploy changed a template. A rubric
-version never changes, a deploy restarts the processes, and runserver's template
-reloads clear it (below).
+version never changes, a deploy restarts the processes, and with DEBUG on an edit of the
+widgets template clears it (``_forget_edited_templates``).
 
 Building them takes a second or two of CPU per language. One thread of a process builds
 them while the others wait (threads building the same widgets at once would each pay
@@ -28,6 +28,7 @@ from ``teamllm_web/wsgi.py``), so the first raters after a deploy do not pay it.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,10 +36,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import connections
-from django.dispatch import receiver
+from django.template.backends.django import Template as DjangoTemplate
 from django.template.loader import get_template
 from django.utils import translation
-from django.utils.autoreload import file_changed
 from django.utils.safestring import SafeString
 
 from scoring.views.type_keys import option_keys
@@ -243,7 +243,28 @@ _build_lock = threading.Lock()
 def sheet_widgets(*, rubric_version: str, lang: str) -> dict[int, dict]:
     """Per step number: the step's widgets in ``lang`` (keyed by rubric version and language only)."""
     with _build_lock:  # built by one thread; the others wait for it instead of building them again
+        _forget_edited_templates()
         return _built(rubric_version=rubric_version, lang=lang)
+
+
+_edition = 0  # the widgets template's modification time the kept widgets were built from (DEBUG)
+
+
+def _forget_edited_templates() -> None:
+    """With DEBUG on, runserver shows edited templates without a restart; so must the widgets: they
+    are built again once the widgets template changed (its file's modification time). Without
+    DEBUG a template changes only with a deploy, which restarts the processes."""
+    global _edition
+    if not settings.DEBUG:
+        return
+    template = get_template(WIDGETS)
+    if not isinstance(template, DjangoTemplate):
+        return
+    edition = os.stat(template.origin.name).st_mtime_ns
+    if edition != _edition:
+        _edition = edition
+        _built.cache_clear()
+        _partial.cache_clear()
 
 
 @lru_cache(maxsize=16)
@@ -268,11 +289,3 @@ def sheet_widgets_warm(*, rubric_versions: tuple[str, ...] = (DEFAULT_RUBRIC_VER
     thread = threading.Thread(target=build, name="sheet-widgets-warm", daemon=True)
     thread.start()
     return thread
-
-
-@receiver(file_changed, dispatch_uid="scoring.sheet_widgets")
-def _template_changed(sender, file_path, **kwargs) -> None:
-    """runserver reloads edited templates without a restart; so must the widgets."""
-    if file_path.suffix == ".html":
-        _built.cache_clear()
-        _partial.cache_clear()

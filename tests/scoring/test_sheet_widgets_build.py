@@ -70,3 +70,26 @@ def test_the_wsgi_application_starts_the_build():
         with periodic().lock:
             jobs.clear()
             jobs.update(before)
+
+
+def test_with_debug_on_an_edited_widgets_template_is_built_again(settings):
+    """runserver shows an edited template at the next page; the kept widgets follow it (their
+    template's modification time), and without DEBUG they are kept until the process ends."""
+    import os
+
+    from django.template.loader import get_template
+
+    path = get_template(widgets.WIDGETS).origin.name
+    stat = os.stat(path)
+    settings.DEBUG = True
+    try:
+        first = widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang="en")
+        assert widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang="en") is first
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # as an edit does
+        edited = widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang="en")
+        assert edited is not first and edited == first  # built again, from the same text
+        settings.DEBUG = False
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+        assert widgets.sheet_widgets(rubric_version=DEFAULT_RUBRIC_VERSION, lang="en") is edited
+    finally:
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
