@@ -69,3 +69,36 @@ def test_the_rater_biased_on_one_dimension_stands_out_there():
 def test_one_rater_alone_has_no_severity():
     rows = [(f"R{p}", "ann", "d0", 0.5) for p in range(5)]
     assert rater_severity(rows).reason == REASON_FEW_RATERS
+
+
+def test_the_sheets_fit_gives_what_the_fit_on_every_score_gives(monkeypatch):
+    """Complete sheets (every dimension once) are fitted on the sheets' means; forced onto the fit
+    on every score, the effects, standard errors, fair scores and biases are the same."""
+    import calibration.severity as severity_module
+
+    rows = _rows(seed=9, responses=60, dimensions=5)
+    fast = rater_severity(rows)
+    monkeypatch.setattr(severity_module, "_balanced", lambda frame: False)
+    full = rater_severity(rows)
+    for a, b in zip(fast.raters, full.raters, strict=True):
+        assert a.rater == b.rater and a.scores == b.scores
+        assert a.effect == pytest.approx(b.effect, abs=1e-10) and a.se == pytest.approx(b.se, rel=1e-8)
+    assert fast.fair_scores.keys() == full.fair_scores.keys()
+    for key, value in fast.fair_scores.items():
+        assert value == pytest.approx(full.fair_scores[key], abs=1e-10)
+    assert [(x.rater, x.dimension, x.scores) for x in fast.biases] == [
+        (x.rater, x.dimension, x.scores) for x in full.biases
+    ]
+    for a, b in zip(fast.biases, full.biases, strict=True):
+        assert a.bias == pytest.approx(b.bias, abs=1e-10) and a.z == pytest.approx(b.z, rel=1e-7)
+
+
+def test_sheets_missing_a_score_are_fitted_on_every_score_as_the_full_ols_model():
+    rows = [row for i, row in enumerate(_rows(seed=5)) if i % 17]  # some sheets lack a dimension
+    frame = pd.DataFrame(rows, columns=["response", "rater", "dimension", "score"])
+    ols = smf.ols("score ~ C(response) + C(dimension) + C(rater, Sum)", frame).fit()
+    by_rater = {effect.rater: effect for effect in rater_severity(rows).raters}
+    for rater in sorted(RATERS)[:-1]:
+        name = f"C(rater, Sum)[S.{rater}]"
+        assert by_rater[rater].effect == pytest.approx(ols.params[name], abs=1e-8), rater
+        assert by_rater[rater].se == pytest.approx(ols.bse[name], rel=1e-6), rater
