@@ -10,9 +10,12 @@
  * for that rater. The server validates every
  * value and returns the authoritative totals; the totals computed here are only
  * for instant feedback and are replaced by the server's once all is saved.
+ * The queue's rules (batches, waits, which drafts come back) are in sheet_queue.js, the
+ * rubric's totals in sheet_rules.js, the keys in sheet_keys.js, the clock in sheet_activity.js.
  */
 import { trackActiveTime } from "./sheet_activity.js";
 import { installKeys } from "./sheet_keys.js";
+import { batchNext, draftsRestored, queueRecord, retryDelay } from "./sheet_queue.js";
 import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
 
 (function () {
@@ -31,8 +34,6 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
   var closeBtn = document.getElementById("banner-close");
   var submitBtn = document.getElementById("submit-sheet");
   var DEBOUNCE_MS = 800;
-  var ORPHAN_MS = 30000;
-  var MAX_BATCH = 400;
 
   function fmt(template, values) {
     return template.replace(/%\((\w+)\)s/g, function (_, k) { return values[k]; });
@@ -330,9 +331,7 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
 
   function record(path, value) {
     if (state.stopped || data.readonly) return;
-    var last = state.pending[state.pending.length - 1];
-    if (last && last[0] === path) last[1] = value;
-    else state.pending.push([path, value]);
+    queueRecord(state.pending, path, value);
     persist();
     showTotals(computeTotals(), "client");
     if (!state.current) setStatus(M.unsaved, "pending");
@@ -354,7 +353,7 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
   }
 
   function retryLater(message) {
-    state.delay = Math.min(Math.max(1000, state.delay * 2), 8000);
+    state.delay = retryDelay(state.delay);
     showBanner(message + " (" + fmt(M.retry_in, { s: Math.round(state.delay / 1000) }) + ")", { kind: "warn", retry: true });
     setStatus(M.unsaved, "error");
     persist();
@@ -388,15 +387,9 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
         return sendNext();
       });
     }
-    if (!state.inflight) {
-      if (!state.pending.length) return Promise.resolve(true);
-      state.inflight = {
-        sheet: data.sheet, batch_id: newId(), expected_version: state.version,
-        changes: state.pending.splice(0, MAX_BATCH)
-      };
-      persist();
-    }
-    state.inflight.sheet = data.sheet;
+    var fresh = !state.inflight;
+    if (!batchNext(state, data.sheet, newId)) return Promise.resolve(true);
+    if (fresh) persist();
     setStatus(M.saving, "saving");
     return post(data.save_url, state.inflight).then(function (res) {
       return res.json().catch(function () { return null; }).then(function (body) { return { res: res, body: body }; });
@@ -419,8 +412,7 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
       if (res.status === 429) {
         // too many saves in a short time: nothing was written; the same batch goes again
         // after Retry-After (doubling while refused), the draft kept in this browser
-        var wait = parseInt(res.headers.get("Retry-After") || "1", 10);
-        state.delay = Math.min(Math.max((wait > 0 ? wait : 1) * 1000, state.delay * 2), 8000);
+        state.delay = retryDelay(state.delay, parseInt(res.headers.get("Retry-After") || "1", 10));
         persist();
         return new Promise(function (resolve) { setTimeout(resolve, state.delay); }).then(sendNext);
       }
@@ -465,35 +457,25 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
   /* Changes left in this browser by this tab before a reload, or by a tab that was closed. */
   function restore() {
     if (!draftKey) return;  // drafts cannot be opened without the key: left for a page that has it
-    var stored = [];
+    var drafts = [];
     for (var i = 0; i < localStorage.length; i++) {
       var key = localStorage.key(i);
       if (key && key.indexOf(prefix) === 0) {
-        try {
-          var q = unseal(localStorage.getItem(key));
-          if (key === storeKey || Date.now() - (q.updated || 0) > ORPHAN_MS) stored.push({ key: key, q: q });
-        } catch (e) { localStorage.removeItem(key); }
+        try { drafts.push({ key: key, q: unseal(localStorage.getItem(key)) }); } catch (e) { localStorage.removeItem(key); }
       }
     }
-    if (!stored.length) return;
-    stored.sort(function (a, b) { return (a.key === storeKey) - (b.key === storeKey); });
-    var changes = [], held = {};
-    for (var j = 0; j < stored.length; j++) {
-      var q2 = stored[j].q;
-      Object.keys(q2.held || {}).forEach(function (p) { held[p] = q2.held[p]; });
-      var applied = q2.inflight && q2.inflight.batch_id === data.last_batch_id;
-      var expected = applied ? q2.inflight.expected_version + 1 : q2.version;
-      var left = (q2.inflight && !applied ? q2.inflight.changes : []).concat(q2.pending || []);
-      if (!left.length) { if (stored[j].key !== storeKey) localStorage.removeItem(stored[j].key); continue; }
-      if (expected !== data.version) {
-        // made against an older version: never applied silently; "Reload" discards them
-        state.discard = stored.map(function (x) { return x.key; });
-        stop("conflict", M.conflict);
-        return;
-      }
-      changes = changes.concat(left);
-      if (stored[j].key !== storeKey) localStorage.removeItem(stored[j].key);
+    var found = draftsRestored(drafts, {
+      storeKey: storeKey, version: data.version, lastBatchId: data.last_batch_id, now: Date.now()
+    });
+    if (!found.taken) return;
+    found.remove.forEach(function (k) { localStorage.removeItem(k); });
+    if (found.conflict) {
+      // made against an older version: never applied silently; "Reload" discards them
+      state.discard = found.discard;
+      stop("conflict", M.conflict);
+      return;
     }
+    var changes = found.changes, held = found.held;
     changes.forEach(function (c) { setControl(c[0], c[1]); });
     state.pending = changes;
     // texts held back for being too long come back into their fields, still held back
@@ -657,7 +639,7 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
 
   function submitLater(message) {
     submitBtn.disabled = true;
-    state.delay = Math.min(Math.max(1000, state.delay * 2), 8000);
+    state.delay = retryDelay(state.delay);
     showBanner(message + " (" + fmt(M.retry_in, { s: Math.round(state.delay / 1000) }) + ")", { kind: "warn", retry: true });
     setStatus(M.unsaved, "error");
     state.submitTimer = setTimeout(function () {

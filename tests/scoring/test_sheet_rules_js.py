@@ -103,11 +103,12 @@ def test_a_complete_sheet_needs_nothing_and_totals_the_same():
 
 
 def test_the_js_unit_tests_pass():
-    """Node's test runner on every ``tests/js/*.test.mjs`` (the rules and the active-time clock)."""
+    """Node's test runner on every ``tests/js/*.test.mjs`` (the rules, the active-time clock, the keys
+    and the autosave queue)."""
     files = sorted(str(path) for path in (ROOT / "tests/js").glob("*.test.mjs"))
     done = subprocess.run([NODE, "--test", *files], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert len(files) == 3 and "# pass 9" in done.stdout and "# fail 0" in done.stdout
+    assert len(files) == 4 and "# pass 16" in done.stdout and "# fail 0" in done.stdout
 
 
 def _call(module: str, function: str, calls: list[list[Any]]) -> list[Any]:
