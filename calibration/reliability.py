@@ -66,9 +66,10 @@ def _matrix(rows: Iterable[tuple[Hashable, Hashable, float]]) -> tuple[np.ndarra
     return matrix, pairable
 
 
-def _ordinal_alphas(kept: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Ordinal alpha of ``kept`` (raters x pairable units) for each row of ``weights`` (draws x
-    units: how often each unit is taken). Krippendorff's coincidence matrix is a sum over units,
+def _ordinal_alphas(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Ordinal alpha for each row of ``weights`` (draws x units: how often each unit is taken) of
+    units whose value counts are ``counts`` (units x values; a "unit" may stand for every unit with
+    the same counts, weighed together). Krippendorff's coincidence matrix is a sum over units,
     o_ck = sum_u w_u (x_uc x_uk - [c = k] x_uc) / (m_u - 1) with x_u the unit's value counts, so
     every bootstrap draw is one matrix product; the ordinal metric then comes from each draw's own
     marginals n_c: delta_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2, and
@@ -76,9 +77,7 @@ def _ordinal_alphas(kept: np.ndarray, weights: np.ndarray) -> np.ndarray:
     ``krippendorff`` package."""
     import numpy as np
 
-    values = np.unique(kept[~np.isnan(kept)])
-    v = values.size
-    counts = np.stack([np.sum(kept == value, axis=0) for value in values], axis=1).astype(float)  # units x v
+    v = counts.shape[1]
     pairs = counts.sum(axis=1) - 1
     per_unit = counts[:, :, None] * counts[:, None, :] - np.einsum("uc,ck->uck", counts, np.eye(v))
     per_unit /= pairs[:, None, None]
@@ -137,7 +136,15 @@ def alpha(
     if level == "interval":
         first = float(_interval_alphas(count, total, squares))
     else:
-        first = float(_ordinal_alphas(kept, np.ones((1, kept.shape[1])))[0])
+        # units with the same value counts weigh alike: a draw counts how often it took each kind
+        # (with two raters, at most values x (values + 1) / 2 kinds, whatever the number of units)
+        values = np.unique(kept[~np.isnan(kept)])
+        counts = np.stack([np.sum(kept == value, axis=0) for value in values], axis=1).astype(float)
+        kinds, of_unit = np.unique(counts, axis=0, return_inverse=True)
+        of_unit = of_unit.reshape(-1)
+        first = float(
+            _ordinal_alphas(kinds, np.bincount(of_unit, minlength=len(kinds))[None, :].astype(float))[0]
+        )
     point = first if math.isfinite(first) else None
     if point is None:
         return AlphaResult(None, None, None, pairable, level, REASON_NO_VARIANCE)
@@ -149,8 +156,10 @@ def alpha(
         if level == "interval":
             samples = _interval_alphas(count[picks], total[picks], squares[picks])
         else:
-            taken = np.stack([np.bincount(pick, minlength=n) for pick in picks]).astype(float)
-            samples = _ordinal_alphas(kept, taken)
+            # each draw's count of each kind, in one count over all draws (draw d's kinds offset by d)
+            flat = (np.arange(draws)[:, None] * len(kinds) + of_unit[picks]).ravel()
+            taken = np.bincount(flat, minlength=draws * len(kinds)).reshape(draws, len(kinds)).astype(float)
+            samples = _ordinal_alphas(kinds, taken)
         finite = samples[np.isfinite(samples)]
         if finite.size:
             low, high = (float(v) for v in np.percentile(finite, [2.5, 97.5]))

@@ -147,13 +147,28 @@ def test_ordinal_alpha_in_closed_form_matches_the_krippendorff_package_on_every_
     matrix = np.clip(truth + rng.integers(-1, 2, size=(3, 30)), 0, 4).astype(float)
     matrix[rng.random(matrix.shape) < 0.2] = np.nan
     kept = matrix[:, np.sum(~np.isnan(matrix), axis=0) >= 2]
-    whole = reliability._ordinal_alphas(kept, np.ones((1, kept.shape[1])))[0]
+    values = np.unique(kept[~np.isnan(kept)])
+    counts = np.stack([np.sum(kept == value, axis=0) for value in values], axis=1).astype(float)  # units x v
+    whole = reliability._ordinal_alphas(counts, np.ones((1, kept.shape[1])))[0]
     assert whole == pytest.approx(krippendorff.alpha(reliability_data=kept, level_of_measurement="ordinal"))
     picks = rng.integers(0, kept.shape[1], size=(5, kept.shape[1]))
     taken = np.stack([np.bincount(pick, minlength=kept.shape[1]) for pick in picks]).astype(float)
-    for pick, value in zip(picks, reliability._ordinal_alphas(kept, taken), strict=True):
+    for pick, value in zip(picks, reliability._ordinal_alphas(counts, taken), strict=True):
         expected = krippendorff.alpha(reliability_data=kept[:, pick], level_of_measurement="ordinal")
         assert value == pytest.approx(expected)
-    result = alpha([(u, r, v) for r, row in enumerate(matrix) for u, v in enumerate(row) if not math.isnan(v)],
-                   level="ordinal")  # fmt: skip
+    rows = [(u, r, v) for r, row in enumerate(matrix) for u, v in enumerate(row) if not math.isnan(v)]
+    result = alpha(rows, level="ordinal")
+    assert result.alpha == pytest.approx(whole)
     assert result.ci_low < result.alpha < result.ci_high
+    # the bootstrap weighs units with the same counts together: the same bounds as unit by unit
+    read, _pairable = reliability._matrix(rows)  # its units in the order the rows give them
+    read = read[:, np.sum(~np.isnan(read), axis=0) >= 2]
+    counts = np.stack([np.sum(read == value, axis=0) for value in values], axis=1).astype(float)
+    draws = np.random.default_rng(reliability.BOOTSTRAP_SEED).integers(
+        0, read.shape[1], size=(reliability.BOOTSTRAP_DRAWS, read.shape[1])
+    )
+    by_unit = reliability._ordinal_alphas(
+        counts, np.stack([np.bincount(d, minlength=read.shape[1]) for d in draws]).astype(float)
+    )
+    low, high = np.percentile(by_unit[np.isfinite(by_unit)], [2.5, 97.5])
+    assert (result.ci_low, result.ci_high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
