@@ -135,12 +135,10 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])[\-‐‑][ \t]*\r?\n[ \t]*(?=[^\W\d_])"
 
 
 def _joined(
-    seen: str, origins: list[int], pattern: re.Pattern[str], *, tags: bool = False, words: bool = False
+    seen: str, origins: list[int], pattern: re.Pattern[str], *, tags: bool = False
 ) -> tuple[str, list[int]]:
     """``seen`` with each match of ``pattern`` reduced to its letters and digits (``tags``: HTML
-    tags dropped first; ``words``: a capital after a small letter starts a word, as a reader of a
-    sentence spaced out reads it: "I a m C l a u d e" is "Iam Claude"), and the origins of what is
-    kept (a space put in comes from the capital after it)."""
+    tags dropped first), and the origins of what is kept."""
     joined: list[str] = []
     kept: list[int] = []
     at = 0
@@ -150,9 +148,6 @@ def _joined(
         dropped = {i for tag in _TAGS.finditer(match[0]) for i in range(*tag.span())} if tags else set()
         for offset, char in enumerate(match[0]):
             if char.isalnum() and offset not in dropped:
-                if words and char.isupper() and joined and joined[-1].islower() and offset:
-                    joined.append(" ")
-                    kept.append(origins[match.start() + offset])
                 joined.append(char)
                 kept.append(origins[match.start() + offset])
         at = match.end()
@@ -174,7 +169,7 @@ def reader_form(text: str) -> tuple[str, list[int]]:
         for folded in unicodedata.normalize("NFKC", char):
             chars.append(latin_look_alike(folded))
             origins.append(index)
-    seen, kept = _joined(_simplified_text("".join(chars)), origins, _SPACED, words=True)
+    seen, kept = _joined(_simplified_text("".join(chars)), origins, _SPACED)
     return _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
 
 

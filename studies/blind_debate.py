@@ -11,7 +11,7 @@ from studies.blind_contexts import AFTER, CLOSE_MARK, LIST, OPEN_MARK, TURN
 DEBATE_SIDES = frozenset({"正方", "反方"})
 DEBATE_AFTER = (
     r"(?=\s*(?:[:：）)]|[一二三四]辩|辩手|辩方|一方|获胜|胜出|认为|的?观点|的?立场|发言|陈述|总结|指出|提出|反驳|回应"
-    r"|陈词|立论|辩词|质询))"
+    r"|陈词|立论|辩词|质询|胜|的?论[证点据]|更有说服力))"
 )
 # where a text names itself by a side in Chinese ("作为正方，", "我方是正方", "我们是反方"; hostile pass 20)
 ZH_SIDE_SELF = r"(?:作为|身为|我方是|我们是|我是|代表)\s*(?:辩论的|本场辩论的|这场辩论的)?\s*"
@@ -43,15 +43,19 @@ def debate_side(name: str) -> tuple[str, ...]:
         # Affirmative", "I was assigned the affirmative", "Arguing for the affirmative:", "declare the
         # affirmative the winner", "The winner of this debate is the affirmative" (hostile pass 20)
         rf"\bthe\s+{name}{AFTER}(?=\s+(?:maintains|contends|argues|argued|claims|insists|concedes|rebuts|team)\b)",
-        rf"\b(?:we,?\s+(?:the|on\s+the)|side\s*[:：]|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
+        rf"\b(?:we,?\s+(?:the|on\s+the)|(?:supported[\s_]+side|winning\s+side|side|winner|stance){_QUOTE}\s*[:：]\s*{_QUOTE}|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
         rf"\s+(?:to\s+)?the|(?:declare|find\s+in\s+favou?r\s+of|winner\s+(?:of\s+(?:this|the)\s+debate\s+)?is)\s+the)"
         rf"\s*{name}{AFTER}",
         # "Opening Statement — Affirmative", "## Rebuttal (Negative)", "Having heard the affirmative side
         # and the negative side" (a judge; hostile pass 20)
         rf"(?m:^)[ \t*#_]*(?:\w+[ \t]+)?{_PART}[ \t*_]*(?:[—–\-:：(（]|by)+[ \t*_]*(?:the[ \t]+)?{name}{AFTER}",
         rf"\bhaving\s+heard\s+(?:from\s+)?(?:both\s+)?the\s+{name}{AFTER}",
+        # "I'm on the negative side.", "I am arguing the negative." (hostile pass 22)
+        rf"\b(?:I\s+am|I['’]m|we\s+are|we['’]re)\s+(?:on|arguing(?:\s+for)?)\s+the\s+{name}{AFTER}(?=\s*(?:side\b|[.,;:!]|$))",
     )
 
+
+_QUOTE = "[\"“”']?"  # a label's quotes, as JSON or prose writes them ("Supported Side": "Negative")
 
 # what a debate's side labels at a line's start: "Negative rebuttal:", "Affirmative position:",
 # "Affirmative Constructive:", "Opening statement - Affirmative"

@@ -116,6 +116,15 @@ _BELBIN = {
 }  # fmt: skip
 
 
+def numbered_together(word: str, n: int) -> str:
+    """Members named together by their word's plural with its capital and their numbers, ``n``
+    among them: "Members 1 and 2 agreed", "Members 1, 2 and 3" (``word``: the member's word's
+    pattern; hostile pass 20)."""
+    joined = r"\s*(?:,|and|&)\s*"
+    numbers = rf"(?:{n}(?:{joined}\d{{1,2}})+|(?:\d{{1,2}}{joined})+{n})(?!\d)"
+    return rf"(?-i:(?=[A-Z])){word}s{JOINT}{numbers}"
+
+
 def role_abbreviations(name: str) -> tuple[str, ...]:
     """How a role of plain words may be abbreviated as a speaker's label, in capitals: Belbin's
     ("Monitor Evaluator": "ME", "Implementer": "IMP") and a name's initials ("Creative

@@ -3,7 +3,8 @@
 Found among the text's letters and digits (``blind_windows.compact_letters``), where the pieces are
 whole words of the text, one of them no longer than three letters (two words of prose written
 together make no name: "team worker" is not "Teamworker"), kept apart by whitespace alone. A role's
-word is looked for so from eight letters on ("Pl ant" stays two words). Pure."""
+word is looked for so from eight letters on ("Pl ant" stays two words); a model's also where its
+capital follows a small letter ("IamClaude", a sentence spaced out letter by letter). Pure."""
 
 from __future__ import annotations
 
@@ -32,23 +33,30 @@ def split_names(
     case, z read as s, and where each stands) names a one-word term in pieces: of ``names`` (a
     model's) of four letters or more, of ``words`` (a role's) of eight or more."""
     found: list[tuple[int, int, T]] = []
-    for term in [*names, *(w for w in words if len(w.text) >= LONG_WORD)]:
+    model_names = list(names)
+    for term in [*model_names, *(w for w in words if len(w.text) >= LONG_WORD)]:
         if not _ONE_WORD.fullmatch(term.text):
             continue
         key = term.text.lower().replace("z", "s")
         at = compact.find(key)
         while at != -1:
-            span = _pieces_span(form, places[at : at + len(key)])
+            span = _pieces_span(form, places[at : at + len(key)], glued=term in model_names)
             if span is not None:
                 found.append((*span, term))
             at = compact.find(key, at + 1)
     return found
 
 
-def _pieces_span(form: str, where: list[int]) -> tuple[int, int] | None:
+def _pieces_span(form: str, where: list[int], *, glued: bool) -> tuple[int, int] | None:
+    """``where``'s span where its pieces are whole words; with ``glued``, also a name whose capital
+    follows a small letter: a sentence spaced out letter by letter joins into one word ("I a m C l
+    a u d e" reads "IamClaude"; "c l A u d e" is found whole, as "clAude")."""
     start, end = where[0], where[-1] + 1
-    if (start and form[start - 1].isalnum()) or (end < len(form) and form[end].isalnum()):
+    camel = glued and start > 0 and form[start].isupper() and form[start - 1].islower()
+    if (start and form[start - 1].isalnum() and not camel) or (end < len(form) and form[end].isalnum()):
         return None  # inside a longer word
+    if camel and all(after == before + 1 for before, after in zip(where, where[1:], strict=False)):
+        return start, end
     pieces: list[int] = [1]
     for before, after in zip(where, where[1:], strict=False):
         if after == before + 1:

@@ -32,6 +32,13 @@ def teammates_en(name: str) -> tuple[str, ...]:
         rf"\b(?:good|great|fair|excellent|interesting)\s+(?:point|idea|question|suggestion),?\s+{name}{AFTER}(?=\s*(?:[.!,;]|$))",
         # "Implementer hat on:"
         rf"{name}{AFTER}\s+hat\s+on\b",
+        # "Thanks to our moderator", "Our moderator's summary", "The implementer told us", "Let me summarize as
+        # moderator", "my turn as implementer" (hostile pass 22)
+        rf"\b(?:thanks?\s+(?:you\s+)?to|kudos\s+to|credit\s+to|shout-?out\s+to)\s+(?:our|my)\s+{name}{AFTER}",
+        rf"\bour\s+{name}['’]s\s+(?:summary|synthesis|proposal|point|idea|question|critique|plan|conclusion)",
+        rf"\bthe\s+{name}{AFTER}(?=\s+(?:told|reminded|asked|urged|invited|convinced)\s+(?:us|me|the\s+team|everyone)\b)",
+        rf"\b(?:let\s+me|I['’]ll|I\s+will)\s+\w+(?:\s+\w+)?\s+as\s+(?:the\s+|your\s+|our\s+)?{name}{AFTER}",
+        rf"\bmy\s+turn\s+as\s+(?:the\s+)?{name}{AFTER}",
         # two of them together: "The futurist and the implementer disagree" (hostile pass 20)
         rf"\bthe\s+{name}{AFTER}(?=\s+and\s+(?:the|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:{TEAM_VERB})\b)",
         rf"\bthe\s+[a-z]+(?:\s+[a-z]+)?\s+and\s+(?:the|our)\s+{name}{AFTER}(?=\s+(?:{TEAM_VERB})\b)",
@@ -68,4 +75,10 @@ def teammates_zh(name: str) -> tuple[str, ...]:
         # "结合执行者的意见", "采纳了监督评估者的想法" (hostile pass 20)
         rf"(?:结合|采纳了?|采用了?|参考了?|吸收了?|综合了?|借鉴了?)\s*{name}\s*(?:提出)?的\s*(?:意见|想法|观点|建议|方案|思路)",
         rf"赞成\s*{name}",
+        # "我们的执行者提醒大家", "谢谢主持人", "执行者意见：", "协调者总结了大家的意见", "作为执行者的我" (hostile pass 22)
+        rf"(?:我们|我们团队|团队)的\s*{name}",
+        rf"(?:谢谢|感谢)\s*{name}",
+        rf"{name}\s*(?:意见|观点|总结|小结|发言)\s*[:：]",
+        rf"{name}\s*总结了\s*(?:大家|我们)",
+        rf"作为\s*{name}\s*的我",
     )

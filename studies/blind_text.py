@@ -61,6 +61,7 @@ from studies.blind_names import (
     NUMBER_WORDS,
     ORDINALS,
     model_line_words,
+    numbered_together,
     research_ids_in,
     role_abbreviations,
     term_is_distinctive,
@@ -237,8 +238,9 @@ def _variants(term: BlindTerm, found: _Alternative) -> list[tuple[_Alternative, 
     if numbered and 1 <= int(numbered[2]) <= 10:
         n = int(numbered[2])
         first = rf"(?:{ORDINALS[n]}|{n}(?:st|nd|rd|th)){JOINT}{term_pattern(numbered[1])}"
-        starts = f"{ORDINALS[n][0]}{ORDINALS[n][0].upper()}{str(n)[0]}"
-        return [(_Alternative(term, found.before, _named(first), _NEVER, found.after, starts), (SELF_NAMED,))]
+        together = numbered_together(term_pattern(numbered[1]), n)  # "Members 1 and 2 agreed"
+        return [(_Alternative(term, found.before, _named(first), _NEVER, found.after, f"{ORDINALS[n][0]}{ORDINALS[n][0].upper()}{str(n)[0]}"), (SELF_NAMED,)),
+                (_Alternative(term, found.before, _named(together), _NEVER, found.after), (ANYWHERE,))]  # fmt: skip
     if numbered or not re.fullmatch(r"[A-Za-z][A-Za-z\s\-]+", written):
         return []
     plural = _Alternative(term, found.before, _named(term_pattern(written) + r"(?:e?s)"), _NEVER, found.after)

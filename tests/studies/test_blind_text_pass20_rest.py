@@ -34,6 +34,8 @@ def names(text: str) -> list[str]:
         ("Clau\nde here.", ["Clau\nde"]),
         ("I a m C l a u d e", ["C l a u d e"]),
         ("I am ᏟᏞᎪUᎠᎬ.", ["ᏟᏞᎪUᎠᎬ"]),  # Cherokee letters that look Latin
+        ("Members 1 and 2 agreed.", ["Members 1 and 2"]),
+        ("Members 1, 2 and 3 agreed on dikes.", ["Members 1, 2 and 3"]),
     ],
 )
 def test_pass_20_misses_are_found(text, found):
@@ -51,13 +53,15 @@ def test_pass_20_misses_are_found(text, found):
         "The debaters of the council agreed.",
         "政府采纳了未来学家的想法。",  # an everyday word: futurists of the scenario
         "The negative side effects are small.",
+        "the members 1 and 2 of the household",  # a member's number needs its capital
     ],
 )
 def test_their_prose_stays_prose(text):
     assert names(text) == []
 
 
-def test_a_sentence_spaced_out_reads_as_words():
-    seen, origins = reader_form("I a m C l a u d e")
-    assert seen == "Iam Claude" and len(origins) == len(seen)
-    assert reader_form("M o d e r a t o r B o t")[0] == "Moderator Bot"
+def test_a_sentence_spaced_out_is_read_as_one_word_and_the_name_found_in_it():
+    assert reader_form("I a m C l a u d e")[0] == "IamClaude"
+    assert names("c l A u d e here") == ["c l A u d e"]  # a capital inside: found whole
+    assert names("The ClaudeMonet exhibit") == ["Claude"]  # a model's name glued on: held, as before
+    assert names("myclaudefile") == []  # inside a word in lower case: not a name
