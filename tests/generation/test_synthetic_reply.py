@@ -79,8 +79,12 @@ def test_no_step_reply_names_its_role_strategy_or_model():
         calls, answers = strategy_calls(
             strategy, **({"profiles": members} if strategy == "teamfusion" else {})
         )
+        # a debate's judgements are JSON the protocol reads ("Supported Side": its answer goes on
+        # as the step's answer, checked below), never a response's text
         replies = [
-            synthetic_reply(c.messages)[0] for c in calls if c.step > 0 and not c.phase.startswith("rating")
+            synthetic_reply(c.messages)[0]
+            for c in calls
+            if c.step > 0 and not c.phase.startswith(("rating", "judgement", "final judgement"))
         ]
         assert replies and len(answers) == 6, strategy
         assert blind_terms_found(replies + answers, terms) == {}, strategy
