@@ -176,8 +176,11 @@ def reader_form(text: str) -> tuple[str, list[int]]:
 # Emphasis around words and quotes around one word, as Markdown shows them (hostile pass 16: "As
 # the **Futurist**,", "As the "Futurist",", "作为**未来学家**，", "As *the* Futurist"): read without
 # them. A quotation of several words stays quoted (it may be someone else's: '"I am an
-# environmentalist," says Maria'); an apostrophe or underscore inside a word stays ("it's").
-_WRAPS = re.compile(r"\*{1,3}|~~|`{1,3}|(?<![^\W_])_{1,3}|_{1,3}(?![^\W_])|[\"“„'‘「『][^\W_]+[\"”'’」』]")
+# environmentalist," says Maria'); an apostrophe or underscore inside a word stays ("it's"). HTML
+# emphasis and a highlight too ("As the <b>Plant</b>, I", "As the ==Implementer==,"; hostile pass 22).
+_WRAPS = re.compile(
+    rf"\*{{1,3}}|~~|==|`{{1,3}}|(?<![^\W_])_{{1,3}}|_{{1,3}}(?![^\W_])|[\"“„'‘「『][^\W_]+[\"”'’」』]|{_TAG}"
+)
 
 
 def words_unbroken(seen: str, origins: list[int]) -> tuple[str, list[int]]:
@@ -185,7 +188,7 @@ def words_unbroken(seen: str, origins: list[int]) -> tuple[str, list[int]]:
     and emphasis and quotes around words dropped, and its origins: a second reading, as joining
     may also join two words ("end.Next") and a quote may be what makes a tag ("[...] "x"")."""
     whole = _joined(seen, origins, _BROKEN, tags=True)
-    return _joined(*whole, _WRAPS)
+    return _joined(*whole, _WRAPS, tags=True)
 
 
 def words_apart(seen: str, origins: list[int], at: list[int]) -> tuple[str, list[int]]:

@@ -166,7 +166,7 @@ def model_line_words(name: str) -> tuple[str, ...]:
 # (its bounds are Latin letters and digits only: Chinese glued to it, "编号A05_FS10。" or
 # "A05_FS10的回答", is no part of it (hostile pass 19); "ABC07_FS12" is no research ID)
 RESEARCH_ID_SHAPE = re.compile(
-    r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{2}[_\-‐ /]?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
+    r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{2}(?:\\?_|[\-‐ /.])?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
 )
 _LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 

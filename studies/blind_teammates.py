@@ -39,6 +39,11 @@ def teammates_en(name: str) -> tuple[str, ...]:
         rf"\bthe\s+{name}{AFTER}(?=\s+(?:told|reminded|asked|urged|invited|convinced)\s+(?:us|me|the\s+team|everyone)\b)",
         rf"\b(?:let\s+me|I['’]ll|I\s+will)\s+\w+(?:\s+\w+)?\s+as\s+(?:the\s+|your\s+|our\s+)?{name}{AFTER}",
         rf"\bmy\s+turn\s+as\s+(?:the\s+)?{name}{AFTER}",
+        # a label of its own line ("author: Implementer", "Perspective: Environmentalist", "Members: Futurist,
+        # ...") and a greeting ("Dear moderator,", "Hi team, Implementer here")
+        rf"(?m:^)[ \t*_-]*(?:author|name|speaker|agent|persona(?:\s*\d)?|perspective|profile|participants?|members?"
+        rf"|team|roles?)[*_]*[ \t]*[:：][ \t]*(?:the[ \t]+)?{name}{AFTER}",
+        rf"\b(?:dear|hi|hello|hey)\s+(?:the\s+)?{name}{AFTER}(?=\s*[,，!:])",
         # two of them together: "The futurist and the implementer disagree" (hostile pass 20)
         rf"\bthe\s+{name}{AFTER}(?=\s+and\s+(?:the|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:{TEAM_VERB})\b)",
         rf"\bthe\s+[a-z]+(?:\s+[a-z]+)?\s+and\s+(?:the|our)\s+{name}{AFTER}(?=\s+(?:{TEAM_VERB})\b)",

@@ -39,6 +39,14 @@ def names(text: str) -> list[str]:
         ("执行者意见：成本可控。", ["执行者"]),
         ("最后，协调者总结了大家的意见。", ["协调者"]),
         ("作为执行者的我建议分三期实施。", ["执行者"]),
+        ("As the <b>Plant</b>, I suggest floating homes.", ["Plant"]),
+        ("As the ==Implementer==, I propose dikes.", ["Implementer"]),
+        ("Response A07\\_FS10 is mine.", ["A07\\_FS10"]),  # Markdown shows it as A07_FS10
+        ("Response A07.FS10 is mine.", ["A07.FS10"]),
+        ("author: Implementer", ["Implementer"]),
+        ("Perspective: Environmentalist", ["Environmentalist"]),
+        ("Members: Futurist.", ["Futurist"]),
+        ("Dear moderator, here is my answer.", ["moderator"]),
     ],
 )
 def test_pass_22_phrasings_are_found(text, found):
@@ -55,6 +63,10 @@ def test_pass_22_phrasings_are_found(text, found):
         "感谢政府的支持。",
         "正方形的广场。",
         "The plant told the press it would close.",  # no first person after it
+        "<b>The plant</b> closed in 2030.",
+        "Hello plant lovers, welcome.",
+        "Roles: the city council acts as coordinator.",
+        "Version 2.5 of FS10.",
     ],
 )
 def test_their_prose_stays_prose(text):
