@@ -33,14 +33,14 @@ def split_names(
     case, z read as s, and where each stands) names a one-word term in pieces: of ``names`` (a
     model's) of four letters or more, of ``words`` (a role's) of eight or more."""
     found: list[tuple[int, int, T]] = []
-    model_names = list(names)
-    for term in [*model_names, *(w for w in words if len(w.text) >= LONG_WORD)]:
+    looked_for = [(term, True) for term in names] + [(w, False) for w in words if len(w.text) >= LONG_WORD]
+    for term, glued in looked_for:
         if not _ONE_WORD.fullmatch(term.text):
             continue
         key = term.text.lower().replace("z", "s")
         at = compact.find(key)
         while at != -1:
-            span = _pieces_span(form, places[at : at + len(key)], glued=term in model_names)
+            span = _pieces_span(form, places[at : at + len(key)], glued=glued)
             if span is not None:
                 found.append((*span, term))
             at = compact.find(key, at + 1)
