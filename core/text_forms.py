@@ -18,8 +18,22 @@ import unicodedata
 from typing import Protocol
 
 # Not of category Cf, yet shown as nothing: the combining grapheme joiner, Hangul fillers,
-# Mongolian free variation selectors, and spaces thinner than a letter.
-_BLANK = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x180B, 0x180C, 0x180D, 0x180F, 0x2009, 0x200A, 0x202F}
+# Mongolian free variation selectors, spaces thinner than a letter, the Braille blank.
+_BLANK = {
+    0x034F,
+    0x115F,
+    0x1160,
+    0x3164,
+    0xFFA0,
+    0x180B,
+    0x180C,
+    0x180D,
+    0x180F,
+    0x2009,
+    0x200A,
+    0x202F,
+    0x2800,
+}
 # Scripts whose letters are never read as Latin (skipped: most of a Chinese text).
 _OWN_SCRIPTS = ("CJK", "HANGUL", "HIRAGANA", "KATAKANA", "BOPOMOFO", "IDEOGRAPHIC")
 
@@ -70,6 +84,9 @@ def _simplified_text(text: str) -> str:
     return converted if len(converted) == len(text) else "".join(simplified(char) for char in text)
 
 
+_LATIN_BOXED = re.compile(
+    r"(?:NEGATIVE )?(?:SQUARED|CIRCLED) LATIN CAPITAL LETTER ([A-Z])|REGIONAL INDICATOR SYMBOL LETTER ([A-Z])"
+)
 _LATIN_NAMED = re.compile(
     r"LATIN (CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])(?: WITH [A-Z ]+)?"
 )
@@ -80,6 +97,9 @@ def latin_look_alike(char: str) -> str:
     """The Latin letter ``char`` looks like (Cyrillic ``Е``, small capital ``ᴘ``), else ``char``:
     the Unicode confusables data of the ``confusable_homoglyphs`` package."""
     name = unicodedata.name(char, "")
+    boxed = _LATIN_BOXED.fullmatch(name)
+    if boxed:  # "🅲🅻🅰🆄🅳🅴", "🇨🇱": symbols NFKC leaves as they are (hostile pass 22)
+        return boxed[1] or boxed[2]
     if char.isascii() or not char.isalpha() or name.startswith(_OWN_SCRIPTS):
         return char
     base = unicodedata.normalize("NFD", char)[0]

@@ -33,8 +33,7 @@ _SPOKE = (
     r"(?:said|says|suggested|suggests|argued|argues|proposed|proposes|noted|notes|mentioned|pointed\s+out"
     r"|summari[sz]ed|summari[sz]es|claimed|claims|asked|asks|raised|concluded|stated|states|emphasi[sz]ed"
     r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
-    r"|flagged|flags|warned|warns|cautioned"
-    r"|warned|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees"
+    r"|flagged|flags|warned|warns|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees"
     r"|challenged|challenges|questioned|critiqued|rebutted|conceded|endorsed|stressed|weighed\s+in"
     r"|put\s+forward)"
 )
@@ -61,6 +60,8 @@ _NOT_PROSE = (
     r"(?![\-‐‑]\w|\s+(?:groups?|movements?|organi[sz]ations?|activists?|communit(?:y|ies)|lobby|societ(?:y|ies)"
     r"|based|managers?|operators?|workers?|species|life|cells?|of)\b)"
 )
+# a role's word as what a job is about: "I am a plant engineer" (not "I am the moderator of")
+_NOT_A_JOB = r"(?!\s+(?:engineer|manager|operator|worker|owner|biologist|scientist|designer)s?\b)"
 # what a teammate's words are: "the plant's critique" ("the plant's response", "output": prose)
 # a speaker for a role is one of the team: "on this team", or the first person right after ("a
 # lobbyist speaking for the environmentalists" is prose)
@@ -98,11 +99,11 @@ def tags(name: str) -> tuple[str, ...]:
         rf"(?:['’]s(?:[ \t]+\w+){{1,3}}|[ \t]*\([^)\n]{{1,40}}\)|[ \t]+{_LABEL_WORD}|[ \t]*[^\w\s:：|=]{{1,3}}"
         rf"|[ \t]*,[ \t]*(?:turn|round|step)[ \t]*\d{{1,3}})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
         rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t])",
-        # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes"
-        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*)?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes", "## 🌱 Plant"
+        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*(?:[^\w\s#][ \t]*){{0,3}})?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
         rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}[ \t]*(?m:$)",
-        # a table's first cell: "| Plant | Floating nurseries |"
-        rf"(?m:^)[ \t]*\|[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*\|",
+        # a table's cell: "| Plant | Floating nurseries |", "| 1 | **Implementer** |"
+        rf"(?<=[|｜])[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*(?=[|｜]|[ \t]*(?m:$))",
         # a signature closing a line: "— Implementer"
         rf"(?m:^)[ \t]*[—–-]{{1,2}}[ \t]*(?:(?:the|your|our)[ \t]+)?{name}[ \t]*(?m:$)",
         # a bracketed tag: "[Reply · Step 1 · Moderator]", "(Moderator)", "【主持人】", "{Plant}", "«Plant»"
@@ -176,7 +177,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"\bin\s+character\s+as\s+(?:(?:the|a|an)\s+)?{name}{_AFTER}",
         # first person: "I am the Moderator", "I'm a futurist", "my role as Implementer", "I, the Moderator"
         rf"(?:\bI\s+am|\bI['’]m|\bmy\s+role\s+(?:as|is)|\bspeaking\s+as|\bI,)\s+"
-        rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+{_ADJECTIVE})?{name}{_AFTER}",
+        rf"(?:(?:the|a|an|your|our|this)\s+|(?:the|our|this)\s+team['’]s\s+{_ADJECTIVE})?{name}{_AFTER}{_NOT_A_JOB}",
         # "Speaking from the Environmentalist perspective", "from my plant's point of view" ("from an
         # environmentalist perspective" is prose)
         rf"\bfrom\s+(?:my|our)\s+{name}(?:['’]s)?\s+(?:perspective|point\s+of\s+view|viewpoint|standpoint|angle|lens)",

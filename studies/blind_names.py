@@ -58,8 +58,9 @@ ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -> str:
     """One piece of a name: a small number may be written "#1", "No. 1", "one" or "first";
     Chinese letters may stand apart ("深度 求索", "千-问", "千·问"); with ``split``, a word of four
-    letters or more may have a space or a hyphen inside it ("Gem ini", "Clau de", "Ki-mi"); with
-    ``hyphened``, a word of six letters or more a hyphen ("start-up" for "Startup"), and one ending in
+    letters or more may have a space, a hyphen, a dash or a slash inside it ("Gem ini", "Clau de",
+    "Ki-mi", "Clau/de"); with ``hyphened``, a word of six letters or more a hyphen, a dash or a slash
+    ("start-up" for "Startup", "Imple–menter"; hostile pass 22), and one ending in
     "er" an "or" ("Implementor")."""
     if piece.isascii() and piece.isdigit() and int(piece) <= 10:  # "²" and "①" are digits int() refuses
         number = int(piece)
@@ -71,12 +72,12 @@ def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -
     if piece.isalpha() and not piece.isascii():
         return _CHINESE_APART.join(re.escape(char) for char in piece)
     if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
-        return "[ \t\\-‐‑]?".join(re.escape(char) for char in piece)
+        return "[ \t\\-‐‑–/]?".join(re.escape(char) for char in piece)
     if hyphened and piece.isascii() and piece.isalpha() and len(piece) >= 6:
         # an agent noun's other spelling: "Implementor" for "Implementer" (hostile pass 20)
         stem, ending = (piece[:-2], "(?:er|or)") if piece.lower().endswith("er") else (piece, "")
         return (
-            "[\\-‐‑]?".join(
+            "[\\-‐‑–/]?".join(
                 "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(stem)
             )
             + ending
@@ -166,7 +167,8 @@ def model_line_words(name: str) -> tuple[str, ...]:
 # (its bounds are Latin letters and digits only: Chinese glued to it, "编号A05_FS10。" or
 # "A05_FS10的回答", is no part of it (hostile pass 19); "ABC07_FS12" is no research ID)
 RESEARCH_ID_SHAPE = re.compile(
-    r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{2}(?:\\?_|[\-‐ /.])?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)", re.I
+    r"(?<![A-Za-z0-9])[A-Z]{1,2}(?:[0-9][0-9OIl]|[OIl][0-9])(?:\\?_|[\-‐ /.])?(?P<code>[A-Z0-9]+(?:-[A-Z0-9]+)*)",
+    re.I,
 )
 _LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 
