@@ -6,8 +6,10 @@ from decimal import Decimal
 
 from calibration.models import FinalScore
 from studies.models import FinalScoreRule
+from studies.selectors import study_blind_terms
+from studies.services.responses import response_create
 from studies.services.setup import conditions_ensure_defaults, endpoints_ensure_paper_models
-from tests.factories import ScenarioFactory, StudyFactory, make_response
+from tests.factories import SAMPLE_ANSWERS, ScenarioFactory, StudyFactory
 
 # model number -> (TeamLLM scores, baseline scores), FS1..FS10, as printed in the paper
 TABLE4 = {
@@ -68,16 +70,24 @@ PAPER_AVERAGES = {
 
 
 def load_table4(name: str = "Paper Table 4"):
-    """A study with the 200 responses of Table 4 and their overall scores as final scores."""
+    """A study with the 200 responses of Table 4 and their overall scores as final scores. The
+    study's catalogue is read once per model and condition, as an import of many reads it."""
     conditions = {c.letter: c for c in conditions_ensure_defaults()}
     models = {m.model_number: m for m in endpoints_ensure_paper_models()}
     study = StudyFactory(name=name)
     scenarios = [ScenarioFactory(study=study, code=f"FS{i}", theme=f"Scenario {i}") for i in range(1, 11)]
     for number, (team, base) in TABLE4.items():
         for letter, scores in (("A", team), ("B", base)):
+            terms = study_blind_terms(study=study, model=models[number], condition=conditions[letter])
             for scenario, score in zip(scenarios, scores, strict=True):
-                response = make_response(
-                    study=study, scenario=scenario, model=models[number], condition=conditions[letter]
+                response = response_create(
+                    study=study,
+                    scenario=scenario,
+                    model=models[number],
+                    condition=conditions[letter],
+                    answers=list(SAMPLE_ANSWERS),
+                    source="imported",
+                    blind_terms=terms,
                 )
                 FinalScore.objects.create(
                     response=response, overall=Decimal(str(score)), rule=FinalScoreRule.IMPORTED
