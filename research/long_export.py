@@ -15,7 +15,7 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from research.workbook import XLSX_OPTIONS, SafeBook
+from research.workbook_cells import XLSX_OPTIONS, SafeBook
 from studies.csv_cells import csv_cell
 
 

@@ -5,7 +5,7 @@ merged step headings), the overall table with Wilcoxon tests, the per-step tests
 (Figure 3), blanks from the raters (Table 5), Table 6 with CIs, warnings and
 definitions, efficiency, diversity (as released and cleaned), the raw long table of
 every submitted sheet, and an About sheet. No cell is a formula: numbers are numbers, everything else
-is literal text (``_Sheet.row``), with Excel's quote prefix when it looks like one.
+is literal text (``research.workbook_cells``), with Excel's quote prefix when it looks like one.
 
 In constant_memory mode each row goes to disk once the next row starts, so rows
 are written top to bottom, and a merge is declared no later than its first row.
@@ -13,11 +13,11 @@ are written top to bottom, and a merge is declared no later than its first row.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Callable
+from functools import cache, partial
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils import timezone
 
@@ -42,124 +42,11 @@ from research.workbook_beyond import (
     parts_rows,
     retest_rows,
 )
+from research.workbook_cells import XLSX_OPTIONS, SafeBook, SafeSheet
 from research.workbook_judge import SHEET_TITLE, judge_sheet_rows
-from scoring.workbooks.cells import clean_text, looks_like_formula
 
-if TYPE_CHECKING:
-    import xlsxwriter
-
-XLSX_OPTIONS = {
-    "constant_memory": True,
-    # should any text reach XlsxWriter's generic write() (merge_range uses it), it stays
-    # text: never a formula, a hyperlink or a number
-    "strings_to_formulas": False,
-    "strings_to_urls": False,
-    "strings_to_numbers": False,
-    "nan_inf_to_errors": True,  # a statistic that is not a number is shown as an error cell
-}
 # progress(done, total, sheet being written)
 Progress = Callable[[int, int, str], None]
-# short texts remembered per sheet (ids, codes, labels), and at most this many of them
-SHORT_TEXT, MAX_TEXTS = 64, 100_000
-_HEAD = {"bold": True, "align": "center", "valign": "vcenter", "text_wrap": True}
-
-
-# Column widths in characters: what fits the values, within bounds (Excel's default is 8.43).
-MIN_WIDTH, MAX_WIDTH, NUMBER_WIDTH = 6, 60, 8
-
-
-class SafeBook:
-    """The workbook and its four cell formats: (bold heading?, quote prefix?)."""
-
-    def __init__(self, wb: xlsxwriter.Workbook, on_sheet: Callable[[str], None] | None = None):
-        self.wb = wb
-        self.on_sheet = on_sheet  # told each sheet's name as it starts
-        self.last: _Sheet | None = None  # the sheet written last
-        self.formats: dict[tuple[bool, bool], Any] = {
-            (False, False): None,
-            (False, True): wb.add_format({"quote_prefix": True}),
-            (True, False): wb.add_format(_HEAD),
-            (True, True): wb.add_format({**_HEAD, "quote_prefix": True}),
-        }
-
-    def sheet(self, title: str, *, header_rows: int = 0) -> _Sheet:
-        """A new sheet; its first ``header_rows`` rows are its header: frozen, and the
-        last of them carries the filters."""
-        if self.last is not None:
-            self.last.finish()
-        ws = self.wb.add_worksheet(title[:31])
-        if self.on_sheet:
-            self.on_sheet(ws.name)
-        self.last = _Sheet(ws, self.formats, header_rows=header_rows)
-        return self.last
-
-    def finish(self) -> None:
-        """Call once the last sheet is written."""
-        if self.last is not None:
-            self.last.finish()
-
-
-class _Sheet:
-    """A streamed sheet that makes every cell safe; rows are appended in order."""
-
-    def __init__(self, ws, formats: dict[tuple[bool, bool], Any], header_rows: int = 0):
-        self.ws = ws
-        self.formats = formats
-        self.texts: dict[str, tuple[str, bool]] = {}
-        self.next_row = 0  # zero-based, as XlsxWriter counts
-        self.header_rows = header_rows
-        self.widths: dict[int, int] = {}  # the longest value seen per column, in characters
-
-    def finish(self) -> None:
-        """Widths that fit the values (within bounds); a table's header rows frozen and
-        filters on its last header row. XlsxWriter writes these at close, so they may
-        come after the rows even in constant-memory mode."""
-        for col, width in self.widths.items():
-            self.ws.set_column(col, col, min(max(width + 2, MIN_WIDTH), MAX_WIDTH))
-        if self.header_rows and self.widths:
-            self.ws.freeze_panes(self.header_rows, 0)
-            if self.next_row > self.header_rows:
-                self.ws.autofilter(self.header_rows - 1, 0, self.next_row - 1, max(self.widths))
-
-    def row(self, values: Iterable, bold: bool = False) -> None:
-        r = self.next_row
-        for col, value in enumerate(values):
-            self._cell(r, col, value, bold)
-        self.next_row += 1
-
-    def _cell(self, r: int, col: int, value: Any, bold: bool) -> None:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            self.ws.write_number(r, col, value, self.formats[(bold, False)])
-            self._widen(col, NUMBER_WIDTH)
-            return
-        text, formula = ("", False) if value is None else self._text(value)  # True/False become text
-        # a long note in a table's first column (a sheet's title line) does not widen it
-        if text and (r >= self.header_rows or not self.header_rows or len(text) <= MAX_WIDTH):
-            self._widen(col, len(text))
-        if text:
-            self.ws.write_string(r, col, text, self.formats[(bold, formula)])
-        elif bold:
-            self.ws.write_blank(r, col, None, self.formats[(True, False)])  # keep the heading's look
-
-    def _widen(self, col: int, width: int) -> None:
-        if width > self.widths.get(col, 0):
-            self.widths[col] = width
-
-    def _text(self, value: Any) -> tuple[str, bool]:
-        """The cell's text and whether it looks like a formula, once per distinct short value:
-        the raw table repeats the same ids, codes and labels on every row."""
-        found = self.texts.get(value) if isinstance(value, str) else None
-        if found is None:
-            text = clean_text(value)
-            found = (text, looks_like_formula(text))
-            if isinstance(value, str) and len(value) <= SHORT_TEXT and len(self.texts) < MAX_TEXTS:
-                self.texts[value] = found
-        return found
-
-    def merge(self, ref: str) -> None:
-        """Merge ``ref`` (A1 notation); call it before writing any row below its first row.
-        The first cell keeps what ``row`` writes into it."""
-        self.ws.merge_range(ref, None, None)
 
 
 def _step_header(columns: list[Column], lead: int) -> tuple[list, list, list[str]]:
@@ -192,7 +79,7 @@ def _round(value):
     return None if value is None else round(float(value), 4)
 
 
-def _header(sheet: _Sheet, columns: list[Column], lead: int) -> None:
+def _header(sheet: SafeSheet, columns: list[Column], lead: int) -> None:
     top, second, merges = _step_header(columns, lead)
     for ref in merges:  # all start in row 1
         sheet.merge(ref)
@@ -300,7 +187,7 @@ def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
         about.row(row)
 
 
-def _agreement(book: SafeBook, results: Results) -> None:
+def _agreement(book: SafeBook, results: Results, responses: Callable[[], list[dict[str, Any]]]) -> None:
     """Per response, the PCC under both normalizations (the sheet's maxima route; the release
     script's are shown), Lin's CCC (beyond the study), the flag, the PCC after calibration and
     the final score."""
@@ -309,7 +196,7 @@ def _agreement(book: SafeBook, results: Results) -> None:
                "PCC as the release's script (Purpose / 2)", "CCC (Lin; beyond the study)", "Flagged",
                "PCC after calibration", "Final score"], bold=True)  # fmt: skip
     shown = {r.response_id for r in results.responses}
-    for r in agreement_responses(study=results.study):
+    for r in responses():
         if r["response_id"] in shown:
             sheet.row([r["research_id"], r["scenario"], r["condition"], r["rater_a"], r["rater_b"],
                        _round(r["pcc"]) if r["pcc"] is not None else r["reason"], _round(r["p_value"]),
@@ -376,6 +263,8 @@ def _raw(book: SafeBook, results: Results, on_sheet: Callable[[int], None]) -> N
 def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[Callable[[], None]]:
     """The sheets in order, one writer each (all but the raw table), so that the number of
     sheets is known before the first is written."""
+    # read once for two sheets: the PCC per response and the alpha per unit
+    agreement = cache(lambda: agreement_responses(study=results.study))
     steps: list[Callable[[], None]] = [partial(_about, book, results, names)]
     steps += [partial(_table1, book, t, results.columns, t.condition) for t in results.table1]
     steps += [partial(_table2, book, t, results.columns, t.condition) for t in results.table2]
@@ -399,8 +288,8 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
                  "n", "Responses", "Warning"],
                 _consistency_rows(results.consistency)),
-        partial(_agreement, book, results),
-        partial(_beyond, book, ALPHA_TITLE, partial(alpha_rows, study=results.study)),
+        partial(_agreement, book, results, agreement),
+        partial(_beyond, book, ALPHA_TITLE, lambda: alpha_rows(study=results.study, responses=agreement())),
         partial(_parts, book, results.study),
         partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
         partial(_beyond, book, RETEST_TITLE, partial(retest_rows, study=results.study)),

@@ -25,12 +25,14 @@ def _round(value: Any) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
-def alpha_rows(*, study: Any) -> list[BeyondRow]:
+def alpha_rows(*, study: Any, responses: list[dict[str, Any]] | None = None) -> list[BeyondRow]:
+    """Krippendorff's alpha per scoring unit (``responses``: ``agreement_responses`` of the study,
+    when the caller has them)."""
     rows: list[BeyondRow] = [
         (["Scenario", "Unit", "Stage", "n", "Krippendorff's alpha (interval)", "95% CI low", "95% CI high",
           "Why undefined"], True),
     ]  # fmt: skip
-    for unit in agreement_groups(study=study):
+    for unit in agreement_groups(study=study, responses=responses):
         label = f"{unit['condition']} {unit['pair']}" if unit["group"] else "whole scenario (by slot)"
         for stage in ("before", "after"):
             stored = unit[stage]["alpha"]

@@ -90,6 +90,9 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
     return IN_PROGRESS if cal.has_work else ASSIGNED
 
 
+STEP_TEXTS = tuple(f"step{i}" for i in range(1, 7))
+
+
 def agreement_responses(
     *, study: Study, scenario_id: int | None = None, group_id: int | None = None
 ) -> list[dict[str, Any]]:
@@ -98,7 +101,13 @@ def agreement_responses(
     if group_id is not None:
         states = [s for s in states if s.group_id == group_id]
     ids = [s.response_id for s in states]
-    responses = Response.objects.filter(pk__in=ids).select_related("scenario", "model", "condition").in_bulk()
+    # the six steps' texts are no part of a row (6,000 responses hold tens of megabytes of them)
+    responses = (
+        Response.objects.filter(pk__in=ids)
+        .select_related("scenario", "model", "condition")
+        .defer(*STEP_TEXTS, "blind_spans")
+        .in_bulk()
+    )
     agreements = {a.response_id: a for a in ResponseAgreement.objects.filter(response_id__in=ids)}
     finals = {f.response_id: f for f in FinalScore.objects.filter(response_id__in=ids)}
     reasons = dict(
@@ -166,11 +175,15 @@ def _icc_row(row: GroupAgreement | None, form: str) -> dict[str, Any]:
     }
 
 
-def agreement_groups(*, study: Study, scenario_id: int | None = None) -> list[dict[str, Any]]:
+def agreement_groups(
+    *, study: Study, scenario_id: int | None = None, responses: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Per scoring group (and per scenario overall, ``group`` None): pair,
     responses, mean/min PCC, ICC before/after (headline and all forms), flags
-    and calibration progress."""
-    responses = agreement_responses(study=study, scenario_id=scenario_id)
+    and calibration progress. ``responses``: ``agreement_responses`` of the same study and
+    scenario, when the caller has them already."""
+    if responses is None:
+        responses = agreement_responses(study=study, scenario_id=scenario_id)
     stored = GroupAgreement.objects.filter(study=study).select_related("scenario")
     if scenario_id:
         stored = stored.filter(scenario_id=scenario_id)

@@ -36,7 +36,28 @@ def _rater_labels(ids: set[int]) -> dict[Hashable, str]:
     return labels
 
 
-def _compute(study: Study, *, severity_only: bool = False) -> dict[str, Any]:
+def _severity_part(
+    s_rows: list[tuple[Any, ...]], g_rows: list[tuple[Any, ...]], research_ids: dict[Hashable, str]
+) -> dict[str, Any]:
+    severity = rater_severity(s_rows)
+    labels = _rater_labels({rater for *_, rater, _score in g_rows})
+    return {
+        "reason": severity.reason,
+        "raters": [
+            {"rater": labels.get(e.rater, str(e.rater)), "effect": e.effect, "se": e.se, "scores": e.scores,
+             "biased_dimensions": sorted(str(b.dimension) for b in severity.biases if b.rater == e.rater and b.flagged)}
+            for e in sorted(severity.raters, key=lambda e: e.effect)
+        ],
+        # by research ID, on the normalised scale (what the average rater would have given)
+        "fair_scores": {research_ids[k]: v for k, v in severity.fair_scores.items() if k in research_ids},
+    }  # fmt: skip
+
+
+def _compute(
+    study: Study, *, severity_only: bool = False, severity_known: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``severity_known``: the severity part computed already for the same submitted sheets (Table
+    4's fair scores ask for it first), not fitted again."""
     rubric = load_rubric(study.rubric_version)
     keys = [d.key for d in rubric.dimensions]
     g_rows, s_rows, part_rows = [], [], []
@@ -52,27 +73,19 @@ def _compute(study: Study, *, severity_only: bool = False) -> dict[str, Any]:
                 continue
             vector = sheet_vector(totals, rubric)
             g_rows.append((system, state.scenario_id, state.response_id, sheet.rater_id, fmean(vector)))
-            s_rows += [
-                (state.response_id, sheet.rater_id, key, value)
-                for key, value in zip(keys, vector, strict=True)
-            ]
+            if severity_known is None:
+                s_rows += [
+                    (state.response_id, sheet.rater_id, key, value)
+                    for key, value in zip(keys, vector, strict=True)
+                ]
             # the ICC's raters are the pair's slots, as in the scenario's "by slot" unit
             part_rows += [
                 (state.response_id, slot, key, value) for key, value in zip(keys, vector, strict=True)
             ]
             scenarios_per_system.setdefault(system, set()).add(state.scenario_id)
-    severity = rater_severity(s_rows)
-    labels = _rater_labels({rater for *_, rater, _score in g_rows})
-    severity_part = {
-        "reason": severity.reason,
-        "raters": [
-            {"rater": labels.get(e.rater, str(e.rater)), "effect": e.effect, "se": e.se, "scores": e.scores,
-             "biased_dimensions": sorted(str(b.dimension) for b in severity.biases if b.rater == e.rater and b.flagged)}
-            for e in sorted(severity.raters, key=lambda e: e.effect)
-        ],
-        # by research ID, on the normalised scale (what the average rater would have given)
-        "fair_scores": {research_ids[k]: v for k, v in severity.fair_scores.items() if k in research_ids},
-    }  # fmt: skip
+    severity_part = (
+        severity_known if severity_known is not None else _severity_part(s_rows, g_rows, research_ids)
+    )
     if severity_only:
         return {"severity": severity_part}
     g = g_study(g_rows)
@@ -117,31 +130,49 @@ def _compute(study: Study, *, severity_only: bool = False) -> dict[str, Any]:
 def study_facets(*, study: Study) -> dict[str, Any]:
     """The G-study, the D-study plan, the reliability by rubric part and the raters' severity of
     ``study``, computed once per state of its submitted sheets (a submit or a reopen changes the
-    key; a draft's autosave does not). About 2 s at 600 responses, 8 s at 6,000 (``bench/README.md``)."""
-    return _cached(study, "facets", lambda: _compute(study))
+    key; a draft's autosave does not). About 2 s at 600 responses, 8 s at 6,000 (``bench/README.md``);
+    the severity is taken from ``study_severity``'s entry where it is cached."""
+
+    def compute(peek: _Peek) -> dict[str, Any]:
+        known = peek("severity")
+        return _compute(study, severity_known=known["severity"] if known else None)
+
+    return _cached(study, "facets", compute)
 
 
 def study_severity(*, study: Study) -> dict[str, Any]:
-    """The raters' severity and the fair scores alone (Table 4's column): a tenth of the cost."""
-    severity: dict[str, Any] = _cached(study, "severity", lambda: _compute(study, severity_only=True))[
-        "severity"
-    ]
+    """The raters' severity and the fair scores alone (Table 4's column): a tenth of the cost, or
+    none where the whole facets are cached."""
+
+    def compute(peek: _Peek) -> dict[str, Any]:
+        facets = peek("facets")
+        return {"severity": facets["severity"]} if facets else _compute(study, severity_only=True)
+
+    severity: dict[str, Any] = _cached(study, "severity", compute)["severity"]
     return severity
 
 
-def _cached(study: Study, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+_Peek = Callable[[str], "dict[str, Any] | None"]  # another entry of the same sheets' state, if cached
+
+
+def _cached(study: Study, name: str, compute: Callable[[_Peek], dict[str, Any]]) -> dict[str, Any]:
     # submitted sheets only: a rater's autosave of a draft changes nothing computed here
     state = ScoreSheet.objects.filter(
         assignment__response__study=study, status=SheetStatus.SUBMITTED
     ).aggregate(n=Count("pk"), last=Max("updated_at"))
-    key = f"{name}:{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
-    try:
-        cached: dict[str, Any] | None = cache.get(key)
-    except Exception:  # noqa: BLE001 - the cache is Redis, which may be away: compute instead
-        cached = None
+    suffix = f"{study.pk}:{state['n']}:{state['last'].isoformat() if state['last'] else '-'}"
+
+    def peek(entry: str) -> dict[str, Any] | None:
+        try:
+            found: dict[str, Any] | None = cache.get(f"{entry}:{suffix}")
+        except Exception:  # noqa: BLE001 - the cache is Redis, which may be away: compute instead
+            found = None
+        return found
+
+    cached = peek(name)
     if cached is not None:
         return cached
-    result = compute()
+    result = compute(peek)
     with contextlib.suppress(Exception):  # a cache outage only costs the next call a computation
-        cache.set(key, result, CACHE_SECONDS)
+        cache.set(f"{name}:{suffix}", result, CACHE_SECONDS)
     return result
