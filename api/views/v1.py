@@ -273,7 +273,7 @@ def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]
 )
 def items(request: HttpRequest, study_id: int, q: Query[RowsQuery]) -> dict:
     study = study_for(request, study_id)
-    rows = islice(item_rows_iter(study=study), q.offset, q.offset + q.limit)
+    rows = islice(item_rows_iter(study=study, offset=q.offset), q.limit)
     return {"columns": list(ITEM_HEADER), "offset": q.offset, "rows": [jsonable(list(r)) for r in rows]}
 
 

@@ -10,7 +10,9 @@ Every sheet of an active assignment is included, drafts too: ``sheet_status`` sa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -27,7 +29,7 @@ ITEM_HEADER = (
     "originality", "correctly_written", "relevance", "score", "comment", "rubric_version",
     "submitted_at",
 )  # fmt: skip
-CHUNK = 200
+CHUNK, FIRST_CHUNK = 200, 10
 
 
 def _sheets(study: Study) -> QuerySet[ScoreSheet]:
@@ -41,34 +43,66 @@ def item_sheets_count(*, study: Study) -> int:
 
 
 def item_rows_iter(
-    *, study: Study, on_sheet: Callable[[int], None] | None = None
+    *, study: Study, on_sheet: Callable[[int], None] | None = None, offset: int = 0
 ) -> Iterator[tuple[Any, ...]]:
-    """The long table, sheet by sheet (entries read in chunks of ``CHUNK`` sheets)."""
+    """The long table from its row ``offset`` on, sheet by sheet (entries read in chunks of
+    ``FIRST_CHUNK`` sheets doubling up to ``CHUNK``). The sheets' order is read first and then
+    their columns a chunk at a time: sorting the whole joined table with the sheets' entry columns
+    took 2.9 s at 12,000 sheets, before the first row of a page. The sheets wholly before
+    ``offset`` are only counted from their rubric (``_sheets_before``), never read."""
     username = f"assignment__rater__{get_user_model().USERNAME_FIELD}"
-    sheets = _sheets(study).select_related(
+    columns = _sheets(study).order_by().select_related(
         "assignment__response__scenario", "assignment__response__model", "assignment__response__condition",
         "assignment__rater__rater_profile",
     ).only(
-        "pk", "status", "rubric_version", "submitted_at", "comments", "condition_phrase", "stem", "kvp",
+        "pk", "status", "rubric_version", "submitted_at", "comments", "condition_phrase", "stem", "kvp", "entry_rows",
         "purpose", "assignment__role", "assignment__response__research_id",
         "assignment__response__scenario__code", "assignment__response__model__name",
         "assignment__response__condition__letter", "assignment__rater__rater_profile__rater_code",
         username,
     )  # fmt: skip
+    versions = list(_sheets(study).values_list("pk", "rubric_version"))
+    order = [pk for pk, _version in versions]
+    start, skipped = _sheets_before(versions, offset) if offset > 0 else (0, 0)
     done = 0
-    chunk: list[ScoreSheet] = []
-    for sheet in sheets.iterator(chunk_size=CHUNK):
-        chunk.append(sheet)
-        if len(chunk) == CHUNK:
-            yield from _chunk_rows(study, chunk)
-            done += len(chunk)
-            chunk = []
-            if on_sheet:
-                on_sheet(done)
-    if chunk:
-        yield from _chunk_rows(study, chunk)
+    size = FIRST_CHUNK  # growing: a page of the API needs a few sheets, an export reads them all
+    while start < len(order):
+        ids = order[start : start + size]
+        start, size = start + size, min(size * 2, CHUNK)
+        found = columns.in_bulk(ids)
+        chunk = [found[pk] for pk in ids if pk in found]  # a sheet gone meanwhile is left out
+        rows = _chunk_rows(study, chunk)
+        if skipped < offset:  # the first sheet read may begin before the offset
+            rows = islice(rows, offset - skipped, None)
+            skipped = offset
+        yield from rows
+        done += len(chunk)
         if on_sheet:
-            on_sheet(done + len(chunk))
+            on_sheet(done)
+
+
+def _sheets_before(order: list[tuple[int, str]], offset: int) -> tuple[int, int]:
+    """How many sheets of ``order`` (id, rubric version) lie wholly before row ``offset`` of the
+    table, and their rows: a sheet's rows are its rubric's (every item slot has its row)."""
+    rows = 0
+    for index, (_pk, version) in enumerate(order):
+        count = _rows_per_sheet(version)
+        if rows + count > offset:
+            return index, rows
+        rows += count
+    return len(order), rows
+
+
+@functools.cache
+def _rows_per_sheet(version: str) -> int:
+    """The rows ``_chunk_rows`` writes for a sheet of rubric ``version``: each step's item slots,
+    then its dimensions and its total."""
+    count = 0
+    for step in load_rubric(version).steps:
+        if step.kind in ("ideas", "criteria"):
+            count += step.item_count
+        count += len(step.dimensions) + 1
+    return count
 
 
 def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple[Any, ...]]:
