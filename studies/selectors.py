@@ -180,14 +180,19 @@ def study_checklist(*, study: Study) -> list[ChecklistItem]:
     ]
 
 
-def study_pairs(*, study: Study) -> list[Model]:
-    """The study's active scoring groups (the scoring app's, read through the reverse
-    relation): scenario, condition and its rater pair."""
-    return list(
-        study.scoring_groups.filter(archived_at__isnull=True)
-        .select_related("scenario", "condition", "rater_a__rater_profile", "rater_b__rater_profile")
-        .order_by("scenario__code", "condition__letter")
+PAIRS_SHOWN = 50  # on the study's page; the assignments page pages and filters them all
+
+
+def study_pairs(*, study: Study, limit: int = PAIRS_SHOWN) -> tuple[list[Model], int]:
+    """The study's first ``limit`` active scoring groups (the scoring app's, read through the
+    reverse relation): scenario, condition and its rater pair; and how many there are."""
+    groups = study.scoring_groups.filter(archived_at__isnull=True)
+    shown: list[Model] = list(
+        groups.select_related(
+            "scenario", "condition", "rater_a__rater_profile", "rater_b__rater_profile"
+        ).order_by("scenario__code", "condition__letter")[:limit]
     )
+    return shown, (len(shown) if len(shown) < limit else groups.count())
 
 
 def responses_without_pair(*, study: Study, research_ids: list[str]) -> list[str]:

@@ -92,6 +92,7 @@ def studies_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=study_id)
     checklist = study_checklist(study=study)
+    pairs, pairs_total = study_pairs(study=study)
     context = {
         "study": study,
         # the first thing missing, in the order an admin does it: the checklist leads there
@@ -102,7 +103,8 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "response_count": study_response_count(study=study),
         "checklist": checklist,
         "held_count": responses_held_count(study=study),
-        "pairs": study_pairs(study=study),
+        "pairs": pairs,
+        "pairs_total": pairs_total,
     }
     return render(request, "studies/study.html", context)
 
