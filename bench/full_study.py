@@ -43,7 +43,7 @@ from studies.services.studies import study_create  # noqa: E402
 PASSWORD = "full-pass-2026"
 
 
-def full_study_create(*, scale: int, name: str) -> Study:
+def full_study_create(*, scale: int, name: str, raters: int = 0) -> Study:
     admin = user_create_with_role(username="full-admin", password=PASSWORD, role=ADMIN)
     study = study_create(name=name, template="empty", actor=admin)
     width = 3 if scale >= 10 else 2
@@ -75,7 +75,7 @@ def full_study_create(*, scale: int, name: str) -> Study:
         user_create_with_role(
             username=f"full-r{n:03d}", password=PASSWORD, role=RATER, rater_code=f"F{n:03d}"
         )
-        for n in range(1, 20 * scale + 1)
+        for n in range(1, (raters or 20 * scale) + 1)
     ]
     plan = plan_for_study(study=study, scenarios=scenarios, conditions=conditions, raters=raters)
     plan_apply(study=study, plan=plan.groups, actor=admin)
@@ -86,17 +86,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--name", default="")
+    parser.add_argument(
+        "--raters",
+        type=int,
+        default=0,
+        help="raters in pairs (default 20 per scale): 6 at 1x give each 200 sheets",
+    )
     args = parser.parse_args()
     from django.conf import settings
 
     if not settings.DEMO_MODE:  # its accounts' password is in this file: never on a deployment
         sys.exit("full_study.py makes accounts with a published password: run it with DEMO_MODE on only.")
     started = time.perf_counter()
-    study = full_study_create(scale=args.scale, name=args.name or f"Full study x{args.scale}")
+    study = full_study_create(
+        scale=args.scale, name=args.name or f"Full study x{args.scale}", raters=args.raters
+    )
     took = time.perf_counter() - started
     print(
         f"study {study.pk} {study.name!r}: {study.responses.count()} responses "
-        f"({study.responses.filter(held=True).count()} held), {20 * args.scale} raters, in {took:.0f} s"
+        f"({study.responses.filter(held=True).count()} held), {args.raters or 20 * args.scale} raters, in {took:.0f} s"
     )
     print(f"logins: full-admin / {PASSWORD}; raters full-r001... / {PASSWORD}")
 

@@ -1,10 +1,10 @@
 """Celery tasks of research output: thin wrappers that take ids and call a service,
-and the periodic cleanup of expired exports in every worker."""
+the periodic cleanup of expired exports in every worker, and the libraries loaded at its start."""
 
 from __future__ import annotations
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 from django.db import InterfaceError, OperationalError
 
 from core.tasks.periodic import periodic
@@ -46,3 +46,14 @@ def exports_cleanup_task() -> int:
 def _clean_up_exports_in_this_worker(**kwargs) -> None:
     """Every worker deletes expired exports: at start, then hourly."""
     periodic().every(CLEANUP_EVERY_SECONDS, name="exports cleanup", run=exports_expired_delete)
+
+
+@worker_init.connect
+def _load_the_libraries_of_exports(**kwargs) -> None:
+    """A worker loads the statistics and spreadsheet libraries once, before its pool starts (the
+    children share them): its first export or recompute does not pay 2-3 s of imports. Web
+    processes never load them."""
+    import pandas  # noqa: F401
+    import pingouin  # noqa: F401
+    import scipy.stats  # noqa: F401
+    import xlsxwriter  # noqa: F401
