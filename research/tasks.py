@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from core.tasks.periodic import periodic
@@ -51,8 +52,13 @@ def _clean_up_exports_in_this_worker(**kwargs) -> None:
 @worker_init.connect
 def _load_the_libraries_of_exports(**kwargs) -> None:
     """A worker loads the statistics and spreadsheet libraries once, before its pool starts (the
-    children share them): its first export or recompute does not pay 2-3 s of imports. Web
-    processes never load them."""
+    children share them): its first export or recompute does not pay 2-3 s of imports
+    (``WORKER_LOADS_LIBRARIES``). Web processes never load them."""
+    if settings.WORKER_LOADS_LIBRARIES:
+        libraries_load()
+
+
+def libraries_load() -> None:
     import pandas  # noqa: F401
     import pingouin  # noqa: F401
     import scipy.stats  # noqa: F401

@@ -397,6 +397,10 @@ CELERY_TIMEZONE = TIME_ZONE
 # unless they may be reused; reconnecting would cost a connection per generation task. Tasks that
 # need it drop broken or expired connections themselves (close_old_connections).
 CELERY_DB_REUSE_MAX = 500
+# A worker loads the statistics and spreadsheet libraries before its pool starts (``research.tasks``):
+# its first export or recompute does not pay their import (2-3 s). The test suite, which starts
+# workers by the hundred, turns it off.
+WORKER_LOADS_LIBRARIES = env.bool("WORKER_LOADS_LIBRARIES", default=True)
 # Tasks that must run after a commit are recorded in the database (the outbox,
 # ``core.tasks.outbox``) and sent after commit; every worker sends what is still
 # pending (the broker was away) this often.

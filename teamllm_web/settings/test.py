@@ -48,6 +48,8 @@ LLM_BACKOFF_MAX_SECONDS = env.float("LLM_BACKOFF_MAX_SECONDS", default=0.5)
 GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default=0.5)
 GENERATION_STALE_SECONDS = env.float("GENERATION_STALE_SECONDS", default=3.0)
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=2.0)
+# Workers start without loading the statistics libraries first (tests start many).
+WORKER_LOADS_LIBRARIES = env.bool("WORKER_LOADS_LIBRARIES", default=False)
 # Workers sweep the task outbox often, so outage tests recover quickly.
 OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=0.5)
 
