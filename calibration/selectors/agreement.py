@@ -90,9 +90,6 @@ def _calibration_progress(state: ResponseState, flagged: bool) -> str:
     return IN_PROGRESS if cal.has_work else ASSIGNED
 
 
-STEP_TEXTS = tuple(f"step{i}" for i in range(1, 7))
-
-
 def agreement_responses(
     *, study: Study, scenario_id: int | None = None, group_id: int | None = None
 ) -> list[dict[str, Any]]:
@@ -105,7 +102,7 @@ def agreement_responses(
     responses = (
         Response.objects.filter(pk__in=ids)
         .select_related("scenario", "model", "condition")
-        .defer(*STEP_TEXTS, "blind_spans")
+        .defer(*Response.STEP_FIELDS, "blind_spans")
         .in_bulk()
     )
     agreements = {a.response_id: a for a in ResponseAgreement.objects.filter(response_id__in=ids)}

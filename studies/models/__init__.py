@@ -366,6 +366,7 @@ class Response(models.Model):
     blind_code = models.CharField(
         _("blind code"), max_length=16, unique=True, default=new_blind_code, editable=False
     )
+    STEP_FIELDS = ("step1", "step2", "step3", "step4", "step5", "step6")  # the six answers, in order
     step1 = models.TextField(_("Step 1 answer"), blank=True)
     step2 = models.TextField(_("Step 2 answer"), blank=True)
     step3 = models.TextField(_("Step 3 answer"), blank=True)

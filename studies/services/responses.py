@@ -174,7 +174,7 @@ def response_create(
             hold_reasons=reasons,
             blind_spans=spans,
             released_at=None if reasons else timezone.now(),
-            **{f"step{i}": answers[i - 1] for i in range(1, 7)},
+            **dict(zip(Response.STEP_FIELDS, answers, strict=True)),
         )
         _parse_into(response, parsed)
         if reasons:
