@@ -10,7 +10,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -19,7 +18,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from core.accounts.roles import admin_required, rater_required
 from scoring.models import ScoringGroup
 from scoring.services.workbooks import WorkbookError, workbook_export, workbook_import
-from scoring.workbooks.selectors import workbook_units_get
+from scoring.workbooks.selectors import workbook_units_get, workbook_units_page
 from studies.models import Study
 from studies.params import id_param
 
@@ -136,12 +135,9 @@ def admin_workbooks(request: AuthenticatedHttpRequest) -> HttpResponse:
     study_id = id_param(request.GET.get("study"))
     study = None if study_id is None else Study.objects.filter(pk=study_id).first()
     search = (request.GET.get("q") or "").strip()[:60]
-    units = [
-        u
-        for u in workbook_units_get(study=study)
-        if not search or search.casefold() in f"{u.filename} {u.rater_label} {u.scenario_code}".casefold()
-    ]
-    shown = Paginator(units, WORKBOOKS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = workbook_units_page(
+        study=study, search=search, page=request.GET.get("page"), per_page=WORKBOOKS_PER_PAGE
+    )
     kept = [(k, v) for k, v in (("study", study.pk if study else ""), ("q", search)) if v]
     context = {
         "units": shown.object_list,
