@@ -28,7 +28,14 @@ from studies.forms import (
     form_study,
 )
 from studies.models import Condition, Scenario, Study
-from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField, id_param
+from studies.params import (
+    FilterForm,
+    IdChoiceField,
+    IdMultipleChoiceField,
+    OptionListCheckboxes,
+    OptionListSelect,
+    id_param,
+)
 
 MAX_CHANGES_PER_BATCH = 500
 BATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -246,11 +253,11 @@ class _MarkingWidget:
         return option
 
 
-class RaterSelect(_MarkingWidget, forms.Select):
+class RaterSelect(_MarkingWidget, OptionListSelect):
     pass
 
 
-class RaterCheckboxes(_MarkingWidget, forms.CheckboxSelectMultiple):
+class RaterCheckboxes(_MarkingWidget, OptionListCheckboxes):
     pass
 
 
