@@ -28,6 +28,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 
+from bench.seed_data import statistics_refresh  # noqa: E402
 from core.accounts.roles import RESEARCHER  # noqa: E402
 from demo.services import user_create_with_role  # noqa: E402
 from scoring.models import ScoreSheet  # noqa: E402
@@ -61,6 +62,7 @@ def main() -> None:
         if held:
             responses_release(response_ids=held, actor=admin)
     user_create_with_role(username="full-researcher", password=PASSWORD, role=RESEARCHER)
+    statistics_refresh()
     clients = {
         "admin": _client("full-admin"),
         "researcher": _client("full-researcher"),

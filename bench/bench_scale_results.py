@@ -43,6 +43,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 
+from bench.seed_data import statistics_refresh  # noqa: E402
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement  # noqa: E402
 from calibration.services.calibration import response_scores_recompute, study_agreement_recompute  # noqa: E402
 from calibration.statistics import memo_clear  # noqa: E402
@@ -102,6 +103,7 @@ def main() -> None:
     print(f"{study.name}: {n} responses")
     if not args.again:
         print(f"release of every held response, one action: {_release(study, admin):.1f} s")
+        statistics_refresh()
         books, sheets, took = _offline_package(study)
         print(
             f"a rater's offline package: {books} workbooks, {sheets} sheets: {took:.2f} s ({took / sheets * 1000:.0f} ms a sheet)"
@@ -121,6 +123,7 @@ def main() -> None:
             f"seed: {n_sheets} submitted sheets in {scored:.0f} s; diversity stored for {len(ids)} in {diversity:.0f} s"
         )
 
+    statistics_refresh()
     ResponseAgreement.objects.filter(response__study=study).delete()
     GroupAgreement.objects.filter(study=study).delete()
     FinalScore.objects.filter(response__study=study).delete()  # the recompute sets them again
