@@ -43,9 +43,9 @@ def debate_side(name: str) -> tuple[str, ...]:
         # Affirmative", "I was assigned the affirmative", "Arguing for the affirmative:", "declare the
         # affirmative the winner", "The winner of this debate is the affirmative" (hostile pass 20)
         rf"\bthe\s+{name}{AFTER}(?=\s+(?:maintains|contends|argues|argued|claims|insists|concedes|rebuts|team)\b)",
-        rf"\b(?:we,?\s+(?:the|on\s+the)|(?:supported[\s_]+side|winning\s+side|side|winner|stance){_QUOTE}\s*[:：]\s*{_QUOTE}|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
-        rf"\s+(?:to\s+)?the|(?:declare|find\s+in\s+favou?r\s+of|winner\s+(?:of\s+(?:this|the)\s+debate\s+)?is)\s+the)"
-        rf"\s*{name}{AFTER}",
+        rf"\b(?:we,?\s+(?:the|on\s+the)|(?:supported[\s_]+side|winning\s+side|side|winner|stance|verdict|(?:final\s+)?ruling|decision){_QUOTE}\s*[:：]\s*{_QUOTE}|(?:assigned|arguing\s+for|argue\s+for|speaking\s+on\s+behalf\s+of)"
+        rf"\s+(?:to\s+)?the|(?:declare|(?:find|judged|ruled|decided)\s+in\s+favou?r\s+of|sided\s+with|winner\s+(?:of\s+(?:this|the)\s+debate\s+)?is)\s+the)"
+        rf"\s*{name}{AFTER}(?=\s*(?:side|team|the\s+winner|wins|won|prevails)\b|\s*[\"“”'.,;:!)，。]|\s*$)",
         # "Opening Statement — Affirmative", "## Rebuttal (Negative)", "Having heard the affirmative side
         # and the negative side" (a judge; hostile pass 20)
         rf"(?m:^)[ \t*#_]*(?:\w+[ \t]+)?{_PART}[ \t*_]*(?:[—–\-:：(（]|by)+[ \t*_]*(?:the[ \t]+)?{name}{AFTER}",

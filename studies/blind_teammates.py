@@ -8,6 +8,8 @@ from __future__ import annotations
 from studies.blind_contexts import AFTER, SPOKE, TEAM_VERB, ZH_FILLER
 
 _CLAUSE = r"(?:(?m:^)|(?<=[。！？!?；;，,：:（(【\[]))[ \t*_]*"  # a Chinese clause's start
+# a role that starts a word: no Chinese letter before it but a word that ends one ("政策执行者" is prose)
+_ZH_WORD_START = r"(?:(?<![\u4e00-\u9fff])|(?<=[为是和与跟同对把将让请由被据了在]))"
 
 
 def teammates_en(name: str) -> tuple[str, ...]:
@@ -47,6 +49,15 @@ def teammates_en(name: str) -> tuple[str, ...]:
         # two of them together: "The futurist and the implementer disagree" (hostile pass 20)
         rf"\bthe\s+{name}{AFTER}(?=\s+and\s+(?:the|our)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:{TEAM_VERB})\b)",
         rf"\bthe\s+[a-z]+(?:\s+[a-z]+)?\s+and\s+(?:the|our)\s+{name}{AFTER}(?=\s+(?:{TEAM_VERB})\b)",
+        # a teammate addressed or paired with the writer: "Thanks, implementer!", "Your turn, implementer.",
+        # "My implementer colleague and I", "Our resident futurist", "Both the futurist and I", "Next up:
+        # Implementer." (hostile pass 23)
+        rf"\b(?:thanks|thank\s+you|well\s+said|your\s+turn|over\s+to\s+you|good\s+catch|nice\s+one)\s*[,!]?\s*"
+        rf"(?:dear\s+)?{name}{AFTER}(?=\s*(?:[.!,;?]|$))",
+        rf"\b(?:my|our)\s+(?:resident\s+)?{name}{AFTER}(?=\s+(?:colleague|teammate|counterpart)s?\b)",
+        rf"\b(?:my|our)\s+resident\s+{name}{AFTER}",
+        rf"\bboth\s+the\s+{name}{AFTER}(?=\s+and\s+(?:I|me|myself)\b)",
+        rf"\bnext\s+up\s*[:,]\s*(?:the\s+)?{name}{AFTER}(?=\s*(?:[.!,;:]|$))",
     )
 
 
@@ -86,4 +97,17 @@ def teammates_zh(name: str) -> tuple[str, ...]:
         rf"{name}\s*(?:意见|观点|总结|小结|发言)\s*[:：]",
         rf"{name}\s*总结了\s*(?:大家|我们)",
         rf"作为\s*{name}\s*的我",
+        # a teammate paired, answered or addressed: "协调者与执行者达成共识", "我和智多星意见一致", "针对执行者的质疑",
+        # "执行者的建议被大家采纳了", "好的，协调者。", "致执行者：", "执行者-第3轮：", "团队中的协调者" (hostile pass 23)
+        rf"{_ZH_WORD_START}{name}\s*(?:与|和|跟)\s*[\u4e00-\u9fff]{{2,6}}?\s*(?:达成|意见一致|意见相左|都同意|争论|讨论)",
+        rf"(?:我|我们)(?:和|与|跟)\s*{name}\s*(?:意见|看法|观点)?(?:一致|相左|不同|都)",
+        rf"(?:针对|回应|补充一下|以上是|据|被|由)\s*{name}\s*(?:的(?:质疑|发言|观点|意见|建议|方案|想法|总结|评估|带领)|总结|起草|审阅|负责|所说|提出)",
+        rf"{_ZH_WORD_START}{name}\s*的\s*(?:建议|方案|观点|意见|想法|评估结果)\s*(?:被|得到|更|获得|最终)",
+        rf"{_ZH_WORD_START}{name}\s*的?\s*(?:总结如下|最终答案|最终方案)",
+        rf"(?:好的|收到|谢谢你?)\s*[，,]\s*{name}\s*[。！!，,]",
+        rf"{name}\s*(?:你好|您好)\s*[，,！!]",
+        rf"(?:致|发言人|署名|发言者)\s*[:：]?\s*{name}\s*[:：]?",
+        rf"{name}\s*[-—–]?\s*第\s*[一二三四五六七八九十\d]{{1,3}}\s*轮\s*[:：]",
+        rf"(?:团队|小组|我们组|讨论组)(?:中|里)?的\s*{name}",
+        rf"我的(?:任务|职责|工作|角色)是(?:作为)?\s*{name}",
     )

@@ -102,11 +102,10 @@ from studies.blind_windows import (
 # Where a term comes from, as the held responses page names it.
 ROLE, PROFILE, STRATEGY, CONDITION, MODEL = "role", "profile", "strategy", "condition", "model"
 WORD = "word"  # a word an admin asks to redact as well: matched anywhere, as a model's name
-# a scenario's code (the term's text): any research ID of that scenario ("A07_FS10") in a text
-# names its condition and model
+# a scenario's code: any research ID of that scenario ("A07_FS10") in a text names its condition and model
 RESEARCH_ID = "research_id"
-# a company that makes models ("Google", "阿里巴巴"): named where a text says who made it
-# ("trained by Google", "由阿里巴巴开发"), which names the model; elsewhere it is prose
+# a company that makes models ("Google", "阿里巴巴"): named where a text says who made it ("trained by
+# Google", "由阿里巴巴开发"), which names the model; elsewhere it is prose
 MAKER = "maker"
 KINDS = (ROLE, PROFILE, STRATEGY, CONDITION, MODEL, WORD, RESEARCH_ID, MAKER)
 BLIND_TEXT = "blind_text"  # the hold reason's code
@@ -176,10 +175,11 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
     # a role in Chinese letters alone ("执行者", "主持人") is prose elsewhere ("政策执行者"): only where
     # a text names itself by it, as a plain English role; with a letter, a digit or a member's number
     # ("辩手A", "成员1", "一号成员", "第二位成员") and a debate's side it names the agent anywhere
-    chinese_role = term.kind in (ROLE, PROFILE) and not any(c.isascii() and c.isalnum() for c in written)
+    chinese_role = term.kind == ROLE and not any(c.isascii() and c.isalnum() for c in written)
     chinese_role &= (
         "号" not in written and not re.fullmatch(r"第.位成员", written) and written not in DEBATE_SIDES
     )
+    chinese_role &= len(written) < 5 or written in ZH_EVERYDAY_ROLES  # "监督评估者" is no prose (pass 23)
     # a short Chinese condition or strategy ("单一模型") is prose too ("不应依赖单一模型"); a long one
     # ("多智能体辩论") is not
     chinese_role = chinese_role or (
@@ -198,6 +198,8 @@ def _alternative(term: BlindTerm) -> tuple[_Alternative, tuple[str, ...]] | None
         # "Member 1" with its capital anywhere, in any case where a text names itself by it ("a
         # household member 2 litres" is prose)
         return found, (NUMBERED, SELF_NAMED)
+    if term.kind == PROFILE and not labelled:  # a member's name an admin gave: "Alice", "王芳" (pass 23)
+        return found, (CAPITALS if written[0].isupper() else ANYWHERE,)
     if (
         term.kind in (MODEL, WORD)
         or (term_is_distinctive(term.text) and not chinese_role)
@@ -380,10 +382,8 @@ def _plan(terms: tuple[BlindTerm, ...], reread: bool) -> dict[str, tuple[_Altern
     where a name with digits is read as written and left out)."""
     plan: dict[str, list[_Alternative]] = {}
     for term in terms:
-        if term.kind == RESEARCH_ID:
-            continue  # one pass for every scenario of the study: ``_research_id_spans``
-        if reread and any(c.isdigit() for c in term.text):
-            continue
+        if term.kind == RESEARCH_ID or (reread and any(c.isdigit() for c in term.text)):
+            continue  # research IDs: one pass for every scenario (``research_ids_in``)
         if (found := _alternative(term)) is not None:
             for alternative, recipes in [found, *_variants(term, found[0])]:
                 for recipe in recipes:
@@ -470,9 +470,8 @@ def blind_spans(text: str, terms: Iterable[BlindTerm]) -> list[Span]:
         for unleet in digits_read_as_letters(form):
             hits += _form_spans(unleet, catalogue, reread=True)
         found += [Span(places[start], places[end - 1] + 1, t.text, t.kind) for start, end, t in hits]
-    spans = sorted(found, key=lambda s: (s.start, -(s.end - s.start)))
     kept: list[Span] = []
-    for span in spans:
+    for span in sorted(found, key=lambda s: (s.start, -(s.end - s.start))):
         if not kept or span.start >= kept[-1].end:
             kept.append(span)
     return kept
