@@ -23,7 +23,7 @@ _INSIDE = r"[^\])】）}>»〕〉》」』\n]"  # a tag's other words
 # what may stand around a speaker's name at the start of a line: a list's number or bullet (any
 # sign: "💡 Plant:", "→ Plant:"), Markdown or HTML emphasis, quotes, a turn ("Turn 3 / Plant:")
 _LIST = r"(?:\d{1,3}[.)]|[*_#>\-•]|[^\w\s:：])"
-_TURN = r"(?:(?:turn|round|step)[ \t]*\d{1,3}[ \t]*[/|·:\-–—][ \t]*)"
+_TURN = r"(?:(?:turn|round|step)[ \t]*\d{1,3}(?:[ \t]*/[ \t]*\d{1,3})?[ \t]*[/|·:\-–—][ \t]*)"
 _OPEN_MARK = r"(?:<[a-z]{1,6}>|[*_\"'`“‘«<{\[(])"
 _CLOSE_MARK = r"(?:</[a-z]{1,6}>|[*_\"'`”’»>}\])])"
 
@@ -100,8 +100,8 @@ def tags(name: str) -> tuple[str, ...]:
         rf"|[ \t]*,[ \t]*(?:turn|round|step)[ \t]*\d{{1,3}})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
         rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t])",
         # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes", "## 🌱 Plant"
-        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*(?:[^\w\s#][ \t]*){{0,3}})?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
-        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}[ \t]*(?m:$)",
+        rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*(?:[^\w\s#][ \t]*){{0,3}})?{_TURN}?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
+        rf"(?:['’]s[ \t]+\w+|[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}(?:[ \t]*\((?:turn|round|step)[^)\n]{{0,20}}\))?[ \t]*(?m:$)",
         # a table's cell: "| Plant | Floating nurseries |", "| 1 | **Implementer** |"
         rf"(?<=[|｜])[ \t]*(?:{_OPEN_MARK}){{0,4}}{name}{_CLOSE_MARK}{{0,4}}[ \t]*(?=[|｜]|[ \t]*(?m:$))",
         # a signature closing a line: "— Implementer"
@@ -318,7 +318,7 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"(?=\s*(?:[.!;]|(?m:$)|,\s*I\b))",
         # "Google is my creator", "I am a product of Google"
         rf"{name}\s+(?:is|was)\s+my\s+(?:creator|developer|maker|trainer|parent\s+company|owner)\b",
-        rf"\bI\s+am\s+(?:a\s+)?product\s+of\s+(?:the\s+)?{name}{_AFTER}",
+        rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant)\s+is)\s+(?:a\s+)?product\s+of\s+(?:the\s+)?{name}{_AFTER}",
         # "I'm a large language model from Google" ("I think the data from Google" is prose)
         rf"(?:\bI\s+am|\bI['’]m|\bthis\s+(?:model|assistant)|\bas)\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
         rf"(?:assistant|model|chatbot|AI|system)\s+from\s+(?:the\s+)?{name}{_AFTER}",
@@ -337,7 +337,7 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"(?=\s*[,，]?\s*(?:I|I['’]\w+|we|my|let['’]?s?)\b)",
         rf"\bthis\s+{name}\s+(?:AI|assistant|chatbot|model)\s+(?:recommends|suggests|proposes|thinks|believes|would)\b",
         rf"\bmy\s+(?:creator|developer|maker|trainer)\s*[,，:：]\s*(?:the\s+)?{name}{_AFTER}",
-        rf"\bI\s+(?:come|came|originate|originated)\s+from\s+(?:the\s+)?{name}{_AFTER}(?=\s*(?:[.,;!?]|$|and\b|as\b))",
+        rf"\bI\s+(?:come|came|originate|originated|hail)\s+from\s+(?:the\s+)?{name}{_AFTER}(?=\s*(?:[.,;!?]|$|and\b|as\b))",
         rf"{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|创建|推出)了我",
         rf"我的(?:开发者|创造者|开发商|研发者|训练者|开发公司|创建者)(?:是|为)\s*{name}",
         rf"\bI(?:\s+am|['’]m)\s+(?:the\s+)?{name}['’]s\s+(?:AI|assistant|chatbot|(?:large\s+)?language\s+model|model)",

@@ -56,6 +56,13 @@ def names(text: str) -> list[str]:
         ("Our resident futurist dreams big.", ["futurist"]),
         ("Both the futurist and I think so.", ["futurist"]),
         ("Next up: Implementer.", ["Implementer"]),
+        # a turn header, a maker named as the model's origin
+        ("Implementer's turn (round 3/4)", ["Implementer"]),
+        ("Round 3: Implementer", ["Implementer"]),
+        ("Round 3/4 · Implementer", ["Implementer"]),
+        ("I'm a product of Alibaba Cloud.", ["Alibaba"]),
+        ("This model is a product of Alibaba.", ["Alibaba"]),
+        ("I hail from Alibaba.", ["Alibaba"]),
         # a judge's verdict
         ("After three rounds of debate, the judge sided with the negative.", ["negative"]),
         ("The debate was judged in favour of the negative side.", ["negative"]),
@@ -85,6 +92,9 @@ def test_pass_23_phrasings_are_found(text, found):
         "Decision: Negative impacts outweigh benefits.",
         "Verdict: negative for the fishermen.",
         "Both the futurist movement and I agree.",
+        "Step 3: Plant trees along the dike.",
+        "Round 2: the plant grows",
+        "The phone is a product of Alibaba.",
     ],
 )
 def test_pass_23_prose_stays_prose(text):
