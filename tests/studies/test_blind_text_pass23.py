@@ -81,6 +81,7 @@ def test_pass_23_phrasings_are_found(text, found):
         "Malice aforethought; Alicent.",
         "政策执行者的建议被采纳。",
         "社区协调者与居民达成协议。",
+        "人手不足导致执行者无法按时完成。",
         "政府作为协调者，负责统筹。",
         "我是一名环保主义者的支持者。",
         "许多初创企业创始人来到海岛。",
