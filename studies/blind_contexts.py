@@ -77,7 +77,7 @@ _WE_AFTER = r"(?=[^.!?\n]{0,80}\b(?:we|our|us|I|me|my|let['’]s)\b)"
 _ADVERB = r"(?:just|already|also|rightly|then|again|now|quickly|briefly|firmly|strongly)\s+"
 _SAYS = r"(?:says|said|writes|wrote|asks|asked|replies|replied|adds|added|notes|responds|answers)"
 # what an agent's name may carry: "Moderator Bot", "PlantAgent" (read apart)
-_AGENT = r"(?:bot|agent|ai|llm|assistant|persona)"
+_AGENT = r"(?:bot|agent|ai|llm|gpt|assistant|persona)"
 # a word a speaker's label may carry before its colon: "Synthesizer summary:", "Plant's proposal:"
 _LABEL_WORD = (
     r"(?:summary|notes?|proposals?|view|ideas?|perspective|contribution|response|answer|input|take|report"

@@ -191,7 +191,7 @@ def research_ids_in(form: str, codes: Mapping[str, _Term]) -> list[tuple[int, in
 # An agent's word or a label's letter glued to the word before it at a capital: "ModeratorBot",
 # "PlantAgent", "EnvironmentalistAI", "DebaterA"
 _GLUED = re.compile(
-    r"(?<=[^\W\d_])(?<![A-Z])(?=(?:Bot|Agent|AI|LLM|Assistant|Persona)(?![a-z])|[A-Z](?![A-Za-z]))"
+    r"(?<=[^\W\d_])(?<![A-Z])(?=(?:Bot|Agent|AI|LLM|GPT|Assistant|Persona)(?![a-z])|[A-Z](?![A-Za-z]))"
 )
 _WORD_BEFORE = re.compile(r"[^\W\d_]{1,60}$")
 

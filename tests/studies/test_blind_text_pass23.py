@@ -63,6 +63,10 @@ def names(text: str) -> list[str]:
         ("I'm a product of Alibaba Cloud.", ["Alibaba"]),
         ("This model is a product of Alibaba.", ["Alibaba"]),
         ("I hail from Alibaba.", ["Alibaba"]),
+        # a role with "GPT" glued on or after it, as agent frameworks name their agents
+        ("ImplementerGPT: phase it", ["Implementer"]),
+        ("PlantGPT: floating homes", ["Plant"]),
+        ("[Moderator GPT] summary", ["Moderator"]),
         # a judge's verdict
         ("After three rounds of debate, the judge sided with the negative.", ["negative"]),
         ("The debate was judged in favour of the negative side.", ["negative"]),
@@ -94,6 +98,7 @@ def test_pass_23_phrasings_are_found(text, found):
         "Verdict: negative for the fishermen.",
         "Both the futurist movement and I agree.",
         "Step 3: Plant trees along the dike.",
+        "The PowerPlant GPT upgrade",
         "Round 2: the plant grows",
         "The phone is a product of Alibaba.",
     ],
