@@ -9,7 +9,8 @@ from studies.blind_contexts import AFTER, SPOKE, TEAM_VERB, ZH_FILLER
 
 _CLAUSE = r"(?:(?m:^)|(?<=[。！？!?；;，,：:（(【\[]))[ \t*_]*"  # a Chinese clause's start
 # a role that starts a word: no Chinese letter before it but a word that ends one ("政策执行者" is prose)
-_ZH_WORD_START = r"(?:(?<![\u4e00-\u9fff])|(?<=[为是和与跟同对把将让请由被据了在]))"
+_NO_HAN_BEFORE = r"(?<![\u4e00-\u9fff])"
+_ZH_WORD_START = rf"(?:{_NO_HAN_BEFORE}|(?<=[为是和与跟同对把将让请由被据了在]))"
 
 
 def teammates_en(name: str) -> tuple[str, ...]:
@@ -54,7 +55,7 @@ def teammates_en(name: str) -> tuple[str, ...]:
         # Implementer." (hostile pass 23)
         rf"\b(?:thanks|thank\s+you|well\s+said|your\s+turn|over\s+to\s+you|good\s+catch|nice\s+one)\s*[,!]?\s*"
         rf"(?:dear\s+)?{name}{AFTER}(?=\s*(?:[.!,;?]|$))",
-        rf"\b(?:my|our)\s+(?:resident\s+)?{name}{AFTER}(?=\s+(?:colleague|teammate|counterpart)s?\b)",
+        rf"\b(?:my|our)\s+{name}{AFTER}(?=\s+(?:colleague|teammate|counterpart)s?\b)",
         rf"\b(?:my|our)\s+resident\s+{name}{AFTER}",
         rf"\bboth\s+the\s+{name}{AFTER}(?=\s+and\s+(?:I|me|myself)\b)",
         rf"\bnext\s+up\s*[:,]\s*(?:the\s+)?{name}{AFTER}(?=\s*(?:[.!,;:]|$))",
@@ -106,7 +107,7 @@ def teammates_zh(name: str) -> tuple[str, ...]:
         rf"{_ZH_WORD_START}{name}\s*的?\s*(?:总结如下|最终答案|最终方案)",
         rf"(?:好的|收到|谢谢你?)\s*[，,]\s*{name}\s*[。！!，,]",
         rf"{name}\s*(?:你好|您好)\s*[，,！!]",
-        rf"(?:(?<![\u4e00-\u9fff])致|发言人|署名|发言者)\s*[:：]?\s*{name}\s*[:：]?",  # not "导致执行者"
+        rf"(?:{_NO_HAN_BEFORE}致|发言人|署名|发言者)\s*[:：]?\s*{name}\s*[:：]?",  # not "导致执行者"
         rf"{name}\s*[-—–]?\s*第\s*[一二三四五六七八九十\d]{{1,3}}\s*轮\s*[:：]",
         rf"(?:团队|小组|我们组|讨论组)(?:中|里)?的\s*{name}",
         rf"我的(?:任务|职责|工作|角色)是(?:作为)?\s*{name}",
