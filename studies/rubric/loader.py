@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from studies.rubric.document import format_problems
 from studies.rubric.schema import (
     LEVEL_SOURCES,
     Category,
@@ -22,107 +24,89 @@ from studies.rubric.schema import (
 
 RUBRIC_DIR = Path(__file__).resolve().parent
 DEFAULT_RUBRIC_VERSION = "cgpst-v1"
+DEFAULT_LANGUAGES = ("en", "zh")
 
 
-def _label(raw, where: str) -> Label:
-    if not isinstance(raw, dict) or not raw.get("en") or not raw.get("zh"):
-        raise RubricError(f"{where}: needs an English and a Chinese text")
-    return Label(en=str(raw["en"]), zh=str(raw["zh"]))
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 
 
-def _levels(raw: list, lo: int, hi: int, where: str, source) -> tuple[Level, ...]:
-    if raw and source not in LEVEL_SOURCES:
-        raise RubricError(f"{where}: levels_source must be one of {', '.join(LEVEL_SOURCES)}")
-    # a level a study's admin rewrote says so itself ("source": "edited")
-    levels = tuple(
-        Level(int(lv["score"]), str(lv["en"]), str(lv["zh"]), str(lv.get("source", source))) for lv in raw
-    )
-    if any(lv.source not in LEVEL_SOURCES for lv in levels):
-        raise RubricError(f"{where}: a level's source must be one of {', '.join(LEVEL_SOURCES)}")
-    if levels and sorted(lv.score for lv in levels) != list(range(lo, hi + 1)):
-        raise RubricError(f"{where}: level scores must cover {lo}..{hi} exactly once")
-    for lv in levels:
-        if not lv.en or not lv.zh:
-            raise RubricError(f"{where}: level {lv.score} needs English and Chinese text")
-    return levels
+class _Build:
+    """Builds a Rubric from a document the format's schema accepted, noting every problem
+    the schema cannot see instead of stopping at the first."""
 
+    def __init__(self, languages: tuple[str, ...]):
+        self.languages = languages
+        self.problems: list[str] = []
 
-def _score_spec(raw: dict, where: str, step: int) -> ScoreSpec:
-    try:
+    def problem(self, text: str) -> None:
+        self.problems.append(text)
+
+    def label(self, raw: dict[str, str], where: str) -> Label:
+        lacking = [LANGUAGE_NAMES[lang] for lang in self.languages if not str(raw.get(lang, "")).strip()]
+        if lacking:
+            self.problem(f"{where}: needs a text in {' and '.join(lacking)}")
+        return Label(en=str(raw.get("en", "")), zh=str(raw.get("zh", "")))
+
+    def optional_label(self, raw: dict[str, Any], key: str, where: str) -> Label | None:
+        return self.label(raw[key], f"{where} {key}") if key in raw else None
+
+    def levels(self, raw: dict[str, Any], lo: int, hi: int, where: str) -> tuple[Level, ...]:
+        source = raw.get("levels_source")
+        if raw.get("levels") and source not in LEVEL_SOURCES:
+            self.problem(f"{where}: levels_source must be one of {', '.join(LEVEL_SOURCES)}")
+        # a level a study's admin rewrote says so itself ("source": "edited")
+        levels = tuple(
+            Level(
+                int(lv["score"]), str(lv.get("en", "")), str(lv.get("zh", "")), str(lv.get("source", source))
+            )
+            for lv in raw.get("levels", [])
+        )
+        if levels and sorted(lv.score for lv in levels) != list(range(lo, hi + 1)):
+            self.problem(f"{where}: level scores must cover {lo}..{hi} exactly once")
+        for lv in levels:
+            self.label({"en": lv.en, "zh": lv.zh}, f"{where} level {lv.score}")
+        return levels
+
+    def score_spec(self, raw: dict[str, Any], where: str, step: int) -> ScoreSpec:
         lo, hi = int(raw["min"]), int(raw["max"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise RubricError(f"{where}: min and max must be integers") from exc
-    if lo > hi or lo < 0:
-        raise RubricError(f"{where}: bad range {lo}..{hi}")
-    return ScoreSpec(
-        key=str(raw["key"]),
-        label=_label(raw.get("label"), f"{where} label"),
-        min=lo,
-        max=hi,
-        levels=_levels(raw.get("levels", []), lo, hi, where, raw.get("levels_source")),
-        computed=str(raw.get("computed", "")),
-        integrity=bool(raw.get("integrity", False)),
-        description=_label(raw["description"], f"{where} description") if "description" in raw else None,
-        step=step,
-        guideline=_optional_label(raw, "guideline", where),
-    )
-
-
-def _optional_label(raw: dict, key: str, where: str) -> Label | None:
-    return _label(raw[key], f"{where} {key}") if key in raw else None
-
-
-_COMPUTED = {"fluency", "flexibility", "elaboration", "originality"}
-
-
-def parse_rubric(data: dict) -> Rubric:
-    """Build and validate a Rubric from its JSON document; raises RubricError."""
-    if not isinstance(data, dict):
-        raise RubricError("the rubric must be a JSON object")
-    try:
-        raw_steps = data["steps"]
-        version = str(data["version"])
-    except KeyError as exc:
-        raise RubricError(f"missing key {exc}") from exc
-    categories = tuple(
-        Category(
-            key=str(c["key"]), zh=str(c["zh"]), description=_label(c["description"], f"category {c['key']}")
+        if lo > hi:
+            self.problem(f"{where}: bad range {lo}..{hi} (min above max)")
+        return ScoreSpec(
+            key=str(raw["key"]),
+            label=self.label(raw["label"], f"{where} label"),
+            min=lo,
+            max=hi,
+            levels=self.levels(raw, lo, hi, where),
+            computed=str(raw.get("computed", "")),
+            integrity=bool(raw.get("integrity", False)),
+            description=self.optional_label(raw, "description", where),
+            step=step,
+            guideline=self.optional_label(raw, "guideline", where),
         )
-        for c in data.get("categories", [])
-    )
-    keys = [c.key for c in categories]
-    if len(keys) != len(set(keys)) or not keys:
-        raise RubricError("categories must be a non-empty list of unique keys")
-    steps = []
-    for i, raw in enumerate(raw_steps, start=1):
+
+    def step(self, raw: dict[str, Any], i: int, category_count: int) -> Step:
         where = f"step {i}"
-        if int(raw.get("number", 0)) != i:
-            raise RubricError(f"{where}: steps must be numbered 1..n in order")
-        kind = raw.get("kind")
-        if kind not in ("ideas", "criteria", "dimensions"):
-            raise RubricError(f"{where}: unknown kind {kind!r}")
-        dims = tuple(
-            _score_spec(d, f"{where} dimension {d.get('key')}", i) for d in raw.get("dimensions", [])
-        )
-        if not dims:
-            raise RubricError(f"{where}: no dimensions")
+        if raw["number"] != i:
+            self.problem(f"{where}: steps must be numbered 1..n in order (this one says {raw['number']})")
+        kind = str(raw["kind"])
+        dims = tuple(self.score_spec(d, f"{where} dimension {d['key']}", i) for d in raw["dimensions"])
         item_scores = tuple(
-            _score_spec(s, f"{where} item score {s.get('key')}", i) for s in raw.get("item_scores", [])
+            self.score_spec(s, f"{where} item score {s['key']}", i) for s in raw.get("item_scores", [])
         )
         step = Step(
             number=i,
-            name=_label(raw.get("name"), f"{where} name"),
+            name=self.label(raw["name"], f"{where} name"),
             max=int(raw["max"]),
             kind=kind,
             dimensions=dims,
             item_count=int(raw.get("item_count", 0)),
-            item_label=_label(raw["item_label"], f"{where} item label") if "item_label" in raw else None,
-            yes_description=_label(raw["yes_description"], f"{where} yes")
-            if "yes_description" in raw
-            else None,
+            item_label=self.optional_label(raw, "item_label", where),
+            yes_description=self.optional_label(raw, "yes_description", where),
             invalid_types=tuple(
                 InvalidType(
-                    str(t["key"]), _label(t["label"], f"{where} invalid"), _label(t["description"], where)
+                    str(t["key"]),
+                    self.label(t["label"], f"{where} invalid type {t['key']}"),
+                    self.label(t["description"], f"{where} invalid type {t['key']} description"),
                 )
                 for t in raw.get("invalid_types", [])
             ),
@@ -130,53 +114,100 @@ def parse_rubric(data: dict) -> Rubric:
             texts=tuple(
                 TextSpec(
                     str(t["key"]),
-                    _label(t["label"], f"{where} text"),
-                    _label(t["help"], f"{where} text help"),
+                    self.label(t["label"], f"{where} text {t['key']}"),
+                    self.label(t["help"], f"{where} text {t['key']} help"),
                 )
                 for t in raw.get("texts", [])
             ),
             shows_step2_texts=tuple(raw.get("shows_step2_texts", [])),
-            guideline=_optional_label(raw, "guideline", where),
+            guideline=self.optional_label(raw, "guideline", where),
         )
-        if sum(d.max for d in dims) != step.max:
-            raise RubricError(
-                f"{where}: dimension maxima add up to {sum(d.max for d in dims)}, not {step.max}"
-            )
-        for d in dims:
-            if not d.key.startswith(f"s{i}."):
-                raise RubricError(f"{where}: dimension key {d.key!r} must start with 's{i}.'")
+        self.step_rules(step, category_count)
+        return step
+
+    def step_rules(self, step: Step, category_count: int) -> None:
+        where, i, kind = f"step {step.number}", step.number, step.kind
+        total = sum(d.max for d in step.dimensions)
+        if total != step.max:
+            self.problem(f"{where}: dimension maxima add up to {total}, not {step.max}")
+        item_keys = {s.key for s in step.item_scores}
+        for d in step.dimensions:
+            if not d.key.startswith(f"s{i}.") or len(d.key) == len(f"s{i}."):
+                self.problem(
+                    f"{where}: dimension key {d.key!r} must start with 's{i}.' and name the dimension"
+                )
             if d.computed and kind == "dimensions":
-                raise RubricError(f"{where}: {d.key} cannot be computed in a dimensions step")
-            if not d.computed and kind != "dimensions":
-                raise RubricError(f"{where}: {d.key} must be computed from items")
-            if d.computed and not (
-                d.computed in _COMPUTED
-                or (d.computed.startswith("sum:") and d.computed[4:] in {s.key for s in item_scores})
+                self.problem(f"{where}: {d.key} cannot be computed in a dimensions step")
+            elif not d.computed and kind != "dimensions":
+                self.problem(f"{where}: {d.key} must be computed from items")
+            elif d.computed and not (
+                (kind == "ideas" and d.computed in _IDEA_COMPUTED)
+                or (kind == "criteria" and d.computed.startswith("sum:") and d.computed[4:] in item_keys)
             ):
-                raise RubricError(f"{where}: unknown computation {d.computed!r}")
-        if step.has_items and step.item_count < 1:
-            raise RubricError(f"{where}: item steps need item_count")
+                self.problem(f"{where}: unknown computation {d.computed!r} for {d.key}")
+            if d.integrity and i != 2:
+                self.problem(f"{where}: {d.key} is marked integrity; only step 2 has Integrity")
+        if len(item_keys) != len(step.item_scores):
+            self.problem(f"{where}: item score keys must be unique")
+        if kind == "dimensions" and (step.item_count or step.item_scores or step.invalid_types):
+            self.problem(f"{where}: a dimensions step has no items (item_count, item_scores, invalid_types)")
         if kind == "ideas":
-            if {s.key for s in item_scores} != {"elaboration", "originality"} or not step.invalid_types:
-                raise RubricError(f"{where}: idea steps need elaboration, originality and invalid types")
+            if item_keys != {"elaboration", "originality"}:
+                self.problem(f"{where}: an ideas step scores elaboration and originality for each item")
             if "blank" not in {t.key for t in step.invalid_types}:
-                raise RubricError(f"{where}: idea steps need the Blank invalid type")
-        steps.append(step)
-    all_keys = [d.key for s in steps for d in s.dimensions]
-    if len(all_keys) != len(set(all_keys)):
-        raise RubricError("dimension keys must be unique")
-    max_total = int(data.get("max_total", 0))
-    if sum(s.max for s in steps) != max_total:
-        raise RubricError(f"step maxima add up to {sum(s.max for s in steps)}, not max_total {max_total}")
+                self.problem(f"{where}: an ideas step needs the blank invalid type")
+            if not category_count:
+                self.problem(f"{where}: an ideas step needs the rubric's categories")
+
+
+_IDEA_COMPUTED = {"fluency", "flexibility", "elaboration", "originality"}
+
+
+def parse_rubric(data: dict[str, Any]) -> Rubric:
+    """Build and validate a Rubric from its document; RubricError lists every problem:
+    first where the document breaks the format's schema, then (once it does not) every rule
+    the schema cannot state."""
+    problems = format_problems(data)
+    if problems:
+        raise RubricError(problems)
+    build = _Build(tuple(data.get("languages", DEFAULT_LANGUAGES)))
+    categories = tuple(
+        Category(
+            key=str(c["key"]),
+            zh=str(c.get("zh", "")),
+            description=build.label(c["description"], f"category {c['key']}"),
+        )
+        for c in data.get("categories", [])
+    )
+    if "zh" in build.languages:
+        for c in data.get("categories", []):
+            if not str(c.get("zh", "")).strip():
+                build.problem(f"category {c['key']}: needs a Chinese name (zh)")
+    keys = [c.key for c in categories]
     variants = tuple(str(v) for v in data.get("miscellaneous_variants", []))
-    return Rubric(
-        version=version,
-        title=_label(data.get("title"), "title"),
+    for key in sorted({k for k in keys + list(variants) if (keys + list(variants)).count(k) > 1}):
+        build.problem(f"category {key!r} is given more than once")
+    if variants and "Miscellaneous" not in keys:
+        build.problem("miscellaneous_variants need a category with the key 'Miscellaneous'")
+    steps = tuple(build.step(raw, i, len(keys)) for i, raw in enumerate(data["steps"], start=1))
+    all_keys = [d.key for s in steps for d in s.dimensions]
+    for key in sorted({k for k in all_keys if all_keys.count(k) > 1}):
+        build.problem(f"dimension key {key!r} is used more than once")
+    max_total = int(data["max_total"])
+    if sum(s.max for s in steps) != max_total:
+        build.problem(f"step maxima add up to {sum(s.max for s in steps)}, not max_total {max_total}")
+    rubric = Rubric(
+        version=str(data["version"]),
+        title=build.label(data["title"], "title"),
         max_total=max_total,
-        steps=tuple(steps),
+        steps=steps,
         categories=categories,
         category_keys=tuple(keys) + variants,
+        languages=build.languages,
     )
+    if build.problems:
+        raise RubricError(build.problems)
+    return rubric
 
 
 # Versions that are not files (a study's edited guidelines and level texts) come from a

@@ -12,7 +12,11 @@ INVALID_PREFIX = "invalid:"
 
 
 class RubricError(ValueError):
-    """The rubric definition file is malformed."""
+    """A rubric document is malformed; ``problems`` names every problem found."""
+
+    def __init__(self, problems: str | list[str]):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
 
 
 # Where a level description comes from: the study's own scoring sheet, written for this
@@ -29,7 +33,12 @@ class Level:
     source: str = "sheet"
 
     def text(self, lang: str) -> str:
-        return self.zh if lang.startswith("zh") else self.en
+        return _in_language(self.en, self.zh, lang)
+
+
+def _in_language(en: str, zh: str, lang: str) -> str:
+    """The text in the page's language, else in the one the rubric has."""
+    return (zh or en) if lang.startswith("zh") else (en or zh)
 
 
 @dataclass(frozen=True)
@@ -38,10 +47,10 @@ class Label:
     zh: str
 
     def text(self, lang: str) -> str:
-        return self.zh if lang.startswith("zh") else self.en
+        return _in_language(self.en, self.zh, lang)
 
     def __str__(self) -> str:  # templates fall back to English
-        return self.en
+        return self.en or self.zh
 
 
 @dataclass(frozen=True)
@@ -95,7 +104,7 @@ class Category:
     description: Label
 
     def text(self, lang: str) -> str:
-        return self.zh if lang.startswith("zh") else self.key
+        return (self.zh or self.key) if lang.startswith("zh") else self.key
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,7 @@ class Rubric:
     steps: tuple[Step, ...]
     categories: tuple[Category, ...]
     category_keys: tuple[str, ...]  # categories plus the Miscellaneous variants
+    languages: tuple[str, ...] = ("en", "zh")  # the languages its texts are given in
 
     @property
     def dimensions(self) -> tuple[ScoreSpec, ...]:

@@ -80,14 +80,20 @@ def test_the_study_guidelines_are_in_both_languages():
     assert rubric.dimension("s5.correctly_used").guideline.zh
 
 
-@pytest.mark.parametrize("source", [None, "ours"])
-def test_parse_rubric_rejects_levels_without_a_known_source(raw, source):
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (None, "levels_source must be one of sheet, platform, edited"),
+        ("ours", r"levels_source: 'ours' is not one of \['sheet', 'platform', 'edited'\]"),
+    ],
+)
+def test_parse_rubric_rejects_levels_without_a_known_source(raw, source, message):
     bad = copy.deepcopy(raw)
     dim = bad["steps"][1]["dimensions"][0]
     dim.pop("levels_source")
     if source:
         dim["levels_source"] = source
-    with pytest.raises(RubricError, match="levels_source must be one of sheet, platform, edited"):
+    with pytest.raises(RubricError, match=message):
         parse_rubric(bad)
 
 

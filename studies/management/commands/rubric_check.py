@@ -1,0 +1,44 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from studies.rubric import RubricError, parse_rubric
+from studies.rubric.document import rubric_document_read
+
+
+class Command(BaseCommand):
+    help = (
+        "Check a rubric file (JSON, or YAML for .yaml/.yml) against the rubric format "
+        "(docs/rubric-format.md): every problem is listed; a valid rubric is summarised. Changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="The rubric file.")
+
+    def handle(self, *args, path, **options):
+        file = Path(path)
+        try:
+            content = file.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"Cannot read {file}: {exc.strerror or exc}") from exc
+        try:
+            rubric = parse_rubric(rubric_document_read(content=content, name=file.name))
+        except RubricError as exc:
+            for problem in exc.problems:
+                self.stderr.write(f"- {problem}")
+            count = len(exc.problems)
+            raise CommandError(
+                f"{file.name} is not a valid rubric: {count} problem{'s' * (count != 1)}."
+            ) from exc
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{file.name}: rubric {rubric.version} is valid ({', '.join(rubric.languages)}); "
+                f"{len(rubric.steps)} steps, {len(rubric.dimensions)} dimensions, maximum {rubric.max_total}."
+            )
+        )
+        for step in rubric.steps:
+            items = f", {step.item_count} items" if step.has_items else ""
+            self.stdout.write(
+                f"  {step.number}. {step.name} ({step.kind}{items}): "
+                f"{', '.join(d.short_key for d in step.dimensions)}; maximum {step.max}"
+            )

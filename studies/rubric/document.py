@@ -1,0 +1,131 @@
+"""A rubric document: read from JSON or YAML, and checked against the format's JSON Schema.
+
+``rubric_document_read`` turns a file's text into the document (a dict) or a RubricError
+naming what is wrong with the text itself; ``format_problems`` lists every place where the
+document breaks the schema (``format/rubric-1.schema.json``, explained in docs/rubric-format.md).
+The checks a schema cannot state (maxima that add up, key prefixes, texts in every declared
+language) are ``studies.rubric.loader``'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from studies.rubric.schema import RubricError
+
+FORMAT_SCHEMA_PATH = Path(__file__).resolve().parent / "format" / "rubric-1.schema.json"
+# A rubric of twenty full steps is far below this; a bigger upload is not a rubric.
+MAX_DOCUMENT_BYTES = 2_000_000
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@cache
+def format_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(FORMAT_SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = format_schema()
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator: jsonschema.protocols.Validator = validator_class(schema)
+    return validator
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise RubricError([f"the key {key!r} is given twice in one object" for key in repeated])
+    return dict(pairs)
+
+
+def _yaml_document(text: str) -> Any:
+    # Anchors and aliases let a small file stand for a huge document: refused, not expanded.
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise RubricError(
+                    ["YAML anchors and aliases (&name, *name) are not accepted; write each part out"]
+                )
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise RubricError([f"the file is not valid YAML{where}: {problem}"]) from exc
+
+
+def rubric_document_read(*, content: bytes, name: str) -> dict[str, Any]:
+    """The rubric document in a file's bytes: YAML for a .yaml/.yml name, else JSON.
+    RubricError names what is wrong with the text (size, encoding, syntax, a repeated key)."""
+    if len(content) > MAX_DOCUMENT_BYTES:
+        raise RubricError(
+            [f"the file is larger than {MAX_DOCUMENT_BYTES // 1_000_000} MB; a rubric is far smaller"]
+        )
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RubricError([f"the file is not UTF-8 text (byte {exc.start + 1})"]) from exc
+    if name.lower().endswith(YAML_SUFFIXES):
+        data = _yaml_document(text)
+    else:
+        try:
+            data = json.loads(text, object_pairs_hook=_object_without_repeats)
+        except json.JSONDecodeError as exc:
+            raise RubricError(
+                [f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"]
+            ) from exc
+    if not isinstance(data, dict):
+        raise RubricError(["the rubric must be an object of named fields (version, title, steps...)"])
+    return data
+
+
+_ITEM_NAMES = {
+    "steps": "step",
+    "categories": "category",
+    "dimensions": "dimension",
+    "levels": "level",
+    "item_scores": "item score",
+    "invalid_types": "invalid type",
+    "texts": "text",
+}
+
+
+def _place(data: Any, path: Sequence[str | int]) -> str:
+    """A schema error's place in words: "step 3 › dimension s3.fluency › max"."""
+    words: list[str] = []
+    node = data
+    for part in path:
+        if isinstance(node, dict):
+            node = node.get(part)
+        else:
+            node = node[part] if isinstance(node, list) and isinstance(part, int) else None
+        if isinstance(part, int) and words:
+            key = node.get("key") if isinstance(node, dict) else None
+            name = _ITEM_NAMES.get(words[-1], words[-1])
+            words[-1] = (
+                f"{name} {key}" if isinstance(key, str) and key and name != "step" else f"{name} {part + 1}"
+            )
+        else:
+            words.append(str(part))
+    return " › ".join(words) or "the document"
+
+
+def _order(path: Sequence[str | int]) -> list[tuple[int, str]]:
+    return [(part, "") if isinstance(part, int) else (-1, part) for part in path]
+
+
+def format_problems(data: Any) -> list[str]:
+    """Every place where ``data`` breaks the format's JSON Schema, in document order."""
+    errors = sorted(_validator().iter_errors(data), key=lambda e: _order(list(e.absolute_path)))
+    return [f"{_place(data, list(error.absolute_path))}: {error.message}" for error in errors]
