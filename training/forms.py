@@ -97,3 +97,23 @@ class RubricTextsForm(forms.Form):
 
     def grouped(self) -> list:
         return [(title, [self[p] for p in paths]) for title, paths in self.groups]
+
+
+class RubricImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("Rubric file"),
+        help_text=_("JSON, or YAML for a name ending in .yaml or .yml (docs/rubric-format.md)."),
+        widget=forms.ClearableFileInput(attrs={"accept": ".json,.yaml,.yml,application/json"}),
+    )
+
+
+class RubricUseForm(forms.Form):
+    """One of the rubrics a study may use (``study_rubric_versions``)."""
+
+    version = forms.ChoiceField(label=_("Rubric"))
+
+    def __init__(self, *args, versions: list[tuple[str, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["version"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = versions

@@ -13,12 +13,19 @@ from studies.models import Response, Study
 
 
 class RubricRevision(models.Model):
-    """A rubric version made by editing texts of another one for a study. Never changed
-    afterwards: sheets keep the version they were opened with, so their texts stay."""
+    """A rubric version stored for a study: made by editing texts of another one, or imported
+    from a rubric file. Never changed afterwards: sheets keep the version they were opened
+    with, so their texts stay."""
+
+    class Origin(models.TextChoices):
+        EDITED = "edited", _("texts edited")
+        IMPORTED = "imported", _("imported from a file")
 
     version = models.CharField(_("rubric version"), max_length=40, unique=True)
     study = models.ForeignKey(Study, on_delete=models.PROTECT, related_name="+")
-    based_on = models.CharField(max_length=40)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.EDITED)
+    file_name = models.CharField(max_length=200, blank=True, help_text=_("The imported file's name."))
+    based_on = models.CharField(max_length=40, blank=True)
     data = models.JSONField()
     changes = models.JSONField(default=list, help_text=_("[path, old text, new text] of every edit."))
     created_by = models.ForeignKey(

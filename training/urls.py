@@ -1,6 +1,6 @@
 from django.urls import path
 
-from training.views import drift, manage, rater
+from training.views import drift, manage, rater, rubric
 
 app_name = "training"
 
@@ -19,6 +19,9 @@ urlpatterns = [
     path("manage/training/settings/", manage.training_settings, name="settings"),
     path("manage/training/override/", manage.training_override, name="override"),
     path("manage/training/retest/", manage.training_retest, name="retest"),
-    path("manage/training/rubric/", manage.training_rubric, name="rubric"),
+    path("manage/training/rubric/", rubric.training_rubric, name="rubric"),
+    path("manage/training/rubric/import/", rubric.training_rubric_import, name="rubric_import"),
+    path("manage/training/rubric/use/", rubric.training_rubric_use, name="rubric_use"),
+    path("manage/training/rubric/preview/", rubric.training_rubric_preview, name="rubric_preview"),
     path("research/drift/", drift.drift_page, name="drift"),
 ]

@@ -12,8 +12,10 @@ condition or anything about another rater.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from core.draft_keys import draft_key, storage_name
 from scoring.models import Assignment, ResponseFlag, ScoreSheet
@@ -33,6 +35,31 @@ from scoring.views.sheet_texts import (
 )
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
+from studies.rubric.cgpst import version_is_cgpst
+
+
+class _Shown(Protocol):
+    """What a step shows of the response: a Response, or the preview's sample."""
+
+    @property
+    def grid_errors(self) -> list | None: ...
+
+    @property
+    def implied_correctly_used(self) -> int | None: ...
+
+    def shown_answer(self, step: int) -> str: ...
+
+
+@dataclass(frozen=True)
+class _PreviewResponse:
+    """Stands in for a response on a rubric's preview."""
+
+    answer: str
+    grid_errors: list | None = None
+    implied_correctly_used: int | None = None
+
+    def shown_answer(self, step: int) -> str:
+        return self.answer
 
 
 @dataclass(frozen=True)
@@ -40,7 +67,7 @@ class _Sheet:
     """What every step of the page reads: this rater's entries on one response."""
 
     rubric: Rubric
-    assignment: Assignment
+    response: _Shown
     entries: SheetEntries
     totals: SheetTotals
     items: dict[int, dict[int, str]]  # the response's item texts by step and position
@@ -105,7 +132,7 @@ def _texts(*, sheet: _Sheet, step: Step) -> dict:
 
 
 def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
-    n, entries, response = step.number, sheet.entries, sheet.assignment.response
+    n, entries, response = step.number, sheet.entries, sheet.response
     data = {
         "number": n,
         "name": text(step.name, sheet.lang),
@@ -133,7 +160,8 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         data["rows"] = _idea_rows(sheet=sheet, step=step, widgets=widgets)
     elif step.kind == "criteria":
         data["rows"] = _criteria_rows(sheet=sheet, step=step, widgets=widgets)
-    if n == 5:
+    if n == 5 and version_is_cgpst(sheet.rubric.version):
+        data["grid_check"] = True
         data["grid_errors"] = [
             {
                 "label": grid_error_label(e.get("kind", "")),
@@ -190,7 +218,7 @@ def sheet_page_context(
     totals = sheet_totals(entries, rubric)
     page = _Sheet(
         rubric=rubric,
-        assignment=assignment,
+        response=response,
         entries=entries,
         totals=totals,
         items=items if items is not None else response_items_by_step(response=response),
@@ -246,6 +274,31 @@ def sheet_page_context(
             if page.readonly
             else None
         ),
+    }
+
+
+def sheet_preview_context(*, rubric_version: str, lang: str) -> dict:
+    """A rubric's steps as the scoring page draws them, empty, for an admin's preview: the
+    same widgets and step template, a sample text where the response goes."""
+    rubric = load_rubric(rubric_version)
+    entries = SheetEntries.empty(rubric)
+    totals = sheet_totals(entries, rubric)
+    page = _Sheet(
+        rubric=rubric,
+        response=_PreviewResponse(answer=_("The response's text for this step appears here.")),
+        entries=entries,
+        totals=totals,
+        items={},
+        readonly=False,
+        lang=lang,
+    )
+    widgets = sheet_widgets(rubric_version=rubric.version, lang=lang)
+    return {
+        "rubric": rubric,
+        "rubric_title": rubric.title.text(lang),
+        "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
+        "totals": totals,
+        "max_total": rubric.max_total,
     }
 
 

@@ -139,3 +139,20 @@ class StudyOutputCommand(BaseCommand):
         if path.suffix.lower() != self.suffix:
             raise CommandError(f"the output file must end in {self.suffix}")
         return path
+
+
+def file_bytes(path: str) -> tuple[str, bytes]:
+    """A file's name and bytes (a command's FILE argument), or a CommandError saying why not."""
+    file = Path(path)
+    try:
+        return file.name, file.read_bytes()
+    except OSError as exc:
+        raise CommandError(f"Cannot read {file}: {exc.strerror or exc}") from exc
+
+
+def problems_refused(command: BaseCommand, problems: Sequence[str], what: str) -> CommandError:
+    """Every problem on stderr, one a line, and the CommandError that ends the command."""
+    for problem in problems:
+        command.stderr.write(f"- {problem}")
+    count = len(problems)
+    return CommandError(f"{what}: {count} problem{'s' * (count != 1)}.")

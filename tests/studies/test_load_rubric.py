@@ -52,6 +52,7 @@ def test_parse_rubric_rejects_level_gaps(raw):
         parse_rubric(broken)
 
 
+@pytest.mark.django_db  # an unknown name is looked for among the stored versions too
 def test_load_rubric_refuses_unknown_or_traversing_versions():
     with pytest.raises(RubricError):
         load_rubric("nope")

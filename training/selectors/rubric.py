@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scoring.models import ScoreSheet
 from studies.models import Study
+from studies.rubric import available_rubric_versions
 from training.models import RubricRevision
 
-# the names ``rubric_revise`` gives (e.g. cgpst-v1.s3.r2): other names never reach the database
-REVISION_NAME = re.compile(r"[A-Za-z0-9-]+\.s\d+\.r\d+")
+# a rubric version's name (the format's pattern): other names never reach the database
+REVISION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 
 def rubric_revision_data(version: str) -> dict[str, Any] | None:
@@ -21,3 +23,16 @@ def rubric_revision_data(version: str) -> dict[str, Any] | None:
 
 def study_rubric_revisions(*, study: Study) -> list[RubricRevision]:
     return list(RubricRevision.objects.filter(study=study).select_related("created_by"))
+
+
+def study_rubric_versions(*, study: Study) -> list[str]:
+    """The rubrics a study may use: the shipped ones, then its own stored versions, oldest first."""
+    own = RubricRevision.objects.filter(study=study).values_list("version", flat=True)
+    return [*available_rubric_versions(), *own]
+
+
+def study_rubric_state(*, study: Study) -> dict[str, int | bool]:
+    """How many score sheets the study has (live, training or imported), and so whether its
+    rubric may still be replaced (only while it has none)."""
+    sheets = ScoreSheet.objects.filter(assignment__response__study=study).count()
+    return {"sheets": sheets, "can_replace": sheets == 0}

@@ -9,22 +9,17 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import admin_required
 from studies.models import Study
-from studies.rubric import load_rubric
-from studies.rubric.loader import rubric_data
 from training.forms import (
     GoldResponseForm,
     OverrideForm,
     RetestSettingsForm,
-    RubricTextsForm,
     TrainingSettingsForm,
 )
-from training.selectors.rubric import study_rubric_revisions
 from training.selectors.training import training_admin_overview
 from training.services.qualification import (
     qualification_override,
@@ -32,14 +27,13 @@ from training.services.qualification import (
     training_settings_update,
 )
 from training.services.retest import retest_settings_update
-from training.services.rubric import rubric_revise
 from training.services.training_set import TrainingError, training_response_add, training_set_add_default
 
 if TYPE_CHECKING:
     from core.accounts.requests import AuthenticatedHttpRequest
 
 
-def _study(request: HttpRequest) -> tuple[list[Study], Study | None]:
+def admin_study(request: HttpRequest) -> tuple[list[Study], Study | None]:
     studies = list(Study.objects.order_by("name"))
     wanted = request.GET.get("study") or request.POST.get("study")
     chosen = next((s for s in studies if str(s.pk) == wanted), studies[0] if studies else None)
@@ -52,7 +46,7 @@ def _back(study: Study) -> HttpResponse:
 
 @admin_required
 def training_manage(request: HttpRequest) -> HttpResponse:
-    studies, study = _study(request)
+    studies, study = admin_study(request)
     context: dict = {"studies": studies, "study": study}
     if study is not None:
         overview = training_admin_overview(study=study)
@@ -87,7 +81,7 @@ def _refused(request: HttpRequest, study: Study, form) -> HttpResponse:
 def _post(request: HttpRequest, form_class, action) -> HttpResponse:
     """Validate the form, run ``action(study, cleaned_data)`` (a service call that returns
     the success message or raises TrainingError), and go back to the study's page."""
-    _studies, study = _study(request)
+    _studies, study = admin_study(request)
     if study is None:
         return redirect("training:manage")
     form = form_class(request.POST)
@@ -174,40 +168,3 @@ def training_override(request: AuthenticatedHttpRequest) -> HttpResponse:
         return _("Saved, with your reason.")
 
     return _post(request, OverrideForm, change)
-
-
-@admin_required
-def training_rubric(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Edit the study's guidelines and level texts, one step at a time; saving makes a new
-    rubric version for the study (sheets keep theirs)."""
-    studies, study = _study(request)
-    if study is None:
-        return redirect("training:manage")
-    rubric = load_rubric(study.rubric_version)
-    try:
-        step = min(max(int(request.GET.get("step") or request.POST.get("step") or 1), 1), len(rubric.steps))
-    except ValueError:
-        step = 1
-    document = rubric_data(study.rubric_version)
-    form = RubricTextsForm(request.POST or None, rubric=rubric, document=document, step=step)
-    if request.method == "POST" and form.is_valid():
-        try:
-            revision = rubric_revise(study=study, changes=form.cleaned_data, actor=request.user)
-        except TrainingError as exc:
-            messages.error(request, exc.message)
-        else:
-            messages.success(
-                request,
-                _("Saved as rubric version %(version)s; sheets already opened keep their version.")
-                % {"version": revision.version},
-            )
-            return redirect(f"{reverse('training:rubric')}?study={study.pk}&step={step}")
-    context = {
-        "studies": studies,
-        "study": study,
-        "step": step,
-        "steps": [(s.number, s.name.text(get_language() or "en")) for s in rubric.steps],
-        "form": form,
-        "revisions": study_rubric_revisions(study=study),
-    }
-    return render(request, "training/rubric.html", context)

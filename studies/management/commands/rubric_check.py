@@ -1,7 +1,6 @@
-from pathlib import Path
+from django.core.management.base import BaseCommand
 
-from django.core.management.base import BaseCommand, CommandError
-
+from studies.management.options import file_bytes, problems_refused
 from studies.rubric import RubricError, parse_rubric
 from studies.rubric.document import rubric_document_read
 
@@ -16,23 +15,14 @@ class Command(BaseCommand):
         parser.add_argument("path", help="The rubric file.")
 
     def handle(self, *args, path, **options):
-        file = Path(path)
+        name, content = file_bytes(path)
         try:
-            content = file.read_bytes()
-        except OSError as exc:
-            raise CommandError(f"Cannot read {file}: {exc.strerror or exc}") from exc
-        try:
-            rubric = parse_rubric(rubric_document_read(content=content, name=file.name))
+            rubric = parse_rubric(rubric_document_read(content=content, name=name))
         except RubricError as exc:
-            for problem in exc.problems:
-                self.stderr.write(f"- {problem}")
-            count = len(exc.problems)
-            raise CommandError(
-                f"{file.name} is not a valid rubric: {count} problem{'s' * (count != 1)}."
-            ) from exc
+            raise problems_refused(self, exc.problems, f"{name} is not a valid rubric") from exc
         self.stdout.write(
             self.style.SUCCESS(
-                f"{file.name}: rubric {rubric.version} is valid ({', '.join(rubric.languages)}); "
+                f"{name}: rubric {rubric.version} is valid ({', '.join(rubric.languages)}); "
                 f"{len(rubric.steps)} steps, {len(rubric.dimensions)} dimensions, maximum {rubric.max_total}."
             )
         )
