@@ -55,6 +55,7 @@ from scoring.services.release_import import release_workbooks_import
 from scoring.services.score_import import ScoreImportError, scores_import_upload
 from studies.chosen import study_chosen
 from studies.models import Response, Scenario, Study
+from studies.rubric.cgpst import version_is_cgpst
 from studies.views import import_page_done, import_page_render
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ def agreement_scenario(request: AuthenticatedHttpRequest, study_id: int, scenari
         "units": agreement_groups(study=study, scenario_id=scenario.pk),
         "responses": agreement_responses(study=study, scenario_id=scenario.pk),
         "forms": [(name, ICC_FORM_DESCRIPTIONS[name]) for name in ICC_FORMS],
+        "cgpst": version_is_cgpst(study.rubric_version),  # the release script's PCC: CGPST's sheet
     }
     return render(request, "calibration/scenario.html", context)
 

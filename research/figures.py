@@ -50,6 +50,16 @@ FIGURES = (
     "diversity_flexibility_models",
     "ablation",
 )
+# read the Yes items and Self-BLEU of CGPST's Steps 1 and 3: offered for CGPST rubrics only
+CGPST_FIGURES = frozenset(
+    {"efficiency", "diversity", "diversity_flexibility", "diversity_flexibility_models"}
+)
+
+
+def figures_offered(*, cgpst: bool) -> tuple[str, ...]:
+    return FIGURES if cgpst else tuple(name for name in FIGURES if name not in CGPST_FIGURES)
+
+
 # the largest value of a ratio per Yes item (Flexibility <= Fluency; Elaboration, Originality <= 2 per item)
 EFFICIENCY_MAX = {"Flexibility/Fluency": 1, "Elaboration/Fluency": 2, "Originality/Fluency": 2}
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}

@@ -45,6 +45,7 @@ from research.significance import (
     wilcoxon_test,
 )
 from studies.rubric import Rubric, integrity_sum
+from studies.rubric.cgpst import version_is_cgpst
 
 __all__ = [
     "BlankDisagreement",
@@ -209,6 +210,12 @@ class Results:
     conditions: list[str] = field(default_factory=list)
     consistency: dict = field(default_factory=dict)
 
+    @property
+    def cgpst(self) -> bool:
+        """Whether the study's rubric is CGPST's: Table 5, efficiency and diversity read its
+        steps and exist only then."""
+        return version_is_cgpst(self.rubric.version)
+
 
 def results_compute(
     *,
@@ -225,6 +232,7 @@ def results_compute(
     present = sorted({r.condition for r in records})
     pair = pair or default_pair(present)
     t1 = table1(records, rubric, columns)
+    cgpst = version_is_cgpst(rubric.version)
     return Results(
         study=study,
         rubric=rubric,
@@ -234,9 +242,9 @@ def results_compute(
         table1=t1,
         table2=table2(t1),
         overall=overall_table(records, pair=pair, conditions=present, marks=marks) if pair else None,
-        blanks=blanks_table(responses),
-        efficiency=efficiency_table(records),
-        blank_disagreements=blank_disagreements(responses),
+        blanks=blanks_table(responses) if cgpst else [],
+        efficiency=efficiency_table(records) if cgpst else [],
+        blank_disagreements=blank_disagreements(responses) if cgpst else [],
         step_tests=(
             step_tests(records, pair=pair, steps=[s.number for s in rubric.steps], marks=marks)
             if pair

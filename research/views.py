@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from calibration.selectors.consistency import judge_calibrated_label
 from core.accounts.roles import is_admin, researcher_required
-from research.figures import FIGURES, FORMATS
+from research.figures import FIGURES, FORMATS, figures_offered
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
 from research.results import fmt
 from research.selectors.exports import export_job_visible
@@ -37,6 +37,9 @@ from studies.chosen import study_chosen
 from studies.condition_labels import condition_label
 from studies.models import Condition, ModelEndpoint, Study
 from studies.params import IdChoiceField, id_param
+from studies.rubric import load_rubric
+from studies.rubric.cgpst import version_is_cgpst
+from studies.rubric.schema import MAX_STEPS
 
 if TYPE_CHECKING:
     from core.accounts.requests import AuthenticatedHttpRequest
@@ -57,7 +60,7 @@ class ResultsFilter(forms.Form):
         required=False,
         coerce=int,
         empty_value=1,  # type: ignore[arg-type]  # Django takes any value; django-stubs says str
-        choices=[(n, n) for n in range(1, 7)],
+        choices=[(n, n) for n in range(1, MAX_STEPS + 1)],  # narrowed to the study's rubric
         label=_("Dimension figure step"),
     )
     marks = forms.ChoiceField(
@@ -92,12 +95,16 @@ class ResultsFilter(forms.Form):
         data = self.cleaned_data if self.is_valid() else {}
         study = data.get("study") or default_study()
         pair = (data["a"], data["b"]) if data.get("a") and data.get("b") and data["a"] != data["b"] else None
+        steps = len(load_rubric(study.rubric_version).steps) if study is not None else 1
+        step_field = self.fields["step"]
+        assert isinstance(step_field, forms.ChoiceField)
+        step_field.choices = [(n, n) for n in range(1, steps + 1)]
         return {
             "study": study,
             "conditions": data.get("conditions") or None,
             "models": data.get("models") or None,
             "pair": pair,
-            "step": data.get("step") or 1,
+            "step": min(data.get("step") or 1, steps),
             "marks": data.get("marks") or MARKS_PAPER,
         }
 
@@ -167,7 +174,9 @@ def research_home(request: AuthenticatedHttpRequest) -> HttpResponse:
         "form": form,
         "chosen": chosen,
         "results": results,
-        "figures": [(name, FIGURE_TITLES[name]) for name in FIGURES],
+        "figures": [(name, FIGURE_TITLES[name]) for name in _figures(chosen["study"])],
+        # the parts that read the CGPST rubric's steps (Table 5, diversity, efficiency, the release layout)
+        "cgpst": chosen["study"] is None or version_is_cgpst(chosen["study"].rubric_version),
         "tables_key": tables_key,
         "query": _query_with_study(request, chosen["study"]),
     }
@@ -175,6 +184,10 @@ def research_home(request: AuthenticatedHttpRequest) -> HttpResponse:
         context["tables"] = SimpleLazyObject(lambda: _tables(results))
         context["judge_label"] = judge_calibrated_label(study=chosen["study"])
     return render(request, "research/home.html", context)
+
+
+def _figures(study: Study | None) -> tuple[str, ...]:
+    return figures_offered(cgpst=study is None or version_is_cgpst(study.rubric_version))
 
 
 def _query_with_study(request: AuthenticatedHttpRequest, study: Study | None) -> str:
@@ -202,7 +215,7 @@ def research_figure(request: AuthenticatedHttpRequest, name: str, fmt_name: str)
         raise Http404
     # the link names its study; only a bare link falls back to the last one used
     chosen = ResultsFilter(request.GET or None).chosen(default_study=lambda: study_chosen(request))
-    if chosen["study"] is None:
+    if chosen["study"] is None or name not in _figures(chosen["study"]):
         raise Http404
     data = figure_get(name=name, fmt_name=fmt_name, chosen=chosen)  # cached per data version
     response = HttpResponse(data, content_type=FORMATS[fmt_name])

@@ -174,7 +174,10 @@ def _consistency_rows(table6: dict) -> list[list]:
 
 def _about(book: SafeBook, results: Results, names: dict[str, str]) -> None:
     about = book.sheet("About")
-    about.row(["CGPST results", results.study.name], bold=True)
+    title = (
+        "CGPST results" if results.cgpst else f"Results ({results.rubric.title.en or results.rubric.version})"
+    )
+    about.row([title, results.study.name], bold=True)
     about.row(["Generated", timezone.now().isoformat(timespec="seconds")])
     about.row(["Responses with a final score", len(results.records)])
     about.row(["Conditions", ", ".join(f"{c} = {names.get(c, c)}" for c in results.conditions)])
@@ -275,7 +278,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 ["Step", "Model", "n", "Mean (first condition)", "Mean (second condition)", "p", "Mark", "Note"],
                 [[t.step, t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.p_value, t.mark, t.note]
                  for t in results.step_tests]),
-        partial(_group_means, book, "Blanks (Table 5)",
+        *[partial(_group_means, book, "Blanks (Table 5)",
                 ["Step", "Model", "Condition", "Mean blank items (raters)", "Responses", "Parser check",
                  "Raters disagree"],
                 [[g.step, g.model, g.condition, _round(g.value), g.n, _round(g.parser), g.disagreements]
@@ -283,7 +286,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 + [[], ["Responses where the raters disagree on blanks"],
                    ["Research ID", "Step", "Raters", "Parser"]]
                 + [[d.research_id, d.step, ", ".join(f"{r}: {c}" for r, c in d.counts), d.parser]
-                   for d in results.blank_disagreements]),
+                   for d in results.blank_disagreements])] * results.cgpst,  # CGPST's Steps 1 and 3
         partial(_group_means, book, "Consistency (Table 6)",
                 ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
                  "n", "Responses", "Warning"],
@@ -293,14 +296,14 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
         partial(_parts, book, results.study),
         partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
         partial(_beyond, book, RETEST_TITLE, partial(retest_rows, study=results.study)),
-        partial(_group_means, book, "Efficiency",
+        *[partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
                 [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),
-        partial(_group_means, book, "Diversity",
+          partial(_group_means, book, "Diversity",
                 ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU), as released",
                  "Diversity, cleaned tokens (no whitespace)", "Responses"],
                 [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n]
-                 for d in results.diversity]),
+                 for d in results.diversity])] * results.cgpst,
         partial(_group_means, book, "Generation cost",
                 ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)",
                  "Tokens out (mean)", "Worker time s (mean)", "Failures", "Retries"],
@@ -315,7 +318,10 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
     ]  # fmt: skip
     label = judge_calibrated_label(study=results.study)
     if label:  # the study's opt-in: every sheet built on final scores says so under its table
-        steps = [steps[0]] + [partial(_labelled, book, write, label) for write in steps[1:-2]] + steps[-2:]
+        tail = 2 if results.cgpst else 1  # Diversity (CGPST's) and Generation cost: not final scores
+        steps = (
+            [steps[0]] + [partial(_labelled, book, write, label) for write in steps[1:-tail]] + steps[-tail:]
+        )
         steps[0] = partial(_labelled, book, steps[0], label)
     judges = judges_with_sheets(study=results.study)
     if judges:  # the sheet exists only when a judge scored responses of the study

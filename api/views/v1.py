@@ -29,6 +29,7 @@ from research.selectors.research import results_cached_get, results_filter_probl
 from research.significance import MARKS_BOTH, MARKS_PAPER, default_pair
 from studies.models import Response, Study
 from studies.rubric import load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 from studies.rubric.loader import rubric_data
 from training.selectors.retest import retest_report
 
@@ -50,6 +51,7 @@ TABLES = (
     "table1", "table2", "overall", "step_tests", "blanks", "blank_disagreements", "efficiency",
     "diversity", "cost", "run_costs", "consistency", "records",
 )  # fmt: skip
+CGPST_TABLES = frozenset({"blanks", "blank_disagreements", "efficiency", "diversity"})  # its Steps 1 and 3
 MAX_ROWS = 100_000
 MAX_OFFSET = 10**12  # far beyond any study's rows, far below what islice and the database take
 
@@ -260,6 +262,8 @@ def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]
     study = study_for(request, study_id)
     if name not in TABLES:
         raise HttpError(404, f"no table {name[:40]!r}; the tables: {', '.join(TABLES)}")
+    if name in CGPST_TABLES and not version_is_cgpst(study.rubric_version):
+        raise HttpError(404, f"the table {name!r} is offered for studies on the CGPST rubric only")
     results = _results(study, q)
     body = {"study": study.name, "table": name, "data": jsonable(getattr(results, name))}
     if name in ("table1", "table2"):

@@ -31,6 +31,7 @@ from calibration.statistics import (
 )
 from studies.models import FinalScoreRule, ResponseStatus, Study
 from studies.rubric import load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
@@ -224,15 +225,26 @@ def consistency_table(*, study: Study) -> dict[str, Any]:
                 "pcc_label": str(PCC_LABELS["sheet"]),
                 "headline": True,
             },
-            {
-                **_row(
-                    "PCC", as_released, [], len(released_values), mean_ci95(released_values), (None, None)
-                ),
-                "form": "",
-                "form_label": "",
-                "pcc_label": str(PCC_LABELS["release"]),
-                "headline": False,
-            },
+            *(
+                [  # the release script's normalization reads CGPST's Purpose
+                    {
+                        **_row(
+                            "PCC",
+                            as_released,
+                            [],
+                            len(released_values),
+                            mean_ci95(released_values),
+                            (None, None),
+                        ),
+                        "form": "",
+                        "form_label": "",
+                        "pcc_label": str(PCC_LABELS["release"]),
+                        "headline": False,
+                    }
+                ]
+                if version_is_cgpst(study.rubric_version)
+                else []
+            ),
             *(icc_row(name) for name in [form, *icc_beside(form)]),
         ],
         "responses": len(before),

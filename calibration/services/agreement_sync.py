@@ -21,6 +21,7 @@ from calibration.selectors.agreement_state import Evaluation
 from calibration.statistics import REASON_FEW_RESPONSES, IccResult, icc, long_rows, pcc
 from studies.models import Study
 from studies.rubric import Rubric, release_script_vector
+from studies.rubric.cgpst import version_is_cgpst
 
 BEFORE, AFTER = GroupAgreement.Stage.BEFORE, GroupAgreement.Stage.AFTER
 
@@ -51,7 +52,7 @@ def rows_update(model: type[models.Model], updates: list[tuple[int, dict[str, An
 def _pcc_as_released(e: Evaluation, rubric: Rubric) -> float | None:
     """The pair's PCC with the release's script's maxima (Purpose / 2): shown beside the
     product's PCC (the sheet's maxima), which alone flags and routes."""
-    if not e.determined:
+    if not e.determined or not version_is_cgpst(rubric.version):
         return None
     return pcc(release_script_vector(e.vectors["a"], rubric), release_script_vector(e.vectors["b"], rubric)).r
 

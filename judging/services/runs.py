@@ -30,6 +30,7 @@ from judging.services.sheets import judge_sheet_store
 from scoring.services.sheets import SheetError
 from studies.models import ModelEndpoint, Scenario, Study
 from studies.rubric import load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 from studies.services.audit import audit_record
 
 if TYPE_CHECKING:
@@ -189,6 +190,10 @@ def judge_batch_launch(
     """A batch over the study's (or one scenario's) responses, one task per response,
     each queued through the outbox with the batch's commit."""
     samples = judge.samples if samples is None else samples
+    if not version_is_cgpst(study.rubric_version):  # the judge's prompt explains CGPST's sheet
+        raise BatchError(
+            f"The judge's prompt is written for the CGPST rubric; study {study.name} uses another."
+        )
     if not 1 <= samples <= 10:
         raise BatchError("Samples per response must be between 1 and 10.")
     if not judge.endpoint.base_url:

@@ -93,7 +93,7 @@ def results_get(
         consistency=consistency_table(study=study),
         marks=marks,
     )
-    if with_diversity:
+    if with_diversity and results.cgpst:  # Self-BLEU of Steps 1 and 3: CGPST's
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
         results.response_diversity = values

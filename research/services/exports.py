@@ -27,6 +27,7 @@ from django.core.files import File
 from django.db import connection, transaction
 from django.db.models import F, Func, JSONField, Q, Value
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
 from research.long_export import long_csv_write, long_xlsx_write
@@ -48,6 +49,7 @@ from research.significance import MARKS_PAPER
 from research.workbook import results_workbook_write
 from scoring.services.workbooks import workbooks_zip_write
 from studies.models import Study
+from studies.rubric.cgpst import version_is_cgpst
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -99,6 +101,16 @@ def export_job_create(*, kind: str, params: dict[str, Any], user: User) -> Expor
     if kind not in KINDS:
         raise ValueError(f"unknown export kind {kind!r}")
     _names_checked(params)
+    if kind == KIND_RELEASE_WORKBOOKS:
+        rubric_version = Study.objects.filter(pk=int(params["study_id"])).values_list(
+            "rubric_version", flat=True
+        )
+        if not all(version_is_cgpst(version) for version in rubric_version):
+            raise ExportParamsError(
+                _(
+                    "The release's Excel layout holds the CGPST rubric's scores; this study uses another rubric."
+                )
+            )
     limit = int(settings.EXPORT_JOBS_PER_USER)
     with transaction.atomic():
         # one person's starts one at a time, so that two cannot both see room for one more

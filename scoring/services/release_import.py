@@ -40,6 +40,7 @@ from scoring.workbooks.release_layout import (
 )
 from studies.models import Response, Study
 from studies.rubric import load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -72,6 +73,10 @@ def release_workbooks_import(
 ) -> ScoreImportReport:
     """Read ``files`` (workbooks or zips of them) and import their sheets, all or nothing; raises
     ScoreImportError listing every problem."""
+    if not version_is_cgpst(study.rubric_version):
+        raise ScoreImportError(
+            [_("The release's Excel layout holds the CGPST rubric's scores; this study uses another rubric.")]
+        )
     workbooks, problems = release_files_expand(files)
     sheets, wrong = release_workbooks_read(workbooks, rubric=load_rubric(study.rubric_version))
     problems += wrong

@@ -40,6 +40,7 @@ from studies.models import Response, Study
 from studies.problems import problem_text
 from studies.response_files import RESEARCH_ID, RecordError, RecordProblems, ResponseRecord
 from studies.rubric import SheetTotals, load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 from studies.services.responses import responses_import, responses_unknown_names
 from studies.services.roles import role_groups_ensure
 from studies.upload_safety import json_parse
@@ -155,6 +156,14 @@ def scores_import(
     raters that cannot score, conflicting pairs and sheets). The records without a
     problem of their own are still checked against the database, in the one transaction
     that is rolled back, so one upload names everything to fix."""
+    if not version_is_cgpst(study.rubric_version):
+        raise ScoreImportError(
+            [
+                _(
+                    "Score files of the data_A.json kind hold the CGPST rubric's scores; this study uses another rubric."
+                )
+            ]
+        )
     rubric = load_rubric(study.rubric_version)
     rater_map = rater_map or {}
     problems = ScoreProblems()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 INVALID_PREFIX = "invalid:"
+MAX_STEPS = 20  # the rubric format's limit (format/rubric-1.schema.json)
 
 
 class RubricError(ValueError):

@@ -180,9 +180,9 @@ def release_script_vector(vector: list[float], rubric: Rubric) -> list[float]:
 
 def integrity_sum(dimensions: Mapping[str, float], rubric: Rubric) -> float:
     """Step-2 Integrity of any dimension scores: a sheet's integers or a final score's means."""
-    return sum(dimensions[d.key] for d in rubric.step(2).dimensions if d.integrity)
+    return sum(dimensions[d.key] for d in rubric.dimensions if d.integrity)
 
 
 def integrity_score(totals: SheetTotals, rubric: Rubric) -> int:
     """Step-2 Integrity as reported in the result tables (CP + Stem&KVP + Purpose + FS parameters)."""
-    return sum(totals.dimensions[d.key] for d in rubric.step(2).dimensions if d.integrity)
+    return sum(totals.dimensions[d.key] for d in rubric.dimensions if d.integrity)
