@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from studies.models import Condition, ModelEndpoint, Scenario, Study
 from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField
+from studies.rubric import DEFAULT_RUBRIC_VERSION, available_rubric_versions, load_rubric
 from studies.selectors import (
     study_conditions_offered,
     study_from_param,
@@ -39,6 +40,15 @@ class StudyCreateForm(forms.Form):
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
+    rubric_version = forms.ChoiceField(
+        label=_("Rubric"),
+        initial=DEFAULT_RUBRIC_VERSION,
+        required=False,  # not sent: cgpst-v1
+        help_text=_(
+            "How raters score each response. The study's rubric page previews it, imports a rubric "
+            "file of your own and changes it, until the study's first score sheet."
+        ),
+    )
     response_language = forms.ChoiceField(
         label=_("Response language"),
         choices=Study.Language.choices,
@@ -51,6 +61,12 @@ class StudyCreateForm(forms.Form):
             "study's Settings page changes it later, for runs launched after)."
         ),
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["rubric_version"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(v, f"{load_rubric(v).title} ({v})") for v in available_rubric_versions()]
 
 
 class StudySettingsForm(forms.Form):

@@ -10,6 +10,7 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django_htmx.http import HttpResponseStopPolling
@@ -26,6 +27,7 @@ from studies.forms import (
 )
 from studies.models import ResponseImportJob, Study
 from studies.response_files import RecordError, RecordProblems, response_text_from_upload
+from studies.rubric import load_rubric
 from studies.scenario_files import ScenarioFileError, records_from_upload
 from studies.selectors import (
     responses_held_count,
@@ -70,6 +72,7 @@ def studies_page(request: AuthenticatedHttpRequest) -> HttpResponse:
                 template=form.cleaned_data["template"],
                 description=form.cleaned_data["description"],
                 response_language=form.cleaned_data["response_language"],
+                rubric_version=form.cleaned_data["rubric_version"],
                 actor=request.user,
             )
         except StudySetupError as exc:
@@ -105,6 +108,7 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "held_count": responses_held_count(study=study),
         "pairs": pairs,
         "pairs_total": pairs_total,
+        "rubric_title": load_rubric(study.rubric_version).title.text(get_language() or "en"),
     }
     return render(request, "studies/study.html", context)
 

@@ -260,6 +260,11 @@ def sheet_page_context(
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
+        # the key map lists the item and copied-text keys only where the rubric has such entries
+        "rubric_keys": {
+            "items": any(step.has_items for step in rubric.steps),
+            "texts": any(step.texts for step in rubric.steps),
+        },
         "progress": _progress(rubric=rubric, entries=entries, totals=totals),
         "script": script,
         "reopened": sheet_reopen_notice(sheet=sheet),

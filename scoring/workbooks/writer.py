@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from studies.rubric import Rubric, load_rubric
+from studies.rubric import Rubric, ScoreSpec, load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 
 from .cells import clean_text, value_cell_set
 from .layout import COLUMN_WIDTHS, FORMAT, sheet_layout
@@ -196,12 +197,47 @@ def guideline_paragraphs(rubric: Rubric, lang: str) -> list[str]:
     return [*out, platform + "; ".join(ours)]
 
 
+_OTHER_RUBRIC = {
+    "en": ("offline scoring workbook", "Score each step", "for each item"),
+    "zh": ("离线评分工作簿", "为每一步评分", "每一项"),
+}
+
+
+def instructions_lines(rubric: Rubric, lang: str) -> list[str]:
+    """The workbook's instructions: CGPST's, or for another rubric its own steps and ranges in
+    place of CGPST's points 3 and 4 (and the later points numbered on)."""
+    base = INSTRUCTIONS_EN if lang == "en" else INSTRUCTIONS_ZH
+    if version_is_cgpst(rubric.version):
+        return base
+    title, score_each, per_item = _OTHER_RUBRIC[lang]
+    colon, semicolon = ("：", "；") if lang == "zh" else (": ", "; ")
+
+    def ranges(specs: tuple[ScoreSpec, ...]) -> str:
+        return ", ".join(f"{spec.label.text(lang)} ({spec.min}-{spec.max})" for spec in specs)
+
+    steps = [
+        f"{step.name.text(lang)}{colon}"
+        + (f"{per_item} {ranges(step.item_scores)}" if step.has_items else ranges(step.scored_dimensions))
+        for step in rubric.steps
+    ]
+    tail = [f"{int(text.split('.', 1)[0]) - 1}.{text.split('.', 1)[1]}" for text in base[6:]]
+    return [
+        f"{rubric.title.text(lang)}{colon}{title}",
+        "",
+        base[2],
+        base[3],
+        f"3. {score_each}{colon}" + semicolon.join(steps),
+        *tail,
+    ]
+
+
 def instructions_write(ws, *, rubric: Rubric) -> None:
     """The bilingual instructions and scoring guidelines, one paragraph per row."""
     ws.column_dimensions["A"].width = 120
-    en = [*INSTRUCTIONS_EN, "", *guideline_paragraphs(rubric, "en")]
-    zh = [*INSTRUCTIONS_ZH, "", *guideline_paragraphs(rubric, "zh")]
-    headings = {1, len(INSTRUCTIONS_EN) + 2, len(en) + 2, len(en) + len(INSTRUCTIONS_ZH) + 3}
+    head_en, head_zh = instructions_lines(rubric, "en"), instructions_lines(rubric, "zh")
+    en = [*head_en, "", *guideline_paragraphs(rubric, "en")]
+    zh = [*head_zh, "", *guideline_paragraphs(rubric, "zh")]
+    headings = {1, len(head_en) + 2, len(en) + 2, len(en) + len(head_zh) + 3}
     for row, text in enumerate([*en, "", *zh], start=1):
         ws.append([cell_new(ws, value=text, style="note_bold" if row in headings else "note")])
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy
 
 from studies.condition_labels import CGPST_DESCRIPTION
 from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study
-from studies.rubric import DEFAULT_RUBRIC_VERSION
+from studies.rubric import DEFAULT_RUBRIC_VERSION, available_rubric_versions
 from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 from studies.services.scenarios import released_scenario_records, scenarios_import
@@ -58,18 +58,25 @@ def study_create(
     template: str,
     description: str = "",
     response_language: str = "",
+    rubric_version: str = "",
     actor: User | None = None,
 ) -> Study:
     """A new study. ``cgpst-release``: the release's public scenario FS10, the paper's ten
     models and the standard conditions (installation-wide, created when missing), and the
     study's rubric version, threshold 0.65, headline ICC3k and final-score rule. ``empty``:
     the default settings and nothing else. ``response_language`` (``zh`` or ``en``) is the
-    language the generation prompts ask for; empty: the template's (the release's Chinese)."""
+    language the generation prompts ask for; empty: the template's (the release's Chinese).
+    ``rubric_version``: one of the shipped rubrics (``studies/rubric/``); empty: ``cgpst-v1``."""
     name = name.strip()
     if response_language and response_language not in Study.Language.values:
         raise StudySetupError(
             _("Unknown response language %(l)r (choose %(known)s).")
             % {"l": response_language, "known": ", ".join(Study.Language.values)}
+        )
+    if rubric_version and rubric_version not in available_rubric_versions():
+        raise StudySetupError(
+            _("Unknown rubric %(r)r (choose %(known)s).")
+            % {"r": rubric_version[:60], "known": ", ".join(available_rubric_versions())}
         )
     if not name:
         raise StudySetupError(_("A study needs a name."))
@@ -84,9 +91,11 @@ def study_create(
         if Study.objects.filter(name__iexact=name).exists():
             raise StudySetupError(_("A study named %(name)r already exists.") % {"name": name})
         role_groups_ensure()
-        language = {"response_language": response_language} if response_language else {}
+        # what the caller chose over the template's
+        chosen = {"response_language": response_language} if response_language else {}
+        chosen |= {"rubric_version": rubric_version} if rubric_version else {}
         if template == EMPTY:
-            study = Study.objects.create(name=name, description=description, **language)
+            study = Study.objects.create(name=name, description=description, **chosen)
             _study_created(study=study, template=template, actor=actor)
             return study
         conditions = conditions_ensure_defaults()
@@ -94,7 +103,7 @@ def study_create(
         study = Study.objects.create(
             name=name,
             description=description or str(TEMPLATE_DESCRIPTIONS[CGPST_RELEASE]),
-            **{**RELEASE_SETTINGS, **language},
+            **{**RELEASE_SETTINGS, **chosen},
         )
         scenarios_import(
             study=study, records=released_scenario_records(), actor=actor, source_name=CGPST_RELEASE
@@ -118,6 +127,7 @@ def _study_created(*, study: Study, template: str, actor: User | None) -> None:
             "name": [None, study.name],
             "template": [None, template],
             "response_language": [None, study.response_language],
+            "rubric_version": [None, study.rubric_version],
         },
     )
 

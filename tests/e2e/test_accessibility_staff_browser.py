@@ -33,6 +33,8 @@ ADMIN_PAGES = (
     "/manage/generation/",
     "/manage/judges/",
     "/manage/training/",
+    "/manage/training/rubric/?study={study}",
+    "/manage/training/rubric/preview/?study={study}&version=likert-hhh-v1",
     "/manage/assignments/",
     "/manage/workload/",
     "/manage/flags/",

@@ -33,6 +33,7 @@ def test_a_study_made_on_the_page_is_audited(demo, admin_client):
         "name": [None, "Audited study"],
         "template": [None, "empty"],
         "response_language": [None, "zh"],
+        "rubric_version": [None, "cgpst-v1"],
     }
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.models import AuditEvent, Condition, ModelEndpoint, Scenario, Study
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
 from tests.conftest import REFERENCE
 from tests.factories import UserFactory
@@ -115,6 +115,7 @@ def test_admin_creates_a_study_from_the_template_on_the_page(client):
     [
         ({"name": "  ", "template": "cgpst-release"}, "This field is required"),
         ({"name": "X", "template": "nonsense"}, "Select a valid choice"),
+        ({"name": "X", "template": "empty", "rubric_version": "../settings"}, "Select a valid choice"),
     ],
 )
 def test_bad_study_form_input_says_why_and_creates_nothing(client, data, message):
@@ -130,6 +131,30 @@ def test_duplicate_name_on_the_page_is_a_form_error(client):
     reply = client.post(reverse("studies:studies"), {"name": "Same", "template": "cgpst-release"})
     assert reply.status_code == 200 and "already exists" in reply.content.decode()
     assert Study.objects.count() == 1 and not Scenario.objects.exists()
+
+
+def test_a_shipped_rubric_is_chosen_on_the_page_or_with_the_command(client, capsys):
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    page = client.get(reverse("studies:studies")).content.decode()
+    assert '<option value="likert-hhh-v1">Helpful, harmless, honest (1-7) (likert-hhh-v1)</option>' in page
+    client.post(
+        reverse("studies:studies"),
+        {"name": "Likert web", "template": "cgpst-release", "rubric_version": "likert-hhh-v1"},
+    )
+    study = Study.objects.get(name="Likert web")
+    assert study.rubric_version == "likert-hhh-v1" and study.agreement_threshold == Decimal("0.650")
+    detail = client.get(reverse("studies:study", args=[study.pk])).content.decode()
+    assert "Helpful, harmless, honest (1-7) <code>likert-hhh-v1</code>" in detail
+    assert 'action="/manage/training/rubric/import/"' in detail  # a rubric file, from the study's page
+    assert AuditEvent.objects.get(action="study.create", study=study).changes["rubric_version"] == [
+        None,
+        "likert-hhh-v1",
+    ]
+    call_command("create_study", "Likert cli", "--empty", "--rubric", "likert-hhh-v1")
+    assert "rubric likert-hhh-v1" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="Unknown rubric 'nope' \\(choose cgpst-v1, likert-hhh-v1\\)"):
+        call_command("create_study", "Other", "--empty", "--rubric", "nope")
+    assert not Study.objects.filter(name="Other").exists()
 
 
 def test_only_admins_reach_the_study_pages(client):

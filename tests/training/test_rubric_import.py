@@ -184,3 +184,6 @@ def test_a_likert_study_gives_raters_its_form(fresh, admin_client, client):
     page = client.get(f"/scoring/{assignment.blind_code}/").content.decode()
     assert "Honesty" in page and "Fully accurate and calibrated; says what it does not know." in page
     assert 'id="grid-hint"' not in page and "Step 4" not in page
+    # the key map names only the keys this rubric has: no items, no copied texts
+    assert "next / previous scoring control" in page and "next / previous item" not in page
+    assert "pick a category" not in page and "in a copied text (Step 2)" not in page

@@ -23,14 +23,21 @@ class Command(BaseCommand):
             help="The language the generation prompts ask for (default: the template's; the CGPST "
             "release's is Chinese: 'All responses should be in Chinese').",
         )
+        parser.add_argument(
+            "--rubric",
+            default="",
+            help="A shipped rubric (studies/rubric/: cgpst-v1, likert-hhh-v1); default cgpst-v1. The study's rubric "
+            "page imports one of your own.",
+        )
 
-    def handle(self, *args, name, template, empty, description, response_language, **options):
+    def handle(self, *args, name, template, empty, description, response_language, rubric, **options):
         try:
             study = study_create(
                 name=name,
                 template=EMPTY if empty else template,
                 description=description,
                 response_language=response_language,
+                rubric_version=rubric,
             )
         except StudySetupError as exc:
             raise CommandError(str(exc)) from exc
