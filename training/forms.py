@@ -102,8 +102,11 @@ class RubricTextsForm(forms.Form):
 class RubricImportForm(forms.Form):
     file = forms.FileField(
         label=_("Rubric file"),
-        help_text=_("JSON, or YAML for a name ending in .yaml or .yml (docs/rubric-format.md)."),
-        widget=forms.ClearableFileInput(attrs={"accept": ".json,.yaml,.yml,application/json"}),
+        help_text=_(
+            "JSON, YAML (.yaml, .yml) or an Excel scoring sheet (.xlsx) whose notes mark its score cells "
+            "(docs/rubric-format.md)."
+        ),
+        widget=forms.ClearableFileInput(attrs={"accept": ".json,.yaml,.yml,.xlsx,application/json"}),
     )
 
 

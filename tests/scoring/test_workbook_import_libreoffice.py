@@ -2,9 +2,6 @@
 saves the file in its own way; the totals are the sheet's and the file still imports."""
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,22 +13,10 @@ from scoring.services.workbooks import workbook_export, workbook_import
 from studies.models import Response
 from studies.rubric import load_rubric
 from tests.factories import code_for
+from tests.libreoffice import through_libreoffice
 from tests.workbook_fill import STEP2_TEXTS, fill_workbook
 
 pytestmark = pytest.mark.django_db
-SOFFICE = shutil.which("soffice") or "/usr/bin/soffice"
-
-
-def _through_libreoffice(data: bytes, tmp_path: Path) -> Path:
-    source = tmp_path / "filled.xlsx"
-    source.write_bytes(data)
-    out = tmp_path / "out"
-    subprocess.run(
-        [SOFFICE, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'profile'}",
-         "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(out), str(source)],
-        check=True, capture_output=True, timeout=240,
-    )  # fmt: skip
-    return out / "filled.xlsx"
 
 
 def test_libreoffice_computes_the_sheet_totals_and_its_file_imports(demo, data_a, tmp_path):
@@ -39,7 +24,7 @@ def test_libreoffice_computes_the_sheet_totals_and_its_file_imports(demo, data_a
     response = Response.objects.get(research_id="A05_FS10")
     _name, data = workbook_export(rater=rater1, group=ScoringGroup.objects.get(study=demo.study))
     changes = data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS
-    saved = _through_libreoffice(fill_workbook(data, {code_for("rater1", response): changes}), tmp_path)
+    saved = through_libreoffice(fill_workbook(data, {code_for("rater1", response): changes}), tmp_path)
 
     sheet = load_workbook(saved, data_only=True)[code_for("rater1", response)]
     numbers = [c.value for row in sheet.iter_rows() for c in row if isinstance(c.value, int | float)]
@@ -60,7 +45,7 @@ def test_libreoffice_reads_the_exported_file_as_written(demo, tmp_path):
     rater1 = get_user_model().objects.get(username="rater1")
     response = Response.objects.get(research_id="A05_FS10")
     _name, data = workbook_export(rater=rater1, group=ScoringGroup.objects.get(study=demo.study))
-    saved = _through_libreoffice(data, tmp_path)
+    saved = through_libreoffice(data, tmp_path)
 
     wb = load_workbook(saved, data_only=True)
     assert wb.sheetnames == ["Instructions", code_for("rater1", response), "Lists", "Meta"]

@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from scoring.models import ScoreSheet
 from studies.models import Study
 from studies.rubric import Rubric, RubricError, load_rubric, parse_rubric
-from studies.rubric.document import rubric_document_read
 from studies.rubric.loader import rubric_data
+from studies.rubric_sheet import rubric_file_read
 from studies.services.audit import audit_record
 from training.models import RubricRevision
 from training.selectors.rubric import study_rubric_versions
@@ -33,11 +33,12 @@ def _stored_document(version: str) -> dict[str, object] | None:
 
 
 def rubric_import(*, study: Study, content: bytes, file_name: str, actor: User | None) -> Rubric:
-    """Check a rubric file and store it as a version of the study (not yet the study's: see
+    """Check a rubric file (the format's JSON or YAML, or an Excel scoring sheet whose notes mark
+    its score cells) and store it as a version of the study (not yet the study's: see
     ``study_rubric_choose``). RubricError names every problem and nothing is stored. The same
     document imported again gives its version back; a version name taken by another document
     is refused."""
-    document = rubric_document_read(content=content, name=file_name)
+    document = rubric_file_read(content=content, file_name=file_name)
     rubric = parse_rubric(document)
     if len(rubric.version) > IMPORTED_VERSION_MAX:
         raise RubricError(

@@ -2,12 +2,13 @@ from django.core.management.base import BaseCommand
 
 from studies.management.options import file_bytes, problems_refused
 from studies.rubric import RubricError, parse_rubric
-from studies.rubric.document import rubric_document_read
+from studies.rubric_sheet import rubric_file_read
 
 
 class Command(BaseCommand):
     help = (
-        "Check a rubric file (JSON, or YAML for .yaml/.yml) against the rubric format "
+        "Check a rubric file (JSON, YAML for .yaml/.yml, or an Excel scoring sheet whose notes mark its "
+        "score cells) against the rubric format "
         "(docs/rubric-format.md): every problem is listed; a valid rubric is summarised. Changes nothing."
     )
 
@@ -17,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, path, **options):
         name, content = file_bytes(path)
         try:
-            rubric = parse_rubric(rubric_document_read(content=content, name=name))
+            rubric = parse_rubric(rubric_file_read(content=content, file_name=name))
         except RubricError as exc:
             raise problems_refused(self, exc.problems, f"{name} is not a valid rubric") from exc
         self.stdout.write(

@@ -12,7 +12,7 @@ from training.services.training_set import TrainingError
 
 class Command(BaseCommand):
     help = (
-        "Import a rubric file (JSON, or YAML for .yaml/.yml; docs/rubric-format.md) as a rubric version of a "
+        "Import a rubric file (JSON, YAML for .yaml/.yml, or an Excel scoring sheet; docs/rubric-format.md) as a rubric version of a "
         "study, as the study's rubric page does: every problem listed and nothing stored, or stored and "
         "audited under the admin named by --as. --use makes it the study's rubric (only before any sheet)."
     )
