@@ -24,6 +24,10 @@ FORMAT_SCHEMA_PATH = Path(__file__).resolve().parent / "format" / "rubric-1.sche
 # A rubric of twenty full steps is far below this; a bigger upload is not a rubric.
 MAX_DOCUMENT_BYTES = 2_000_000
 YAML_SUFFIXES = (".yaml", ".yml")
+MAX_DEPTH = 32
+# libyaml's safe loader where PyYAML has it: linear, and it refuses deep nesting itself (the pure
+# Python one took 52 s over 100 KB of nested brackets)
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @cache
@@ -49,15 +53,33 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number a rubric holds")
+
+
+def _depth_checked(data: Any) -> None:
+    """A rubric nests about eight levels deep: refuse a document nested far deeper (it would
+    only exhaust the checks' recursion), walking it without recursion."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RubricError([f"the document is nested more than {MAX_DEPTH} levels deep; a rubric is not"])
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+
+
 def _yaml_document(text: str) -> Any:
     # Anchors and aliases let a small file stand for a huge document: refused, not expanded.
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=_YAML_LOADER):
             if isinstance(event, yaml.AliasEvent):
                 raise RubricError(
                     ["YAML anchors and aliases (&name, *name) are not accepted; write each part out"]
                 )
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
+    except (RecursionError, ValueError) as exc:  # nested past Python's limit; a 5,000-digit number
+        raise RubricError([f"the file is not a YAML document a rubric can be: {str(exc)[:120]}"]) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
@@ -80,13 +102,16 @@ def rubric_document_read(*, content: bytes, name: str) -> dict[str, Any]:
         data = _yaml_document(text)
     else:
         try:
-            data = json.loads(text, object_pairs_hook=_object_without_repeats)
+            data = json.loads(text, object_pairs_hook=_object_without_repeats, parse_constant=_not_a_number)
         except json.JSONDecodeError as exc:
             raise RubricError(
                 [f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"]
             ) from exc
+        except (RecursionError, ValueError) as exc:  # nested past Python's limit; NaN; a 5,000-digit number
+            raise RubricError([f"the file is not a JSON document a rubric can be: {str(exc)[:120]}"]) from exc
     if not isinstance(data, dict):
         raise RubricError(["the rubric must be an object of named fields (version, title, steps...)"])
+    _depth_checked(data)
     return data
 
 

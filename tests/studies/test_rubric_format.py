@@ -47,13 +47,20 @@ def test_the_same_rubric_written_in_yaml_gives_the_same_rubric(raw):
     ("content", "name", "problem"),
     [
         (b'{"version": ', "r.json", "not valid JSON (line 1, column 13)"),
-        (b"version: [1, 2", "r.yaml", "not valid YAML (line 1"),
+        (b"version: [1, 2", "r.yaml", "not valid YAML (line 2, column 1): did not find expected ','"),
         ("\u00e9".encode("latin-1"), "r.json", "not UTF-8 text (byte 1)"),
         (b"[1, 2]", "r.json", "must be an object of named fields"),
         (b"- 1\n- 2\n", "r.yml", "must be an object of named fields"),
         (b'{"version": "a", "version": "b"}', "r.json", "the key 'version' is given twice"),
         (b"a: &x [1, 2]\nb: *x\n", "r.yaml", "anchors and aliases"),
         (b" " * 2_000_001, "r.json", "larger than 2 MB"),
+        # hostile: nesting past Python's recursion limit, a number of 5,000 digits, NaN, deep but small
+        (b"[" * 100_000 + b"]" * 100_000, "r.json", "maximum recursion depth exceeded"),
+        (b"[" * 50_000 + b"]" * 50_000, "r.yaml", "(line 1, column 1001): exceeded maximum nesting depth"),
+        (b'{"max_total": ' + b"9" * 5000 + b"}", "r.json", "Exceeds the limit (4300 digits)"),
+        (b"max_total: " + b"9" * 5000, "r.yml", "Exceeds the limit (4300 digits)"),
+        (b'{"version": NaN}', "r.json", "NaN is not a number a rubric holds"),
+        (b'{"a":' * 200 + b"1" + b"}" * 200, "r.json", "nested more than 32 levels deep"),
     ],
 )
 def test_a_file_that_is_not_a_rubric_document_is_refused_with_its_reason(content, name, problem):
