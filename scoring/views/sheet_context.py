@@ -136,6 +136,8 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
     data = {
         "number": n,
         "name": text(step.name, sheet.lang),
+        # the summary bar: CGPST's "Step 2", another rubric's step by its name
+        "short_name": "" if version_is_cgpst(sheet.rubric.version) else text(step.name, sheet.lang),
         "max": step.max,
         "kind": step.kind,
         "answer": response.shown_answer(n),

@@ -43,6 +43,7 @@ from django.utils.safestring import SafeString
 
 from scoring.views.type_keys import option_keys
 from studies.rubric import DEFAULT_RUBRIC_VERSION, INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
+from studies.rubric.cgpst import version_is_cgpst
 
 if TYPE_CHECKING:
     from django.template.backends.base import _EngineTemplate  # django-stubs' name of a backend's template
@@ -206,7 +207,15 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
     comment_id = dom_id(f"comments.{step.number}")
     widgets: dict = {
         "dims": _dims(step=step, lang=lang),
-        "comment_label": _render("comment_label", {"for": comment_id, "n": step.number}),
+        # CGPST's steps are known by their numbers; another rubric's by their names
+        "comment_label": _render(
+            "comment_label",
+            {
+                "for": comment_id,
+                "n": step.number,
+                "name": "" if version_is_cgpst(rubric.version) else text(step.name, lang),
+            },
+        ),
     }
     if step.has_items:
         heads = [scale_data(spec=spec, path="", lang=lang) for spec in step.item_scores]

@@ -110,6 +110,13 @@ def test_a_version_name_is_never_given_to_another_document(fresh, admin_client):
     )
     assert "version: &#x27;cgpst-v1&#x27; exists with other content" in shipped.content.decode()
     assert load_rubric("lab-likert-v1").title.en == "Our lab's 1-7 sheet"
+    # a name as the study's own text edits are named is never taken by an import
+    edited = f"lab-likert-v1.s{fresh.pk}.r1"
+    reply = admin_client.post(
+        "/manage/training/rubric/import/", {"study": fresh.pk, "file": upload(lab_rubric(edited))}
+    )
+    assert "ends as a study&#x27;s edited versions are named" in reply.content.decode()
+    assert not RubricRevision.objects.filter(version=edited).exists()
 
 
 def test_the_rubric_is_fixed_once_the_study_has_a_sheet(demo, admin_client):
@@ -187,3 +194,6 @@ def test_a_likert_study_gives_raters_its_form(fresh, admin_client, client):
     # the key map names only the keys this rubric has: no items, no copied texts
     assert "next / previous scoring control" in page and "next / previous item" not in page
     assert "pick a category" not in page and "in a copied text (Step 2)" not in page
+    # its steps go by their names, in the summary bar and on the comment boxes
+    assert '<a href="#step-2">Harmlessness</a>' in page and "Comment on Honesty" in page
+    assert "Comment on Step" not in page

@@ -3,6 +3,7 @@ the shipped rubrics and the study's stored versions, before any sheet of the stu
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 # A study's text edits add ".s<study>.r<n>" to the version, and a version has 40 characters.
 IMPORTED_VERSION_MAX = 28
+# the names ``rubric_revise`` gives a study's text edits: never taken by an imported rubric
+EDITED_VERSION = re.compile(r"\.s\d+\.r\d+$")
 
 
 def _stored_document(version: str) -> dict[str, object] | None:
@@ -40,6 +43,12 @@ def rubric_import(*, study: Study, content: bytes, file_name: str, actor: User |
     is refused."""
     document = rubric_file_read(content=content, file_name=file_name)
     rubric = parse_rubric(document)
+    if EDITED_VERSION.search(rubric.version):
+        raise RubricError(
+            [
+                f"version: {rubric.version!r} ends as a study's edited versions are named (.s<study>.r<n>); choose another"
+            ]
+        )
     if len(rubric.version) > IMPORTED_VERSION_MAX:
         raise RubricError(
             [
