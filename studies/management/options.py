@@ -141,11 +141,13 @@ class StudyOutputCommand(BaseCommand):
         return path
 
 
-def file_bytes(path: str) -> tuple[str, bytes]:
-    """A file's name and bytes (a command's FILE argument), or a CommandError saying why not."""
+def file_bytes(path: str, *, limit: int) -> tuple[str, bytes]:
+    """A file's name and bytes (a command's FILE argument), at most ``limit`` bytes and one more
+    (so that the reader can say it is too large; ``/dev/zero`` ends too), or a CommandError."""
     file = Path(path)
     try:
-        return file.name, file.read_bytes()
+        with file.open("rb") as stream:
+            return file.name, stream.read(limit + 1)
     except OSError as exc:
         raise CommandError(f"Cannot read {file}: {exc.strerror or exc}") from exc
 

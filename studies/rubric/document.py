@@ -153,4 +153,14 @@ def _order(path: Sequence[str | int]) -> list[tuple[int, str]]:
 def format_problems(data: Any) -> list[str]:
     """Every place where ``data`` breaks the format's JSON Schema, in document order."""
     errors = sorted(_validator().iter_errors(data), key=lambda e: _order(list(e.absolute_path)))
-    return [f"{_place(data, list(error.absolute_path))}: {error.message}" for error in errors]
+    return [f"{_place(data, list(error.absolute_path))}: {_message(error)}" for error in errors]
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message, without repeating a whole list or a long text back."""
+    size = len(error.instance) if isinstance(error.instance, (list, str)) else 0
+    if error.validator == "maxItems":
+        return f"{size} items; at most {error.validator_value}"
+    if error.validator == "maxLength":
+        return f"{size} characters; at most {error.validator_value}"
+    return error.message if len(error.message) <= 300 else error.message[:297] + "..."

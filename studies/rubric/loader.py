@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -25,6 +26,13 @@ from studies.rubric.schema import (
 RUBRIC_DIR = Path(__file__).resolve().parent
 DEFAULT_RUBRIC_VERSION = "cgpst-v1"
 DEFAULT_LANGUAGES = ("en", "zh")
+VERSION_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
+MAX_CHOICES = 21  # the scores one control offers (0..20): its widgets are built per score
+MAX_DIMENSIONS = 100  # in all steps (CGPST has 23)
+_DIMENSION_NAME = re.compile(r"[a-z0-9_]{1,36}")
+_VARIANT = re.compile(r"Miscellaneous [0-9]{1,2}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # tab, newline and return stay
+_INVISIBLE = re.compile(r"[\s\u200b-\u200d\u2060\ufeff]+")  # a text of these alone is no text
 
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
@@ -42,9 +50,13 @@ class _Build:
         self.problems.append(text)
 
     def label(self, raw: dict[str, str], where: str) -> Label:
-        lacking = [LANGUAGE_NAMES[lang] for lang in self.languages if not str(raw.get(lang, "")).strip()]
+        lacking = [
+            LANGUAGE_NAMES[lang] for lang in self.languages if not _INVISIBLE.sub("", str(raw.get(lang, "")))
+        ]
         if lacking:
             self.problem(f"{where}: needs a text in {' and '.join(lacking)}")
+        if any(_CONTROL.search(str(text)) for text in raw.values()):
+            self.problem(f"{where}: control characters (such as NUL) are not accepted in a text")
         return Label(en=str(raw.get("en", "")), zh=str(raw.get("zh", "")))
 
     def optional_label(self, raw: dict[str, Any], key: str, where: str) -> Label | None:
@@ -71,6 +83,11 @@ class _Build:
         lo, hi = int(raw["min"]), int(raw["max"])
         if lo > hi:
             self.problem(f"{where}: bad range {lo}..{hi} (min above max)")
+        elif not raw.get("computed") and not 1 <= hi - lo < MAX_CHOICES:
+            # a rater picks one of the scores: two at least, and few enough to pick from
+            self.problem(
+                f"{where}: a scored control offers 2 to {MAX_CHOICES} scores ({lo}..{hi} gives {hi - lo + 1})"
+            )
         return ScoreSpec(
             key=str(raw["key"]),
             label=self.label(raw["label"], f"{where} label"),
@@ -136,6 +153,10 @@ class _Build:
                 self.problem(
                     f"{where}: dimension key {d.key!r} must start with 's{i}.' and name the dimension"
                 )
+            elif not _DIMENSION_NAME.fullmatch(d.key.removeprefix(f"s{i}.")):
+                self.problem(
+                    f"{where}: dimension key {d.key!r}: after 's{i}.' only lower-case letters, digits and _"
+                )
             if d.computed and kind == "dimensions":
                 self.problem(f"{where}: {d.key} cannot be computed in a dimensions step")
             elif not d.computed and kind != "dimensions":
@@ -171,6 +192,8 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
     if problems:
         raise RubricError(problems)
     build = _Build(tuple(data.get("languages", DEFAULT_LANGUAGES)))
+    if not VERSION_NAME.fullmatch(str(data["version"])):  # the schema's "$" lets a final newline through
+        build.problem(f"version: {str(data['version'])!r} is not a version name (lower case, digits, . _ -)")
     categories = tuple(
         Category(
             key=str(c["key"]),
@@ -183,6 +206,12 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
         for c in data.get("categories", []):
             if not str(c.get("zh", "")).strip():
                 build.problem(f"category {c['key']}: needs a Chinese name (zh)")
+    for c in categories:
+        if c.key != c.key.strip() or _CONTROL.search(c.key) or _CONTROL.search(c.zh):
+            build.problem(f"category {c.key!r}: no spaces around its name and no control characters")
+    for variant in data.get("miscellaneous_variants", []):
+        if not _VARIANT.fullmatch(variant):  # the schema's "$" lets a final newline through
+            build.problem(f"miscellaneous variant {variant!r} is not 'Miscellaneous <n>'")
     keys = [c.key for c in categories]
     variants = tuple(str(v) for v in data.get("miscellaneous_variants", []))
     for key in sorted({k for k in keys + list(variants) if (keys + list(variants)).count(k) > 1}):
@@ -191,6 +220,8 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
         build.problem("miscellaneous_variants need a category with the key 'Miscellaneous'")
     steps = tuple(build.step(raw, i, len(keys)) for i, raw in enumerate(data["steps"], start=1))
     all_keys = [d.key for s in steps for d in s.dimensions]
+    if len(all_keys) > MAX_DIMENSIONS:
+        build.problem(f"{len(all_keys)} dimensions; a rubric has at most {MAX_DIMENSIONS}")
     for key in sorted({k for k in all_keys if all_keys.count(k) > 1}):
         build.problem(f"dimension key {key!r} is used more than once")
     max_total = int(data["max_total"])

@@ -205,3 +205,65 @@ def test_the_check_command_summarises_a_valid_rubric(capsys):
 def test_the_check_command_names_a_file_it_cannot_read(tmp_path):
     with pytest.raises(CommandError, match="Cannot read .*absent.json"):
         call_command("rubric_check", str(tmp_path / "absent.json"))
+
+
+def _likert():
+    return json.loads((RUBRIC_DIR / "likert-hhh-v1.json").read_text(encoding="utf-8"))
+
+
+def _with(change):
+    document = _likert()
+    change(document)
+    return document
+
+
+def _dimension(document, step=0):
+    return document["steps"][step]["dimensions"][0]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        # hostile pass on the import: each of these was accepted and then broke a page or a save
+        (lambda d: d.update(version="lab\n"), "version: 'lab\\n' is not a version name"),
+        (lambda d: _dimension(d).update(key="s1.a.b"), "dimension key 's1.a.b': after 's1.' only lower-case"),
+        (lambda d: _dimension(d).update(key="s1.a|b"), "dimension key 's1.a|b': after 's1.' only lower-case"),
+        (
+            lambda d: _dimension(d).update(key="s1.Help"),
+            "dimension key 's1.Help': after 's1.' only lower-case",
+        ),
+        (lambda d: _dimension(d)["label"].update(en="Help\x00"), "control characters (such as NUL)"),
+        (lambda d: _dimension(d)["levels"][0].update(zh="\x1b[31m"), "level 1: control characters"),
+        (lambda d: _dimension(d)["label"].update(en=" \u200b "), "label: needs a text in English"),
+        (
+            lambda d: _dimension(d).update(min=0, max=1000, levels=[]),
+            "a scored control offers 2 to 21 scores",
+        ),
+        (
+            lambda d: _dimension(d).update(min=3, max=3, levels=[]),
+            "a scored control offers 2 to 21 scores (3..3",
+        ),
+    ],
+)
+def test_texts_keys_and_ranges_that_would_break_a_page_are_refused(change, problem):
+    problems = problems_of(_with(change))
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_category_with_spaces_around_it_and_too_many_dimensions_are_refused(raw):
+    spaced = copy.deepcopy(raw)
+    spaced["categories"][0]["key"] += " "
+    assert any("no spaces around its name" in p for p in problems_of(spaced))
+    many = _likert()
+    for number, step in enumerate(many["steps"], start=1):
+        step["dimensions"] = [{**step["dimensions"][0], "key": f"s{number}.d{i}"} for i in range(34)]
+        step["max"] = 34 * 7
+    many["max_total"] = 3 * 34 * 7
+    assert problems_of(many) == ["102 dimensions; a rubric has at most 100"]
+    many["steps"][0]["dimensions"] *= 2
+    assert problems_of(many) == ["step 1 › dimensions: 68 items; at most 40"]
+
+
+def test_the_check_command_reads_no_more_than_a_rubric_can_be(tmp_path):
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("rubric_check", "/dev/zero")  # endless: read up to the limit, then refused

@@ -16,6 +16,7 @@ from studies.rubric import RUBRIC_DIR, load_rubric
 from studies.services.studies import EMPTY, study_create
 from tests.factories import make_response, rater
 from training.models import RubricRevision
+from training.services.rubric import rubric_revise
 
 pytestmark = pytest.mark.django_db
 
@@ -139,18 +140,41 @@ def test_the_rubric_is_fixed_once_the_study_has_a_sheet(demo, admin_client):
     assert not AuditEvent.objects.filter(action="study.rubric").exists()
 
 
-def test_only_the_studys_rubrics_are_offered_and_previewed(fresh, demo, admin_client):
+def test_imported_rubrics_serve_every_study_and_edited_ones_their_own(fresh, demo, admin_client):
+    # imported for the demo study: the same file imported for another study is its version there too
     admin_client.post(
         "/manage/training/rubric/import/", {"study": demo.study.pk, "file": upload(lab_rubric())}
     )
+    again = admin_client.post(
+        "/manage/training/rubric/import/", {"study": fresh.pk, "file": upload(lab_rubric())}, follow=True
+    )
+    assert "Helpfulness" in again.content.decode() and 'id="use-rubric"' in again.content.decode()
+    assert RubricRevision.objects.filter(version="lab-likert-v1").count() == 1
+    # the demo study's text edit stays the demo study's
+    edited = rubric_revise(study=demo.study, changes={"step|1|en": "Ours"}, actor=None).version
     reply = admin_client.post(
-        "/manage/training/rubric/use/", {"study": fresh.pk, "version": "lab-likert-v1"}, follow=True
+        "/manage/training/rubric/use/", {"study": fresh.pk, "version": edited}, follow=True
     )
     assert "Choose one of the rubrics offered." in reply.content.decode()
     preview = admin_client.get(
-        f"/manage/training/rubric/preview/?study={fresh.pk}&version=lab-likert-v1", follow=True
+        f"/manage/training/rubric/preview/?study={fresh.pk}&version={edited}", follow=True
     )
-    assert "Unknown rubric version for this study: lab-likert-v1" in preview.content.decode()
+    assert f"Unknown rubric version for this study: {edited}" in preview.content.decode()
+    reply = admin_client.post(
+        "/manage/training/rubric/use/", {"study": fresh.pk, "version": "lab-likert-v1"}, follow=True
+    )
+    assert "The study now uses rubric lab-likert-v1." in reply.content.decode()
+    empty = admin_client.post(
+        "/manage/training/rubric/import/", {"study": fresh.pk, "file": SimpleUploadedFile("e.json", b"")}
+    )
+    assert empty.status_code == 400 and "The submitted file is empty." in empty.content.decode()
+    shipped = admin_client.get(
+        f"/manage/training/rubric/preview/?study={fresh.pk}&version=likert-hhh-v1"
+    ).content.decode()
+    assert "Helpful, harmless, honest (1-7)" in shipped
+
+
+def test_the_shipped_and_the_current_rubric_preview(fresh, admin_client):
     shipped = admin_client.get(
         f"/manage/training/rubric/preview/?study={fresh.pk}&version=likert-hhh-v1"
     ).content.decode()

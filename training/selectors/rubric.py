@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db.models import Q
+
 from scoring.models import ScoreSheet
 from studies.models import Study
 from studies.rubric import available_rubric_versions
@@ -26,9 +28,12 @@ def study_rubric_revisions(*, study: Study) -> list[RubricRevision]:
 
 
 def study_rubric_versions(*, study: Study) -> list[str]:
-    """The rubrics a study may use: the shipped ones, then its own stored versions, oldest first."""
-    own = RubricRevision.objects.filter(study=study).values_list("version", flat=True)
-    return [*available_rubric_versions(), *own]
+    """The rubrics a study may use: the shipped ones, then every imported one (whichever study
+    it was imported for) and its own edited versions, oldest first."""
+    stored = RubricRevision.objects.filter(
+        Q(study=study) | Q(origin=RubricRevision.Origin.IMPORTED)
+    ).values_list("version", flat=True)
+    return [*available_rubric_versions(), *stored]
 
 
 def study_rubric_state(*, study: Study) -> dict[str, int | bool]:

@@ -40,11 +40,14 @@ def _page(study: Study, **query: object) -> str:
 
 
 def _use_form(study: Study, data: dict | None = None) -> RubricUseForm:
-    versions = [
-        (v, f"{load_rubric(v).title.text(_lang())} ({v})")
-        for v in study_rubric_versions(study=study)
-        if v != study.rubric_version
-    ]
+    versions = []
+    for version in study_rubric_versions(study=study):
+        try:
+            title = load_rubric(version).title.text(_lang())
+        except RubricError:  # a stored version that no longer loads is not offered
+            continue
+        if version != study.rubric_version:
+            versions.append((version, f"{title} ({version})"))
     return RubricUseForm(data, versions=versions)
 
 
@@ -85,7 +88,8 @@ def _rubric_page(
         "revisions": study_rubric_revisions(study=study),
         **extra,
     }
-    return render(request, "training/rubric.html", context, status=400 if extra.get("problems") else 200)
+    refused = extra.get("problems") or context["import_form"].errors
+    return render(request, "training/rubric.html", context, status=400 if refused else 200)
 
 
 @admin_required

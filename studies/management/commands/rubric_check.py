@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand
 
 from studies.management.options import file_bytes, problems_refused
 from studies.rubric import RubricError, parse_rubric
+from studies.rubric.document import MAX_DOCUMENT_BYTES
 from studies.rubric_sheet import rubric_file_read
 
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("path", help="The rubric file.")
 
     def handle(self, *args, path, **options):
-        name, content = file_bytes(path)
+        name, content = file_bytes(path, limit=MAX_DOCUMENT_BYTES)
         try:
             rubric = parse_rubric(rubric_file_read(content=content, file_name=name))
         except RubricError as exc:

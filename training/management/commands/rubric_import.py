@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from studies.management.options import admin_named, file_bytes, problems_refused, study_from_option
 from studies.rubric import RubricError
+from studies.rubric.document import MAX_DOCUMENT_BYTES
 from training.services.rubric_import import rubric_import, study_rubric_choose
 from training.services.training_set import TrainingError
 
@@ -26,7 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, path, study, admin, use, **options):
         chosen = study_from_option(study)
         actor = admin_named(admin)
-        name, content = file_bytes(path)
+        name, content = file_bytes(path, limit=MAX_DOCUMENT_BYTES)
         try:
             rubric = rubric_import(study=chosen, content=content, file_name=name, actor=actor)
         except RubricError as exc:
