@@ -148,7 +148,8 @@ POST_ACTIONS = {
     "generation:batch_cancel", "generation:batch_retry", "generation:member_delete", "generation:run_cancel",
     "generation:run_retry", "judging:batch_cancel", "judging:batch_retry", "training:start", "training:save",
     "training:submit", "training:time", "training:again", "training:gold_add", "training:default_add",
-    "training:settings", "training:override", "training:retest", "api:token_revoke",
+    "training:settings", "training:override", "training:retest", "training:rubric_import",
+    "training:rubric_use", "api:token_revoke",
 }  # fmt: skip
 
 
