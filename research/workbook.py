@@ -278,7 +278,7 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 ["Step", "Model", "n", "Mean (first condition)", "Mean (second condition)", "p", "Mark", "Note"],
                 [[t.step, t.model, t.n, _round(t.mean_a), _round(t.mean_b), t.p_value, t.mark, t.note]
                  for t in results.step_tests]),
-        *[partial(_group_means, book, "Blanks (Table 5)",
+        *([partial(_group_means, book, "Blanks (Table 5)",
                 ["Step", "Model", "Condition", "Mean blank items (raters)", "Responses", "Parser check",
                  "Raters disagree"],
                 [[g.step, g.model, g.condition, _round(g.value), g.n, _round(g.parser), g.disagreements]
@@ -286,7 +286,8 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 + [[], ["Responses where the raters disagree on blanks"],
                    ["Research ID", "Step", "Raters", "Parser"]]
                 + [[d.research_id, d.step, ", ".join(f"{r}: {c}" for r, c in d.counts), d.parser]
-                   for d in results.blank_disagreements])] * results.cgpst,  # CGPST's Steps 1 and 3
+                   for d in results.blank_disagreements])]  # CGPST's Steps 1 and 3
+          if results.cgpst else []),
         partial(_group_means, book, "Consistency (Table 6)",
                 ["Metric", "Before calibration", "CI low", "CI high", "After calibration", "CI low", "CI high",
                  "n", "Responses", "Warning"],
@@ -296,14 +297,15 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
         partial(_parts, book, results.study),
         partial(_beyond, book, FACETS_TITLE, partial(facets_rows, study=results.study)),
         partial(_beyond, book, RETEST_TITLE, partial(retest_rows, study=results.study)),
-        *[partial(_group_means, book, "Efficiency",
+        *([partial(_group_means, book, "Efficiency",
                 ["Model", "Condition", "Step", "Metric", "Value", "Responses"],
                 [[g.model, g.condition, g.step, g.metric, _round(g.value), g.n] for g in results.efficiency]),
           partial(_group_means, book, "Diversity",
                 ["Model", "Condition", "Step", "Diversity (1 - mean Self-BLEU), as released",
                  "Diversity, cleaned tokens (no whitespace)", "Responses"],
                 [[d.model, d.condition, d.step, _round(d.value), _round(d.cleaned), d.n]
-                 for d in results.diversity])] * results.cgpst,
+                 for d in results.diversity])]
+          if results.cgpst else []),
         partial(_group_means, book, "Generation cost",
                 ["Model", "Condition", "Runs", "Succeeded", "Calls (mean)", "Tokens in (mean)",
                  "Tokens out (mean)", "Worker time s (mean)", "Failures", "Retries"],
