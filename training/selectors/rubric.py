@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from scoring.models import ScoreSheet
 from studies.models import Study
 from studies.rubric import available_rubric_versions
+from studies.rubric.loader import VERSION_NAME
 from training.models import RubricRevision
-
-# a rubric version's name (the format's pattern): other names never reach the database
-REVISION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 
 def rubric_revision_data(version: str) -> dict[str, Any] | None:
     """The document of a stored rubric version (registered with ``studies.rubric``)."""
-    if not REVISION_NAME.fullmatch(version):
+    if not VERSION_NAME.fullmatch(version):  # other names never reach the database
         return None
     return RubricRevision.objects.filter(version=version).values_list("data", flat=True).first()
 
@@ -36,8 +33,13 @@ def study_rubric_versions(*, study: Study) -> list[str]:
     return [*available_rubric_versions(), *stored]
 
 
+def study_sheets(*, study: Study) -> QuerySet[ScoreSheet]:
+    """Every score sheet of the study: live, training or imported. While there is none, its
+    rubric may still be replaced."""
+    return ScoreSheet.objects.filter(assignment__response__study=study)
+
+
 def study_rubric_state(*, study: Study) -> dict[str, int | bool]:
-    """How many score sheets the study has (live, training or imported), and so whether its
-    rubric may still be replaced (only while it has none)."""
-    sheets = ScoreSheet.objects.filter(assignment__response__study=study).count()
+    """How many score sheets the study has, and so whether its rubric may still be replaced."""
+    sheets = study_sheets(study=study).count()
     return {"sheets": sheets, "can_replace": sheets == 0}

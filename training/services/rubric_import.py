@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from scoring.models import ScoreSheet
 from studies.models import Study
 from studies.rubric import Rubric, RubricError, load_rubric, parse_rubric
 from studies.rubric.loader import rubric_data
 from studies.rubric_sheet import rubric_file_read
 from studies.services.audit import audit_record
 from training.models import RubricRevision
-from training.selectors.rubric import study_rubric_versions
+from training.selectors.rubric import study_rubric_versions, study_sheets
 from training.services.training_set import TrainingError
 
 if TYPE_CHECKING:
@@ -97,7 +96,7 @@ def study_rubric_choose(*, study: Study, version: str, actor: User | None) -> Ru
         locked = Study.objects.select_for_update().get(pk=study.pk)
         if locked.rubric_version == version:
             raise TrainingError(_("The study already uses this rubric."))
-        if ScoreSheet.objects.filter(assignment__response__study=study).exists():
+        if study_sheets(study=study).exists():
             raise TrainingError(
                 _(
                     "This study already has score sheets: its rubric can no longer be replaced. "

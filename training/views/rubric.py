@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from core.accounts.roles import admin_required
 from scoring.views.sheet_context import sheet_preview_context
 from studies.models import Study
-from studies.rubric import RubricError, load_rubric
+from studies.rubric import Rubric, RubricError, load_rubric
 from studies.rubric.document import MAX_DOCUMENT_BYTES
 from studies.rubric.loader import rubric_data
 from training.forms import RubricImportForm, RubricTextsForm, RubricUseForm
@@ -51,15 +51,21 @@ def _use_form(study: Study, data: dict | None = None) -> RubricUseForm:
     return RubricUseForm(data, versions=versions)
 
 
+def _step_shown(request: AuthenticatedHttpRequest, rubric: Rubric) -> int:
+    """The step whose texts the editor shows (``?step=``), within the rubric's steps."""
+    try:
+        step = int(request.GET.get("step") or request.POST.get("step") or 1)
+    except ValueError:
+        return 1
+    return min(max(step, 1), len(rubric.steps))
+
+
 def _rubric_page(
     request: AuthenticatedHttpRequest, study: Study, studies: list[Study], **extra
 ) -> HttpResponse:
     rubric = load_rubric(study.rubric_version)
     lang = _lang()
-    try:
-        step = min(max(int(request.GET.get("step") or request.POST.get("step") or 1), 1), len(rubric.steps))
-    except ValueError:
-        step = 1
+    step = _step_shown(request, rubric)
     form = extra.pop("form", None) or RubricTextsForm(
         None, rubric=rubric, document=rubric_data(study.rubric_version), step=step
     )
@@ -102,10 +108,7 @@ def training_rubric(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method != "POST":
         return _rubric_page(request, study, studies)
     rubric = load_rubric(study.rubric_version)
-    try:
-        step = min(max(int(request.POST.get("step") or 1), 1), len(rubric.steps))
-    except ValueError:
-        step = 1
+    step = _step_shown(request, rubric)
     form = RubricTextsForm(request.POST, rubric=rubric, document=rubric_data(study.rubric_version), step=step)
     if form.is_valid():
         try:
