@@ -14,6 +14,7 @@ from tests.browser import login
 from tests.e2e.test_accessibility_browser import STICKING_OUT, WIDER
 from tests.factories import stub_endpoint
 from tests.workers import wait_for
+from training.services.rubric import rubric_revise
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,6 +75,10 @@ def test_staff_pages_pass_axe(live_server, demo, browser, llm_stub, celery_worke
     finished = JudgeBatchStatus.FINISHED
     wait_for(lambda: JudgeBatch.objects.get(pk=batch.pk).status == finished, worker=celery_worker)
     assert {t.status for t in batch.tasks.all()} == {"succeeded"}
+    # the rubric page with its table of the study's versions (wide: it must scroll in its card)
+    rubric_revise(
+        study=Study.objects.get(name="CGPST demo"), changes={"step|1|en": "Our wording"}, actor=None
+    )
     ids = {
         "judge": judge.pk,
         "study": Study.objects.get(name="CGPST demo").pk,
