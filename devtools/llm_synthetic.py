@@ -1,7 +1,7 @@
 """The stub's synthetic text: replies built from the request, in the shape the step
 being worked on asks for (eight numbered challenges, a problem statement, eight
 solutions, five criteria, a valid scoring grid, an action plan; an introduction in
-the warm-up), and the JSON the Multi-Agent Debate's moderator and judge and
+the warm-up; plain paragraphs for a single-text task's prompt), and the JSON the Multi-Agent Debate's moderator and judge and
 TeamFusion's ratings ask for. Used by ``devtools.llm_stub``; needs no Django."""
 
 from __future__ import annotations
@@ -54,6 +54,26 @@ def detect_step(messages: list[dict[str, Any]]) -> int:
         if re.search(r"warm-up|introduce yourself", text, re.I):
             return 0
     return 0
+
+
+def is_plain_prompt(messages: list[dict[str, Any]]) -> bool:
+    """A request that names no CGPST step and asks for no warm-up: a single-text task's prompt."""
+    users = [_text(m) for m in messages if m.get("role") == "user"]
+    return bool(users) and not any(
+        _STEP_HEADER.search(t) or _STEP.search(t) or re.search(r"warm-up|introduce yourself", t, re.I)
+        for t in users
+    )
+
+
+def _plain(rng: random.Random, prompt: str) -> str:
+    """A few paragraphs that take up the prompt's own words (a single-text task's answer)."""
+    words = [w.lower() for w in _WORD.findall(prompt) if w.lower() not in _COMMON] or ["question"]
+    openings = ("To answer this, start from", "A careful answer weighs", "The heart of the matter is")
+    return "\n\n".join(
+        f"{rng.choice(openings)} {rng.choice(words)} and {rng.choice(words)}: "
+        f"{rng.randint(2, 9)} points follow from what the question asks about {rng.choice(words)}."
+        for _ in range(3)
+    )
 
 
 def detect_role(messages: list[dict[str, Any]]) -> str:
@@ -200,6 +220,8 @@ def synthetic_reply(messages: list[dict[str, Any]], seed: int = 0) -> tuple[str,
         return json.dumps(rating, ensure_ascii=False), reasoning
     if _WANTS_JSON in last:
         return json.dumps(_verdict(last, f"{header}\n{body}"), ensure_ascii=False), reasoning
+    if is_plain_prompt(messages):
+        return f"[Synthetic reply] {SYNTHETIC_NOTE}\n{_plain(rng, last)}", reasoning
     return f"{header}\n{body}", reasoning
 
 

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from studies.models import Condition, ModelEndpoint, Scenario, Study
+from studies.models import Condition, ModelEndpoint, Scenario, Study, TaskKind
 from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField
 from studies.rubric import DEFAULT_RUBRIC_VERSION, available_rubric_versions, load_rubric
 from studies.selectors import (
@@ -47,6 +47,17 @@ class StudyCreateForm(forms.Form):
         help_text=_(
             "How raters score each response. The study's rubric page previews it, imports a rubric "
             "file of your own and changes it, until the study's first score sheet."
+        ),
+    )
+    task_kind = forms.ChoiceField(
+        label=_("Task"),
+        choices=TaskKind.choices,
+        initial=TaskKind.CGPST,
+        required=False,  # not sent: CGPST
+        widget=forms.RadioSelect,
+        help_text=_(
+            "What a response is: a CGPST task's six step answers, or one text answering a prompt (the "
+            "study's scenarios are then its prompts; an empty study only). Fixed once the study exists."
         ),
     )
     response_language = forms.ChoiceField(

@@ -321,11 +321,14 @@ def implied_correctly_used(errors: list[GridError], *, maximum: int = 5, minimum
     return max(minimum, maximum - len(errors))
 
 
+EMPTY_TEXT = "empty_text"  # a single-text task's response with no text
+
+
 @dataclass(frozen=True)
 class ParseWarning:
     """Something that makes a response unfit to reach raters unseen: ``empty_step``,
     ``no_items`` (Step 1 or 3), ``no_grid`` (Step 5) or ``repeated_step`` (``step``
-    says the same as ``other``, an earlier step)."""
+    says the same as ``other``, an earlier step); ``empty_text`` for a single-text task."""
 
     code: str
     step: int
@@ -349,8 +352,20 @@ class ParsedResponse:
 ITEM_STEPS = {1: 8, 3: 8, 4: 5}
 
 
-def parse_response(answers: list[str]) -> ParsedResponse:
-    """Parse the six step answers of one response (index 0 = Step 1)."""
+def parse_response(answers: list[str], *, text_task: bool = False) -> ParsedResponse:
+    """Parse the six step answers of one response (index 0 = Step 1). A single-text task's
+    response (its text the first answer) has no items or grid: only an empty text is a warning."""
+    if text_task:
+        empty = not _said(answers[0] if answers else "")
+        return ParsedResponse(
+            items={},
+            blank_items={1: 0, 3: 0},
+            grid=None,
+            grid_errors=[],
+            implied_correctly_used=0,
+            notes=[],
+            warnings=[ParseWarning(EMPTY_TEXT, 1)] if empty else [],
+        )
     items: dict[int, list[str]] = {}
     notes: list[str] = []
     for step, limit in ITEM_STEPS.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from studies.blind_text import BLIND_TEXT
-from studies.parsing import ParsedResponse, ParseWarning
+from studies.parsing import EMPTY_TEXT, ParsedResponse, ParseWarning
 
 # Not a parse warning: the study holds every generated response for release.
 NEEDS_RELEASE = "needs_release"
@@ -42,6 +42,7 @@ def hold_reason_text(reason: dict) -> str:
         ) % {"step": step, "names": names}
     texts = {
         "empty_step": _("Step %(step)s is empty."),
+        EMPTY_TEXT: _("The response's text is empty."),
         "no_items": _("Step %(step)s has no numbered items."),
         "no_grid": _("Step %(step)s has no scoring grid (no header row followed by rows of numbers)."),
         "repeated_step": _("Step %(step)s says the same as Step %(other)s."),

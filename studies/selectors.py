@@ -24,7 +24,16 @@ from studies.blind_text import (
     STRATEGY,
     BlindTerm,
 )
-from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Strategy, Study
+from studies.models import (
+    Condition,
+    ModelEndpoint,
+    Response,
+    ResponseStatus,
+    Scenario,
+    Strategy,
+    Study,
+    TaskKind,
+)
 from studies.params import id_param
 from studies.parsing import parse_response
 from studies.review import hold_reason_text
@@ -82,10 +91,16 @@ def study_endpoints_offered(*, study: Study | None) -> QuerySet[ModelEndpoint]:
 
 
 def study_conditions_offered(*, study: Study | None) -> QuerySet[Condition]:
-    """The study's chosen conditions; the whole catalogue when it chose none."""
+    """The study's chosen conditions; the whole catalogue when it chose none. A single-text
+    study is offered the single model's only (the team strategies are CGPST protocols,
+    ``generation.strategies.TEXT_TASK_STRATEGIES``)."""
     if study is not None and study.conditions.exists():
-        return study.conditions.order_by("letter")
-    return Condition.objects.order_by("letter")
+        offered = study.conditions.order_by("letter")
+    else:
+        offered = Condition.objects.order_by("letter")
+    if study is not None and study.task_kind == TaskKind.TEXT:
+        offered = offered.filter(strategy=Strategy.SINGLE)
+    return offered
 
 
 @dataclass(frozen=True)

@@ -73,10 +73,11 @@ def studies_page(request: AuthenticatedHttpRequest) -> HttpResponse:
                 description=form.cleaned_data["description"],
                 response_language=form.cleaned_data["response_language"],
                 rubric_version=form.cleaned_data["rubric_version"],
+                task_kind=form.cleaned_data["task_kind"],
                 actor=request.user,
             )
         except StudySetupError as exc:
-            form.add_error("name", str(exc))
+            form.add_error(None, str(exc))
         else:
             messages.success(request, _("Study %(name)s created.") % {"name": study.name})
             return redirect("studies:study", study_id=study.pk)

@@ -62,8 +62,15 @@ def run_settings(
         language=study.response_language,
         profiles=profiles,
         top_p_as_released=top_p == TOP_P_AS_RELEASED,
+        kind=study.task_kind,
     )
-    return {"strategy": condition.strategy, "params": params, "scenario_text": scenario.text, "top_p": top_p}
+    return {
+        "strategy": condition.strategy,
+        "params": params,
+        "scenario_text": scenario.text,
+        "task_kind": study.task_kind,
+        "top_p": top_p,
+    }
 
 
 def batch_create(
@@ -193,7 +200,9 @@ def batch_create(
                 endpoint=endpoint,
                 condition=condition,
                 settings_snapshot=snapshot,
-                calls_total=protocol_length(strategy=snapshot["strategy"], params=snapshot["params"]),
+                calls_total=protocol_length(
+                    strategy=snapshot["strategy"], params=snapshot["params"], kind=snapshot["task_kind"]
+                ),
             )
             runs.append(run)
             run_enqueue(enqueue=enqueue, run_id=run.pk, seq=0)

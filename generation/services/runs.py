@@ -65,7 +65,9 @@ class GenerationKind(Kind):
     def protocol(self, job: GenerationRun) -> JobProtocol:
         snap = job.settings_snapshot
         return protocol_for(
-            strategy=snap["strategy"], task=task_for(snap["scenario_text"]), params=snap["params"]
+            strategy=snap["strategy"],
+            task=task_for(snap["scenario_text"], snap.get("task_kind", "cgpst")),  # older runs: CGPST
+            params=snap["params"],
         )
 
     def replies(
@@ -132,7 +134,7 @@ def _run_fail(run_id: int, error: str) -> None:
 
 
 def run_finish(*, run_id: int, answers: list[str]) -> Response | None:
-    """Turn the six answers into a Response (once: a redelivered finish is a no-op)."""
+    """Turn the six answers (a single-text task's one) into a Response (once: a redelivered finish is a no-op)."""
     with transaction.atomic():
         # Lock the run's row only (``of``): FOR UPDATE with the joins would also lock its
         # study, scenario, endpoint and condition, and a redelivered finish of the same run

@@ -17,6 +17,7 @@ from typing import Any
 
 from generation.strategies import ablation, llm_discussion, mad, single, teamfusion, teamllm
 from generation.strategies.base import (
+    TEXT_TASK,
     Call,
     Done,
     Protocol,
@@ -38,8 +39,13 @@ STRATEGIES: dict[str, ModuleType] = {
     "teamfusion": teamfusion,
 }
 
+# The team strategies are the papers' CGPST protocols, step by step: they have no single-text form.
+TEXT_TASK_STRATEGIES = ("single",)
+
 __all__ = [
     "STRATEGIES",
+    "TEXT_TASK",
+    "TEXT_TASK_STRATEGIES",
     "strategy_role_names",
     "Call",
     "Done",
@@ -173,6 +179,7 @@ def resolve_params(
     language: str | None = None,
     profiles: list[dict[str, str]] | None = None,
     top_p_as_released: bool = False,
+    kind: str = "cgpst",
 ) -> dict[str, Any]:
     """The complete parameters of a run. Raises :class:`ParameterError`.
 
@@ -193,19 +200,23 @@ def resolve_params(
         # A single temperature set by the condition applies to every role.
         defaults["temperatures"] = {}
     params = merge_params(defaults, overrides)
-    protocol_length(strategy=strategy, params=params)  # fails early on an unusable combination
+    protocol_length(strategy=strategy, params=params, kind=kind)  # fails early on an unusable combination
     return params
 
 
 def protocol_for(*, strategy: str, task: TaskSpec, params: Mapping[str, Any]) -> Protocol:
+    if task.kind == TEXT_TASK and strategy not in TEXT_TASK_STRATEGIES:
+        raise ParameterError(
+            f"{strategy} works on CGPST tasks only: a single-text task is answered by the single model"
+        )
     return STRATEGIES[strategy].protocol(task=task, params=params)
 
 
-def protocol_length(*, strategy: str, params: Mapping[str, Any]) -> int:
+def protocol_length(*, strategy: str, params: Mapping[str, Any], kind: str = "cgpst") -> int:
     """How many calls the protocol makes (it does not depend on the replies)."""
     try:
         calls, _ = protocol_run(
-            protocol_for(strategy=strategy, task=task_for(""), params=params), lambda call: ""
+            protocol_for(strategy=strategy, task=task_for("", kind), params=params), lambda call: ""
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise ParameterError(str(exc)) from exc

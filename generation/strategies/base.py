@@ -3,7 +3,8 @@
 A strategy's ``protocol(task=, params=)`` is a generator: it yields the provider
 calls in their fixed order (:class:`Call`, numbered by ``seq``) and receives each
 call's reply through ``send()``, so later prompts can quote earlier replies. When
-every call has its reply, the generator returns the six step answers.
+every call has its reply, the generator returns the six step answers (one text for a
+single-text task, which only the single model answers).
 
 Because the protocol is deterministic, a run's state never needs saving: feeding
 the persisted replies back in rebuilds it exactly, and the first call without a
@@ -38,10 +39,12 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class TaskSpec:
-    """What every strategy works on: the scenario and the six CGPST steps."""
+    """What every strategy works on: the scenario and the six CGPST steps, or (``kind``
+    "text") one prompt to answer with one text, and no steps."""
 
     scenario: str
     steps: tuple[StepSpec, ...]
+    kind: str = "cgpst"
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,12 @@ def cgpst_steps() -> tuple[StepSpec, ...]:
     )
 
 
-def task_for(scenario_text: str) -> TaskSpec:
+TEXT_TASK = "text"
+
+
+def task_for(scenario_text: str, kind: str = "cgpst") -> TaskSpec:
+    if kind == TEXT_TASK:
+        return TaskSpec(scenario=scenario_text, steps=(), kind=TEXT_TASK)
     return TaskSpec(scenario=scenario_text, steps=cgpst_steps())
 
 

@@ -1,6 +1,7 @@
 """Single model (condition B, the study's baseline): one conversation, one user
 message per step, temperature 0.6, as the release's ``Collaboration.py`` (``Single``)
-sends it: the step template, a blank line, and the release's suffix."""
+sends it: the step template, a blank line, and the release's suffix. A single-text task
+is one call (``_text_protocol``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ SOURCES: dict[str, str] = {"language": "study", "temperature": "release", "top_p
 
 
 def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    if task.kind == base.TEXT_TASK:
+        return (yield from _text_protocol(task=task, params=params))
     p = base.prompts()
     system = base.join(
         p["FPSP_Overall_Description_Individual"],
@@ -35,3 +38,13 @@ def protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol
         )
         answers.append(answer)
     return answers
+
+
+def _text_protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Protocol:
+    """A single-text task (ours, not the study's): the language requirement as the system
+    message, the prompt (the scenario's text) as the one user message, its reply the text."""
+    agent = base.Agent(
+        ROLE, base.language_requirement(params["language"]), base.sampling(params["temperature"], params.get("top_p"))
+    )
+    text = yield from base.Dialogue().ask(agent, step=1, phase="answer", content=task.scenario)
+    return [text]

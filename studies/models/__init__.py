@@ -155,6 +155,13 @@ class Strategy(models.TextChoices):
     TEAMFUSION = "teamfusion", _("TeamFusion (proxy discussion)")
 
 
+class TaskKind(models.TextChoices):
+    """What a study asks of a model, and so what a response is."""
+
+    CGPST = "cgpst", _("CGPST: six steps on a future scenario")
+    TEXT = "text", _("One prompt, one text")
+
+
 class Condition(models.Model):
     """A research condition: the letter in research IDs and the strategy that produced it."""
 
@@ -192,6 +199,10 @@ class Study(models.Model):
     name = models.CharField(_("name"), max_length=120, unique=True)
     description = models.TextField(_("description"), blank=True)
     rubric_version = models.CharField(_("rubric version"), max_length=40, default=DEFAULT_RUBRIC_VERSION)
+    # A text task's scenarios are its prompts; a response keeps its one text as its first answer.
+    task_kind = models.CharField(
+        _("task"), max_length=8, choices=TaskKind.choices, default=TaskKind.CGPST, editable=False
+    )
     agreement_threshold = models.DecimalField(
         _("agreement threshold (PCC)"),
         max_digits=4,
@@ -408,6 +419,10 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return self.research_id
+
+    @property
+    def is_text_task(self) -> bool:
+        return self.study.task_kind == TaskKind.TEXT
 
     def answer(self, step: int) -> str:
         """The step's text exactly as generated or imported (trailing spaces included:

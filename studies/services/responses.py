@@ -21,6 +21,7 @@ from studies.models import (
     Scenario,
     Strategy,
     Study,
+    TaskKind,
     shown_text,
 )
 from studies.parsing import ParsedResponse, parse_response
@@ -57,7 +58,7 @@ def response_parse(*, response: Response) -> Response:
 
 
 def _parse_into(response: Response, parsed: ParsedResponse | None = None) -> ParsedResponse:
-    parsed = parsed or parse_response(response.answers)
+    parsed = parsed or parse_response(response.answers, text_task=response.is_text_task)
     with transaction.atomic():
         ResponseItem.objects.filter(response=response).delete()
         ResponseItem.objects.bulk_create(
@@ -142,11 +143,14 @@ def response_create(
     warnings, when its text names a role, strategy, condition or model of the study's
     catalogue (``studies.blind_text``), or when it is generated and the study's responses
     need release. ``blind_terms``: the study's catalogue for this model and condition, when the
-    caller (an import of many) has read it already."""
-    if len(answers) != 6:
-        raise ValueError("a response has exactly six step answers")
+    caller (an import of many) has read it already. ``answers``: the six steps', or a
+    single-text study's one text (kept as the first answer)."""
+    text_task = study.task_kind == TaskKind.TEXT
+    if len(answers) != (1 if text_task else 6):
+        raise ValueError("a response has one text" if text_task else "a response has exactly six step answers")
+    answers = [*answers, "", "", "", "", ""] if text_task else answers
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
-    parsed = parse_response(answers)
+    parsed = parse_response(answers, text_task=text_task)
     # checked as people read the text, and the spans kept: the held page shows them unchecked
     spans = blind_steps_found(
         [shown_text(a) for a in answers],

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from studies.condition_labels import CGPST_DESCRIPTION
-from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study
+from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study, TaskKind
 from studies.rubric import DEFAULT_RUBRIC_VERSION, available_rubric_versions
 from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
@@ -59,6 +59,7 @@ def study_create(
     description: str = "",
     response_language: str = "",
     rubric_version: str = "",
+    task_kind: str = "",
     actor: User | None = None,
 ) -> Study:
     """A new study. ``cgpst-release``: the release's public scenario FS10, the paper's ten
@@ -66,8 +67,18 @@ def study_create(
     study's rubric version, threshold 0.65, headline ICC3k and final-score rule. ``empty``:
     the default settings and nothing else. ``response_language`` (``zh`` or ``en``) is the
     language the generation prompts ask for; empty: the template's (the release's Chinese).
-    ``rubric_version``: one of the shipped rubrics (``studies/rubric/``); empty: ``cgpst-v1``."""
+    ``rubric_version``: one of the shipped rubrics (``studies/rubric/``); empty: ``cgpst-v1``.
+    ``task_kind``: ``cgpst`` (six steps on a scenario, the default) or ``text`` (one prompt, one
+    text: an empty study only, the release template's scenario being a CGPST task); fixed."""
     name = name.strip()
+    if task_kind and task_kind not in TaskKind.values:
+        raise StudySetupError(
+            _("Unknown task %(t)r (choose %(known)s).") % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
+        )
+    if task_kind == TaskKind.TEXT and template != EMPTY:
+        raise StudySetupError(
+            _("The CGPST template's scenario is a six-step task: a single-text study starts empty.")
+        )
     if response_language and response_language not in Study.Language.values:
         raise StudySetupError(
             _("Unknown response language %(l)r (choose %(known)s).")
@@ -94,6 +105,7 @@ def study_create(
         # what the caller chose over the template's
         chosen = {"response_language": response_language} if response_language else {}
         chosen |= {"rubric_version": rubric_version} if rubric_version else {}
+        chosen |= {"task_kind": task_kind} if task_kind else {}
         if template == EMPTY:
             study = Study.objects.create(name=name, description=description, **chosen)
             _study_created(study=study, template=template, actor=actor)
@@ -128,6 +140,7 @@ def _study_created(*, study: Study, template: str, actor: User | None) -> None:
             "template": [None, template],
             "response_language": [None, study.response_language],
             "rubric_version": [None, study.rubric_version],
+            "task_kind": [None, study.task_kind],
         },
     )
 

@@ -30,7 +30,15 @@ class Command(BaseCommand):
             "page imports one of your own.",
         )
 
-    def handle(self, *args, name, template, empty, description, response_language, rubric, **options):
+        parser.add_argument(
+            "--task",
+            choices=["cgpst", "text"],
+            default="",
+            help="What a response is: cgpst (six steps on a future scenario, the default) or text (one "
+            "prompt, one text; with --empty). Fixed once the study exists.",
+        )
+
+    def handle(self, *args, name, template, empty, description, response_language, rubric, task, **options):
         try:
             study = study_create(
                 name=name,
@@ -38,6 +46,7 @@ class Command(BaseCommand):
                 description=description,
                 response_language=response_language,
                 rubric_version=rubric,
+                task_kind=task,
             )
         except StudySetupError as exc:
             raise CommandError(str(exc)) from exc
@@ -46,7 +55,7 @@ class Command(BaseCommand):
             self.style.SUCCESS(
                 f"Study {study.name} created: scenarios {scenarios}; threshold {study.agreement_threshold}, "
                 f"headline {study.headline_icc}, final-score rule {study.final_score_rule}, "
-                f"rubric {study.rubric_version}."
+                f"rubric {study.rubric_version}, task {study.task_kind}."
             )
         )
         language = dict(study.Language.choices)[study.response_language]
