@@ -15,7 +15,7 @@ from studies.selectors import (
     study_from_param,
     study_scenarios_offered,
 )
-from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES
+from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES, TEXT_TASK_DEFAULT_RUBRIC
 
 
 class StudyFilterForm(FilterForm):
@@ -42,8 +42,8 @@ class StudyCreateForm(forms.Form):
     )
     rubric_version = forms.ChoiceField(
         label=_("Rubric"),
-        initial=DEFAULT_RUBRIC_VERSION,
-        required=False,  # not sent: cgpst-v1
+        initial="",
+        required=False,  # not sent or empty: the task's own
         help_text=_(
             "How raters score each response. The study's rubric page previews it, imports a rubric "
             "file of your own and changes it, until the study's first score sheet."
@@ -77,7 +77,14 @@ class StudyCreateForm(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["rubric_version"]
         assert isinstance(field, forms.ChoiceField)
-        field.choices = [(v, f"{load_rubric(v).title} ({v})") for v in available_rubric_versions()]
+        field.choices = [
+            (
+                "",
+                _("The task's own: %(cgpst)s for CGPST, %(text)s for one text")
+                % {"cgpst": DEFAULT_RUBRIC_VERSION, "text": TEXT_TASK_DEFAULT_RUBRIC},
+            ),
+            *((v, f"{load_rubric(v).title} ({v})") for v in available_rubric_versions()),
+        ]
 
 
 class StudySettingsForm(forms.Form):

@@ -25,7 +25,7 @@ from studies.forms import (
     StudyFilterForm,
     StudySettingsForm,
 )
-from studies.models import ResponseImportJob, Study
+from studies.models import ResponseImportJob, Study, TaskKind
 from studies.response_files import RecordError, RecordProblems, response_text_from_upload
 from studies.rubric import load_rubric
 from studies.scenario_files import ScenarioFileError, records_from_upload
@@ -179,6 +179,11 @@ def responses_import_page(request: AuthenticatedHttpRequest, study_id: int) -> H
     to a worker, and its page shows the progress."""
     study = get_object_or_404(Study, pk=study_id)
     form = ResponseImportForm(request.POST or None, request.FILES or None)
+    if study.task_kind == TaskKind.TEXT:  # its records give one text, and data_A.json is refused
+        form.fields["file"].help_text = _(
+            "JSON Lines with one object per line: research_id, scenario, model, condition, text (the "
+            "response's one text)."
+        )
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():
         try:

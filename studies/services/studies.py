@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 from studies.condition_labels import CGPST_DESCRIPTION
 from studies.models import Condition, FinalScoreRule, HeadlineICC, ModelEndpoint, Study, TaskKind
 from studies.rubric import DEFAULT_RUBRIC_VERSION, available_rubric_versions
+from studies.rubric.cgpst import version_is_cgpst
 from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 from studies.services.scenarios import released_scenario_records, scenarios_import
@@ -52,6 +53,14 @@ class StudySetupError(Exception):
     pass
 
 
+# The CGPST rubric reads a CGPST response's steps (its items, its Step-5 grid).
+TEXT_TASK_CGPST_RUBRIC = gettext_lazy(
+    "The CGPST rubric scores the six steps of a CGPST task: a single-text study takes another rubric, "
+    "such as likert-hhh-v1 or one of your own."
+)
+TEXT_TASK_DEFAULT_RUBRIC = "likert-hhh-v1"
+
+
 def study_create(
     *,
     name: str,
@@ -69,16 +78,22 @@ def study_create(
     language the generation prompts ask for; empty: the template's (the release's Chinese).
     ``rubric_version``: one of the shipped rubrics (``studies/rubric/``); empty: ``cgpst-v1``.
     ``task_kind``: ``cgpst`` (six steps on a scenario, the default) or ``text`` (one prompt, one
-    text: an empty study only, the release template's scenario being a CGPST task); fixed."""
+    text: an empty study only, the release template's scenario being a CGPST task; its rubric
+    ``likert-hhh-v1`` unless another non-CGPST one is named); fixed."""
     name = name.strip()
     if task_kind and task_kind not in TaskKind.values:
         raise StudySetupError(
-            _("Unknown task %(t)r (choose %(known)s).") % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
+            _("Unknown task %(t)r (choose %(known)s).")
+            % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
         )
-    if task_kind == TaskKind.TEXT and template != EMPTY:
-        raise StudySetupError(
-            _("The CGPST template's scenario is a six-step task: a single-text study starts empty.")
-        )
+    if task_kind == TaskKind.TEXT:
+        if template != EMPTY:
+            raise StudySetupError(
+                _("The CGPST template's scenario is a six-step task: a single-text study starts empty.")
+            )
+        rubric_version = rubric_version or TEXT_TASK_DEFAULT_RUBRIC
+        if version_is_cgpst(rubric_version):
+            raise StudySetupError(str(TEXT_TASK_CGPST_RUBRIC))
     if response_language and response_language not in Study.Language.values:
         raise StudySetupError(
             _("Unknown response language %(l)r (choose %(known)s).")

@@ -7,8 +7,9 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from scoring.models import ScoreSheet
-from studies.models import Study
+from studies.models import Study, TaskKind
 from studies.rubric import available_rubric_versions
+from studies.rubric.cgpst import version_is_cgpst
 from studies.rubric.loader import VERSION_NAME
 from training.models import RubricRevision
 
@@ -26,11 +27,15 @@ def study_rubric_revisions(*, study: Study) -> list[RubricRevision]:
 
 def study_rubric_versions(*, study: Study) -> list[str]:
     """The rubrics a study may use: the shipped ones, then every imported one (whichever study
-    it was imported for) and its own edited versions, oldest first."""
+    it was imported for) and its own edited versions, oldest first; for a single-text study, those
+    without CGPST's shape (that rubric reads a CGPST task's six steps)."""
     stored = RubricRevision.objects.filter(
         Q(study=study) | Q(origin=RubricRevision.Origin.IMPORTED)
     ).values_list("version", flat=True)
-    return [*available_rubric_versions(), *stored]
+    versions = [*available_rubric_versions(), *stored]
+    if study.task_kind == TaskKind.TEXT:
+        return [v for v in versions if not version_is_cgpst(v)]
+    return versions
 
 
 def study_sheets(*, study: Study) -> QuerySet[ScoreSheet]:

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from studies.models import Study
+from studies.models import Study, TaskKind
 from studies.rubric import Rubric, RubricError, load_rubric, parse_rubric
+from studies.rubric.cgpst import version_is_cgpst
 from studies.rubric.loader import rubric_data
 from studies.rubric_sheet import rubric_file_read
 from studies.services.audit import audit_record
+from studies.services.studies import TEXT_TASK_CGPST_RUBRIC
 from training.models import RubricRevision
 from training.selectors.rubric import study_rubric_versions, study_sheets
 from training.services.training_set import TrainingError
@@ -89,6 +91,8 @@ def study_rubric_choose(*, study: Study, version: str, actor: User | None) -> Ru
     """Make ``version`` (a shipped rubric or one of the study's stored versions) the study's
     rubric. Refused once the study has a score sheet (live, training or imported): sheets of
     one study are scored on one rubric."""
+    if study.task_kind == TaskKind.TEXT and version_is_cgpst(version):
+        raise TrainingError(str(TEXT_TASK_CGPST_RUBRIC))
     if version not in study_rubric_versions(study=study):
         raise TrainingError(_("Unknown rubric version for this study: %(v)s") % {"v": version})
     rubric = load_rubric(version)
