@@ -15,10 +15,10 @@ def test_seed_demo_is_idempotent(settings):
     settings.DEMO_MODE = True
     call_command("seed_demo")
     call_command("seed_demo")
-    assert Study.objects.count() == 1
+    assert Study.objects.count() == 3  # the CGPST demo, and the Likert and pairwise ones
     assert Scenario.objects.filter(code="FS10", theme="Ocean Soup").count() == 1
     # FS10 is the demo study's own: its page lists it (it was shared by no study before)
-    study = Study.objects.get()
+    study = Study.objects.get(name="CGPST demo")
     assert list(study.scenarios.values_list("code", flat=True)) == ["FS10"]
     assert Response.objects.get(research_id="A05_FS10").scenario.study == study
     # the study's choice of models and conditions is what its pickers offer
@@ -55,7 +55,7 @@ def test_seed_demo_assigns_the_demo_response_to_the_pair_rater1_rater2(settings)
     settings.DEMO_MODE = True
     call_command("seed_demo")
     call_command("seed_demo")
-    group = ScoringGroup.objects.get(archived_at__isnull=True)
+    group = ScoringGroup.objects.get(archived_at__isnull=True, study__name="CGPST demo")
     assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
     assert (group.scenario.code, group.condition.letter) == ("FS10", "A")
     active = Assignment.objects.filter(archived_at__isnull=True, response__research_id="A05_FS10")
@@ -94,8 +94,8 @@ def test_seed_demo_runs_again_once_the_demo_study_has_a_training_set(settings, d
     call_command("seed_demo")
     path = tmp_path / "data_A.json"
     path.write_text(json.dumps(data_a), encoding="utf-8")
-    call_command("import_scores", str(path))
-    training_set_add_default(study=Study.objects.get())
+    call_command("import_scores", str(path), "--study", "CGPST demo")
+    training_set_add_default(study=Study.objects.get(name="CGPST demo"))
     call_command("seed_demo")  # raised AssignmentError: not yet qualified on this study's training set
     group = ScoringGroup.objects.get(archived_at__isnull=True, scenario__code="FS10", condition__letter="A")
     assert {group.rater_a.username, group.rater_b.username} == {"rater1", "rater2"}
