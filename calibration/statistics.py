@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy
 REASON_NO_VARIANCE = "no variance"
 EQUAL_MEANS = 1e-9  # targets' means closer than this are equal (scores are on a 0-1 scale)
 REASON_MISSING_SHEET = "missing sheet"
+REASON_ONE_SCORE = "one score: no PCC"  # a one-dimension rubric (a preference): the side rule decides
 REASON_FEW_RESPONSES = "fewer than 3 responses"
 REASON_FEW_RATERS = "fewer than 2 raters"
 REASON_LENGTH_MISMATCH = "vectors differ in length"
@@ -373,6 +374,15 @@ def closer_primary(
     if not math.isclose(mad_a, mad_b, abs_tol=1e-12):
         return Closeness("a" if mad_a < mad_b else "b", pcc_a, pcc_b, "mean absolute difference")
     return Closeness("a", pcc_a, pcc_b, "tie")
+
+
+def score_side(value: float, *, low: float, high: float) -> int:
+    """Which side of a scale's middle a score is on: -1 below, 0 at it, 1 above (our rule for a
+    one-dimension rubric such as a preference: a pair agrees when both are on the same side)."""
+    middle = (low + high) / 2
+    if math.isclose(value, middle, abs_tol=1e-9):
+        return 0
+    return -1 if value < middle else 1
 
 
 def mean_defined(values: Iterable[float | None]) -> float | None:

@@ -209,6 +209,14 @@ class Results:
     diversity: list[DiversityMean] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
     consistency: dict = field(default_factory=dict)
+    # a pairwise study's Bradley-Terry scores (research.bradley_terry.BtScore) and system labels
+    preferences: list[Any] = field(default_factory=list)
+    preference_labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def preference_rows(self) -> list[tuple[Any, str]]:
+        """Each Bradley-Terry score with its system's label (model · condition)."""
+        return [(p, self.preference_labels.get(p.system, "")) for p in self.preferences]
 
     @property
     def cgpst(self) -> bool:
@@ -273,5 +281,7 @@ def fmt(value: float | None, digits: int = 2) -> str:
     """Numbers as the paper prints them: up to ``digits`` decimals, no trailing zeros."""
     if value is None:
         return ""
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    text = f"{value:.{digits}f}"
+    if "." in text:  # no trailing zeros after the point; a whole number keeps its own (1650)
+        text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text

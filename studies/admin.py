@@ -8,6 +8,7 @@ from studies.models import (
     Response,
     ResponseImportJob,
     ResponseItem,
+    ResponsePair,
     ResponseTextChange,
     Scenario,
     ScenarioTextChange,
@@ -100,6 +101,14 @@ class ResponseAdmin(InspectionAdmin):
     search_fields = ("research_id", "blind_code")
     readonly_fields = ("blind_code", "grid", "grid_errors", "parse_notes", "created_at", "updated_at")
     inlines = [ResponseItemInline]
+
+
+@admin.register(ResponsePair)
+class ResponsePairAdmin(InspectionAdmin):
+    """A pairwise unit's two source responses (A and B): read only, like every model here."""
+
+    list_display = ("response", "left", "right")
+    list_filter = ("response__study",)
 
 
 @admin.register(AuditEvent)

@@ -56,8 +56,19 @@ class StudyCreateForm(forms.Form):
         required=False,  # not sent: CGPST
         widget=forms.RadioSelect,
         help_text=_(
-            "What a response is: a CGPST task's six step answers, or one text answering a prompt (the "
-            "study's scenarios are then its prompts; an empty study only). Fixed once the study exists."
+            "What a response is: a CGPST task's six step answers; one text answering a prompt (the "
+            "study's scenarios are then its prompts); or two such texts side by side for a preference "
+            "(choose the study they come from below). Fixed once the study exists."
+        ),
+    )
+    pairs_from = IdChoiceField(
+        label=_("Pairs from"),
+        queryset=Study.objects.filter(task_kind=TaskKind.TEXT).order_by("name"),
+        required=False,
+        empty_label=_("(a pairwise study only)"),
+        help_text=_(
+            "A pairwise study compares the responses of a single-text study, two at a time: choose it "
+            "here. Its page then builds the pairs."
         ),
     )
     response_language = forms.ChoiceField(

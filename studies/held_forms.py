@@ -12,6 +12,7 @@ from studies.blind_text import BLIND_TEXT
 from studies.forms import ScenarioChoiceField
 from studies.models import Condition, ModelEndpoint, Response, Scenario, Study
 from studies.params import FilterForm, IdChoiceField, IdMultipleChoiceField, id_param
+from studies.parsing import EMPTY_TEXT
 from studies.review import NEEDS_RELEASE
 from studies.selectors import HeldFilters
 from studies.services.review import BULK_MAX
@@ -24,6 +25,7 @@ HOLD_REASONS = (
     ("no_items", _("A step without numbered items")),
     ("no_grid", _("No scoring grid")),
     ("repeated_step", _("A repeated step")),
+    (EMPTY_TEXT, _("An empty text")),
 )
 
 

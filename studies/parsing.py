@@ -352,11 +352,10 @@ class ParsedResponse:
 ITEM_STEPS = {1: 8, 3: 8, 4: 5}
 
 
-def parse_response(answers: list[str], *, text_task: bool = False) -> ParsedResponse:
-    """Parse the six step answers of one response (index 0 = Step 1). A single-text task's
-    response (its text the first answer) has no items or grid: only an empty text is a warning."""
-    if text_task:
-        empty = not _said(answers[0] if answers else "")
+def parse_response(answers: list[str], *, texts: int = 6) -> ParsedResponse:
+    """Parse the six step answers of one response (index 0 = Step 1). A response of one text
+    (``texts`` 1) or of a pair's two (2) has no items or grid: only an empty text is a warning."""
+    if texts < 6:
         return ParsedResponse(
             items={},
             blank_items={1: 0, 3: 0},
@@ -364,7 +363,11 @@ def parse_response(answers: list[str], *, text_task: bool = False) -> ParsedResp
             grid_errors=[],
             implied_correctly_used=0,
             notes=[],
-            warnings=[ParseWarning(EMPTY_TEXT, 1)] if empty else [],
+            warnings=[
+                ParseWarning(EMPTY_TEXT, n)
+                for n in range(1, texts + 1)
+                if not _said(answers[n - 1] if len(answers) >= n else "")
+            ],
         )
     items: dict[int, list[str]] = {}
     notes: list[str] = []

@@ -10,9 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from studies.problems import problem_text
 from studies.upload_safety import json_parse
+
+# A record of the other task kind than its study's: said of each field given (translated where said)
+TEXT_NOT_STEPS = gettext_noop("this study's responses are one text: give it as text")
+STEPS_NOT_TEXT = gettext_noop("this study's responses are six steps: give them as steps")
+DATA_A_NOT_TEXT = gettext_noop(
+    "Response files of the data_A.json kind hold six steps per response; this study's responses are one "
+    'text: give them as JSON Lines, one object per line with its "text".'
+)
 
 RESEARCH_ID = re.compile(r"^(?P<letter>[A-Z]{1,2})(?P<number>[0-9]{2})_(?P<scenario>[A-Za-z0-9-]+)$")
 
@@ -58,6 +67,14 @@ class ResponseRecord:
     # rater by rater instead)
     step_problems: list[str] = field(default_factory=list)
 
+    def kind_problems(self, *, text_task: bool) -> list[str]:
+        """Its texts read as the other task kind than its study's (a data_A file's six steps for a
+        single-text study): said of the field."""
+        if not self.answers or len(self.answers) == (1 if text_task else 6):
+            return []
+        field_name, message = ("steps", TEXT_NOT_STEPS) if text_task else ("text", STEPS_NOT_TEXT)
+        return [problem_text(self.where, field_name, _(message))]
+
 
 def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
     """Step texts of a data_A.json score object: item contents joined per step by a
@@ -77,6 +94,11 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
         answers.append("\n".join(texts))
         _step_length_check(where, f"Step-{n}", answers[-1], problems)
     return answers if len(answers) == 6 else []
+
+
+def stored_answers(answers: list[str]) -> list[str]:
+    """A record's texts as its response stores them: a single text is Step 1's, the other five empty."""
+    return [*answers, *[""] * (6 - len(answers))]
 
 
 # A step's answer holds at most this many characters (the study's longest is under 6,000): every
@@ -139,7 +161,47 @@ def _refuse_too_many(count: int) -> None:
         )
 
 
-def _jsonl_record(i: int, line: str) -> ResponseRecord:
+def _jsonl_steps(where: str, obj: dict[str, Any], problems: list[str]) -> list[str]:
+    """A six-step study's record: its ``steps``, six strings (a list, or an object with keys
+    "1".."6"); a ``text`` is refused. No texts when they are not all there."""
+    if "text" in obj:
+        problems.append(problem_text(where, "text", _(STEPS_NOT_TEXT)))
+    steps = obj.get("steps")
+    if "steps" not in obj:
+        problems.append(problem_text(where, "steps", _("missing")))
+        return []
+    if isinstance(steps, dict):
+        if not all(k in steps for k in map(str, range(1, 7))):
+            problems.append(problem_text(where, "steps", _("needs keys 1 to 6")))
+            return []
+        steps = [steps[k] for k in map(str, range(1, 7))]
+    # not all strings: hostile pass 11 (a 500 before)
+    if not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
+        problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
+        return []
+    for n, text in enumerate(steps, start=1):
+        _step_length_check(where, f"steps[{n}]", text, problems)
+    return steps
+
+
+def _jsonl_text(where: str, obj: dict[str, Any], problems: list[str]) -> list[str]:
+    """A single-text study's record: its one ``text`` (empty is read: the parse holds it); step
+    fields are refused, each named."""
+    step_keys = [key for key in obj if key == "steps" or re.fullmatch(r"step[1-6]", key)]
+    problems.extend(problem_text(where, key, _(TEXT_NOT_STEPS)) for key in step_keys)
+    if "text" not in obj:
+        if not step_keys:
+            problems.append(problem_text(where, "text", _("missing")))
+        return []
+    text = obj["text"]
+    if not isinstance(text, str):
+        problems.append(problem_text(where, "text", _("must be a string")))
+        return []
+    _step_length_check(where, "text", text, problems)
+    return [text]
+
+
+def _jsonl_record(i: int, line: str, text_task: bool) -> ResponseRecord:
     """One line as a record; every problem of the line is in its ``problems``."""
     where = _("line %(n)s") % {"n": i}
     try:
@@ -170,25 +232,7 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
             problems.append(problem_text(where, key, _("must be a non-empty string")))
         else:
             values[key] = obj[key].strip()
-    steps = obj.get("steps")
-    if "steps" not in obj:
-        problems.append(problem_text(where, "steps", _("missing")))
-        steps = []
-    elif isinstance(steps, dict):
-        if all(k in steps for k in map(str, range(1, 7))):
-            steps = [steps[k] for k in map(str, range(1, 7))]
-            if not all(isinstance(step, str) for step in steps):  # hostile pass 11: a 500 before
-                problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
-                steps = []
-        else:
-            problems.append(problem_text(where, "steps", _("needs keys 1 to 6")))
-            steps = []
-    elif not isinstance(steps, list) or len(steps) != 6 or not all(isinstance(s, str) for s in steps):
-        problems.append(problem_text(where, "steps", _("must be six strings (Steps 1-6)")))
-        steps = []
-    for n, text in enumerate(steps, start=1):
-        if isinstance(text, str):
-            _step_length_check(where, f"steps[{n}]", text, problems)
+    steps = _jsonl_text(where, obj, problems) if text_task else _jsonl_steps(where, obj, problems)
     return ResponseRecord(
         where,
         values.get("research_id", ""),
@@ -200,17 +244,19 @@ def _jsonl_record(i: int, line: str) -> ResponseRecord:
     )
 
 
-def records_from_jsonl(text: str) -> list[ResponseRecord]:
+def records_from_jsonl(text: str, *, text_task: bool) -> list[ResponseRecord]:
+    """One record per non-blank line: a six-step study's ``steps``, or a single-text study's
+    ``text`` (``text_task``)."""
     lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
     _refuse_too_many(len(lines))
-    records = [_jsonl_record(i, line) for i, line in lines]
+    records = [_jsonl_record(i, line, text_task) for i, line in lines]
     if not records:
         raise RecordError("file", "records", _("no records found"))
     return records
 
 
-def records_from_file(path: str | Path) -> list[ResponseRecord]:
-    """Read either format: a JSON list (data_A.json) or JSON Lines."""
+def records_from_file(path: str | Path, *, text_task: bool) -> list[ResponseRecord]:
+    """Read either format: a JSON list (data_A.json) or JSON Lines (``records_from_text``)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -218,7 +264,7 @@ def records_from_file(path: str | Path) -> list[ResponseRecord]:
         raise RecordError(
             "file", "file", _("cannot read %(path)s: %(err)s") % {"path": path, "err": exc}
         ) from exc
-    return records_from_text(text)
+    return records_from_text(text, text_task=text_task)
 
 
 def response_text_from_upload(content: bytes) -> str:
@@ -229,8 +275,12 @@ def response_text_from_upload(content: bytes) -> str:
         raise RecordError("file", "file", _("the file is not UTF-8 text")) from exc
 
 
-def records_from_text(text: str) -> list[ResponseRecord]:
+def records_from_text(text: str, *, text_task: bool) -> list[ResponseRecord]:
+    """A JSON list (data_A.json: six steps, so a six-step study's only) or JSON Lines; for a
+    single-text study (``text_task``) each line gives its ``text``."""
     if text.lstrip().startswith("["):
+        if text_task:
+            raise RecordError("file", "format", _(DATA_A_NOT_TEXT))
         try:
             data = json_parse(text)
         except json.JSONDecodeError as exc:
@@ -240,4 +290,4 @@ def records_from_text(text: str) -> list[ResponseRecord]:
                 _("not valid JSON (line %(line)s: %(err)s)") % {"line": exc.lineno, "err": exc.msg},
             ) from exc
         return records_from_data_a(data)
-    return records_from_jsonl(text)
+    return records_from_jsonl(text, text_task=text_task)

@@ -31,11 +31,17 @@ def blind_text_reasons(blind_names: dict[int, list[str]]) -> list[dict]:
     return [{"code": BLIND_TEXT, "step": step, "terms": names} for step, names in sorted(blind_names.items())]
 
 
-def hold_reason_text(reason: dict) -> str:
-    """One reason in the reader's language."""
+def hold_reason_text(reason: dict, *, text_task: bool = False) -> str:
+    """One reason in the reader's language; ``text_task``: of a single-text response, whose
+    one text is stored as its Step 1 (no step is named then)."""
     code, step, other = reason.get("code"), reason.get("step"), reason.get("other")
     if code == BLIND_TEXT:
         names = ", ".join(f"“{name}”" for name in reason.get("terms") or [])
+        if text_task:
+            return _(
+                "The text names %(names)s of the study's roles, strategies, conditions or models: "
+                "raters could tell what produced it."
+            ) % {"names": names}
         return _(
             "Step %(step)s names %(names)s of the study's roles, strategies, conditions or models: "
             "raters could tell what produced it."
@@ -53,27 +59,39 @@ def hold_reason_text(reason: dict) -> str:
     return texts[code] % {"step": step, "other": other}
 
 
-def held_response_text(research_id: str, reasons: list[dict]) -> str:
+def held_response_text(research_id: str, reasons: list[dict], *, text_task: bool = False) -> str:
     """A held response and why, for an import report: "A05_FS10 (Step 1 is empty.)"."""
-    why = " ".join(hold_reason_text(r) for r in reasons)
+    why = " ".join(hold_reason_text(r, text_task=text_task) for r in reasons)
     return f"{research_id} ({why})"
 
 
-def redaction_text(*, names: list[str], steps: list[int]) -> str:
-    """What a redaction replaced, in the reader's language."""
+def redaction_text(*, names: list[str], steps: list[int], text_task: bool = False) -> str:
+    """What a redaction replaced, in the reader's language (``text_task``: in a single-text
+    response's one text)."""
+    quoted = ", ".join(f"“{name}”" for name in names)
+    if text_task:
+        return _("%(names)s redacted in the text.") % {"names": quoted}
     return _("%(names)s redacted in Step %(steps)s.") % {
-        "names": ", ".join(f"“{name}”" for name in names),
+        "names": quoted,
         "steps": ", ".join(str(step) for step in steps),
     }
 
 
-def review_event_text(*, action: str, changes: dict) -> str:
+def review_event_text(*, action: str, changes: dict, text_task: bool = False) -> str:
     """The review gate's audit events in the reader's language, for a response's history
-    (empty for any other event)."""
+    (empty for any other event); ``text_task``: of a single-text response."""
     if not isinstance(changes, dict):
         return ""
     if action == "response.held":
-        return " ".join(hold_reason_text(r) for r in changes.get("reasons") or [] if isinstance(r, dict))
+        return " ".join(
+            hold_reason_text(r, text_task=text_task)
+            for r in changes.get("reasons") or []
+            if isinstance(r, dict)
+        )
     if action == "response.redacted":
-        return redaction_text(names=list(changes.get("names") or []), steps=list(changes.get("steps") or []))
+        return redaction_text(
+            names=list(changes.get("names") or []),
+            steps=list(changes.get("steps") or []),
+            text_task=text_task,
+        )
     return ""

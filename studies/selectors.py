@@ -25,6 +25,7 @@ from studies.blind_text import (
     BlindTerm,
 )
 from studies.models import (
+    TASK_TEXTS,
     Condition,
     ModelEndpoint,
     Response,
@@ -254,8 +255,10 @@ class HeldResponse:
     response: Response
     answers: list[str]  # as shown
     # each step's text as shown, cut where it names the study's catalogue (highlighted), and
-    # after ``HELD_STEP_SHOWN`` characters unless the whole text was asked for
+    # after ``HELD_STEP_SHOWN`` characters unless the whole text was asked for; a single-text
+    # response's one text alone (``text_task``)
     segments: list[StepShown]
+    text_task: bool  # one text, or a pair's two: no items, grid or steps to count
     names_found: bool  # the text names something of the catalogue now
     redactions: int  # text versions made so far
     items: dict[int, int]  # numbered items found in Steps 1, 3, 4
@@ -264,6 +267,7 @@ class HeldResponse:
     warnings: list[str]  # what the parse finds now
     reasons: list[str]  # why it was held when it arrived
     study_held: int  # its study's held responses, on every page
+    pair: bool = False  # a pairwise study's unit: its texts are text A and text B
 
 
 # Held responses per page: each is checked and parsed again when shown (hostile pass 9: an
@@ -332,12 +336,16 @@ def held_responses_review(
     shown = Paginator(held, HELD_PER_PAGE).get_page(page)
     counts = held_counts_by_study()
     for response in shown.object_list:
-        parsed = parse_response(response.answers)
+        texts = TASK_TEXTS[response.study.task_kind]
+        text_task = texts < 6
+        parsed = parse_response(response.answers, texts=texts)
+        # a single-text response's one text is its first answer, a pair's two its first two
+        answers = response.shown_answers[:texts]
         if response.blind_spans is not None:  # as checked when it arrived or was redacted
             stored = response.blind_spans
             segments = [
                 blind_segments_stored(text, stored.get(str(step), []))
-                for step, text in enumerate(response.shown_answers, start=1)
+                for step, text in enumerate(answers, start=1)
             ]
         else:  # held before the spans were kept: checked now
             key = (response.study_id, response.model_id, response.condition_id)
@@ -345,21 +353,23 @@ def held_responses_review(
                 terms[key] = study_blind_terms(
                     study=response.study, model=response.model, condition=response.condition
                 )
-            segments = [blind_segments(text, terms[key]) for text in response.shown_answers]
+            segments = [blind_segments(text, terms[key]) for text in answers]
         limit = None if response.pk == whole else HELD_STEP_SHOWN
         rows.append(
             HeldResponse(
                 response=response,
-                answers=response.shown_answers,
+                answers=answers,
                 segments=[step_shown(step, limit) for step in segments],
+                text_task=text_task,
                 names_found=any(seg.kind for step in segments for seg in step),
                 redactions=response.n_text_changes,
                 items={step: len(texts) for step, texts in parsed.items.items()},
                 grid_found=parsed.grid is not None,
                 grid_rows=len(parsed.grid.rows) if parsed.grid else 0,
-                warnings=[hold_reason_text(w.as_dict()) for w in parsed.warnings],
-                reasons=[hold_reason_text(r) for r in response.hold_reasons],
+                warnings=[hold_reason_text(w.as_dict(), text_task=text_task) for w in parsed.warnings],
+                reasons=[hold_reason_text(r, text_task=text_task) for r in response.hold_reasons],
                 study_held=counts.get(response.study_id, 0),
+                pair=texts == 2,
             )
         )
     return HeldPage(page=shown, rows=rows)

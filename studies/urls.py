@@ -9,6 +9,7 @@ urlpatterns = [
     path("manage/studies/<id:study_id>/", views.study_page, name="study"),
     path("manage/studies/<id:study_id>/settings/", views.study_settings_page, name="study_settings"),
     path("manage/studies/<id:study_id>/catalogue/", views.study_catalogue_page, name="study_catalogue"),
+    path("manage/studies/<id:study_id>/pairs/", views.study_pairs_build, name="pairs_build"),
     path(
         "manage/studies/<id:study_id>/scenarios/import/",
         views.scenarios_import_page,

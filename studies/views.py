@@ -10,9 +10,10 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
 
@@ -41,6 +42,7 @@ from studies.services.import_jobs import (
     responses_import_or_queue,
     responses_import_warnings,
 )
+from studies.services.pairs import PairsError, pairs_build
 from studies.services.scenarios import scenarios_import
 from studies.services.studies import (
     StudySetupError,
@@ -74,6 +76,7 @@ def studies_page(request: AuthenticatedHttpRequest) -> HttpResponse:
                 response_language=form.cleaned_data["response_language"],
                 rubric_version=form.cleaned_data["rubric_version"],
                 task_kind=form.cleaned_data["task_kind"],
+                pairs_from=form.cleaned_data["pairs_from"],
                 actor=request.user,
             )
         except StudySetupError as exc:
@@ -112,6 +115,30 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "rubric_title": load_rubric(study.rubric_version).title.text(get_language() or "en"),
     }
     return render(request, "studies/study.html", context)
+
+
+@admin_required
+@require_POST
+def study_pairs_build(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
+    """Build a pairwise study's pairs from its source's released responses (``pairs_build``)."""
+    study = get_object_or_404(Study, pk=study_id)
+    try:
+        report = pairs_build(study=study, actor=request.user)
+    except PairsError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            ngettext("%(n)s pair built.", "%(n)s pairs built.", len(report.created))
+            % {"n": len(report.created)},
+        )
+        if report.held:
+            messages.warning(
+                request,
+                _("Held for review (their text names the catalogue): %(ids)s")
+                % {"ids": ", ".join(report.held)},
+            )
+    return redirect("studies:study", study_id=study.pk)
 
 
 @admin_required

@@ -176,7 +176,9 @@ def response_redact_view(request: AuthenticatedHttpRequest, response_id: int) ->
             _("%(id)s: %(redaction)s Read it again, then release it.")
             % {
                 "id": redacted.response.research_id,
-                "redaction": redaction_text(names=redacted.names, steps=redacted.steps),
+                "redaction": redaction_text(
+                    names=redacted.names, steps=redacted.steps, text_task=redacted.response.is_text_task
+                ),
             },
         )
     return _back_to_held(request)

@@ -13,6 +13,7 @@ from scoring.services.sheets import sheet_open
 from studies.models import Condition, ModelEndpoint, Scenario, Strategy, Study
 from studies.services.responses import response_create
 from studies.services.roles import role_groups_ensure
+from studies.services.studies import study_create
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -104,6 +105,30 @@ def make_response(*, study=None, scenario=None, model=None, condition=None, answ
         answers=list(answers or SAMPLE_ANSWERS),
         source="imported",
         research_id=research_id,
+    )
+
+
+SINGLE_TEXT = "Keep the bedroom cool and dark.\nGet up at the same time every day, weekends too."
+
+
+def text_study(name: str = "Answers") -> Study:
+    """A single-text study (one prompt, one text) on the Likert rubric, with one prompt."""
+    study = study_create(name=name, template="empty", task_kind="text", rubric_version="likert-hhh-v1")
+    ScenarioFactory(study=study, theme="Sleep", text="How can I fall asleep faster?")
+    return study
+
+
+def text_response(*, study=None, text: str = SINGLE_TEXT, model=None, source: str = "imported"):
+    """A response of a single-text study (``text_study`` when not given) to its prompt, under
+    the single model's condition."""
+    study = study or text_study()
+    return response_create(
+        study=study,
+        scenario=Scenario.objects.filter(study=study).order_by("pk").first(),
+        model=model or ModelEndpointFactory(),
+        condition=ConditionFactory(letter="S", name="Single model", strategy=Strategy.SINGLE),
+        answers=[text],
+        source=source,
     )
 
 

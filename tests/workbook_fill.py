@@ -28,10 +28,13 @@ def save_workbook(wb) -> bytes:
     return out.getvalue()
 
 
-def fill_sheet(ws, changes, *, lang: str = "en", rubric_version: str = "cgpst-v1") -> None:
-    """Type entry changes into the cells of one response sheet, as labels from the dropdowns."""
+def fill_sheet(
+    ws, changes, *, lang: str = "en", rubric_version: str = "cgpst-v1", task: str = "cgpst"
+) -> None:
+    """Type entry changes into the cells of one response sheet, as labels from the dropdowns
+    (``task``: a single-text or pairwise study's sheet)."""
     rubric = load_rubric(rubric_version)
-    inputs = sheet_layout(rubric_version, lang).input_by_path
+    inputs = sheet_layout(rubric_version, lang, task=task).input_by_path
     for path, value in changes:
         if path.endswith(".classification"):
             base = path.removesuffix(".classification")

@@ -27,7 +27,7 @@ from judging.selectors.estimates import judge_estimates_get
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from research.selectors.research import results_cached_get, results_filter_problems
 from research.significance import MARKS_BOTH, MARKS_PAPER, default_pair
-from studies.models import Response, Study
+from studies.models import Response, Study, TaskKind
 from studies.rubric import load_rubric
 from studies.rubric.cgpst import version_is_cgpst
 from studies.rubric.loader import rubric_data
@@ -49,9 +49,10 @@ api = NinjaAPI(
 # what /studies/{id}/tables/{name} serves: the research page's tables, by their attribute
 TABLES = (
     "table1", "table2", "overall", "step_tests", "blanks", "blank_disagreements", "efficiency",
-    "diversity", "cost", "run_costs", "consistency", "records",
+    "diversity", "cost", "run_costs", "consistency", "records", "preferences",
 )  # fmt: skip
 CGPST_TABLES = frozenset({"blanks", "blank_disagreements", "efficiency", "diversity"})  # its Steps 1 and 3
+PAIR_TABLES = frozenset({"preferences"})  # Bradley-Terry scores of a pairwise study's systems
 MAX_ROWS = 100_000
 MAX_OFFSET = 10**12  # far beyond any study's rows, far below what islice and the database take
 
@@ -103,6 +104,8 @@ def studies(request: HttpRequest) -> list[dict]:
             "name": s.name,
             "description": s.description,
             "rubric_version": s.rubric_version,
+            # what a response is: "cgpst" (six steps) or "text" (one prompt, one text)
+            "task_kind": s.task_kind,
             "is_active": s.is_active,
             "agreement_threshold": jsonable(s.agreement_threshold),
             # the second routing criterion, beyond the study (None: that part off)
@@ -168,15 +171,39 @@ def models(request: HttpRequest, study_id: int) -> list[dict]:
     ]
 
 
-@api.get("/studies/{study_id}/responses", summary="A study's responses with their items and status")
+@api.get(
+    "/studies/{study_id}/responses",
+    summary="A study's responses with their items and status",
+    description=(
+        "Each response of a CGPST study (`task_kind` `cgpst` in `/studies`) has its six step texts "
+        'in `steps` (`{"1": "...", ..., "6": "..."}`) and its parsed items. A response of a '
+        "single-text study (`task_kind` `text`: one prompt, its scenario, and one text) has that "
+        "text in `text`, `steps` null and no items. A pairwise study's unit (`task_kind` `pair`) has "
+        "`text_a` and `text_b`, and in `pair` the research IDs of the source study's responses they "
+        "copy (`a`, `b`); `model` and `condition` are text A's."
+    ),
+)
 def responses(request: HttpRequest, study_id: int, status: str = "") -> list[dict]:
     study = study_for(request, study_id)
     rows = list(study_responses_list(study=study, filters=ResponseFilters(status=status)))
     items = selectors.response_items(response_ids=[r.pk for r in rows])
-    return [_response(r, items[r.pk]) for r in rows]
+    task = study.task_kind
+    return [_response(r, items[r.pk], task=task) for r in rows]
 
 
-def _response(r: Response, items) -> dict:
+def _texts(r: Response, task: str) -> dict:
+    """A response's texts by its study's task: six steps, one text (its first answer), or a pair's
+    two (its first two) with the source responses they copy."""
+    if task == TaskKind.TEXT:
+        return {"steps": None, "text": r.step1}
+    if task == TaskKind.PAIR:
+        pair = getattr(r, "pair", None)
+        sources = {"a": pair.left.research_id, "b": pair.right.research_id} if pair else None
+        return {"steps": None, "text_a": r.step1, "text_b": r.step2, "pair": sources}
+    return {"steps": {str(n): getattr(r, f"step{n}") for n in range(1, 7)}}
+
+
+def _response(r: Response, items, *, task: str) -> dict:
     final = getattr(r, "final_score", None) if hasattr(r, "final_score") else None
     return {
         "id": r.pk,
@@ -191,8 +218,8 @@ def _response(r: Response, items) -> dict:
         "primary_assignments": getattr(r, "n_primary", None),
         "primary_submitted": getattr(r, "n_submitted", None),
         "final_overall": jsonable(final.overall) if final else None,
-        "steps": {str(n): getattr(r, f"step{n}") for n in range(1, 7)},
         "items": [{"step": i.step, "position": i.position, "text": i.text} for i in items],
+        **_texts(r, task),
     }
 
 
@@ -264,8 +291,12 @@ def table(request: HttpRequest, study_id: int, name: str, q: Query[ResultsQuery]
         raise HttpError(404, f"no table {name[:40]!r}; the tables: {', '.join(TABLES)}")
     if name in CGPST_TABLES and not version_is_cgpst(study.rubric_version):
         raise HttpError(404, f"the table {name!r} is offered for studies on the CGPST rubric only")
+    if name in PAIR_TABLES and study.task_kind != TaskKind.PAIR:
+        raise HttpError(404, f"the table {name!r} is offered for pairwise studies only")
     results = _results(study, q)
     body = {"study": study.name, "table": name, "data": jsonable(getattr(results, name))}
+    if name in PAIR_TABLES:
+        body["labels"] = results.preference_labels
     if name in ("table1", "table2"):
         body["columns"] = jsonable(results.columns)
     return body

@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calibration.reliability import LevelRule, ccc, level_disagreement
-from calibration.statistics import REASON_MISSING_SHEET, Closeness, PccResult, closer_primary, pcc, pcc_many
+from calibration.statistics import (
+    REASON_MISSING_SHEET,
+    REASON_ONE_SCORE,
+    Closeness,
+    PccResult,
+    closer_primary,
+    pcc,
+    pcc_many,
+    score_side,
+)
 from scoring.models import Assignment, AssignmentRole, ScoringGroup, SheetStatus
 from studies.models import FinalScoreRule, Response, ResponseStatus, Study
 from studies.rubric import Rubric, SheetTotals, normalized_vector
@@ -262,6 +271,13 @@ def _state_vectors(state: ResponseState, rubric: Rubric) -> dict[str, list[float
     }
 
 
+def _same_side(vector_a: list[float], vector_b: list[float], rubric: Rubric) -> bool:
+    """Both scores of a one-dimension rubric on the same side of its scale's middle (normalized)."""
+    [only] = rubric.dimensions
+    low, high = only.min / only.max, 1.0
+    return score_side(vector_a[0], low=low, high=high) == score_side(vector_b[0], low=low, high=high)
+
+
 def response_evaluate(
     *,
     state: ResponseState,
@@ -295,9 +311,13 @@ def response_evaluate(
         )  # fmt: skip
     # The vectors are those of the state's submitted sheets, so both primary sheets are there.
     assert a is not None and b is not None
-    before = pcc(vectors["a"], vectors["b"])
-    # as released: passes only when r > threshold (r == threshold is flagged); undefined is flagged
-    reasons = ["pcc"] if before.r is None or not before.r > threshold else []
+    if len(rubric.dimensions) == 1:  # one score has no PCC: the pair agrees on the same side (ours)
+        before = PccResult(None, None, REASON_ONE_SCORE)
+        reasons = [] if _same_side(vectors["a"], vectors["b"], rubric) else ["side"]
+    else:
+        before = pcc(vectors["a"], vectors["b"])
+        # as released: passes only when r > threshold (r == threshold is flagged); undefined is flagged
+        reasons = ["pcc"] if before.r is None or not before.r > threshold else []
     if level.on:  # beyond the study: a pair apart in level, however alike in pattern
         reasons += level_disagreement(
             rule=level,

@@ -32,10 +32,13 @@ class ResponseFilters:
 
 def study_responses_list(*, study: Study, filters: ResponseFilters) -> QuerySet[Response]:
     """The study's responses, each with ``n_primary`` (live primary assignments) and
-    ``n_submitted`` (their submitted sheets); its agreement and final score come along."""
+    ``n_submitted`` (their submitted sheets); its agreement and final score come along, and a
+    pairwise unit's two source responses."""
     rows = (
         Response.objects.filter(study=study)
-        .select_related("scenario", "model", "condition", "agreement", "final_score")
+        .select_related(
+            "scenario", "model", "condition", "agreement", "final_score", "pair__left", "pair__right"
+        )
         .annotate(
             n_primary=Count("assignments", filter=_LIVE_PRIMARY, distinct=True),
             n_submitted=Count(
@@ -86,13 +89,14 @@ def response_history(*, response: Response) -> list[dict[str, Any]]:
         .order_by("-at")[:200]
     ]
     target = f"{Response._meta.label_lower}:{response.pk}"
+    text_task = response.is_text_task
     events += [
         {
             "at": e.at,
             "actor": e.actor,
             "what": e.action,
             # the review gate's events say why in the reader's language (held, redacted)
-            "detail": review_event_text(action=e.action, changes=e.changes) or e.reason,
+            "detail": review_event_text(action=e.action, changes=e.changes, text_task=text_task) or e.reason,
             "who": None,
         }
         for e in AuditEvent.objects.filter(target=target).select_related("actor")[:200]

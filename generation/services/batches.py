@@ -14,7 +14,7 @@ from generation.models import GenerationBatch, GenerationRun, PreferenceProfile,
 from generation.services import engine
 from generation.services.runs import ACTIVE, GENERATION_KIND, RunEnqueue, run_enqueue, run_resume
 from generation.strategies import ParameterError, protocol_length, resolve_params
-from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study
+from studies.models import Condition, ModelEndpoint, Response, ResponseStatus, Scenario, Study, TaskKind
 from studies.selectors import study_conditions_offered, study_endpoints_offered
 from studies.services.audit import audit_record
 from studies.services.responses import research_id_for
@@ -97,6 +97,11 @@ def batch_create(
     scenarios, endpoints, conditions = list(scenarios), list(endpoints), list(conditions)
     if top_p not in (TOP_P_PAPER, TOP_P_AS_RELEASED):
         raise BatchError(_("Unknown top_p choice."))
+    if study.task_kind == TaskKind.PAIR:
+        raise BatchError(
+            _("A pairwise study generates nothing: its pairs are built from the responses of %(source)s.")
+            % {"source": study.pairs_from.name if study.pairs_from else "?"}
+        )
     if not (scenarios and endpoints and conditions):
         raise BatchError(_("Choose at least one scenario, one model endpoint and one condition."))
     # one rule for the page, the API and `generate`: what the study chose (its catalogue)

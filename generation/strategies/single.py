@@ -44,7 +44,9 @@ def _text_protocol(*, task: base.TaskSpec, params: Mapping[str, Any]) -> base.Pr
     """A single-text task (ours, not the study's): the language requirement as the system
     message, the prompt (the scenario's text) as the one user message, its reply the text."""
     agent = base.Agent(
-        ROLE, base.language_requirement(params["language"]), base.sampling(params["temperature"], params.get("top_p"))
+        ROLE,
+        base.language_requirement(params["language"]),
+        base.sampling(params["temperature"], params.get("top_p")),
     )
     text = yield from base.Dialogue().ask(agent, step=1, phase="answer", content=task.scenario)
     return [text]

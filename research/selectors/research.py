@@ -26,6 +26,7 @@ from research.diversity import DIVERSITY_STEPS, diversity_means
 from research.results import Results, overall_fair_add, results_compute
 from research.selectors.diversity import response_diversity_get
 from research.selectors.generation import run_costs_get
+from research.selectors.preferences import study_preferences_get
 from research.selectors.results import response_records_get, score_records_get
 from research.selectors.versions import research_data_version
 from research.significance import MARKS_PAPER
@@ -97,6 +98,7 @@ def results_get(
         values = response_diversity_get(response_ids=[r.response_id for r in results.responses])
         results.diversity = diversity_means(results.responses, values, steps=DIVERSITY_STEPS)
         results.response_diversity = values
+    results.preferences, results.preference_labels = study_preferences_get(study=study)
     overall_fair_add(results.overall, study_severity(study=study)["fair_scores"])
     results.run_costs = run_costs_get(study=study, conditions=conditions, models=models)
     results.cost = cost_by_condition(results.run_costs)
@@ -105,9 +107,9 @@ def results_get(
 
 def _results_key(version: str, filters: tuple[Any, ...], with_diversity: bool) -> str:
     # the language too: Table 6 carries its rule and definitions as translated text;
-    # the prefix changes with the shape of the results (v4: Table 4 has the fair scores)
+    # the prefix changes with the shape of the results (v5: a pairwise study's preferences)
     key = (version, filters, with_diversity, get_language())
-    return "results:v4:" + hashlib.sha256(repr(key).encode()).hexdigest()
+    return "results:v5:" + hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def results_cached_get(

@@ -34,7 +34,7 @@ from scoring.workbooks.safety import WorkbookRefused, workbook_file_check
 from scoring.workbooks.selectors import rater_by_label, rater_label, workbook_units_get
 from scoring.workbooks.vocab import entries_to_cells
 from scoring.workbooks.writer import SheetContent, WorkbookContent
-from studies.models import ResponseItem, Study
+from studies.models import ResponseItem, Study, TaskKind
 from studies.parsing import ITEM_STEPS
 from studies.rubric import IdeaEntry, SheetEntries, load_rubric
 
@@ -67,6 +67,7 @@ class ImportResult:
 
 def workbook_token(*, rater_id: int, group_id: int, meta: WorkbookMeta) -> str:
     parts = [FORMAT, str(rater_id), str(group_id), meta.rater, meta.scenario, meta.rubric, meta.lang]
+    parts += [f"task:{meta.task}"] if meta.task != TaskKind.CGPST else []  # a CGPST one's as it always was
     parts += [f"{code}:{version}" for code, version in meta.sheets]
     return salted_hmac("teamllm-web.workbook", "|".join(parts), algorithm="sha256").hexdigest()
 
@@ -191,6 +192,7 @@ def _workbook_files(
             scenario_theme=group.scenario.theme,
             lang=unit_lang,
             rubric_version=rubric.version,
+            task=group.study.task_kind,
             sheets=[
                 _sheet_content(
                     a,
@@ -209,6 +211,7 @@ def _workbook_files(
             lang=unit_lang,
             token="",
             sheets=[(s.blind_code, s.version) for s in content.sheets],
+            task=content.task,
         )
         content.token = workbook_token(rater_id=unit.rater_id, group_id=unit.group_id, meta=meta)
         yield unit, workbook_bytes(content)

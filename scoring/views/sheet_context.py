@@ -7,6 +7,10 @@ of each control that shows its value.
 Only blind-safe data goes in here: blind code, scenario theme and text, the
 response's answers, this rater's own entries. Never the research ID, model,
 condition or anything about another rater.
+
+A single-text study's response (``Response.is_text_task``) is one text, a pairwise study's
+(``Response.is_pair``) text A and text B: the page shows them once, beside the rubric's steps,
+whose numbers then name no part of the response.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from scoring.views.sheet_texts import (
     script_messages,
 )
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
+from studies.models import Response, TaskKind
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
 from studies.rubric.cgpst import version_is_cgpst
 
@@ -68,6 +73,7 @@ class _Sheet:
 
     rubric: Rubric
     response: _Shown
+    whole_text: bool  # one text shown once for the whole sheet, none beside each step
     entries: SheetEntries
     totals: SheetTotals
     items: dict[int, dict[int, str]]  # the response's item texts by step and position
@@ -140,7 +146,7 @@ def _step(*, sheet: _Sheet, step: Step, widgets: dict) -> dict:
         "short_name": "" if version_is_cgpst(sheet.rubric.version) else text(step.name, sheet.lang),
         "max": step.max,
         "kind": step.kind,
-        "answer": response.shown_answer(n),
+        "answer": None if sheet.whole_text else response.shown_answer(n),
         "total": sheet.totals.steps[n],
         "yes_description": text(step.yes_description, sheet.lang),
         "items_head": widgets.get("items_head", ""),
@@ -221,6 +227,7 @@ def sheet_page_context(
     page = _Sheet(
         rubric=rubric,
         response=response,
+        whole_text=response.is_text_task or response.is_pair,
         entries=entries,
         totals=totals,
         items=items if items is not None else response_items_by_step(response=response),
@@ -259,6 +266,8 @@ def sheet_page_context(
         "scenario_text": response.scenario.text_for(lang),
         "scenario_seen_key": "teamllm.scenario-read."
         + storage_name(user_id=assignment.rater_id, of=f"scenario:{response.scenario_id}"),
+        # a single-text response's one text, a pair's two (None: a CGPST response, step by step)
+        "whole_texts": _whole_texts(response) if page.whole_text else None,
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
@@ -284,15 +293,25 @@ def sheet_page_context(
     }
 
 
-def sheet_preview_context(*, rubric_version: str, lang: str) -> dict:
+def _whole_texts(response: Response) -> list[tuple[str, str]]:
+    """The texts shown once for the sheet, each with its heading: a pair's A and B, or the one text."""
+    if response.is_pair:
+        return [(_("Text A"), response.shown_answer(1)), (_("Text B"), response.shown_answer(2))]
+    return [(_("Response"), response.shown_answer(1))]
+
+
+def sheet_preview_context(*, rubric_version: str, lang: str, task_kind: str = TaskKind.CGPST) -> dict:
     """A rubric's steps as the scoring page draws them, empty, for an admin's preview: the
-    same widgets and step template, a sample text where the response goes."""
+    same widgets and step template, a sample text where the response goes (a single-text or
+    pairwise study's, once for the whole sheet)."""
+    text_task = task_kind != TaskKind.CGPST
     rubric = load_rubric(rubric_version)
     entries = SheetEntries.empty(rubric)
     totals = sheet_totals(entries, rubric)
     page = _Sheet(
         rubric=rubric,
         response=_PreviewResponse(answer=_("The response's text for this step appears here.")),
+        whole_text=text_task,
         entries=entries,
         totals=totals,
         items={},
@@ -303,6 +322,13 @@ def sheet_preview_context(*, rubric_version: str, lang: str) -> dict:
     return {
         "rubric": rubric,
         "rubric_title": rubric.title.text(lang),
+        "whole_texts": (
+            [(_("Text A"), _("Text A appears here.")), (_("Text B"), _("Text B appears here."))]
+            if task_kind == TaskKind.PAIR
+            else [(_("Response"), _("The response's text appears here."))]
+        )
+        if text_task
+        else None,
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,

@@ -1,7 +1,9 @@
 """Where every value sits on an offline scoring sheet.
 
 One function, ``sheet_layout``, lays out the sheet of a rubric (like the study's
-Excel sheet: Step 1 .. Step 6, then the score summary). The writer fills it in,
+Excel sheet: Step 1 .. Step 6, then the score summary). A single-text study's sheet
+(``task`` "text") shows the response's one text once, a pairwise study's ("pair") its text A
+and text B, above the rubric's steps, whose numbers name no part of the response. The writer fills it in,
 the reader reads the rater's cells back from the same coordinates and checks the
 fixed labels and formulas to detect tampering. Pure: no ORM, no openpyxl.
 
@@ -48,7 +50,7 @@ class Slot:
     """Response content written at export and never read back."""
 
     coord: str
-    name: str  # rater | scenario | blind | answer.<n> | item.<n>.<pos> | grid_hint
+    name: str  # rater | scenario | blind | answer.<n> | text | item.<n>.<pos> | grid_hint
 
 
 @dataclass
@@ -80,10 +82,17 @@ def levels_text(spec: ScoreSpec, lang: str) -> str:
     return ""
 
 
+RESPONSE_LABEL = bilingual("Response", "回答原文")
+TEXT_A_LABEL, TEXT_B_LABEL = bilingual("Text A", "文本 A"), bilingual("Text B", "文本 B")
+
+
 @cache
-def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
+def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> SheetLayout:
     """The layout of one response's sheet for a rubric version, labels in ``lang``
-    (headings are always bilingual)."""
+    (headings are always bilingual); ``task`` "text": a single-text response's sheet, its text
+    in one row (the ``text`` slot) above the steps instead of a row of each step's; "pair": a
+    pair's text A and text B in two (``text``, ``text.b``)."""
+    whole_text = task != "cgpst"
     rubric: Rubric = load_rubric(rubric_version)
     lang = "zh" if lang.startswith("zh") else "en"
     lay = SheetLayout(lang=lang)
@@ -131,17 +140,26 @@ def sheet_layout(rubric_version: str, lang: str) -> SheetLayout:
     text_cells: dict[str, str] = {}
     step_totals: list[str] = []
     r = 5
+    texts = {"text": [("text", RESPONSE_LABEL)], "pair": [("text", TEXT_A_LABEL), ("text.b", TEXT_B_LABEL)]}
+    for slot, heading in texts.get(task, []):
+        label(f"A{r}", heading)
+        lay.slots.append(Slot(f"B{r}", slot))
+        merge(f"B{r}:G{r}")
+        lay.row_kinds[r] = "answer"
+        r += 1
+    r += 1 if whole_text else 0
     for step in rubric.steps:
         n = step.number
         lay.section_rows.append(r)
         label(f"A{r}", _lbl(step.name))
         merge(f"A{r}:G{r}")
         r += 1
-        label(f"A{r}", bilingual("Response", "回答原文"))
-        lay.slots.append(Slot(f"B{r}", f"answer.{n}"))
-        merge(f"B{r}:G{r}")
-        lay.row_kinds[r] = "answer"
-        r += 1
+        if not whole_text:
+            label(f"A{r}", RESPONSE_LABEL)
+            lay.slots.append(Slot(f"B{r}", f"answer.{n}"))
+            merge(f"B{r}:G{r}")
+            lay.row_kinds[r] = "answer"
+            r += 1
         if step.kind == "ideas":
             elab, orig = step.item_score("elaboration"), step.item_score("originality")
             heads = {

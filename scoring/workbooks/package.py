@@ -53,11 +53,11 @@ class _Row:
 
 
 @lru_cache(maxsize=16)
-def _sheet_plan(rubric_version: str, lang: str) -> tuple[_Row, ...]:
+def _sheet_plan(rubric_version: str, lang: str, task: str) -> tuple[_Row, ...]:
     """The cells of a response sheet row by row, in column order, with their styles."""
     from openpyxl.utils.cell import column_index_from_string, coordinate_from_string  # lazy (web)
 
-    lay = sheet_layout(rubric_version, lang)
+    lay = sheet_layout(rubric_version, lang, task=task)
     section = set(lay.section_rows)
     cells: dict[tuple[int, int], _Cell] = {}
 
@@ -78,7 +78,7 @@ def _sheet_plan(rubric_version: str, lang: str) -> tuple[_Row, ...]:
     slot_heights: dict[int, tuple[str, int]] = {}
     for slot in lay.slots:
         row = coordinate_from_string(slot.coord)[1]
-        if slot.name.startswith("answer."):
+        if slot.name.startswith("answer.") or slot.name == "text":
             slot_heights[row] = (slot.name, 150)
         elif slot.name.startswith("item."):
             slot_heights[row] = (slot.name, 60)
@@ -102,6 +102,10 @@ def _sheet_plan(rubric_version: str, lang: str) -> tuple[_Row, ...]:
 def _slot_value(*, content: WorkbookContent, sheet: SheetContent, name: str) -> str:
     if name.startswith("answer."):
         return sheet.answers[int(name.split(".")[1]) - 1]
+    if name == "text":  # a single-text response's one text (a pair's text A), its first answer
+        return sheet.answers[0]
+    if name == "text.b":  # a pair's text B, its second answer
+        return sheet.answers[1]
     if name.startswith("item."):
         _, step, pos = name.split(".")
         texts = sheet.items.get(int(step), [])
@@ -116,7 +120,7 @@ def _slot_value(*, content: WorkbookContent, sheet: SheetContent, name: str) -> 
 
 def _response_sheet_write(ws, *, content: WorkbookContent, sheet: SheetContent) -> None:
     """One response sheet's cells (about 330), appended row by row."""
-    for plan in _sheet_plan(content.rubric_version, content.lang):
+    for plan in _sheet_plan(content.rubric_version, content.lang, content.task):
         height = plan.height
         if plan.height_slot:
             name, chars_per_line = plan.height_slot

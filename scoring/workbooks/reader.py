@@ -22,7 +22,7 @@ from studies.rubric import RubricError, load_rubric, sheet_totals
 from .layout import FORMAT, sheet_layout
 from .safety import WorkbookRefused
 from .vocab import category_from_cell, classification_value, invalid_from_cell
-from .writer import INSTRUCTIONS, LISTS, META
+from .writer import CGPST_TASK, INSTRUCTIONS, LISTS, META, TASK_KEY, TEXT_TASKS
 
 BLIND_RE = re.compile(r"^[A-Z0-9]{4,16}$")
 
@@ -46,6 +46,7 @@ class WorkbookMeta:
     lang: str
     token: str
     sheets: list[tuple[str, int]] = field(default_factory=list)
+    task: str = CGPST_TASK  # a single-text or pairwise study's workbook (its sheets' own layout)
 
     @property
     def blind_codes(self) -> list[str]:
@@ -87,8 +88,15 @@ def meta_read(wb) -> WorkbookMeta:
         lang=values.get("language", "en"),
         token=values.get("token", ""),
         sheets=sheets,
+        task=values.get(TASK_KEY, CGPST_TASK),
     )
-    if not meta.token or not meta.sheets or not all(BLIND_RE.match(c) for c in meta.blind_codes):
+    task_altered = meta.task != CGPST_TASK and meta.task not in TEXT_TASKS  # absent: a CGPST study's
+    if (
+        task_altered
+        or not meta.token
+        or not meta.sheets
+        or not all(BLIND_RE.match(c) for c in meta.blind_codes)
+    ):
         raise WorkbookRefused(_("The workbook's signature sheet was altered."))
     try:
         load_rubric(meta.rubric)
@@ -121,7 +129,7 @@ def structure_problems(wb, meta: WorkbookMeta) -> list[Problem]:
                 Problem("", "", _("The sheets were reordered; keep the order of the downloaded workbook."))
             )
         return problems
-    lay = sheet_layout(meta.rubric, meta.lang)
+    lay = sheet_layout(meta.rubric, meta.lang, task=meta.task)
     problems = []
     for code in meta.blind_codes:
         ws = wb[code]  # its size was checked before the workbook was loaded (safety.workbook_file_check)
@@ -165,7 +173,7 @@ def sheet_read(ws, meta: WorkbookMeta) -> tuple[ParsedSheet, list[Problem]]:
     """The changes that reproduce this sheet, validated as the web form validates them;
     incomplete sheets are problems too (every sheet is submitted)."""
     rubric = load_rubric(meta.rubric)
-    lay = sheet_layout(meta.rubric, meta.lang)
+    lay = sheet_layout(meta.rubric, meta.lang, task=meta.task)
     by_path = lay.input_by_path
     problems: list[Problem] = []
     raw: dict[str, Any] = {}

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 INSTRUCTIONS = "Instructions"
 LISTS = "Lists"
 META = "Meta"
+# the Meta row of a single-text study's workbook, whose sheets have their own layout
+TASK_KEY, CGPST_TASK, TEXT_TASKS = "task", "cgpst", ("text", "pair")  # studies.models.TaskKind
 
 INSTRUCTIONS_EN = [
     "CGPST offline scoring workbook",
@@ -74,7 +76,7 @@ INSTRUCTIONS_ZH = [
 @dataclass
 class SheetContent:
     blind_code: str
-    answers: list[str]
+    answers: list[str]  # as shown; a single-text response's one text first
     items: dict[int, list[str]]
     grid_hint: str
     values: dict[str, Any] = field(default_factory=dict)  # input path -> pre-filled value
@@ -90,6 +92,7 @@ class WorkbookContent:
     rubric_version: str
     sheets: list[SheetContent]
     token: str = ""
+    task: str = CGPST_TASK  # a single-text study's ("text": one text once a sheet) or a pair's (two)
 
 
 @lru_cache(maxsize=1)
@@ -273,6 +276,8 @@ def meta_rows(content: WorkbookContent) -> list[tuple[str, str]]:
         ("language", content.lang),
         ("token", content.token),
     ]
+    if content.task != CGPST_TASK:  # only then: a CGPST workbook's Meta is as it always was
+        rows.append((TASK_KEY, content.task))
     rows += [(f"sheet.{s.blind_code}", str(s.version)) for s in content.sheets]
     return rows
 
@@ -286,10 +291,12 @@ ListKey = tuple[str, int, int, int]  # kind, step (of an invalid type's list, el
 
 
 @lru_cache(maxsize=16)
-def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[ListKey, str], ...]:
+def validation_ranges(
+    rubric_version: str, lang: str, task: str = CGPST_TASK
+) -> tuple[tuple[ListKey, str], ...]:
     """(dropdown key, space-separated cells) for every list the sheet offers."""
     groups: dict[ListKey, list[str]] = {}
-    for inp in sheet_layout(rubric_version, lang).inputs:
+    for inp in sheet_layout(rubric_version, lang, task=task).inputs:
         if inp.kind != "text":
             key = (inp.kind, inp.step if inp.kind == "invalid" else 0, inp.lo, inp.hi)
             groups.setdefault(key, []).append(inp.coord)
@@ -297,7 +304,9 @@ def validation_ranges(rubric_version: str, lang: str) -> tuple[tuple[ListKey, st
 
 
 @lru_cache(maxsize=16)
-def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ...], tuple[CellRange, ...]]:
+def _structure(
+    rubric_version: str, lang: str, task: str
+) -> tuple[tuple[DataValidation, ...], tuple[CellRange, ...]]:
     """The dropdowns and merges of a response sheet, made once: every sheet shares these
     objects (openpyxl only reads them when it writes a sheet)."""
     from openpyxl.utils import get_column_letter
@@ -309,7 +318,7 @@ def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ..
         letter = get_column_letter(col)
         refs[column] = f"{LISTS}!${letter}$1:${letter}${len(options)}"
     validations = []
-    for key, sqref in validation_ranges(rubric_version, lang):
+    for key, sqref in validation_ranges(rubric_version, lang, task):
         kind, _step, lo, hi = key
         if kind == "score":
             formula = '"' + ",".join(str(v) for v in range(lo, hi + 1)) + '"'
@@ -326,7 +335,7 @@ def _structure(rubric_version: str, lang: str) -> tuple[tuple[DataValidation, ..
                 sqref=sqref,
             )
         )
-    merges = tuple(CellRange(rng) for rng in sheet_layout(rubric_version, lang).merges)
+    merges = tuple(CellRange(rng) for rng in sheet_layout(rubric_version, lang, task=task).merges)
     return tuple(validations), merges
 
 
@@ -338,7 +347,7 @@ def response_sheet_setup(ws, *, content: WorkbookContent) -> None:
     ws.column_dimensions["H"].hidden = True
     from openpyxl.worksheet.cell_range import MultiCellRange
 
-    validations, merges = _structure(content.rubric_version, content.lang)
+    validations, merges = _structure(content.rubric_version, content.lang, content.task)
     for validation in validations:
         ws.data_validations.append(validation)
     # the ranges only, as always: ws.merge_cells() would also create and border the covered cells

@@ -1,5 +1,5 @@
 """The study itself: studies, scenarios, model endpoints, conditions and the responses raters score
-(and the jobs that import them, ``import_jobs``)."""
+(and the jobs that import them, ``import_jobs``; the record of changes, ``history``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.llm.keys import api_key_env_allowed
@@ -160,6 +159,11 @@ class TaskKind(models.TextChoices):
 
     CGPST = "cgpst", _("CGPST: six steps on a future scenario")
     TEXT = "text", _("One prompt, one text")
+    PAIR = "pair", _("Two texts, one preference")
+
+
+# How many texts a response of each task holds (kept as its first answers).
+TASK_TEXTS: dict[str, int] = {TaskKind.CGPST: 6, TaskKind.TEXT: 1, TaskKind.PAIR: 2}
 
 
 class Condition(models.Model):
@@ -202,6 +206,16 @@ class Study(models.Model):
     # A text task's scenarios are its prompts; a response keeps its one text as its first answer.
     task_kind = models.CharField(
         _("task"), max_length=8, choices=TaskKind.choices, default=TaskKind.CGPST, editable=False
+    )
+    # A pairwise study compares the responses of a single-text study, two at a time.
+    pairs_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="pair_studies",
+        editable=False,
+        verbose_name=_("pairs from"),
     )
     agreement_threshold = models.DecimalField(
         _("agreement threshold (PCC)"),
@@ -324,32 +338,10 @@ class Scenario(models.Model):
         return self.text_zh if language.startswith("zh") and self.text_zh else self.text
 
 
-class ScenarioTextChange(models.Model):
-    """Audit trail of a scenario's texts: every change an import made, with the old
-    and new values; ``forced`` marks a change to a scenario that already had scores."""
-
-    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="text_changes")
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    field_name = models.CharField(max_length=20)
-    old_value = models.TextField(blank=True)
-    new_value = models.TextField(blank=True)
-    forced = models.BooleanField(default=False)
-    note = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["scenario", "at", "pk"]
-        verbose_name = _("scenario text change")
-
-    def __str__(self) -> str:
-        return f"{self.scenario.code} {self.field_name} {self.at:%Y-%m-%d %H:%M}"
-
-
 class ResponseSource(models.TextChoices):
     GENERATED = "generated", _("Generated")
     IMPORTED = "imported", _("Imported")
+    PAIRED = "paired", _("Paired from two responses")  # a pairwise study's unit (``services.pairs``)
 
 
 class ResponseStatus(models.TextChoices):
@@ -424,6 +416,11 @@ class Response(models.Model):
     def is_text_task(self) -> bool:
         return self.study.task_kind == TaskKind.TEXT
 
+    @property
+    def is_pair(self) -> bool:
+        """A pairwise study's unit: text A of one response and text B of another (``pair``)."""
+        return self.study.task_kind == TaskKind.PAIR
+
     def answer(self, step: int) -> str:
         """The step's text exactly as generated or imported (trailing spaces included:
         the release's Self-BLEU counts them, see ``research.diversity``)."""
@@ -442,27 +439,19 @@ class Response(models.Model):
         return [self.shown_answer(n) for n in range(1, 7)]
 
 
-class ResponseTextChange(models.Model):
-    """A new version of one step's text, made by an admin on the held responses page (the
-    blind-text check: names of roles, strategies or models redacted). Raters only ever see
-    the current text; the earlier one stays here for researchers and the record."""
+class ResponsePair(models.Model):
+    """Which responses of the study's source (``Study.pairs_from``) a pairwise unit shows: ``left``
+    as text A, ``right`` as text B (the order drawn at random when the pair was built)."""
 
-    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="text_changes")
-    step = models.PositiveSmallIntegerField(_("step"))
-    old_text = models.TextField(_("text before"), blank=True)
-    new_text = models.TextField(_("text after"), blank=True)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
-    names = models.JSONField(_("names redacted"), default=list, blank=True)
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="pair")
+    left = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
+    right = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        ordering = ["response", "at", "pk"]
-        verbose_name = _("response text change")
+        verbose_name = _("response pair")
 
     def __str__(self) -> str:
-        return f"{self.response_id} step {self.step} {self.at:%Y-%m-%d %H:%M}"
+        return f"{self.response_id}: {self.left_id} vs {self.right_id}"
 
 
 class ResponseItem(models.Model):
@@ -483,33 +472,7 @@ class ResponseItem(models.Model):
         return f"{self.response_id} step {self.step} #{self.position}"
 
 
-class AuditEvent(models.Model):
-    """Who changed what outside a score sheet (sheets keep their own ``SheetEvent``
-    trail): study settings, model endpoints, conditions, accounts and roles,
-    invitations. Append-only; written by ``studies.services.audit.audit_record`` inside
-    the transaction of the change it records."""
-
-    at = models.DateTimeField(default=timezone.now, db_index=True)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # e.g. "endpoint.create", "study.settings", "account.deactivate"
-    action = models.CharField(max_length=60, db_index=True)
-    # what was changed, as "<app>.<model>:<pk>" (kept when the object is deleted)
-    target = models.CharField(max_length=120, blank=True)
-    study = models.ForeignKey(
-        Study, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
-    )
-    # {field: [old, new]} for edits; other facts of the action otherwise
-    changes = models.JSONField(default=dict, blank=True)
-    reason = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["-at", "-pk"]
-        verbose_name = _("audit event")
-
-    def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.action} {self.target}"
-
-
+from studies.models.history import AuditEvent as AuditEvent  # noqa: E402
+from studies.models.history import ResponseTextChange as ResponseTextChange  # noqa: E402
+from studies.models.history import ScenarioTextChange as ScenarioTextChange  # noqa: E402
 from studies.models.import_jobs import ResponseImportJob as ResponseImportJob  # noqa: E402

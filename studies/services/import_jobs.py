@@ -14,9 +14,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from core.tasks.outbox import outbox_pending_subjects, task_send_on_commit
-from studies.models import ResponseImportJob, Study
+from studies.models import ResponseImportJob, Study, TaskKind
 from studies.response_files import RecordError, RecordProblems, records_from_text
 from studies.selectors import responses_without_pair
+from studies.services.pairs import pairs_import_refused
 from studies.services.responses import ImportReport, responses_import
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ def responses_import_or_queue(
     ``IMPORT_IN_REQUEST_MAX`` records or ``IMPORT_IN_REQUEST_MAX_BYTES``, recorded as a job for a
     worker. Raises ``RecordError`` (and ``RecordProblems``) for a file refused in the request, and
     ``ImportConflict`` when another import added the same responses at the same time."""
-    records = records_from_text(text)
+    pairs_import_refused(study=study)
+    records = records_from_text(text, text_task=study.task_kind == TaskKind.TEXT)
     if len(records) > IMPORT_IN_REQUEST_MAX or len(text.encode()) > IMPORT_IN_REQUEST_MAX_BYTES:
         if own := [problem for record in records for problem in record.problems]:
             raise RecordProblems(own)  # what the file itself gets wrong (a line not JSON): said at once
@@ -204,7 +206,7 @@ def response_import_job_run(*, job_id: int) -> ResponseImportJob | None:
     with translation.override(job.language):
         try:
             responses_import(
-                records=records_from_text(job.content),
+                records=records_from_text(job.content, text_task=job.study.task_kind == TaskKind.TEXT),
                 study=job.study,
                 create_missing=job.create_missing,
                 actor=job.created_by,

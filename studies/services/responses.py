@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from studies.blind_text import BlindTerm, blind_names_of, blind_steps_found
 from studies.models import (
+    TASK_TEXTS,
     Condition,
     ModelEndpoint,
     Response,
@@ -31,6 +32,7 @@ from studies.response_files import (
     RecordError,
     RecordProblems,
     ResponseRecord,
+    stored_answers,
 )
 from studies.review import held_response_text, hold_reasons_for
 from studies.selectors import study_blind_terms
@@ -58,7 +60,7 @@ def response_parse(*, response: Response) -> Response:
 
 
 def _parse_into(response: Response, parsed: ParsedResponse | None = None) -> ParsedResponse:
-    parsed = parsed or parse_response(response.answers, text_task=response.is_text_task)
+    parsed = parsed or parse_response(response.answers, texts=TASK_TEXTS[response.study.task_kind])
     with transaction.atomic():
         ResponseItem.objects.filter(response=response).delete()
         ResponseItem.objects.bulk_create(
@@ -110,9 +112,10 @@ def response_texts_store(
 
 
 def response_text_restore(*, response: Response, answers: list[str]) -> Response:
-    """Store a response's texts exactly as given where the stored ones differ only in
-    whitespace (an earlier import trimmed them): nothing a rater reads changes, the
-    diversity as released is recomputed. Audited."""
+    """Store a response's texts exactly as given (six steps, or a single-text study's one text)
+    where the stored ones differ only in whitespace (an earlier import trimmed them): nothing a
+    rater reads changes, the diversity as released is recomputed. Audited."""
+    answers = stored_answers(answers)
     changed = {n: answers[n - 1] for n in range(1, 7) if response.answer(n) != answers[n - 1]}
     if changed:
         with transaction.atomic():
@@ -145,12 +148,12 @@ def response_create(
     need release. ``blind_terms``: the study's catalogue for this model and condition, when the
     caller (an import of many) has read it already. ``answers``: the six steps', or a
     single-text study's one text (kept as the first answer)."""
-    text_task = study.task_kind == TaskKind.TEXT
-    if len(answers) != (1 if text_task else 6):
-        raise ValueError("a response has one text" if text_task else "a response has exactly six step answers")
-    answers = [*answers, "", "", "", "", ""] if text_task else answers
+    texts = TASK_TEXTS[study.task_kind]
+    if len(answers) != texts:
+        raise ValueError(f"a response of this study has {texts} text(s), not {len(answers)}")
+    answers = [*answers, *[""] * (6 - texts)]
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
-    parsed = parse_response(answers, text_task=text_task)
+    parsed = parse_response(answers, texts=texts)
     # checked as people read the text, and the spans kept: the held page shows them unchecked
     spans = blind_steps_found(
         [shown_text(a) for a in answers],
@@ -338,7 +341,8 @@ def _record_problems(
     rec: ResponseRecord, *, study: Study, create_missing: bool, seen: dict[str, str]
 ) -> list[str]:
     """Every problem of one record: its own, then against the file and the database."""
-    problems = list(rec.problems)
+    text_task = study.task_kind == TaskKind.TEXT
+    problems = [*rec.problems, *rec.kind_problems(text_task=text_task)]
     if rec.research_id:
         if rec.research_id in seen:
             problems.append(
@@ -371,10 +375,11 @@ def _record_problems(
                     _("should be %(e)s for this condition, model and scenario") % {"e": expected},
                 )
             )
-    if rec.research_id and len(rec.answers) == 6:
+    if rec.research_id and len(rec.answers) == (1 if text_task else 6):
         existing = Response.objects.filter(study=study, research_id=rec.research_id).first()
         # the same text but for whitespace an earlier version trimmed is restored, not refused
-        if existing is not None and existing.shown_answers != [shown_text(a) for a in rec.answers]:
+        shown = [shown_text(a) for a in stored_answers(rec.answers)]
+        if existing is not None and existing.shown_answers != shown:
             problems.append(
                 problem_text(
                     rec.where,
@@ -445,10 +450,10 @@ def responses_import(
                 )
             existing = Response.objects.filter(study=study, research_id=rec.research_id).first()
             if existing is not None:
-                if existing.answers == rec.answers:
+                if existing.answers == stored_answers(rec.answers):
                     report.unchanged.append(rec.research_id)
                     continue
-                if existing.shown_answers == [shown_text(a) for a in rec.answers]:
+                if existing.shown_answers == [shown_text(a) for a in stored_answers(rec.answers)]:
                     # Stored trimmed by an earlier version: keep the text as given.
                     response_text_restore(response=existing, answers=rec.answers)
                     report.restored.append(rec.research_id)

@@ -55,10 +55,14 @@ class StudySetupError(Exception):
 
 # The CGPST rubric reads a CGPST response's steps (its items, its Step-5 grid).
 TEXT_TASK_CGPST_RUBRIC = gettext_lazy(
-    "The CGPST rubric scores the six steps of a CGPST task: a single-text study takes another rubric, "
-    "such as likert-hhh-v1 or one of your own."
+    "The CGPST rubric scores the six steps of a CGPST task: a single-text or pairwise study takes another "
+    "rubric, such as likert-hhh-v1, pairwise-preference-v1 or one of your own."
 )
 TEXT_TASK_DEFAULT_RUBRIC = "likert-hhh-v1"
+TASK_DEFAULT_RUBRICS: dict[str, str] = {
+    TaskKind.TEXT: TEXT_TASK_DEFAULT_RUBRIC,
+    TaskKind.PAIR: "pairwise-preference-v1",
+}
 
 
 def study_create(
@@ -69,6 +73,7 @@ def study_create(
     response_language: str = "",
     rubric_version: str = "",
     task_kind: str = "",
+    pairs_from: Study | None = None,
     actor: User | None = None,
 ) -> Study:
     """A new study. ``cgpst-release``: the release's public scenario FS10, the paper's ten
@@ -79,21 +84,37 @@ def study_create(
     ``rubric_version``: one of the shipped rubrics (``studies/rubric/``); empty: ``cgpst-v1``.
     ``task_kind``: ``cgpst`` (six steps on a scenario, the default) or ``text`` (one prompt, one
     text: an empty study only, the release template's scenario being a CGPST task; its rubric
-    ``likert-hhh-v1`` unless another non-CGPST one is named); fixed."""
+    ``likert-hhh-v1`` unless another non-CGPST one is named), or ``pair`` (two texts, one
+    preference: ``pairs_from`` names the single-text study whose responses it compares; rubric
+    ``pairwise-preference-v1``); fixed."""
     name = name.strip()
     if task_kind and task_kind not in TaskKind.values:
         raise StudySetupError(
             _("Unknown task %(t)r (choose %(known)s).")
             % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
         )
-    if task_kind == TaskKind.TEXT:
+    if task_kind in (TaskKind.TEXT, TaskKind.PAIR):
         if template != EMPTY:
             raise StudySetupError(
-                _("The CGPST template's scenario is a six-step task: a single-text study starts empty.")
+                _(
+                    "The CGPST template's scenario is a six-step task: a single-text or pairwise study "
+                    "starts empty."
+                )
             )
-        rubric_version = rubric_version or TEXT_TASK_DEFAULT_RUBRIC
+        rubric_version = rubric_version or TASK_DEFAULT_RUBRICS[task_kind]
         if version_is_cgpst(rubric_version):
             raise StudySetupError(str(TEXT_TASK_CGPST_RUBRIC))
+    if (task_kind == TaskKind.PAIR) != (pairs_from is not None):
+        raise StudySetupError(
+            _("A pairwise study compares the responses of a single-text study: choose that study.")
+            if pairs_from is None
+            else _("Only a pairwise study takes its responses from another study.")
+        )
+    if pairs_from is not None and pairs_from.task_kind != TaskKind.TEXT:
+        raise StudySetupError(
+            _("%(name)s is not a single-text study: a pairwise study compares one-text responses.")
+            % {"name": pairs_from.name}
+        )
     if response_language and response_language not in Study.Language.values:
         raise StudySetupError(
             _("Unknown response language %(l)r (choose %(known)s).")
@@ -118,9 +139,10 @@ def study_create(
             raise StudySetupError(_("A study named %(name)r already exists.") % {"name": name})
         role_groups_ensure()
         # what the caller chose over the template's
-        chosen = {"response_language": response_language} if response_language else {}
+        chosen: dict[str, object] = {"response_language": response_language} if response_language else {}
         chosen |= {"rubric_version": rubric_version} if rubric_version else {}
         chosen |= {"task_kind": task_kind} if task_kind else {}
+        chosen |= {"pairs_from": pairs_from} if pairs_from is not None else {}
         if template == EMPTY:
             study = Study.objects.create(name=name, description=description, **chosen)
             _study_created(study=study, template=template, actor=actor)
@@ -156,6 +178,7 @@ def _study_created(*, study: Study, template: str, actor: User | None) -> None:
             "response_language": [None, study.response_language],
             "rubric_version": [None, study.rubric_version],
             "task_kind": [None, study.task_kind],
+            "pairs_from": [None, study.pairs_from.name if study.pairs_from else None],
         },
     )
 

@@ -149,7 +149,7 @@ POST_ACTIONS = {
     "generation:run_retry", "judging:batch_cancel", "judging:batch_retry", "training:start", "training:save",
     "training:submit", "training:time", "training:again", "training:gold_add", "training:default_add",
     "training:settings", "training:override", "training:retest", "training:rubric_import",
-    "training:rubric_use", "api:token_revoke",
+    "training:rubric_use", "api:token_revoke", "studies:pairs_build",
 }  # fmt: skip
 
 

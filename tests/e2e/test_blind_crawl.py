@@ -11,6 +11,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
+from demo.templates_seed import demo_templates_seed
 from judging.services.judges import judge_create
 from judging.services.sheets import judge_sheet_store
 from scoring.models import Assignment
@@ -31,6 +32,7 @@ ATTR_URL = re.compile(
     r"""(?:href|src|action|hx-get|hx-post|hx-put|hx-delete|data-url)\s*=\s*["']([^"']+)["']"""
 )
 JSON_URL = re.compile(r'"\w*_?url"\s*:\s*"([^"]+)"')
+CELL_ADDRESS = re.compile(r'\s(?:r|ref|sqref)="[^"]*"|<(f|formula1|formula2)>[^<]*</\1>')
 CSRF = re.compile(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[A-Za-z0-9]+')
 
 
@@ -143,7 +145,8 @@ def crawl(client, patterns):
         else:  # a download (xlsx, zip): every part of it, decompressed
             with zipfile.ZipFile(io.BytesIO(raw)) as archive:
                 for name in archive.namelist():
-                    part = archive.read(name).decode("utf-8", "replace")
+                    # cell addresses ("B90", "A1:B90") are no research IDs: what a cell holds is checked
+                    part = CELL_ADDRESS.sub("", archive.read(name).decode("utf-8", "replace"))
                     assert not leaks(name + part, patterns), (url, name, leaks(name + part, patterns))
             downloads.append(url)
         assert "<script>alert" not in body and "<img src=x" not in body, url
@@ -296,3 +299,21 @@ def test_two_raters_of_one_response_see_different_codes_and_never_each_others(cl
         assert any(mine[name] in text for text in crawl.texts)
         assert client.get(f"/scoring/{mine[other]}/").status_code == 404
         client.logout()
+
+
+@pytest.mark.django_db
+def test_rater_crawl_of_text_and_pair_sheets_reaches_nothing_identifying(client, demo):
+    """The other templates' sheets (seed_demo's): one text, and a pair's text A and text B, name
+    neither system, nor the source responses' research IDs or codes."""
+    studies = demo_templates_seed()
+    client.login(username="rater1", password="demo-pass-2026")
+    patterns = forbidden_patterns()
+    visited, _ = crawl(client, patterns)
+    urls = {u for u, _ in visited}
+    reached = Assignment.objects.filter(rater__username="rater1", response__study__name__in=studies)
+    assert reached.count() == 6  # four texts and two pairs
+    for assignment in reached:
+        assert f"/scoring/{assignment.blind_code}/" in urls
+    pair = Response.objects.filter(study__name=studies[1]).select_related("pair__left", "pair__right").first()
+    page = client.get(f"/scoring/{code_for('rater1', pair)}/").content.decode()
+    assert pair.pair.left.step1.split("\n")[0] in page and pair.pair.right.step1.split("\n")[0] in page

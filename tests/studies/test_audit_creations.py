@@ -34,6 +34,8 @@ def test_a_study_made_on_the_page_is_audited(demo, admin_client):
         "template": [None, "empty"],
         "response_language": [None, "zh"],
         "rubric_version": [None, "cgpst-v1"],
+        "task_kind": [None, "cgpst"],
+        "pairs_from": [None, None],
     }
 
 

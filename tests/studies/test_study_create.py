@@ -152,7 +152,10 @@ def test_a_shipped_rubric_is_chosen_on_the_page_or_with_the_command(client, caps
     ]
     call_command("create_study", "Likert cli", "--empty", "--rubric", "likert-hhh-v1")
     assert "rubric likert-hhh-v1" in capsys.readouterr().out
-    with pytest.raises(CommandError, match="Unknown rubric 'nope' \\(choose cgpst-v1, likert-hhh-v1\\)"):
+    with pytest.raises(
+        CommandError,
+        match="Unknown rubric 'nope' \\(choose cgpst-v1, likert-hhh-v1, pairwise-preference-v1\\)",
+    ):
         call_command("create_study", "Other", "--empty", "--rubric", "nope")
     assert not Study.objects.filter(name="Other").exists()
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from studies.models import AuditEvent, Study
 from studies.services.studies import StudySetupError, study_create
-from training.services.rubric_import import study_rubric_choose
 from tests.factories import UserFactory
+from training.services.rubric_import import study_rubric_choose
 from training.services.training_set import TrainingError
 
 pytestmark = pytest.mark.django_db

@@ -27,13 +27,13 @@ def study_rubric_revisions(*, study: Study) -> list[RubricRevision]:
 
 def study_rubric_versions(*, study: Study) -> list[str]:
     """The rubrics a study may use: the shipped ones, then every imported one (whichever study
-    it was imported for) and its own edited versions, oldest first; for a single-text study, those
+    it was imported for) and its own edited versions, oldest first; for a single-text or pairwise study, those
     without CGPST's shape (that rubric reads a CGPST task's six steps)."""
     stored = RubricRevision.objects.filter(
         Q(study=study) | Q(origin=RubricRevision.Origin.IMPORTED)
     ).values_list("version", flat=True)
     versions = [*available_rubric_versions(), *stored]
-    if study.task_kind == TaskKind.TEXT:
+    if study.task_kind != TaskKind.CGPST:
         return [v for v in versions if not version_is_cgpst(v)]
     return versions
 

@@ -91,7 +91,7 @@ def study_rubric_choose(*, study: Study, version: str, actor: User | None) -> Ru
     """Make ``version`` (a shipped rubric or one of the study's stored versions) the study's
     rubric. Refused once the study has a score sheet (live, training or imported): sheets of
     one study are scored on one rubric."""
-    if study.task_kind == TaskKind.TEXT and version_is_cgpst(version):
+    if study.task_kind != TaskKind.CGPST and version_is_cgpst(version):
         raise TrainingError(str(TEXT_TASK_CGPST_RUBRIC))
     if version not in study_rubric_versions(study=study):
         raise TrainingError(_("Unknown rubric version for this study: %(v)s") % {"v": version})

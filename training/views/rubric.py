@@ -183,6 +183,6 @@ def training_rubric_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
         "version": version,
         "is_current": version == study.rubric_version,
         "state": study_rubric_state(study=study),
-        **sheet_preview_context(rubric_version=version, lang=_lang()),
+        **sheet_preview_context(rubric_version=version, lang=_lang(), task_kind=study.task_kind),
     }
     return render(request, "training/rubric_preview.html", context)

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from studies.models import Study
 from studies.services.studies import CGPST_RELEASE, EMPTY, StudySetupError, study_create
 
 
@@ -32,13 +33,34 @@ class Command(BaseCommand):
 
         parser.add_argument(
             "--task",
-            choices=["cgpst", "text"],
+            choices=["cgpst", "text", "pair"],
             default="",
-            help="What a response is: cgpst (six steps on a future scenario, the default) or text (one "
-            "prompt, one text; with --empty). Fixed once the study exists.",
+            help="What a response is: cgpst (six steps on a future scenario, the default), text (one "
+            "prompt, one text; with --empty) or pair (two texts of a single-text study side by side, one "
+            "preference; with --empty and --pairs-from). Fixed once the study exists.",
+        )
+        parser.add_argument(
+            "--pairs-from",
+            default="",
+            help="A pairwise study: the single-text study whose responses it compares.",
         )
 
-    def handle(self, *args, name, template, empty, description, response_language, rubric, task, **options):
+    def handle(
+        self,
+        *args,
+        name,
+        template,
+        empty,
+        description,
+        response_language,
+        rubric,
+        task,
+        pairs_from,
+        **options,
+    ):
+        source = Study.objects.filter(name=pairs_from).first() if pairs_from else None
+        if pairs_from and source is None:
+            raise CommandError(f"No study named {pairs_from!r}.")
         try:
             study = study_create(
                 name=name,
@@ -47,6 +69,7 @@ class Command(BaseCommand):
                 response_language=response_language,
                 rubric_version=rubric,
                 task_kind=task,
+                pairs_from=source,
             )
         except StudySetupError as exc:
             raise CommandError(str(exc)) from exc

@@ -1,0 +1,149 @@
+"""A pairwise study's units: every two released responses of its source study (a single-text study,
+``Study.pairs_from``) to the same prompt, from different systems (model x condition), side by side
+as text A and text B. Raters see the unit's blind code and the two texts, nothing else."""
+
+from __future__ import annotations
+
+import secrets
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from studies.models import (
+    Response,
+    ResponsePair,
+    ResponseSource,
+    ResponseStatus,
+    Scenario,
+    Study,
+    TaskKind,
+)
+from studies.response_files import RecordError
+from studies.selectors import study_blind_terms
+from studies.services.audit import audit_record
+from studies.services.responses import response_create
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+class PairsError(Exception):
+    """Nothing to build; the message is for the admin."""
+
+
+@dataclass
+class PairsReport:
+    created: list[str] = field(default_factory=list)  # research IDs of the new units
+    existing: int = 0  # pairs built before
+    held: list[str] = field(default_factory=list)  # new units the review gate holds
+    alone: list[str] = field(default_factory=list)  # prompts with fewer than two systems' responses
+
+
+def pairs_import_refused(*, study: Study) -> None:
+    """A pairwise study's responses are its pairs: built from its source's, never imported."""
+    if study.task_kind == TaskKind.PAIR:
+        raise RecordError(
+            "file",
+            "records",
+            _(
+                "A pairwise study's responses are pairs built from the responses of %(source)s: import "
+                "them there, then build the pairs on this study's page."
+            )
+            % {"source": study.pairs_from.name if study.pairs_from else "?"},
+        )
+
+
+def pair_research_id(*, left: Response, right: Response) -> str:
+    """``B90vC91_P1``: text A's condition and model, text B's, the prompt's code."""
+    return (
+        f"{left.condition.letter}{left.model.model_number}v"
+        f"{right.condition.letter}{right.model.model_number}_{left.scenario.code}"
+    )
+
+
+def _source_responses(source: Study) -> dict[str, list[Response]]:
+    """The source's released, scoreable responses by prompt code, one per system."""
+    by_prompt: dict[str, list[Response]] = defaultdict(list)
+    shown = (
+        Response.objects.filter(study=source, held=False, is_training_copy=False)
+        .exclude(status=ResponseStatus.WITHDRAWN)
+        .select_related("scenario", "model", "condition")
+        .order_by("scenario__code", "research_id")
+    )
+    for response in shown:
+        by_prompt[response.scenario.code].append(response)
+    return by_prompt
+
+
+def _pair_scenario(study: Study, prompt: Scenario) -> Scenario:
+    """The pairwise study's copy of the source's prompt (its assignment pages list its own)."""
+    copy, _ = Scenario.objects.get_or_create(
+        study=study,
+        code=prompt.code,
+        defaults={
+            "theme": prompt.theme,
+            "text": prompt.text,
+            "theme_zh": prompt.theme_zh,
+            "text_zh": prompt.text_zh,
+        },
+    )
+    return copy
+
+
+def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
+    """Every pair not built yet, A and B drawn at random, each a response of ``study`` (held by
+    the review gate like any other when a text names the study's catalogue). Audited."""
+    source = study.pairs_from
+    if study.task_kind != TaskKind.PAIR or source is None:
+        raise PairsError(_("Only a pairwise study builds pairs."))
+    report = PairsReport()
+    built = {
+        frozenset(pair)
+        for pair in ResponsePair.objects.filter(response__study=study).values_list("left_id", "right_id")
+    }
+    with transaction.atomic():
+        for code, responses in _source_responses(source).items():
+            if len(responses) < 2:
+                report.alone.append(code)
+                continue
+            for first, second in combinations(responses, 2):
+                if frozenset((first.pk, second.pk)) in built:
+                    report.existing += 1
+                    continue
+                left, right = (first, second) if secrets.randbelow(2) else (second, first)
+                research_id = pair_research_id(left=left, right=right)
+                terms = [
+                    *study_blind_terms(study=study, model=left.model, condition=left.condition),
+                    *study_blind_terms(study=study, model=right.model, condition=right.condition),
+                ]
+                unit = response_create(
+                    study=study,
+                    scenario=_pair_scenario(study, left.scenario),
+                    model=left.model,
+                    condition=left.condition,
+                    answers=[left.step1, right.step1],
+                    source=ResponseSource.PAIRED,
+                    research_id=research_id,
+                    blind_terms=terms,
+                )
+                ResponsePair.objects.create(response=unit, left=left, right=right)
+                report.created.append(research_id)
+                if unit.held:
+                    report.held.append(research_id)
+        if not report.created:
+            raise PairsError(
+                _("No new pair: %(existing)s built before; prompts with fewer than two responses: %(alone)s.")
+                % {"existing": report.existing, "alone": ", ".join(report.alone) or _("none")}
+            )
+        audit_record(
+            actor=actor,
+            action="pairs.build",
+            target=study,
+            study=study,
+            changes={"created": report.created, "held": report.held, "source": source.name},
+        )
+    return report
