@@ -15,7 +15,7 @@ from studies.selectors import (
     study_from_param,
     study_scenarios_offered,
 )
-from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES, TEXT_TASK_DEFAULT_RUBRIC
+from studies.services.studies import CGPST_RELEASE, STUDY_TEMPLATES, TASK_DEFAULT_RUBRICS
 
 
 class StudyFilterForm(FilterForm):
@@ -40,15 +40,6 @@ class StudyCreateForm(forms.Form):
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
-    rubric_version = forms.ChoiceField(
-        label=_("Rubric"),
-        initial="",
-        required=False,  # not sent or empty: the task's own
-        help_text=_(
-            "How raters score each response. The study's rubric page previews it, imports a rubric "
-            "file of your own and changes it, until the study's first score sheet."
-        ),
-    )
     task_kind = forms.ChoiceField(
         label=_("Task"),
         choices=TaskKind.choices,
@@ -59,6 +50,15 @@ class StudyCreateForm(forms.Form):
             "What a response is: a CGPST task's six step answers; one text answering a prompt (the "
             "study's scenarios are then its prompts); or two such texts side by side for a preference "
             "(choose the study they come from below). Fixed once the study exists."
+        ),
+    )
+    rubric_version = forms.ChoiceField(
+        label=_("Rubric"),
+        initial="",
+        required=False,  # not sent or empty: the task's own
+        help_text=_(
+            "How raters score each response. The study's rubric page previews it, imports a rubric "
+            "file of your own and changes it, until the study's first score sheet."
         ),
     )
     pairs_from = IdChoiceField(
@@ -91,8 +91,12 @@ class StudyCreateForm(forms.Form):
         field.choices = [
             (
                 "",
-                _("The task's own: %(cgpst)s for CGPST, %(text)s for one text")
-                % {"cgpst": DEFAULT_RUBRIC_VERSION, "text": TEXT_TASK_DEFAULT_RUBRIC},
+                _("The task's own: %(cgpst)s for CGPST, %(text)s for one text, %(pair)s for a pair")
+                % {
+                    "cgpst": DEFAULT_RUBRIC_VERSION,
+                    "text": TASK_DEFAULT_RUBRICS[TaskKind.TEXT],
+                    "pair": TASK_DEFAULT_RUBRICS[TaskKind.PAIR],
+                },
             ),
             *((v, f"{load_rubric(v).title} ({v})") for v in available_rubric_versions()),
         ]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from studies.blind_text import BlindTerm
 from studies.models import (
     Response,
     ResponsePair,
@@ -101,6 +102,17 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
     if study.task_kind != TaskKind.PAIR or source is None:
         raise PairsError(_("Only a pairwise study builds pairs."))
     report = PairsReport()
+    catalogues: dict[tuple[int, int], list[BlindTerm]] = {}
+
+    def catalogue(response: Response) -> list[BlindTerm]:
+        """The names the texts must not give, read once per system."""
+        key = (response.model_id, response.condition_id)
+        if key not in catalogues:
+            catalogues[key] = study_blind_terms(
+                study=study, model=response.model, condition=response.condition
+            )
+        return catalogues[key]
+
     built = {
         frozenset(pair)
         for pair in ResponsePair.objects.filter(response__study=study).values_list("left_id", "right_id")
@@ -116,10 +128,7 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
                     continue
                 left, right = (first, second) if secrets.randbelow(2) else (second, first)
                 research_id = pair_research_id(left=left, right=right)
-                terms = [
-                    *study_blind_terms(study=study, model=left.model, condition=left.condition),
-                    *study_blind_terms(study=study, model=right.model, condition=right.condition),
-                ]
+                terms = [*catalogue(left), *catalogue(right)]
                 unit = response_create(
                     study=study,
                     scenario=_pair_scenario(study, left.scenario),

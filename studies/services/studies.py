@@ -58,9 +58,8 @@ TEXT_TASK_CGPST_RUBRIC = gettext_lazy(
     "The CGPST rubric scores the six steps of a CGPST task: a single-text or pairwise study takes another "
     "rubric, such as likert-hhh-v1, pairwise-preference-v1 or one of your own."
 )
-TEXT_TASK_DEFAULT_RUBRIC = "likert-hhh-v1"
 TASK_DEFAULT_RUBRICS: dict[str, str] = {
-    TaskKind.TEXT: TEXT_TASK_DEFAULT_RUBRIC,
+    TaskKind.TEXT: "likert-hhh-v1",
     TaskKind.PAIR: "pairwise-preference-v1",
 }
 
