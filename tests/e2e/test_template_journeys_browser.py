@@ -7,6 +7,10 @@ rater pair; both raters score both texts by keyboard (they agree on one, disagre
 worker computes the agreement and sends the disagreement to the calibrator, who scores it; a
 researcher builds the results workbook.
 
+CGPST: a study from the release template generates FS10 with the single model on the stub (six
+calls, six steps), two raters score the 23 dimensions apart, the calibrator decides, and the results
+workbook's Table 1 carries the final score.
+
 Pairwise: the same single-text study with two models; a pairwise study on it builds its pairs, the
 pair of raters prefers text A or B (one pair apart: the calibrator's), and the research page and the
 workbook give each system's Bradley-Terry score.
@@ -28,9 +32,18 @@ from generation.models import GenerationRun
 from research.selectors.preferences import study_preferences_get
 from scoring.models import Assignment, ScoreSheet
 from studies.models import Condition, Response, Study
+from studies.rubric import load_rubric
 from studies.services.setup import conditions_ensure_defaults
 from tests.browser import login, open_sheet
-from tests.factories import UserFactory, code_for, rater, stub_endpoint
+from tests.factories import (
+    SHEET_TEXTS,
+    UserFactory,
+    code_for,
+    mirrored_changes,
+    rater,
+    reference_changes,
+    stub_endpoint,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -337,6 +350,95 @@ def test_a_pairwise_study_from_an_empty_install_to_bradley_terry_scores(
     assert [r[0] for r in sheet.iter_rows(min_row=2, max_row=3, values_only=True)] == [
         p.system for p in scores
     ]
+
+
+# The page's own save endpoint, called from the page as sheet.js does (session cookie, CSRF header
+# from the page): a CGPST sheet's ~200 values in one request, one of them then entered by keyboard.
+SAVE = """async (changes) => {
+  const data = JSON.parse(document.getElementById('sheet-data').textContent);
+  const csrf = JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken'];
+  const reply = await fetch(data.save_url, {
+    method: 'POST', credentials: 'same-origin',
+    headers: {'Content-Type': 'application/json', 'X-CSRFToken': csrf},
+    body: JSON.stringify({sheet: data.sheet, batch_id: 'cgpst' + Date.now(),
+                          expected_version: data.version, changes: changes})});
+  return reply.status;
+}"""
+CLICKED = "dims.s6.development"
+
+
+def _score_cgpst(page, changes) -> None:
+    values = dict(changes)
+    assert page.evaluate(SAVE, [[p, v] for p, v in [*changes, *SHEET_TEXTS] if p != CLICKED]) == 200
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    page.focus(f"input[name='{CLICKED}'][value='{values[CLICKED]}']")
+    page.keyboard.press("0" if values[CLICKED] == 10 else str(values[CLICKED]))
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    page.focus("#submit-sheet")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+
+
+def test_a_cgpst_study_from_the_template_to_exported_results(
+    live_server, browser, celery_worker, llm_stub, settings
+):
+    settings.DEMO_MODE = False
+    assert not Study.objects.exists()
+    _accounts()
+    endpoint = stub_endpoint(llm_stub)
+    base = live_server.url
+    admin = _page(browser, base, "labadmin", "Admin-pass-2026")
+    admin.goto(f"{base}/manage/studies/")
+    admin.fill("#id_name", "Ocean lab")
+    admin.check("input[name=template][value=cgpst-release]")
+    with admin.expect_navigation():
+        admin.click("#study-create button[type=submit]")
+    study = Study.objects.get(name="Ocean lab")
+    assert (study.task_kind, study.rubric_version) == ("cgpst", "cgpst-v1")
+    single = Condition.objects.get(letter="B")
+    admin.goto(f"{base}/manage/studies/{study.pk}/catalogue/")
+    admin.check(f"input[name=endpoints][value='{endpoint.pk}']")
+    with admin.expect_navigation():
+        admin.click(".catalogue-form button[type=submit]")
+    admin.goto(f"{base}/manage/generation/?study={study.pk}")
+    admin.check(f"input[name=scenarios][value='{study.scenarios.get().pk}']")
+    admin.check(f"input[name=endpoints][value='{endpoint.pk}']")
+    admin.check(f"input[name=conditions][value='{single.pk}']")
+    with admin.expect_navigation():
+        admin.click("button:text('Launch')")
+    run = _wait_for(lambda: GenerationRun.objects.filter(study=study, status="succeeded").first(), "the run")
+    assert run.calls_total == 6 and run.turns.count() == 6  # the single model: one call per step
+    response = run.response
+    assert response.research_id == "B90_FS10" and all(response.answers)
+    admin.goto(f"{base}/manage/responses/held/?study={study.pk}")
+    with admin.expect_navigation():
+        admin.locator(f"#held-{response.pk} form[action$='/release/'] button[type=submit]").click()
+    _assign(admin, base, study, single)
+
+    rubric = load_rubric()
+    sheets = {"ada": reference_changes(3), "ben": mirrored_changes(reference_changes(3), rubric)}
+    for name, changes in sheets.items():  # one rater reads the rubric the other way round
+        page = _page(browser, base, name, f"{name.title()}-pass-2026")
+        open_sheet(page, base, code_for(name, response))
+        assert response.shown_answer(2).split("\n")[0] in page.inner_text("main")
+        _score_cgpst(page, changes)
+        page.context.close()
+    calibration = _wait_for(
+        lambda: Assignment.objects.filter(response=response, role="calibration").first(), "the calibrator"
+    )
+    agreement = ResponseAgreement.objects.get(response=response)
+    assert agreement.flagged and agreement.pcc < float(study.agreement_threshold)
+    page = _page(browser, base, "cal", "Cal-pass-2026")
+    open_sheet(page, base, code_for(calibration.rater.username, response, role="calibration"))
+    _score_cgpst(page, reference_changes(4))
+    page.context.close()
+    final = _finals(study, 1)["FS10"]
+    assert final.calibrated
+
+    _, book = _results_workbook(browser, base, study)
+    table1 = [row for row in book["Table 1 (B)"].iter_rows(values_only=True) if row and "FS10" in row]
+    assert table1 and any(float(final.overall) in row for row in table1), table1
 
 
 def _label(page, select: str, username: str) -> str:
