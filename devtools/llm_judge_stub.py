@@ -19,11 +19,13 @@ import json
 import re
 from typing import Any
 
-JUDGE_MARKER = "Creative Problem-Solving Test (CGPST), judge prompt"
+JUDGE_MARKER = ", judge prompt "  # in the first line of every judge prompt version
 JUDGE_FAULTS = ("prose", "truncated", "category", "range", "extra", "missing")
 _SCHEMA = re.compile(r"BEGIN SCHEMA\n(?P<schema>.*?)\nEND SCHEMA", re.S)
 _ITEM = re.compile(r"^\[items\.(?P<step>\d)\.(?P<pos>\d+)\] (?P<text>.*)$", re.M)
 _STEP = re.compile(r"^## Step (?P<n>\d)\n(?P<body>.*?)(?=^## Step \d|\Z)", re.M | re.S)
+# the whole response (a single text, or a pair's A and B): what a rubric without steps of it reads
+_RESPONSE = re.compile(r"^# The response to score\n(?P<body>.*?)(?=^# Required answer|\Z)", re.M | re.S)
 
 
 def _content(message: dict[str, Any]) -> str:
@@ -91,7 +93,8 @@ def judge_answer(payload: dict[str, Any], messages: list[dict[str, Any]]) -> dic
             answer[path] = " ".join(words[index * quarter : (index + 1) * quarter]) or "(none)"
         else:
             step = int(parts[1][1]) if len(parts) > 1 and parts[1][:1] == "s" else 0
-            body = steps.get(step, "")
+            whole = _RESPONSE.search(prompt)
+            body = steps.get(step) or (whole["body"].strip() if whole else "")
             lo, hi = spec.get("minimum", 0), spec.get("maximum", 1)
             answer[path] = _scale(lo, hi, len(body) / 900, _hash(path, body))
     return answer

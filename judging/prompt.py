@@ -20,8 +20,12 @@ from studies.rubric import Rubric
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 CURRENT_PROMPT_VERSION = "cgpst-judge-v1"
-# The stub recognises a judge conversation by this marker (the first words of every version).
-JUDGE_MARKER = "Creative Problem-Solving Test (CGPST), judge prompt"
+# Any study's: the rubric's own steps, dimensions and levels, the response as its study shows it.
+RUBRIC_PROMPT_VERSION = "rubric-judge-v1"
+# The versions whose words explain CGPST's sheet: for studies on a CGPST-shaped rubric only.
+CGPST_PROMPT_VERSIONS = frozenset({CURRENT_PROMPT_VERSION})
+# The stub recognises a judge conversation by this marker (in the first line of every version).
+JUDGE_MARKER = ", judge prompt "
 
 
 class UnknownPromptVersion(ValueError):
@@ -49,6 +53,8 @@ class ResponseView:
     items: dict[int, list[str]] = field(default_factory=dict)  # step -> item texts, in order
     steps: dict[int, str] = field(default_factory=dict)  # step -> the answer's text
     grid: Any = None  # the parsed Step-5 grid, if it parsed
+    # a single-text response's one text or a pair's A and B, each with its heading (empty: CGPST)
+    texts: list[tuple[str, str]] = field(default_factory=list)
 
     def shape(self, rubric: Rubric) -> SheetShape:
         return SheetShape(
@@ -112,10 +118,19 @@ def response_text(view: ResponseView, shape: SheetShape) -> str:
     return "\n".join(parts)
 
 
+def plain_response_text(view: ResponseView) -> str:
+    """The response as its study shows it, for a rubric with no items to label: its one text, a
+    pair's text A and text B, or a CGPST response's six steps."""
+    sections = view.texts or [(f"Step {n}", view.steps.get(n, "")) for n in range(1, 7)]
+    return "\n\n".join(f"## {heading}\n{text.strip() or '(empty)'}" for heading, text in sections)
+
+
 def judge_messages(*, version: str, rubric: Rubric, view: ResponseView) -> list[dict[str, str]]:
-    """The system and user messages of a judge call for one response."""
+    """The system and user messages of a judge call for one response. A rubric with idea or
+    criteria steps reads the response's items, each labelled with its entry path."""
     system, user = _templates(version)
     shape = view.shape(rubric)
+    labelled = any(step.kind in ("ideas", "criteria") for step in rubric.steps)
     return [
         {"role": "system", "content": system.substitute(rubric=rubric_text(rubric))},
         {
@@ -123,7 +138,7 @@ def judge_messages(*, version: str, rubric: Rubric, view: ResponseView) -> list[
             "content": user.substitute(
                 scenario_theme=view.scenario_theme,
                 scenario_text=view.scenario_text,
-                response=response_text(view, shape),
+                response=response_text(view, shape) if labelled else plain_response_text(view),
                 schema=json.dumps(answer_schema(shape), ensure_ascii=False),
             ),
         },

@@ -9,16 +9,23 @@ from studies.models import Response, ResponseStatus, Scenario, Study
 
 
 def response_view_get(*, response: Response) -> ResponseView:
-    """The response as the judge prompt shows it: parsed items per step, the steps' text, the grid."""
+    """The response as the judge prompt shows it: parsed items per step, the steps' text, the grid;
+    a single-text response's one text, a pair's text A and text B."""
     items: dict[int, list[str]] = {}
     for step, text in response.items.order_by("step", "position").values_list("step", "text"):
         items.setdefault(step, []).append(text)
+    texts: list[tuple[str, str]] = []
+    if response.is_pair:
+        texts = [("Text A", response.shown_answer(1)), ("Text B", response.shown_answer(2))]
+    elif response.is_text_task:
+        texts = [("Response", response.shown_answer(1))]
     return ResponseView(
         scenario_theme=response.scenario.theme,
         scenario_text=response.scenario.text,
         items=items,
         steps={n: response.shown_answer(n) for n in range(1, 7)},
         grid=response.grid,
+        texts=texts,
     )
 
 

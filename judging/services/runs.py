@@ -23,7 +23,7 @@ from generation.services.kinds import JobProtocol, Kind, kind_register
 from generation.strategies import Call
 from judging.answer import SheetShape, answer_check, answer_schema
 from judging.models import Judge, JudgeBatch, JudgeCall, JudgeTask, JudgeTaskStatus
-from judging.prompt import judge_messages
+from judging.prompt import CGPST_PROMPT_VERSIONS, RUBRIC_PROMPT_VERSION, judge_messages
 from judging.protocol import JudgeResult, call_attempt, call_phase, judge_protocol
 from judging.selectors.responses import response_view_get, responses_to_judge
 from judging.services.sheets import judge_sheet_store
@@ -190,9 +190,10 @@ def judge_batch_launch(
     """A batch over the study's (or one scenario's) responses, one task per response,
     each queued through the outbox with the batch's commit."""
     samples = judge.samples if samples is None else samples
-    if not version_is_cgpst(study.rubric_version):  # the judge's prompt explains CGPST's sheet
+    if judge.prompt_version in CGPST_PROMPT_VERSIONS and not version_is_cgpst(study.rubric_version):
         raise BatchError(
-            f"The judge's prompt is written for the CGPST rubric; study {study.name} uses another."
+            f"The judge's prompt {judge.prompt_version} is written for the CGPST rubric; study {study.name} "
+            f"uses another: create a judge with the prompt {RUBRIC_PROMPT_VERSION}, which reads any rubric."
         )
     if not 1 <= samples <= 10:
         raise BatchError("Samples per response must be between 1 and 10.")
