@@ -13,7 +13,7 @@ from studies.models import Response
 from studies.rubric import load_rubric
 from studies.services.pairs import pairs_build
 from studies.services.studies import study_create
-from tests.factories import ModelEndpointFactory, stub_endpoint, text_response, text_study
+from tests.factories import ModelEndpointFactory, UserFactory, stub_endpoint, text_response, text_study
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +77,20 @@ def test_the_rubric_prompt_still_labels_a_cgpst_responses_items():
     )
     user = judge_messages(version="rubric-judge-v1", rubric=load_rubric(), view=view)[1]["content"]
     assert "[items.1.1] Plastic in fish" in user
+
+
+@pytest.mark.parametrize("task", ["text", "pair"])
+def test_the_judge_pages_of_other_rubrics_answer(rubric_judge, client, task):
+    source = text_study("Sleep answers")
+    for number, text in (("81", "Keep the room dark."), ("82", "Count sheep.")):
+        text_response(study=source, text=text, model=ModelEndpointFactory(model_number=number))
+    study = source
+    if task == "pair":
+        study = study_create(name="Sleep preferences", template="empty", task_kind="pair", pairs_from=source)
+        pairs_build(study=study, actor=None)
+    _run(study, rubric_judge)
+    client.force_login(UserFactory(username="reader", role="Researcher"))
+    reply = client.get(f"/research/judge/?study={study.pk}")
+    assert reply.status_code == 200 and "rubric judge" in reply.content.decode()
+    plan = client.get(f"/research/judge/plan/?study={study.pk}&judge={rubric_judge.pk}&budget=1")
+    assert plan.status_code == 200
