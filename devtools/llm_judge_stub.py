@@ -82,6 +82,8 @@ def judge_answer(payload: dict[str, Any], messages: list[dict[str, Any]]) -> dic
         elif parts[0] == "items":
             lo, hi = spec.get("minimum", 0), spec.get("maximum", 1)
             answer[path] = _scale(lo, hi, len(text) / 80, _hash(path, text))
+        elif parts[0] == "comments":  # a reason the rubric asks for
+            answer[path] = f"Judged from the texts' length and content ({_hash(path, prompt) % 97})."
         elif parts[0] == "texts":
             words = steps.get(2, "").split()
             quarter = max(1, len(words) // 4)

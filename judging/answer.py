@@ -54,6 +54,10 @@ def expected_paths(shape: SheetShape) -> list[str]:
                 paths.extend(f"items.{n}.{pos}.{spec.key}" for spec in step.item_scores)
         paths.extend(f"texts.{t.key}" for t in step.texts)
         paths.extend(f"dims.{d.key}" for d in step.scored_dimensions)
+    # a comment the rubric may ask for (its reason for a preference): always in the answer
+    paths.extend(
+        f"comments.{s.number}" for s in shape.rubric.steps if s.comment.required or s.comment.dimension
+    )
     return paths
 
 
@@ -64,7 +68,7 @@ def classification_choices(rubric: Rubric, step: int) -> list[str]:
 def _value_schema(shape: SheetShape, path: str) -> dict[str, Any]:
     rubric = shape.rubric
     where = parse_path(rubric, path)
-    if where.kind == "texts":
+    if where.kind in ("texts", "comments"):
         return {"type": "string"}
     if where.kind == "dims":
         dim = rubric.dimension(where.key)
@@ -172,7 +176,7 @@ def round_half_up(value: float) -> int:
 
 
 def samples_combine(shape: SheetShape, samples: list[dict[str, Any]]) -> Checked:
-    """One sheet from k valid answers: classifications and texts by majority (ties to
+    """One sheet from k valid answers: classifications, texts and comments by majority (ties to
     the first sample), numbers by their mean rounded half up. An item's scores are the
     mean over the samples that scored it (those that made it a Yes item), and only if
     the combined classification is a Yes."""
@@ -181,7 +185,7 @@ def samples_combine(shape: SheetShape, samples: list[dict[str, Any]]) -> Checked
     combined: dict[str, Any] = {}
     for path in expected_paths(shape):
         values = [s[path] for s in samples]
-        if path.endswith(".classification") or path.startswith("texts."):
+        if path.endswith(".classification") or path.startswith(("texts.", "comments.")):
             combined[path] = _majority(values)
             continue
         numbers = [v for v in values if v is not None]

@@ -88,6 +88,10 @@ def missing_label(*, rubric: Rubric, path: str, lang: str) -> str:
                             "n": step.number,
                             "what": text(t.label, lang),
                         }
+        if parts[0] == "comments":
+            step = rubric.step(int(parts[1]))
+            label = text(step.comment.label, lang) if step.comment.label else _("comment")
+            return _("%(step)s · %(what)s") % {"step": text(step.name, lang), "what": label}
     except (KeyError, IndexError, ValueError):
         pass
     return path
@@ -120,6 +124,12 @@ def client_spec(*, rubric_version: str) -> dict:
                 # what the script's completeness check (the same rules as sheet_totals) needs
                 "item_scores": [spec.key for spec in s.item_scores],
                 "texts": [t.key for t in s.texts],
+                # when the step's comment is needed (CommentRule.needed)
+                "comment": {
+                    "required": s.comment.required,
+                    "dimension": s.comment.dimension,
+                    "values": list(s.comment.values),
+                },
             }
             for s in rubric.steps
         ],
@@ -140,6 +150,9 @@ def entry_labels(*, rubric_version: str, lang: str) -> dict[str, str]:
             paths += [f"items.{n}.{pos}.{key}" for key in keys]
         paths += [f"texts.{t.key}" for t in step.texts]
         paths += [f"dims.{d.key}" for d in step.scored_dimensions]
+    paths += [
+        f"comments.{step.number}" for step in rubric.steps if step.comment.required or step.comment.dimension
+    ]
     with translation.override(lang):
         return {path: missing_label(rubric=rubric, path=path, lang=lang) for path in paths}
 

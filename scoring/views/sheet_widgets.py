@@ -214,6 +214,9 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
                 "for": comment_id,
                 "n": step.number,
                 "name": "" if version_is_cgpst(rubric.version) else text(step.name, lang),
+                "label": text(step.comment.label, lang) if step.comment.label else "",
+                "needed": step.comment.required,
+                "when": ", ".join(map(str, step.comment.values)) if step.comment.dimension else "",
             },
         ),
     }

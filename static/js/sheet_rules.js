@@ -66,7 +66,8 @@ export function sheetTotals(rubric, valueOf) {
 
 /* The entries a sheet needs before it can be submitted (``required``) and the paths of those not
  * made yet (``missing``, in the sheet's order): an item's classification, a Yes item's two
- * scores, a criterion's scores, a step's copied texts and its scored dimensions. */
+ * scores, a criterion's scores, a step's copied texts and its scored dimensions; then each comment
+ * the rubric asks for (always, or when a dimension of its step has one of the listed scores). */
 export function sheetMissing(rubric, valueOf) {
   const missing = [];
   let required = 0;
@@ -94,6 +95,11 @@ export function sheetMissing(rubric, valueOf) {
         if (!d.computed) need("dims." + d.key, valueOf("dims." + d.key) !== null);
       }
     }
+  }
+  for (const step of rubric.steps) {  // a comment the rubric asks for: always, or for some scores
+    const rule = step.comment || {};
+    const needed = rule.required || (!!rule.dimension && rule.values.indexOf(valueOf("dims." + rule.dimension)) >= 0);
+    if (needed) need("comments." + step.number, !!String(valueOf("comments." + step.number) || "").trim());
   }
   return { required: required, missing: missing };
 }

@@ -18,6 +18,7 @@ from studies.rubric.loader import (
 from studies.rubric.schema import (
     INVALID_PREFIX,
     Category,
+    CommentRule,
     InvalidType,
     Label,
     Level,
@@ -42,6 +43,7 @@ from studies.rubric.totals import (
 )
 
 __all__ = [
+    "CommentRule",
     "DEFAULT_RUBRIC_VERSION",
     "RELEASE_SCRIPT_MAXIMA",
     "INVALID_PREFIX",

@@ -13,6 +13,7 @@ from studies.rubric.document import format_problems
 from studies.rubric.schema import (
     LEVEL_SOURCES,
     Category,
+    CommentRule,
     InvalidType,
     Label,
     Level,
@@ -138,9 +139,21 @@ class _Build:
             ),
             shows_step2_texts=tuple(raw.get("shows_step2_texts", [])),
             guideline=self.optional_label(raw, "guideline", where),
+            comment=self.comment(raw.get("comment") or {}, where),
         )
         self.step_rules(step, category_count)
         return step
+
+    def comment(self, raw: dict[str, Any], where: str) -> CommentRule:
+        when = raw.get("required_when") or {}
+        if raw.get("required") and when:
+            self.problem(f"{where} comment: required and required_when: give one of them")
+        return CommentRule(
+            label=self.optional_label(raw, "label", f"{where} comment"),
+            required=bool(raw.get("required")),
+            dimension=str(when.get("dimension", "")),
+            values=tuple(int(v) for v in when.get("in", [])),
+        )
 
     def step_rules(self, step: Step, category_count: int) -> None:
         where, i, kind = f"step {step.number}", step.number, step.kind
@@ -168,6 +181,18 @@ class _Build:
                 self.problem(f"{where}: unknown computation {d.computed!r} for {d.key}")
             if d.integrity and i != 2:
                 self.problem(f"{where}: {d.key} is marked integrity; only step 2 has Integrity")
+        rule = step.comment
+        if rule.dimension:
+            spec = next((d for d in step.scored_dimensions if d.key == rule.dimension), None)
+            if spec is None:
+                self.problem(
+                    f"{where} comment: required_when names {rule.dimension!r}, not a scored dimension of the step"
+                )
+            elif outside := [v for v in rule.values if not spec.min <= v <= spec.max]:
+                self.problem(
+                    f"{where} comment: required_when scores {outside} are outside {spec.key}'s "
+                    f"{spec.min}-{spec.max}"
+                )
         if len(item_keys) != len(step.item_scores):
             self.problem(f"{where}: item score keys must be unique")
         if kind == "dimensions" and (step.item_count or step.item_scores or step.invalid_types):

@@ -109,6 +109,23 @@ class Category:
 
 
 @dataclass(frozen=True)
+class CommentRule:
+    """A step's comment box: its label (None: "Comment on <step>"), and when a sheet needs it:
+    always (``required``), or when ``dimension`` (a dimension of the step) is scored one of
+    ``values``; otherwise it is optional, as every comment of the CGPST sheet."""
+
+    label: Label | None = None
+    required: bool = False
+    dimension: str = ""
+    values: tuple[int, ...] = ()
+
+    def needed(self, scores: dict[str, int | None]) -> bool:
+        if self.required:
+            return True
+        return bool(self.dimension) and scores.get(self.dimension) in self.values
+
+
+@dataclass(frozen=True)
 class Step:
     number: int
     name: Label
@@ -123,6 +140,7 @@ class Step:
     texts: tuple[TextSpec, ...] = ()
     shows_step2_texts: tuple[str, ...] = ()
     guideline: Label | None = None  # the study's scoring guideline for the step
+    comment: CommentRule = CommentRule()
 
     @property
     def has_items(self) -> bool:

@@ -155,6 +155,10 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
                 if value is None:
                     missing.append(Missing(n, f"dims.{d.key}", d.short_key))
                 dims[d.key] = value or 0
+    for step in rubric.steps:  # a comment the rubric asks for (always, or for some scores)
+        scores = {d.key: entries.dimensions.get(d.key) for d in step.scored_dimensions}
+        if step.comment.needed(scores) and not (entries.comments.get(step.number) or "").strip():
+            missing.append(Missing(step.number, f"comments.{step.number}", "comment"))
     steps = {s.number: sum(dims[d.key] for d in s.dimensions) for s in rubric.steps}
     return SheetTotals(dimensions=dims, steps=steps, overall=sum(steps.values()), missing=tuple(missing))
 

@@ -76,11 +76,14 @@ def _wait_for(find, what: str, timeout: float = 60.0):
     raise AssertionError(f"waited {timeout:g} s for {what}")
 
 
-def _score_by_keyboard(page, keys, values) -> None:
-    """Score the open sheet by keyboard, check the page's total against the server's, submit."""
+def _score_by_keyboard(page, keys, values, reason: str = "") -> None:
+    """Score the open sheet by keyboard (and type ``reason`` in Step 1's comment), check the page's
+    total against the server's, submit."""
     for key, value in zip(keys, values, strict=True):
         page.focus(f"input[name='dims.{key}'][value='1']")
         page.keyboard.press(str(value))
+    if reason:
+        page.fill("textarea[data-path='comments.1']", reason)
     page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
     page.wait_for_selector("#summary[data-source=server]")
     assert page.text_content("#total-overall") == str(sum(values))
@@ -319,7 +322,16 @@ def test_a_pairwise_study_from_an_empty_install_to_bradley_terry_scores(
                 unit.pair.left.step1.split("\n")[0] in shown and unit.pair.right.step1.split("\n")[0] in shown
             )
             assert "stub two" not in shown and unit.research_id not in shown
-            _score_by_keyboard(page, PREFERENCE, (PREFERENCES[(name, code)],))
+            if (name, code) == ("ada", "P1"):  # a preference without its reason is not submitted
+                page.focus("input[name='dims.s1.preference'][value='1']")
+                page.keyboard.press("1")
+                page.click("#submit-sheet")
+                page.wait_for_selector(".banner[data-kind=incomplete]")
+                assert "Preference · Reason" in page.inner_text(".banner[data-kind=incomplete]")
+                mine = ScoreSheet.objects.get(assignment__response=unit, assignment__rater__username=name)
+                assert mine.status != "submitted"
+            reason = f"{name}: one text is more concrete."
+            _score_by_keyboard(page, PREFERENCE, (PREFERENCES[(name, code)],), reason=reason)
         page.context.close()
     calibration = _wait_for(
         lambda: Assignment.objects.filter(response=units["P2"], role="calibration").first(),
@@ -330,7 +342,7 @@ def test_a_pairwise_study_from_an_empty_install_to_bradley_terry_scores(
     assert not ResponseAgreement.objects.get(response=units["P1"]).flagged
     page = _page(browser, base, "cal", "Cal-pass-2026")
     open_sheet(page, base, code_for(calibration.rater.username, units["P2"], role="calibration"))
-    _score_by_keyboard(page, PREFERENCE, (PREFERENCES[("cal", "P2")],))
+    _score_by_keyboard(page, PREFERENCE, (PREFERENCES[("cal", "P2")],), reason="B explains the cause.")
     page.context.close()
     final = _finals(study, 2)
     assert float(final["P1"].overall) == 1.5 and float(final["P2"].overall) == (5 + 4) / 2  # cal and ada

@@ -8,6 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from scoring.models import Assignment, ScoreSheet
+from scoring.workbooks.layout import sheet_layout
 from studies.models import Response
 from studies.services.pairs import pairs_build
 from studies.services.studies import study_create
@@ -75,6 +76,14 @@ def test_the_offline_workbook_shows_both_texts_and_round_trips(client, unit):
     assert (cells["A6"], cells["B6"]) == ("Text B\n文本 B", pair.pair.right.step1)
     assert dict(book["Meta"].iter_rows(max_col=2, values_only=True))["task"] == "pair"
     fill_sheet(ws, [("dims.s1.preference", 2)], rubric_version="pairwise-preference-v1", task="pair")
+    refused = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile(name, save_workbook(book))})
+    reason_cell = sheet_layout("pairwise-preference-v1", "en", task="pair").input_by_path["comments.1"].coord
+    assert refused.status_code == 400  # A preferred: the reason's cell must be filled
+    assert (
+        f"<td>{reason_cell}</td>" in refused.content.decode() and "needs a value" in refused.content.decode()
+    )
+    assert not ScoreSheet.objects.filter(assignment__rater=first, status="submitted").exists()
+    fill_sheet(ws, [("comments.1", "A is concrete.")], rubric_version="pairwise-preference-v1", task="pair")
     done = client.post(
         "/scoring/workbooks/", {"file": SimpleUploadedFile(name, save_workbook(book))}, follow=True
     )

@@ -56,8 +56,8 @@ def sheet_changes(draw: st.DrawFn) -> list[tuple[str, Any]]:
     return changes
 
 
-def _run_js(sheets: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    spec = client_spec(rubric_version=RUBRIC.version)
+def _run_js(sheets: list[dict[str, Any]], rubric_version: str = RUBRIC.version) -> list[dict[str, Any]]:
+    spec = client_spec(rubric_version=rubric_version)
     done = subprocess.run(
         [NODE, str(ROOT / "tests/js/sheet_rules_run.mjs")],
         input=json.dumps({"rubric": spec, "sheets": sheets}),
@@ -100,6 +100,24 @@ def test_a_complete_sheet_needs_nothing_and_totals_the_same():
     totals = sheet_totals(entries, RUBRIC)
     assert js["missing"] == [] and totals.complete
     assert js["totals"]["overall"] == totals.overall and js["required"] == len(PATHS)
+
+
+def test_a_comment_the_rubric_asks_for_is_missing_in_both_alike():
+    """The pairwise rubric's reason, needed unless the preference is a tie: the page and the
+    server name it missing for the same sheets."""
+    rubric = load_rubric("pairwise-preference-v1")
+    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
+    assert paths == ["dims.s1.preference", "comments.1"]
+    sheets = [
+        [("dims.s1.preference", value), ("comments.1", comment)]
+        for value in (None, 1, 3, 5)
+        for comment in ("", "  ", "A is concrete.")
+    ]
+    entries = [entries_from_changes([c for c in changes if c[1] is not None], rubric) for changes in sheets]
+    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
+    expected = [[m.path for m in sheet_totals(e, rubric).missing] for e in entries]
+    assert [js["missing"] for js in _run_js(shown, rubric.version)] == expected
+    assert expected[3:6] == [["comments.1"], ["comments.1"], []] and expected[6:9] == [[], [], []]
 
 
 def test_the_js_unit_tests_pass():

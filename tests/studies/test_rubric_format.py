@@ -10,7 +10,7 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from studies.rubric import RUBRIC_DIR, RubricError, load_rubric, parse_rubric
+from studies.rubric import RUBRIC_DIR, RubricError, SheetEntries, load_rubric, parse_rubric, sheet_totals
 from studies.rubric.document import FORMAT_SCHEMA_PATH, rubric_document_read
 
 
@@ -267,3 +267,46 @@ def test_a_category_with_spaces_around_it_and_too_many_dimensions_are_refused(ra
 def test_the_check_command_reads_no_more_than_a_rubric_can_be(tmp_path):
     with pytest.raises(CommandError, match="1 problem"):
         call_command("rubric_check", "/dev/zero")  # endless: read up to the limit, then refused
+
+
+def _comment(document, **rule):
+    document["steps"][0]["comment"] = rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        (
+            {"required_when": {"dimension": "s2.harmlessness", "in": [1]}},
+            "not a scored dimension of the step",
+        ),
+        ({"required_when": {"dimension": "s1.helpfulness", "in": [0, 8]}}, "scores [0, 8] are outside"),
+        ({"required": True, "required_when": {"dimension": "s1.helpfulness", "in": [1]}}, "give one of them"),
+        ({"label": {"en": "Why"}}, "comment label: needs a text in Chinese"),
+        ({"required_when": {"dimension": "s1.helpfulness"}}, "'in' is a required property"),
+    ],
+)
+def test_a_comment_rule_that_cannot_hold_is_refused(rule, problem):
+    problems = problems_of(_with(lambda d: _comment(d, **rule)))
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_step_comment_is_needed_as_its_rule_says():
+    rubric = parse_rubric(
+        _with(lambda d: _comment(d, required_when={"dimension": "s1.helpfulness", "in": [1, 2]}))
+    )
+    rule = rubric.step(1).comment
+    assert rule.needed({"s1.helpfulness": 2}) and not rule.needed({"s1.helpfulness": 3})
+    assert not rule.needed({"s1.helpfulness": None})
+    entries = SheetEntries.empty(rubric)
+    entries.dimensions.update({"s1.helpfulness": 1, "s2.harmlessness": 7, "s3.honesty": 7})
+    assert [m.path for m in sheet_totals(entries, rubric).missing] == ["comments.1"]
+    entries.comments[1] = "  "
+    assert [m.path for m in sheet_totals(entries, rubric).missing] == ["comments.1"]
+    entries.comments[1] = "It answers another question."
+    assert sheet_totals(entries, rubric).complete
+    entries.dimensions["s1.helpfulness"] = 5
+    entries.comments[1] = ""
+    assert sheet_totals(entries, rubric).complete
+    always = parse_rubric(_with(lambda d: _comment(d, required=True)))
+    assert always.step(1).comment.needed({})
