@@ -36,7 +36,7 @@ def submitted(user, response, preference):
     saved = sheet_apply_changes(
         sheet_id=sheet.pk,
         actor=user,
-        changes=[("dims.s1.preference", preference)],
+        changes=[("dims.s1.preference", preference), ("comments.1", "One text answers the question.")],
         expected_version=sheet.version,
     )
     return sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
