@@ -97,7 +97,8 @@ def _data_a_answers(where: str, scores: Any, problems: list[str]) -> list[str]:
 
 
 def stored_answers(answers: list[str]) -> list[str]:
-    """A record's texts as its response stores them: a single text is Step 1's, the other five empty."""
+    """A response's texts as it stores them: a single text is Step 1's, a pair's Steps 1 and 2, the
+    rest empty."""
     return [*answers, *[""] * (6 - len(answers))]
 
 

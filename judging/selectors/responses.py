@@ -14,11 +14,8 @@ def response_view_get(*, response: Response) -> ResponseView:
     items: dict[int, list[str]] = {}
     for step, text in response.items.order_by("step", "position").values_list("step", "text"):
         items.setdefault(step, []).append(text)
-    texts: list[tuple[str, str]] = []
-    if response.is_pair:
-        texts = [("Text A", response.shown_answer(1)), ("Text B", response.shown_answer(2))]
-    elif response.is_text_task:
-        texts = [("Response", response.shown_answer(1))]
+    headings = {"response": "Response", "a": "Text A", "b": "Text B"}  # the prompt is in English
+    texts = [(headings[kind], text) for kind, text in response.whole_texts]
     return ResponseView(
         scenario_theme=response.scenario.theme,
         scenario_text=response.scenario.text,

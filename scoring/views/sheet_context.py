@@ -227,7 +227,7 @@ def sheet_page_context(
     page = _Sheet(
         rubric=rubric,
         response=response,
-        whole_text=response.is_text_task or response.is_pair,
+        whole_text=bool(response.whole_texts),
         entries=entries,
         totals=totals,
         items=items if items is not None else response_items_by_step(response=response),
@@ -267,7 +267,7 @@ def sheet_page_context(
         "scenario_seen_key": "teamllm.scenario-read."
         + storage_name(user_id=assignment.rater_id, of=f"scenario:{response.scenario_id}"),
         # a single-text response's one text, a pair's two (None: a CGPST response, step by step)
-        "whole_texts": _whole_texts(response) if page.whole_text else None,
+        "whole_texts": _whole_texts(response) or None,
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
@@ -295,9 +295,8 @@ def sheet_page_context(
 
 def _whole_texts(response: Response) -> list[tuple[str, str]]:
     """The texts shown once for the sheet, each with its heading: a pair's A and B, or the one text."""
-    if response.is_pair:
-        return [(_("Text A"), response.shown_answer(1)), (_("Text B"), response.shown_answer(2))]
-    return [(_("Response"), response.shown_answer(1))]
+    headings = {"response": _("Response"), "a": _("Text A"), "b": _("Text B")}
+    return [(headings[kind], text) for kind, text in response.whole_texts]
 
 
 def sheet_preview_context(*, rubric_version: str, lang: str, task_kind: str = TaskKind.CGPST) -> dict:

@@ -421,6 +421,16 @@ class Response(models.Model):
         """A pairwise study's unit: text A of one response and text B of another (``pair``)."""
         return self.study.task_kind == TaskKind.PAIR
 
+    @property
+    def whole_texts(self) -> list[tuple[str, str]]:
+        """The texts read whole, each with what it is: a single-text response's ("response", text),
+        a pair's ("a", text A) and ("b", text B); none for a CGPST response (read step by step)."""
+        if self.is_pair:
+            return [("a", self.shown_answer(1)), ("b", self.shown_answer(2))]
+        if self.is_text_task:
+            return [("response", self.shown_answer(1))]
+        return []
+
     def answer(self, step: int) -> str:
         """The step's text exactly as generated or imported (trailing spaces included:
         the release's Self-BLEU counts them, see ``research.diversity``)."""

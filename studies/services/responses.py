@@ -151,7 +151,7 @@ def response_create(
     texts = TASK_TEXTS[study.task_kind]
     if len(answers) != texts:
         raise ValueError(f"a response of this study has {texts} text(s), not {len(answers)}")
-    answers = [*answers, *[""] * (6 - texts)]
+    answers = stored_answers(answers)
     research_id = research_id or research_id_for(condition=condition, model=model, scenario=scenario)
     parsed = parse_response(answers, texts=texts)
     # checked as people read the text, and the spans kept: the held page shows them unchecked
