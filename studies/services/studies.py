@@ -54,7 +54,7 @@ class StudySetupError(Exception):
 
 
 # The CGPST rubric reads a CGPST response's steps (its items, its Step-5 grid).
-TEXT_TASK_CGPST_RUBRIC = gettext_lazy(
+CGPST_RUBRIC_REFUSED = gettext_lazy(
     "The CGPST rubric scores the six steps of a CGPST task: a single-text or pairwise study takes another "
     "rubric, such as likert-hhh-v1, pairwise-preference-v1 or one of your own."
 )
@@ -62,6 +62,39 @@ TASK_DEFAULT_RUBRICS: dict[str, str] = {
     TaskKind.TEXT: "likert-hhh-v1",
     TaskKind.PAIR: "pairwise-preference-v1",
 }
+
+
+def _task_checked(*, task_kind: str, template: str, rubric_version: str, pairs_from: Study | None) -> str:
+    """The rubric a new study of ``task_kind`` takes (the task's own when none is named); raises
+    StudySetupError for a task, template, rubric and source that do not go together."""
+    if task_kind and task_kind not in TaskKind.values:
+        raise StudySetupError(
+            _("Unknown task %(t)r (choose %(known)s).")
+            % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
+        )
+    if task_kind in (TaskKind.TEXT, TaskKind.PAIR):
+        if template != EMPTY:
+            raise StudySetupError(
+                _(
+                    "The CGPST template's scenario is a six-step task: a single-text or pairwise study "
+                    "starts empty."
+                )
+            )
+        rubric_version = rubric_version or TASK_DEFAULT_RUBRICS[task_kind]
+        if version_is_cgpst(rubric_version):
+            raise StudySetupError(str(CGPST_RUBRIC_REFUSED))
+    if (task_kind == TaskKind.PAIR) != (pairs_from is not None):
+        raise StudySetupError(
+            _("A pairwise study compares the responses of a single-text study: choose that study.")
+            if pairs_from is None
+            else _("Only a pairwise study takes its responses from another study.")
+        )
+    if pairs_from is not None and pairs_from.task_kind != TaskKind.TEXT:
+        raise StudySetupError(
+            _("%(name)s is not a single-text study: a pairwise study compares one-text responses.")
+            % {"name": pairs_from.name}
+        )
+    return rubric_version
 
 
 def study_create(
@@ -87,33 +120,9 @@ def study_create(
     preference: ``pairs_from`` names the single-text study whose responses it compares; rubric
     ``pairwise-preference-v1``); fixed."""
     name = name.strip()
-    if task_kind and task_kind not in TaskKind.values:
-        raise StudySetupError(
-            _("Unknown task %(t)r (choose %(known)s).")
-            % {"t": task_kind[:20], "known": ", ".join(TaskKind.values)}
-        )
-    if task_kind in (TaskKind.TEXT, TaskKind.PAIR):
-        if template != EMPTY:
-            raise StudySetupError(
-                _(
-                    "The CGPST template's scenario is a six-step task: a single-text or pairwise study "
-                    "starts empty."
-                )
-            )
-        rubric_version = rubric_version or TASK_DEFAULT_RUBRICS[task_kind]
-        if version_is_cgpst(rubric_version):
-            raise StudySetupError(str(TEXT_TASK_CGPST_RUBRIC))
-    if (task_kind == TaskKind.PAIR) != (pairs_from is not None):
-        raise StudySetupError(
-            _("A pairwise study compares the responses of a single-text study: choose that study.")
-            if pairs_from is None
-            else _("Only a pairwise study takes its responses from another study.")
-        )
-    if pairs_from is not None and pairs_from.task_kind != TaskKind.TEXT:
-        raise StudySetupError(
-            _("%(name)s is not a single-text study: a pairwise study compares one-text responses.")
-            % {"name": pairs_from.name}
-        )
+    rubric_version = _task_checked(
+        task_kind=task_kind, template=template, rubric_version=rubric_version, pairs_from=pairs_from
+    )
     if response_language and response_language not in Study.Language.values:
         raise StudySetupError(
             _("Unknown response language %(l)r (choose %(known)s).")

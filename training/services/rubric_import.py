@@ -15,7 +15,7 @@ from studies.rubric.cgpst import version_is_cgpst
 from studies.rubric.loader import rubric_data
 from studies.rubric_sheet import rubric_file_read
 from studies.services.audit import audit_record
-from studies.services.studies import TEXT_TASK_CGPST_RUBRIC
+from studies.services.studies import CGPST_RUBRIC_REFUSED
 from training.models import RubricRevision
 from training.selectors.rubric import study_rubric_versions, study_sheets
 from training.services.training_set import TrainingError
@@ -92,7 +92,7 @@ def study_rubric_choose(*, study: Study, version: str, actor: User | None) -> Ru
     rubric. Refused once the study has a score sheet (live, training or imported): sheets of
     one study are scored on one rubric."""
     if study.task_kind != TaskKind.CGPST and version_is_cgpst(version):
-        raise TrainingError(str(TEXT_TASK_CGPST_RUBRIC))
+        raise TrainingError(str(CGPST_RUBRIC_REFUSED))
     if version not in study_rubric_versions(study=study):
         raise TrainingError(_("Unknown rubric version for this study: %(v)s") % {"v": version})
     rubric = load_rubric(version)
