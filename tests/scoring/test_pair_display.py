@@ -90,3 +90,10 @@ def test_the_offline_workbook_shows_both_texts_and_round_trips(client, unit):
     assert "Stored and submitted 1 sheet" in done.content.decode()
     sheet = ScoreSheet.objects.get(assignment__rater=first, assignment__response=pair)
     assert (sheet.status, sheet.overall) == ("submitted", 2)
+
+
+def test_the_sheet_of_a_pair_names_its_prompt_a_prompt(client, unit):
+    pair, first = unit
+    client.force_login(first)
+    page = client.get(f"/scoring/{code_for(first, pair)}/").content.decode()
+    assert f"Prompt: {pair.scenario.theme}" in page and "Scenario:" not in page
