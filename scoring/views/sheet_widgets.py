@@ -188,16 +188,16 @@ def _rows(*, step: Step, lang: str) -> list[dict]:
     return rows
 
 
-def _dims(*, step: Step, lang: str) -> list[Control]:
-    """The directly scored dimensions: heading, score control, level text, level descriptions."""
+def _dims(*, step: Step, lang: str, levels_open: bool) -> list[Control]:
+    """The directly scored dimensions: heading, score control, level text, level descriptions
+    (``levels_open``: shown without a click)."""
     dims = []
     for spec in step.scored_dimensions:
         scale = scale_data(spec=spec, path=f"dims.{spec.key}", lang=lang)
         context = {
             "scale": scale,
             "head": _render("dim_head", {"scale": scale}),
-            # Step 6's levels are long and read while scoring
-            "levels": _render("levels", {"scale": scale, "open": step.number == 6}),
+            "levels": _render("levels", {"scale": scale, "open": levels_open}),
         }
         dims.append(_control(spec=spec, partial="dim", context=context))
     return dims
@@ -205,15 +205,22 @@ def _dims(*, step: Step, lang: str) -> list[Control]:
 
 def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
     comment_id = dom_id(f"comments.{step.number}")
+    cgpst = version_is_cgpst(rubric.version)
     widgets: dict = {
-        "dims": _dims(step=step, lang=lang),
+        # read while scoring: CGPST's Step 6 levels (long), and the anchors of another rubric's step
+        # of one score (a preference's "A much better" .. "B much better", a Likert item's 1-7)
+        "dims": _dims(
+            step=step,
+            lang=lang,
+            levels_open=step.number == 6 if cgpst else len(step.scored_dimensions) == 1,
+        ),
         # CGPST's steps are known by their numbers; another rubric's by their names
         "comment_label": _render(
             "comment_label",
             {
                 "for": comment_id,
                 "n": step.number,
-                "name": "" if version_is_cgpst(rubric.version) else text(step.name, lang),
+                "name": "" if cgpst else text(step.name, lang),
                 "label": text(step.comment.label, lang) if step.comment.label else "",
                 "needed": step.comment.required,
                 "when": ", ".join(map(str, step.comment.values)) if step.comment.dimension else "",

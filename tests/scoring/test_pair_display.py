@@ -97,3 +97,13 @@ def test_the_sheet_of_a_pair_names_its_prompt_a_prompt(client, unit):
     client.force_login(first)
     page = client.get(f"/scoring/{code_for(first, pair)}/").content.decode()
     assert f"Prompt: {pair.scenario.theme}" in page and "Scenario:" not in page
+
+
+def test_the_preference_levels_are_shown_without_a_click(client, unit):
+    """One score per step (a preference, a Likert item): its anchors are read while scoring."""
+    pair, first = unit
+    client.force_login(first)
+    page = client.get(f"/scoring/{code_for(first, pair)}/").content.decode()
+    levels = page[page.index('data-path="dims.s1.preference"') :]
+    assert levels.index("<details class=\"levels\" open>") < levels.index("Text A is much better.")
+    assert "Text A is much better." in levels and "Text B is much better." in levels
