@@ -326,7 +326,7 @@ def held_responses_review(
     all of them for the response ``whole`` names) and its parse result; ``page`` as the query
     string gives it (a number out of range or not a number: the nearest page)."""
     rows = []
-    terms: dict[tuple[int, int, int], list[BlindTerm]] = {}
+    terms = BlindTermsRead()
     held = (
         responses_held_matching(filters=filters)
         .select_related("study", "scenario", "model", "condition")
@@ -348,12 +348,8 @@ def held_responses_review(
                 for step, text in enumerate(answers, start=1)
             ]
         else:  # held before the spans were kept: checked now
-            key = (response.study_id, response.model_id, response.condition_id)
-            if key not in terms:
-                terms[key] = study_blind_terms(
-                    study=response.study, model=response.model, condition=response.condition
-                )
-            segments = [blind_segments(text, terms[key]) for text in answers]
+            found = terms.of(study=response.study, model=response.model, condition=response.condition)
+            segments = [blind_segments(text, found) for text in answers]
         limit = None if response.pk == whole else HELD_STEP_SHOWN
         rows.append(
             HeldResponse(
@@ -442,6 +438,20 @@ def _model_names(endpoint: ModelEndpoint) -> list[str]:
                 names += _MODEL_ALIASES.get(letters[0].lower(), [])
         names += _product_lines(name)
     return names
+
+
+class BlindTermsRead:
+    """``study_blind_terms`` read once per study, model and condition, for callers that check
+    many responses (an import, a build of pairs, a page of held responses)."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[int, int, int], list[BlindTerm]] = {}
+
+    def of(self, *, study: Study, model: ModelEndpoint, condition: Condition) -> list[BlindTerm]:
+        key = (study.pk, model.pk, condition.pk)
+        if key not in self._read:
+            self._read[key] = study_blind_terms(study=study, model=model, condition=condition)
+        return self._read[key]
 
 
 def study_blind_terms(

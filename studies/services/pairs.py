@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from studies.blind_text import BlindTerm
 from studies.models import (
     Response,
     ResponsePair,
@@ -24,7 +23,7 @@ from studies.models import (
     TaskKind,
 )
 from studies.response_files import RecordError
-from studies.selectors import study_blind_terms
+from studies.selectors import BlindTermsRead
 from studies.services.audit import audit_record
 from studies.services.responses import response_create
 
@@ -102,17 +101,7 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
     if study.task_kind != TaskKind.PAIR or source is None:
         raise PairsError(_("Only a pairwise study builds pairs."))
     report = PairsReport()
-    catalogues: dict[tuple[int, int], list[BlindTerm]] = {}
-
-    def catalogue(response: Response) -> list[BlindTerm]:
-        """The names the texts must not give, read once per system."""
-        key = (response.model_id, response.condition_id)
-        if key not in catalogues:
-            catalogues[key] = study_blind_terms(
-                study=study, model=response.model, condition=response.condition
-            )
-        return catalogues[key]
-
+    catalogue = BlindTermsRead()  # the names the texts must not give, read once per system
     built = {
         frozenset(pair)
         for pair in ResponsePair.objects.filter(response__study=study).values_list("left_id", "right_id")
@@ -128,7 +117,10 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
                     continue
                 left, right = (first, second) if secrets.randbelow(2) else (second, first)
                 research_id = pair_research_id(left=left, right=right)
-                terms = [*catalogue(left), *catalogue(right)]
+                terms = [
+                    *catalogue.of(study=study, model=left.model, condition=left.condition),
+                    *catalogue.of(study=study, model=right.model, condition=right.condition),
+                ]
                 unit = response_create(
                     study=study,
                     scenario=_pair_scenario(study, left.scenario),

@@ -35,7 +35,7 @@ from studies.response_files import (
     stored_answers,
 )
 from studies.review import held_response_text, hold_reasons_for
-from studies.selectors import study_blind_terms
+from studies.selectors import BlindTermsRead, study_blind_terms
 from studies.services.audit import audit_record
 from studies.services.scenarios import released_scenario
 from studies.services.setup import DEFAULT_CONDITIONS, PAPER_MODELS
@@ -421,7 +421,7 @@ def responses_import(
 
     report = ImportReport()
     # the catalogue, read once per model and condition (the import adds no term but its models)
-    catalogues: dict[tuple[int, int], list[BlindTerm]] = {}
+    catalogues = BlindTermsRead()
     seen: set[str] = set()
     firsts: dict[str, str] = {}
     problems = []
@@ -463,9 +463,6 @@ def responses_import(
                     "research_id",
                     _("a different response with this research ID already exists in the study"),
                 )
-            key = (model.pk, condition.pk)
-            if key not in catalogues:
-                catalogues[key] = study_blind_terms(study=study, model=model, condition=condition)
             response = response_create(
                 study=study,
                 scenario=scenario,
@@ -474,7 +471,7 @@ def responses_import(
                 answers=rec.answers,
                 source=ResponseSource.IMPORTED,
                 research_id=rec.research_id,
-                blind_terms=catalogues[key],
+                blind_terms=catalogues.of(study=study, model=model, condition=condition),
             )
             report.created.append(rec.research_id)
             if response.held:
