@@ -159,8 +159,11 @@ SHEET_TEXTS = [
 ]
 
 
-def sheet_submitted(user, response, changes, *, role: str = "primary", group=None, assignment=None):
-    """Score a sheet through the services (open, save, submit), as a rater would."""
+def sheet_submitted(
+    user, response, changes, *, role: str = "primary", group=None, assignment=None, texts=SHEET_TEXTS
+):
+    """Score a sheet through the services (open, save, submit), as a rater would; ``texts``: the
+    CGPST sheet's copied texts unless the rubric has none."""
     from scoring.models import Assignment
     from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 
@@ -173,7 +176,7 @@ def sheet_submitted(user, response, changes, *, role: str = "primary", group=Non
     )
     sheet = sheet_open(assignment=assignment, actor=user)
     saved = sheet_apply_changes(
-        sheet_id=sheet.pk, actor=user, changes=[*changes, *SHEET_TEXTS], expected_version=sheet.version
+        sheet_id=sheet.pk, actor=user, changes=[*changes, *texts], expected_version=sheet.version
     )
     return sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
 

@@ -57,3 +57,20 @@ def fill_workbook(data: bytes, changes_by_code: dict[str, list]) -> bytes:
     for code, changes in changes_by_code.items():
         fill_sheet(wb[code], changes)
     return save_workbook(wb)
+
+
+def workbook_download_href(client) -> str:
+    """The first download link on the logged-in rater's workbooks page."""
+    html = client.get("/scoring/workbooks/").content.decode()
+    return next(
+        part.split('"')[0]
+        for part in html.split('href="')
+        if part.startswith("/scoring/workbooks/") and "download" in part
+    )
+
+
+def workbook_download(client, user):
+    """``user``'s first offline workbook as the page serves it: (file name, workbook)."""
+    client.force_login(user)
+    reply = client.get(workbook_download_href(client))
+    return reply["Content-Disposition"].split('filename="', 1)[1].rstrip('"'), open_workbook(reply.content)

@@ -19,7 +19,7 @@ from calibration.models import ResponseAgreement
 from scoring.models import Assignment, ScoreSheet
 from studies.models import Condition, Response, Scenario, Study
 from studies.rubric import load_rubric
-from tests.browser import login
+from tests.browser import login, sheet_fill_and_submit
 from tests.factories import SHEET_TEXTS, UserFactory, code_for, mirrored_changes, reference_changes
 from training.models import RaterQualification
 
@@ -33,33 +33,10 @@ CSV = (
 PASSWORDS = {"ada": "Coral-reef-2035", "ben": "Kelp-forest-2035"}
 CLICKED = "dims.s6.development"  # scored by keyboard in the page; everything else through the save endpoint
 
-# The page's own save endpoint, called from the page (session cookie, CSRF header from the
-# page), as sheet.js does: ~200 values in one request instead of ~200 clicks.
-SAVE = """async (changes) => {
-  const data = JSON.parse(document.getElementById('sheet-data').textContent);
-  const csrf = JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken'];
-  const reply = await fetch(data.save_url, {
-    method: 'POST', credentials: 'same-origin',
-    headers: {'Content-Type': 'application/json', 'X-CSRFToken': csrf},
-    body: JSON.stringify({sheet: data.sheet, batch_id: 'journey' + Date.now(),
-                          expected_version: data.version, changes: changes})});
-  return reply.status;
-}"""
-
 
 def _score(page, changes) -> None:
-    """Fill the open sheet: all but one value through the endpoint, that one by keyboard,
-    then submit with the page's button (the browser's confirm accepted)."""
-    values = dict(changes)
-    sent = [[path, value] for path, value in [*changes, *SHEET_TEXTS] if path != CLICKED]
-    assert page.evaluate(SAVE, sent) == 200
-    page.reload()
-    page.wait_for_selector("html[data-sheet-ready]")
-    page.focus(f"input[name='{CLICKED}'][value='{values[CLICKED]}']")
-    page.keyboard.press("0" if values[CLICKED] == 10 else str(values[CLICKED]))
-    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
-    with page.expect_navigation():
-        page.click("#submit-sheet")
+    """Fill the open sheet (one value by keyboard) and submit it with the page's button."""
+    sheet_fill_and_submit(page, [*changes, *SHEET_TEXTS], clicked=CLICKED)
 
 
 def _train(page, base: str, changes) -> None:

@@ -34,7 +34,7 @@ from scoring.models import Assignment, ScoreSheet
 from studies.models import Condition, Response, Study
 from studies.rubric import load_rubric
 from studies.services.setup import conditions_ensure_defaults
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, sheet_fill_and_submit
 from tests.factories import (
     SHEET_TEXTS,
     UserFactory,
@@ -364,32 +364,7 @@ def test_a_pairwise_study_from_an_empty_install_to_bradley_terry_scores(
     ]
 
 
-# The page's own save endpoint, called from the page as sheet.js does (session cookie, CSRF header
-# from the page): a CGPST sheet's ~200 values in one request, one of them then entered by keyboard.
-SAVE = """async (changes) => {
-  const data = JSON.parse(document.getElementById('sheet-data').textContent);
-  const csrf = JSON.parse(document.body.getAttribute('hx-headers'))['X-CSRFToken'];
-  const reply = await fetch(data.save_url, {
-    method: 'POST', credentials: 'same-origin',
-    headers: {'Content-Type': 'application/json', 'X-CSRFToken': csrf},
-    body: JSON.stringify({sheet: data.sheet, batch_id: 'cgpst' + Date.now(),
-                          expected_version: data.version, changes: changes})});
-  return reply.status;
-}"""
-CLICKED = "dims.s6.development"
-
-
-def _score_cgpst(page, changes) -> None:
-    values = dict(changes)
-    assert page.evaluate(SAVE, [[p, v] for p, v in [*changes, *SHEET_TEXTS] if p != CLICKED]) == 200
-    page.reload()
-    page.wait_for_selector("html[data-sheet-ready]")
-    page.focus(f"input[name='{CLICKED}'][value='{values[CLICKED]}']")
-    page.keyboard.press("0" if values[CLICKED] == 10 else str(values[CLICKED]))
-    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
-    page.focus("#submit-sheet")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+CLICKED = "dims.s6.development"  # entered by keyboard; the rest of a CGPST sheet through the endpoint
 
 
 def test_a_cgpst_study_from_the_template_to_exported_results(
@@ -434,7 +409,7 @@ def test_a_cgpst_study_from_the_template_to_exported_results(
         page = _page(browser, base, name, f"{name.title()}-pass-2026")
         open_sheet(page, base, code_for(name, response))
         assert response.shown_answer(2).split("\n")[0] in page.inner_text("main")
-        _score_cgpst(page, changes)
+        sheet_fill_and_submit(page, [*changes, *SHEET_TEXTS], clicked=CLICKED)
         page.context.close()
     calibration = _wait_for(
         lambda: Assignment.objects.filter(response=response, role="calibration").first(), "the calibrator"
@@ -443,7 +418,7 @@ def test_a_cgpst_study_from_the_template_to_exported_results(
     assert agreement.flagged and agreement.pcc < float(study.agreement_threshold)
     page = _page(browser, base, "cal", "Cal-pass-2026")
     open_sheet(page, base, code_for(calibration.rater.username, response, role="calibration"))
-    _score_cgpst(page, reference_changes(4))
+    sheet_fill_and_submit(page, [*reference_changes(4), *SHEET_TEXTS], clicked=CLICKED)
     page.context.close()
     final = _finals(study, 1)["FS10"]
     assert final.calibrated

@@ -10,11 +10,9 @@ from django.test import Client
 from calibration.selectors.consistency import consistency_table
 from research.models import KIND_RELEASE_WORKBOOKS, KIND_RESULTS
 from research.services.exports import ExportParamsError, export_job_create, export_job_run
-from scoring.models import Assignment
 from scoring.score_plan import ScoreImportError
 from scoring.services.release_import import release_workbooks_import
 from scoring.services.score_import import scores_import
-from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from studies.services.roles import role_groups_ensure
 from tests.factories import (
     ConditionFactory,
@@ -24,19 +22,17 @@ from tests.factories import (
     make_response,
     rater,
     scoring_group_assigned,
+    sheet_submitted,
 )
 
 pytestmark = pytest.mark.django_db
 
 
 def submitted(user, response, values):
-    assignment = Assignment.objects.get(rater=user, response=response, archived_at__isnull=True)
-    sheet = sheet_open(assignment=assignment, actor=user)
-    changes = [(f"dims.{key}", value) for key, value in values.items()]
-    saved = sheet_apply_changes(
-        sheet_id=sheet.pk, actor=user, changes=changes, expected_version=sheet.version
+    """A Likert sheet (no copied texts) scored and submitted through the services."""
+    return sheet_submitted(
+        user, response, [(f"dims.{key}", value) for key, value in values.items()], texts=[]
     )
-    return sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
 
 
 @pytest.fixture

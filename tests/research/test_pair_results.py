@@ -13,8 +13,6 @@ from calibration.services.calibration import study_agreement_recompute
 from research.bradley_terry import Comparison, bradley_terry_scores
 from research.models import KIND_RESULTS
 from research.services.exports import export_job_create, export_job_run
-from scoring.models import Assignment
-from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from studies.models import Response
 from studies.services.pairs import pairs_build
 from studies.services.studies import study_create
@@ -23,6 +21,7 @@ from tests.factories import (
     UserFactory,
     rater,
     scoring_group_assigned,
+    sheet_submitted,
     text_response,
     text_study,
 )
@@ -31,15 +30,9 @@ pytestmark = pytest.mark.django_db
 
 
 def submitted(user, response, preference):
-    assignment = Assignment.objects.get(rater=user, response=response, archived_at__isnull=True)
-    sheet = sheet_open(assignment=assignment, actor=user)
-    saved = sheet_apply_changes(
-        sheet_id=sheet.pk,
-        actor=user,
-        changes=[("dims.s1.preference", preference), ("comments.1", "One text answers the question.")],
-        expected_version=sheet.version,
-    )
-    return sheet_submit(sheet_id=sheet.pk, actor=user, expected_version=saved.version)
+    """A preference with its reason, submitted through the services."""
+    changes = [("dims.s1.preference", preference), ("comments.1", "One text answers the question.")]
+    return sheet_submitted(user, response, changes, texts=[])
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from tests.factories import (
     rater,
     scoring_group_assigned,
 )
-from tests.workbook_fill import fill_sheet, open_workbook, save_workbook
+from tests.workbook_fill import fill_sheet, save_workbook, workbook_download
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +24,8 @@ def test_a_likert_workbook_says_its_own_steps_and_scores_round_trip(client):
     user = rater("likert-offline", "H41")
     scoring_group_assigned(responses=[response], rater_a=user, rater_b=rater("likert-other", "H42"))
     assignment = Assignment.objects.get(rater=user, response=response)
-    client.force_login(user)
-    html = client.get("/scoring/workbooks/").content.decode()
-    href = next(
-        p.split('"')[0]
-        for p in html.split('href="')
-        if p.startswith("/scoring/workbooks/") and "download" in p
-    )
-    download = client.get(href)
-    name = download["Content-Disposition"].split('filename="', 1)[1].rstrip('"')
+    name, book = workbook_download(client, user)
     assert name == "H41_" + response.scenario.code + ".xlsx"
-    book = open_workbook(download.content)
     instructions = [row[0] for row in book["Instructions"].iter_rows(values_only=True)]
     assert instructions[0] == "Helpful, harmless, honest (1-7): offline scoring workbook"
     assert instructions[4] == (

@@ -21,8 +21,7 @@ from tests.factories import (
     text_response,
     text_study,
 )
-from tests.scoring.test_text_task_display import _download
-from tests.workbook_fill import fill_sheet, save_workbook
+from tests.workbook_fill import fill_sheet, save_workbook, workbook_download
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +68,7 @@ def test_the_preview_of_a_pairwise_study_shows_two_sample_texts(client, unit):
 def test_the_offline_workbook_shows_both_texts_and_round_trips(client, unit):
     pair, first = unit
     code = Assignment.objects.get(rater=first, response=pair).blind_code
-    name, book = _download(client, first)
+    name, book = workbook_download(client, first)
     ws = book[code]
     cells = {c.coordinate: c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)}
     assert (cells["A5"], cells["B5"]) == ("Text A\n文本 A", pair.pair.left.step1)

@@ -8,7 +8,7 @@ from scoring.score_files import data_a_changes
 from studies.models import Response
 from studies.rubric import load_rubric
 from tests.factories import code_for, scoring_group_assigned
-from tests.workbook_fill import STEP2_TEXTS, fill_workbook
+from tests.workbook_fill import STEP2_TEXTS, fill_workbook, workbook_download_href
 
 pytestmark = pytest.mark.django_db
 
@@ -122,23 +122,14 @@ def test_one_upload_lists_every_problem_including_empty_required_cells(client, g
     assert not ScoreSheet.objects.filter(status="submitted").exists()
 
 
-def _download_href(client) -> str:
-    html = client.get("/scoring/workbooks/").content.decode()
-    return next(
-        part.split('"')[0]
-        for part in html.split('href="')
-        if part.startswith("/scoring/workbooks/") and "download" in part
-    )
-
-
 def test_the_two_raters_of_a_pair_get_different_download_keys(client, group):
     """A key of the group alone would be the same on both raters' pages: comparing URLs
     would tell two raters they score the same responses."""
     _login(client, "rater1")
-    first = _download_href(client)
+    first = workbook_download_href(client)
     client.logout()
     _login(client, "rater2")
-    second = _download_href(client)
+    second = workbook_download_href(client)
     assert first != second
     assert client.get(second).status_code == 200
     assert client.get(first).status_code == 404
@@ -154,7 +145,7 @@ def test_one_workbook_of_an_account_is_read_at_a_time(client, group, data_a):
     _login(client, "rater1")
     rater1 = get_user_model().objects.get(username="rater1")
     code = code_for("rater1", Response.objects.get(research_id="A05_FS10"))
-    href = _download_href(client)
+    href = workbook_download_href(client)
     filled = fill_workbook(
         client.get(href).content, {code: data_a_changes(data_a[0][3], load_rubric()) + STEP2_TEXTS}
     )

@@ -24,7 +24,7 @@ from tests.factories import (
     scoring_group_assigned,
     text_response,
 )
-from tests.workbook_fill import fill_sheet, open_workbook, save_workbook
+from tests.workbook_fill import fill_sheet, save_workbook, workbook_download
 
 pytestmark = pytest.mark.django_db
 
@@ -102,22 +102,10 @@ def test_the_rubric_preview_of_a_text_study_shows_one_text(client):
     assert 'id="response-text"' not in other and "Response to Step 3" in other
 
 
-def _download(client, user):
-    client.force_login(user)
-    html = client.get("/scoring/workbooks/").content.decode()
-    href = next(
-        p.split('"')[0]
-        for p in html.split('href="')
-        if p.startswith("/scoring/workbooks/") and "download" in p
-    )
-    reply = client.get(href)
-    return reply["Content-Disposition"].split('filename="', 1)[1].rstrip('"'), open_workbook(reply.content)
-
-
 def test_the_offline_workbook_shows_the_one_text_once_and_round_trips(client, assigned):
     response, first = assigned
     code = Assignment.objects.get(rater=first, response=response).blind_code
-    name, book = _download(client, first)
+    name, book = workbook_download(client, first)
     ws = book[code]
     cells = {c.coordinate: c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)}
     assert [coord for coord, value in cells.items() if FIRST_LINE in value] == ["B5"]
@@ -142,7 +130,7 @@ def test_a_text_workbook_without_its_task_row_is_refused(client, assigned):
     that drops it (to be read with the six-step layout) is refused whole."""
     response, first = assigned
     code = Assignment.objects.get(rater=first, response=response).blind_code
-    name, book = _download(client, first)
+    name, book = workbook_download(client, first)
     fill_sheet(book[code], LIKERT, rubric_version="likert-hhh-v1", task="text")
     meta = book["Meta"]
     row = next(r for r in meta.iter_rows(max_col=1) if r[0].value == "task")
