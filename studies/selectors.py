@@ -362,8 +362,10 @@ def held_responses_review(
                 items={step: len(texts) for step, texts in parsed.items.items()},
                 grid_found=parsed.grid is not None,
                 grid_rows=len(parsed.grid.rows) if parsed.grid else 0,
-                warnings=[hold_reason_text(w.as_dict(), text_task=text_task) for w in parsed.warnings],
-                reasons=[hold_reason_text(r, text_task=text_task) for r in response.hold_reasons],
+                warnings=[
+                    hold_reason_text(w.as_dict(), task=response.study.task_kind) for w in parsed.warnings
+                ],
+                reasons=[hold_reason_text(r, task=response.study.task_kind) for r in response.hold_reasons],
                 study_held=counts.get(response.study_id, 0),
                 pair=texts == 2,
             )

@@ -177,7 +177,7 @@ def response_redact_view(request: AuthenticatedHttpRequest, response_id: int) ->
             % {
                 "id": redacted.response.research_id,
                 "redaction": redaction_text(
-                    names=redacted.names, steps=redacted.steps, text_task=redacted.response.is_text_task
+                    names=redacted.names, steps=redacted.steps, task=redacted.response.study.task_kind
                 ),
             },
         )

@@ -89,14 +89,14 @@ def response_history(*, response: Response) -> list[dict[str, Any]]:
         .order_by("-at")[:200]
     ]
     target = f"{Response._meta.label_lower}:{response.pk}"
-    text_task = response.is_text_task
+    task = response.study.task_kind
     events += [
         {
             "at": e.at,
             "actor": e.actor,
             "what": e.action,
             # the review gate's events say why in the reader's language (held, redacted)
-            "detail": review_event_text(action=e.action, changes=e.changes, text_task=text_task) or e.reason,
+            "detail": review_event_text(action=e.action, changes=e.changes, task=task) or e.reason,
             "who": None,
         }
         for e in AuditEvent.objects.filter(target=target).select_related("actor")[:200]

@@ -216,10 +216,14 @@ class ImportReport:
     # created responses held for review: assigned to no rater until released
     held: list[str] = field(default_factory=list)
     hold_reasons: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # research ID -> why
+    task: str = TaskKind.CGPST  # the study's task kind: how a reason names a text
 
     def held_texts(self, limit: int | None = None) -> list[str]:
         """The first ``limit`` held responses, each with why, in the reader's language."""
-        return [held_response_text(rid, self.hold_reasons.get(rid, [])) for rid in self.held[:limit]]
+        return [
+            held_response_text(rid, self.hold_reasons.get(rid, []), task=self.task)
+            for rid in self.held[:limit]
+        ]
 
     def summary(self) -> str:
         parts = [
@@ -419,7 +423,7 @@ def responses_import(
         if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
             progress(done, total)
 
-    report = ImportReport()
+    report = ImportReport(task=study.task_kind)
     # the catalogue, read once per model and condition (the import adds no term but its models)
     catalogues = BlindTermsRead()
     seen: set[str] = set()

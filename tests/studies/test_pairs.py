@@ -10,6 +10,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from calibration.selectors.agreement_state import ResponseState, SheetState, response_evaluate
+from calibration.selectors.responses import response_history
 from generation.services.batches import BatchError, batch_create
 from generation.tasks import run_advance_send
 from studies.models import AuditEvent, Response, ResponsePair, Scenario, Study
@@ -185,6 +186,16 @@ def test_a_held_pair_shows_text_a_and_text_b_on_the_held_page(client):
     page = client.get(f"/manage/responses/held/?study={study.pk}").content.decode()
     assert page.count("<h4>Text A</h4>") == 2 and page.count("<h4>Text B</h4>") == 2
     assert "<h4>Step 3</h4>" not in page and 'data-term="Environmentalist"' in page
+    # each reason says which of the two texts names the role: A or B as the pair was drawn
+    for unit in ResponsePair.objects.filter(response__study=study, response__held=True):
+        named = "Text A" if unit.left_id == responses[0].pk else "Text B"
+        other = "Text B" if named == "Text A" else "Text A"
+        card = page.split(f'id="held-{unit.response_id}"')[1].split("</article>")[0]
+        assert f"{named} names “Environmentalist”" in card and f"{other} names" not in card
+        assert "Step 1 names" not in card and "Step 2 names" not in card
+        client.post(reverse("studies:response_redact", args=[unit.response_id]), {"study": study.pk})
+        history = [e["detail"] for e in response_history(response=unit.response)]
+        assert f"“Environmentalist” redacted in {named}." in history
 
 
 def test_the_api_gives_a_pairs_two_texts_and_their_sources(client):
