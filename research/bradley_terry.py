@@ -64,6 +64,8 @@ class BtScore:
     losses: float
     ties: int
     comparisons: int
+    # systems linked by a chain of comparisons share a group (1, 2, ...): scores compare only within one
+    group: int
 
 
 def pair_outcome(*, preference: float, low: float, high: float) -> float:
@@ -80,6 +82,30 @@ def pair_outcome(*, preference: float, low: float, high: float) -> float:
     if preference > midpoint:
         return 0.0
     return 0.5
+
+
+def comparison_groups(comparisons: Sequence[Comparison]) -> dict[str, int]:
+    """Each system's group: two systems share one when a chain of comparisons links them (the connected
+    components of the comparison graph, by scipy). Groups are numbered 1, 2, ... in the order of their
+    first system by name. One group: every score compares with every other. More: the data say nothing
+    about how one group stands against another (each group's scores centre on 1000 by themselves)."""
+    systems = sorted({c.left for c in comparisons} | {c.right for c in comparisons})
+    if not systems:
+        return {}
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    index = {name: i for i, name in enumerate(systems)}
+    left = np.array([index[c.left] for c in comparisons], dtype=np.intp)
+    right = np.array([index[c.right] for c in comparisons], dtype=np.intp)
+    graph = coo_matrix((np.ones(len(comparisons)), (left, right)), shape=(len(systems), len(systems)))
+    _, labels = connected_components(graph, directed=False)
+    # scipy labels components in the order it meets them (by the lowest index, i.e. the first name)
+    number: dict[int, int] = {}
+    for label in labels:
+        number.setdefault(int(label), len(number) + 1)
+    return {name: number[int(labels[j])] for j, name in enumerate(systems)}
 
 
 def _validate(comparisons: Sequence[Comparison], rounds: int, level: float) -> None:
@@ -167,8 +193,8 @@ def bradley_terry_scores(
     (1 - level) / 2 and (1 + level) / 2 percentiles of the scores refitted on ``rounds`` resamples of the
     comparisons, drawn with replacement by ``numpy.random.default_rng(seed)`` (the same input and seed
     give the same result). A resample that leaves a system out says nothing about it and is skipped for
-    that system. Scores of systems never linked by a chain of comparisons are not comparable.
-    Fewer than two systems: an empty list."""
+    that system. Scores of systems never linked by a chain of comparisons are not comparable: each
+    score names its ``group`` (``comparison_groups``). Fewer than two systems: an empty list."""
     _validate(comparisons, rounds, level)
     systems = sorted({c.left for c in comparisons} | {c.right for c in comparisons})
     if len(systems) < 2:
@@ -225,6 +251,7 @@ def bradley_terry_scores(
             ties[i] += 1
             ties[k] += 1
 
+    groups = comparison_groups(comparisons)
     result = [
         BtScore(
             system=name,
@@ -235,6 +262,7 @@ def bradley_terry_scores(
             losses=float(played[j] - wins[j]),
             ties=int(ties[j]),
             comparisons=int(played[j]),
+            group=groups[name],
         )
         for j, name in enumerate(systems)
     ]

@@ -219,6 +219,12 @@ class Results:
         return [(p, self.preference_labels.get(p.system, "")) for p in self.preferences]
 
     @property
+    def preference_groups(self) -> int:
+        """How many groups of systems the comparisons link (more than one: scores compare only
+        within a group; ``research.bradley_terry.comparison_groups``)."""
+        return max((p.group for p in self.preferences), default=0)
+
+    @property
     def cgpst(self) -> bool:
         """Whether the study's rubric is CGPST's: Table 5, efficiency and diversity read its
         steps and exist only then."""

@@ -294,12 +294,13 @@ def _steps(book: SafeBook, results: Results, *, names: dict[str, str]) -> list[C
                 _consistency_rows(results.consistency)),
         *([partial(_group_means, book, "Preferences (Bradley-Terry)",
                 ["System", "Model · condition", "Score", "CI low", "CI high", "Wins", "Losses", "Ties",
-                 "Comparisons"],
+                 "Comparisons", "Group"],
                 [[p.system, label, _round(p.score), _round(p.low), _round(p.high), p.wins, p.losses, p.ties,
-                  p.comparisons] for p, label in results.preference_rows]
+                  p.comparisons, p.group] for p, label in results.preference_rows]
                 + [[], ["Bradley-Terry scores on the Elo-like scale (1000 + 400 log10(e) beta), 95% percentile "
                         "bootstrap intervals over the pairs' final preferences; beyond the study "
-                        "(docs/researchers.md)."]])]
+                        "(docs/researchers.md). Group: systems a chain of comparisons links; a score "
+                        "compares only within its group."]])]
           if results.preferences else []),
         partial(_agreement, book, results, agreement),
         partial(_beyond, book, ALPHA_TITLE, lambda: alpha_rows(study=results.study, responses=agreement())),

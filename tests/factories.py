@@ -118,13 +118,15 @@ def text_study(name: str = "Answers") -> Study:
     return study
 
 
-def text_response(*, study=None, text: str = SINGLE_TEXT, model=None, source: str = "imported"):
-    """A response of a single-text study (``text_study`` when not given) to its prompt, under
-    the single model's condition."""
+def text_response(
+    *, study=None, text: str = SINGLE_TEXT, model=None, source: str = "imported", scenario=None
+):
+    """A response of a single-text study (``text_study`` when not given) to ``scenario`` (its first
+    prompt when not given), under the single model's condition."""
     study = study or text_study()
     return response_create(
         study=study,
-        scenario=Scenario.objects.filter(study=study).order_by("pk").first(),
+        scenario=scenario or Scenario.objects.filter(study=study).order_by("pk").first(),
         model=model or ModelEndpointFactory(),
         condition=ConditionFactory(letter="S", name="Single model", strategy=Strategy.SINGLE),
         answers=[text],

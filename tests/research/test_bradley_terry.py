@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq, minimize
 from scipy.special import expit
 
-from research.bradley_terry import RIDGE, BtScore, Comparison, bradley_terry_scores, pair_outcome
+from research.bradley_terry import (
+    RIDGE,
+    BtScore,
+    Comparison,
+    bradley_terry_scores,
+    comparison_groups,
+    pair_outcome,
+)
 
 POINTS_PER_NAT = 400 / math.log(10)  # 400 * log10(e)
 
@@ -252,3 +259,52 @@ def test_swapping_sides_and_flipping_outcomes_changes_nothing(comparisons, seed)
         assert b[name].low == pytest.approx(a[name].low, abs=1e-3)
         assert b[name].high == pytest.approx(a[name].high, abs=1e-3)
         assert (b[name].wins, b[name].losses, b[name].ties) == (a[name].wins, a[name].losses, a[name].ties)
+
+
+def test_systems_no_chain_of_comparisons_links_are_in_groups_of_their_own():
+    linked = by_system(bradley_terry_scores(comparisons=SMALL, rounds=5))
+    assert {s.group for s in linked.values()} == {1}
+    # two islands: A-B and C-D-E; each centres on 1000 by itself, so across them nothing compares
+    islands = (
+        battles("A", "B", wins=6, losses=2) + battles("C", "D", wins=3, losses=3) + battles("E", "D", wins=4)
+    )
+    apart = by_system(bradley_terry_scores(comparisons=islands, rounds=5))
+    assert {name: s.group for name, s in apart.items()} == {"A": 1, "B": 1, "C": 2, "D": 2, "E": 2}
+    assert comparison_groups(islands) == {"A": 1, "B": 1, "C": 2, "D": 2, "E": 2}
+    for group in ({"A", "B"}, {"C", "D", "E"}):
+        assert sum(apart[n].score - 1000 for n in group) == pytest.approx(0, abs=1e-6)
+    # one comparison across the islands joins them
+    joined = comparison_groups([*islands, Comparison(left="B", right="E", outcome=0.5)])
+    assert set(joined.values()) == {1}
+    assert comparison_groups([]) == {}
+
+
+def reachable(comparisons: list[Comparison], start: str) -> set[str]:
+    """The systems a chain of comparisons leads to from ``start`` (a plain search: the test's oracle)."""
+    seen, todo = {start}, [start]
+    while todo:
+        here = todo.pop()
+        for c in comparisons:
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if a == here and b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+    return seen
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("ABCDEFG"), st.sampled_from("ABCDEFG")).filter(lambda p: p[0] != p[1]),
+        max_size=8,
+    )
+)
+def test_two_systems_share_a_group_exactly_when_a_chain_links_them(pairs):
+    comparisons = [Comparison(left=a, right=b, outcome=1.0) for a, b in pairs]
+    groups = comparison_groups(comparisons)
+    for name in groups:
+        linked = reachable(comparisons, name)
+        assert {other for other in groups if groups[other] == groups[name]} == linked
+    # numbered 1, 2, ... in the order of each group's first system by name
+    firsts = [groups[name] for name in sorted(groups)]
+    assert [g for i, g in enumerate(firsts) if g not in firsts[:i]] == list(range(1, len(set(firsts)) + 1))
