@@ -129,6 +129,21 @@ class StudySettingsForm(forms.Form):
     )
 
 
+class PairsBuildForm(forms.Form):
+    """How many pairs a prompt to build: all of them (empty) or a sample, for many systems."""
+
+    per_prompt = forms.IntegerField(
+        label=_("Pairs a prompt"),
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        help_text=_(
+            "Empty: every two systems. A number: a random sample of at most that many pairs a prompt, "
+            "linking every system first (n systems need n - 1 pairs to be linked)."
+        ),
+    )
+
+
 class UploadForm(forms.Form):
     """A file upload held to the request size limit."""
 

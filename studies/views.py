@@ -19,6 +19,7 @@ from django_htmx.middleware import HtmxDetails
 
 from core.accounts.roles import admin_required
 from studies.forms import (
+    PairsBuildForm,
     ResponseImportForm,
     ScenarioImportForm,
     StudyCatalogueForm,
@@ -113,6 +114,7 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
         "pairs": pairs,
         "pairs_total": pairs_total,
         "rubric_title": load_rubric(study.rubric_version).title.text(get_language() or "en"),
+        "pairs_build_form": PairsBuildForm(),
     }
     return render(request, "studies/study.html", context)
 
@@ -122,8 +124,13 @@ def study_page(request: HttpRequest, study_id: int) -> HttpResponse:
 def study_pairs_build(request: AuthenticatedHttpRequest, study_id: int) -> HttpResponse:
     """Build a pairwise study's pairs from its source's released responses (``pairs_build``)."""
     study = get_object_or_404(Study, pk=study_id)
+    form = PairsBuildForm(request.POST)
+    if not form.is_valid():
+        for problem in form.errors.get("per_prompt", []):
+            messages.error(request, _("Pairs a prompt: %(problem)s") % {"problem": problem})
+        return redirect("studies:study", study_id=study.pk)
     try:
-        report = pairs_build(study=study, actor=request.user)
+        report = pairs_build(study=study, actor=request.user, per_prompt=form.cleaned_data["per_prompt"])
     except PairsError as exc:
         messages.error(request, str(exc))
     else:
@@ -132,6 +139,16 @@ def study_pairs_build(request: AuthenticatedHttpRequest, study_id: int) -> HttpR
             ngettext("%(n)s pair built.", "%(n)s pairs built.", len(report.created))
             % {"n": len(report.created)},
         )
+        if report.left_out:
+            messages.info(
+                request,
+                ngettext(
+                    "%(n)s more pair is left out of the sample.",
+                    "%(n)s more pairs are left out of the sample.",
+                    report.left_out,
+                )
+                % {"n": report.left_out},
+            )
         if report.held:
             messages.warning(
                 request,

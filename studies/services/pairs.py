@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import TYPE_CHECKING
 
 from django.db import transaction
@@ -41,6 +41,7 @@ class PairsReport:
     existing: int = 0  # pairs built before
     held: list[str] = field(default_factory=list)  # new units the review gate holds
     alone: list[str] = field(default_factory=list)  # prompts with fewer than two systems' responses
+    left_out: int = 0  # pairs a sample did not take
 
 
 def pairs_import_refused(*, study: Study) -> None:
@@ -79,6 +80,50 @@ def _source_responses(source: Study) -> dict[str, list[Response]]:
     return by_prompt
 
 
+def _pair_key(first: Response, second: Response) -> frozenset[int]:
+    return frozenset((first.pk, second.pk))
+
+
+def _pairs_to_add(
+    responses: list[Response], built: set[frozenset[int]], per_prompt: int | None
+) -> list[tuple[Response, Response]]:
+    """One prompt's pairs not built yet, in the order they are taken. Every one when ``per_prompt``
+    is None. For a sample: a random chain through the systems, the pair closing it into a cycle, then
+    the rest at random; of these, first the pairs that link systems no built or earlier pair links
+    (so a large enough sample links every system of the prompt, and the Bradley-Terry scores of its
+    systems compare), then the others in that order."""
+    new = [pair for pair in combinations(responses, 2) if _pair_key(*pair) not in built]
+    if per_prompt is None:
+        return new
+    chance = secrets.SystemRandom()
+    order = list(responses)
+    chance.shuffle(order)
+    chain = [*pairwise(order), (order[-1], order[0])]
+    rest = list(new)
+    chance.shuffle(rest)
+    group = {r.pk: r.pk for r in responses}  # each system's group, joined as pairs link them
+
+    def root(pk: int) -> int:
+        while group[pk] != pk:
+            pk = group[pk]
+        return pk
+
+    for pk_a, pk_b in (tuple(pair) for pair in built if pair <= group.keys()):
+        group[root(pk_a)] = root(pk_b)
+    linking, others, seen = [], [], set()
+    for first, second in [*chain, *rest]:
+        key = _pair_key(first, second)
+        if key in built or key in seen:
+            continue
+        seen.add(key)
+        if root(first.pk) != root(second.pk):
+            group[root(first.pk)] = root(second.pk)
+            linking.append((first, second))
+        else:
+            others.append((first, second))
+    return [*linking, *others]
+
+
 def _pair_scenario(study: Study, prompt: Scenario) -> Scenario:
     """The pairwise study's copy of the source's prompt (its assignment pages list its own)."""
     copy, _ = Scenario.objects.get_or_create(
@@ -94,12 +139,18 @@ def _pair_scenario(study: Study, prompt: Scenario) -> Scenario:
     return copy
 
 
-def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
+def pairs_build(*, study: Study, actor: User | None, per_prompt: int | None = None) -> PairsReport:
     """Every pair not built yet, A and B drawn at random, each a response of ``study`` (held by
-    the review gate like any other when a text names the study's catalogue). Audited."""
+    the review gate like any other when a text names the study's catalogue). Audited.
+
+    ``per_prompt``: a sample, for many systems (n of them make n(n-1)/2 pairs a prompt): at most that
+    many pairs of each prompt, the ones built before included, linked first (``_pairs_to_add``).
+    Building again with a larger number adds to the sample."""
     source = study.pairs_from
     if study.task_kind != TaskKind.PAIR or source is None:
         raise PairsError(_("Only a pairwise study builds pairs."))
+    if per_prompt is not None and per_prompt < 1:
+        raise PairsError(_("A sample needs at least one pair a prompt."))
     report = PairsReport()
     catalogue = BlindTermsRead()  # the names the texts must not give, read once per system
     built = {
@@ -111,10 +162,14 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
             if len(responses) < 2:
                 report.alone.append(code)
                 continue
-            for first, second in combinations(responses, 2):
-                if frozenset((first.pk, second.pk)) in built:
-                    report.existing += 1
-                    continue
+            before = sum(_pair_key(*pair) in built for pair in combinations(responses, 2))
+            report.existing += before
+            to_add = _pairs_to_add(responses, built, per_prompt)
+            if per_prompt is not None:  # the sample's pairs built before count towards it
+                room = max(per_prompt - before, 0)
+                report.left_out += len(to_add) - min(room, len(to_add))
+                to_add = to_add[:room]
+            for first, second in to_add:
                 left, right = (first, second) if secrets.randbelow(2) else (second, first)
                 research_id = pair_research_id(left=left, right=right)
                 terms = [
@@ -145,6 +200,11 @@ def pairs_build(*, study: Study, actor: User | None) -> PairsReport:
             action="pairs.build",
             target=study,
             study=study,
-            changes={"created": report.created, "held": report.held, "source": source.name},
+            changes={
+                "created": report.created,
+                "held": report.held,
+                "source": source.name,
+                "per_prompt": per_prompt,
+            },
         )
     return report

@@ -2,7 +2,9 @@
 responses to the same prompt (A and B at random, each pair once), its agreement decided by the
 side of the preference scale each rater chose."""
 
+import copy
 import json
+from itertools import combinations
 
 import pytest
 from django.core.management import call_command
@@ -13,8 +15,10 @@ from calibration.selectors.agreement_state import ResponseState, SheetState, res
 from calibration.selectors.responses import response_history
 from generation.services.batches import BatchError, batch_create
 from generation.tasks import run_advance_send
+from research.bradley_terry import Comparison, comparison_groups, pair_outcome
 from studies.models import AuditEvent, Response, ResponsePair, Scenario, Study
 from studies.rubric import load_rubric
+from studies.rubric.loader import parse_rubric, rubric_data
 from studies.services.pairs import PairsError, pairs_build
 from studies.services.studies import StudySetupError, study_create
 from tests.factories import ModelEndpointFactory, UserFactory, text_response, text_study
@@ -75,6 +79,70 @@ def test_pairs_are_built_once_each_from_released_responses():
     assert Scenario.objects.filter(study=study).count() == 1
 
 
+def source_with_systems(n: int):
+    source = text_study("Many systems")
+    for k in range(n):
+        text_response(study=source, text=f"Answer {k}.", model=ModelEndpointFactory(model_number=f"{50 + k}"))
+    return source
+
+
+def linked_groups(study) -> dict[str, int]:
+    pairs = ResponsePair.objects.filter(response__study=study).select_related("left__model", "right__model")
+    return comparison_groups(
+        [
+            Comparison(left=p.left.model.model_number, right=p.right.model.model_number, outcome=1.0)
+            for p in pairs
+        ]
+    )
+
+
+@pytest.mark.parametrize("attempt", range(5))  # the sample is drawn at random: several draws
+def test_a_sample_of_pairs_links_every_system_first(attempt):
+    source = source_with_systems(6)  # 15 pairs in all
+    study = study_create(name="Sampled", template="empty", task_kind="pair", pairs_from=source)
+    report = pairs_build(study=study, actor=None, per_prompt=5)  # n - 1: just enough to link six
+    assert len(report.created) == 5 and report.left_out == 10
+    groups = linked_groups(study)
+    assert len(groups) == 6 and set(groups.values()) == {1}
+    # a larger sample adds to it; the pairs built before count towards the number
+    again = pairs_build(study=study, actor=None, per_prompt=8)
+    assert (len(again.created), again.existing, again.left_out) == (3, 5, 7)
+    assert ResponsePair.objects.filter(response__study=study).count() == 8
+    assert AuditEvent.objects.filter(action="pairs.build").order_by("pk").last().changes["per_prompt"] == 8
+    # every pair at last: only the ones not built yet
+    assert len(pairs_build(study=study, actor=None).created) == 7
+    assert {frozenset((p.left_id, p.right_id)) for p in ResponsePair.objects.all()} == {
+        frozenset(pair)
+        for pair in combinations(Response.objects.filter(study=source).values_list("pk", flat=True), 2)
+    }
+
+
+def test_a_small_sample_grown_later_still_links_every_system():
+    source = source_with_systems(5)
+    study = study_create(name="Grown", template="empty", task_kind="pair", pairs_from=source)
+    pairs_build(study=study, actor=None, per_prompt=2)
+    assert ResponsePair.objects.filter(response__study=study).count() == 2
+    pairs_build(study=study, actor=None, per_prompt=4)  # the two new pairs join what the first left apart
+    assert set(linked_groups(study).values()) == {1} and len(linked_groups(study)) == 5
+    with pytest.raises(PairsError, match="at least one pair"):
+        pairs_build(study=study, actor=None, per_prompt=0)
+
+
+def test_the_sample_size_is_checked_on_the_page(client):
+    source = source_with_systems(4)
+    study = study_create(name="Sampled on the page", template="empty", task_kind="pair", pairs_from=source)
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    assert 'name="per_prompt"' in client.get(reverse("studies:study", args=[study.pk])).content.decode()
+    url = reverse("studies:pairs_build", args=[study.pk])
+    for bad in ("0", "abc", "9" * 30, "-3"):
+        reply = client.post(url, {"per_prompt": bad}, follow=True)
+        assert reply.status_code == 200 and "Pairs a prompt:" in reply.content.decode()
+    assert not ResponsePair.objects.exists()
+    page = client.post(url, {"per_prompt": "3"}, follow=True).content.decode()
+    assert "3 pairs built." in page and "3 more pairs are left out of the sample." in page
+    assert ResponsePair.objects.count() == 3
+
+
 def test_held_or_withdrawn_source_responses_are_not_paired():
     source, responses = source_with_three_systems()
     Response.objects.filter(pk=responses[0].pk).update(held=True)
@@ -125,6 +193,34 @@ def test_a_preference_pair_agrees_when_both_pick_the_same_side(a, b, flagged):
     assert evaluation.flagged is flagged
     assert evaluation.before.r is None and evaluation.before.reason == "one score: no PCC"
     assert evaluation.flag_reasons == (("side",) if flagged else ())
+
+
+def forced_choice_rubric():
+    """The shipped preference on four levels, no middle: a lab's forced-choice rubric (no tie)."""
+    data = copy.deepcopy(rubric_data("pairwise-preference-v1"))
+    data["version"], data["max_total"] = "forced-choice-v1", 4
+    step = data["steps"][0]
+    step["max"] = 4
+    [dimension] = step["dimensions"]
+    dimension["max"] = 4
+    dimension["levels"] = [level for level in dimension["levels"] if level["score"] != 3]
+    for level in dimension["levels"]:
+        level["score"] = level["score"] if level["score"] < 3 else level["score"] - 1
+    step["comment"] = {"label": step["comment"]["label"], "required": True}
+    return parse_rubric(data)
+
+
+@pytest.mark.parametrize(("a", "b", "flagged"), [(1, 2, False), (3, 4, False), (2, 3, True), (1, 4, True)])
+def test_a_forced_choice_has_no_middle_to_agree_on(a, b, flagged):
+    rubric = forced_choice_rubric()
+    assert [level.score for level in rubric.dimensions[0].levels] == [1, 2, 3, 4]
+    evaluation = response_evaluate(
+        state=_state(a, b), threshold=0.65, rule="calibrator_and_closer", rubric=rubric
+    )
+    assert evaluation.flagged is flagged and evaluation.flag_reasons == (("side",) if flagged else ())
+    # Bradley-Terry: every level is a win for one side; only a mean on the middle is half each
+    assert {pair_outcome(preference=v, low=1, high=4) for v in (a, b)} <= {0.0, 1.0}
+    assert pair_outcome(preference=2.5, low=1, high=4) == 0.5
 
 
 def test_the_calibrator_joins_the_rater_on_their_side():
