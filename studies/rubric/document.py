@@ -123,6 +123,7 @@ _ITEM_NAMES = {
     "item_scores": "item score",
     "invalid_types": "invalid type",
     "texts": "text",
+    "checks": "check",
 }
 
 

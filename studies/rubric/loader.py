@@ -21,6 +21,7 @@ from studies.rubric.schema import (
     RubricError,
     ScoreSpec,
     Step,
+    TextCheck,
     TextSpec,
 )
 
@@ -59,6 +60,37 @@ class _Build:
         if any(_CONTROL.search(str(text)) for text in raw.values()):
             self.problem(f"{where}: control characters (such as NUL) are not accepted in a text")
         return Label(en=str(raw.get("en", "")), zh=str(raw.get("zh", "")))
+
+    def check(self, raw: dict[str, Any]) -> TextCheck:
+        """A text check; what its kind needs and nothing another kind takes."""
+        where = f"check {raw['key']}"
+        wants = {"length": {"unit", "min", "max"}, "phrases": {"absent", "present"}}[raw["kind"]]
+        for other in sorted({"unit", "min", "max", "absent", "present"} - wants & raw.keys()):
+            self.problem(f"{where}: a {raw['kind']} check takes no {other}")
+        low, high = raw.get("min"), raw.get("max")
+        if raw["kind"] == "length":
+            if "unit" not in raw:
+                self.problem(f"{where}: a length check needs its unit (words or characters)")
+            if low is None and high is None:
+                self.problem(f"{where}: a length check needs a min, a max or both")
+            if low is not None and high is not None and low > high:
+                self.problem(f"{where}: min {low} is more than max {high}")
+        elif not raw.get("absent") and not raw.get("present"):
+            self.problem(f"{where}: a phrases check needs phrases absent, present or both")
+        phrases = [*raw.get("absent", []), *raw.get("present", [])]
+        if any(_CONTROL.search(p) or not _INVISIBLE.sub("", p) for p in phrases):
+            self.problem(f"{where}: a phrase is blank or has control characters")
+        return TextCheck(
+            key=str(raw["key"]),
+            kind=str(raw["kind"]),
+            message=self.label(raw["message"], f"{where} message"),
+            text=int(raw.get("text", 0)),
+            unit=str(raw.get("unit", "words")),
+            min=low,
+            max=high,
+            absent=tuple(raw.get("absent", [])),
+            present=tuple(raw.get("present", [])),
+        )
 
     def optional_label(self, raw: dict[str, Any], key: str, where: str) -> Label | None:
         return self.label(raw[key], f"{where} {key}") if key in raw else None
@@ -252,6 +284,10 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
     max_total = int(data["max_total"])
     if sum(s.max for s in steps) != max_total:
         build.problem(f"step maxima add up to {sum(s.max for s in steps)}, not max_total {max_total}")
+    checks = tuple(build.check(raw) for raw in data.get("checks", []))
+    check_keys = [c.key for c in checks]
+    for key in sorted({k for k in check_keys if check_keys.count(k) > 1}):
+        build.problem(f"check key {key!r} is used more than once")
     rubric = Rubric(
         version=str(data["version"]),
         title=build.label(data["title"], "title"),
@@ -260,6 +296,7 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
         categories=categories,
         category_keys=tuple(keys) + variants,
         languages=build.languages,
+        checks=checks,
     )
     if build.problems:
         raise RubricError(build.problems)

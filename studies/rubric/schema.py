@@ -159,6 +159,23 @@ class Step:
 
 
 @dataclass(frozen=True)
+class TextCheck:
+    """A check on a response's text, shown to raters as a hint (``studies.rubric.checks``): its
+    ``length`` in ``unit`` between ``min`` and ``max`` (None: no bound), or ``phrases``: none of
+    ``absent`` and each of ``present`` in it. ``text``: which text (an answer's number), 0 every one."""
+
+    key: str
+    kind: str
+    message: Label
+    text: int = 0
+    unit: str = "words"
+    min: int | None = None
+    max: int | None = None
+    absent: tuple[str, ...] = ()
+    present: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Rubric:
     version: str
     title: Label
@@ -167,6 +184,7 @@ class Rubric:
     categories: tuple[Category, ...]
     category_keys: tuple[str, ...]  # categories plus the Miscellaneous variants
     languages: tuple[str, ...] = ("en", "zh")  # the languages its texts are given in
+    checks: tuple[TextCheck, ...] = ()  # hints on the response's texts
 
     @property
     def dimensions(self) -> tuple[ScoreSpec, ...]:

@@ -26,6 +26,7 @@ PURE_MODULES = (
     "studies.rubric.schema",
     "studies.rubric.loader",
     "studies.rubric.totals",
+    "studies.rubric.checks",
     "studies.parsing",
     "calibration.statistics",
     "calibration.reliability",

@@ -1,0 +1,137 @@
+"""A rubric's text checks (``checks`` in the format; studies/rubric/checks.py): counted and matched
+as documented, refused with every problem named, and shown to raters as hints beside the sheet (a
+single text, a pair's A and B), never scored."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from scoring.views.sheet_texts import check_finding_text
+from studies.rubric import RubricError
+from studies.rubric.checks import FOUND, MISSING, TOO_LONG, TOO_SHORT, text_checks_run, text_length
+from studies.rubric.loader import parse_rubric, rubric_data
+from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
+from training.services.rubric_import import rubric_import, study_rubric_choose
+
+LENGTH = {
+    "key": "length",
+    "kind": "length",
+    "unit": "words",
+    "min": 5,
+    "max": 12,
+    "message": {"en": "Answers run 5 to 12 words", "zh": "回答应为 5 到 12 个词"},
+}
+PHRASES = {
+    "key": "no_disclaimer",
+    "kind": "phrases",
+    "absent": ["as an AI"],
+    "present": ["sleep"],
+    "message": {"en": "No disclaimer; name sleep", "zh": "不要免责声明；提到睡眠"},
+}
+
+
+def with_checks(*checks: dict, version: str = "likert-checks-v1") -> dict:
+    data = copy.deepcopy(rubric_data("likert-hhh-v1"))
+    data["version"] = version
+    data["checks"] = list(checks)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "count"),
+    [
+        ("Keep the bedroom cool and dark.", "words", 6),
+        ("Don't over-think it: 8 hours.", "words", 5),  # one word each: don't, over-think
+        ("保持卧室凉爽", "words", 6),  # a Chinese character is a word
+        ("Use 遮光 curtains", "words", 4),
+        ("  a b\n c ", "characters", 3),  # white space is not counted
+        ("", "words", 0),
+    ],
+)
+def test_words_and_characters_are_counted_as_documented(text, unit, count):
+    assert text_length(text, unit=unit) == count
+
+
+def test_each_check_finds_what_it_says_in_the_texts_it_names():
+    rubric = parse_rubric(
+        with_checks(LENGTH, PHRASES, {**LENGTH, "key": "b_only", "text": 2, "min": 0, "max": 3})
+    )
+    texts = ["Too short.", "As an AI, I say: dark rooms help you SLEEP well at night, truly, yes."]
+    found = [
+        (f.key, f.text, f.what, f.counted, f.bound, f.phrases) for f in text_checks_run(rubric.checks, texts)
+    ]
+    assert found == [
+        ("length", 1, TOO_SHORT, 2, 5, ()),
+        ("length", 2, TOO_LONG, 15, 12, ()),
+        ("no_disclaimer", 1, MISSING, 0, 0, ("sleep",)),
+        ("no_disclaimer", 2, FOUND, 0, 0, ("as an AI",)),  # any case
+        ("b_only", 2, TOO_LONG, 15, 3, ()),
+    ]
+    assert text_checks_run(rubric.checks, ["Sleep comes sooner in a dark room."]) == []
+    assert text_checks_run(rubric.checks[2:], ["one"]) == []  # a pair's B the response lacks
+
+
+def test_a_rubric_with_bad_checks_is_refused_with_every_problem_named():
+    bad = with_checks(
+        {**LENGTH, "min": 9, "max": 3},
+        {"key": "nothing", "kind": "length", "message": LENGTH["message"]},
+        {"key": "mixed", "kind": "phrases", "absent": ["x", "  "], "min": 2, "message": LENGTH["message"]},
+        {"key": "length", "kind": "phrases", "message": {"en": "English only"}},
+    )
+    with pytest.raises(RubricError) as refused:
+        parse_rubric(bad)
+    problems = refused.value.problems
+    for expected in (
+        "check length: min 9 is more than max 3",
+        "check nothing: a length check needs its unit",
+        "check nothing: a length check needs a min, a max or both",
+        "check mixed: a phrases check takes no min",
+        "check mixed: a phrase is blank or has control characters",
+        "check length: a phrases check needs phrases absent, present or both",
+        "check length message: needs a text in Chinese",
+        "check key 'length' is used more than once",
+    ):
+        assert any(expected in p for p in problems), (expected, problems)
+    with pytest.raises(RubricError) as schema:
+        parse_rubric(with_checks({**LENGTH, "kind": "regex", "pattern": ".*"}))
+    assert any("check length" in p and "regex" in p for p in schema.value.problems)
+
+
+@pytest.mark.django_db
+def test_the_sheet_shows_what_the_checks_find_as_hints(client):
+    study = text_study("Checked answers")
+    rubric_import(
+        study=study, content=json.dumps(with_checks(LENGTH, PHRASES)).encode(), file_name="r.json", actor=None
+    )
+    study_rubric_choose(study=study, version="likert-checks-v1", actor=None)
+    short = text_response(study=study, text="As an AI: sleep.")
+    fine = text_response(study=study, text="Sleep comes sooner in a dark, cool room.")
+    first = rater("check-a", "H61")
+    scoring_group_assigned(responses=[short, fine], rater_a=first, rater_b=rater("check-b", "H62"))
+    client.force_login(first)
+    page = client.get(f"/scoring/{code_for(first, short)}/").content.decode()
+    hints = page.split('id="check-hints"')[1].split("</div>")[0]
+    assert "Checks on the text (a hint; you decide)" in hints
+    assert "<b>Answers run 5 to 12 words</b> · The text: 4 words; at least 5." in hints
+    assert "<b>No disclaimer; name sleep</b> · The text: has “as an AI”." in hints
+    assert 'id="check-hints"' not in client.get(f"/scoring/{code_for(first, fine)}/").content.decode()
+    client.cookies["django_language"] = "zh-hans"
+    chinese = client.get(
+        f"/scoring/{code_for(first, short)}/", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+    assert "文本检查（仅供参考，由您决定）" in chinese
+    assert "<b>回答应为 5 到 12 个词</b> · 文本：4 个词；至少应为 5。" in chinese
+
+
+def test_a_finding_names_the_text_as_the_study_shows_it():
+    rubric = parse_rubric(with_checks({**LENGTH, "max": 2, "min": 0}, PHRASES))
+    findings = text_checks_run(rubric.checks, ["one two three", "sleep well"])
+    assert [check_finding_text(f, task="pair") for f in findings] == [
+        "Text A: 3 words; at most 2.",
+        "Text A: lacks “sleep”.",
+    ]
+    assert check_finding_text(findings[0], task="cgpst") == "Step 1: 3 words; at most 2."
+    assert check_finding_text(findings[1], task="text") == "The text: lacks “sleep”."
