@@ -41,7 +41,8 @@ class ResponseAgreement(models.Model):
         default=list,
         blank=True,
         help_text=_(
-            'Why it is flagged: "pcc" (the study\'s threshold), "ccc" and "total" (the level rule, beyond the study).'
+            'Why it is flagged: "pcc" (the study\'s threshold), "ccc" and "total" (the level rule, beyond the '
+            'study), "side" (a one-score rubric: the raters on opposite sides of the scale\'s middle).'
         ),
     )
     after_pcc = models.FloatField(
