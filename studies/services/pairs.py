@@ -101,26 +101,22 @@ def _pairs_to_add(
     chain = [*pairwise(order), (order[-1], order[0])]
     rest = list(new)
     chance.shuffle(rest)
-    group = {r.pk: r.pk for r in responses}  # each system's group, joined as pairs link them
+    from scipy.cluster.hierarchy import DisjointSet  # heavy: imported where it is used
 
-    def root(pk: int) -> int:
-        while group[pk] != pk:
-            pk = group[pk]
-        return pk
-
-    for pk_a, pk_b in (tuple(pair) for pair in built if pair <= group.keys()):
-        group[root(pk_a)] = root(pk_b)
-    linking, others, seen = [], [], set()
+    linked = DisjointSet(r.pk for r in responses)  # the systems the pairs so far link
+    for pair in built:
+        if all(pk in linked for pk in pair):
+            linked.merge(*pair)
+    linking: list[tuple[Response, Response]] = []
+    others: list[tuple[Response, Response]] = []
+    seen: set[frozenset[int]] = set()
     for first, second in [*chain, *rest]:
         key = _pair_key(first, second)
         if key in built or key in seen:
             continue
         seen.add(key)
-        if root(first.pk) != root(second.pk):
-            group[root(first.pk)] = root(second.pk)
-            linking.append((first, second))
-        else:
-            others.append((first, second))
+        # merge() answers whether the pair joined two groups apart until now
+        (linking if linked.merge(first.pk, second.pk) else others).append((first, second))
     return [*linking, *others]
 
 
