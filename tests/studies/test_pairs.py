@@ -117,7 +117,8 @@ def test_a_sample_of_pairs_links_every_system_first(attempt):
     }
 
 
-def test_a_small_sample_grown_later_still_links_every_system():
+@pytest.mark.parametrize("attempt", range(8))  # drawn at random: several draws
+def test_a_small_sample_grown_later_still_links_every_system(attempt):
     source = source_with_systems(5)
     study = study_create(name="Grown", template="empty", task_kind="pair", pairs_from=source)
     pairs_build(study=study, actor=None, per_prompt=2)
