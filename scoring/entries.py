@@ -7,7 +7,7 @@ Paths (the web form, the workbook import and the JSON import all use them):
 - ``items.4.<pos>.correctly_written`` (0..1) / ``.relevance`` (0..3) or None
 - ``items.<1|3|4>.<pos>.comment``: text
 - ``dims.<dimension key>``, e.g. ``dims.s2.focus``: an integer in range, or None
-- ``texts.<condition_phrase|stem|kvp|purpose>``: text
+- ``texts.<key>``: a copied text the rubric names (CGPST: condition_phrase, stem, kvp, purpose)
 - ``comments.<step>``: text
 
 Pure (no ORM): sheets are ``studies.rubric`` dataclasses. Only the messages of

@@ -223,6 +223,10 @@ class ScoreSheet(models.Model):
     stem = models.TextField(_("Stem"), blank=True)
     kvp = models.TextField(_("Key Verb Phrase"), blank=True)
     purpose = models.TextField(_("Purpose"), blank=True)
+    # a rubric's copied texts of its own names (the four above are CGPST's): key -> text
+    other_texts = models.JSONField(
+        default=dict, blank=True, help_text=_("Copied texts the rubric names beyond the four CGPST fields.")
+    )
     comments = models.JSONField(default=dict, blank=True, help_text=_("Step comments keyed by step number."))
     totals = models.JSONField(default=dict, blank=True)
     # The sheet's entries as its ItemScore and DimensionScore rows hold them, written by
@@ -261,7 +265,21 @@ class ScoreSheet(models.Model):
     def __str__(self) -> str:
         return f"Sheet {self.pk} ({self.status})"
 
-    TEXT_FIELDS = ("condition_phrase", "stem", "kvp", "purpose")
+    TEXT_FIELDS = ("condition_phrase", "stem", "kvp", "purpose")  # columns; any other key: other_texts
+
+    def copied_text(self, key: str) -> str:
+        """A copied text by its rubric key, wherever the sheet keeps it."""
+        if key in self.TEXT_FIELDS:
+            return str(getattr(self, key))
+        return str((self.other_texts or {}).get(key, ""))
+
+    def copied_text_set(self, key: str, value: str) -> str:
+        """Set a copied text by its rubric key; the name of the field it went to (for a save)."""
+        if key in self.TEXT_FIELDS:
+            setattr(self, key, value)
+            return key
+        self.other_texts = {**(self.other_texts or {}), key: value}
+        return "other_texts"
 
     @property
     def is_submitted(self) -> bool:

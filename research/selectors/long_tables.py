@@ -56,7 +56,7 @@ def item_rows_iter(
         "assignment__rater__rater_profile",
     ).only(
         "pk", "status", "rubric_version", "submitted_at", "comments", "condition_phrase", "stem", "kvp", "entry_rows",
-        "purpose", "assignment__role", "assignment__response__research_id",
+        "purpose", "other_texts", "assignment__role", "assignment__response__research_id",
         "assignment__response__scenario__code", "assignment__response__model__name",
         "assignment__response__condition__letter", "assignment__rater__rater_profile__rater_code",
         username,

@@ -46,8 +46,10 @@ _ITEM_SCORE_FIELDS = (
 def _entries_empty(sheet: ScoreSheet, rubric: Rubric) -> SheetEntries:
     entries = SheetEntries.empty(rubric)
     entries.dimension_level = sheet.level == SheetLevel.DIMENSIONS
-    for key in ScoreSheet.TEXT_FIELDS:
-        entries.texts[key] = getattr(sheet, key)
+    for key in dict.fromkeys(
+        [*ScoreSheet.TEXT_FIELDS, *(t.key for step in rubric.steps for t in step.texts)]
+    ):
+        entries.texts[key] = sheet.copied_text(key)
     entries.comments = {int(k): v for k, v in (sheet.comments or {}).items()}
     return entries
 

@@ -83,8 +83,7 @@ def rows_store(
         elif where.kind == "dims":
             dims.add(where.key)
         elif where.kind == "texts":
-            setattr(sheet, where.key, entries.texts[where.key])
-            dirty.add(where.key)
+            dirty.add(sheet.copied_text_set(where.key, entries.texts[where.key]))
         else:
             sheet.comments = {**(sheet.comments or {}), str(where.step): entries.comments[where.step]}
             dirty.add("comments")

@@ -276,6 +276,14 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
     if variants and "Miscellaneous" not in keys:
         build.problem("miscellaneous_variants need a category with the key 'Miscellaneous'")
     steps = tuple(build.step(raw, i, len(keys)) for i, raw in enumerate(data["steps"], start=1))
+    text_keys = [t.key for s in steps for t in s.texts]
+    for key in sorted({k for k in text_keys if text_keys.count(k) > 1}):
+        build.problem(f"copied text key {key!r} is used more than once")
+    step2_texts = {t.key for t in steps[1].texts} if len(steps) > 1 else set()
+    for s in steps:
+        for key in s.shows_step2_texts:
+            if key not in step2_texts:
+                build.problem(f"step {s.number}: shows_step2_texts names {key!r}, which step 2 does not copy")
     all_keys = [d.key for s in steps for d in s.dimensions]
     if len(all_keys) > MAX_DIMENSIONS:
         build.problem(f"{len(all_keys)} dimensions; a rubric has at most {MAX_DIMENSIONS}")

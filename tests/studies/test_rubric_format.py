@@ -78,7 +78,7 @@ def test_every_break_of_the_schema_is_listed_at_once_with_its_place(raw):
     bad["steps"][3].pop("item_count")
     bad["steps"][0]["item_scores"][0]["key"] = "depth"
     bad["steps"][0]["invalid_types"][0]["key"] = "maybe"
-    bad["steps"][1]["texts"][0]["key"] = "summary"
+    bad["steps"][1]["texts"][0]["key"] = "Summary line"
     problems = problems_of(bad)
     assert problems == [
         "the document: 'max_total' is a required property",
@@ -87,7 +87,7 @@ def test_every_break_of_the_schema_is_listed_at_once_with_its_place(raw):
         "['perhaps', 'why', 'solution', 'duplicate', 'blank']",
         "step 1 › item score depth › key: 'depth' is not one of ['elaboration', 'originality']",
         "step 2 › kind: 'scales' is not one of ['ideas', 'criteria', 'dimensions']",
-        "step 2 › text summary › key: 'summary' is not one of ['condition_phrase', 'stem', 'kvp', 'purpose']",
+        "step 2 › text Summary line › key: 'Summary line' does not match '^[a-z][a-z0-9_]{0,35}$'",
         "step 3 › dimension s3.flexibility › max: '8' is not of type 'integer'",
         "step 4: 'item_count' is a required property",
     ]
