@@ -1,0 +1,74 @@
+"""A lab's own rubric in the browser: a copied text of its own name is typed, autosaved, read back
+after a reload and listed as missing until copied, in the page's rules as on the server; the
+rubric's checks on the text show as hints above the sheet and score nothing. The page passes axe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from scoring.models import ScoreSheet
+from tests.a11y import axe_violations
+from tests.browser import login, open_sheet
+from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
+from tests.scoring.test_copied_texts_any_name import QUOTE, with_quote
+from training.services.rubric_import import rubric_import, study_rubric_choose
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
+PASSWORD = "pw-test-123"  # tests.factories.UserFactory's
+LENGTH = {
+    "key": "length",
+    "kind": "length",
+    "unit": "words",
+    "min": 20,
+    "message": {"en": "Answers run 20 words or more", "zh": "回答至少 20 个词"},
+}
+
+
+@pytest.fixture
+def own_sheet():
+    study = text_study("Own rubric")
+    rubric = {**with_quote("likert-own-v1"), "checks": [LENGTH]}
+    rubric_import(study=study, content=json.dumps(rubric).encode(), file_name="own.json", actor=None)
+    study_rubric_choose(study=study, version="likert-own-v1", actor=None)
+    response = text_response(study=study, text="Keep the room dark. A cool room helps most.")
+    first = rater("own-rater", "H81")
+    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater("own-other", "H82"))
+    return response, first
+
+
+def test_a_copied_text_of_its_own_name_and_a_check_hint_work_in_the_page(live_server, browser, own_sheet):
+    response, first = own_sheet
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.on("dialog", lambda dialog: dialog.accept())
+    login(page, live_server.url, first.username, PASSWORD)
+    open_sheet(page, live_server.url, code_for(first, response))
+    hints = page.inner_text("#check-hints")
+    assert "Answers run 20 words or more" in hints and "The text: 9 words; at least 20." in hints
+    assert axe_violations(page) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "sheet-own-rubric.png"))  # for a look by eye
+    for key, value in (("s1.helpfulness", 6), ("s2.harmlessness", 7), ("s3.honesty", 5)):
+        page.focus(f"input[name='dims.{key}'][value='1']")
+        page.keyboard.press(str(value))
+    page.click("#submit-sheet")  # the page's own rules: the copied text is still missing
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    assert QUOTE["label"]["en"] in page.inner_text("#banner")
+    field = page.locator("textarea[data-path='texts.best_line']")
+    field.fill("A cool room helps most.")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    sheet = ScoreSheet.objects.get(assignment__rater=first, assignment__response=response)
+    assert sheet.other_texts == {"best_line": "A cool room helps most."}
+    page.reload()
+    page.wait_for_selector("html[data-sheet-ready]")
+    assert page.locator("textarea[data-path='texts.best_line']").input_value() == "A cool room helps most."
+    with page.expect_navigation():
+        page.click("#submit-sheet")
+    sheet.refresh_from_db()
+    assert (sheet.status, sheet.overall) == ("submitted", 18)  # the hint scored nothing
+    page.close()
