@@ -346,6 +346,8 @@ def sheet_preview_context(*, rubric_version: str, lang: str, task_kind: str = Ta
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
+        # the rubric's checks on the text: raters see a hint only where one finds something
+        "check_messages": [text(check.message, lang) for check in rubric.checks],
     }
 
 

@@ -13,7 +13,7 @@ from scoring.views.sheet_texts import check_finding_text
 from studies.rubric import RubricError
 from studies.rubric.checks import FOUND, MISSING, TOO_LONG, TOO_SHORT, text_checks_run, text_length
 from studies.rubric.loader import parse_rubric, rubric_data
-from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
+from tests.factories import UserFactory, code_for, rater, scoring_group_assigned, text_response, text_study
 from training.services.rubric_import import rubric_import, study_rubric_choose
 
 LENGTH = {
@@ -135,3 +135,21 @@ def test_a_finding_names_the_text_as_the_study_shows_it():
     ]
     assert check_finding_text(findings[0], task="cgpst") == "Step 1: 3 words; at most 2."
     assert check_finding_text(findings[1], task="text") == "The text: lacks “sleep”."
+
+
+@pytest.mark.django_db
+def test_the_preview_lists_the_rubrics_checks(client):
+    study = text_study("Previewed checks")
+    rubric_import(
+        study=study, content=json.dumps(with_checks(LENGTH, PHRASES)).encode(), file_name="r.json", actor=None
+    )
+    client.force_login(UserFactory(username="boss", role="Admin"))
+    page = client.get(
+        f"/manage/training/rubric/preview/?study={study.pk}&version=likert-checks-v1"
+    ).content.decode()
+    listed = page.split('id="check-list"')[1].split("</div>")[0]
+    assert "<li>Answers run 5 to 12 words</li>" in listed and "<li>No disclaimer; name sleep</li>" in listed
+    plain = client.get(
+        f"/manage/training/rubric/preview/?study={study.pk}&version=likert-hhh-v1"
+    ).content.decode()
+    assert 'id="check-list"' not in plain
