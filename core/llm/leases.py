@@ -230,21 +230,33 @@ class Keeper:
     """Per process: renews held leases, beats heartbeats of runs being worked on,
     and (in workers) sweeps runs whose worker died. The beat and the sweep are
     callbacks (:meth:`on_heartbeat`, :meth:`start_sweeping`), set when the process
-    is wired up: the keeper holds run ids but never reads or writes a run."""
+    is wired up: the keeper holds run ids but never reads or writes a run.
+
+    The leases are renewed by a thread of their own: a beat or a sweep waiting on a slow or
+    absent database must not let a slot lapse while its call is still out (a third call
+    would then go to an endpoint that allows two)."""
 
     leases: set[Lease] = field(default_factory=set)
     runs: dict[int, int] = field(default_factory=dict)  # run id -> how many holds
     heartbeat: Heartbeat | None = None
     sweep: Callable[[], object] | None = None  # set in workers only
     lock: threading.Lock = field(default_factory=threading.Lock)
-    thread: threading.Thread | None = None
+    thread: threading.Thread | None = None  # beats and sweeps
+    lease_thread: threading.Thread | None = None  # renews the leases
     last_sweep: float = 0.0
 
     def ensure_started(self) -> None:
         with self.lock:
             if self.thread is None or not self.thread.is_alive():
-                self.thread = threading.Thread(target=self._loop, name="generation-keeper", daemon=True)
+                self.thread = threading.Thread(
+                    target=self._loop, args=(self.beat_runs,), name="generation-keeper", daemon=True
+                )
                 self.thread.start()
+            if self.lease_thread is None or not self.lease_thread.is_alive():
+                self.lease_thread = threading.Thread(
+                    target=self._loop, args=(self.renew_leases,), name="lease-keeper", daemon=True
+                )
+                self.lease_thread.start()
 
     def hold(self, lease: Lease) -> None:
         with self.lock:
@@ -280,18 +292,26 @@ class Keeper:
         self.ensure_started()
 
     def tick(self) -> None:
-        from django.db import connections
+        """One round of both threads' work, in this thread (tests tick by hand)."""
+        self.renew_leases()
+        self.beat_runs()
 
+    def renew_leases(self) -> None:
         with self.lock:
             leases = list(self.leases)
-            runs = list(self.runs)
-            heartbeat, sweep = self.heartbeat, self.sweep
         try:
             alive = semaphores().renew(leases) if leases else 0
             if alive < len(leases):
                 logger.warning("%d lease(s) expired before renewal", len(leases) - alive)
-        except Exception:  # the lease store away must not stop the heartbeats below
+        except Exception:  # the lease store away: the next round tries again
             logger.warning("could not renew %d lease(s)", len(leases), exc_info=True)
+
+    def beat_runs(self) -> None:
+        from django.db import connections
+
+        with self.lock:
+            runs = list(self.runs)
+            heartbeat, sweep = self.heartbeat, self.sweep
         try:
             if runs:
                 if heartbeat is None:
@@ -306,13 +326,13 @@ class Keeper:
         finally:
             connections.close_all()  # this thread's only: it wakes up rarely, so it holds none
 
-    def _loop(self) -> None:
+    def _loop(self, work: Callable[[], None]) -> None:
         while True:
             time.sleep(heartbeat_seconds())
             try:
-                self.tick()
+                work()
             except Exception:
-                logger.exception("generation keeper tick failed")
+                logger.exception("generation keeper round failed")
 
 
 _keeper = Keeper()

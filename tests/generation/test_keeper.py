@@ -3,6 +3,9 @@
 engine's sweep as a periodic job."""
 
 import logging
+import threading
+import time
+import uuid
 
 import pytest
 
@@ -59,3 +62,30 @@ def test_a_ready_worker_sweeps_at_once_then_periodically(monkeypatch):
     assert registered == [("engine sweep", tasks.runs_resume_dead)]
     registered[0][1]()
     assert sent == [tasks.run_advance_send] * 2
+
+
+def test_a_beat_stuck_on_the_database_lets_no_held_lease_lapse(settings):
+    """The keeper's own threads: while the runs' heartbeat waits (a database away), the lease of
+    a call still out is renewed past its time to live, so the endpoint's limit still holds."""
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL is not set: a lease on files needs no renewal")
+    settings.REDIS_KEY_PREFIX = f"test-keeper-{uuid.uuid4().hex[:8]}"
+    leases.reset_for_tests()
+    keeper = leases.Keeper()
+    database_back = threading.Event()
+    keeper.on_heartbeat(heartbeat=lambda *, run_ids: database_back.wait(30))
+    key = f"endpoint:{uuid.uuid4().hex[:6]}"
+    lease = leases.semaphores().try_acquire(key, 1)
+    assert lease is not None
+    keeper.hold(lease)
+    keeper.beat(1)  # the beat thread now hangs in the heartbeat
+    try:
+        time.sleep(leases.lease_ttl() * 2.5)
+        assert leases.semaphores().holders(key) == 1  # renewed all along
+        assert leases.semaphores().try_acquire(key, 1) is None
+    finally:
+        keeper.drop(lease)
+        keeper.unbeat(1)
+        database_back.set()
+        leases.semaphores().release(lease)
+        leases.reset_for_tests()
