@@ -102,7 +102,15 @@ def forbidden_patterns(me: str = "rater1"):
         patterns.append(r"(?i)condition\s*" + c.letter + r"\b")
     for label in Strategy.labels:
         patterns.append(re.escape(str(label)))
-    patterns += [r"TeamLLM", r"(?i)belbin", r"(?i)\bablation\b", r"(?i)kimi", r"(?i)research[ _]id"]
+    # "kimi" as a word ("kimi-k2", "Kimi2"), not four letters inside a random token of the page (a
+    # draft key, a nonce: "...aKiMi..." failed a crawl once by chance)
+    patterns += [
+        r"TeamLLM",
+        r"(?i)belbin",
+        r"(?i)\bablation\b",
+        r"(?i)(?<![A-Za-z0-9])kimi(?![a-z])",
+        r"(?i)research[ _]id",
+    ]
     patterns.append(r"(?i)" + REDACTED_ROLE)  # the redacted text's role, in none of its versions
     patterns += [r"rater2", r"\bH02\b", re.escape(SECRET_COMMENT), re.escape(SECRET_KVP)]
     patterns += [r"(?i)\bre-?test", r"(?i)\bprobe"]  # a test-retest probe is never named as one
