@@ -37,6 +37,16 @@ def pair_text_name(step: int) -> str:
     return _("Text A") if step == 1 else _("Text B")
 
 
+def response_text_name(step: int, *, task: str) -> str:
+    """A response's text by its stored step, as the study's raters see it: a pair's Text A or B,
+    a single-text response's one text, a CGPST answer's step."""
+    if task == TaskKind.PAIR:
+        return pair_text_name(step)
+    if task == TaskKind.TEXT:
+        return _("The text")
+    return _("Step %(n)s") % {"n": step}
+
+
 def hold_reason_text(reason: dict, *, task: str = TaskKind.CGPST) -> str:
     """One reason in the reader's language; ``task``: the study's task kind. A single-text
     response's one text is stored as its Step 1 (no step is named then); a pair's texts as

@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from scoring.views.sheet_widgets import dom_id, text
-from studies.models import TaskKind
+from studies.review import response_text_name
 from studies.rubric import Missing, Rubric, load_rubric
 from studies.rubric.checks import FOUND, MISSING, TOO_LONG, TOO_SHORT, CheckFinding
 
@@ -56,12 +56,7 @@ _DETAIL = (
 def check_finding_text(finding: CheckFinding, *, task: str) -> str:
     """What a rubric's text check found, in the page's language, after the rubric's own message:
     "Text A: 512 words; at most 400."."""
-    if task == TaskKind.PAIR:
-        where = _("Text A") if finding.text == 1 else _("Text B")
-    elif task == TaskKind.TEXT:
-        where = _("The text")
-    else:
-        where = _("Step %(n)s") % {"n": finding.text}
+    where = response_text_name(finding.text, task=task)
     quoted = ", ".join(f"“{phrase}”" for phrase in finding.phrases)
     units = {"words": _("words"), "characters": _("characters")}
     detail = {
