@@ -7,9 +7,18 @@ Work that meets one waits and tries again; it never fails for it before its dead
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
 import kombu.exceptions
 import redis.exceptions
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # PostgreSQL's codes for a database that is busy or away, not for a wrong statement: class 08
 # (connection), 40001/40P01 (serialization, deadlock), 55P03 (lock timeout), 57014 (statement
@@ -47,3 +56,25 @@ def database_busy(error: BaseException) -> bool:
     if type(cause).__module__.startswith("psycopg"):
         return True  # psycopg's OperationalError without a code: the connection failed
     return any(words in str(error).lower() for words in _SQLITE_BUSY)
+
+
+def database_write_patiently(write: Callable[[], T], *, seconds: float) -> T:
+    """``write()`` (one transaction of its own), done again while the database is busy or away,
+    for up to ``seconds``: what was paid for before it (an LLM's answer) is kept through a blip
+    instead of being bought again. Any other error, or a blip that outlasts ``seconds``, raises."""
+    deadline = time.monotonic() + seconds
+    pause = 0.25
+    while True:
+        try:
+            return write()
+        except (OperationalError, InterfaceError) as exc:
+            if not database_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("the database is busy or away; writing again in %.2f s: %s", pause, exc)
+        time.sleep(pause)
+        pause = min(2 * pause, 5.0)
+        # A broken connection is dropped, so the next try opens a new one (never inside a
+        # caller's transaction, which must fail as a whole).
+        with contextlib.suppress(OperationalError, InterfaceError):
+            if transaction.get_autocommit():
+                close_old_connections()

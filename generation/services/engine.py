@@ -39,6 +39,7 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -50,7 +51,7 @@ from django.utils import timezone
 from core.llm import leases
 from core.llm.client import Completion, LLMError, chat_complete
 from core.llm.redaction import redact_credentials
-from core.outages import INFRASTRUCTURE_ERRORS, outage_reason
+from core.outages import INFRASTRUCTURE_ERRORS, database_write_patiently, outage_reason
 from core.stalls import stall_meter
 from core.tasks.outbox import task_send_on_commit
 from generation.models import BatchStatus, EngineJob, RunStatus
@@ -116,11 +117,8 @@ class StepOutcome:
 
 
 def recovery_notes_join(*, earlier: str, note: str, limit: int = 300) -> str:
-    """Every resume's reason, oldest first; past ``limit`` the first and the newest are kept.
-
-    The first reason says what went wrong; a later resume (its deadline passed again on a busy
-    worker) must not hide it.
-    """
+    """Every resume's reason, oldest first; past ``limit`` the first (it says what went wrong,
+    a later resume must not hide it) and the newest are kept."""
     joined = f"{earlier}; {note}" if earlier else note
     if len(joined) <= limit:
         return joined
@@ -274,7 +272,11 @@ def _steps_locked(kind: Kind, job_id: int, seq: int | None, budget: float) -> St
             if last:
                 keeper.unbeat(token)  # from here on the heartbeat is the hand-off's
                 beating = False
-            outcome = _persist(kind, job, call, completion, done, failed.get(call.seq, 0), following, clock)
+            # The answer is paid for: a database blip delays its storing, never discards it.
+            store = partial(
+                _persist, kind, job, call, completion, done, failed.get(call.seq, 0), following, clock
+            )
+            outcome = database_write_patiently(store, seconds=float(settings.GENERATION_STORE_WAIT_SECONDS))
             if outcome.kind != "advanced" or last:
                 return outcome
             done += 1

@@ -481,6 +481,9 @@ ENGINE_ORPHAN_SECONDS = env.float("ENGINE_ORPHAN_SECONDS", default=900.0)
 JUDGE_GATE_MIN_RESPONSES = env.int("JUDGE_GATE_MIN_RESPONSES", default=50)
 JUDGE_GATE_MIN_PER_RATER = env.int("JUDGE_GATE_MIN_PER_RATER", default=30)
 JUDGE_GATE_EPSILON = env.float("JUDGE_GATE_EPSILON", default=0.2)
+# How long a task keeps trying to store an LLM's answer while the database is busy or away,
+# before it gives up (its retry then makes the call again).
+GENERATION_STORE_WAIT_SECONDS = env.float("GENERATION_STORE_WAIT_SECONDS", default=60.0)
 # How long a task waits for a free slot of its endpoint before re-queueing itself.
 GENERATION_SLOT_WAIT_SECONDS = env.float("GENERATION_SLOT_WAIT_SECONDS", default=5.0)
 # A task keeps making its run's calls until it has worked this long, then queues the

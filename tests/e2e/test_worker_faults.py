@@ -28,11 +28,11 @@ pytestmark = [pytest.mark.worker, pytest.mark.fault]
 STATUS_TOKEN = "fault-suite-status-token"
 
 
-def _launch(llm_stub, *letters):
+def _launch(llm_stub, *letters, **endpoint):
     return batch_create(
         study=Study.objects.get(name="CGPST demo"),
         scenarios=[Scenario.objects.get(code="FS10")],
-        endpoints=[stub_endpoint(llm_stub)],
+        endpoints=[stub_endpoint(llm_stub, **endpoint)],
         conditions=[Condition.objects.get(letter=letter) for letter in letters],
         enqueue=run_advance_send,
     )
@@ -164,7 +164,9 @@ def test_a_worker_frozen_mid_call_counts_no_frozen_time_as_work(celery_worker, d
 def test_a_provider_down_60_s_is_waited_out_and_every_run_finishes(deployed_retries_worker, demo, llm_stub):
     worker = deployed_retries_worker
     llm_stub.configure(latency_ms=50)
-    launched = _launch(llm_stub, "B", "C")
+    # A call the client gave up on may still have been answered; the generous timeout keeps a
+    # starved CI machine from being taken for that, so every answer counted must be stored.
+    launched = _launch(llm_stub, "B", "C", timeout_seconds=30.0)
     runs = launched.runs
     wait_for(lambda: llm_stub.stats.completions >= 3, worker=worker)
     llm_stub.configure(fail_after=0)  # from now on every request answers 500: the provider is down

@@ -5,11 +5,7 @@ database of the suite: SQLite's file lock there, a PostgreSQL row lock with a lo
 here."""
 
 import json
-import sqlite3
-from contextlib import contextmanager
 
-import psycopg
-import psycopg.sql
 import pytest
 from django.db import connection
 from django.test import Client
@@ -17,51 +13,11 @@ from django.test import Client
 from scoring.models import RaterProfile, ScoreSheet
 from studies.models import Response
 from tests.brokers import free_port
+from tests.db_holds import database_held
 from tests.factories import code_for, own_sheet_id
 
 pytestmark = [pytest.mark.fault, pytest.mark.django_db(transaction=True)]
 CHANGES = [["texts.stem", "a stem"], ["texts.kvp", "values"]]
-
-
-@contextmanager
-def _options(**options):
-    """Reconnect with these connection options (a short busy or lock timeout), then as before."""
-    saved = dict(connection.settings_dict.get("OPTIONS", {}))
-    connection.close()
-    connection.settings_dict["OPTIONS"] = {**saved, **options}
-    try:
-        yield
-    finally:
-        connection.close()
-        connection.settings_dict["OPTIONS"] = saved
-
-
-@contextmanager
-def _held(table: str, row_id: int):
-    """Another process's hold on the database: SQLite's write lock on the whole file, a
-    PostgreSQL row lock on the row the request writes."""
-    settings_dict = connection.settings_dict
-    if connection.vendor == "sqlite":
-        other = sqlite3.connect(settings_dict["NAME"], isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        try:
-            with _options(timeout=0.5):
-                yield
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
-        return
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    with psycopg.connect(**params) as other:
-        locking = psycopg.sql.SQL("SELECT id FROM {} WHERE id = %s FOR UPDATE").format(
-            psycopg.sql.Identifier(table)
-        )
-        other.execute(locking, [row_id])
-        with _options(options="-c lock_timeout=500"):
-            yield
-        other.rollback()
 
 
 def _save(client, code, sheet, version):
@@ -76,7 +32,7 @@ def test_a_save_meeting_a_held_database_is_503_then_goes_through(demo):
     assert client.get(f"/scoring/{code}/").status_code == 200
     sheet = own_sheet_id(client, code)
 
-    with _held("scoring_scoresheet", sheet):
+    with database_held("scoring_scoresheet", sheet):
         refused = _save(client, code, sheet, 0)
     assert refused.status_code == 503, refused.content[:300]
     assert refused["Retry-After"] == "5"
@@ -96,7 +52,7 @@ def test_a_page_meeting_a_held_database_says_busy_not_server_error(demo):
     profile = RaterProfile.objects.get(user__username="rater1")
     language = profile.language
     chosen = "en" if language == "zh-hans" else "zh-hans"
-    with _held("scoring_raterprofile", profile.pk):
+    with database_held("scoring_raterprofile", profile.pk):
         refused = client.post("/i18n/setlang/", {"language": chosen, "next": "/scoring/"})
     assert refused.status_code == 503 and refused["Retry-After"] == "5"
     page = refused.content.decode()
