@@ -4,7 +4,8 @@ Paths (the web form, the workbook import and the JSON import all use them):
 
 - ``items.<1|3>.<pos>.classification``: a category, ``invalid:<type>`` or "" to clear
 - ``items.<1|3>.<pos>.elaboration`` / ``.originality``: 0..2 (Yes items only) or None
-- ``items.4.<pos>.correctly_written`` (0..1) / ``.relevance`` (0..3) or None
+- ``items.4.<pos>.correctly_written`` (0..1) / ``.relevance`` (0..3) or None: a criteria
+  step's item scores, by the rubric's keys
 - ``items.<1|3|4>.<pos>.comment``: text
 - ``dims.<dimension key>``, e.g. ``dims.s2.focus``: an integer in range, or None
 - ``texts.<key>``: a copied text the rubric names (CGPST: condition_phrase, stem, kvp, purpose)
@@ -23,7 +24,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from studies.rubric import INVALID_PREFIX, CriterionEntry, IdeaEntry, Rubric, SheetEntries
+from studies.rubric import INVALID_PREFIX, Rubric, SheetEntries
 
 MAX_TEXT = 4000
 # A whole number typed as text: ASCII digits only. ``"²".isdigit()`` and ``"⑦".isdigit()``
@@ -192,8 +193,9 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
 
 def current_value(entries: SheetEntries, where: EntryPath) -> Any:
     if where.kind == "items":
-        if where.step == 4 or where.field in ("correctly_written", "relevance"):
-            return getattr(entries.criteria[where.position - 1], where.field)
+        if where.step not in entries.ideas:  # a criteria step's item
+            criterion = entries.criteria[where.position - 1]
+            return criterion.comment if where.field == "comment" else criterion.score(where.field)
         idea = entries.ideas[where.step][where.position - 1]
         if where.field == "classification":
             return idea.classification
@@ -210,13 +212,15 @@ def apply_value(entries: SheetEntries, where: EntryPath, value: Any) -> list[tup
     item scores cleared when an item stops being a Yes item."""
     old = current_value(entries, where)
     changes = [] if old == value else [(where, old, value)]
-    if where.kind == "items":
-        if where.step == 4 or where.field in ("correctly_written", "relevance"):
-            item: IdeaEntry | CriterionEntry = entries.criteria[where.position - 1]
+    if where.kind == "items" and where.step not in entries.ideas:  # a criteria step's item
+        criterion = entries.criteria[where.position - 1]
+        if where.field == "comment":
+            criterion.comment = value
         else:
-            item = entries.ideas[where.step][where.position - 1]
+            criterion.score_set(where.field, value)
+    elif where.kind == "items":
+        item = entries.ideas[where.step][where.position - 1]
         if where.field == "classification":
-            assert isinstance(item, IdeaEntry)
             if value.startswith(INVALID_PREFIX):
                 item.category, item.invalid = "", value[len(INVALID_PREFIX) :]
             else:

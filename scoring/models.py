@@ -287,8 +287,9 @@ class ScoreSheet(models.Model):
 
 
 class ItemScore(models.Model):
-    """A rater's entry for one item of Step 1, 3 (classification, elaboration,
-    originality) or 4 (correctly written, relevance)."""
+    """A rater's entry for one item of an ideas step (CGPST's Step 1, 3: classification,
+    elaboration, originality) or of a criteria step (Step 4: correctly written, relevance; a
+    rubric's item scores of other names in ``other_scores``)."""
 
     sheet = models.ForeignKey(ScoreSheet, on_delete=models.CASCADE, related_name="item_scores")
     step = models.PositiveSmallIntegerField()
@@ -299,6 +300,11 @@ class ItemScore(models.Model):
     originality = models.PositiveSmallIntegerField(null=True, blank=True)
     correctly_written = models.PositiveSmallIntegerField(null=True, blank=True)
     relevance = models.PositiveSmallIntegerField(null=True, blank=True)
+    other_scores = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A criteria item's scores of any other name than the two above, by the rubric's keys.",
+    )
     comment = models.TextField(blank=True)
 
     class Meta:

@@ -65,11 +65,14 @@ def summary_mismatches(totals: SheetTotals, stated: dict[str, Any]) -> list[str]
 
 def scored_key(entries: SheetEntries) -> tuple:
     """What counts as "the same scores" (texts and comments aside)."""
+    # the named item scores of a criteria item, then any other, by key
     ideas = tuple(
         (step, tuple((i.category, i.invalid, i.elaboration, i.originality) for i in items))
         for step, items in sorted(entries.ideas.items())
     )
-    criteria = tuple((c.correctly_written, c.relevance) for c in entries.criteria)
+    criteria = tuple(
+        (c.correctly_written, c.relevance, tuple(sorted(c.other_scores.items()))) for c in entries.criteria
+    )
     return ideas, criteria, tuple(sorted(entries.dimensions.items()))
 
 

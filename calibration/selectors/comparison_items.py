@@ -47,7 +47,10 @@ def _scores(
 ) -> list[dict[str, Any]]:
     out = []
     for spec in step.item_scores:
-        value = getattr(found, spec.key, None) if found else None
+        if isinstance(found, CriterionEntry):
+            value = found.score(spec.key)
+        else:
+            value = getattr(found, spec.key, None) if found else None
         out.append(
             {
                 "label": spec.label.text(lang),

@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from scoring.models import ScoreSheet
 from scoring.selectors import sheets_entries_get
 from studies.models import Study
-from studies.rubric import load_rubric, sheet_totals
+from studies.rubric import CRITERIA_SCORE_COLUMNS, Step, load_rubric, sheet_totals
 
 ITEM_HEADER = (
     "study", "scenario", "condition", "model", "research_id", "rater", "role", "sheet_status",
@@ -93,6 +93,11 @@ def _sheets_before(order: list[tuple[int, str]], offset: int) -> tuple[int, int]
     return len(order), rows
 
 
+def _other_item_scores(step: Step) -> list[str]:
+    """A criteria step's item scores other than the CGPST sheet's two, which have columns."""
+    return [s.key for s in step.item_scores if s.key not in CRITERIA_SCORE_COLUMNS]
+
+
 @functools.cache
 def _rows_per_sheet(version: str) -> int:
     """The rows ``_chunk_rows`` writes for a sheet of rubric ``version``: each step's item slots,
@@ -101,6 +106,8 @@ def _rows_per_sheet(version: str) -> int:
     for step in load_rubric(version).steps:
         if step.kind in ("ideas", "criteria"):
             count += step.item_count
+        if step.kind == "criteria":
+            count += step.item_count * len(_other_item_scores(step))
         count += len(step.dimensions) + 1
     return count
 
@@ -129,6 +136,9 @@ def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple[Any, .
                 for position, crit in enumerate(sheet_entries.criteria, start=1):
                     yield (*lead, "item", step.number, position, "", "", "", None, None,
                            crit.correctly_written, crit.relevance, None, crit.comment, *tail)  # fmt: skip
+                    for key in _other_item_scores(step):  # a row each, the item score's key as dimension
+                        yield (*lead, "item_score", step.number, position, key, "", "", None, None, None,
+                               None, crit.score(key), "", *tail)  # fmt: skip
             for d in step.dimensions:
                 yield (*lead, "dimension", step.number, None, d.key, "", "", None, None, None, None,
                        totals.dimensions.get(d.key), "", *tail)  # fmt: skip

@@ -39,7 +39,7 @@ def sheet_entries_get(*, sheet: ScoreSheet, rubric: Rubric | None = None) -> She
 
 _ITEM_SCORE_FIELDS = (
     "step", "position", "category", "invalid_type", "elaboration", "originality", "correctly_written",
-    "relevance", "comment",
+    "relevance", "other_scores", "comment",
 )  # fmt: skip
 
 
@@ -68,7 +68,10 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: Mapping[str, A
         )
     elif step.kind == "criteria" and position <= step.item_count:
         entries.criteria[position - 1] = CriterionEntry(
-            correctly_written=row["correctly_written"], relevance=row["relevance"], comment=row["comment"]
+            correctly_written=row["correctly_written"],
+            relevance=row["relevance"],
+            comment=row["comment"],
+            other_scores=dict(row.get("other_scores") or {}),  # a copy of rows from before it has none
         )
 
 

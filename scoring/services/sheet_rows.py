@@ -32,6 +32,7 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
             "originality": idea.originality,
             "correctly_written": None,
             "relevance": None,
+            "other_scores": {},
             "comment": idea.comment,
         }
     crit = entries.criteria[pos - 1]
@@ -44,6 +45,7 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
         "originality": None,
         "correctly_written": crit.correctly_written,
         "relevance": crit.relevance,
+        "other_scores": dict(crit.other_scores),
         "comment": crit.comment,
     }
 
@@ -62,7 +64,8 @@ def entry_rows(rubric: Rubric, entries: SheetEntries) -> dict[str, Any]:
 
 # Every column an item row's upsert rewrites (all of them but the key).
 ITEM_COLUMNS = [
-    "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "comment",
+    "category", "invalid_type", "elaboration", "originality", "correctly_written", "relevance", "other_scores",
+    "comment",
 ]  # fmt: skip
 
 

@@ -110,7 +110,7 @@ def _criteria_rows(*, sheet: _Sheet, step: Step, widgets: dict) -> list[dict]:
             **row,
             "text": texts.get(row["pos"], ""),
             "present": row["pos"] in texts,
-            "controls": [c.html(getattr(crit, c.key), disabled=sheet.readonly) for c in row["controls"]],
+            "controls": [c.html(crit.score(c.key), disabled=sheet.readonly) for c in row["controls"]],
             "comment": crit.comment,
         }
         for row, crit in zip(widgets["rows"], sheet.entries.criteria, strict=False)

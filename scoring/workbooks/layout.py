@@ -197,19 +197,19 @@ def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> Shee
         elif step.kind == "criteria":
             specs = step.item_scores
             heads = {"A": bilingual("#", "序号"), "B": _lbl(step.item_label) if step.item_label else ""}
-            for col, spec in zip("CD", specs, strict=False):
+            for col, spec in zip("CDEF", specs, strict=False):
                 heads[col] = _lbl(spec.label)
             heads["G"] = bilingual("Comment", "备注")
             rows = item_rows(r, heads, n, step.item_count)
             first, last = rows.start, rows.stop - 1
             for pos, r in enumerate(rows, start=1):
-                for col, spec in zip("CD", specs, strict=False):
+                for col, spec in zip("CDEF", specs, strict=False):
                     lay.inputs.append(
                         Input(f"{col}{r}", f"items.{n}.{pos}.{spec.key}", "score", n, spec.min, spec.max)
                     )
                 lay.inputs.append(Input(f"G{r}", f"items.{n}.{pos}.comment", "text", n))
             r = rows.stop
-            cols = {spec.key: col for col, spec in zip("CD", specs, strict=False)}
+            cols = {spec.key: col for col, spec in zip("CDEF", specs, strict=False)}
             dim_formulas = {
                 d.key: f"=SUM({cols[d.computed.removeprefix('sum:')]}{first}:{cols[d.computed.removeprefix('sum:')]}{last})"
                 for d in step.dimensions

@@ -61,7 +61,7 @@ def entries_to_cells(entries: SheetEntries, rubric: Rubric, lang: str) -> dict[s
         elif step.kind == "criteria":
             for pos, crit in enumerate(entries.criteria, start=1):
                 for spec in step.item_scores:
-                    cells[f"items.{n}.{pos}.{spec.key}"] = getattr(crit, spec.key)
+                    cells[f"items.{n}.{pos}.{spec.key}"] = crit.score(spec.key)
                 cells[f"items.{n}.{pos}.comment"] = crit.comment
         for d in step.scored_dimensions:
             cells[f"dims.{d.key}"] = entries.dimensions.get(d.key)

@@ -227,6 +227,8 @@ class _Build:
                 )
         if len(item_keys) != len(step.item_scores):
             self.problem(f"{where}: item score keys must be unique")
+        if kind == "criteria" and "comment" in item_keys:
+            self.problem(f"{where}: 'comment' names the item's comment box; give the item score another key")
         if kind == "dimensions" and (step.item_count or step.item_scores or step.invalid_types):
             self.problem(f"{where}: a dimensions step has no items (item_count, item_scores, invalid_types)")
         if kind == "ideas":

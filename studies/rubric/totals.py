@@ -35,11 +35,31 @@ class IdeaEntry:
         return self.category
 
 
+# The CGPST sheet's item scores of a criteria step, which have columns of their own; an item
+# score of any other name is kept in ``other_scores`` (``ItemScore.other_scores``).
+CRITERIA_SCORE_COLUMNS = ("correctly_written", "relevance")
+
+
 @dataclass
 class CriterionEntry:
+    """One item of a criteria step: its item scores by the rubric's keys, and a comment."""
+
     correctly_written: int | None = None
     relevance: int | None = None
     comment: str = ""
+    other_scores: dict[str, int | None] = field(default_factory=dict)
+
+    def score(self, key: str) -> int | None:
+        if key in CRITERIA_SCORE_COLUMNS:
+            value: int | None = getattr(self, key)
+            return value
+        return self.other_scores.get(key)
+
+    def score_set(self, key: str, value: int | None) -> None:
+        if key in CRITERIA_SCORE_COLUMNS:
+            setattr(self, key, value)
+        else:
+            self.other_scores[key] = value
 
 
 @dataclass
@@ -141,11 +161,11 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
             ]
             for pos, c in enumerate(crits[: step.item_count], start=1):
                 for spec in step.item_scores:
-                    if getattr(c, spec.key) is None:
+                    if c.score(spec.key) is None:
                         missing.append(Missing(n, f"items.{n}.{pos}.{spec.key}", spec.key))
             for d in step.dimensions:
                 key = d.computed.removeprefix("sum:")
-                dims[d.key] = sum(getattr(c, key) or 0 for c in crits[: step.item_count])
+                dims[d.key] = sum(c.score(key) or 0 for c in crits[: step.item_count])
         else:
             for t in step.texts:
                 if not (entries.texts.get(t.key) or "").strip():

@@ -1,6 +1,7 @@
 """A lab's own rubric in the browser: a copied text of its own name is typed, autosaved, read back
 after a reload and listed as missing until copied, in the page's rules as on the server; the
-rubric's checks on the text show as hints above the sheet and score nothing. The page passes axe."""
+rubric's checks on the text show as hints above the sheet and score nothing; item scores of its own
+names are scored by keyboard and added up live as the server adds them. The page passes axe."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import pytest
 from django.conf import settings
 
 from scoring.models import ScoreSheet
+from scoring.selectors import sheet_entries_get
+from studies.rubric import load_rubric, sheet_totals
 from tests.a11y import axe_violations
 from tests.browser import login, open_sheet
 from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
 from tests.scoring.test_copied_texts_any_name import QUOTE, with_quote
+from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric
 from training.services.rubric_import import rubric_import, study_rubric_choose
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,6 +32,11 @@ LENGTH = {
     "min": 20,
     "message": {"en": "Answers run 20 words or more", "zh": "回答至少 20 个词"},
 }
+
+
+INSIDE_ITS_STEP = """() => [...document.querySelectorAll("section.step .items td")]
+  .filter(cell => cell.getBoundingClientRect().right > cell.closest("section.step").getBoundingClientRect().right)
+  .map(cell => cell.textContent.trim())"""
 
 
 @pytest.fixture
@@ -71,4 +80,46 @@ def test_a_copied_text_of_its_own_name_and_a_check_hint_work_in_the_page(live_se
         page.click("#submit-sheet")
     sheet.refresh_from_db()
     assert (sheet.status, sheet.overall) == ("submitted", 18)  # the hint scored nothing
+    page.close()
+
+
+def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_server, browser, db):
+    study = text_study("Claims in the browser")
+    rubric = claims_rubric("claims-browser-v1")
+    rubric_import(study=study, content=json.dumps(rubric).encode(), file_name="claims.json", actor=None)
+    study_rubric_choose(study=study, version="claims-browser-v1", actor=None)
+    response = text_response(study=study, text="Cold rooms help sleep. Screens delay it. Tea is fine.")
+    first = rater("claims-rater", "H83")
+    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater("claims-other", "H84"))
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.on("dialog", lambda dialog: dialog.accept())
+    login(page, live_server.url, first.username, PASSWORD)
+    open_sheet(page, live_server.url, code_for(first, response))
+    for path, value in CLAIMS:
+        if path.startswith("items.1.") and not path.endswith(".comment"):  # by keyboard, as a rater scores
+            page.focus(f"input[name='{path}'][value='0']")
+            page.keyboard.press(str(value))
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    sheet = ScoreSheet.objects.get(assignment__rater=first, assignment__response=response)
+    shown = {
+        key: page.inner_text(f"[data-total='dim.s1.{key}']") for key in ("accuracy", "support", "relevance")
+    }
+    server = sheet_totals(sheet_entries_get(sheet=sheet), load_rubric("claims-browser-v1")).dimensions
+    assert shown == {key: str(server[f"s1.{key}"]) for key in shown} == {"accuracy": "6", "support": "3",
+                                                                          "relevance": "6"}  # fmt: skip
+    # three item scores and a comment do not fit beside the response as a table: cards, in the card
+    assert page.evaluate(INSIDE_ITS_STEP) == [], "the items stick out of their step"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "sheet-own-item-scores.png"), full_page=True)  # for a look by eye
+    page.click("#submit-sheet")  # the page's own rules: steps 2 and 3 are still missing
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    for key, value in (("s2.harmlessness", 7), ("s3.honesty", 5)):
+        page.focus(f"input[name='dims.{key}'][value='1']")
+        page.keyboard.press(str(value))
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    with page.expect_navigation():
+        page.click("#submit-sheet")
+    sheet.refresh_from_db()
+    assert (sheet.status, sheet.overall) == ("submitted", 6 + 3 + 6 + 7 + 5)
+    assert axe_violations(page) == []
     page.close()

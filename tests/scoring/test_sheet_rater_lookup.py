@@ -93,7 +93,19 @@ def _assert_rows_are_entries(sheets, rubric):
     items, dims = _stored_rows([s.pk for s in sheets])
     assert len(items) == len(sheets) * sum(step.item_count for step in rubric.steps if step.has_items)
     assert len(dims) == sum(len(entries[s.pk].dimensions) for s in sheets)
-    for sheet_id, step_no, position, category, invalid, elab, orig, written, relevance, comment in items:
+    for (
+        sheet_id,
+        step_no,
+        position,
+        category,
+        invalid,
+        elab,
+        orig,
+        written,
+        relevance,
+        others,
+        comment,
+    ) in items:
         step = rubric.step(step_no)
         if step.kind == "ideas":
             idea = entries[sheet_id].ideas[step_no][position - 1]
@@ -102,7 +114,9 @@ def _assert_rows_are_entries(sheets, rubric):
             )  # fmt: skip
         else:
             crit = entries[sheet_id].criteria[position - 1]
-            assert (crit.correctly_written, crit.relevance, crit.comment) == (written, relevance, comment)
+            assert (crit.correctly_written, crit.relevance, crit.other_scores, crit.comment) == (
+                written, relevance, others, comment,
+            )  # fmt: skip
     for sheet_id, key, value in dims:
         assert entries[sheet_id].dimensions[key] == value
     return entries

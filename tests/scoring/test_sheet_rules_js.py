@@ -22,6 +22,9 @@ from scoring.models import Assignment
 from scoring.views.sheet_texts import client_spec, entry_labels
 from studies.rubric import load_rubric, sheet_totals
 from studies.rubric.schema import INVALID_PREFIX
+from tests.factories import text_study
+from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric
+from training.services.rubric_import import rubric_import
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -162,3 +165,23 @@ def test_each_option_answers_to_its_own_keys_on_the_served_page(client, demo, la
     picked = [match["value"] for match in _call("sheet_keys.js", "typeAhead", calls)]
     expected = [o["value"] for o in options] + [o["value"] for o in invalid for _k in o["keys"][1:]]
     assert picked == expected
+
+
+@pytest.mark.django_db
+def test_item_scores_of_a_rubrics_own_names_count_alike_in_both():
+    """A criteria step scoring accuracy, support and relevance (tests.scoring.test_item_scores_any_name):
+    the page adds up and asks for the scores of its own names as the server does."""
+    study = text_study("Claims rules")
+    document = json.dumps(claims_rubric("claims-js-v1")).encode()
+    rubric_import(study=study, content=document, file_name="c.json", actor=None)
+    rubric = load_rubric("claims-js-v1")
+    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
+    assert "items.1.3.support" in paths
+    sheets = [CLAIMS, CLAIMS[1:], [c for c in CLAIMS if not c[0].endswith(".accuracy")], []]
+    entries = [entries_from_changes(changes, rubric) for changes in sheets]
+    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
+    for python, js in zip(entries, _run_js(shown, rubric.version), strict=True):
+        totals = sheet_totals(python, rubric)
+        assert js["totals"]["dimensions"] == totals.dimensions and js["totals"]["overall"] == totals.overall
+        assert js["missing"] == [m.path for m in totals.missing]
+    assert [sheet_totals(e, rubric).dimensions["s1.accuracy"] for e in entries] == [6, 4, 0, 0]

@@ -22,7 +22,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_an_admin_brings_a_rubric_and_a_rater_scores_on_it(live_server, demo, browser, tmp_path):
     study = study_create(name="Lab study", template=EMPTY)
     document = json.loads((RUBRIC_DIR / "likert-hhh-v1.json").read_text(encoding="utf-8"))
-    document.update(version="lab-likert-v1", title={"en": "Our lab's sheet", "zh": "本实验室的评分表"})
+    document.update(
+        version="lab-likert-browser-v1", title={"en": "Our lab's sheet", "zh": "本实验室的评分表"}
+    )
     broken = json.loads(json.dumps(document))
     broken["steps"][0]["max"] = 8
     broken["steps"][1]["dimensions"][0]["levels"][6]["zh"] = " "
@@ -51,8 +53,8 @@ def test_an_admin_brings_a_rubric_and_a_rater_scores_on_it(live_server, demo, br
     page.check("#step-2 input[value='4']", force=True)  # the preview's controls answer, nothing is sent
     assert page.is_checked("#step-2 input[value='4']")
     page.click("#use-rubric button")
-    page.wait_for_selector("text=The study now uses rubric lab-likert-v1.")
-    assert Study.objects.get(pk=study.pk).rubric_version == "lab-likert-v1"
+    page.wait_for_selector("text=The study now uses rubric lab-likert-browser-v1.")
+    assert Study.objects.get(pk=study.pk).rubric_version == "lab-likert-browser-v1"
     context.close()
 
     users = get_user_model().objects
@@ -79,5 +81,5 @@ def test_an_admin_brings_a_rubric_and_a_rater_scores_on_it(live_server, demo, br
         page.keyboard.press("Enter")
     page.wait_for_selector("text=read-only")
     sheet.refresh_from_db()
-    assert (sheet.status, sheet.overall, sheet.rubric_version) == ("submitted", 16, "lab-likert-v1")
+    assert (sheet.status, sheet.overall, sheet.rubric_version) == ("submitted", 16, "lab-likert-browser-v1")
     context.close()
