@@ -11,6 +11,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from calibration.selectors.comparison_items import comparison_items
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
 from scoring.models import Assignment, ItemScore, ScoreSheet
 from scoring.selectors import sheet_entries_get
@@ -157,3 +158,22 @@ def test_the_offline_workbook_carries_them_both_ways(client, claims):
     sheet = ScoreSheet.objects.get(assignment__rater=second, assignment__response=response)
     assert sheet.status == "submitted"
     assert ItemScore.objects.get(sheet=sheet, position=3).other_scores == {"accuracy": 2, "support": 1}
+
+
+def test_a_calibrator_sees_where_two_raters_differ_on_them(claims):
+    _study, response, first, second = claims
+    sheet_submitted(first, response, CLAIMS, texts=[])
+    other = [(p, 0) if p == "items.1.2.support" else (p, v) for p, v in CLAIMS]
+    sheet_submitted(second, response, other, texts=[])
+    rubric = load_rubric(VERSION)
+    sheets = [
+        sheet_entries_get(sheet=s)
+        for s in ScoreSheet.objects.filter(assignment__response=response).order_by("pk")
+    ]
+    [claims_step, *_rest] = comparison_items(rubric=rubric, sheets=sheets, items={}, lang="en")
+    assert [row["differs"] for row in claims_step["rows"]] == [False, True, False]
+    cells = claims_step["rows"][1]["cells"]
+    assert [[(s["label"], s["value"]) for s in cell["scores"]] for cell in cells] == [
+        [("Accuracy", 2), ("Support", 1), ("Relevance", 2)],
+        [("Accuracy", 2), ("Support", 0), ("Relevance", 2)],
+    ]
