@@ -1,18 +1,19 @@
 """Raters flag broken or unreadable responses; admins withdraw the response from the
 study (its status becomes "withdrawn", its assignments are archived with the reason:
-nothing is deleted) or dismiss the flag."""
+nothing is deleted; so do the pairs of a pairwise study that show it) or dismiss the flag."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.models import Assignment, FlagResolution, ResponseFlag
 from scoring.services.assignments import assignment_archive
-from studies.models import Response
+from studies.models import Response, ResponseStatus
 from studies.services.audit import audit_record
 from studies.services.review import responses_mark_withdrawn
 
@@ -77,10 +78,26 @@ def response_flag_resolve(
             return flag
         response = Response.objects.select_for_update().select_related("study").get(pk=flag.response_id)
         responses_mark_withdrawn(responses=[response], actor=actor, reason=note, flag_id=flag.pk)
+        # The pairs of a pairwise study that show it as text A or B go with it: each compared a
+        # text now withdrawn (they are kept, withdrawn, as it is; building pairs again pairs its
+        # replacement).
+        pairs = list(
+            Response.objects.select_for_update()
+            .filter(Q(pair__left=response) | Q(pair__right=response))
+            .exclude(status=ResponseStatus.WITHDRAWN)
+            .select_related("study")
+        )
+        if pairs:
+            shown = _("It shows %(id)s, withdrawn (flagged as broken): %(note)s") % {
+                "id": response.research_id,
+                "note": note,
+            }
+            responses_mark_withdrawn(responses=pairs, actor=actor, reason=shown, flag_id=flag.pk)
+        withdrawn = [response, *pairs]
         reason = _("Response withdrawn (flagged as broken): %(note)s") % {"note": note}
-        for assignment in Assignment.objects.filter(response=response, archived_at__isnull=True):
+        for assignment in Assignment.objects.filter(response__in=withdrawn, archived_at__isnull=True):
             assignment_archive(assignment=assignment, actor=actor, reason=reason)
-        ResponseFlag.objects.filter(response=response, resolution="").update(
+        ResponseFlag.objects.filter(response__in=withdrawn, resolution="").update(
             resolution=FlagResolution.WITHDRAWN, resolved_by=actor, resolved_at=now, resolution_note=note
         )
         flag.refresh_from_db()
