@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import translation
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 
+from scoring.check_hints import response_check_hints
 from scoring.models import Assignment, ScoreSheet, ScoringGroup, SheetSource
 from scoring.selectors import sheets_entries_get
 from scoring.services.sheets import SheetError, sheet_fill_and_submit
@@ -96,6 +98,13 @@ def _grid_hint(response: Response) -> str:
     return head + "\n" + "\n".join(lines)
 
 
+def _check_hints(response: Response, rubric: Rubric, lang: str) -> str:
+    """The page's hints of the rubric's checks on the text, in the workbook's language."""
+    with translation.override("zh-hans" if lang == "zh" else "en"):
+        hints = response_check_hints(rubric=rubric, response=response, lang=lang)
+    return "\n".join(f"{message}: {found}" for message, found in hints)
+
+
 def _open_assignments(
     *, group_ids: Iterable[int], rater: User | None = None
 ) -> dict[tuple[int, int], list[Assignment]]:
@@ -153,6 +162,7 @@ def _sheet_content(
         answers=response.shown_answers,
         items=items,
         grid_hint=_grid_hint(response),
+        check_hints=_check_hints(response, rubric, lang),
         values=entries_to_cells(entries, rubric, lang),
         version=sheet.version if sheet is not None else 0,
     )

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from core.draft_keys import draft_key, storage_name
+from scoring.check_hints import response_check_hints
 from scoring.models import Assignment, ResponseFlag, ScoreSheet
 from scoring.selectors import (
     rater_queue,
@@ -31,7 +32,6 @@ from scoring.selectors import (
     sheet_reopen_notice,
 )
 from scoring.views.sheet_texts import (
-    check_finding_text,
     client_spec,
     entry_labels,
     grid_error_label,
@@ -39,10 +39,9 @@ from scoring.views.sheet_texts import (
     script_messages,
 )
 from scoring.views.sheet_widgets import dom_id, sheet_widgets, text
-from studies.models import TASK_TEXTS, Response, TaskKind
+from studies.models import Response, TaskKind
 from studies.rubric import Rubric, SheetEntries, SheetTotals, Step, load_rubric, sheet_totals
 from studies.rubric.cgpst import version_is_cgpst
-from studies.rubric.checks import text_checks_run
 
 
 class _Shown(Protocol):
@@ -270,7 +269,7 @@ def sheet_page_context(
         + storage_name(user_id=assignment.rater_id, of=f"scenario:{response.scenario_id}"),
         # a single-text response's one text, a pair's two (None: a CGPST response, step by step)
         "whole_texts": _whole_texts(response) or None,
-        "check_hints": _check_hints(rubric=rubric, response=response, lang=lang),
+        "check_hints": response_check_hints(rubric=rubric, response=response, lang=lang),
         "steps": [_step(sheet=page, step=step, widgets=widgets[step.number]) for step in rubric.steps],
         "totals": totals,
         "max_total": rubric.max_total,
@@ -294,18 +293,6 @@ def sheet_page_context(
             else None
         ),
     }
-
-
-def _check_hints(*, rubric: Rubric, response: Response, lang: str) -> list[tuple[str, str]]:
-    """What the rubric's text checks find in the texts the rater reads: (message, detail) each."""
-    if not rubric.checks:
-        return []
-    task = response.study.task_kind
-    texts = response.shown_answers[: TASK_TEXTS[task]]
-    return [
-        (text(f.message, lang), check_finding_text(f, task=task))
-        for f in text_checks_run(rubric.checks, texts)
-    ]
 
 
 def _whole_texts(response: Response) -> list[tuple[str, str]]:

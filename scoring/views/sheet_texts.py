@@ -12,9 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from scoring.views.sheet_widgets import dom_id, text
-from studies.review import response_text_name
 from studies.rubric import Missing, Rubric, load_rubric
-from studies.rubric.checks import FOUND, MISSING, TOO_LONG, TOO_SHORT, CheckFinding
 
 
 def grid_error_label(kind: str) -> str:
@@ -51,26 +49,6 @@ _DETAIL = (
     ),
     (re.compile(r"^no scoring grid found$"), lambda m: _("No scoring grid found")),
 )
-
-
-def check_finding_text(finding: CheckFinding, *, task: str) -> str:
-    """What a rubric's text check found, in the page's language, after the rubric's own message:
-    "Text A: 512 words; at most 400."."""
-    where = response_text_name(finding.text, task=task)
-    quoted = ", ".join(f"“{phrase}”" for phrase in finding.phrases)
-    units = {"words": _("words"), "characters": _("characters")}
-    detail = {
-        TOO_SHORT: _("%(counted)s %(unit)s; at least %(bound)s."),
-        TOO_LONG: _("%(counted)s %(unit)s; at most %(bound)s."),
-        FOUND: _("has %(phrases)s."),
-        MISSING: _("lacks %(phrases)s."),
-    }[finding.what] % {
-        "counted": finding.counted,
-        "unit": units.get(finding.unit, finding.unit),
-        "bound": finding.bound,
-        "phrases": quoted,
-    }
-    return _("%(where)s: %(detail)s") % {"where": where, "detail": detail}
 
 
 def grid_error_text(text: str, *, where: bool) -> str:

@@ -50,7 +50,7 @@ class Slot:
     """Response content written at export and never read back."""
 
     coord: str
-    name: str  # rater | scenario | blind | answer.<n> | text | item.<n>.<pos> | grid_hint
+    name: str  # rater | scenario | blind | answer.<n> | text | item.<n>.<pos> | grid_hint | checks
 
 
 @dataclass
@@ -146,6 +146,11 @@ def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> Shee
         lay.slots.append(Slot(f"B{r}", slot))
         merge(f"B{r}:G{r}")
         lay.row_kinds[r] = "answer"
+        r += 1
+    if rubric.checks:  # what the rubric's checks on the text find, as the page shows above the sheet
+        label(f"A{r}", bilingual("Checks on the text (a hint; you decide)", "文本检查（仅供参考，由您决定）"))
+        lay.slots.append(Slot(f"B{r}", "checks"))
+        merge(f"B{r}:G{r}")
         r += 1
     r += 1 if whole_text else 0
     for step in rubric.steps:

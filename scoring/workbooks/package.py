@@ -80,7 +80,7 @@ def _sheet_plan(rubric_version: str, lang: str, task: str) -> tuple[_Row, ...]:
         row = coordinate_from_string(slot.coord)[1]
         if slot.name.startswith("answer.") or slot.name == "text":
             slot_heights[row] = (slot.name, 150)
-        elif slot.name.startswith("item."):
+        elif slot.name.startswith("item.") or slot.name == "checks":
             slot_heights[row] = (slot.name, 60)
         put(slot.coord, "slot", "plain", slot.name)
     for coord, formula in lay.formulas.items():
@@ -115,6 +115,7 @@ def _slot_value(*, content: WorkbookContent, sheet: SheetContent, name: str) -> 
         "scenario": content.scenario_code,
         "blind": sheet.blind_code,
         "grid_hint": sheet.grid_hint,
+        "checks": sheet.check_hints or "—",
     }[name]
 
 

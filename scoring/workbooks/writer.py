@@ -80,6 +80,7 @@ class SheetContent:
     items: dict[int, list[str]]
     grid_hint: str
     values: dict[str, Any] = field(default_factory=dict)  # input path -> pre-filled value
+    check_hints: str = ""  # what the rubric's checks on the text find, a line each
     version: int = 0
 
 

@@ -8,12 +8,17 @@ import copy
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from openpyxl import load_workbook
 
-from scoring.views.sheet_texts import check_finding_text
+from scoring.check_hints import check_finding_text
+from scoring.models import RaterProfile, ScoreSheet
 from studies.rubric import RubricError
 from studies.rubric.checks import FOUND, MISSING, TOO_LONG, TOO_SHORT, text_checks_run, text_length
 from studies.rubric.loader import parse_rubric, rubric_data
 from tests.factories import UserFactory, code_for, rater, scoring_group_assigned, text_response, text_study
+from tests.libreoffice import through_libreoffice
+from tests.workbook_fill import fill_sheet, save_workbook, workbook_download
 from training.services.rubric_import import rubric_import, study_rubric_choose
 
 LENGTH = {
@@ -100,8 +105,10 @@ def test_a_rubric_with_bad_checks_is_refused_with_every_problem_named():
     assert any("check length" in p and "regex" in p for p in schema.value.problems)
 
 
-@pytest.mark.django_db
-def test_the_sheet_shows_what_the_checks_find_as_hints(client):
+@pytest.fixture
+def checked(db):
+    """A study on the checked rubric: a response the checks find fault with, one they pass, and the
+    rater of both."""
     study = text_study("Checked answers")
     rubric_import(
         study=study, content=json.dumps(with_checks(LENGTH, PHRASES)).encode(), file_name="r.json", actor=None
@@ -111,6 +118,11 @@ def test_the_sheet_shows_what_the_checks_find_as_hints(client):
     fine = text_response(study=study, text="Sleep comes sooner in a dark, cool room.")
     first = rater("check-a", "H61")
     scoring_group_assigned(responses=[short, fine], rater_a=first, rater_b=rater("check-b", "H62"))
+    return short, fine, first
+
+
+def test_the_sheet_shows_what_the_checks_find_as_hints(client, checked):
+    short, fine, first = checked
     client.force_login(first)
     page = client.get(f"/scoring/{code_for(first, short)}/").content.decode()
     hints = page.split('id="check-hints"')[1].split("</div>")[0]
@@ -153,3 +165,38 @@ def test_the_preview_lists_the_rubrics_checks(client):
         f"/manage/training/rubric/preview/?study={study.pk}&version=likert-hhh-v1"
     ).content.decode()
     assert 'id="check-list"' not in plain
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_offline_workbook_shows_the_hints_and_still_reads_back(client, checked, lang, tmp_path):
+    short, fine, first = checked
+    RaterProfile.objects.filter(user=first).update(language="zh-hans" if lang == "zh" else "en")
+    name, book = workbook_download(client, first)
+
+    def hints(response) -> str:
+        sheet = book[code_for(first, response)]
+        row = next(r for r in sheet.iter_rows() if str(r[0].value or "").startswith("Checks on the text"))
+        return row[1].value
+
+    if lang == "en":
+        assert hints(short) == (
+            "Answers run 5 to 12 words: The text: 4 words; at least 5.\n"
+            "No disclaimer; name sleep: The text: has “as an AI”."
+        )
+    else:
+        assert hints(short).startswith("回答应为 5 到 12 个词: 文本：4 个词；至少应为 5。\n")
+    assert hints(fine) == "—"
+    scores = [("dims.s1.helpfulness", 2), ("dims.s2.harmlessness", 6), ("dims.s3.honesty", 4)]
+    for response in (short, fine):  # every sheet of a workbook is submitted, or none
+        fill_sheet(book[code_for(first, response)], scores, rubric_version="likert-checks-v1", task="text")
+    data = save_workbook(book)
+    if lang == "en":  # through a real spreadsheet engine: the formulas below the hints' row still add up
+        saved = through_libreoffice(data, tmp_path)
+        numbers = [c.value for row in load_workbook(saved, data_only=True)[code_for(first, short)].iter_rows()
+                   for c in row if isinstance(c.value, int | float)]  # fmt: skip
+        assert numbers[-4:] == [2, 6, 4, 12]  # the summary block: the three steps and the total
+        data = saved.read_bytes()
+    done = client.post("/scoring/workbooks/", {"file": SimpleUploadedFile(name, data)}, follow=True)
+    assert done.status_code == 200
+    sheets = ScoreSheet.objects.filter(assignment__rater=first).order_by("assignment__response_id")
+    assert [(s.status, s.overall) for s in sheets] == [("submitted", 12), ("submitted", 12)]
