@@ -3,7 +3,8 @@
 Paths (the web form, the workbook import and the JSON import all use them):
 
 - ``items.<1|3>.<pos>.classification``: a category, ``invalid:<type>`` or "" to clear
-- ``items.<1|3>.<pos>.elaboration`` / ``.originality``: 0..2 (Yes items only) or None
+- ``items.<1|3>.<pos>.elaboration`` / ``.originality``: 0..2 (Yes items only) or None: an ideas
+  step's item scores, by the rubric's keys
 - ``items.4.<pos>.correctly_written`` (0..1) / ``.relevance`` (0..3) or None: a criteria
   step's item scores, by the rubric's keys
 - ``items.<1|3|4>.<pos>.comment``: text
@@ -24,7 +25,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from studies.rubric import INVALID_PREFIX, Rubric, SheetEntries
+from studies.rubric import INVALID_PREFIX, IdeaEntry, Rubric, SheetEntries
 
 MAX_TEXT = 4000
 # A whole number typed as text: ASCII digits only. ``"²".isdigit()`` and ``"⑦".isdigit()``
@@ -183,7 +184,9 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
         if step.kind == "ideas" and cleaned is not None:
             item = entries.ideas[where.step][where.position - 1]
             if not item.is_yes:
-                raise EntryError(path, _("Only Yes items get Elaboration and Originality."))
+                if {s.key for s in step.item_scores} == set(IdeaEntry.COLUMNS):
+                    raise EntryError(path, _("Only Yes items get Elaboration and Originality."))
+                raise EntryError(path, _("Only Yes items are scored."))
         return cleaned
     if where.kind == "dims":
         dim = rubric.dimension(where.key)
@@ -199,7 +202,7 @@ def current_value(entries: SheetEntries, where: EntryPath) -> Any:
         idea = entries.ideas[where.step][where.position - 1]
         if where.field == "classification":
             return idea.classification
-        return getattr(idea, where.field)
+        return idea.comment if where.field == "comment" else idea.score(where.field)
     if where.kind == "dims":
         return entries.dimensions.get(where.key)
     if where.kind == "texts":
@@ -225,15 +228,16 @@ def apply_value(entries: SheetEntries, where: EntryPath, value: Any) -> list[tup
                 item.category, item.invalid = "", value[len(INVALID_PREFIX) :]
             else:
                 item.category, item.invalid = value, ""
-            if not item.is_yes:
-                for name in ("elaboration", "originality"):
-                    if getattr(item, name) is not None:
-                        changes.append(
-                            (EntryPath("items", where.step, where.position, name), getattr(item, name), None)
-                        )
-                        setattr(item, name, None)
+            if not item.is_yes:  # only a Yes item is scored
+                for name in item.scores_made():
+                    changes.append(
+                        (EntryPath("items", where.step, where.position, name), item.score(name), None)
+                    )
+                    item.score_set(name, None)
+        elif where.field == "comment":
+            item.comment = value
         else:
-            setattr(item, where.field, value)
+            item.score_set(where.field, value)
     elif where.kind == "dims":
         entries.dimensions[where.key] = value
     elif where.kind == "texts":

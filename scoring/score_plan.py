@@ -67,7 +67,13 @@ def scored_key(entries: SheetEntries) -> tuple:
     """What counts as "the same scores" (texts and comments aside)."""
     # the named item scores of a criteria item, then any other, by key
     ideas = tuple(
-        (step, tuple((i.category, i.invalid, i.elaboration, i.originality) for i in items))
+        (
+            step,
+            tuple(
+                (i.category, i.invalid, i.elaboration, i.originality, *sorted(i.other_scores.items()))
+                for i in items
+            ),
+        )
         for step, items in sorted(entries.ideas.items())
     )
     criteria = tuple(

@@ -47,10 +47,7 @@ def _scores(
 ) -> list[dict[str, Any]]:
     out = []
     for spec in step.item_scores:
-        if isinstance(found, CriterionEntry):
-            value = found.score(spec.key)
-        else:
-            value = getattr(found, spec.key, None) if found else None
+        value = found.score(spec.key) if found else None
         out.append(
             {
                 "label": spec.label.text(lang),

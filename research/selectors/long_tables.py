@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from scoring.models import ScoreSheet
 from scoring.selectors import sheets_entries_get
 from studies.models import Study
-from studies.rubric import CRITERIA_SCORE_COLUMNS, Step, load_rubric, sheet_totals
+from studies.rubric import CriterionEntry, IdeaEntry, Step, load_rubric, sheet_totals
 
 ITEM_HEADER = (
     "study", "scenario", "condition", "model", "research_id", "rater", "role", "sheet_status",
@@ -94,8 +94,9 @@ def _sheets_before(order: list[tuple[int, str]], offset: int) -> tuple[int, int]
 
 
 def _other_item_scores(step: Step) -> list[str]:
-    """A criteria step's item scores other than the CGPST sheet's two, which have columns."""
-    return [s.key for s in step.item_scores if s.key not in CRITERIA_SCORE_COLUMNS]
+    """A step's item scores other than the CGPST sheet's, which have columns of the table."""
+    columns = IdeaEntry.COLUMNS if step.kind == "ideas" else CriterionEntry.COLUMNS
+    return [s.key for s in step.item_scores if s.key not in columns]
 
 
 @functools.cache
@@ -105,9 +106,7 @@ def _rows_per_sheet(version: str) -> int:
     count = 0
     for step in load_rubric(version).steps:
         if step.kind in ("ideas", "criteria"):
-            count += step.item_count
-        if step.kind == "criteria":
-            count += step.item_count * len(_other_item_scores(step))
+            count += step.item_count * (1 + len(_other_item_scores(step)))
         count += len(step.dimensions) + 1
     return count
 
@@ -128,17 +127,23 @@ def _chunk_rows(study: Study, sheets: list[ScoreSheet]) -> Iterator[tuple[Any, .
         )  # fmt: skip
         tail = (sheet.rubric_version, sheet.submitted_at.isoformat() if sheet.submitted_at else "")
         for step in rubric.steps:
-            if step.kind == "ideas":
-                for position, idea in enumerate(sheet_entries.ideas.get(step.number, []), start=1):
-                    yield (*lead, "item", step.number, position, "", idea.category, idea.invalid,
-                           idea.elaboration, idea.originality, None, None, None, idea.comment, *tail)  # fmt: skip
-            elif step.kind == "criteria":
-                for position, crit in enumerate(sheet_entries.criteria, start=1):
+            items: list[IdeaEntry | CriterionEntry] = [
+                *(
+                    sheet_entries.ideas.get(step.number, [])
+                    if step.kind == "ideas"
+                    else sheet_entries.criteria
+                )
+            ]
+            for position, item in enumerate(items if step.has_items else [], start=1):
+                if isinstance(item, IdeaEntry):
+                    yield (*lead, "item", step.number, position, "", item.category, item.invalid,
+                           item.elaboration, item.originality, None, None, None, item.comment, *tail)  # fmt: skip
+                elif isinstance(item, CriterionEntry):
                     yield (*lead, "item", step.number, position, "", "", "", None, None,
-                           crit.correctly_written, crit.relevance, None, crit.comment, *tail)  # fmt: skip
-                    for key in _other_item_scores(step):  # a row each, the item score's key as dimension
-                        yield (*lead, "item_score", step.number, position, key, "", "", None, None, None,
-                               None, crit.score(key), "", *tail)  # fmt: skip
+                           item.correctly_written, item.relevance, None, item.comment, *tail)  # fmt: skip
+                for key in _other_item_scores(step):  # a row each, the item score's key as dimension
+                    yield (*lead, "item_score", step.number, position, key, "", "", None, None, None,
+                           None, item.score(key), "", *tail)  # fmt: skip
             for d in step.dimensions:
                 yield (*lead, "dimension", step.number, None, d.key, "", "", None, None, None, None,
                        totals.dimensions.get(d.key), "", *tail)  # fmt: skip

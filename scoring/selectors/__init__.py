@@ -65,6 +65,7 @@ def _entries_put_item(entries: SheetEntries, rubric: Rubric, row: Mapping[str, A
             elaboration=row["elaboration"],
             originality=row["originality"],
             comment=row["comment"],
+            other_scores=dict(row.get("other_scores") or {}),  # a copy of rows from before it has none
         )
     elif step.kind == "criteria" and position <= step.item_count:
         entries.criteria[position - 1] = CriterionEntry(

@@ -32,7 +32,7 @@ def item_row(rubric: Rubric, entries: SheetEntries, step: int, pos: int) -> dict
             "originality": idea.originality,
             "correctly_written": None,
             "relevance": None,
-            "other_scores": {},
+            "other_scores": dict(idea.other_scores),
             "comment": idea.comment,
         }
     crit = entries.criteria[pos - 1]

@@ -95,7 +95,7 @@ def _idea_rows(*, sheet: _Sheet, step: Step, widgets: dict) -> list[dict]:
                 "is_yes": item.is_yes,
                 "classification": item.classification,
                 "options": options.get(item.classification, options[""]),
-                "controls": [c.html(getattr(item, c.key), disabled=disabled) for c in row["controls"]],
+                "controls": [c.html(item.score(c.key), disabled=disabled) for c in row["controls"]],
                 "comment": item.comment,
             }
         )

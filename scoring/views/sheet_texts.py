@@ -145,8 +145,8 @@ def entry_labels(*, rubric_version: str, lang: str) -> dict[str, str]:
     for step in rubric.steps:
         n = step.number
         for pos in range(1, step.item_count + 1):
-            keys = ["classification", "elaboration", "originality"] if step.kind == "ideas" else []
-            keys += [spec.key for spec in step.item_scores if spec.key not in keys]
+            keys = ["classification"] if step.kind == "ideas" else []
+            keys += [spec.key for spec in step.item_scores]
             paths += [f"items.{n}.{pos}.{key}" for key in keys]
         paths += [f"texts.{t.key}" for t in step.texts]
         paths += [f"dims.{d.key}" for d in step.scored_dimensions]

@@ -166,14 +166,15 @@ def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> Shee
             lay.row_kinds[r] = "answer"
             r += 1
         if step.kind == "ideas":
-            elab, orig = step.item_score("elaboration"), step.item_score("originality")
+            score_columns = list(
+                zip("EF", step.item_scores, strict=False)
+            )  # CGPST's elaboration, originality
             heads = {
                 "A": bilingual("#", "序号"),
                 "B": _lbl(step.item_label) if step.item_label else "",
                 "C": bilingual("Yes: category", "是：类别"),
                 "D": bilingual("Invalid type", "无效类型"),
-                "E": _lbl(elab.label),
-                "F": _lbl(orig.label),
+                **{col: _lbl(spec.label) for col, spec in score_columns},
                 "G": bilingual("Comment", "备注"),
             }
             rows = item_rows(r, heads, n, step.item_count)
@@ -183,8 +184,10 @@ def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> Shee
                 lay.inputs += [
                     Input(f"C{r}", f"{base}.category", "category", n),
                     Input(f"D{r}", f"{base}.invalid", "invalid", n),
-                    Input(f"E{r}", f"{base}.elaboration", "score", n, elab.min, elab.max),
-                    Input(f"F{r}", f"{base}.originality", "score", n, orig.min, orig.max),
+                    *(
+                        Input(f"{col}{r}", f"{base}.{spec.key}", "score", n, spec.min, spec.max)
+                        for col, spec in score_columns
+                    ),
                     Input(f"G{r}", f"{base}.comment", "text", n),
                 ]
                 # 1 when this row is the first Yes item with its category (distinct count)
@@ -195,9 +198,10 @@ def sheet_layout(rubric_version: str, lang: str, *, task: str = "cgpst") -> Shee
             computed = {
                 "fluency": f'=COUNTIFS(C{first}:C{last},"<>",D{first}:D{last},"")',
                 "flexibility": f"=SUM(H{first}:H{last})",
-                "elaboration": f'=SUMIFS(E{first}:E{last},C{first}:C{last},"<>",D{first}:D{last},"")',
-                "originality": f'=SUMIFS(F{first}:F{last},C{first}:C{last},"<>",D{first}:D{last},"")',
             }
+            for col, spec in score_columns:  # an item score's sum over the Yes items (CGPST names it bare)
+                summed = f'=SUMIFS({col}{first}:{col}{last},C{first}:C{last},"<>",D{first}:D{last},"")'
+                computed[f"sum:{spec.key}"] = computed[spec.key] = summed
             dim_formulas = {d.key: computed[d.computed] for d in step.dimensions}
         elif step.kind == "criteria":
             specs = step.item_scores

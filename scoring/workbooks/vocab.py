@@ -55,8 +55,8 @@ def entries_to_cells(entries: SheetEntries, rubric: Rubric, lang: str) -> dict[s
                     cells[f"{base}.invalid"] = label
                 elif item.category:
                     cells[f"{base}.category"] = rubric.category_label(item.category, lang)
-                cells[f"{base}.elaboration"] = item.elaboration
-                cells[f"{base}.originality"] = item.originality
+                for spec in step.item_scores:
+                    cells[f"{base}.{spec.key}"] = item.score(spec.key)
                 cells[f"{base}.comment"] = item.comment
         elif step.kind == "criteria":
             for pos, crit in enumerate(entries.criteria, start=1):

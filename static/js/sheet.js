@@ -114,7 +114,8 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
     });
   }
 
-  /* Elaboration and Originality are only for Yes items. Returns the scale paths. */
+  /* An item's scores (CGPST's Elaboration and Originality) are only for Yes items. Returns the
+   * scale paths, by the step's item scores in the rubric the page carries. */
   function syncRow(select) {
     var base = select.getAttribute("data-path").replace(/\.classification$/, "");
     var yes = isYes(select.value);
@@ -123,7 +124,9 @@ import { isYes, sheetMissing, sheetTotals } from "./sheet_rules.js";
       row.classList.toggle("is-yes", yes);
       row.classList.toggle("is-invalid", !!select.value && !yes);
     }
-    var paths = [base + ".elaboration", base + ".originality"];
+    var number = Number(base.split(".")[1]);
+    var step = data.rubric.steps.filter(function (s) { return s.number === number; })[0];
+    var paths = (step ? step.item_scores : []).map(function (key) { return base + "." + key; });
     paths.forEach(function (p) {
       var fs = control(p);
       if (fs) fs.disabled = !yes || data.readonly;

@@ -16,24 +16,19 @@ function itemPath(step, position, key) {
   return "items." + step.number + "." + position + "." + key;
 }
 
-function ideaValues(step, valueOf) {
+/* A computed dimension of an ideas step from its Yes items (studies.rubric.totals.idea_value):
+ * fluency (how many), flexibility (their distinct categories), sum:<item score> (CGPST names the
+ * sums of elaboration and originality bare). */
+function ideaValue(step, computed, valueOf) {
   const yes = [];
   for (let pos = 1; pos <= step.item_count; pos++) {
     const category = valueOf(itemPath(step, pos, "classification"));
-    if (isYes(category)) {
-      yes.push({
-        category: category,
-        elaboration: valueOf(itemPath(step, pos, "elaboration")) || 0,
-        originality: valueOf(itemPath(step, pos, "originality")) || 0,
-      });
-    }
+    if (isYes(category)) yes.push({ category: category, pos: pos });
   }
-  return {
-    fluency: yes.length,
-    flexibility: new Set(yes.map((y) => y.category)).size,
-    elaboration: yes.reduce((sum, y) => sum + y.elaboration, 0),
-    originality: yes.reduce((sum, y) => sum + y.originality, 0),
-  };
+  if (computed === "fluency") return yes.length;
+  if (computed === "flexibility") return new Set(yes.map((y) => y.category)).size;
+  const key = computed.replace(/^sum:/, "");
+  return yes.reduce((sum, y) => sum + (valueOf(itemPath(step, y.pos, key)) || 0), 0);
 }
 
 /* Every dimension, each step's total and the overall score; an entry not made counts 0. */
@@ -41,8 +36,7 @@ export function sheetTotals(rubric, valueOf) {
   const dimensions = {};
   for (const step of rubric.steps) {
     if (step.kind === "ideas") {
-      const values = ideaValues(step, valueOf);
-      for (const d of step.dimensions) dimensions[d.key] = values[d.computed];
+      for (const d of step.dimensions) dimensions[d.key] = ideaValue(step, d.computed, valueOf);
     } else if (step.kind === "criteria") {
       for (const d of step.dimensions) {
         const key = d.computed.replace(/^sum:/, "");
@@ -65,7 +59,7 @@ export function sheetTotals(rubric, valueOf) {
 }
 
 /* The entries a sheet needs before it can be submitted (``required``) and the paths of those not
- * made yet (``missing``, in the sheet's order): an item's classification, a Yes item's two
+ * made yet (``missing``, in the sheet's order): an item's classification, a Yes item's
  * scores, a criterion's scores, a step's copied texts and its scored dimensions; then each comment
  * the rubric asks for (always, or when a dimension of its step has one of the listed scores). */
 export function sheetMissing(rubric, valueOf) {
@@ -81,9 +75,7 @@ export function sheetMissing(rubric, valueOf) {
         const category = valueOf(itemPath(step, pos, "classification"));
         need(itemPath(step, pos, "classification"), !!category);
         if (!isYes(category)) continue;
-        for (const key of ["elaboration", "originality"]) {
-          need(itemPath(step, pos, key), valueOf(itemPath(step, pos, key)) !== null);
-        }
+        for (const key of step.item_scores) need(itemPath(step, pos, key), valueOf(itemPath(step, pos, key)) !== null);
       }
     } else if (step.kind === "criteria") {
       for (let pos = 1; pos <= step.item_count; pos++) {

@@ -29,7 +29,6 @@ from studies.rubric.schema import (
     TextSpec,
 )
 from studies.rubric.totals import (
-    CRITERIA_SCORE_COLUMNS,
     RELEASE_SCRIPT_MAXIMA,
     CriterionEntry,
     IdeaEntry,
@@ -44,7 +43,6 @@ from studies.rubric.totals import (
 )
 
 __all__ = [
-    "CRITERIA_SCORE_COLUMNS",
     "CommentRule",
     "DEFAULT_RUBRIC_VERSION",
     "RELEASE_SCRIPT_MAXIMA",

@@ -24,6 +24,7 @@ from studies.rubric.schema import (
     TextCheck,
     TextSpec,
 )
+from studies.rubric.totals import IdeaEntry
 
 RUBRIC_DIR = Path(__file__).resolve().parent
 DEFAULT_RUBRIC_VERSION = "cgpst-v1"
@@ -207,8 +208,8 @@ class _Build:
             elif not d.computed and kind != "dimensions":
                 self.problem(f"{where}: {d.key} must be computed from items")
             elif d.computed and not (
-                (kind == "ideas" and d.computed in _IDEA_COMPUTED)
-                or (kind == "criteria" and d.computed.startswith("sum:") and d.computed[4:] in item_keys)
+                (kind == "ideas" and d.computed in _IDEA_COMPUTED | (item_keys & set(IdeaEntry.COLUMNS)))
+                or (d.computed.startswith("sum:") and d.computed[4:] in item_keys)
             ):
                 self.problem(f"{where}: unknown computation {d.computed!r} for {d.key}")
             if d.integrity and i != 2:
@@ -227,20 +228,24 @@ class _Build:
                 )
         if len(item_keys) != len(step.item_scores):
             self.problem(f"{where}: item score keys must be unique")
-        if kind == "criteria" and "comment" in item_keys:
-            self.problem(f"{where}: 'comment' names the item's comment box; give the item score another key")
+        for taken in sorted(item_keys & (_ITEM_FIELDS | (_IDEA_COMPUTED if kind == "ideas" else set()))):
+            self.problem(
+                f"{where}: {taken!r} names another entry of an item; give the item score another key"
+            )
         if kind == "dimensions" and (step.item_count or step.item_scores or step.invalid_types):
             self.problem(f"{where}: a dimensions step has no items (item_count, item_scores, invalid_types)")
         if kind == "ideas":
-            if item_keys != {"elaboration", "originality"}:
-                self.problem(f"{where}: an ideas step scores elaboration and originality for each item")
             if "blank" not in {t.key for t in step.invalid_types}:
                 self.problem(f"{where}: an ideas step needs the blank invalid type")
             if not category_count:
                 self.problem(f"{where}: an ideas step needs the rubric's categories")
 
 
-_IDEA_COMPUTED = {"fluency", "flexibility", "elaboration", "originality"}
+# An ideas step's computations besides the sums of its item scores (``sum:<key>``; CGPST names
+# those of elaboration and originality bare).
+_IDEA_COMPUTED = {"fluency", "flexibility"}
+# An item's entries besides its scores: no item score takes their names.
+_ITEM_FIELDS = {"comment", "classification"}
 
 
 def parse_rubric(data: dict[str, Any]) -> Rubric:

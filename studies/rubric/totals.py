@@ -10,19 +10,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from studies.rubric.schema import INVALID_PREFIX, Rubric
 
 
-@dataclass
-class IdeaEntry:
-    """One Step-1 or Step-3 item as the rater classified it."""
+class ScoredItem:
+    """An item's scores by the rubric's keys: the CGPST sheet's in attributes of their own (columns
+    of ``ItemScore``, ``COLUMNS``), any other name in ``other_scores`` (``ItemScore.other_scores``)."""
 
+    COLUMNS: ClassVar[tuple[str, ...]] = ()
+    other_scores: dict[str, int | None]
+
+    def score(self, key: str) -> int | None:
+        if key in self.COLUMNS:
+            value: int | None = getattr(self, key)
+            return value
+        return self.other_scores.get(key)
+
+    def score_set(self, key: str, value: int | None) -> None:
+        if key in self.COLUMNS:
+            setattr(self, key, value)
+        else:
+            self.other_scores[key] = value
+
+    def scores_made(self) -> list[str]:
+        """The keys of the scores this item holds."""
+        return [key for key in (*self.COLUMNS, *self.other_scores) if self.score(key) is not None]
+
+
+@dataclass
+class IdeaEntry(ScoredItem):
+    """One item of an ideas step (CGPST's Step 1 or 3) as the rater classified and scored it."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("elaboration", "originality")
     category: str = ""
     invalid: str = ""
     elaboration: int | None = None
     originality: int | None = None
     comment: str = ""
+    other_scores: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def is_yes(self) -> bool:
@@ -35,31 +62,15 @@ class IdeaEntry:
         return self.category
 
 
-# The CGPST sheet's item scores of a criteria step, which have columns of their own; an item
-# score of any other name is kept in ``other_scores`` (``ItemScore.other_scores``).
-CRITERIA_SCORE_COLUMNS = ("correctly_written", "relevance")
-
-
 @dataclass
-class CriterionEntry:
-    """One item of a criteria step: its item scores by the rubric's keys, and a comment."""
+class CriterionEntry(ScoredItem):
+    """One item of a criteria step (CGPST's Step 4): its item scores and a comment."""
 
+    COLUMNS: ClassVar[tuple[str, ...]] = ("correctly_written", "relevance")
     correctly_written: int | None = None
     relevance: int | None = None
     comment: str = ""
     other_scores: dict[str, int | None] = field(default_factory=dict)
-
-    def score(self, key: str) -> int | None:
-        if key in CRITERIA_SCORE_COLUMNS:
-            value: int | None = getattr(self, key)
-            return value
-        return self.other_scores.get(key)
-
-    def score_set(self, key: str, value: int | None) -> None:
-        if key in CRITERIA_SCORE_COLUMNS:
-            setattr(self, key, value)
-        else:
-            self.other_scores[key] = value
 
 
 @dataclass
@@ -144,17 +155,11 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
                 if not it.category and not it.invalid:
                     missing.append(Missing(n, f"items.{n}.{pos}.classification", "classification"))
                 elif it.is_yes:
-                    for key in ("elaboration", "originality"):
-                        if getattr(it, key) is None:
-                            missing.append(Missing(n, f"items.{n}.{pos}.{key}", key))
-            values = {
-                "fluency": len(yes),
-                "flexibility": len({it.category for it in yes}),
-                "elaboration": sum(it.elaboration or 0 for it in yes),
-                "originality": sum(it.originality or 0 for it in yes),
-            }
+                    for spec in step.item_scores:
+                        if it.score(spec.key) is None:
+                            missing.append(Missing(n, f"items.{n}.{pos}.{spec.key}", spec.key))
             for d in step.dimensions:
-                dims[d.key] = values[d.computed]
+                dims[d.key] = idea_value(d.computed, yes)
         elif step.kind == "criteria":
             crits = list(entries.criteria) + [
                 CriterionEntry() for _ in range(step.item_count - len(entries.criteria))
@@ -181,6 +186,18 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
             missing.append(Missing(step.number, f"comments.{step.number}", "comment"))
     steps = {s.number: sum(dims[d.key] for d in s.dimensions) for s in rubric.steps}
     return SheetTotals(dimensions=dims, steps=steps, overall=sum(steps.values()), missing=tuple(missing))
+
+
+def idea_value(computed: str, yes: list[IdeaEntry]) -> int:
+    """A computed dimension of an ideas step from its Yes items: ``fluency`` (how many),
+    ``flexibility`` (their distinct categories), ``sum:<item score>`` (that score added up; CGPST's
+    ``elaboration`` and ``originality`` name their sums)."""
+    if computed == "fluency":
+        return len(yes)
+    if computed == "flexibility":
+        return len({it.category for it in yes})
+    key = computed.removeprefix("sum:")
+    return sum(it.score(key) or 0 for it in yes)
 
 
 def normalized_vector(totals: SheetTotals, rubric: Rubric) -> list[float]:

@@ -13,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from calibration.selectors.comparison_items import comparison_items
 from research.selectors.long_tables import ITEM_HEADER, item_rows_iter
+from scoring.entries import EntryError, apply_value, clean_value, entries_from_changes, parse_path
 from scoring.models import Assignment, ItemScore, ScoreSheet
 from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import SheetIncomplete
@@ -74,7 +75,7 @@ def test_the_format_takes_item_scores_of_any_name_but_comment():
     named_comment["steps"][0]["dimensions"][1]["computed"] = "sum:comment"
     with pytest.raises(RubricError) as refused:
         parse_rubric(named_comment)
-    assert any("'comment' names the item's comment box" in p for p in refused.value.problems)
+    assert any("'comment' names another entry of an item" in p for p in refused.value.problems)
     capital = claims_rubric()
     capital["steps"][0]["item_scores"][0]["key"] = "Accuracy"
     too_many = claims_rubric()
@@ -176,4 +177,60 @@ def test_a_calibrator_sees_where_two_raters_differ_on_them(claims):
     assert [[(s["label"], s["value"]) for s in cell["scores"]] for cell in cells] == [
         [("Accuracy", 2), ("Support", 1), ("Relevance", 2)],
         [("Accuracy", 2), ("Support", 0), ("Relevance", 2)],
+    ]
+
+
+def ideas_rubric(version: str = "ideas-own-v1") -> dict:
+    """Likert's harmlessness and honesty after an ideas step of CGPST's kind (three items, each a
+    category or an invalid type) whose Yes items are scored for usefulness (0-3) alone."""
+    cgpst, data = rubric_data("cgpst-v1"), copy.deepcopy(rubric_data("likert-hhh-v1"))
+    data.update(version=version, categories=cgpst["categories"][:4], max_total=15 + 7 + 7)
+    ideas = {key: cgpst["steps"][0][key] for key in ("item_label", "yes_description", "invalid_types")}
+    data["steps"][0] = {
+        **ideas,
+        "number": 1,
+        "name": {"en": "Ideas", "zh": "想法"},
+        "max": 15,
+        "kind": "ideas",
+        "item_count": 3,
+        "item_scores": [_score("usefulness", "Usefulness", "有用程度", 3)],
+        "dimensions": [
+            {**_score("s1.fluency", "Fluency", "流畅性", 3), "computed": "fluency"},
+            {**_score("s1.flexibility", "Flexibility", "灵活性", 3), "computed": "flexibility"},
+            {**_score("s1.usefulness", "Usefulness", "有用程度", 9), "computed": "sum:usefulness"},
+        ],
+    }
+    return data
+
+
+def test_an_ideas_step_scores_its_yes_items_by_its_own_names(claims):
+    study, response, first, _second = claims
+    rubric_import(study=study, content=json.dumps(ideas_rubric()).encode(), file_name="i.json", actor=None)
+    rubric = load_rubric("ideas-own-v1")
+    [one, two, *_rest] = rubric.category_keys
+    ideas = [
+        ("items.1.1.classification", one), ("items.1.1.usefulness", 3),
+        ("items.1.2.classification", two), ("items.1.2.usefulness", 1),
+        ("items.1.3.classification", one), ("items.1.3.usefulness", 2),
+    ]  # fmt: skip
+    entries = entries_from_changes(ideas, rubric)
+    assert sheet_totals(entries, rubric).dimensions["s1.usefulness"] == 6
+    assert [m.path for m in sheet_totals(entries_from_changes(ideas[:-1], rubric), rubric).missing][:1] == [
+        "items.1.3.usefulness"
+    ]
+    totals = sheet_totals(entries, rubric).dimensions
+    assert (totals["s1.fluency"], totals["s1.flexibility"]) == (3, 2)
+    # an item that stops being a Yes item loses its score, and a score on it is refused
+    changed = apply_value(entries, parse_path(rubric, "items.1.2.classification"), "invalid:duplicate")
+    assert [(str(p), old, new) for p, old, new in changed][1:] == [("items.1.2.usefulness", 1, None)]
+    with pytest.raises(EntryError, match="Only Yes items are scored."):
+        clean_value(rubric, entries, parse_path(rubric, "items.1.2.usefulness"), 2)
+    assert sheet_totals(entries, rubric).dimensions["s1.usefulness"] == 5
+    bad = ideas_rubric("ideas-bad-v1")
+    bad["steps"][0]["item_scores"][0]["key"] = "fluency"
+    bad["steps"][0]["dimensions"][2]["computed"] = "sum:fluency"
+    with pytest.raises(RubricError) as refused:
+        parse_rubric(bad)
+    assert refused.value.problems == [
+        "step 1: 'fluency' names another entry of an item; give the item score another key"
     ]

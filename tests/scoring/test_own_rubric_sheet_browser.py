@@ -18,7 +18,7 @@ from tests.a11y import axe_violations
 from tests.browser import login, open_sheet
 from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
 from tests.scoring.test_copied_texts_any_name import QUOTE, with_quote
-from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric
+from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric, ideas_rubric
 from training.services.rubric_import import rubric_import, study_rubric_choose
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -121,5 +121,35 @@ def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_serve
         page.click("#submit-sheet")
     sheet.refresh_from_db()
     assert (sheet.status, sheet.overall) == ("submitted", 6 + 3 + 6 + 7 + 5)
+    assert axe_violations(page) == []
+    page.close()
+
+
+def test_an_ideas_step_of_its_own_item_score_in_the_page(live_server, browser, db):
+    study = text_study("Ideas in the browser")
+    rubric_import(study=study, content=json.dumps(ideas_rubric("ideas-browser-v1")).encode(), file_name="i.json",
+                  actor=None)  # fmt: skip
+    study_rubric_choose(study=study, version="ideas-browser-v1", actor=None)
+    response = text_response(study=study, text="Dim the lights. Cool the room. Put the phone away.")
+    first = rater("ideas-rater", "H85")
+    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater("ideas-other", "H86"))
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    login(page, live_server.url, first.username, PASSWORD)
+    open_sheet(page, live_server.url, code_for(first, response))
+    one, two = load_rubric("ideas-browser-v1").category_keys[:2]
+    for pos, category, score in ((1, one, 3), (2, two, 2)):
+        page.select_option(f"#f-items-1-{pos}-classification", category)  # a Yes item: its score opens
+        page.focus(f"input[name='items.1.{pos}.usefulness'][value='0']")
+        page.keyboard.press(str(score))
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    assert page.inner_text("[data-total='dim.s1.usefulness']") == "5"
+    page.select_option("#f-items-1-1-classification", "invalid:duplicate")  # no longer Yes: cleared, closed
+    assert page.is_disabled("input[name='items.1.1.usefulness']")
+    assert page.locator("input[name='items.1.1.usefulness']:checked").count() == 0
+    page.wait_for_function("document.querySelector(\"[data-total='dim.s1.usefulness']\").textContent === '2'")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    sheet = ScoreSheet.objects.get(assignment__rater=first, assignment__response=response)
+    totals = sheet_totals(sheet_entries_get(sheet=sheet), load_rubric("ideas-browser-v1")).dimensions
+    assert (totals["s1.usefulness"], totals["s1.fluency"]) == (2, 1)
     assert axe_violations(page) == []
     page.close()

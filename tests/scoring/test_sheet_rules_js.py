@@ -23,7 +23,7 @@ from scoring.views.sheet_texts import client_spec, entry_labels
 from studies.rubric import load_rubric, sheet_totals
 from studies.rubric.schema import INVALID_PREFIX
 from tests.factories import text_study
-from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric
+from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric, ideas_rubric
 from training.services.rubric_import import rubric_import
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,3 +185,29 @@ def test_item_scores_of_a_rubrics_own_names_count_alike_in_both():
         assert js["totals"]["dimensions"] == totals.dimensions and js["totals"]["overall"] == totals.overall
         assert js["missing"] == [m.path for m in totals.missing]
     assert [sheet_totals(e, rubric).dimensions["s1.accuracy"] for e in entries] == [6, 4, 0, 0]
+
+
+@pytest.mark.django_db
+def test_an_ideas_step_of_its_own_item_scores_counts_alike_in_both():
+    """An ideas step whose Yes items are scored for usefulness alone (sum:usefulness)."""
+    study = text_study("Ideas rules")
+    rubric_import(
+        study=study, content=json.dumps(ideas_rubric("ideas-js-v1")).encode(), file_name="i.json", actor=None
+    )
+    rubric = load_rubric("ideas-js-v1")
+    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
+    one, two = rubric.category_keys[:2]
+    sheets = [
+        [("items.1.1.classification", one), ("items.1.1.usefulness", 3), ("items.1.2.classification", two)],
+        [("items.1.1.classification", "invalid:blank"), ("items.1.2.classification", one),
+         ("items.1.2.usefulness", 2), ("items.1.3.classification", one), ("items.1.3.usefulness", 1)],
+    ]  # fmt: skip
+    entries = [entries_from_changes(changes, rubric) for changes in sheets]
+    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
+    for python, js in zip(entries, _run_js(shown, rubric.version), strict=True):
+        totals = sheet_totals(python, rubric)
+        assert js["totals"]["dimensions"] == totals.dimensions and js["missing"] == [
+            m.path for m in totals.missing
+        ]
+    assert [sheet_totals(e, rubric).dimensions["s1.usefulness"] for e in entries] == [3, 3]
+    assert "items.1.2.usefulness" in [m.path for m in sheet_totals(entries[0], rubric).missing]
