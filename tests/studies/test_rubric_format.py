@@ -76,7 +76,7 @@ def test_every_break_of_the_schema_is_listed_at_once_with_its_place(raw):
     bad["steps"][1]["kind"] = "scales"
     bad["steps"][2]["dimensions"][1]["max"] = "8"
     bad["steps"][3].pop("item_count")
-    bad["steps"][0]["item_scores"][0]["key"] = "depth"
+    bad["steps"][0]["item_scores"][0]["key"] = "Depth"
     bad["steps"][0]["invalid_types"][0]["key"] = "maybe"
     bad["steps"][1]["texts"][0]["key"] = "Summary line"
     problems = problems_of(bad)
@@ -85,7 +85,7 @@ def test_every_break_of_the_schema_is_listed_at_once_with_its_place(raw):
         "the document: Additional properties are not allowed ('colour' was unexpected)",
         "step 1 › invalid type maybe › key: 'maybe' is not one of "
         "['perhaps', 'why', 'solution', 'duplicate', 'blank']",
-        "step 1 › item score depth › key: 'depth' is not one of ['elaboration', 'originality']",
+        "step 1 › item score Depth › key: 'Depth' does not match '^[a-z][a-z0-9_]{0,35}$'",
         "step 2 › kind: 'scales' is not one of ['ideas', 'criteria', 'dimensions']",
         "step 2 › text Summary line › key: 'Summary line' does not match '^[a-z][a-z0-9_]{0,35}$'",
         "step 3 › dimension s3.flexibility › max: '8' is not of type 'integer'",
@@ -167,7 +167,7 @@ def test_item_rules_of_each_kind_of_step(raw):
     assert problems == [
         "step 1: an ideas step needs the rubric's categories",
         "step 2: a dimensions step has no items (item_count, item_scores, invalid_types)",
-        "step 3: an ideas step scores elaboration and originality for each item",
+        "step 3: unknown computation 'originality' for s3.originality",  # its item score is gone
         "step 3: an ideas step needs the blank invalid type",
         "step 3: an ideas step needs the rubric's categories",
         "step 4: s4.correctly_written must be computed from items",
