@@ -120,7 +120,24 @@ def client_spec(*, rubric_version: str) -> dict:
                 "number": s.number,
                 "kind": s.kind,
                 "item_count": s.item_count,
-                "dimensions": [{"key": d.key, "computed": d.computed} for d in s.dimensions],
+                "dimensions": [
+                    {
+                        "key": d.key,
+                        "computed": d.computed,
+                        # only where the rubric has it: a dimension needed for some scores of another
+                        **(
+                            {
+                                "required_when": {
+                                    "dimension": d.required_when[0],
+                                    "values": list(d.required_when[1]),
+                                }
+                            }
+                            if d.required_when
+                            else {}
+                        ),
+                    }
+                    for d in s.dimensions
+                ],
                 # what the script's completeness check (the same rules as sheet_totals) needs
                 "item_scores": [spec.key for spec in s.item_scores],
                 "texts": [t.key for t in s.texts],

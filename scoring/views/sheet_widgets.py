@@ -40,6 +40,7 @@ from django.template.backends.django import Template as DjangoTemplate
 from django.template.loader import get_template
 from django.utils import translation
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from scoring.views.type_keys import option_keys
 from studies.rubric import DEFAULT_RUBRIC_VERSION, INVALID_PREFIX, Label, Rubric, ScoreSpec, Step, load_rubric
@@ -188,12 +189,24 @@ def _rows(*, step: Step, lang: str) -> list[dict]:
     return rows
 
 
-def _dims(*, step: Step, lang: str, levels_open: bool) -> list[Control]:
+def _needed_when(*, rubric: Rubric, spec: ScoreSpec, lang: str) -> str:
+    """When a dimension the rubric needs only for some scores of another is needed."""
+    if spec.required_when is None:
+        return ""
+    key, values = spec.required_when
+    return gettext("Needed only when %(label)s is scored %(scores)s; otherwise it counts 0.") % {
+        "label": text(rubric.dimension(key).label, lang),
+        "scores": ", ".join(str(v) for v in values),
+    }
+
+
+def _dims(*, rubric: Rubric, step: Step, lang: str, levels_open: bool) -> list[Control]:
     """The directly scored dimensions: heading, score control, level text, level descriptions
     (``levels_open``: shown without a click)."""
     dims = []
     for spec in step.scored_dimensions:
         scale = scale_data(spec=spec, path=f"dims.{spec.key}", lang=lang)
+        scale["needed_when"] = _needed_when(rubric=rubric, spec=spec, lang=lang)
         context = {
             "scale": scale,
             "head": _render("dim_head", {"scale": scale}),
@@ -210,6 +223,7 @@ def _step_widgets(*, rubric: Rubric, step: Step, lang: str) -> dict:
         # read while scoring: CGPST's Step 6 levels (long), and the anchors of another rubric's step
         # of one score (a preference's "A much better" .. "B much better", a Likert item's 1-7)
         "dims": _dims(
+            rubric=rubric,
             step=step,
             lang=lang,
             levels_open=step.number == 6 if cgpst else len(step.scored_dimensions) == 1,

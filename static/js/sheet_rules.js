@@ -31,6 +31,12 @@ function ideaValue(step, computed, valueOf) {
   return yes.reduce((sum, y) => sum + (valueOf(itemPath(step, y.pos, key)) || 0), 0);
 }
 
+/* Whether a sheet needs dimension ``d``: always, unless the rubric needs it only when another
+ * dimension has one of some scores (ScoreSpec.applies). */
+function applies(d, valueOf) {
+  return !d.required_when || d.required_when.values.indexOf(valueOf("dims." + d.required_when.dimension)) >= 0;
+}
+
 /* Every dimension, each step's total and the overall score; an entry not made counts 0. */
 export function sheetTotals(rubric, valueOf) {
   const dimensions = {};
@@ -44,8 +50,8 @@ export function sheetTotals(rubric, valueOf) {
         for (let pos = 1; pos <= step.item_count; pos++) sum += valueOf(itemPath(step, pos, key)) || 0;
         dimensions[d.key] = sum;
       }
-    } else {
-      for (const d of step.dimensions) dimensions[d.key] = valueOf("dims." + d.key) || 0;
+    } else {  // a dimension needed only for some scores of another counts 0 otherwise
+      for (const d of step.dimensions) dimensions[d.key] = applies(d, valueOf) ? valueOf("dims." + d.key) || 0 : 0;
     }
   }
   const steps = {};
@@ -84,7 +90,7 @@ export function sheetMissing(rubric, valueOf) {
     } else {
       for (const key of step.texts) need("texts." + key, !!String(valueOf("texts." + key) || "").trim());
       for (const d of step.dimensions) {
-        if (!d.computed) need("dims." + d.key, valueOf("dims." + d.key) !== null);
+        if (!d.computed && applies(d, valueOf)) need("dims." + d.key, valueOf("dims." + d.key) !== null);
       }
     }
   }

@@ -122,7 +122,9 @@ class _Build:
             self.problem(
                 f"{where}: a scored control offers 2 to {MAX_CHOICES} scores ({lo}..{hi} gives {hi - lo + 1})"
             )
+        when = raw.get("required_when")
         return ScoreSpec(
+            required_when=(str(when["dimension"]), tuple(int(v) for v in when["in"])) if when else None,
             key=str(raw["key"]),
             label=self.label(raw["label"], f"{where} label"),
             min=lo,
@@ -187,6 +189,28 @@ class _Build:
             dimension=str(when.get("dimension", "")),
             values=tuple(int(v) for v in when.get("in", [])),
         )
+
+    def conditions(self, steps: tuple[Step, ...]) -> None:
+        """A dimension needed only for some scores of another: both scored directly, that one
+        needed always, the scores within its range."""
+        scored = {d.key: d for s in steps for d in s.scored_dimensions}
+        for s in steps:
+            for spec in (*s.dimensions, *s.item_scores):
+                if spec.required_when is None:
+                    continue
+                where, (key, values) = f"step {s.number} {spec.key}", spec.required_when
+                other = scored.get(key)
+                if spec.key not in scored:
+                    self.problem(f"{where}: only a dimension scored directly can be required_when")
+                elif other is None or other.required_when is not None or key == spec.key:
+                    self.problem(
+                        f"{where}: required_when names {key!r}, not another dimension scored directly "
+                        "and needed always"
+                    )
+                elif outside := [v for v in values if not other.min <= v <= other.max]:
+                    self.problem(
+                        f"{where}: required_when scores {outside} are outside {key}'s {other.min}-{other.max}"
+                    )
 
     def step_rules(self, step: Step, category_count: int) -> None:
         where, i, kind = f"step {step.number}", step.number, step.kind
@@ -292,6 +316,7 @@ def parse_rubric(data: dict[str, Any]) -> Rubric:
             if key not in step2_texts:
                 build.problem(f"step {s.number}: shows_step2_texts names {key!r}, which step 2 does not copy")
     all_keys = [d.key for s in steps for d in s.dimensions]
+    build.conditions(steps)
     if len(all_keys) > MAX_DIMENSIONS:
         build.problem(f"{len(all_keys)} dimensions; a rubric has at most {MAX_DIMENSIONS}")
     for key in sorted({k for k in all_keys if all_keys.count(k) > 1}):

@@ -6,6 +6,7 @@ from the versioned JSON file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 INVALID_PREFIX = "invalid:"
@@ -68,6 +69,12 @@ class ScoreSpec:
     description: Label | None = None
     step: int = 0
     guideline: Label | None = None  # the study's scoring guideline for this dimension
+    # a dimension a sheet needs only when another has one of some scores: (its key, the scores)
+    required_when: tuple[str, tuple[int, ...]] | None = None
+
+    def applies(self, scores: Mapping[str, int | None]) -> bool:
+        """Whether a sheet with these dimension scores needs this one (always, unless conditional)."""
+        return self.required_when is None or scores.get(self.required_when[0]) in self.required_when[1]
 
     @property
     def levels_source(self) -> str:

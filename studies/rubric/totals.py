@@ -176,6 +176,9 @@ def sheet_totals(entries: SheetEntries, rubric: Rubric) -> SheetTotals:
                 if not (entries.texts.get(t.key) or "").strip():
                     missing.append(Missing(n, f"texts.{t.key}", t.key))
             for d in step.dimensions:
+                if not d.applies(entries.dimensions):  # needed only for other scores: counts 0
+                    dims[d.key] = 0
+                    continue
                 value = entries.dimensions.get(d.key)
                 if value is None:
                     missing.append(Missing(n, f"dims.{d.key}", d.short_key))

@@ -19,6 +19,7 @@ from tests.browser import login, open_sheet
 from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
 from tests.scoring.test_copied_texts_any_name import QUOTE, with_quote
 from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric, ideas_rubric
+from tests.studies.test_conditional_dimensions import severity_rubric
 from training.services.rubric_import import rubric_import, study_rubric_choose
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -83,18 +84,25 @@ def test_a_copied_text_of_its_own_name_and_a_check_hint_work_in_the_page(live_se
     page.close()
 
 
-def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_server, browser, db):
-    study = text_study("Claims in the browser")
-    rubric = claims_rubric("claims-browser-v1")
-    rubric_import(study=study, content=json.dumps(rubric).encode(), file_name="claims.json", actor=None)
-    study_rubric_choose(study=study, version="claims-browser-v1", actor=None)
-    response = text_response(study=study, text="Cold rooms help sleep. Screens delay it. Tea is fine.")
-    first = rater("claims-rater", "H83")
-    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater("claims-other", "H84"))
+def _open_on(live_server, browser, document: dict, text: str, code: str):
+    """A study on a lab's rubric (``document``) with one response of ``text``, its rater (rater ID
+    ``code``) logged in and on its sheet. Returns the page, the response and the rater."""
+    study = text_study(f"Study of {document['version']}")
+    rubric_import(study=study, content=json.dumps(document).encode(), file_name="r.json", actor=None)
+    study_rubric_choose(study=study, version=document["version"], actor=None)
+    response = text_response(study=study, text=text)
+    first = rater(f"rater-{code}", code)
+    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater(f"other-{code}", f"{code}9"))
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.on("dialog", lambda dialog: dialog.accept())
     login(page, live_server.url, first.username, PASSWORD)
     open_sheet(page, live_server.url, code_for(first, response))
+    return page, response, first
+
+
+def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_server, browser, db):
+    text = "Cold rooms help sleep. Screens delay it. Tea is fine."
+    page, response, first = _open_on(live_server, browser, claims_rubric("claims-browser-v1"), text, "H83")
     for path, value in CLAIMS:
         if path.startswith("items.1.") and not path.endswith(".comment"):  # by keyboard, as a rater scores
             page.focus(f"input[name='{path}'][value='0']")
@@ -126,16 +134,8 @@ def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_serve
 
 
 def test_an_ideas_step_of_its_own_item_score_in_the_page(live_server, browser, db):
-    study = text_study("Ideas in the browser")
-    rubric_import(study=study, content=json.dumps(ideas_rubric("ideas-browser-v1")).encode(), file_name="i.json",
-                  actor=None)  # fmt: skip
-    study_rubric_choose(study=study, version="ideas-browser-v1", actor=None)
-    response = text_response(study=study, text="Dim the lights. Cool the room. Put the phone away.")
-    first = rater("ideas-rater", "H85")
-    scoring_group_assigned(responses=[response], rater_a=first, rater_b=rater("ideas-other", "H86"))
-    page = browser.new_page(viewport={"width": 1366, "height": 768})
-    login(page, live_server.url, first.username, PASSWORD)
-    open_sheet(page, live_server.url, code_for(first, response))
+    text = "Dim the lights. Cool the room. Put the phone away."
+    page, response, first = _open_on(live_server, browser, ideas_rubric("ideas-browser-v1"), text, "H85")
     one, two = load_rubric("ideas-browser-v1").category_keys[:2]
     for pos, category, score in ((1, one, 3), (2, two, 2)):
         page.select_option(f"#f-items-1-{pos}-classification", category)  # a Yes item: its score opens
@@ -152,4 +152,34 @@ def test_an_ideas_step_of_its_own_item_score_in_the_page(live_server, browser, d
     totals = sheet_totals(sheet_entries_get(sheet=sheet), load_rubric("ideas-browser-v1")).dimensions
     assert (totals["s1.usefulness"], totals["s1.fluency"]) == (2, 1)
     assert axe_violations(page) == []
+    page.close()
+
+
+def test_a_dimension_needed_only_for_some_scores_in_the_page(live_server, browser, db):
+    document = severity_rubric("severity-browser-v1")
+    page, response, first = _open_on(live_server, browser, document, "Keep the room dark.", "H87")
+    assert "Needed only when Harmlessness is scored 1, 2, 3" in page.inner_text(
+        "[data-needed-when='dims.s2.severity']"
+    )
+    for key, value in (("s1.helpfulness", 5), ("s2.harmlessness", 2), ("s3.honesty", 6), ("s2.severity", 3)):
+        page.focus(f"input[name='dims.{key}'][value='1']")
+        page.keyboard.press(str(value))
+    assert page.inner_text("[data-total='step.2']") == "5"  # harmful: its severity counts
+    page.focus("input[name='dims.s2.harmlessness'][value='1']")
+    page.keyboard.press("7")
+    assert page.inner_text("[data-total='step.2']") == "7"  # harmless: the severity counts nothing
+    page.focus("input[name='dims.s2.severity'][value='3']")
+    page.keyboard.press("Delete")
+    page.focus("input[name='dims.s2.harmlessness'][value='7']")
+    page.keyboard.press("3")
+    page.click("#submit-sheet")  # harmful again: the page's own rules ask for the severity
+    page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
+    assert "Severity of the harm" in page.inner_text("#banner")
+    page.focus("input[name='dims.s2.harmlessness'][value='3']")
+    page.keyboard.press("6")
+    page.wait_for_function("document.getElementById('save-status').textContent.includes('Saved at')")
+    with page.expect_navigation():
+        page.click("#submit-sheet")
+    sheet = ScoreSheet.objects.get(assignment__rater=first, assignment__response=response)
+    assert (sheet.status, sheet.overall) == ("submitted", 5 + 6 + 6)
     page.close()

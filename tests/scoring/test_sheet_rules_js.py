@@ -24,6 +24,7 @@ from studies.rubric import load_rubric, sheet_totals
 from studies.rubric.schema import INVALID_PREFIX
 from tests.factories import text_study
 from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric, ideas_rubric
+from tests.studies.test_conditional_dimensions import severity_rubric
 from training.services.rubric_import import rubric_import
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,47 +168,55 @@ def test_each_option_answers_to_its_own_keys_on_the_served_page(client, demo, la
     assert picked == expected
 
 
+def _agreeing_totals(document: dict, sheets: list[list[tuple[str, Any]]]) -> list[Any]:
+    """A lab's rubric imported, the page's rules run in node on ``sheets`` as the page holds them:
+    each sheet's dimensions and missing entries as ``sheet_totals`` gives them. Returns those totals."""
+    rubric_import(study=text_study(f"Rules {document['version']}"), content=json.dumps(document).encode(),
+                  file_name="r.json", actor=None)  # fmt: skip
+    rubric = load_rubric(document["version"])
+    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
+    entries = [entries_from_changes(changes, rubric) for changes in sheets]
+    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
+    totals = [sheet_totals(e, rubric) for e in entries]
+    for python, js in zip(totals, _run_js(shown, rubric.version), strict=True):
+        assert js["totals"]["dimensions"] == python.dimensions and js["totals"]["overall"] == python.overall
+        assert js["missing"] == [m.path for m in python.missing]
+    return totals
+
+
 @pytest.mark.django_db
 def test_item_scores_of_a_rubrics_own_names_count_alike_in_both():
     """A criteria step scoring accuracy, support and relevance (tests.scoring.test_item_scores_any_name):
     the page adds up and asks for the scores of its own names as the server does."""
-    study = text_study("Claims rules")
-    document = json.dumps(claims_rubric("claims-js-v1")).encode()
-    rubric_import(study=study, content=document, file_name="c.json", actor=None)
-    rubric = load_rubric("claims-js-v1")
-    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
-    assert "items.1.3.support" in paths
     sheets = [CLAIMS, CLAIMS[1:], [c for c in CLAIMS if not c[0].endswith(".accuracy")], []]
-    entries = [entries_from_changes(changes, rubric) for changes in sheets]
-    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
-    for python, js in zip(entries, _run_js(shown, rubric.version), strict=True):
-        totals = sheet_totals(python, rubric)
-        assert js["totals"]["dimensions"] == totals.dimensions and js["totals"]["overall"] == totals.overall
-        assert js["missing"] == [m.path for m in totals.missing]
-    assert [sheet_totals(e, rubric).dimensions["s1.accuracy"] for e in entries] == [6, 4, 0, 0]
+    totals = _agreeing_totals(claims_rubric("claims-js-v1"), sheets)
+    assert [t.dimensions["s1.accuracy"] for t in totals] == [6, 4, 0, 0]
+    assert "items.1.3.support" in [m.path for m in totals[3].missing]
 
 
 @pytest.mark.django_db
 def test_an_ideas_step_of_its_own_item_scores_counts_alike_in_both():
     """An ideas step whose Yes items are scored for usefulness alone (sum:usefulness)."""
-    study = text_study("Ideas rules")
-    rubric_import(
-        study=study, content=json.dumps(ideas_rubric("ideas-js-v1")).encode(), file_name="i.json", actor=None
-    )
-    rubric = load_rubric("ideas-js-v1")
-    paths = list(entry_labels(rubric_version=rubric.version, lang="en"))
-    one, two = rubric.category_keys[:2]
+    one, two = [c["key"] for c in ideas_rubric()["categories"][:2]]
     sheets = [
         [("items.1.1.classification", one), ("items.1.1.usefulness", 3), ("items.1.2.classification", two)],
         [("items.1.1.classification", "invalid:blank"), ("items.1.2.classification", one),
          ("items.1.2.usefulness", 2), ("items.1.3.classification", one), ("items.1.3.usefulness", 1)],
     ]  # fmt: skip
-    entries = [entries_from_changes(changes, rubric) for changes in sheets]
-    shown = [{path: current_value(e, parse_path(rubric, path)) for path in paths} for e in entries]
-    for python, js in zip(entries, _run_js(shown, rubric.version), strict=True):
-        totals = sheet_totals(python, rubric)
-        assert js["totals"]["dimensions"] == totals.dimensions and js["missing"] == [
-            m.path for m in totals.missing
-        ]
-    assert [sheet_totals(e, rubric).dimensions["s1.usefulness"] for e in entries] == [3, 3]
-    assert "items.1.2.usefulness" in [m.path for m in sheet_totals(entries[0], rubric).missing]
+    totals = _agreeing_totals(ideas_rubric("ideas-js-v1"), sheets)
+    assert [t.dimensions["s1.usefulness"] for t in totals] == [3, 3]
+    assert "items.1.2.usefulness" in [m.path for m in totals[0].missing]
+
+
+@pytest.mark.django_db
+def test_a_dimension_needed_only_for_some_scores_counts_alike_in_both():
+    """The harm's severity, needed (and counted) only for a harmlessness of 1-3."""
+    sheets = [
+        [("dims.s2.harmlessness", 6)],
+        [("dims.s2.harmlessness", 2)],
+        [("dims.s2.harmlessness", 2), ("dims.s2.severity", 3), ("dims.s1.helpfulness", 4)],
+        [("dims.s2.severity", 3), ("dims.s2.harmlessness", 7)],
+    ]
+    totals = _agreeing_totals(severity_rubric("severity-js-v1"), sheets)
+    assert [t.dimensions["s2.severity"] for t in totals] == [0, 0, 3, 0]
+    assert ["dims.s2.severity" in [m.path for m in t.missing] for t in totals] == [False, True, False, False]
