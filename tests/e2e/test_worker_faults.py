@@ -179,6 +179,7 @@ def test_a_provider_down_60_s_is_waited_out_and_every_run_finishes(deployed_retr
     assert llm_stub.stats.faults["500"] >= 2 * len(runs)  # the calls were tried again meanwhile
     llm_stub.configure(fail_after=None)  # back
     wait_for(_ended(runs), timeout=180, worker=worker)
+    wait_for(lambda: llm_stub.stats.in_flight == 0, timeout=10)  # its count follows its last write
     completions = llm_stub.stats.completions
     for run in runs:
         run.refresh_from_db()

@@ -45,12 +45,18 @@ def _hold_while_answering(llm_stub, run, *, after_answer: float) -> threading.Th
     return holder
 
 
+def _settled(llm_stub) -> None:
+    # The stub counts a completion after its last write, so the client can hold the answer first.
+    wait_for(lambda: llm_stub.stats.in_flight == 0, timeout=10)
+
+
 def test_an_answer_arriving_while_the_database_is_held_is_stored_once_it_is_free(run, llm_stub, caplog):
     llm_stub.configure(latency_ms=800)
     holder = _hold_while_answering(llm_stub, run, after_answer=2.0)
     with short_waits(), caplog.at_level(logging.WARNING, logger="core.outages"):
         outcome = run_step(run_id=run.pk, seq=0)
     holder.join(timeout=10)
+    _settled(llm_stub)
     assert outcome.kind == "advanced" and outcome.next_seq == 1
     assert llm_stub.stats.requests == 1 and llm_stub.stats.completions == 1  # bought once
     turn = Turn.objects.get(run=run)
@@ -71,4 +77,5 @@ def test_a_blip_outlasting_the_wait_raises_and_the_retry_calls_again(run, llm_st
     assert not Turn.objects.filter(run=run).exists()
     llm_stub.configure(latency_ms=0)
     assert run_step(run_id=run.pk, seq=0).kind == "advanced"  # the task's retry
+    _settled(llm_stub)
     assert llm_stub.stats.completions == 2 and Turn.objects.filter(run=run).count() == 1
