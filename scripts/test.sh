@@ -100,6 +100,17 @@ if [ -n "${DATABASE_URL:-}" ]; then
     .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "fault and not browser" -p no:cacheprovider
   faults_pid=$!
 fi
+# The other waiting tests without a browser (live Celery workers, the compose stack, two hosts, `make
+# run`) mostly wait on the processes they start: one more process beside phase 1, with its own test
+# database and session, lends them the CPU phase 1 keeps busy (in phase 2 it sat idle).
+WAITING="(worker or smoke) and not browser and not fault"
+waiting_pid=""
+if [ -n "${DATABASE_URL:-}" ]; then
+  echo "==> pytest, waiting (beside phase 1): worker and smoke tests without a browser, on ${DATABASE_URL%%://*}"
+  background waiting env DATABASE_URL="${DATABASE_URL%/}_waiting" TEST_SESSION_ID="${TEST_SESSION_ID:-local}-waiting" \
+    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "$WAITING" -p no:cacheprovider
+  waiting_pid=$!
+fi
 
 # Phase 1: everything that needs no browser, worker process or outage, in parallel.
 SERIAL="browser or worker or fault or smoke"
@@ -118,17 +129,18 @@ if [ -n "${DATABASE_URL:-}" ]; then
   phase3_pid=$!
 fi
 
-# Phase 2: the browser, worker and smoke tests (and the fault suite's browser tests; all of it
-# when no faults phase ran): live servers, Chromium, Celery workers, brokers stopped and started.
+# Phase 2: the browser tests (the worker, smoke and fault tests too when the lanes beside phase 1
+# did not run): live servers, Chromium, Celery workers, brokers stopped and started.
 # Each process has its own; the worker tests run last in each.
 PHASE2="$SERIAL"
-[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser)"
+[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser) and not ($WAITING)"
 t=$SECONDS
-echo "==> pytest, phase 2: browser, worker, smoke and the remaining fault tests (${N} processes)"
+echo "==> pytest, phase 2: $PHASE2 (${N} processes)"
 # phase 1 has just built (or brought up to date) the same test databases: phase 2 takes them as they are
 .venv/bin/pytest "${XDIST[@]}" --reuse-db -m "$PHASE2" || status=$?
 phase_done "phase 2" "$t"
 [ -n "$faults_pid" ] && finish faults "$faults_pid"
+[ -n "$waiting_pid" ] && finish waiting "$waiting_pid"
 [ -n "$phase3_pid" ] && finish phase3 "$phase3_pid"
 phase_done "make test" "$started"
 exit "$status"
