@@ -8,7 +8,6 @@ import random
 
 import pytest
 from celery import current_app
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -21,6 +20,7 @@ from research.selectors.research import results_get
 from research.services.diversity import DIVERSITY_TASK, response_diversity_compute
 from research.tasks import response_diversity_compute_task
 from studies.models import Response
+from tests.caches import cache_clear_own
 from tests.factories import SAMPLE_ANSWERS, make_response
 from tests.paper_table4 import load_table4
 
@@ -111,7 +111,7 @@ def test_stored_rows_are_read_in_one_query_without_computing(response, calls):
     other = make_response(study=response.study, research_id="B01_FS1")
     for pk in (response.pk, other.pk):
         response_diversity_compute(response_id=pk)
-    cache.clear()
+    cache_clear_own()
     calls.clear()
 
     with CaptureQueriesContext(connection) as queries:
@@ -127,7 +127,7 @@ def test_missing_and_stale_rows_are_computed_then_cached_and_never_stored_by_the
     for pk in (stale.pk, current.pk):
         response_diversity_compute(response_id=pk)
     Response.objects.filter(pk=stale.pk).update(step1=CHINESE)  # edited after it was stored
-    cache.clear()
+    cache_clear_own()
     calls.clear()
 
     ids = [response.pk, stale.pk, current.pk]
@@ -154,13 +154,13 @@ def test_the_results_are_the_same_whether_diversity_is_stored_or_computed(calls)
 
     for pk in Response.objects.filter(study=study).values_list("pk", flat=True):
         Response.objects.filter(pk=pk).update(step1=answer(), step3=answer())
-    cache.clear()
+    cache_clear_own()
     computed = results_get(study=study)
     assert not ResponseDiversity.objects.exists()
 
     for pk in Response.objects.filter(study=study).values_list("pk", flat=True):
         response_diversity_compute(response_id=pk)
-    cache.clear()
+    cache_clear_own()
     calls.clear()
     stored = results_get(study=study)
     assert calls == []  # read from the rows

@@ -3,13 +3,13 @@
 from decimal import Decimal
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from calibration.models import FinalScore
 from core.accounts.roles import RESEARCHER
 from research.selectors.versions import research_data_version
+from tests.caches import cache_clear_own
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
 
@@ -24,7 +24,7 @@ def _get(client, study):
 
 
 def test_a_figure_is_drawn_once_per_data_version(client):
-    cache.clear()
+    cache_clear_own()
     study = load_table4()
     client.force_login(UserFactory(username="res-cache", role=RESEARCHER))
     first, drawn = _get(client, study)

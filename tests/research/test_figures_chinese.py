@@ -6,7 +6,6 @@ import re
 import warnings
 
 import pytest
-from django.core.cache import cache
 from django.utils import translation
 
 from core.accounts.roles import RESEARCHER
@@ -14,6 +13,7 @@ from judging.calibration_curve import CalibrationPoint
 from judging.estimates import StepCalibration
 from research.figures import CJK_FONTS, ENGLISH, figure_build, figure_bytes, judge_calibration_figure
 from research.labels import figure_labels
+from tests.caches import cache_clear_own
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
 from tests.research.test_figures import RUBRIC, _records, _results
@@ -98,7 +98,7 @@ def test_chinese_figures_are_drawn_with_a_cjk_font():
 
 @pytest.mark.django_db
 def test_the_figure_page_draws_in_the_readers_language_and_caches_each(client):
-    cache.clear()  # another test's figure of the same data version would be served
+    cache_clear_own()  # another test's figure of the same data version would be served
     study = load_table4()
     client.force_login(UserFactory(username="res-zh-fig", role=RESEARCHER))
     url = f"/research/figures/ablation.svg?study={study.pk}"  # Table 4's study: overall scores only

@@ -7,7 +7,6 @@ import re
 from decimal import Decimal
 
 import pytest
-from django.core.cache import cache
 from django.test import override_settings
 from django.utils import translation
 from openpyxl import load_workbook
@@ -22,6 +21,7 @@ from research.services.exports import export_job_run
 from studies.models import ModelEndpoint, ResponseStatus
 from teamllm_web.cache import redis_cache
 from tests.brokers import free_port
+from tests.caches import cache_clear_own
 from tests.factories import UserFactory
 from tests.paper_table4 import load_table4
 
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def study():
-    cache.clear()
+    cache_clear_own()
     return load_table4()
 
 
