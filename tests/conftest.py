@@ -94,9 +94,10 @@ def demo(db, settings):
     return seeded
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium through Playwright, for one test module.
+    """Debian's Chromium through Playwright, started by a test process's first browser test and
+    kept to its end (each test opens its own contexts; a launch costs about a second of CPU).
 
     Playwright's sync API keeps an event loop in the test thread, so Django's
     async guard is relaxed while (and only while) the browser is up."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from decimal import Decimal
+
+from django.db import transaction
 
 from calibration.models import FinalScore
 from studies.models import FinalScoreRule
@@ -93,3 +96,11 @@ def load_table4(name: str = "Paper Table 4"):
                     response=response, overall=Decimal(str(score)), rule=FinalScoreRule.IMPORTED
                 )
     return study
+
+
+def table4_for_module(django_db_blocker) -> Iterator:
+    """Table 4's study built once for a module whose tests only read it (a module fixture's body):
+    inside a transaction that each test's own rolls back to, rolled back itself after the module."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield load_table4()
+        transaction.set_rollback(True)
