@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh dev
+# The suite starts hundreds of Python processes (pytest's, workers, servers, children): they keep the
+# bytecode of the project's modules and of pytest's rewritten tests (in __pycache__, ignored by git
+# and by the image), where this machine's PYTHONDONTWRITEBYTECODE would have each compile it again.
+unset PYTHONDONTWRITEBYTECODE
 PY=.venv/bin/python
 
 # Debian packages the tests drive: Chromium for the browser tests (Playwright cannot
