@@ -158,7 +158,7 @@ class StubServer(ThreadingHTTPServer):
         self.server_close()
 
     # decisions, under the lock
-    def admit(self, messages: list[dict[str, Any]], auth: str) -> tuple[str | None, StubConfig]:
+    def admit(self, messages: list[dict[str, Any]], auth: str) -> tuple[str | None, StubConfig, StubStats]:
         with self.lock:
             cfg = self.config
             stats = self.stats
@@ -181,13 +181,14 @@ class StubServer(ThreadingHTTPServer):
             if fault in (None, "timeout", "empty"):  # these reach the answer path
                 stats.in_flight += 1
                 stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
-            return fault, StubConfig(**asdict(cfg))
+            return fault, StubConfig(**asdict(cfg)), stats
 
-    def done(self, ok: bool) -> None:
+    def done(self, stats: StubStats, ok: bool) -> None:
+        """Count an answer in the stats it was admitted into (a reset meanwhile starts new ones)."""
         with self.lock:
-            self.stats.in_flight -= 1
+            stats.in_flight -= 1
             if ok:
-                self.stats.completions += 1
+                stats.completions += 1
 
 
 class StubHandler(BaseHTTPRequestHandler):
@@ -263,7 +264,7 @@ class StubHandler(BaseHTTPRequestHandler):
             self._error(400, "messages must be a non-empty list", "invalid_request_error")
             return
         auth = self.headers.get("Authorization", "")
-        fault, cfg = self.server.admit(messages, auth)
+        fault, cfg, stats = self.server.admit(messages, auth)
         self.server.stats.last_body = payload
         with self.server.lock:
             self.server.stats.bodies = [*self.server.stats.bodies[-(MAX_RECORDED - 1) :], payload]
@@ -333,7 +334,7 @@ class StubHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout)
         finally:
-            self.server.done(ok)
+            self.server.done(stats, ok)
 
     def _stream(self, model: str, text: str, reasoning: str, usage: dict[str, int]) -> None:
         self.send_response(200)
