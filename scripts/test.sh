@@ -93,14 +93,20 @@ finish() {  # wait for a background phase and print what it wrote
   cat "var/test-artefacts/$name.log"
 }
 
-# The waiting tests: the fault suite (tests marked `fault`: workers killed, frozen and gone, the
-# broker and the database away, the provider down 60 s) mostly waits out its outages, so its
-# tests without a browser run beside phase 1 in one process of their own, with their own test
-# database and session (queue, Redis prefix).
+# The lanes beside phases 1 and 2 run only on PostgreSQL (every SQLite test database is one file).
+# Their sessions (Celery queue, Redis prefix) are named after this checkout unless CI names them,
+# so two checkouts sharing a Redis never take each other's tasks.
+lanes=""
+case "${DATABASE_URL:-}" in postgres*) lanes=1 ;; esac
+SESSION="${TEST_SESSION_ID:-local-$(pwd | md5sum | cut -c1-8)}"
+
+# The fault suite (tests marked `fault`: workers killed, frozen and gone, the broker and the
+# database away, the provider down 60 s) mostly waits out its outages, so its tests without a
+# browser run beside phase 1 in one process of their own, with their own test database and session.
 faults_pid=""
-if [ -n "${DATABASE_URL:-}" ]; then
+if [ -n "$lanes" ]; then
   echo "==> pytest, faults (beside phase 1): the fault suite's tests without a browser, on ${DATABASE_URL%%://*}"
-  background faults env DATABASE_URL="${DATABASE_URL%/}_faults" TEST_SESSION_ID="${TEST_SESSION_ID:-local}-faults" \
+  background faults env DATABASE_URL="${DATABASE_URL%/}_faults" TEST_SESSION_ID="$SESSION-faults" \
     .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "fault and not browser" -p no:cacheprovider
   faults_pid=$!
 fi
@@ -109,9 +115,9 @@ fi
 # database and session, lends them the CPU phase 1 keeps busy (in phase 2 it sat idle).
 WAITING="(worker or smoke) and not browser and not fault"
 waiting_pid=""
-if [ -n "${DATABASE_URL:-}" ]; then
+if [ -n "$lanes" ]; then
   echo "==> pytest, waiting (beside phase 1): worker and smoke tests without a browser, on ${DATABASE_URL%%://*}"
-  background waiting env DATABASE_URL="${DATABASE_URL%/}_waiting" TEST_SESSION_ID="${TEST_SESSION_ID:-local}-waiting" \
+  background waiting env DATABASE_URL="${DATABASE_URL%/}_waiting" TEST_SESSION_ID="$SESSION-waiting" \
     .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "$WAITING" -p no:cacheprovider
   waiting_pid=$!
 fi
@@ -126,9 +132,9 @@ phase_done "phase 1" "$t"
 # Phase 3 (only after a run on PostgreSQL): the fault suite again on the embedded default `make
 # run` uses (SQLite, the filesystem broker), beside phase 2.
 phase3_pid=""
-if [ -n "${DATABASE_URL:-}" ]; then
+if [ -n "$lanes" ]; then
   echo "==> pytest, phase 3 (beside phase 2): the fault suite again on the embedded default (SQLite, filesystem broker)"
-  background phase3 env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="${TEST_SESSION_ID:-local}-embedded" \
+  background phase3 env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL TEST_SESSION_ID="$SESSION-embedded" \
     .venv/bin/pytest "${XDIST[@]}" -m fault -p no:cacheprovider
   phase3_pid=$!
 fi
@@ -137,7 +143,8 @@ fi
 # did not run): live servers, Chromium, Celery workers, brokers stopped and started.
 # Each process has its own; the worker tests run last in each.
 PHASE2="$SERIAL"
-[ -n "$faults_pid" ] && PHASE2="($SERIAL) and not (fault and not browser) and not ($WAITING)"
+[ -n "$faults_pid" ] && PHASE2="($PHASE2) and not (fault and not browser)"
+[ -n "$waiting_pid" ] && PHASE2="($PHASE2) and not ($WAITING)"
 t=$SECONDS
 echo "==> pytest, phase 2: $PHASE2 (${N} processes)"
 # phase 1 has just built (or brought up to date) the same test databases: phase 2 takes them as they are
