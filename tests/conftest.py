@@ -99,8 +99,9 @@ def browser():
     """Debian's Chromium through Playwright, started by a test process's first browser test and
     kept to its end (each test opens its own contexts; a launch costs about a second of CPU).
 
-    Playwright's sync API keeps an event loop in the test thread, so Django's
-    async guard is relaxed while (and only while) the browser is up."""
+    Playwright's sync API keeps an event loop in the test thread, so Django's async guard is
+    relaxed from then on in this process (the processes the tests start do not inherit that:
+    tests.workers.child_env)."""
     from playwright.sync_api import sync_playwright
 
     from tests.browser import launch
@@ -201,13 +202,14 @@ def scored(db):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """Before a live-server test's database is emptied: its pages closed, and the requests they
+    """After a browser test its pages are closed (the browser serves the process's next tests).
+    Before a live-server test's database is emptied: its pages closed, and the requests they
     sent on closing (a sheet's time report on leaving) finished. A request still in a transaction
     beside the flush's TRUNCATE deadlocked it, and the next test found the last one's rows."""
+    browser = getattr(item, "funcargs", {}).get("browser")
+    for context in list(getattr(browser, "contexts", [])):  # a failed test's pages too: the browser stays
+        context.close()
     if "live_server" in item.fixturenames and item.get_closest_marker("django_db"):
-        browser = item.funcargs.get("browser")
-        for context in list(getattr(browser, "contexts", [])):
-            context.close()
         _other_sessions_settle()
     return (yield)
 

@@ -44,6 +44,7 @@ def child_env(**extra: str) -> dict[str, str]:
     )
     if settings.REDIS_URL:
         env["REDIS_URL"] = settings.REDIS_URL
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set in the test process while Playwright's loop is up
     env.update(extra)
     return env
 
