@@ -100,26 +100,24 @@ lanes=""
 case "${DATABASE_URL:-}" in postgres*) lanes=1 ;; esac
 SESSION="${TEST_SESSION_ID:-local-$(pwd | md5sum | cut -c1-8)}"
 
-# The fault suite (tests marked `fault`: workers killed, frozen and gone, the broker and the
-# database away, the provider down 60 s) mostly waits out its outages, so its tests without a
-# browser run beside phase 1 in one process of their own, with their own test database and session.
-faults_pid=""
-if [ -n "$lanes" ]; then
-  echo "==> pytest, faults (beside phase 1): the fault suite's tests without a browser, on ${DATABASE_URL%%://*}"
-  background faults env DATABASE_URL="${DATABASE_URL%/}_faults" TEST_SESSION_ID="$SESSION-faults" \
-    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "fault and not browser" -p no:cacheprovider
-  faults_pid=$!
-fi
-# The other waiting tests without a browser (live Celery workers, the compose stack, two hosts, `make
-# run`) mostly wait on the processes they start: one more process beside phase 1, with its own test
-# database and session, lends them the CPU phase 1 keeps busy (in phase 2 it sat idle).
+# A lane beside phase 1: one process of its own, with its own test database (<url>_<name>) and session.
+beside_phase1() {
+  local name=$1 marker=$2 what=$3
+  echo "==> pytest, $name (beside phase 1): $what, on ${DATABASE_URL%%://*}"
+  background "$name" env DATABASE_URL="${DATABASE_URL%/}_$name" TEST_SESSION_ID="$SESSION-$name" \
+    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "$marker" -p no:cacheprovider
+  printf -v "${name}_pid" '%s' "$!"
+}
+# The fault suite (tests marked `fault`: workers killed, frozen and gone, the broker and the database
+# away, the provider down 60 s) mostly waits out its outages; so do the other tests without a browser
+# that wait on the processes they start (live Celery workers, the compose stack, two hosts, `make run`).
+# Beside phase 1 they use the CPU phase 1 keeps busy (in phase 2 it sat idle).
 WAITING="(worker or smoke) and not browser and not fault"
+faults_pid=""
 waiting_pid=""
 if [ -n "$lanes" ]; then
-  echo "==> pytest, waiting (beside phase 1): worker and smoke tests without a browser, on ${DATABASE_URL%%://*}"
-  background waiting env DATABASE_URL="${DATABASE_URL%/}_waiting" TEST_SESSION_ID="$SESSION-waiting" \
-    .venv/bin/pytest -n 0 "${DB_OPTS[@]}" -m "$WAITING" -p no:cacheprovider
-  waiting_pid=$!
+  beside_phase1 faults "fault and not browser" "the fault suite's tests without a browser"
+  beside_phase1 waiting "$WAITING" "worker and smoke tests without a browser"
 fi
 
 # Phase 1: everything that needs no browser, worker process or outage, in parallel.
