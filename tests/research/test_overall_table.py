@@ -6,19 +6,9 @@ from django.core.management import CommandError, call_command
 from research.records import ScoreRecord
 from research.results import fmt, overall_table, wilcoxon_test
 from research.selectors.research import results_get
-from tests.paper_table4 import PAPER_AVERAGES, table4_for_module
+from tests.paper_table4 import PAPER_AVERAGES
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def _table4(django_db_setup, django_db_blocker):
-    yield from table4_for_module(django_db_blocker)  # its tests only read it
-
-
-@pytest.fixture
-def table4(_table4, db):
-    return _table4
 
 
 def test_overall_table_reproduces_table_4_averages_and_marks(table4):

@@ -6,19 +6,9 @@ from django.contrib.auth import get_user_model
 from core.accounts.roles import RESEARCHER
 from research.figures import FIGURES
 from tests.factories import UserFactory, rater
-from tests.paper_table4 import PAPER_AVERAGES, table4_for_module
+from tests.paper_table4 import PAPER_AVERAGES
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def _table4(django_db_setup, django_db_blocker):
-    yield from table4_for_module(django_db_blocker)  # its tests only read it
-
-
-@pytest.fixture
-def table4(_table4, db):
-    return _table4
 
 
 @pytest.fixture
