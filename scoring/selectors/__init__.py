@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, Value, When
+from django.db.models import Avg, BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
 from django.shortcuts import get_object_or_404
 
 from scoring.models import (
@@ -204,9 +204,22 @@ def rater_assignment_get(*, user: User, blind_code: str, training: bool = False)
         output_field=BooleanField(),
     )
     return get_object_or_404(
-        Assignment.rater_work.select_related("response__scenario", "response__study", "sheet").annotate(
-            flagged_by_rater=flagged
-        ),
+        _rater_assignments(user=user, blind_code=blind_code, training=training)
+        .select_related("response__scenario", "response__study", "sheet")
+        .annotate(flagged_by_rater=flagged)
+    )
+
+
+def rater_assignment_for_write(*, user: User, blind_code: str) -> Assignment:
+    """The rater's own active live assignment for a blind code as an autosave or a submit
+    needs it: the row with its sheet, none of the texts the page shows (the response's six
+    steps and the scenario's texts, which cost more than the save itself when read on every
+    autosave); Http404 as ``rater_assignment_get``."""
+    return get_object_or_404(_rater_assignments(user=user, blind_code=blind_code).select_related("sheet"))
+
+
+def _rater_assignments(*, user: User, blind_code: str, training: bool = False) -> QuerySet[Assignment]:
+    return Assignment.rater_work.filter(
         Q(role=AssignmentRole.TRAINING) if training else ~Q(role=AssignmentRole.TRAINING),
         rater=user,
         blind_code=blind_code,

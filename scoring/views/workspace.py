@@ -22,7 +22,12 @@ from django.views.decorators.http import require_GET, require_POST
 from core.accounts.roles import rater_required
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet, SheetLevel
-from scoring.selectors import rater_assignment_get, rater_has_training_code, response_items_by_step
+from scoring.selectors import (
+    rater_assignment_for_write,
+    rater_assignment_get,
+    rater_has_training_code,
+    response_items_by_step,
+)
 from scoring.services.active_time import sheet_active_time_add
 from scoring.services.save_throttle import sheet_save_throttle
 from scoring.services.sheets import (
@@ -106,7 +111,7 @@ def sheet_save(request: AuthenticatedHttpRequest, blind_code: str) -> JsonRespon
     submitted, 422 on refused values, 429 (with Retry-After) past the ceiling of
     batches per sheet per second; 404 for a code that is not the rater's before anything else.
     Every save, live or training (``sheet_save_for``), takes the one path of ``_sheet_write``."""
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    assignment = rater_assignment_for_write(user=request.user, blind_code=blind_code)  # 404 first
     return _sheet_write(request, assignment, _form(request, SaveBatchForm))
 
 
@@ -120,7 +125,7 @@ def sheet_save_for(request: AuthenticatedHttpRequest, assignment) -> JsonRespons
 @rater_required
 def sheet_submit_view(request: AuthenticatedHttpRequest, blind_code: str) -> JsonResponse:
     """Submit a complete sheet; 400 lists what is missing (with the controls' ids)."""
-    assignment = rater_assignment_get(user=request.user, blind_code=blind_code)  # 404 first
+    assignment = rater_assignment_for_write(user=request.user, blind_code=blind_code)  # 404 first
     return sheet_submit_for(request, assignment, redirect=reverse("scoring:sheet", args=[blind_code]))
 
 
@@ -247,7 +252,9 @@ def _saved(request: HttpRequest, result: SaveResult) -> JsonResponse:
 @rater_required
 def sheet_active_time(request: AuthenticatedHttpRequest, blind_code: str) -> JsonResponse:
     """The page's active-time report (about once a minute, and when it is left)."""
-    return sheet_active_time_for(request, rater_assignment_get(user=request.user, blind_code=blind_code))
+    return sheet_active_time_for(
+        request, rater_assignment_for_write(user=request.user, blind_code=blind_code)
+    )
 
 
 def sheet_active_time_for(request: HttpRequest, assignment) -> JsonResponse:

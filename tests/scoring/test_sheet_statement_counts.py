@@ -122,10 +122,13 @@ def test_the_whole_sheet_request_and_a_two_change_autosave_stay_small(
         [f"sheet-saves:{sheet.assignment.rater_id}:{sheet.pk}:{s}" for s in range(now - 2, now + 60)]
     )
     # the rater's assignment with its sheet found by blind code, the sheet locked, then as above
-    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + READS + WRITES):
+    with django_assert_max_num_queries(REQUEST_OVERHEAD + 4 + READS + WRITES) as captured:
         reply = _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole")
     assert reply.status_code == 200, reply.content
     assert reply.json()["changed"] == 102
+    # none of the texts the page shows is read by a save (the response's steps, the scenario's)
+    texts_read = [q["sql"] for q in captured.captured_queries if '"studies_' in q["sql"]]
+    assert texts_read == []
     # an autosave of two changes: one item row and one dimension (was 14 statements,
     # one UPDATE per change; now one upsert per kind of row)
     two = [["dims.s2.focus", 3], ["items.1.2.comment", "shorter"]]
