@@ -223,6 +223,7 @@ async def rater_loop(
         return
     rng = random.Random(n)
     full = whole_sheet(0)
+    wholes = [whole_sheet(1), full]  # built once: the client's CPU shares the server's cores
     while time.monotonic() < deadline:
         queue = await timed(stats, "queue", session.request("GET", "/scoring/"))
         if queue is None:
@@ -243,7 +244,7 @@ async def rater_loop(
                 if time.monotonic() >= deadline:
                     return
                 body = {"sheet": data["sheet"], "batch_id": f"w{n}-{i}-{time.time_ns()}",
-                        "expected_version": version, "changes": whole_sheet(i % 2 if i else 1)}  # fmt: skip
+                        "expected_version": version, "changes": wholes[i % 2]}  # fmt: skip
                 reply = await timed(
                     stats, "whole-sheet save", session.post_json(data["save_url"], body, referer)
                 )
@@ -357,14 +358,13 @@ async def sample_server(pid: int, meters: list[CpuMeter], peak: dict, stop: asyn
         meter.sample()
 
 
-async def run(args) -> dict:
+async def run(args, loop=rater_loop) -> dict:
     stats = Stats()
     ready = asyncio.Barrier(args.raters + 1)
     clock: dict[str, float] = {}
     clock_set = asyncio.Event()
     tasks = [
-        asyncio.create_task(rater_loop(n, args, stats, clock, ready, clock_set))
-        for n in range(1, args.raters + 1)
+        asyncio.create_task(loop(n, args, stats, clock, ready, clock_set)) for n in range(1, args.raters + 1)
     ]
     await ready.wait()  # every rater has logged in
     logins = {"times": stats.times, "errors": stats.errors}
@@ -437,8 +437,9 @@ def report(args, stats: Stats, elapsed: float, peak: dict, logins: dict) -> dict
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(loop=rater_loop, description: str = __doc__) -> None:
+    """The command line; ``loop`` is one rater's client (``load_peer_potato.py`` passes its own)."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8100")
     parser.add_argument("--raters", type=int, default=8)
     parser.add_argument("--duration", type=float, default=60)
@@ -451,7 +452,7 @@ def main() -> None:
     parser.add_argument("--label", default="")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    out = asyncio.run(run(args))
+    out = asyncio.run(run(args, loop))
     if args.json:
         with args.json.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(out) + "\n")
