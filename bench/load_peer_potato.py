@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 import time
 from urllib.parse import urlencode
 
@@ -40,6 +41,13 @@ def potato_annotations(variant: int) -> dict[str, object]:
     return out
 
 
+def _refused(stats: Stats, kind: str, note: str) -> None:
+    """An error of ``kind`` whose request was already timed (no second sample)."""
+    stats.errors[kind] = stats.errors.get(kind, 0) + 1
+    if len(stats.error_samples) < 5:
+        stats.error_samples.append(f"{kind}: {note}")
+
+
 async def potato_loop(
     n: int, args, stats: Stats, clock: dict, ready: asyncio.Barrier, clock_set: asyncio.Event
 ) -> None:
@@ -58,9 +66,11 @@ async def potato_loop(
     )
     page = await timed(stats, "open sheet", session.request("GET", "/annotate")) if login else None
     match = INSTANCE_ID.search(page.body) if page is not None else None
+    if page is not None and match is None:
+        _refused(stats, "login", "no instance_id on /annotate")
     await ready.wait()  # every rater logged in before the clock starts
     await clock_set.wait()
-    if match is None or args.mode != "whole":
+    if match is None:
         return
     instance = match.group(1).decode()
     bodies = [
@@ -73,9 +83,17 @@ async def potato_loop(
         reply = await timed(
             stats, "whole-sheet save", session.post_json("/updateinstance", bodies[i % 2], base + "/annotate")
         )
-        if reply is None or reply.status != 200 or b'"success"' not in reply.body:
+        if reply is not None and reply.status == 200 and b'"success"' not in reply.body:
+            # Potato refuses with a 200 and {"status": "error"}: a refusal, not a save
+            _refused(stats, "whole-sheet save", reply.body[:200].decode(errors="replace"))
+            return
+        if reply is None or reply.status != 200:
             return
 
 
 if __name__ == "__main__":
+    if "--mode" not in sys.argv:  # load_test.py's default is the rater's day, which Potato has no form of
+        sys.argv += ["--mode", "whole"]
+    elif "whole" not in sys.argv:
+        raise SystemExit("only --mode whole is measured against Potato")
     main(potato_loop, __doc__)

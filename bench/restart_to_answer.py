@@ -30,6 +30,7 @@ import urllib.request
 from pathlib import Path
 
 PASSWORD = "load-pass-2026"  # load_seed.py's
+DEADLINE_SECONDS = 120  # a server not answering by then is a failed restart, not a sample
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -96,9 +97,18 @@ def _running(pid: int) -> bool:
     return True
 
 
+def _pid(pidfile: Path) -> int | None:
+    try:
+        return int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 def restart(pidfile: Path) -> float:
     """Stop the master in ``pidfile``, start it again as it was; the start's monotonic time."""
-    pid = int(pidfile.read_text().strip())
+    pid = _pid(pidfile)
+    if pid is None or not _running(pid):
+        raise SystemExit(f"no running master in {pidfile}")
     argv = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
     env = dict(
         item.split(b"=", 1) for item in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in item
@@ -138,13 +148,19 @@ def main() -> None:
     seconds = []
     for _ in range(args.repeat):
         time.sleep(2)  # the previous server settled
+        old_pid = _pid(args.pidfile)
         started = restart(args.pidfile)
-        deadline = started + 120
-        while browser.open(url) is None and time.monotonic() < deadline:
+        deadline = started + DEADLINE_SECONDS
+        while browser.open(url) is None:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{url} did not answer within {DEADLINE_SECONDS} s of the start")
             time.sleep(0.05)
         seconds.append(time.monotonic() - started)
         print(f"{url}: answered {seconds[-1]:.2f} s after the start", flush=True)
-        while not args.pidfile.exists() or not args.pidfile.read_text().strip():
+        # the next restart needs the new master's pid: written by it, not the old one's
+        while _pid(args.pidfile) in (None, old_pid) or not _running(_pid(args.pidfile) or 0):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no new master's pid in {args.pidfile}")
             time.sleep(0.05)
     print(f"median {statistics.median(seconds):.2f} s, min {min(seconds):.2f}, max {max(seconds):.2f}")
 

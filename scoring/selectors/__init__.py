@@ -213,8 +213,8 @@ def rater_assignment_get(*, user: User, blind_code: str, training: bool = False)
 def rater_assignment_for_write(*, user: User, blind_code: str) -> Assignment:
     """The rater's own active live assignment for a blind code as an autosave or a submit
     needs it: the row with its sheet, none of the texts the page shows (the response's six
-    steps and the scenario's texts, which cost more than the save itself when read on every
-    autosave); Http404 as ``rater_assignment_get``."""
+    steps and the scenario's texts: read on every autosave, they cost about a fifth of it);
+    Http404 as ``rater_assignment_get``."""
     return get_object_or_404(_rater_assignments(user=user, blind_code=blind_code).select_related("sheet"))
 
 
