@@ -41,13 +41,6 @@ def potato_annotations(variant: int) -> dict[str, object]:
     return out
 
 
-def _refused(stats: Stats, kind: str, note: str) -> None:
-    """An error of ``kind`` whose request was already timed (no second sample)."""
-    stats.errors[kind] = stats.errors.get(kind, 0) + 1
-    if len(stats.error_samples) < 5:
-        stats.error_samples.append(f"{kind}: {note}")
-
-
 async def potato_loop(
     n: int, args, stats: Stats, clock: dict, ready: asyncio.Barrier, clock_set: asyncio.Event
 ) -> None:
@@ -67,7 +60,7 @@ async def potato_loop(
     page = await timed(stats, "open sheet", session.request("GET", "/annotate")) if login else None
     match = INSTANCE_ID.search(page.body) if page is not None else None
     if page is not None and match is None:
-        _refused(stats, "login", "no instance_id on /annotate")
+        stats.error("login", "no instance_id on /annotate")
     await ready.wait()  # every rater logged in before the clock starts
     await clock_set.wait()
     if match is None:
@@ -85,7 +78,7 @@ async def potato_loop(
         )
         if reply is not None and reply.status == 200 and b'"success"' not in reply.body:
             # Potato refuses with a 200 and {"status": "error"}: a refusal, not a save
-            _refused(stats, "whole-sheet save", reply.body[:200].decode(errors="replace"))
+            stats.error("whole-sheet save", reply.body.decode(errors="replace"))
             return
         if reply is None or reply.status != 200:
             return

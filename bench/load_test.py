@@ -138,9 +138,13 @@ class Stats:
     def add(self, kind: str, ms: float, ok: bool, note: str = "") -> None:
         self.times.setdefault(kind, []).append(ms)
         if not ok:
-            self.errors[kind] = self.errors.get(kind, 0) + 1
-            if len(self.error_samples) < 5:
-                self.error_samples.append(f"{kind}: {note[:200]}")
+            self.error(kind, note)
+
+    def error(self, kind: str, note: str) -> None:
+        """An error of ``kind`` (a request already timed, or a refusal found in its answer)."""
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(f"{kind}: {note[:200]}")
 
 
 async def timed(stats: Stats, kind: str, call, ok_status: tuple[int, ...] = (200,)) -> Reply | None:

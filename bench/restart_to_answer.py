@@ -11,77 +11,36 @@ running master (read from /proc), so the same script restarts this project's gun
 peer's (Potato's). ``--login USER`` logs in to this project first (the session outlives the
 restart: sessions live in the database and Redis); ``--sheet`` then times the rater's first
 sheet of the queue (its page with the scoring widgets), not only the queue. Prints each
-restart's seconds and their median. No Django in this process.
+restart's seconds and their median. The client is load_test.py's (its login and cookies kept
+by hand: the production cookies are Secure, and it speaks plain HTTP). No Django in this process.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
-import re
 import signal
 import statistics
 import subprocess
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
-PASSWORD = "load-pass-2026"  # load_seed.py's
+from load_test import QUEUE_LINK, Session, Stats, login
+
 DEADLINE_SECONDS = 120  # a server not answering by then is a failed restart, not a sample
+ANSWER_SECONDS = 5  # one poll's wait for an answer
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # the 302's cookies are read, not followed
-        return None
-
-
-class Browser:
-    """Cookies kept by hand: the production cookies are Secure, and this speaks plain HTTP to
-    the server behind the would-be proxy (as load_test.py)."""
-
-    def __init__(self) -> None:
-        self.cookies: dict[str, str] = {}
-        self.opener = urllib.request.build_opener(_NoRedirect)
-
-    def open(
-        self, url: str, data: bytes | None = None, headers: dict[str, str] | None = None
-    ) -> bytes | None:
-        """The page's body on a 200, else None (a refused connection included)."""
-        request = urllib.request.Request(url, data, dict(headers or {}))  # noqa: S310 - http(s): main checks
-        if self.cookies:
-            request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
-        try:
-            with self.opener.open(request, timeout=5) as reply:
-                body = reply.read()
-                headers_in = reply.headers
-        except urllib.error.HTTPError as exc:
-            headers_in, body = exc.headers, b""
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            return None
-        for cookie in headers_in.get_all("Set-Cookie") or ():
-            name, _, rest = cookie.partition("=")
-            self.cookies[name.strip()] = rest.split(";", 1)[0]
-        return body or None
-
-
-def login(browser: Browser, base: str, username: str) -> None:
-    page = (browser.open(base + "/accounts/login/") or b"").decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-    form = {
-        "username": username,
-        "password": PASSWORD,
-        "csrfmiddlewaretoken": token.group(1) if token else "",
-    }
-    browser.open(
-        base + "/accounts/login/",
-        urllib.parse.urlencode(form).encode(),
-        {"Referer": base + "/accounts/login/"},
-    )
-    if "sessionid" not in browser.cookies:
-        raise SystemExit(f"could not log in as {username}")
+async def answered(session: Session, path: str) -> bool:
+    """Whether ``path`` answers 200 now (a refused or unanswered connection is a no)."""
+    try:
+        reply = await asyncio.wait_for(session.request("GET", path), ANSWER_SECONDS)
+    except (OSError, TimeoutError):
+        return False
+    return reply.status == 200
 
 
 def _running(pid: int) -> bool:
@@ -125,43 +84,46 @@ def restart(pidfile: Path) -> float:
     return started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pidfile", type=Path, required=True, help="the running gunicorn master's")
-    parser.add_argument("--url", required=True, help="the page that must answer 200")
-    parser.add_argument("--login", default="", help="a rater of load_seed.py to log in as first")
-    parser.add_argument("--sheet", action="store_true", help="time the queue's first sheet, not the queue")
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    if urllib.parse.urlsplit(args.url).scheme not in ("http", "https"):
-        parser.error("--url must be an http or https URL")
-    browser = Browser()
-    parts = urllib.parse.urlsplit(args.url)
-    base = f"{parts.scheme}://{parts.netloc}"
-    if args.login:
-        login(browser, base, args.login)
-    url = args.url
+async def run(args: argparse.Namespace, base: str, path: str) -> list[float]:
+    session = Session(base)
+    if args.login and not await login(session, base, args.login, Stats()):
+        raise SystemExit(f"could not log in as {args.login}")
     if args.sheet:
-        queue = browser.open(args.url) or b""
-        code = next(c for c in re.findall(rb'href="/scoring/([A-Za-z0-9_-]+)/"', queue) if c != b"workbooks")
-        url = f"{base}/scoring/{code.decode()}/"
+        queue = await session.request("GET", path)
+        code = next(c for c in QUEUE_LINK.findall(queue.body) if c != b"workbooks")  # not a sheet
+        path = f"/scoring/{code.decode()}/"
     seconds = []
     for _ in range(args.repeat):
-        time.sleep(2)  # the previous server settled
+        await asyncio.sleep(2)  # the previous server settled
         old_pid = _pid(args.pidfile)
         started = restart(args.pidfile)
         deadline = started + DEADLINE_SECONDS
-        while browser.open(url) is None:
+        while not await answered(session, path):
             if time.monotonic() > deadline:
-                raise SystemExit(f"{url} did not answer within {DEADLINE_SECONDS} s of the start")
-            time.sleep(0.05)
+                raise SystemExit(f"{path} did not answer within {DEADLINE_SECONDS} s of the start")
+            await asyncio.sleep(0.05)
         seconds.append(time.monotonic() - started)
-        print(f"{url}: answered {seconds[-1]:.2f} s after the start", flush=True)
+        print(f"{path}: answered {seconds[-1]:.2f} s after the start", flush=True)
         # the next restart needs the new master's pid: written by it, not the old one's
         while _pid(args.pidfile) in (None, old_pid) or not _running(_pid(args.pidfile) or 0):
             if time.monotonic() > deadline:
                 raise SystemExit(f"no new master's pid in {args.pidfile}")
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pidfile", type=Path, required=True, help="the running gunicorn master's")
+    parser.add_argument("--url", required=True, help="the page that must answer 200 (plain http)")
+    parser.add_argument("--login", default="", help="a rater of load_seed.py to log in as first")
+    parser.add_argument("--sheet", action="store_true", help="time the queue's first sheet, not the queue")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    parts = urllib.parse.urlsplit(args.url)
+    if parts.scheme != "http":
+        parser.error("--url must be an http URL (load_test.py's client speaks plain HTTP)")
+    seconds = asyncio.run(run(args, f"http://{parts.netloc}", parts.path or "/"))
     print(f"median {statistics.median(seconds):.2f} s, min {min(seconds):.2f}, max {max(seconds):.2f}")
 
 
