@@ -11,6 +11,8 @@ import time
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from scoring.entries import entries_from_changes
 from scoring.models import ItemScore, ScoreSheet, SheetEvent
@@ -181,3 +183,23 @@ def test_opening_a_sheet_for_the_first_time_is_a_few_statements(demo, client, dj
     # what the first open showed from memory is what was stored: the same page
     assert _page_html(again) == _page_html(page)
     assert _sheet_data(page)["version"] == 0
+
+
+@pytest.mark.django_db
+def test_the_time_report_and_the_submit_read_none_of_the_pages_texts(opened, client):
+    """Like the save, the other two writes of the page look the rater's assignment up without the
+    response's steps, the scenario's texts or the study (``rater_assignment_for_write``)."""
+    code = code_for("rater1", opened)
+    sheet = ScoreSheet.objects.get(assignment__response=opened, assignment__rater__username="rater1")
+    writes = {
+        "time": (f"/scoring/{code}/time/", {"sheet": sheet.pk, "seconds": 30}),
+        "submit": (f"/scoring/{code}/submit/", {"sheet": sheet.pk, "expected_version": 1}),
+    }
+    assert _post_save(client, code, sheet.pk, whole_sheet(load_rubric()), 0, "whole").status_code == 200
+    for name, (url, body) in writes.items():
+        with CaptureQueriesContext(connection) as captured:
+            reply = client.post(url, data=json.dumps(body), content_type="application/json")
+        assert reply.status_code == 200 and reply.json()["ok"], (name, reply.content)
+        texts_read = [q["sql"] for q in captured.captured_queries if '"studies_' in q["sql"]]
+        assert texts_read == [], name
+    assert ScoreSheet.objects.get(pk=sheet.pk).status == "submitted"
