@@ -35,6 +35,8 @@ django.setup()
 from celery import current_app  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from bench.seed_data import cache_empty  # noqa: E402
+
 # No worker runs here: the tasks that creating a response sends (its diversity, through the
 # outbox) go to an in-memory broker and are dropped instead of piling up in the configured Redis.
 current_app.conf.broker_url = current_app.conf.CELERY_BROKER_URL = "memory://"  # both: Celery 5.6
@@ -278,7 +280,6 @@ def scratch_database() -> Iterator[str]:
 
 
 def main() -> None:
-    from django.core.cache import cache
 
     from research.selectors.research import results_get
     from research.workbook import results_workbook_write
@@ -297,7 +298,7 @@ def main() -> None:
 
         t_workbooks = _timed(workbooks)
         n_sheets = score_everything(study, rnd)
-        cache.clear()
+        cache_empty()
         t_results_cold = _timed(
             lambda: results_workbook_write(results_get(study=study), out / "results.xlsx")
         )

@@ -37,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_export import build_study, score_everything, scratch_database  # noqa: E402  (sets Django up)
 from django.db import connection  # noqa: E402
 
+from bench.seed_data import cache_empty  # noqa: E402
+
 
 def _ms(samples: list[float]) -> str:
     ordered = sorted(samples)
@@ -63,7 +65,6 @@ def main() -> None:
     parser.add_argument("--pages-only", action="store_true", help="skip the workbooks")
     args = parser.parse_args()
 
-    from django.core.cache import cache
     from django.test import Client
 
     from research.models import ExportJob, ResponseDiversity
@@ -108,7 +109,7 @@ def main() -> None:
             assert job.status == ExportJob.Status.DONE, job.error
             return elapsed
 
-        cache.clear()
+        cache_empty()
         cold_page = _timed_get(client, "/research/", params)
         warm_page = [_timed_get(client, "/research/", params) for _ in range(20 * args.repeat)]
         cold_figure = _timed_get(client, "/research/figures/steps.svg", params)
@@ -131,17 +132,17 @@ def main() -> None:
 
         if args.pages_only:
             return
-        cache.clear()
+        cache_empty()
         if args.profile:  # the cold workbook, profiled (its time is then not comparable)
             profiler = cProfile.Profile()
             profiler.runcall(workbook)
             profiler.dump_stats(args.profile + ".cold")
             print(f"profile of one cold workbook: {args.profile}.cold")
-            cache.clear()
+            cache_empty()
         cold_book = workbook()
         # a database not yet backfilled: the diversity computed from the texts (and cached)
         ResponseDiversity.objects.filter(response__study=study).delete()
-        cache.clear()
+        cache_empty()
         unstored_book = workbook()
         t = time.perf_counter()
         responses_diversity_backfill(study_id=study.pk)

@@ -40,10 +40,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teamllm_web.settings.local")
 
 from bench_export import score_everything  # noqa: E402  (sets Django up)
 from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.cache import cache  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 
-from bench.seed_data import statistics_refresh  # noqa: E402
+from bench.seed_data import cache_empty, statistics_refresh  # noqa: E402
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement  # noqa: E402
 from calibration.services.calibration import response_scores_recompute, study_agreement_recompute  # noqa: E402
 from calibration.statistics import memo_clear  # noqa: E402
@@ -146,7 +145,7 @@ def main() -> None:
     client = Client()
     client.force_login(researcher)
     with override_settings(DEBUG=False, ALLOWED_HOSTS=["testserver"]):
-        cache.clear()
+        cache_empty()
         page_cold = _timed(lambda: client.get("/research/", {"study": study.pk}))
         warm = [_timed(lambda: client.get("/research/", {"study": study.pk})) for _ in range(args.repeat)]
     print(
@@ -163,7 +162,7 @@ def main() -> None:
         assert job.status == ExportJob.Status.DONE, job.error
         return took
 
-    cache.clear()
+    cache_empty()
     book_cold = workbook()
     book_warm = [workbook() for _ in range(3)]
     print(f"results workbook: cold {book_cold:.2f} s, warm median {statistics.median(book_warm):.2f} s")
