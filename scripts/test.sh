@@ -54,6 +54,12 @@ phase_done() { echo "==> $1: $((SECONDS - $2)) s"; }
 N="${TEST_PROCESSES:-2}"
 XDIST=(-n "$N" --dist load)
 [ "$N" = 0 ] && XDIST=()
+# Phase 2's browser tests wait on pages, live servers and workers about a fifth of the time: one
+# process more than the others keeps the cores busy (`BROWSER_PROCESSES`; docs/development.md).
+N2="${BROWSER_PROCESSES:-$((N + 1))}"
+[ "$N" = 0 ] && N2=0
+XDIST2=(-n "$N2" --dist load)
+[ "$N2" = 0 ] && XDIST2=()
 # Local runs keep the test databases between runs (--reuse-db: only new migrations are applied);
 # CI (.ci/run sets TEST_FRESH_DB=1) builds them from the migrations every time.
 DB_OPTS=(--reuse-db)
@@ -143,10 +149,20 @@ fi
 PHASE2="$SERIAL"
 [ -n "$faults_pid" ] && PHASE2="($PHASE2) and not (fault and not browser)"
 [ -n "$waiting_pid" ] && PHASE2="($PHASE2) and not ($WAITING)"
+# CI builds every test database from the migrations: the ones of phase 2's extra processes too
+# (phase 1 built the others), so a database an earlier run left under that name is dropped first.
+if [ "${TEST_FRESH_DB:-0}" = 1 ] && [ "$N2" -gt "$N" ]; then
+  case "${DATABASE_URL:-}" in postgres*)
+    for i in $(seq "$N" $((N2 - 1))); do
+      psql "${DATABASE_URL%/*}/postgres" -qc "DROP DATABASE IF EXISTS \"test_${DATABASE_URL##*/}_gw$i\" WITH (FORCE)"
+    done ;;
+  esac
+fi
 t=$SECONDS
-echo "==> pytest, phase 2: $PHASE2 (${N} processes)"
-# phase 1 has just built (or brought up to date) the same test databases: phase 2 takes them as they are
-.venv/bin/pytest "${XDIST[@]}" --reuse-db -m "$PHASE2" || status=$?
+echo "==> pytest, phase 2: $PHASE2 (${N2} processes)"
+# phase 1 has just built (or brought up to date) the test databases of its processes: phase 2 takes
+# them as they are (and builds the one of its extra process)
+.venv/bin/pytest "${XDIST2[@]}" --reuse-db -m "$PHASE2" || status=$?
 phase_done "phase 2" "$t"
 [ -n "$faults_pid" ] && finish faults "$faults_pid"
 [ -n "$waiting_pid" ] && finish waiting "$waiting_pid"
