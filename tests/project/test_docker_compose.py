@@ -4,6 +4,7 @@ import importlib
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from django.urls import resolve
 
 from tests.brokers import free_port
 from tests.compose import EXAMPLES, dotenv, env_files, interpolate
+from tests.workers import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +42,15 @@ def test_docker_compose_commands_refer_to_real_modules(compose):
     web = _command(services["web"])
     assert web[0] == "gunicorn"
     module, attr = web[1].split(":")
-    assert hasattr(importlib.import_module(module), attr)
+    # in a process of its own: importing the WSGI module starts a web process's background work
+    # (its periodic job would go on in this test process, against the test databases, after them)
+    check = (
+        f"import importlib, sys; sys.exit(0 if hasattr(importlib.import_module({module!r}), {attr!r}) else 3)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", check], cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
     worker = _command(services["worker"])
     assert worker[:3] == ["celery", "-A", "teamllm_web"]
     assert hasattr(importlib.import_module(worker[2]), "celery_app")
