@@ -35,7 +35,7 @@ django.setup()
 from celery import current_app  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from bench.seed_data import cache_empty  # noqa: E402
+from tests.caches import cache_clear_own  # noqa: E402
 
 # No worker runs here: the tasks that creating a response sends (its diversity, through the
 # outbox) go to an in-memory broker and are dropped instead of piling up in the configured Redis.
@@ -280,7 +280,6 @@ def scratch_database() -> Iterator[str]:
 
 
 def main() -> None:
-
     from research.selectors.research import results_get
     from research.workbook import results_workbook_write
     from scoring.services.workbooks import workbooks_zip_write
@@ -298,7 +297,7 @@ def main() -> None:
 
         t_workbooks = _timed(workbooks)
         n_sheets = score_everything(study, rnd)
-        cache_empty()
+        cache_clear_own()
         t_results_cold = _timed(
             lambda: results_workbook_write(results_get(study=study), out / "results.xlsx")
         )

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_export import build_study, score_everything, scratch_database  # noqa: E402  (sets Django up)
 from django.db import connection  # noqa: E402
 
-from bench.seed_data import cache_empty  # noqa: E402
+from tests.caches import cache_clear_own  # noqa: E402
 
 
 def _ms(samples: list[float]) -> str:
@@ -109,7 +109,7 @@ def main() -> None:
             assert job.status == ExportJob.Status.DONE, job.error
             return elapsed
 
-        cache_empty()
+        cache_clear_own()
         cold_page = _timed_get(client, "/research/", params)
         warm_page = [_timed_get(client, "/research/", params) for _ in range(20 * args.repeat)]
         cold_figure = _timed_get(client, "/research/figures/steps.svg", params)
@@ -132,17 +132,17 @@ def main() -> None:
 
         if args.pages_only:
             return
-        cache_empty()
+        cache_clear_own()
         if args.profile:  # the cold workbook, profiled (its time is then not comparable)
             profiler = cProfile.Profile()
             profiler.runcall(workbook)
             profiler.dump_stats(args.profile + ".cold")
             print(f"profile of one cold workbook: {args.profile}.cold")
-            cache_empty()
+            cache_clear_own()
         cold_book = workbook()
         # a database not yet backfilled: the diversity computed from the texts (and cached)
         ResponseDiversity.objects.filter(response__study=study).delete()
-        cache_empty()
+        cache_clear_own()
         unstored_book = workbook()
         t = time.perf_counter()
         responses_diversity_backfill(study_id=study.pk)

@@ -42,7 +42,7 @@ from bench_export import score_everything  # noqa: E402  (sets Django up)
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.test import Client, override_settings  # noqa: E402
 
-from bench.seed_data import cache_empty, statistics_refresh  # noqa: E402
+from bench.seed_data import statistics_refresh  # noqa: E402
 from calibration.models import FinalScore, GroupAgreement, ResponseAgreement  # noqa: E402
 from calibration.services.calibration import response_scores_recompute, study_agreement_recompute  # noqa: E402
 from calibration.statistics import memo_clear  # noqa: E402
@@ -57,6 +57,7 @@ from scoring.workbooks.selectors import workbook_units_get  # noqa: E402
 from studies.models import Study  # noqa: E402
 from studies.selectors import HeldFilters, responses_held_matching  # noqa: E402
 from studies.services.review import responses_release  # noqa: E402
+from tests.caches import cache_clear_own  # noqa: E402
 
 
 def _timed(fn) -> float:
@@ -145,7 +146,7 @@ def main() -> None:
     client = Client()
     client.force_login(researcher)
     with override_settings(DEBUG=False, ALLOWED_HOSTS=["testserver"]):
-        cache_empty()
+        cache_clear_own()
         page_cold = _timed(lambda: client.get("/research/", {"study": study.pk}))
         warm = [_timed(lambda: client.get("/research/", {"study": study.pk})) for _ in range(args.repeat)]
     print(
@@ -162,7 +163,7 @@ def main() -> None:
         assert job.status == ExportJob.Status.DONE, job.error
         return took
 
-    cache_empty()
+    cache_clear_own()
     book_cold = workbook()
     book_warm = [workbook() for _ in range(3)]
     print(f"results workbook: cold {book_cold:.2f} s, warm median {statistics.median(book_warm):.2f} s")
