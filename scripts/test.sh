@@ -48,22 +48,45 @@ fi
 echo "==> database: ${DATABASE_URL:-sqlite (var/)}   broker: ${REDIS_URL:-${CELERY_BROKER_URL:-filesystem (var/broker)}}"
 
 # Each phase prints its time. Two processes (pytest-xdist, `TEST_PROCESSES`) share the machine's
-# two cores; each has its own test database (test_<name>_gw0, ...), Celery queue and Redis prefix.
+# two cores, three in phase 2 (`BROWSER_PROCESSES`); each has its own test database
+# (test_<name>_gw0, ...), Celery queue and Redis prefix.
 started=$SECONDS
 phase_done() { echo "==> $1: $((SECONDS - $2)) s"; }
 N="${TEST_PROCESSES:-2}"
 XDIST=(-n "$N" --dist load)
 [ "$N" = 0 ] && XDIST=()
-# Phase 2's browser tests wait on pages, live servers and workers about a fifth of the time: one
-# process more than the others keeps the cores busy (`BROWSER_PROCESSES`; docs/development.md).
-N2="${BROWSER_PROCESSES:-$((N + 1))}"
-[ "$N" = 0 ] && N2=0
+# Phase 2's browser tests leave the CPU idle a fifth of the time in two processes (waiting on pages,
+# live servers and workers): one process more keeps the cores busy (docs/development.md).
+case "$N" in
+  0) N2=0 ;;
+  *[!0-9]*) N2="${BROWSER_PROCESSES:-$N}" ;;  # pytest-xdist's own count (auto, logical)
+  *) N2="${BROWSER_PROCESSES:-$((N + 1))}" ;;
+esac
 XDIST2=(-n "$N2" --dist load)
 [ "$N2" = 0 ] && XDIST2=()
 # Local runs keep the test databases between runs (--reuse-db: only new migrations are applied);
 # CI (.ci/run sets TEST_FRESH_DB=1) builds them from the migrations every time.
 DB_OPTS=(--reuse-db)
 [ "${TEST_FRESH_DB:-0}" = 1 ] && DB_OPTS=(--create-db)
+# Phase 2 takes the test databases phase 1 has just built, except where it runs more processes: the
+# extra ones' databases may be an earlier run's. In CI they are dropped now (PostgreSQL), or else
+# phase 2 builds all of its databases again.
+PHASE2_DB=(--reuse-db)
+if [ "${TEST_FRESH_DB:-0}" = 1 ] && [ "$N2" != "$N" ]; then
+  PHASE2_DB=(--create-db)
+  case "$N$N2" in *[!0-9]*) more="" ;; *) more=$((N2 > N)) ;; esac
+  case "${more:-0}:${DATABASE_URL:-}" in 1:postgres*)
+    db="${DATABASE_URL%%\?*}"
+    db="${db%/}"
+    dropped=1
+    for i in $(seq "$N" $((N2 - 1))); do
+      PGOPTIONS=--client-min-messages=warning dropdb --if-exists --force \
+        --maintenance-db="$DATABASE_URL" "test_${db##*/}_gw$i" || dropped=""
+    done
+    [ -n "$dropped" ] && PHASE2_DB=(--reuse-db)
+    ;;
+  esac
+fi
 
 t=$SECONDS
 echo "==> ruff"
@@ -149,20 +172,9 @@ fi
 PHASE2="$SERIAL"
 [ -n "$faults_pid" ] && PHASE2="($PHASE2) and not (fault and not browser)"
 [ -n "$waiting_pid" ] && PHASE2="($PHASE2) and not ($WAITING)"
-# CI builds every test database from the migrations: the ones of phase 2's extra processes too
-# (phase 1 built the others), so a database an earlier run left under that name is dropped first.
-if [ "${TEST_FRESH_DB:-0}" = 1 ] && [ "$N2" -gt "$N" ]; then
-  case "${DATABASE_URL:-}" in postgres*)
-    for i in $(seq "$N" $((N2 - 1))); do
-      psql "${DATABASE_URL%/*}/postgres" -qc "DROP DATABASE IF EXISTS \"test_${DATABASE_URL##*/}_gw$i\" WITH (FORCE)"
-    done ;;
-  esac
-fi
 t=$SECONDS
 echo "==> pytest, phase 2: $PHASE2 (${N2} processes)"
-# phase 1 has just built (or brought up to date) the test databases of its processes: phase 2 takes
-# them as they are (and builds the one of its extra process)
-.venv/bin/pytest "${XDIST2[@]}" --reuse-db -m "$PHASE2" || status=$?
+.venv/bin/pytest "${XDIST2[@]}" "${PHASE2_DB[@]}" -m "$PHASE2" || status=$?
 phase_done "phase 2" "$t"
 [ -n "$faults_pid" ] && finish faults "$faults_pid"
 [ -n "$waiting_pid" ] && finish waiting "$waiting_pid"
