@@ -29,16 +29,3 @@ def statistics_refresh() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
-
-
-def cache_empty() -> None:
-    """Empty this deployment's cache before a cold measurement: only the keys under its
-    ``KEY_PREFIX`` (django-redis's ``delete_pattern``), never the whole Redis database
-    (``cache.clear()`` is a FLUSHDB: a broker's queue or another server's keys in the same
-    database would go with it). A local-memory cache is this process's own: cleared."""
-    from django.core.cache import cache
-
-    if hasattr(cache, "delete_pattern"):
-        cache.delete_pattern("*")
-    else:
-        cache.clear()
