@@ -149,6 +149,11 @@ _BREAK = rf"(?:[*_`~.]{{1,3}}|{_TAG}){{1,4}}"
 _BROKEN = re.compile(rf"(?<![^\W_])[^\W\d_]+(?:{_BREAK}[^\W\d_]+)+(?![^\W_])")
 _TAGS = re.compile(_TAG)
 
+# The hyphen's look-alikes read as the hyphen, and the katakana middle dot as the Latin one, one
+# character for one: a name's pattern then needs no class beyond Latin-1 between its letters (such
+# a class made a catalogue's patterns take seconds of CPU to compile, in every new process)
+_DASHES_READ = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-", "\u30fb": "\u00b7"})
+
 # A word hyphenated across a line break, as a reader joins it: "Gem-\nini", "Clau‐ \n de"
 # (only the hyphen and the break are matched and dropped: a long word is not read twice)
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])[\-‐‑][ \t]*\r?\n[ \t]*(?=[^\W\d_])")
@@ -190,7 +195,8 @@ def reader_form(text: str) -> tuple[str, list[int]]:
             chars.append(latin_look_alike(folded))
             origins.append(index)
     seen, kept = _joined(_simplified_text("".join(chars)), origins, _SPACED)
-    return _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
+    seen, kept = _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
+    return seen.translate(_DASHES_READ), kept
 
 
 # Emphasis around words and quotes around one word, as Markdown shows them (hostile pass 16: "As

@@ -10,8 +10,9 @@ import re
 # A letter or digit of a script that spaces its words: a Latin name's boundary. Chinese and
 # Japanese put no space between words ("我是ChatGPT，由OpenAI开发"): their letters end a name.
 _UNSPACED = "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_WORD = rf"[^\W_{_UNSPACED}]"
-_LETTER = rf"[^\W\d_{_UNSPACED}]"
+# (case-sensitive: the same set either way, and a case-blind class of these ranges compiled twice as slowly)
+_WORD = rf"(?-i:[^\W_{_UNSPACED}])"
+_LETTER = rf"(?-i:[^\W\d_{_UNSPACED}])"
 _BEFORE = rf"(?<!{_WORD})"
 _AFTER = rf"(?!{_WORD})"
 _ARTICLE = r"(?:the|a|an|our|your|my)"

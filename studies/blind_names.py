@@ -30,7 +30,7 @@ def term_is_distinctive(text: str) -> bool:
 # between the words of a name, or where its case or script changes ("DeepSeek", "Qwen3",
 # "Debater A"): a text may write a space, a hyphen or nothing ("Deep Seek", "Qwen 3",
 # "Debater-A", "Monitor-Evaluator")
-JOINT = r"[\s\-‐‑–_/()]*"  # also "Monitor/Evaluator", "Debater (A)"
+JOINT = r"[\s\-_/()]*"  # also "Monitor/Evaluator", "Debater (A)"
 
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -50,7 +50,7 @@ ORDINALS = (
 
 
 # between the letters of a Chinese name: spaces, a hyphen, a middle dot ("千-问", "千·问"; hostile pass 19)
-_CHINESE_APART = r"[\s\-‐‑–_·・]*"
+_CHINESE_APART = r"[\s\-_·]*"
 
 ROMAN = ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 
@@ -72,12 +72,12 @@ def _piece_pattern(piece: str, *, split: bool = False, hyphened: bool = False) -
     if piece.isalpha() and not piece.isascii():
         return _CHINESE_APART.join(re.escape(char) for char in piece)
     if split and piece.isascii() and piece.isalpha() and len(piece) >= 4:
-        return "[ \t\\-‐‑–/]?".join(re.escape(char) for char in piece)
+        return "[ \t\\-/]?".join(re.escape(char) for char in piece)
     if hyphened and piece.isascii() and piece.isalpha() and len(piece) >= 6:
         # an agent noun's other spelling: "Implementor" for "Implementer" (hostile pass 20)
         stem, ending = (piece[:-2], "(?:er|or)") if piece.lower().endswith("er") else (piece, "")
         return (
-            "[\\-‐‑–/]?".join(
+            "[\\-/]?".join(
                 "[sz]" if piece[i - 1 : i + 2] == "ize" else re.escape(char) for i, char in enumerate(stem)
             )
             + ending
