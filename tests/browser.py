@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import time
 import urllib.request
+from pathlib import Path
 
 # The ``browser`` fixture (tests/conftest.py) sets DJANGO_ALLOW_ASYNC_UNSAFE while
 # Playwright's sync API keeps its event loop in the test thread.
@@ -19,6 +21,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PASSWORD = "demo-pass-2026"
+# Where the browser tests leave screenshots for a look by eye: none unless TEST_SHOTS names a folder
+# (each costs Chromium a tenth of a second to a second of CPU; the suite takes about 130)
+SHOTS = os.environ.get("TEST_SHOTS", "")
 # a JavaScript function expression: function () {...}, async () => ..., x => ..., ({a}) => ...
 FUNCTION = re.compile(r"^(async\s+)?(function\b|\(?[\w$\s,{}\[\]]*\)?\s*=>)")
 
@@ -48,6 +53,15 @@ def _csp_safe_wait_for_function() -> None:
 
     wait_for_function.csp_safe = True  # type: ignore[attr-defined]
     Page.wait_for_function = wait_for_function  # type: ignore[method-assign]
+
+
+def shot(target, name: str, **options) -> None:
+    """A screenshot of ``target`` (a page or a locator) as ``<TEST_SHOTS>/<name>.png`` for a look
+    by eye, where TEST_SHOTS names a folder; nothing otherwise."""
+    if not SHOTS:
+        return
+    Path(SHOTS).mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(Path(SHOTS) / f"{name}.png"), **options)
 
 
 def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:

@@ -14,7 +14,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.sheets import sheet_apply_changes, sheet_open, sheet_submit
 from studies.models import Response, Study
 from studies.rubric import load_rubric
-from tests.browser import login
+from tests.browser import login, shot
 from tests.factories import SHEET_TEXTS, code_for, reference_changes, sheet_submitted
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -112,7 +112,7 @@ def test_the_calibrator_sees_every_item_difference_right_after_submitting(
     for secret in SECRETS:
         assert secret not in html, secret
     assert page.evaluate(WIDER) <= 1  # the page never scrolls sideways; tables scroll in their box
-    page.screenshot(path=f"/tmp/rater-shots/comparison-items-{scheme}-{width}.png", full_page=True)
+    shot(page, f"comparison-items-{scheme}-{width}", full_page=True)
     context.close()
 
 
@@ -126,9 +126,9 @@ def test_every_sheets_column_is_in_view_on_a_phone(live_server, calibrated, brow
     login(page, live_server.url, "calibrator")
     page.goto(f"{live_server.url}/calibration/{code_for('calibrator', calibrated)}/")
     page.wait_for_selector(".cmp-by-item")
-    page.screenshot(path=f"/tmp/rater-shots/comparison-phone-{language}.png", full_page=True)
-    page.locator("table.cmp-table").screenshot(path=f"/tmp/rater-shots/cmp-dims-{language}.png")
-    page.locator("table.cmp-items").first.screenshot(path=f"/tmp/rater-shots/cmp-items-{language}.png")
+    shot(page, f"comparison-phone-{language}", full_page=True)
+    shot(page.locator("table.cmp-table"), f"cmp-dims-{language}")
+    shot(page.locator("table.cmp-items").first, f"cmp-items-{language}")
     for table in page.locator("table.cmp-table, table.cmp-items").all():
         last, right, box_right = table.evaluate(
             """t => {

@@ -3,14 +3,12 @@ light and dark (prefers-color-scheme), English and Chinese, at 1366 and 390 px w
 looks of ``tests.a11y.LOOKS`` hold every pair of those values). Any serious or critical
 violation fails; so does a page wider than the window."""
 
-import os
-
 import pytest
 
 from calibration.services.calibration import response_scores_recompute
 from scoring.models import Assignment
 from tests.a11y import LOOKS, axe_violations
-from tests.browser import PASSWORD, login
+from tests.browser import PASSWORD, login, shot
 from tests.calibration.test_calibration_views import flagged  # noqa: F401  (fixture: A05_FS10 sent to calibrator)
 from tests.factories import rater, reference_changes, sheet_submitted
 from tests.training.conftest import gold, scored_demo  # noqa: F401  (fixtures)
@@ -18,7 +16,6 @@ from training.services.training_set import training_enroll
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = os.environ.get("A11Y_SHOTS", "/tmp/rater-shots")
 WIDER = "() => document.documentElement.scrollWidth - window.innerWidth"
 # the outermost elements that stick out on the right, to say what made a page too wide
 STICKING_OUT = """() => Array.from(document.querySelectorAll("body *")).filter(el => {
@@ -37,14 +34,14 @@ def _check(page, url: str, name: str, problems: list[str]) -> None:
         problems.append(
             f"{name}: the page is {overflow} px wider than the window: {page.evaluate(STICKING_OUT)}"
         )
-    page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
+    shot(page, name)
 
 
 def _shot_of(page, selector: str, name: str) -> None:
     """A second look, scrolled to a part of the page further down (the item tables)."""
     page.locator(selector).first.scroll_into_view_if_needed()
     page.evaluate("s => document.querySelector(s).scrollIntoView({block: 'start'})", selector)
-    page.screenshot(path=f"{SHOTS}/{name}.png", full_page=False)
+    shot(page, name)
 
 
 @pytest.mark.parametrize(("lang", "scheme", "width"), LOOKS)
@@ -65,7 +62,7 @@ def test_rater_and_calibrator_pages_pass_axe(live_server, flagged, browser, widt
     page.click("#submit-sheet")  # the list of what is missing, in the bar
     page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
     problems.extend(f"sheet-missing-{tag}: {line}" for line in axe_violations(page))
-    page.screenshot(path=f"{SHOTS}/sheet-missing-{tag}.png")
+    shot(page, f"sheet-missing-{tag}")
     _check(page, f"{base}/calibration/", f"calibrations-{tag}", problems)
 
     sheet_submitted(users["calibrator"], response, reference_changes(4), assignment=calibration)

@@ -56,9 +56,9 @@ RESEARCHER_PAGES = (
 LOOKS = [("en", "dark", 390), ("zh-hans", "light", 1366)]
 
 
-def _problems(page, url: str, name: str) -> list[str]:
-    page.goto(url)
-    page.wait_for_load_state("load")
+def _problems(page, name: str) -> list[str]:
+    """What axe and the width check find on the page as loaded (``goto`` waits for its load event:
+    the deferred scripts have run)."""
     found = [f"{name}: {line}" for line in axe_violations(page)]
     overflow = page.evaluate(WIDER)
     if overflow > 1:
@@ -106,6 +106,6 @@ def pages_problems(browser, base: str, look: tuple[str, str, int], pages, ids: d
             url = base + path.format(**ids)
             reply = page.goto(url)
             assert reply is not None and reply.status == 200, (url, reply and reply.status)
-            problems += _problems(page, url, f"{path.format(**ids)} [{lang} {scheme} {width}]")
+            problems += _problems(page, f"{path.format(**ids)} [{lang} {scheme} {width}]")
         context.close()
     return problems

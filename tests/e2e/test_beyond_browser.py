@@ -3,15 +3,13 @@ agreement settings and the study page says so, and test-retest probes on on the 
 alpha columns and the dashboard's reliability by rubric part (table and figure), the G-study and
 the raters' severity, each number as the server computed it, at 1366 and 390 px, light and dark,
 English and Chinese (each pair of the three once: four looks), with axe and no page wider than the
-window. Screenshots under var/test-artefacts/screenshots/."""
+window. Screenshots where TEST_SHOTS names a folder (``tests.browser.shot``)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from calibration.models import ResponseAgreement
@@ -20,7 +18,7 @@ from core.accounts.roles import ADMIN, RESEARCHER
 from scoring.models import Assignment, AssignmentRole, ScoreSheet
 from studies.models import Study
 from tests.a11y import LOOKS, axe_violations
-from tests.browser import login
+from tests.browser import login, shot
 from tests.e2e.test_accessibility_browser import STICKING_OUT, WIDER
 from tests.factories import UserFactory, reference_changes, sheet_submitted, varied_changes
 from training.selectors.retest import retest_report
@@ -28,7 +26,6 @@ from training.services.retest import retest_probes_serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASS = "Beyond-pass-2026"
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def _context(browser, base, lang, scheme, width):
@@ -43,8 +40,7 @@ def _look(page, name: str) -> list[str]:
     found = [f"{name}: {line}" for line in axe_violations(page)]
     if (overflow := page.evaluate(WIDER)) > 1:
         found.append(f"{name}: {overflow} px wider than the window: {page.evaluate(STICKING_OUT)}")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"beyond-{name}.png"), full_page=True)
+    shot(page, f"beyond-{name}", full_page=True)
     return found
 
 

@@ -5,19 +5,15 @@ sees the counts the server stored."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from scoring.models import ScoreSheet
 from studies.models import Response, Study
-from tests.browser import login
+from tests.browser import login, shot
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def test_admin_imports_responses_then_scores_from_the_study_page(live_server, browser, data_a, tmp_path):
@@ -61,5 +57,4 @@ def test_admin_imports_responses_then_scores_from_the_study_page(live_server, br
     sheets = ScoreSheet.objects.filter(assignment__response__study=study, status="submitted")
     assert sheets.count() == 2 * len(data_a)
     assert f"{sheets.count()} sheet" in page.inner_text(".messages")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "study-after-imports.png"), full_page=True)
+    shot(page, "study-after-imports", full_page=True)

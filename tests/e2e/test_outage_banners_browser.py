@@ -6,11 +6,9 @@ widths, with no accessibility violation."""
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 import redis.exceptions
-from django.conf import settings
 from django.utils import timezone
 
 from core.outages import outage_reason
@@ -21,11 +19,10 @@ from generation.services.engine import job_pause
 from generation.services.kinds import kind_get
 from studies.models import Condition, Scenario, Study
 from tests.a11y import axe_violations
-from tests.browser import login
+from tests.browser import login, shot
 from tests.factories import stub_endpoint
 
 pytestmark = [pytest.mark.browser, pytest.mark.fault, pytest.mark.django_db(transaction=True)]
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def _batch(llm_stub):
@@ -77,6 +74,5 @@ def test_paused_and_orphaned_runs_say_until_when_they_wait(
         assert "因服务中断而暂停" in paused and "没有工作进程在运行" in orphaned
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert axe_violations(page) == []
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"outage-banners-{language}-{width}.png"), full_page=True)
+    shot(page, f"outage-banners-{language}-{width}", full_page=True)
     context.close()

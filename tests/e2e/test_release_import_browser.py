@@ -6,24 +6,20 @@ axe finds nothing serious on it in two looks (issue 42)."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from scoring.models import ScoreSheet, SheetLevel
 from studies.models import Response
 from studies.services.studies import EMPTY, study_create
-from tests.browser import PASSWORD, login
+from tests.browser import PASSWORD, login, shot
 from tests.conftest import REFERENCE
 from tests.e2e.test_accessibility_staff_browser import pages_problems
 from tests.factories import ScenarioFactory, UserFactory, make_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path(django_settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def test_admin_imports_a_zip_of_scored_sheets_and_the_rater_sees_them(
@@ -75,8 +71,7 @@ def test_admin_imports_a_zip_of_scored_sheets_and_the_rater_sees_them(
     assert [int(t) for t in rows] == [sheet.totals["steps"][str(n)] for n in range(1, 7)]
     assert rater_page.locator("main input, main select, main textarea").count() == 0  # nothing to enter
     assert sheet.assignment.response.research_id not in rater_page.content()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    rater_page.screenshot(path=str(SHOTS / "imported-dimension-sheet.png"), full_page=True)
+    shot(rater_page, "imported-dimension-sheet", full_page=True)
     for look in (("en", "light", 1366), ("zh-hans", "dark", 390)):
         problems = pages_problems(
             browser, base, look, [(rater.get_username(), [f"/scoring/{sheet.assignment.blind_code}/"])], {}

@@ -6,20 +6,15 @@ each preview a decoded image (not a broken one), each link naming the study show
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from research.figures import FIGURES
-from tests.browser import login
+from tests.browser import SHOTS, login, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-# set SHOTS_DIR to keep a screenshot of each width and language (looked at by hand)
-SHOTS = os.environ.get("SHOTS_DIR")
 
 
 def _previews(page) -> list[dict]:
@@ -83,7 +78,6 @@ def test_every_figure_is_previewed_beside_its_downloads(live_server, browser, de
             )
             assert right <= card, (i, right, card)
         if SHOTS:
-            Path(SHOTS).mkdir(parents=True, exist_ok=True)
             page.locator("figure.result-figure").first.scroll_into_view_if_needed()
-            page.screenshot(path=f"{SHOTS}/research-figures-{lang}-{width}.png", full_page=True)
+            shot(page, f"research-figures-{lang}-{width}", full_page=True)
     context.close()

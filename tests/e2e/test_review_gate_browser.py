@@ -4,18 +4,14 @@ rater's queue and opens as a sheet."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from studies.models import Condition, Response
 from tests.a11y import axe_violations
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, shot
 from tests.factories import code_for, generated_response
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def test_an_admin_releases_a_held_response_into_the_raters_queue(live_server, demo, browser):
@@ -133,8 +129,7 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     assert marks.first.is_visible()  # the text is open when it names something
     assert admin.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert axe_violations(admin) == []
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    card.screenshot(path=str(SHOTS / f"held-names-{language}-{width}.png"))  # for a look by eye
+    shot(card, f"held-names-{language}-{width}")  # for a look by eye
 
     card.locator("input[name=words]").fill("frame")
     with admin.expect_navigation():
@@ -149,7 +144,7 @@ def test_an_admin_sees_the_names_that_break_the_blind_redacts_and_releases(
     assert card.locator(".hold-reasons-none").is_visible()  # its only reason was the names
     assert admin.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert axe_violations(admin) == []
-    admin.screenshot(path=str(SHOTS / f"held-redacted-{language}-{width}.png"), full_page=True)
+    shot(admin, f"held-redacted-{language}-{width}", full_page=True)
 
     with admin.expect_navigation():
         card.locator("form[action$='/release/'] button[type=submit]").click()

@@ -3,15 +3,12 @@ bundled stub, presses "Test connection" and sees the status, the latency and the
 answer; an endpoint whose key the operator bound to no host says why, in English and
 Chinese, on a wide and a narrow screen, and its test sends nothing (issue 36)."""
 
-import os
 import re
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from studies.models import AuditEvent, ModelEndpoint
-from tests.browser import login
+from tests.browser import login, shot
 from tests.egress import Recorder
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -51,7 +48,6 @@ def test_create_an_endpoint_and_test_its_connection(live_server, demo, llm_stub,
     context.close()
 
 
-SCREENSHOTS = Path(os.environ.get("SCREENSHOT_DIR", str(Path(settings.VAR_DIR) / "screenshots")))
 TEXTS = {
     "en": {
         "problem": "Nothing is sent to this endpoint. The key TEAMLLM_LLM_KEY_OPENAI is bound to no host",
@@ -101,15 +97,12 @@ def test_an_unbound_key_is_explained_and_its_test_sends_nothing(
         box = problem.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"endpoint-unbound-{language}-{width}.png"), full_page=True)
+        shot(page, f"endpoint-unbound-{language}-{width}", full_page=True)
 
         page.click("#test-button")
         page.wait_for_selector("#check-error", timeout=30_000)
         assert "TEAMLLM_LLM_KEY_OPENAI_HOSTS" in page.text_content("#check-error")
-        page.screenshot(
-            path=str(SCREENSHOTS / f"endpoint-unbound-test-{language}-{width}.png"), full_page=True
-        )
+        shot(page, f"endpoint-unbound-test-{language}-{width}", full_page=True)
         assert server.seen == []  # nothing reached the host, the key least of all
         event = AuditEvent.objects.get(action="endpoint.test")
         assert event.actor.username == "admin" and event.changes["outcome"] == "refused by settings"

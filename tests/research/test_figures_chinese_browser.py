@@ -1,18 +1,15 @@
 """In Chromium, the Chinese results page shows its figures drawn in Chinese: every figure
 image loads, and the figure's own words are the page's language. Screenshots of the page and
-of a figure under var/test-artefacts/screenshots/."""
+of a figure where TEST_SHOTS names a folder (``tests.browser.shot``)."""
 
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
-from tests.browser import login
+from tests.browser import SHOTS, login, shot
 from tests.paper_table4 import load_table4
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 
 
 def test_the_chinese_results_page_shows_figures_drawn_in_chinese(live_server, demo, browser):
@@ -31,11 +28,11 @@ def test_the_chinese_results_page_shows_figures_drawn_in_chinese(live_server, de
                  .every(img => img.complete && img.naturalWidth > 0)""",
         timeout=60_000,
     )  # lazy images: each figure drawn and loaded
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "research-figures-zh-1366.png"), full_page=True)
+    shot(page, "research-figures-zh-1366", full_page=True)
     svg = page.request.get(f"{base}/research/figures/ablation.svg?study={study.pk}").text()
     assert "总分：TeamLLM、无角色 TeamLLM 与基线" in svg and "平均分" in svg and "Overall score" not in svg
     png = page.request.get(f"{base}/research/figures/ablation.png?study={study.pk}")
     assert png.ok and png.body().startswith(b"\x89PNG")
-    (SHOTS / "figure-ablation-zh.png").write_bytes(png.body())
+    if SHOTS:
+        (Path(SHOTS) / "figure-ablation-zh.png").write_bytes(png.body())
     context.close()

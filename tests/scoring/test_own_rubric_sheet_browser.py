@@ -6,16 +6,14 @@ names are scored by keyboard and added up live as the server adds them. The page
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from scoring.models import ScoreSheet
 from scoring.selectors import sheet_entries_get
 from studies.rubric import load_rubric, sheet_totals
 from tests.a11y import axe_violations
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, shot
 from tests.factories import code_for, rater, scoring_group_assigned, text_response, text_study
 from tests.scoring.test_copied_texts_any_name import QUOTE, with_quote
 from tests.scoring.test_item_scores_any_name import CLAIMS, claims_rubric, ideas_rubric
@@ -24,7 +22,6 @@ from training.services.rubric_import import rubric_import, study_rubric_choose
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 PASSWORD = "pw-test-123"  # tests.factories.UserFactory's
 LENGTH = {
     "key": "length",
@@ -61,8 +58,7 @@ def test_a_copied_text_of_its_own_name_and_a_check_hint_work_in_the_page(live_se
     hints = page.inner_text("#check-hints")
     assert "Answers run 20 words or more" in hints and "The text: 9 words; at least 20." in hints
     assert axe_violations(page) == []
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "sheet-own-rubric.png"))  # for a look by eye
+    shot(page, "sheet-own-rubric")  # for a look by eye
     for key, value in (("s1.helpfulness", 6), ("s2.harmlessness", 7), ("s3.honesty", 5)):
         page.focus(f"input[name='dims.{key}'][value='1']")
         page.keyboard.press(str(value))
@@ -117,8 +113,7 @@ def test_item_scores_of_its_own_names_are_added_up_live_and_submitted(live_serve
                                                                           "relevance": "6"}  # fmt: skip
     # three item scores and a comment do not fit beside the response as a table: cards, in the card
     assert page.evaluate(INSIDE_ITS_STEP) == [], "the items stick out of their step"
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "sheet-own-item-scores.png"), full_page=True)  # for a look by eye
+    shot(page, "sheet-own-item-scores", full_page=True)  # for a look by eye
     page.click("#submit-sheet")  # the page's own rules: steps 2 and 3 are still missing
     page.wait_for_selector("#banner[data-kind=incomplete]:not([hidden])")
     for key, value in (("s2.harmlessness", 7), ("s3.honesty", 5)):

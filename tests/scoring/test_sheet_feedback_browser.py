@@ -9,7 +9,7 @@ from scoring.models import ScoreSheet
 from scoring.selectors import sheet_entries_get
 from studies.models import Response
 from studies.rubric import load_rubric, sheet_totals
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, shot
 from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -44,7 +44,7 @@ def test_submit_lists_what_is_missing_in_the_bar_before_any_confirmation(live_se
     assert dialogs == []  # the page knew the sheet was incomplete: no confirmation first
     assert page.evaluate(IN_VIEW, "#banner-text")  # the answer is where the eyes are
     assert page.evaluate("() => document.getElementById('banner').closest('#summary') !== null")
-    page.screenshot(path="/tmp/rater-shots/sheet-missing-bottom.png")
+    shot(page, "sheet-missing-bottom")
     links = page.locator("#banner-list a")
     first = links.first.text_content()
     assert links.count() > 20 and "Step 1" in first
@@ -130,7 +130,7 @@ def test_a_text_too_long_is_held_in_the_browser_and_the_bar_never_says_saved(liv
     assert page.is_visible("#banner[data-kind=held]") and page.evaluate(IN_VIEW, "#banner-text")
     sheet.refresh_from_db()
     assert sheet.comments.get("2") == "short note" and sheet.comments.get("6") == "kept"
-    page.screenshot(path="/tmp/rater-shots/sheet-held-text.png")
+    shot(page, "sheet-held-text")
 
     page.reload()  # the text is not lost
     page.wait_for_selector("html[data-sheet-ready]")
@@ -157,7 +157,7 @@ def test_offline_is_said_in_the_bar_at_any_scroll(live_server, demo, browser):
     page.wait_for_selector("#banner[data-kind=warn]:not([hidden])")
     assert page.evaluate(IN_VIEW, "#banner-text")
     assert "save-saved" not in page.evaluate(STATUS)
-    page.screenshot(path="/tmp/rater-shots/sheet-offline-bottom.png")
+    shot(page, "sheet-offline-bottom")
     context.set_offline(False)
     page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
     sheet.refresh_from_db()
@@ -175,7 +175,7 @@ def test_the_bar_stays_one_row_with_saved_at_at_1366(live_server, demo, browser,
     button = page.locator("#submit-sheet").bounding_box()
     page.select_option("#f-items-1-1-classification", "invalid:why")
     page.wait_for_function("document.getElementById('save-status').className.includes('save-saved')")
-    page.screenshot(path=f"/tmp/rater-shots/bar-saved-{language}.png")
+    shot(page, f"bar-saved-{language}")
     after = page.locator("#submit-sheet").bounding_box()
     first_step = page.locator(".summary-steps a").first.bounding_box()
     assert after["height"] == button["height"]  # one line of text

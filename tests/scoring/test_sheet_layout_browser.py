@@ -1,30 +1,25 @@
 """The scoring page on a 1366x768 laptop, a 1920x1080 screen and a 768 px tablet:
 bounding-box checks (no heading under the sticky bar, no label cut, one row of pips
 per scale, each item's text once), the scenario panel remembered as read, dark mode.
-Screenshots of the key pages at both sizes go to var/test-artefacts/screenshots/."""
-
-from pathlib import Path
+Screenshots of the key pages at both sizes go to the folder TEST_SHOTS names (``tests.browser.shot``)."""
 
 import pytest
-from django.conf import settings
 
 from core.draft_keys import storage_name
 from scoring.models import Assignment
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from studies.models import Response
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, shot
 from tests.factories import code_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 SIZES = [(1366, 768), (1920, 1080)]
 
 
-def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def sized_shot(page, name: str) -> None:
     size = page.viewport_size
-    page.screenshot(path=str(SHOTS / f"{name}-{size['width']}x{size['height']}.png"), full_page=True)
+    shot(page, f"{name}-{size['width']}x{size['height']}", full_page=True)
 
 
 @pytest.fixture
@@ -45,16 +40,18 @@ def partly_scored(demo):
 
 
 @pytest.mark.parametrize("width,height", SIZES)
-def test_screenshots_of_the_key_pages(live_server, partly_scored, browser, width, height):
+def test_the_key_pages_and_the_admin_forms_one_style_for_every_select(
+    live_server, partly_scored, browser, width, height
+):
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     login(page, live_server.url, "rater1")
     page.goto(f"{live_server.url}/scoring/")
-    shot(page, "queue")
+    sized_shot(page, "queue")
     open_sheet(page, live_server.url, code_for("rater1", partly_scored))
-    shot(page, "sheet")
+    sized_shot(page, "sheet")
     page.goto(f"{live_server.url}/scoring/NOSUCHCODE/")
-    shot(page, "404")
+    sized_shot(page, "404")
     context.close()
     # the admin's forms: one look for every control
     context = browser.new_context(viewport={"width": width, "height": height})
@@ -63,7 +60,7 @@ def test_screenshots_of_the_key_pages(live_server, partly_scored, browser, width
     styles = []
     for name, url in [("assignments", "/manage/assignments/"), ("generation", "/manage/generation/")]:
         page.goto(f"{live_server.url}{url}")
-        shot(page, name)
+        sized_shot(page, name)
         styles.append(
             page.evaluate(
                 """() => { const s = getComputedStyle(document.querySelector("main select"));
@@ -170,9 +167,9 @@ def test_tablet_and_phone_widths(live_server, partly_scored, browser, width, hei
     login(page, live_server.url, "rater1")
     page.goto(f"{live_server.url}/scoring/")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # the queue reads on a phone
-    shot(page, "queue")
+    sized_shot(page, "queue")
     open_sheet(page, live_server.url, code_for("rater1", partly_scored))
-    shot(page, "sheet")
+    sized_shot(page, "sheet")
     if width >= 768:
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
         for box in [
@@ -208,5 +205,5 @@ def test_dark_mode_follows_the_system_setting(live_server, partly_scored, browse
             else:
                 assert luminance(background) > 0.7 and luminance(ink) < 0.3, (background, ink)
         if scheme == "dark":
-            shot(page, "sheet-dark")
+            sized_shot(page, "sheet-dark")
         context.close()

@@ -5,17 +5,14 @@ A pair's Text A and Text B likewise, A above B, in the four looks."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from scoring.models import ScoreSheet
 from studies.models import Response
 from studies.services.pairs import pairs_build
 from studies.services.studies import study_create
 from tests.a11y import LOOKS, axe_violations
-from tests.browser import login, open_sheet
+from tests.browser import login, open_sheet, shot
 from tests.factories import (
     SINGLE_TEXT,
     ModelEndpointFactory,
@@ -30,7 +27,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-test-123"  # tests.factories.UserFactory's
 
-SHOTS = Path(settings.BASE_DIR) / "var" / "test-artefacts" / "screenshots"
 LONG = "\n".join([SINGLE_TEXT] * 40)  # longer than a window: the panel scrolls on its own
 WIDER = "() => document.documentElement.scrollWidth - window.innerWidth"
 BOX = (
@@ -58,8 +54,7 @@ def test_the_text_sits_beside_the_steps_and_the_page_passes_axe(
     page = context.new_page()
     login(page, live_server.url, first.username, PASSWORD)
     open_sheet(page, live_server.url, code_for(first, response))
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"sheet-text-{lang}-{scheme}-{width}.png"))  # for a look by eye
+    shot(page, f"sheet-text-{lang}-{scheme}-{width}")  # for a look by eye
     assert page.evaluate(WIDER) <= 1
     assert axe_violations(page) == []
     text_left, _top, _bottom = page.evaluate(BOX, "#response-text")
@@ -119,8 +114,7 @@ def test_a_pairs_two_texts_sit_beside_the_preference_and_the_page_passes_axe(
     page = context.new_page()
     login(page, live_server.url, first.username, PASSWORD)
     open_sheet(page, live_server.url, code_for(first, unit))
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"sheet-pair-{lang}-{scheme}-{width}.png"))  # for a look by eye
+    shot(page, f"sheet-pair-{lang}-{scheme}-{width}")  # for a look by eye
     assert page.evaluate(WIDER) <= 1
     assert axe_violations(page) == []
     a_left, a_top, a_bottom = page.evaluate(BOX, "#response-text")

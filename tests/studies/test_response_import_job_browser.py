@@ -7,15 +7,13 @@ progress until the page shows what the server recorded; then polling stops."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from studies.models import Response, ResponseImportJob
-from tests.browser import login
+from tests.browser import login, shot
 from tests.factories import SAMPLE_ANSWERS
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "test-artefacts" / "screenshots"
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
@@ -42,7 +40,6 @@ def test_a_large_import_runs_in_the_worker_while_its_page_shows_the_progress(
         ),
         encoding="utf-8",
     )
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_context().new_page()
     login(page, live_server.url, "admin")
     page.goto(f"{live_server.url}/manage/studies/{demo.study.pk}/responses/import/")
@@ -52,7 +49,7 @@ def test_a_large_import_runs_in_the_worker_while_its_page_shows_the_progress(
     job = ResponseImportJob.objects.get()
     assert page.url.endswith(f"/responses/import/{job.pk}/")
     page.wait_for_selector("#import-job[data-status=done]", timeout=60_000)
-    page.screenshot(path=str(SCREENSHOTS / "import-job-done.png"), full_page=True)
+    shot(page, "import-job-done", full_page=True)
     job.refresh_from_db()
     assert page.inner_text("#import-summary") == job.summary and job.summary.startswith(
         "3 response(s) created"
