@@ -151,8 +151,16 @@ _TAGS = re.compile(_TAG)
 
 # The hyphen's look-alikes read as the hyphen, and the katakana middle dot as the Latin one, one
 # character for one: a name's pattern then needs no class beyond Latin-1 between its letters (such
-# a class made a catalogue's patterns take seconds of CPU to compile, in every new process)
-_DASHES_READ = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-", "\u30fb": "\u00b7"})
+# a class made a catalogue's patterns take seconds of CPU to compile, in every new process). NFKC
+# has already made the non-breaking hyphen U+2011 the hyphen U+2010, and "･" the katakana dot.
+_DASHES_READ = str.maketrans({"\u2010": "-", "\u2013": "-", "\u30fb": "\u00b7"})
+
+
+def marks_read(text: str) -> str:
+    """``text`` (after NFKC) with the hyphen's look-alikes and the katakana middle dot read as
+    ``reader_form`` reads them, last: a name of the catalogue is read the same way as the text."""
+    return text.translate(_DASHES_READ)
+
 
 # A word hyphenated across a line break, as a reader joins it: "Gem-\nini", "Clau‐ \n de"
 # (only the hyphen and the break are matched and dropped: a long word is not read twice)
@@ -184,7 +192,7 @@ def _joined(
 def reader_form(text: str) -> tuple[str, list[int]]:
     """``text`` as a reader sees it (compatibility forms folded by NFKC, invisible characters
     dropped, Latin look-alikes made Latin, traditional Chinese made simplified, spaced-out letters
-    joined), and the index in
+    joined, then the hyphen's look-alikes read as the hyphen: ``marks_read``), and the index in
     ``text`` each of its characters came from."""
     chars: list[str] = []
     origins: list[int] = []
@@ -196,7 +204,7 @@ def reader_form(text: str) -> tuple[str, list[int]]:
             origins.append(index)
     seen, kept = _joined(_simplified_text("".join(chars)), origins, _SPACED)
     seen, kept = _joined(seen, kept, _HYPHENATED) if "\n" in seen else (seen, kept)
-    return seen.translate(_DASHES_READ), kept
+    return marks_read(seen), kept
 
 
 # Emphasis around words and quotes around one word, as Markdown shows them (hostile pass 16: "As

@@ -10,6 +10,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
+from core.text_forms import marks_read
+
 _Term = TypeVar("_Term")  # what a research ID's code stands for (``blind_text.BlindTerm``)
 
 
@@ -95,8 +97,9 @@ def term_pattern(text: str, *, split: bool = False, compound: bool = False) -> s
     is looked for anywhere: "Gem ini" is no word of prose); ``compound``: its longer words may have
     a hyphen inside and its words an "and" between (a role's name: "start-up founder", "monitor and
     evaluator"; hostile pass 16)."""
-    # the name as the text is read (NFKC, as ``reader_form`` reads it): "Agent²" is "Agent2"
-    text = unicodedata.normalize("NFKC", text)
+    # the name as the text is read (NFKC and the dashes, as ``reader_form`` reads it): "Agent²" is
+    # "Agent2", "千・问" is "千·问"
+    text = marks_read(unicodedata.normalize("NFKC", text))
     words = [word for word in re.split(r"[\s\-‐‑–_]+", text.strip()) if word]
     parts = []
     for word in words:

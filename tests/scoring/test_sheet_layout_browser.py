@@ -46,11 +46,14 @@ def test_the_key_pages_and_the_admin_forms_one_style_for_every_select(
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     login(page, live_server.url, "rater1")
+    code = code_for("rater1", partly_scored)
     page.goto(f"{live_server.url}/scoring/")
+    assert code in page.content()  # the queue lists the sheet
     sized_shot(page, "queue")
-    open_sheet(page, live_server.url, code_for("rater1", partly_scored))
+    open_sheet(page, live_server.url, code)
     sized_shot(page, "sheet")
-    page.goto(f"{live_server.url}/scoring/NOSUCHCODE/")
+    reply = page.goto(f"{live_server.url}/scoring/NOSUCHCODE/")
+    assert reply is not None and reply.status == 404
     sized_shot(page, "404")
     context.close()
     # the admin's forms: one look for every control

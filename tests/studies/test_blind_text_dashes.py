@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.text_forms import reader_form
-from studies.blind_text import blind_spans
+from studies.blind_text import MODEL, BlindTerm, blind_spans
 from tests.studies.test_blind_text_pass19_rest import TERMS
 
 DASHES = ("\u2010", "\u2011", "\u2013")
@@ -36,6 +36,14 @@ def test_a_name_with_a_dash_inside_is_found_where_the_text_has_it(template, foun
 @pytest.mark.parametrize("dot", ["\u30fb", "\uff65", "\u00b7"])  # katakana, half-width, Latin
 def test_a_chinese_name_with_a_middle_dot_inside_is_found(dot):
     assert names(f"我是千{dot}问。") == [f"千{dot}问"]
+
+
+@pytest.mark.parametrize("written", ["千・问", "千･问", "千·问"])
+@pytest.mark.parametrize("text", ["我是千・问。", "我是千·问。", "我是千･问。"])
+def test_a_catalogue_name_with_a_middle_dot_is_read_as_the_text_is(written, text):
+    """The catalogue's own names are read as the text is: a name written with either middle dot is
+    found however the text writes it."""
+    assert [text[s.start : s.end] for s in blind_spans(text, [BlindTerm(written, MODEL)])] == [text[2:5]]
 
 
 @pytest.mark.parametrize("dash", DASHES)
