@@ -22,7 +22,7 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "demo-pass-2026"
 # Where the browser tests leave screenshots for a look by eye: none unless TEST_SHOTS names a folder
-# (each costs Chromium a tenth of a second to a second of CPU; the suite takes about 130)
+# (each costs Chromium a tenth of a second to a second of CPU; the suite takes about 140)
 SHOTS = os.environ.get("TEST_SHOTS", "")
 # a JavaScript function expression: function () {...}, async () => ..., x => ..., ({a}) => ...
 FUNCTION = re.compile(r"^(async\s+)?(function\b|\(?[\w$\s,{}\[\]]*\)?\s*=>)")
