@@ -7,7 +7,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _manage(*args, **env):
-    full = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    # not the async guard's switch, set in this process while a browser test's Playwright is up
+    dropped = ("SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    full = {k: v for k, v in os.environ.items() if k not in dropped}
     full.update(DJANGO_SETTINGS_MODULE="teamllm_web.settings.production", **env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=full, capture_output=True, text=True
