@@ -1,5 +1,6 @@
-"""A count kept in Django's cache for a while: how the API's rate limit, the autosave ceiling and
-the invitation links' failures count requests. Atomic where the cache is (Redis' INCR: parallel
+"""A count kept in Django's cache for a while: how the API's rate limit counts requests (its
+sliding window reads the previous window's count beside this one's, which django-ratelimit's
+``get_usage``, counting the autosave ceiling and the invitation links' failures, cannot). Atomic where the cache is (Redis' INCR: parallel
 requests never take the same place), never an error: a cache that is away (django-redis ignores
 its errors) counts nothing, and the caller lets the request through."""
 

@@ -10,7 +10,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
-from django.core.cache import cache
 from django.core.mail import get_connection
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -21,9 +20,9 @@ from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
+from django_ratelimit.core import get_usage
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
-from core.cache_counts import cache_count_increment
 from core.i18n import language_cookie_set
 from onboarding.csv_files import InviteFileError
 from onboarding.forms import (
@@ -237,23 +236,25 @@ def _invitee(uidb64: str):
         return None
 
 
-def _failures_key(request: HttpRequest) -> str:
-    return f"onboarding:link-failures:{get_client_ip_address(request) or 'unknown'}"
+def _link_failures(request: HttpRequest, *, count: bool) -> dict | None:
+    """The unusable invitation links opened from this address in this window, counted by
+    django-ratelimit in the cache (one more when ``count``); None when the cache is away."""
+    seconds = int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds())
+    return get_usage(
+        request, group="invitation-link-failures", increment=count,
+        key=lambda _group, req: get_client_ip_address(req) or "unknown",
+        rate=f"{settings.INVITATION_LINK_FAILURE_LIMIT}/{seconds}s",
+    )  # fmt: skip
 
 
 def _throttled(request: HttpRequest) -> HttpResponse | None:
     """429 once this address has had ``INVITATION_LINK_FAILURE_LIMIT`` unusable
     invitation URLs within the window: nobody tries links or user ids in bulk."""
-    if (cache.get(_failures_key(request)) or 0) < settings.INVITATION_LINK_FAILURE_LIMIT:
+    failures = _link_failures(request, count=False)
+    if failures is None or failures["count"] < settings.INVITATION_LINK_FAILURE_LIMIT:
         return None
     minutes = max(1, round(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds() / 60))
     return render(request, "onboarding/link_throttled.html", {"minutes": minutes}, status=429)
-
-
-def _count_failure(request: HttpRequest) -> None:
-    key = _failures_key(request)
-    timeout = int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds())
-    cache_count_increment(cache=cache, key=key, timeout=timeout)
 
 
 def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
@@ -265,7 +266,7 @@ def _problem(request: HttpRequest, user, token: str) -> HttpResponse | None:
         return throttled
     if user is not None and user.is_active and invitation_tokens.state(user, token) == VALID:
         return None
-    _count_failure(request)
+    _link_failures(request, count=True)
     return render(request, "onboarding/link_problem.html", status=400)
 
 

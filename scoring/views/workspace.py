@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -18,6 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+from django_ratelimit.core import get_usage
 
 from core.accounts.roles import rater_required
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
@@ -29,7 +31,6 @@ from scoring.selectors import (
     response_items_by_step,
 )
 from scoring.services.active_time import sheet_active_time_add
-from scoring.services.save_throttle import sheet_save_throttle
 from scoring.services.sheets import (
     BatchReused,
     InvalidEntries,
@@ -200,15 +201,28 @@ def _sheet_write(
 def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None:
     """429 with Retry-After past ``SHEET_SAVES_PER_SECOND`` batches of this account on
     this sheet in this second; nothing is written and the page sends the batch again."""
-    user_id = request.user.pk
-    assert user_id is not None  # rater_required: a logged-in account
-    wait = sheet_save_throttle(user_id=user_id, sheet_id=form.cleaned_data["sheet"])
-    if not wait:
+    usage = sheet_saves_count(request, sheet_id=form.cleaned_data["sheet"])
+    if usage is None or not usage["should_limit"]:
         return None
     message = _("Too many saves in a short time; this one will be sent again in a moment.")
     response = JsonResponse({"ok": False, "error": "throttled", "message": message}, status=429)
-    response["Retry-After"] = str(wait)
+    response["Retry-After"] = str(max(1, usage["time_left"]))
     return response
+
+
+def sheet_saves_count(request: HttpRequest, *, sheet_id: int) -> dict | None:
+    """Count one save batch of the requesting account on ``sheet_id`` against the ceiling,
+    so that no client can flood a sheet's audit trail; django-ratelimit's usage (None: no
+    ceiling, or the cache is away, which never stops a save: ``RATELIMIT_FAIL_OPEN``). Keyed
+    by the account as well as the sheet the client names: nobody can use up another rater's
+    budget."""
+    limit = settings.SHEET_SAVES_PER_SECOND
+    if limit <= 0:
+        return None
+    return get_usage(
+        request, group="sheet-saves", key=lambda _group, req: f"{req.user.pk}:{sheet_id}",
+        rate=f"{limit}/s", increment=True,
+    )  # fmt: skip
 
 
 def _save_refused(exc: SheetError) -> JsonResponse:

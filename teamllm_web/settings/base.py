@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "django_ratelimit",  # its system check: the counts need a cache every web process shares
     "django_zxcvbn_password_validator",  # only for its translations of zxcvbn's advice (zh_Hans too)
     "csp",
     "django_htmx",
@@ -426,6 +427,11 @@ CACHES = {
 }
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 DJANGO_REDIS_LOGGER = CACHE_LOGGER
+# django-ratelimit counts in this cache (the autosave ceiling, the invitation links' failures);
+# a cache that is away lets requests through: a ceiling guards against floods, never a score
+RATELIMIT_FAIL_OPEN = True
+# Without Redis (make run's fallback) each process counts in its own memory, as it caches there
+SILENCED_SYSTEM_CHECKS = [] if REDIS_URL else ["django_ratelimit.E003", "django_ratelimit.W001"]
 
 # --- Product settings ---------------------------------------------------------
 # Base URL of the bundled OpenAI-compatible stub used by the demo's `stub` endpoint.

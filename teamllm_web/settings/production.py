@@ -3,7 +3,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import SILENCED_SYSTEM_CHECKS, env
 
 DEBUG = env.bool("DEBUG", default=False)
 if DEBUG:
@@ -30,7 +30,7 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 DEMO_MODE = False
-SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+SILENCED_SYSTEM_CHECKS = [*SILENCED_SYSTEM_CHECKS, *([] if SECURE_HSTS_PRELOAD else ["security.W021"])]
 
 # Error reports to Sentry as well as to ADMINS, when a DSN is given (web and workers:
 # the Celery worker loads these settings too). No personal data: no user names, emails,

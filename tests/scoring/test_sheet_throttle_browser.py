@@ -5,9 +5,11 @@ import time
 
 import pytest
 from django.core.cache import cache
+from django.test import RequestFactory
 
 from scoring.models import ScoreSheet
 from scoring.selectors import sheet_entries_get
+from scoring.views.workspace import sheet_saves_count
 from studies.models import Response
 from tests.browser import login, open_sheet
 from tests.factories import code_for
@@ -31,11 +33,21 @@ def test_a_throttled_save_is_kept_and_sent_again_after_retry_after(live_server, 
     login(page, live_server.url, "rater1")
     open_sheet(page, live_server.url, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(assignment__response=response, assignment__rater__username="rater1")
-    # this account's saves on this sheet have used up the next three seconds
-    now = int(time.time())
-    for second in range(now, now + 3):
-        cache.set(f"sheet-saves:{sheet.assignment.rater_id}:{sheet.pk}:{second}", 100, timeout=10)
+    cache.delete_pattern("rl:*")  # django-ratelimit's counts of an earlier test
 
+    def use_up_this_second(route):
+        """Before the page's first save leaves: this account's saves on this sheet use up the
+        ceiling of the second it arrives in (early in a second, so it arrives in the same)."""
+        fraction = time.time() % 1
+        if fraction > 0.5:  # late in this second: the save might arrive in the next
+            time.sleep(1.02 - fraction)
+        request = RequestFactory().post("/")
+        request.user = sheet.assignment.rater
+        while not sheet_saves_count(request, sheet_id=sheet.pk)["should_limit"]:
+            pass
+        route.continue_()
+
+    page.route("**/save/", use_up_this_second, times=1)
     page.focus("input[name='dims.s2.focus'][value='1']")
     page.keyboard.press("7")
     for _ in range(100):  # the first answer is a 429
