@@ -1,8 +1,9 @@
-"""A count kept in Django's cache for a while: how the API's rate limit counts requests (its
-sliding window reads the previous window's count beside this one's, which django-ratelimit's
-``get_usage``, counting the autosave ceiling and the invitation links' failures, cannot). Atomic where the cache is (Redis' INCR: parallel
-requests never take the same place), never an error: a cache that is away (django-redis ignores
-its errors) counts nothing, and the caller lets the request through."""
+"""A count kept in Django's cache for a while: how the API's rate limit counts requests. Its
+sliding window reads the previous window's count beside this one's, which django-ratelimit
+cannot (it counts the autosave ceiling and the invitation links' failures: ``core.rate_limits``).
+Atomic where the cache is (Redis' INCR: parallel requests never take the same place), never an
+error: a cache that is away (django-redis ignores its errors) counts nothing, and the caller lets
+the request through."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
@@ -20,10 +21,10 @@ from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
-from django_ratelimit.core import get_usage
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from core.i18n import language_cookie_set
+from core.rate_limits import RateUsage, rate_usage
 from onboarding.csv_files import InviteFileError
 from onboarding.forms import (
     AccountActiveForm,
@@ -236,14 +237,13 @@ def _invitee(uidb64: str):
         return None
 
 
-def _link_failures(request: HttpRequest, *, count: bool) -> dict | None:
-    """The unusable invitation links opened from this address in this window, counted by
-    django-ratelimit in the cache (one more when ``count``); None when the cache is away."""
-    seconds = int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds())
-    return get_usage(
-        request, group="invitation-link-failures", increment=count,
-        key=lambda _group, req: get_client_ip_address(req) or "unknown",
-        rate=f"{settings.INVITATION_LINK_FAILURE_LIMIT}/{seconds}s",
+def _link_failures(request: HttpRequest, *, count: bool) -> RateUsage | None:
+    """The unusable invitation links opened from this address in this window (one more when
+    ``count``); None when the cache could not count it."""
+    return rate_usage(
+        request, group="invitation-link-failures", key=lambda req: get_client_ip_address(req) or "unknown",
+        limit=settings.INVITATION_LINK_FAILURE_LIMIT,
+        seconds=int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds()), count=count,
     )  # fmt: skip
 
 
@@ -253,7 +253,7 @@ def _throttled(request: HttpRequest) -> HttpResponse | None:
     failures = _link_failures(request, count=False)
     if failures is None or failures["count"] < settings.INVITATION_LINK_FAILURE_LIMIT:
         return None
-    minutes = max(1, round(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds() / 60))
+    minutes = max(1, math.ceil(failures["time_left"] / 60))  # until this window ends
     return render(request, "onboarding/link_throttled.html", {"minutes": minutes}, status=429)
 
 

@@ -120,6 +120,14 @@ def browser():
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
+@pytest.fixture
+def fresh_rate_counts(settings):
+    """django-ratelimit's counts (the autosave ceiling, the invitation links' failures) start
+    from nothing: this test's own key prefix, so no count of an earlier test with the same
+    ids in the same window is seen, and nothing else in the cache is touched."""
+    settings.RATELIMIT_CACHE_PREFIX = f"rl-{time.time_ns()}:"
+
+
 @pytest.fixture(autouse=True)
 def _downloads_fresh():
     """Each test starts with the download guard of a fresh process (no storage failure seen)."""

@@ -19,9 +19,9 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from django_ratelimit.core import get_usage
 
 from core.accounts.roles import rater_required
+from core.rate_limits import RateUsage, rate_usage
 from scoring.forms import ActiveTimeForm, JsonBodyError, SaveBatchForm, SubmitForm, json_body
 from scoring.models import ScoreSheet, SheetLevel
 from scoring.selectors import (
@@ -210,18 +210,17 @@ def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None
     return response
 
 
-def sheet_saves_count(request: HttpRequest, *, sheet_id: int) -> dict | None:
+def sheet_saves_count(request: HttpRequest, *, sheet_id: int) -> RateUsage | None:
     """Count one save batch of the requesting account on ``sheet_id`` against the ceiling,
-    so that no client can flood a sheet's audit trail; django-ratelimit's usage (None: no
-    ceiling, or the cache is away, which never stops a save: ``RATELIMIT_FAIL_OPEN``). Keyed
-    by the account as well as the sheet the client names: nobody can use up another rater's
-    budget."""
+    so that no client can flood a sheet's audit trail (None: no ceiling, or the cache is
+    away, which never stops a save). Keyed by the account as well as the sheet the client
+    names: nobody can use up another rater's budget."""
     limit = settings.SHEET_SAVES_PER_SECOND
     if limit <= 0:
         return None
-    return get_usage(
-        request, group="sheet-saves", key=lambda _group, req: f"{req.user.pk}:{sheet_id}",
-        rate=f"{limit}/s", increment=True,
+    return rate_usage(
+        request, group="sheet-saves", key=lambda req: f"{req.user.pk}:{sheet_id}", limit=limit, seconds=1,
+        count=True,
     )  # fmt: skip
 
 

@@ -1,5 +1,4 @@
-"""The cache count the API's rate limit, the autosave ceiling and the invitation links' failures
-share: atomic, a window's first count again when its key expired in between, nothing counted (and
+"""The cache count of the API's rate limit: atomic, a window's first count again when its key expired in between, nothing counted (and
 no error) when the cache is away."""
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import getpass
 import io
 import logging
 import re
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,6 +22,7 @@ from onboarding.csv_files import invitees_from_csv
 from onboarding.models import Invitation
 from onboarding.services import invitation_link_renew, raters_invite
 from studies.models import AuditEvent, Study
+from teamllm_web.cache import redis_cache
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -119,14 +121,31 @@ def test_every_unusable_link_answers_the_same(client, invited):
 
 def test_unusable_links_are_throttled_per_address(client, invited, settings):
     settings.INVITATION_LINK_FAILURE_LIMIT = 3
+    # django-ratelimit's windows are fixed: a day's makes crossing into the next one in this test
+    # practically impossible
+    settings.INVITATION_LINK_FAILURE_WINDOW = timedelta(days=1)
     _user, link = invited
     forged = reverse("onboarding:link", args=["MQ", "abc-def"])
     assert [client.get(forged).status_code for _ in range(3)] == [400, 400, 400]
     blocked = client.get(forged)
     assert blocked.status_code == 429 and "Too many invalid links" in blocked.content.decode()
+    # the page says when this window ends (at most the window's length away)
+    minutes = int(re.search(r"Try again in (\d+) minutes", blocked.content.decode()).group(1))
+    assert 1 <= minutes <= 24 * 60
     assert client.get(link).status_code == 429  # even a good link, from this address
     # another address is not blocked
     assert client.get(link, REMOTE_ADDR="203.0.113.7").status_code == 302
+
+
+def test_links_work_and_nothing_is_throttled_with_the_cache_away(client, invited, settings):
+    """The failures count in Redis; with Redis away (django-redis ignores its errors) nothing
+    is counted and nothing refused: forged links still answer 400, a good link still works."""
+    settings.INVITATION_LINK_FAILURE_LIMIT = 2
+    settings.CACHES = {"default": redis_cache(url="redis://127.0.0.1:1/0", prefix="away", timeout=0.2)}
+    _user, link = invited
+    forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    assert [client.get(forged).status_code for _ in range(5)] == [400] * 5
+    assert client.get(link).status_code == 302
 
 
 def test_no_mail_and_no_link_in_the_log_with_the_console_backend(settings, capsys, caplog, tmp_path):
@@ -265,6 +284,7 @@ def test_the_server_log_never_holds_an_invitation_token(client, invited, setting
     from onboarding.logs import InvitationTokenFilter
 
     settings.INVITATION_LINK_FAILURE_LIMIT = 1
+    settings.INVITATION_LINK_FAILURE_WINDOW = timedelta(days=1)
     _user, link = invited
     token = link.rstrip("/").rsplit("/", 1)[1]
     [console] = [

@@ -6,7 +6,6 @@ import json
 import time
 
 import pytest
-from django.core.cache import cache
 
 from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
@@ -25,20 +24,13 @@ def _save(client, code, sheet_id, changes, version, batch_id):
     return client.post(f"/scoring/{code}/save/", data=json.dumps(body), content_type="application/json")
 
 
-def _forget_counts() -> None:
-    """Counts left in the cache by an earlier test of this process with the same ids in the
-    same second (django-ratelimit's keys start with its prefix, "rl:")."""
-    cache.delete_pattern("rl:*")
-
-
 @pytest.fixture
-def opened(demo, client, settings):
+def opened(demo, client, settings, fresh_rate_counts):
     settings.SHEET_SAVES_PER_SECOND = CEILING
     response = Response.objects.get(research_id="A05_FS10")
     client.login(username="rater1", password="demo-pass-2026")
     sheet_id = own_sheet_id(client, code_for("rater1", response))
     sheet = ScoreSheet.objects.get(pk=sheet_id)
-    _forget_counts()
     return code_for("rater1", response), sheet
 
 
