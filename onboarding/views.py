@@ -6,7 +6,6 @@ import math
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -241,7 +240,7 @@ def _link_failures(request: HttpRequest, *, count: bool) -> RateUsage | None:
     """The unusable invitation links opened from this address in this window (one more when
     ``count``); None when the cache could not count it."""
     return rate_usage(
-        request, group="invitation-link-failures", key=lambda req: get_client_ip_address(req) or "unknown",
+        request, group="invitation-link-failures", key="ip",
         limit=settings.INVITATION_LINK_FAILURE_LIMIT,
         seconds=int(settings.INVITATION_LINK_FAILURE_WINDOW.total_seconds()), count=count,
     )  # fmt: skip

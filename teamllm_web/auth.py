@@ -151,6 +151,17 @@ def _trusted_proxy(address: str | None) -> bool:
     return False
 
 
+def client_ip_for_counts(request: HttpRequest) -> str:
+    """``client_ip`` for django-ratelimit's ``ip`` key (``RATELIMIT_IP_META_KEY``), which needs
+    an address: a request without one (a Unix socket with no proxy in front) counts as 0.0.0.0,
+    all such requests together."""
+    address = client_ip(request) or ""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return "0.0.0.0"  # noqa: S104 - an address to count by, never one to bind
+
+
 def client_ip(request: HttpRequest) -> str | None:
     """The client address django-axes counts failures for: REMOTE_ADDR, or, when the
     connection comes from one of ``TRUSTED_PROXIES`` and ``TRUSTED_PROXY_COUNT`` reverse

@@ -430,6 +430,8 @@ DJANGO_REDIS_LOGGER = CACHE_LOGGER
 # django-ratelimit counts in this cache (the autosave ceiling, the invitation links' failures);
 # a cache that is away lets requests through: a ceiling guards against floods, never a score
 RATELIMIT_FAIL_OPEN = True
+# its "ip" key: the address django-axes counts (TRUSTED_PROXIES), an IPv6 one as its /64
+RATELIMIT_IP_META_KEY = "teamllm_web.auth.client_ip_for_counts"
 # Without Redis (make run's fallback) each process counts in its own memory, as it caches there
 SILENCED_SYSTEM_CHECKS = [] if REDIS_URL else ["django_ratelimit.E003", "django_ratelimit.W001"]
 

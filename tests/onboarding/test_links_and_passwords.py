@@ -137,6 +137,18 @@ def test_unusable_links_are_throttled_per_address(client, invited, settings):
     assert client.get(link, REMOTE_ADDR="203.0.113.7").status_code == 302
 
 
+def test_an_ipv6_client_is_counted_by_its_64_block(client, invited, settings):
+    """A client holding a /64 cannot take a fresh budget from each of its 2^64 addresses."""
+    settings.INVITATION_LINK_FAILURE_LIMIT = 3
+    settings.INVITATION_LINK_FAILURE_WINDOW = timedelta(days=1)
+    _user, link = invited
+    forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    statuses = [client.get(forged, REMOTE_ADDR=f"2001:db8:1:2::{n}").status_code for n in range(1, 4)]
+    assert statuses == [400, 400, 400]
+    assert client.get(link, REMOTE_ADDR="2001:db8:1:2:ffff::9").status_code == 429  # the same /64
+    assert client.get(link, REMOTE_ADDR="2001:db8:1:3::1").status_code == 302  # the next /64
+
+
 def test_links_work_and_nothing_is_throttled_with_the_cache_away(client, invited, settings):
     """The failures count in Redis; with Redis away (django-redis ignores its errors) nothing
     is counted and nothing refused: forged links still answer 400, a good link still works."""
