@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -288,6 +289,9 @@ def assignment_archive_view(request: AuthenticatedHttpRequest, assignment_id: in
     return redirect("scoring:workload")
 
 
+SHEET_EVENTS_PER_PAGE = 100
+
+
 @admin_required
 @require_http_methods(["GET", "POST"])
 def sheet_admin(request: AuthenticatedHttpRequest, sheet_id: int) -> HttpResponse:
@@ -329,6 +333,9 @@ def sheet_admin(request: AuthenticatedHttpRequest, sheet_id: int) -> HttpRespons
         else:
             messages.success(request, _("The entry was corrected; agreement and final scores follow."))
             return redirect("scoring:sheet_admin", sheet_id=sheet.pk)
-    events = sheet.events.select_related("actor").order_by("-id")[:500]
+    # newest first, a page at a time: every event stays reachable however many a sheet has
+    events = Paginator(sheet.events.select_related("actor").order_by("-id"), SHEET_EVENTS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     context = {"sheet": sheet, "form": form, "correct_form": correct_form, "events": events}
     return render(request, "scoring/sheet_admin.html", context)
