@@ -21,16 +21,16 @@ class RateUsage(TypedDict):
 
 
 def rate_usage(
-    request: HttpRequest, *, group: str, key: Callable[[HttpRequest], str] | Literal["ip"], limit: int,
-    seconds: int, count: bool,
+    request: HttpRequest, *, group: str, key: Callable[[HttpRequest], str] | Literal["ip", "user"],
+    limit: int, seconds: int, count: bool,
 ) -> RateUsage | None:  # fmt: skip
     """The requests of ``group`` under ``key(request)`` in the current window of ``seconds``
     (django-ratelimit's fixed windows: one clock second for 1, else each key's own offset),
-    one more when ``count``; None when the cache could not count. ``"ip"``: the client's
-    address (``RATELIMIT_IP_META_KEY``), an IPv6 one as its /64 (``RATELIMIT_IPV6_MASK``),
-    which one client may hold whole."""
+    one more when ``count``; None when the cache could not count. ``"user"``: the logged-in
+    account; ``"ip"``: the client's address (``RATELIMIT_IP_META_KEY``), an IPv6 one as its /64
+    (``RATELIMIT_IPV6_MASK``), which one client may hold whole."""
     usage = get_usage(
-        request, group=group, key=key if key == "ip" else (lambda _group, req: key(req)),
+        request, group=group, key=key if isinstance(key, str) else (lambda _group, req: key(req)),
         rate=f"{limit}/{max(1, seconds)}s", increment=count,
     )  # fmt: skip
     return cast("RateUsage | None", usage)

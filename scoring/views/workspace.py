@@ -110,7 +110,7 @@ def sheet_save(request: AuthenticatedHttpRequest, blind_code: str) -> JsonRespon
     """Autosave: apply one batch of changes. 200 with the authoritative totals,
     409 on a version conflict or a batch id re-used with other changes, 423 when
     submitted, 422 on refused values, 429 (with Retry-After) past the ceiling of
-    batches per sheet per second; 404 for a code that is not the rater's before anything else.
+    batches of the account per second; 404 for a code that is not the rater's before anything else.
     Every save, live or training (``sheet_save_for``), takes the one path of ``_sheet_write``."""
     assignment = rater_assignment_for_write(user=request.user, blind_code=blind_code)  # 404 first
     return _sheet_write(request, assignment, _form(request, SaveBatchForm))
@@ -163,7 +163,7 @@ def _sheet_write(
     and its refusal or result answered."""
     if isinstance(form, JsonResponse):
         return form
-    if isinstance(form, SaveBatchForm) and (throttled := _throttled(request, form)):
+    if isinstance(form, SaveBatchForm) and (throttled := _throttled(request)):
         return throttled
     sheet = _existing_sheet(assignment) or sheet_open(assignment=assignment, actor=request.user)
     if form.cleaned_data["sheet"] != sheet.pk:
@@ -198,10 +198,10 @@ def _sheet_write(
     )
 
 
-def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None:
-    """429 with Retry-After past ``SHEET_SAVES_PER_SECOND`` batches of this account on
-    this sheet in this second; nothing is written and the page sends the batch again."""
-    usage = sheet_saves_count(request, sheet_id=form.cleaned_data["sheet"])
+def _throttled(request: HttpRequest) -> JsonResponse | None:
+    """429 with Retry-After past ``SHEET_SAVES_PER_SECOND`` batches of this account in this
+    second; nothing is written and the page sends the batch again."""
+    usage = sheet_saves_count(request)
     if usage is None or not usage["should_limit"]:
         return None
     message = _("Too many saves in a short time; this one will be sent again in a moment.")
@@ -210,18 +210,16 @@ def _throttled(request: HttpRequest, form: SaveBatchForm) -> JsonResponse | None
     return response
 
 
-def sheet_saves_count(request: HttpRequest, *, sheet_id: int) -> RateUsage | None:
-    """Count one save batch of the requesting account on ``sheet_id`` against the ceiling,
-    so that no client can flood a sheet's audit trail (None: no ceiling, or the cache is
-    away, which never stops a save). Keyed by the account as well as the sheet the client
-    names: nobody can use up another rater's budget."""
+def sheet_saves_count(request: HttpRequest) -> RateUsage | None:
+    """Count one save batch of the requesting account against the ceiling, so that no client
+    can flood the audit trail (None: no ceiling, or the cache is away, which never stops a
+    save). Keyed by the account alone: all its sheets share one budget (a hostile pass saved
+    on seven sheets at once at seven times the ceiling), and nobody can use up another
+    rater's."""
     limit = settings.SHEET_SAVES_PER_SECOND
     if limit <= 0:
         return None
-    return rate_usage(
-        request, group="sheet-saves", key=lambda req: f"{req.user.pk}:{sheet_id}", limit=limit, seconds=1,
-        count=True,
-    )  # fmt: skip
+    return rate_usage(request, group="sheet-saves", key="user", limit=limit, seconds=1, count=True)
 
 
 def _save_refused(exc: SheetError) -> JsonResponse:

@@ -456,7 +456,7 @@ DEMO_MODE = env.bool("DEMO_MODE", default=False)
 STATUS_TOKEN = env("STATUS_TOKEN", default="")
 # /metrics (Prometheus) answers only `Authorization: Bearer $METRICS_TOKEN`; unset = 404.
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
-# Autosave batches one account may send to one score sheet per second (counted in the
+# Autosave batches one account may send per second, all its sheets together (counted in the
 # cache); past it a save answers 429 with Retry-After and the page retries later.
 SHEET_SAVES_PER_SECOND = env.int("SHEET_SAVES_PER_SECOND", default=5)
 

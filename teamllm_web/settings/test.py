@@ -53,6 +53,6 @@ WORKER_LOADS_LIBRARIES = env.bool("WORKER_LOADS_LIBRARIES", default=False)
 # Workers sweep the task outbox often, so outage tests recover quickly.
 OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=0.5)
 
-# The ceiling on autosave batches per sheet per second is off: tests script saves faster
+# The ceiling on autosave batches per account per second is off: tests script saves faster
 # than any page and reuse sheet ids within a second; its own tests turn it on.
 SHEET_SAVES_PER_SECOND = env.int("SHEET_SAVES_PER_SECOND", default=0)

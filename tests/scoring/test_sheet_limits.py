@@ -1,5 +1,5 @@
 """Limits on what a client may claim when it saves (issue 22, finding 7): a ceiling on
-autosave batches per sheet per second (429 with Retry-After, nothing written), and a
+autosave batches per account per second (429 with Retry-After, nothing written), and a
 batch id re-sent with other changes refused (409) instead of answered "replayed"."""
 
 import json
@@ -11,7 +11,7 @@ from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
 from studies.rubric import load_rubric
 from teamllm_web.cache import redis_cache
-from tests.factories import code_for, own_sheet_id
+from tests.factories import assign, code_for, make_response, own_sheet_id
 from tests.scoring.test_sheet_statement_counts import whole_sheet
 
 pytestmark = pytest.mark.django_db
@@ -91,6 +91,38 @@ def test_the_ceiling_is_per_account_so_nobody_uses_up_another_raters_saves(clien
     client.login(username="rater1", password="demo-pass-2026")
     reply = _save(client, code, sheet.pk, [["comments.1", "mine"]], sheet.version, batch_id="mine")
     assert reply.status_code == 200, reply.content
+
+
+def test_all_of_a_raters_sheets_share_one_ceiling(client, opened):
+    """Saving on several sheets at once cannot multiply the ceiling (a hostile pass saved on
+    seven sheets in parallel at seven times it)."""
+    code, sheet = opened
+    other = assign(sheet.assignment.rater, make_response(answers=[f"another answer {n}" for n in range(6)]))
+    other_code = other.blind_code
+    other_id = own_sheet_id(client, other_code)
+    versions = {sheet.pk: sheet.version, other_id: ScoreSheet.objects.get(pk=other_id).version}
+    for attempt in range(3):  # a second that ends half-way is tried again in the next
+        if time.time() % 1 > 0.3:
+            time.sleep(1.01 - time.time() % 1)
+        second = int(time.time())
+        statuses = []
+        for n in range(CEILING):
+            reply = _save(
+                client,
+                code,
+                sheet.pk,
+                [["comments.1", f"{attempt} {n}"]],
+                versions[sheet.pk],
+                f"a{attempt}-{n}",
+            )
+            statuses.append(reply.status_code)
+            versions[sheet.pk] = reply.json().get("version", versions[sheet.pk])
+        reply = _save(client, other_code, other_id, [["comments.1", "x"]], versions[other_id], f"b{attempt}")
+        statuses.append(reply.status_code)
+        if int(time.time()) == second:
+            break
+    assert statuses == [200] * CEILING + [429]  # the other sheet's save waits for the next second
+    assert ScoreSheet.objects.get(pk=other_id).comments.get("1") != "x"
 
 
 def test_a_batch_id_resent_with_other_changes_is_refused_and_the_same_batch_replayed(client, opened):

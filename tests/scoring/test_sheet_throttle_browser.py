@@ -1,4 +1,4 @@
-"""The page behind the ceiling on saves per sheet per second: a save answered 429 is
+"""The page behind the ceiling on an account's saves per second: a save answered 429 is
 kept in the browser and sent again after Retry-After, and then saved."""
 
 import time
@@ -38,14 +38,14 @@ def test_a_throttled_save_is_kept_and_sent_again_after_retry_after(
     request.user = sheet.assignment.rater
 
     def use_up_this_second(route):
-        """Before each of the page's first two saves leaves: this account's saves on this sheet
+        """Before each of the page's first two saves leaves: this account's saves
         use up the ceiling of the second it arrives in (counted early in a second, so that
         it arrives in the same one)."""
         while True:
             if time.time() % 1 > 0.2:
                 time.sleep(1.01 - time.time() % 1)
             second = int(time.time())
-            while not (sheet_saves_count(request, sheet_id=sheet.pk) or {}).get("should_limit"):
+            while not (sheet_saves_count(request) or {}).get("should_limit"):
                 pass
             if int(time.time()) == second:
                 break
