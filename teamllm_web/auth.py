@@ -152,14 +152,18 @@ def _trusted_proxy(address: str | None) -> bool:
 
 
 def client_ip_for_counts(request: HttpRequest) -> str:
-    """``client_ip`` for django-ratelimit's ``ip`` key (``RATELIMIT_IP_META_KEY``), which needs
-    an address: a request without one (a Unix socket with no proxy in front) counts as 0.0.0.0,
-    all such requests together."""
-    address = client_ip(request) or ""
+    """``client_ip`` for django-ratelimit's ``ip`` key (``RATELIMIT_IP_META_KEY``), which counts
+    an IPv6 address by its /64: an IPv4 address written as IPv6 (``::ffff:a.b.c.d``, from a
+    server bound to ``[::]``) as itself, never as the /64 that holds every IPv4 client; a zone
+    id dropped. A request without an address (a Unix socket with no proxy in front) counts as
+    0.0.0.0, all such requests together."""
     try:
-        return str(ipaddress.ip_address(address))
+        address = ipaddress.ip_address((client_ip(request) or "").split("%", 1)[0])
     except ValueError:
         return "0.0.0.0"  # noqa: S104 - an address to count by, never one to bind
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 
 def client_ip(request: HttpRequest) -> str | None:

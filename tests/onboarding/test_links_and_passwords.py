@@ -149,6 +149,41 @@ def test_an_ipv6_client_is_counted_by_its_64_block(client, invited, settings):
     assert client.get(link, REMOTE_ADDR="2001:db8:1:3::1").status_code == 302  # the next /64
 
 
+def _as_mapped(address: str) -> dict:
+    return {"REMOTE_ADDR": f"::ffff:{address}"}  # IPv4 as a server bound to [::] sees it
+
+
+def _behind_proxy(address: str) -> dict:
+    return {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": address}
+
+
+def _behind_proxy_mapped(address: str) -> dict:
+    return {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": f"::ffff:{address}"}
+
+
+@pytest.mark.parametrize("meta", [_as_mapped, _behind_proxy, _behind_proxy_mapped])
+def test_the_count_is_the_clients_own_behind_the_proxy_and_as_ipv6(client, invited, settings, meta):
+    """The count goes by the address django-axes counts (the client behind a trusted proxy, not
+    the proxy), and an IPv4 client written as IPv6 by itself: never in the /64 that would put
+    every IPv4 client in one count. Its neighbour, reaching the site the same way, is not held."""
+    settings.INVITATION_LINK_FAILURE_LIMIT = 2
+    settings.INVITATION_LINK_FAILURE_WINDOW = timedelta(days=1)
+    settings.TRUSTED_PROXY_COUNT = 1
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    _user, link = invited
+    forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    assert [client.get(forged, **meta("198.51.100.7")).status_code for _ in range(2)] == [400, 400]
+    assert client.get(link, **meta("198.51.100.7")).status_code == 429
+    assert client.get(link, **meta("198.51.100.8")).status_code == 302
+
+
+def test_a_request_without_an_address_is_counted_not_refused_with_a_500(client, settings):
+    settings.INVITATION_LINK_FAILURE_LIMIT = 2
+    forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    for address in ("", "not an address", "fe80::1%eth0"):
+        assert client.get(forged, REMOTE_ADDR=address).status_code in (400, 429)
+
+
 def test_links_work_and_nothing_is_throttled_with_the_cache_away(client, invited, settings):
     """The failures count in Redis; with Redis away (django-redis ignores its errors) nothing
     is counted and nothing refused: forged links still answer 400, a good link still works."""
