@@ -54,3 +54,19 @@ def test_every_event_of_a_long_trail_is_on_a_page_and_the_count_is_said(client, 
         == shown[(pages - 1) * SHEET_EVENTS_PER_PAGE :]
     )
     assert client.get(f"/manage/sheets/{sheet.pk}/?page=x").status_code == 200
+
+
+def test_a_short_trail_says_its_count_without_pages(client, demo):
+    client.login(username="rater1", password="demo-pass-2026")
+    sheet = ScoreSheet.objects.get(
+        pk=own_sheet_id(client, code_for("rater1", Response.objects.get(research_id="A05_FS10")))
+    )
+    sheet_apply_changes(
+        sheet_id=sheet.pk, actor=sheet.assignment.rater, changes=[("comments.1", "a")], expected_version=0
+    )
+    total = SheetEvent.objects.filter(sheet=sheet).count()
+    client.login(username="admin", password="demo-pass-2026")
+    html = client.get(f"/manage/sheets/{sheet.pk}/").content.decode()
+    label = f"{total} event, newest first" if total == 1 else f"{total} events, newest first"
+    assert label in html and 'class="pages"' not in html
+    assert len(_versions_shown(html)) == total

@@ -117,12 +117,16 @@ def test_all_of_a_raters_sheets_share_one_ceiling(client, opened):
             )
             statuses.append(reply.status_code)
             versions[sheet.pk] = reply.json().get("version", versions[sheet.pk])
-        reply = _save(client, other_code, other_id, [["comments.1", "x"]], versions[other_id], f"b{attempt}")
+        refused = f"x{attempt}"
+        reply = _save(
+            client, other_code, other_id, [["comments.1", refused]], versions[other_id], f"b{attempt}"
+        )
         statuses.append(reply.status_code)
+        versions[other_id] = reply.json().get("version", versions[other_id])
         if int(time.time()) == second:
             break
     assert statuses == [200] * CEILING + [429]  # the other sheet's save waits for the next second
-    assert ScoreSheet.objects.get(pk=other_id).comments.get("1") != "x"
+    assert ScoreSheet.objects.get(pk=other_id).comments.get("1") != refused
 
 
 def test_a_batch_id_resent_with_other_changes_is_refused_and_the_same_batch_replayed(client, opened):
