@@ -1,5 +1,5 @@
-"""The cache count of the API's rate limit: atomic, a window's first count again when its key expired in between, nothing counted (and
-no error) when the cache is away."""
+"""The cache count of the API's rate limit: atomic, a window's first count again when its key
+expired in between, nothing counted (and no error) when the cache is away."""
 
 from __future__ import annotations
 

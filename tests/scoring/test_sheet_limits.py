@@ -11,6 +11,7 @@ from scoring.models import ScoreSheet, SheetEvent
 from studies.models import Response
 from studies.rubric import load_rubric
 from teamllm_web.cache import redis_cache
+from tests.caches import in_one_clock_second
 from tests.factories import assign, code_for, make_response, own_sheet_id
 from tests.scoring.test_sheet_statement_counts import whole_sheet
 
@@ -101,10 +102,11 @@ def test_all_of_a_raters_sheets_share_one_ceiling(client, opened):
     other_code = other.blind_code
     other_id = own_sheet_id(client, other_code)
     versions = {sheet.pk: sheet.version, other_id: ScoreSheet.objects.get(pk=other_id).version}
-    for attempt in range(3):  # a second that ends half-way is tried again in the next
-        if time.time() % 1 > 0.3:
-            time.sleep(1.01 - time.time() % 1)
-        second = int(time.time())
+    attempts = iter(range(10))
+
+    def ceiling_then_other_sheet() -> tuple[list[int], str]:
+        """Saves up to the ceiling on the first sheet, then one on the other."""
+        attempt = next(attempts)
         statuses = []
         for n in range(CEILING):
             reply = _save(
@@ -123,8 +125,9 @@ def test_all_of_a_raters_sheets_share_one_ceiling(client, opened):
         )
         statuses.append(reply.status_code)
         versions[other_id] = reply.json().get("version", versions[other_id])
-        if int(time.time()) == second:
-            break
+        return statuses, refused
+
+    statuses, refused = in_one_clock_second(ceiling_then_other_sheet)
     assert statuses == [200] * CEILING + [429]  # the other sheet's save waits for the next second
     assert ScoreSheet.objects.get(pk=other_id).comments.get("1") != refused
 

@@ -1,8 +1,6 @@
 """The page behind the ceiling on an account's saves per second: a save answered 429 is
 kept in the browser and sent again after Retry-After, and then saved."""
 
-import time
-
 import pytest
 from django.test import RequestFactory
 
@@ -11,6 +9,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.views.workspace import sheet_saves_count
 from studies.models import Response
 from tests.browser import login, open_sheet
+from tests.caches import in_one_clock_second
 from tests.factories import code_for
 
 
@@ -41,14 +40,12 @@ def test_a_throttled_save_is_kept_and_sent_again_after_retry_after(
         """Before each of the page's first two saves leaves: this account's saves
         use up the ceiling of the second it arrives in (counted early in a second, so that
         it arrives in the same one)."""
-        while True:
-            if time.time() % 1 > 0.2:
-                time.sleep(1.01 - time.time() % 1)
-            second = int(time.time())
+
+        def use_up() -> None:
             while not (sheet_saves_count(request) or {}).get("should_limit"):
                 pass
-            if int(time.time()) == second:
-                break
+
+        in_one_clock_second(use_up, start_by=0.2)
         route.continue_()
 
     page.route("**/save/", use_up_this_second, times=2)
