@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -17,8 +17,12 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import ALL_ROLES, ROLE_LABELS
 from onboarding.csv_files import Invitee, line_problem
 from onboarding.models import Invitation
-from scoring.models import RaterProfile
-from studies.models import Study
+from scoring.models import Assignment, RaterProfile
+from studies.models import AuditEvent, Study
+from studies.services.audit import audit_target
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 ACCEPTED = "accepted"
 PENDING = "pending"
@@ -168,3 +172,46 @@ def invitees_existing_problems(*, invitees: list[Invitee]) -> list[str]:
                 )
             )
     return problems
+
+
+UNBLINDED_ROLE_NAMES = {"admin", "researcher"}
+
+
+def account_crosses_the_blind(*, user: User, before: set[str], wanted: set[str]) -> bool:
+    """Whether ``wanted`` would put the account on the other side of the blind from where it
+    has ever been: a rater (a rater profile stays when the role goes) never becomes someone
+    who sees unblinded data, nor the reverse, even by way of an account with no role
+    (hostile pass 14: a live rater made researcher read the study's data, then scored on)."""
+    if wanted & UNBLINDED_ROLE_NAMES:
+        return bool(before - UNBLINDED_ROLE_NAMES) or _has_been_rater(user)
+    if "rater" not in wanted:
+        return False
+    if before & UNBLINDED_ROLE_NAMES or user.is_staff or user.is_superuser:
+        return True
+    return bool(UNBLINDED_ROLE_NAMES & _roles_ever_held(user))
+
+
+def _has_been_rater(user: User) -> bool:
+    """Whether the account has ever been a rater. A rater profile alone does not say so: an
+    invitation gives one to every invitee with a language, researchers and admins too (hostile
+    pass 24: a superuser could not give an invited researcher back the role taken from them)."""
+    profile: RaterProfile | None = getattr(user, "rater_profile", None)
+    if profile is None:
+        return False
+    if profile.rater_code or profile.can_calibrate or {"rater", "calibrator"} & _roles_ever_held(user):
+        return True
+    return Assignment.objects.filter(rater=user).exists()
+
+
+def _roles_ever_held(user: User) -> set[str]:
+    """Every role the audit trail says the account was invited with or has held."""
+    held: set[str] = set()
+    events = AuditEvent.objects.filter(
+        action__in=["account.invite", "account.roles"], target=audit_target(user)
+    )
+    for event in events.only("action", "changes"):
+        roles = event.changes.get("roles") or []
+        # an invitation records its roles; a change of roles its roles before and after
+        sides = [roles] if event.action == "account.invite" else roles
+        held.update(role for side in sides for role in side or [])
+    return held

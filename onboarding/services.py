@@ -23,12 +23,12 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import ADMIN, ALL_ROLES, RATER, RESEARCHER, roles_conflict
 from onboarding.csv_files import Invitee, InviteFileError, invitees_read, line_problem
 from onboarding.models import Invitation
-from onboarding.selectors import invitees_existing_problems
+from onboarding.selectors import account_crosses_the_blind, invitees_existing_problems
 from onboarding.signals import account_deactivated
 from onboarding.tokens import invitation_tokens
 from scoring.models import RaterProfile
-from studies.models import AuditEvent, Study
-from studies.services.audit import audit_changes, audit_record, audit_target
+from studies.models import Study
+from studies.services.audit import audit_changes, audit_record
 from studies.services.roles import role_groups_ensure
 
 if TYPE_CHECKING:
@@ -308,30 +308,6 @@ class AccountError(Exception):
     pass
 
 
-UNBLINDED_ROLE_NAMES = {"admin", "researcher"}
-
-
-def _crosses_the_blind(user: User, before: set[str], wanted: set[str]) -> bool:
-    """Whether ``wanted`` would put the account on the other side of the blind from where it
-    has ever been: a rater (a rater profile stays when the role goes) never becomes someone
-    who sees unblinded data, nor the reverse, even by way of an account with no role
-    (hostile pass 14: a live rater made researcher read the study's data, then scored on)."""
-    if wanted & UNBLINDED_ROLE_NAMES:
-        return bool(before - UNBLINDED_ROLE_NAMES) or getattr(user, "rater_profile", None) is not None
-    if "rater" not in wanted:
-        return False
-    if before & UNBLINDED_ROLE_NAMES or user.is_staff or user.is_superuser:
-        return True
-    past = AuditEvent.objects.filter(action="account.roles", target=audit_target(user))
-    held = {
-        role
-        for event in past.only("changes")
-        for side in event.changes.get("roles") or []
-        for role in side or []
-    }
-    return bool(UNBLINDED_ROLE_NAMES & held)
-
-
 def _role_names(user: User) -> set[str]:
     """The account's product roles as the invitation CSV names them."""
     groups = set(user.groups.filter(name__in=ALL_ROLES).values_list("name", flat=True))
@@ -376,7 +352,7 @@ def account_roles_set(*, actor: User, user_id: int, roles: Iterable[str], reason
     problem = account_roles_problem(roles=wanted)
     if problem:
         raise AccountError(_("%(u)s: %(problem)s.") % {"u": user.username, "problem": problem})
-    if _crosses_the_blind(user, before, wanted):
+    if account_crosses_the_blind(user=user, before=before, wanted=wanted):
         raise AccountError(
             _(
                 "%(u)s has been on the other side of the blind (a rater never sees unblinded data, and "

@@ -8,8 +8,9 @@ from django.core import mail
 from django.urls import reverse
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER
+from onboarding.csv_files import invitees_from_csv
 from onboarding.models import Invitation
-from onboarding.services import account_roles_set
+from onboarding.services import account_roles_set, raters_invite
 from scoring.models import RaterProfile
 from studies.models import AuditEvent
 from tests.factories import UserFactory, rater
@@ -100,6 +101,37 @@ def test_an_account_never_crosses_the_blind_not_even_by_way_of_no_role(client, b
         reply = client.post(reverse("onboarding:account", args=[user.pk]), {"roles": roles})
         assert reply.status_code == 400 and "second account" in reply.content.decode()
         assert _groups(user) == set()
+
+
+def test_an_invited_researcher_or_admin_gets_a_role_back_but_an_invited_rater_never_crosses(client, boss):
+    """Hostile pass 24: an invitation with a language gives researchers and admins a rater
+    profile (it holds the language), which the page took for a past as a rater: a superuser
+    could not give an invited researcher back the role taken from them. A rater invited
+    without a rater ID and left with no role is still refused the other side."""
+    csv = (
+        b"username,name,email,language,roles\n"
+        b"res.zh,Res Zh,res@lab.example.org,zh-hans,researcher\n"
+        b"adm.zh,Adm Zh,adm@lab.example.org,zh-hans,admin\n"
+        b"rat.zh,Rat Zh,rat@lab.example.org,zh-hans,rater\n"
+    )
+    raters_invite(
+        study=None, invitees=invitees_from_csv(csv), actor=None, link_for=lambda i, t: "x", email=False
+    )
+    researcher, admin, scorer = (User.objects.get(username=name) for name in ("res.zh", "adm.zh", "rat.zh"))
+    assert RaterProfile.objects.filter(user__in=[researcher, admin, scorer], rater_code=None).count() == 3
+    root = User.objects.create_superuser("root", password="Root-pass-original-1")
+    client.force_login(root)
+    for user, role in ((researcher, "researcher"), (admin, "admin")):
+        url = reverse("onboarding:account", args=[user.pk])
+        assert client.post(url, {"roles": [role], "reason": "same"}).status_code == 302  # unchanged
+        account_roles_set(actor=root, user_id=user.pk, roles=[])
+        assert _groups(user) == set()
+        assert client.post(url, {"roles": [role], "reason": "back"}).status_code == 302
+        assert _groups(user) == {ADMIN if role == "admin" else RESEARCHER}
+    account_roles_set(actor=boss, user_id=scorer.pk, roles=[])
+    reply = client.post(reverse("onboarding:account", args=[scorer.pk]), {"roles": ["researcher"]})
+    assert reply.status_code == 400 and "second account" in reply.content.decode()
+    assert _groups(scorer) == set()
 
 
 @pytest.mark.parametrize("roles", [["rater", "researcher"], ["calibrator", "researcher"]])
