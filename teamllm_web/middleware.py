@@ -27,6 +27,8 @@ from .health import liveness
 logger = logging.getLogger(__name__)
 
 LIVENESS_PATHS = ("/healthz", "/healthz/")
+# the JSON API: its answers are JSON; /api/tokens/ (the page for its tokens) is a page
+API_PREFIX = "/api/v1/"
 
 # Anonymous users reach only these (login page, health checks, static files, i18n switch).
 # /status/ checks its own access (admins or the STATUS_TOKEN bearer token; 404 otherwise),
@@ -38,7 +40,7 @@ PUBLIC_PREFIXES = (
     "/status/",
     "/metrics",
     "/i18n/setlang/",
-    "/api/v1/",  # token requests have no session: the API answers 401/403 itself
+    API_PREFIX,  # token requests have no session: the API answers 401/403 itself
     "/" + settings.STATIC_URL.lstrip("/"),
 )
 
@@ -79,25 +81,29 @@ class QueryRefusalMiddleware:
 
     def __call__(self, request):
         query = request.META.get("QUERY_STRING", "")
-        message = ""
+        message = reason = ""
         if "\x00" in request.path_info or "%00" in query or "\x00" in query:
             message = "The address holds a NUL character (%00); no address of this API has one."
+            reason = "nul"
         elif _form_not_utf8(request):
             message = "A form must be sent in UTF-8."
+            reason = "charset"
         elif any("\x00" in value for key, value in request.META.items() if key.startswith("HTTP_")):
             # a header with a NUL (gunicorn refuses one; the development server passes it on, and
             # the login's record of the browser, django-axes' AccessLog, cannot be stored in PostgreSQL)
             message = "A header of the request holds a NUL character; no browser sends one."
+            reason = "header"
         else:
             try:
                 request.GET  # noqa: B018 - parsed here, where a refusal is still a 400
             except TooManyFieldsSent:
                 message = "The address has too many query fields."
+                reason = "fields"
         if not message:
             return self.get_response(request)
-        if request.path_info.startswith("/api/"):
+        if request.path_info.startswith(API_PREFIX):
             return JsonResponse({"detail": message}, status=400)
-        return render(request, "400.html", status=400)
+        return render(request, "400.html", {"reason": reason}, status=400)
 
 
 def _form_not_utf8(request) -> bool:
@@ -124,7 +130,7 @@ class PageMethodsMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path_info.startswith("/api/"):
+        if request.path_info.startswith(API_PREFIX):
             return self.get_response(request)
         if request.method not in PAGE_METHODS:
             return HttpResponseNotAllowed(PAGE_METHODS)
@@ -179,7 +185,7 @@ def database_busy_response(request) -> HttpResponse:
     """503 with Retry-After: JSON under /api/ and to a JSON body (the scoring page's saves), a
     page elsewhere. Rendered without the request's context: its processors would ask the busy
     database again."""
-    if request.path_info.startswith("/api/") or request.content_type == "application/json":
+    if request.path_info.startswith(API_PREFIX) or request.content_type == "application/json":
         message = "The database is busy; nothing was changed. Send the request again in a few seconds."
         response: HttpResponse = JsonResponse({"detail": message}, status=503)
     else:
@@ -220,7 +226,7 @@ class RequestSizeLimitMiddleware:
         declared = request.META.get("CONTENT_LENGTH") or ""
         limit = int(settings.REQUEST_MAX_BYTES)
         if declared.isascii() and declared.isdigit() and int(declared) > limit:
-            if request.path_info.startswith("/api/"):
+            if request.path_info.startswith(API_PREFIX):
                 message = f"the request body is too large ({declared} bytes; the limit is {limit} bytes)"
                 return JsonResponse({"detail": message}, status=413)
             return render(request, "413.html", {"size": int(declared), "limit": limit}, status=413)

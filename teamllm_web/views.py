@@ -25,7 +25,7 @@ from scoring.models import RaterProfile
 
 from .health import status_report
 from .metrics import CONTENT_TYPE, metrics_exposition
-from .middleware import database_busy_response, liveness_response
+from .middleware import API_PREFIX, database_busy_response, liveness_response
 from .status_labels import status_label, status_value
 
 
@@ -43,7 +43,7 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler400: the 400 page, without Django's ``requires_csrf_token``, whose CSRF check reads
     the form again: a form that cannot be read (a body in another charset than UTF-8) raised again
     there, and the 400 became a 500 (hostile pass 20). JSON under ``/api/``."""
-    if request.path_info.startswith("/api/"):
+    if request.path_info.startswith(API_PREFIX):
         return JsonResponse({"detail": "Bad request."}, status=400)
     return render(request, "400.html", status=400)
 

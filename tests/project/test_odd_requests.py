@@ -36,7 +36,7 @@ def test_pages_answer_400_to_a_nul(demo, username):
     for method, url in PAGES[username]:
         response = getattr(client, method)(url)
         assert response.status_code == 400, (url, response.status_code)
-        assert b'id="bad-request-reason"' in response.content and b"Nothing was changed" in response.content
+        assert b'data-reason="nul"' in response.content and b"Nothing was changed" in response.content
 
 
 def test_api_answers_400_json_to_a_nul(demo):
@@ -68,9 +68,23 @@ def test_too_many_query_fields_are_400_with_debug_on_or_off(demo, settings, debu
     client.force_login(get_user_model().objects.get(username="admin"))
     for path in ("/research/", "/research/agreement/", "/research/judge/", "/manage/responses/held/"):
         response = client.get(f"{path}?{query}")
-        assert response.status_code == 400 and b'id="bad-request-reason"' in response.content, path
+        assert response.status_code == 400 and b'data-reason="fields"' in response.content, path
     api = client.get(f"/api/v1/studies?{query}")
     assert api.status_code == 400 and "too many query fields" in api.json()["detail"]
+    # the API's tokens page is a page, not the API: too many form fields get the page (hostile pass 24)
+    form = client.post("/api/tokens/", {f"f{n}": "1" for n in range(1500)})
+    assert form.status_code == 400 and form["Content-Type"].startswith("text/html")
+    assert debug or (b'data-reason=""' in form.content and b"NUL" not in form.content)  # DEBUG: Django's page
+
+
+def test_a_host_this_server_does_not_serve_is_400_and_blames_no_nul(demo, settings):
+    """Hostile pass 24: every 400 page said the address held a NUL, a Host header not served too."""
+    settings.ALLOWED_HOSTS = ["testserver"]
+    for lang, words in (("en", "The request could not be read"), ("zh-hans", "无法读取该请求")):
+        response = Client(HTTP_HOST="evil.example", HTTP_ACCEPT_LANGUAGE=lang).get("/accounts/login/")
+        assert response.status_code == 400 and b'data-reason=""' in response.content
+        assert words in response.content.decode()
+        assert b"NUL" not in response.content and "%00" not in response.content.decode()
 
 
 MULTIPART = b'--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'
@@ -143,7 +157,7 @@ def test_a_nul_in_a_header_is_400_and_records_nothing(demo, settings):
     before = (AccessLog.objects.count(), AccessAttempt.objects.count())
     client = Client(HTTP_USER_AGENT="Mozilla\x00/5.0")
     response = client.post("/accounts/login/", {"username": "rater1", "password": "demo-pass-2026"})
-    assert response.status_code == 400 and b'id="bad-request-reason"' in response.content
+    assert response.status_code == 400 and b'data-reason="header"' in response.content
     assert "_auth_user_id" not in client.session
     assert (AccessLog.objects.count(), AccessAttempt.objects.count()) == before
     # the same login without the NUL is served
@@ -173,7 +187,7 @@ def test_a_form_in_another_charset_is_400_not_500(demo, settings, charset, debug
             HTTP_X_CSRFTOKEN=token,
         )
         assert response.status_code == 400, (path, response.status_code)
-        assert b'id="bad-request-reason"' in response.content
+        assert b'data-reason="charset"' in response.content
     assert "_auth_user_id" not in client.session
 
 
