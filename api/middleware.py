@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.utils.cache import add_never_cache_headers
 
 from api.views.auth import UNAUTHENTICATED
 
@@ -29,5 +30,20 @@ def api_method_not_allowed_as_json(
         )
         answer["Allow"] = allowed
         return answer
+
+    return middleware
+
+
+def api_never_cached(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[[HttpRequest], HttpResponse]:
+    """Every answer of the API is a study's data for one caller at one moment: no cache keeps
+    it (pages and downloads say so already; the API's JSON said nothing, hostile pass 24)."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if request.path.startswith(_API):
+            add_never_cache_headers(response)
+        return response
 
     return middleware

@@ -84,6 +84,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # no cache keeps an answer of the API (Cache-Control: no-store, private), its 405s included
+    "api.middleware.api_never_cached",
     # the API's 405 as JSON, and 401 to an anonymous caller whatever the method
     "api.middleware.api_method_not_allowed_as_json",
     # before any view reads a body (CSRF's check reads the form in process_view, after every

@@ -103,3 +103,23 @@ def test_any_method_on_an_address_that_is_no_endpoint_is_401_json(demo, method, 
     """Hostile pass 15 (F8): a write method there met Django's CSRF page (403 HTML)."""
     reply = getattr(Client(enforce_csrf_checks=True), method)(path, "{}", content_type="application/json")
     assert reply.status_code == 401 and reply["Content-Type"].startswith("application/json")
+
+
+def test_no_answer_of_the_api_is_kept_by_a_cache(demo):
+    """Hostile pass 24: the API's JSON carried no Cache-Control (pages and downloads did)."""
+    client = _bearer(_user("researcher"))
+    study = demo.study.pk
+    answers = [
+        client.get(f"/api/v1/studies/{study}/items"),
+        client.get("/api/v1/studies"),
+        Client().get("/api/v1/studies"),  # 401
+        client.delete("/api/v1/studies"),  # 405
+        client.get("/api/v1/no-such-endpoint"),  # 404
+    ]
+    assert [answer.status_code for answer in answers] == [200, 200, 401, 405, 404]
+    for answer in answers:
+        directives = {part.strip() for part in answer["Cache-Control"].split(",")}
+        assert {"no-store", "private"} <= directives, answer.request["PATH_INFO"]
+    tokens_page = Client()
+    tokens_page.force_login(_user("researcher"))
+    assert "no-store" in tokens_page.get("/api/tokens/")["Cache-Control"]  # a page: never_cache as all
