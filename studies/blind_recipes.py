@@ -8,8 +8,6 @@ from collections.abc import Callable
 from studies.blind_contexts import (
     abbreviated,
     chaining,
-    claimed,
-    made_by,
     named_mid_sentence,
     self_naming,
     spoken_of_together,
@@ -17,6 +15,7 @@ from studies.blind_contexts import (
     teammate_speaking_zh,
 )
 from studies.blind_debate import debate_side, zh_debaters
+from studies.blind_makers import claimed, made_by
 from studies.blind_teammates import self_naming_zh, teammates_en, teammates_zh
 
 # How each term is looked for: the terms of one recipe are looked for together, each context's
