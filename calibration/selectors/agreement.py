@@ -34,6 +34,7 @@ from calibration.statistics import (
 )
 from scoring.models import Assignment, AssignmentRole, RaterProfile, ScoreSheet, ScoringGroup, SheetStatus
 from scoring.selectors import response_items_by_step, sheets_entries_get
+from scoring.selectors.qualification import raters_trained_on
 from studies.condition_labels import condition_label
 from studies.models import Response, Study
 from studies.rubric import load_rubric
@@ -379,12 +380,15 @@ def response_comparison(*, response: Response, identities: bool, code: str = "")
 
 
 def calibrator_choices(*, response: Response) -> list[dict[str, Any]]:
-    """Raters who may calibrate this response (not already scoring it), least loaded first."""
+    """Raters who may calibrate this response, least loaded first: not one already scoring it, nor
+    one who trained on a copy of it and saw its reference scores (the assignment refuses both; the
+    list offered the second, hostile pass 24)."""
     busy = set(
         Assignment.objects.filter(response=response, archived_at__isnull=True)
         .exclude(role=AssignmentRole.CALIBRATION)
         .values_list("rater_id", flat=True)
     )
+    busy |= raters_trained_on(response_ids=[response.pk]).get(response.pk, set())
     profiles = RaterProfile.objects.filter(user_id__in=calibrators_who_can_log_in()).select_related("user")
     open_work: dict[int, int] = defaultdict(int)
     for rater_id, status in Assignment.objects.filter(archived_at__isnull=True).values_list(

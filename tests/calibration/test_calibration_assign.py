@@ -3,6 +3,7 @@
 import pytest
 
 from calibration.models import CalibrationDecision
+from calibration.selectors.agreement import calibrator_choices
 from calibration.services.calibration import (
     CalibrationError,
     calibration_assign,
@@ -127,6 +128,8 @@ def test_a_calibrator_who_trained_on_the_response_is_never_its_calibrator(flagge
     with pytest.raises(CalibrationError, match="trained on a copy of this response"):
         calibration_assign(response_id=response.pk, calibrator=trainee, actor=admin)
     assert _active(response).rater == first
+    # nor is the trainee offered on the response's page (hostile pass 24: the list offered them)
+    assert trainee not in [choice["user"] for choice in calibrator_choices(response=response)]
     # with the calibrator gone, routing has nobody left: the trainee is passed over
     Assignment.objects.filter(rater=first).update(archived_at="2026-01-01T00:00Z")
     first.rater_profile.can_calibrate = False
