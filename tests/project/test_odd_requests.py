@@ -85,6 +85,7 @@ def test_a_host_this_server_does_not_serve_is_400_and_blames_no_nul(demo, settin
         assert response.status_code == 400 and b'data-reason=""' in response.content
         assert words in response.content.decode()
         assert b"NUL" not in response.content and "%00" not in response.content.decode()
+        assert b"QueryRefusal" not in response.content  # the template's comment stays in the template
 
 
 MULTIPART = b'--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'
