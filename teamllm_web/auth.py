@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 
 from axes.backends import AxesStandaloneBackend
 from axes.handlers.database import AxesDatabaseHandler
@@ -30,6 +31,10 @@ from django.utils.translation import gettext_lazy as _
 
 from core.accounts.roles import is_demo_user
 from demo.services import DEMO_PASSWORD
+
+logger = logging.getLogger(__name__)
+# the proxies this process has warned of (once each)
+_UNNAMED_PROXIES: set[str] = set()
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):
@@ -174,6 +179,8 @@ def client_ip(request: HttpRequest) -> str | None:
     peer = request.META.get("REMOTE_ADDR")
     count = settings.TRUSTED_PROXY_COUNT
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if forwarded and not _trusted_proxy(peer):
+        _warn_of_an_unnamed_proxy(peer)
     if count > 0 and forwarded and _trusted_proxy(peer):
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if len(hops) >= count:
@@ -182,6 +189,29 @@ def client_ip(request: HttpRequest) -> str | None:
             except ValueError:
                 return peer
     return peer
+
+
+def _warn_of_an_unnamed_proxy(peer: str | None) -> None:
+    """Log once per process that a local address the settings do not name as a proxy forwards
+    requests: every client behind it then counts as that one address, and 30 failed logins from
+    anyone lock everyone out (hostile pass 24: nothing said so). Only for a loopback or private
+    peer (a proxy on the host or its container network): a client on the internet that sends
+    the header itself is not worth a line."""
+    try:
+        address = ipaddress.ip_address(peer or "")
+    except ValueError:
+        return
+    if not (address.is_loopback or address.is_private) or str(address) in _UNNAMED_PROXIES:
+        return
+    _UNNAMED_PROXIES.add(str(address))
+    logger.warning(
+        "requests from %s carry X-Forwarded-For, but TRUSTED_PROXIES does not name %s: every client "
+        "behind that proxy counts as %s for login lockouts and link throttling. If it is your reverse "
+        "proxy, add it to TRUSTED_PROXIES (with TRUSTED_PROXY_COUNT).",
+        address,
+        address,
+        address,
+    )
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:

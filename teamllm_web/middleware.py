@@ -216,8 +216,9 @@ class DatabaseBusyMiddleware:
 class RequestSizeLimitMiddleware:
     """Answer 413 to a request whose declared body is larger than ``REQUEST_MAX_BYTES`` before
     anything reads it: Django's own limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``) leaves uploaded
-    files out, which it streams to disk whatever their size. JSON under ``/api/``, a page
-    elsewhere; the upload forms' own limits say the same for smaller files."""
+    files out, which it streams to disk whatever their size. JSON under ``/api/v1/`` and to a
+    JSON body (the scoring page's saves), a page elsewhere; the upload forms' own limits say the
+    same for smaller files."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -226,7 +227,7 @@ class RequestSizeLimitMiddleware:
         declared = request.META.get("CONTENT_LENGTH") or ""
         limit = int(settings.REQUEST_MAX_BYTES)
         if declared.isascii() and declared.isdigit() and int(declared) > limit:
-            if request.path_info.startswith(API_PREFIX):
+            if request.path_info.startswith(API_PREFIX) or request.content_type == "application/json":
                 message = f"the request body is too large ({declared} bytes; the limit is {limit} bytes)"
                 return JsonResponse({"detail": message}, status=413)
             return render(request, "413.html", {"size": int(declared), "limit": limit}, status=413)

@@ -204,6 +204,26 @@ def test_throttling_counts_the_client_address_behind_trusted_proxies(settings, r
     assert client_ip(request) == "10.0.0.1"  # fewer hops than proxies: not trusted
 
 
+def test_a_local_proxy_the_settings_do_not_name_is_logged_once(settings, rf, caplog):
+    """Hostile pass 24: behind a proxy with TRUSTED_PROXIES unset every client counts as the
+    proxy (30 failed logins from anyone lock everyone out), and nothing said so."""
+    from teamllm_web import auth
+
+    settings.TRUSTED_PROXIES, settings.TRUSTED_PROXY_COUNT = [], 1
+    auth._UNNAMED_PROXIES.discard("172.18.0.7")
+    caplog.set_level("WARNING", logger="teamllm_web.auth")
+    behind = rf.get("/", REMOTE_ADDR="172.18.0.7", HTTP_X_FORWARDED_FOR="203.0.113.5")
+    assert auth.client_ip(behind) == auth.client_ip(behind) == "172.18.0.7"
+    warned = [r.getMessage() for r in caplog.records if "TRUSTED_PROXIES does not name" in r.getMessage()]
+    assert len(warned) == 1 and "172.18.0.7" in warned[0]  # once per process
+    # a client on the internet sending the header itself, and a proxy that is named: no line
+    auth.client_ip(rf.get("/", REMOTE_ADDR="93.184.216.34", HTTP_X_FORWARDED_FOR="203.0.113.5"))
+    settings.TRUSTED_PROXIES = ["172.16.0.0/12"]
+    auth._UNNAMED_PROXIES.discard("172.18.0.7")
+    assert auth.client_ip(behind) == "203.0.113.5"
+    assert len([r for r in caplog.records if "TRUSTED_PROXIES does not name" in r.getMessage()]) == 1
+
+
 @pytest.mark.django_db
 def test_the_roles_are_the_users_known_groups_and_cached_between_requests(django_assert_num_queries):
     """Every request reads the user with the rater profile in one query; the roles (the

@@ -24,6 +24,19 @@ def test_an_oversized_page_upload_is_413_before_it_is_read(client, demo, setting
     assert 'data-status="413"' in page and "Nothing was stored" in page
 
 
+def test_an_oversized_autosave_is_413_json_as_the_page_reads_its_answers(client, demo, settings):
+    """Hostile pass 24: a 30 MB save answered the 413 page; the saves read JSON."""
+    from scoring.models import Assignment
+
+    settings.REQUEST_MAX_BYTES = 1000
+    rater = get_user_model().objects.get(username="rater1")
+    client.force_login(rater)
+    code = Assignment.objects.filter(rater=rater).first().blind_code
+    body = json.dumps({"sheet": 1, "batch_id": "b", "expected_version": 0, "changes": [["x", "y" * 2000]]})
+    reply = client.post(f"/scoring/{code}/save/", body, content_type="application/json")
+    assert reply.status_code == 413 and "too large" in reply.json()["detail"]
+
+
 def test_an_oversized_api_body_is_413_json(demo, settings):
     """The exploit: a 30 MB JSON import body answered 500."""
     admin = get_user_model().objects.get(username="admin")
