@@ -19,7 +19,7 @@ from django.utils import translation
 from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from core.accounts.roles import ADMIN, RATER, RESEARCHER, admin_required
 from core.i18n import language_cookie_set
@@ -282,6 +282,7 @@ def _activate_invitee_language(request: HttpRequest, user) -> str:
 
 
 @never_cache
+@require_safe  # an OPTIONS is no opening of the link: 405, not a failure counted (hostile pass 24)
 def invitation_link(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
     """Check the link, then move its token into the session and off the address bar
     (it would otherwise leak through the Referer header and the browser history)."""
@@ -293,6 +294,7 @@ def invitation_link(request: HttpRequest, uidb64: str, token: str) -> HttpRespon
 
 
 @never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
 def set_password_page(request: HttpRequest, uidb64: str) -> HttpResponse:
     user = _invitee(uidb64)
     problem = _problem(request, user, request.session.get(SESSION_KEY, ""))

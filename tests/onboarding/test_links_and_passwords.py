@@ -126,6 +126,8 @@ def test_unusable_links_are_throttled_per_address(client, invited, settings):
     settings.INVITATION_LINK_FAILURE_WINDOW = timedelta(days=1)
     _user, link = invited
     forged = reverse("onboarding:link", args=["MQ", "abc-def"])
+    # an OPTIONS opens no link and counts no failure (hostile pass 24: it counted)
+    assert [client.options(forged).status_code for _ in range(5)] == [405] * 5
     assert [client.get(forged).status_code for _ in range(3)] == [400, 400, 400]
     blocked = client.get(forged)
     assert blocked.status_code == 429 and "Too many invalid links" in blocked.content.decode()
