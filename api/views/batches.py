@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django import forms
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
-from ninja import Schema, Status
+from ninja import Status
 
 from api.views.auth import caller, token_study_id
+from api.views.bodies import JsonBody
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin, is_admin_or_researcher
 from generation.forms import BatchForm
@@ -68,7 +69,7 @@ def _progress(progress: BatchProgress) -> dict:
 DENIED = {"detail": "generation batches are run by admins (judge batches by admins and researchers)"}
 
 
-class GenerationBatchIn(Schema):
+class GenerationBatchIn(JsonBody):
     study: int
     scenarios: list[int]
     endpoints: list[int]
@@ -78,7 +79,7 @@ class GenerationBatchIn(Schema):
     regenerate_withdrawn: bool = False
 
 
-class JudgeBatchIn(Schema):
+class JudgeBatchIn(JsonBody):
     study: int
     judge: int
     scenario: str = ""

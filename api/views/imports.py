@@ -4,9 +4,10 @@ all-or-nothing, every problem listed; a large file as the page's, by a worker, w
 from __future__ import annotations
 
 from django.http import HttpRequest
-from ninja import Field, Schema, Status
+from ninja import Field, Status
 
 from api.views.auth import caller
+from api.views.bodies import JsonBody
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
 from studies.models import ResponseImportJob
@@ -14,7 +15,7 @@ from studies.response_files import RecordError, RecordProblems
 from studies.services.import_jobs import ImportConflict, import_report_result, responses_import_or_queue
 
 
-class ResponsesIn(Schema):
+class ResponsesIn(JsonBody):
     content: str = Field(
         description=(
             "the file as the import page takes it: the study's data_A.json format, or JSON Lines "

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
-from ninja import Field, Schema, Status
+from ninja import Field, Status
 from pydantic import field_validator
 
 from api.views.auth import caller, token_study_id
+from api.views.bodies import JsonBody
 from api.views.v1 import api, study_for
 from core.accounts.roles import is_admin
 from research.models import KIND_RESULTS, KIND_WORKBOOKS, KINDS, ExportJob
@@ -19,7 +20,7 @@ from research.services.exports import ExportLimit, ExportParamsError, export_job
 from research.significance import MARKS_BOTH, MARKS_PAPER
 
 
-class ExportIn(Schema):
+class ExportIn(JsonBody):
     kind: str = Field(KIND_RESULTS, description=f"one of {', '.join(KINDS)}")
     study: int
     conditions: list[str] = []

@@ -123,3 +123,17 @@ def test_no_answer_of_the_api_is_kept_by_a_cache(demo):
     tokens_page = Client()
     tokens_page.force_login(_user("researcher"))
     assert "no-store" in tokens_page.get("/api/tokens/")["Cache-Control"]  # a page: never_cache as all
+
+
+@pytest.mark.parametrize("study", [True, "STUDY", 1.0])
+def test_a_body_of_other_json_types_than_documented_is_refused(demo, study):
+    """Hostile pass 24: {"study": true} and {"study": "1"} started an export of study 1."""
+    client = _bearer(_user("researcher"), scope="write")
+    value = str(demo.study.pk) if study == "STUDY" else study
+    reply = client.post("/api/v1/exports", json.dumps({"study": value}), content_type="application/json")
+    assert reply.status_code == 422 and "study" in json.dumps(reply.json())
+    assert not ExportJob.objects.exists()
+    good = client.post(
+        "/api/v1/exports", json.dumps({"study": demo.study.pk}), content_type="application/json"
+    )
+    assert good.status_code == 201 and ExportJob.objects.count() == 1
