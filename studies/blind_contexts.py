@@ -87,6 +87,8 @@ _LABEL_WORD = (
 )
 # what may stand between 作为 and a role: "作为团队中的协调者", "作为一名未来学家"
 _ZH_FILLER = r"(?:(?:我们)?(?:团队|小组|本组|本团队)(?:中|里)?的?)?\s*(?:一[名个位]|本)?\s*"
+# the second half of a compound after a dash ("Plant—based meals"): no speaker's label
+_COMPOUND = r"(?:based|free|like|style|friendly|related|driven|led|owned|powered|rich|heavy|scale|level)\b"
 # which of a speaker's contributions: "Moderator final answer", "Moderator's closing remark" (hostile pass 24)
 _STAGE = r"(?:final|closing|opening|initial|first|second|third|last|revised|updated|short|brief)"
 
@@ -104,7 +106,7 @@ def tags(name: str) -> tuple[str, ...]:
         rf"(?m:^)[ \t]*(?:{_LIST}[ \t]*){{0,3}}{_TURN}?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
         rf"(?:['’]s(?:[ \t]+\w+){{1,3}}|[ \t]*\([^)\n]{{1,40}}\)|(?:[ \t]+{_STAGE})?[ \t]+{_LABEL_WORD}|[ \t]*[^\w\s:：|=]{{1,3}}"
         rf"|[ \t]*,[ \t]*(?:turn|round|step)[ \t]*\d{{1,3}})?(?:[ \t]+{_SAYS})?[ \t]*{_CLOSE_MARK}{{0,4}}"
-        rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t]|[—–](?=[ \t]*\w)|--|~[ \t])",
+        rf"[ \t]*(?:[:：→=|]|[ \t][—–-][ \t]|>[ \t]|[—–](?=[ \t]*\w)(?!{_COMPOUND})|--|~[ \t](?![ \t]*\d))",
         # a heading or a line of its own: "### Plant", "**Implementer**", "## Implementer's notes", "## 🌱 Plant"
         rf"(?m:^)[ \t]*(?:#{{1,6}}[ \t]*(?:[^\w\s#][ \t]*){{0,3}})?{_TURN}?(?:{_OPEN_MARK}[ \t]*){{0,4}}{name}{_CLOSE_MARK}{{0,4}}"
         rf"(?:['’]s(?:[ \t]+{_STAGE})?[ \t]+\w+|(?:[ \t]+{_STAGE})?[ \t]+{_LABEL_WORD})?[ \t]*{_CLOSE_MARK}{{0,4}}(?:[ \t]*\((?:turn|round|step)[^)\n]{{0,20}}\))?[ \t]*(?m:$)",
@@ -213,7 +215,7 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         # "Our futurist suggests", "Team member three suggested", "The futurist in our team suggests",
         # "The environmentalist objected.", "The moderator summarised it." (hostile pass 17: a teammate
         # in the first person's team, or a terse report of what a role did)
-        rf"\b(?:our|your|team|my\s+fellow|(?:the|our)\s+(?:team|group)['’]s)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
+        rf"\b(?:our|team|my\s+fellow|(?:the|our)\s+(?:team|group)['’]s)\s+{_ADJECTIVE}{name}{_AFTER}(?:\s+{_AGENT}\b)?{_NOT_PROSE}"
         rf"\s+(?:{_ADVERB})?(?:{_SPOKE}|{_WORKED})\b",
         rf"\b(?:the|our)\s+{_ADJECTIVE}{name}{_AFTER}\s+(?:in|of|on|from|within)\s+(?:our|my|this)\s+"
         rf"(?:team|group|panel|discussion|debate)\b",
@@ -231,11 +233,12 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"(?:{_SPOKE}\b{_WE_AFTER}|{_WORKED})",
         rf"\b(?:agree|agreed|disagree|disagreed|concur|side)s?\s+with\s+(?:the|our|my)\s+{name}{_AFTER}{_NOT_PROSE}",
         rf"\bthe\s+{name}['’]s\s+{_ARGUED}",
-        # a role with its capital opening a sentence, with what it gave, or said to the reader as yours:
-        # "Synthesizer's summary follows.", "Plant's ideas are good", "Your Implementer will handle it"
-        # (hostile pass 24; "The plant's output rose" and "your plant needs water" are prose)
-        rf"(?:(?m:^)|(?<=[.!?])\s)[ \t*_#>\-]*{cased}['’]s\s+(?:{_STAGE}\s+)?(?:{_LABEL_WORD}\b|{_ARGUED})",
-        rf"\byour\s+{_ADJECTIVE}{cased}{_AFTER}\s+(?:will|would|can|shall|is\s+going\s+to)\b",
+        # a role with its capital opening a line as the label of what it gave, or the reader's with
+        # its capital: "Synthesizer's summary follows.", "Your Implementer will handle it" (hostile pass
+        # 24; "Plant's response to drought is slow" and "your local moderator said" are prose)
+        rf"(?m:^)[ \t*_#>\-]*{cased}['’]s\s+(?:{_STAGE}\s+)?(?:{_LABEL_WORD}\b|{_ARGUED})[*_]*[ \t]*"
+        rf"(?:[:：]|(?m:$)|follows\b|below\b|is\s+as\s+follows\b)",
+        rf"\byour\s+{_ADJECTIVE}{cased}{_AFTER}\s+(?:will|would|can|shall|is\s+going\s+to|(?:{_ADVERB})?{_SPOKE}\b)",
         # "The second debater disagreed", "the first debater argued" (hostile pass 13)
         rf"\bthe\s+(?:first|second|third|fourth|other|last)\s+{name}{_AFTER}\s+(?:\w+\s+)?(?:{_SPOKE}\b|{_WORKED})",
         teammates_listed(name),

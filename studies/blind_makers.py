@@ -76,9 +76,9 @@ def made_by(name: str) -> tuple[str, ...]:
         rf"(?:is\s+)?(?:the\s+)?{name}{_AFTER}",
         rf"{name}\s*(?:集团|公司)?\s*出品的\s*{_ZH_MODEL}",
         # "由谷歌训练。" as a sentence of its own, as "Trained by Google." (hostile pass 24; "由百度开发的地图"
-        # is prose)
+        # and "由阿里巴巴开发，我很喜欢" are prose)
         rf"(?:(?m:^)|(?<=[。！？!?；;]))\s*由\s*{name}\s*(?:集团|公司|团队)?\s*(?:开发|训练|研发|打造|推出|创建)"
-        rf"(?=\s*(?:[。！？!?.；;]|(?m:$)|[，,]\s*我))",
+        rf"(?=\s*(?:[。！？!?.；;]|(?m:$)))",
     )
 
 

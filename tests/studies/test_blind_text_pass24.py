@@ -31,13 +31,12 @@ def names(text: str) -> list[str]:
         ("Moderator closing remark: go.", ["Moderator"]),
         ("Futurist verdict: go.", ["Futurist"]),
         ("## Futurist final answer", ["Futurist"]),
-        # a role with its capital opening a sentence, with what it gave
+        # a role with its capital opening a line as the label of what it gave
         ("Synthesizer's summary follows.", ["Synthesizer"]),
-        ("Implementer's plan is to do X.", ["Implementer"]),
-        ("We met. Plant's ideas are good", ["Plant"]),
-        # a teammate as the reader's
+        ("We met.\nImplementer's plan:\n1. Dikes", ["Implementer"]),
+        ("Plant's ideas", ["Plant"]),
+        # a teammate as the reader's, with its capital
         ("Your Moderator recommends this.", ["Moderator"]),
-        ("Your friendly moderator recommends this.", ["moderator"]),
         ("Your Implementer will handle it.", ["Implementer"]),
         # who trained the model, in a Chinese sentence of its own
         ("由谷歌训练。保持固定的作息时间。", ["谷歌"]),
@@ -51,6 +50,17 @@ def names(text: str) -> list[str]:
         ("The power plant's plan is to expand.", []),
         ("Your environmentalist friends argue loudly.", []),
         ("Moderate rain -- then sun.", []),
+        # the first rules' prose, found by the review of this pass: advice to the reader, a role's word
+        # in a sentence, a compound after a dash, "about N", a Chinese sentence that goes on
+        ("If your wedding coordinator suggests a date, take it.", []),
+        ("Ask whether your project coordinator agrees.", []),
+        ("Your local moderator said the thread was closed.", []),
+        ("Plant's response to drought is slow.", []),
+        ("Plant's input costs rose.", []),
+        ("Moderator's response time on Reddit varies.", []),
+        ("Plant—based meals cut emissions.", []),
+        ("Moderator ~ 30 years in the job.", []),
+        ("支付宝很好用。由阿里巴巴开发，我很喜欢。", []),
     ],
 )
 def test_pass_24(text, found):
