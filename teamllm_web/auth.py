@@ -33,8 +33,9 @@ from core.accounts.roles import is_demo_user
 from demo.services import DEMO_PASSWORD
 
 logger = logging.getLogger(__name__)
-# the proxies this process has warned of (once each)
+# the proxies this process has warned of (once each, at most _UNNAMED_PROXIES_MAX)
 _UNNAMED_PROXIES: set[str] = set()
+_UNNAMED_PROXIES_MAX = 16
 
 
 class ThrottledLoginBackend(AxesStandaloneBackend):
@@ -179,7 +180,7 @@ def client_ip(request: HttpRequest) -> str | None:
     peer = request.META.get("REMOTE_ADDR")
     count = settings.TRUSTED_PROXY_COUNT
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if forwarded and not _trusted_proxy(peer):
+    if forwarded and (count == 0 or not _trusted_proxy(peer)):
         _warn_of_an_unnamed_proxy(peer)
     if count > 0 and forwarded and _trusted_proxy(peer):
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
@@ -192,23 +193,26 @@ def client_ip(request: HttpRequest) -> str | None:
 
 
 def _warn_of_an_unnamed_proxy(peer: str | None) -> None:
-    """Log once per process that a local address the settings do not name as a proxy forwards
-    requests: every client behind it then counts as that one address, and 30 failed logins from
-    anyone lock everyone out (hostile pass 24: nothing said so). Only for a loopback or private
-    peer (a proxy on the host or its container network): a client on the internet that sends
-    the header itself is not worth a line."""
+    """Log once per process that an address of the host or its networks forwards requests while
+    the settings do not count through it (not in TRUSTED_PROXIES, or TRUSTED_PROXY_COUNT 0): every
+    client behind it then counts as that one address, and 30 failed logins from anyone lock
+    everyone out (hostile pass 24: nothing said so). Not for a global address (a client that sends
+    the header itself is not worth a line); at most 16 addresses a process."""
     try:
         address = ipaddress.ip_address(peer or "")
     except ValueError:
         return
-    if not (address.is_loopback or address.is_private) or str(address) in _UNNAMED_PROXIES:
+    if address.is_global or str(address) in _UNNAMED_PROXIES or len(_UNNAMED_PROXIES) > _UNNAMED_PROXIES_MAX:
         return
     _UNNAMED_PROXIES.add(str(address))
+    if len(_UNNAMED_PROXIES) > _UNNAMED_PROXIES_MAX:
+        logger.warning("more local addresses send X-Forwarded-For; no more are logged by this process")
+        return
     logger.warning(
-        "requests from %s carry X-Forwarded-For, but TRUSTED_PROXIES does not name %s: every client "
-        "behind that proxy counts as %s for login lockouts and link throttling. If it is your reverse "
-        "proxy, add it to TRUSTED_PROXIES (with TRUSTED_PROXY_COUNT).",
-        address,
+        "requests from %s carry X-Forwarded-For, but the settings do not count through it (TRUSTED_PROXIES "
+        "does not name it, or TRUSTED_PROXY_COUNT is 0): every client behind that proxy counts as %s for "
+        "login lockouts and link throttling. If it is your reverse proxy, name it in TRUSTED_PROXIES and set "
+        "TRUSTED_PROXY_COUNT.",
         address,
         address,
     )

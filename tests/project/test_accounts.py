@@ -214,14 +214,30 @@ def test_a_local_proxy_the_settings_do_not_name_is_logged_once(settings, rf, cap
     caplog.set_level("WARNING", logger="teamllm_web.auth")
     behind = rf.get("/", REMOTE_ADDR="172.18.0.7", HTTP_X_FORWARDED_FOR="203.0.113.5")
     assert auth.client_ip(behind) == auth.client_ip(behind) == "172.18.0.7"
-    warned = [r.getMessage() for r in caplog.records if "TRUSTED_PROXIES does not name" in r.getMessage()]
-    assert len(warned) == 1 and "172.18.0.7" in warned[0]  # once per process
+    auth.client_ip(rf.get("/", REMOTE_ADDR="100.64.3.4", HTTP_X_FORWARDED_FOR="203.0.113.5"))  # shared space
+    assert sum("100.64.3.4" in r.getMessage() for r in caplog.records) == 1
+    auth._UNNAMED_PROXIES.discard("100.64.3.4")
+
+    def warned():
+        return [
+            r.getMessage()
+            for r in caplog.records
+            if "from 172.18.0.7 carry X-Forwarded-For" in r.getMessage()
+        ]
+
+    assert len(warned()) == 1  # once per process
     # a client on the internet sending the header itself, and a proxy that is named: no line
     auth.client_ip(rf.get("/", REMOTE_ADDR="93.184.216.34", HTTP_X_FORWARDED_FOR="203.0.113.5"))
+    assert not any("93.184.216.34" in r.getMessage() for r in caplog.records)
     settings.TRUSTED_PROXIES = ["172.16.0.0/12"]
     auth._UNNAMED_PROXIES.discard("172.18.0.7")
     assert auth.client_ip(behind) == "203.0.113.5"
-    assert len([r for r in caplog.records if "TRUSTED_PROXIES does not name" in r.getMessage()]) == 1
+    assert len(warned()) == 1
+    # named, but no hop counted: the same as not named
+    settings.TRUSTED_PROXY_COUNT = 0
+    auth._UNNAMED_PROXIES.discard("172.18.0.7")
+    assert auth.client_ip(behind) == "172.18.0.7"
+    assert len(warned()) == 2
 
 
 @pytest.mark.django_db
