@@ -196,9 +196,9 @@ def _has_been_rater(user: User) -> bool:
     invitation gives one to every invitee with a language, researchers and admins too (hostile
     pass 24: a superuser could not give an invited researcher back the role taken from them)."""
     profile: RaterProfile | None = getattr(user, "rater_profile", None)
-    if profile is None:
-        return False
-    if profile.rater_code or profile.can_calibrate or {"rater", "calibrator"} & _roles_ever_held(user):
+    if profile is not None and (profile.rater_code or profile.can_calibrate):
+        return True
+    if {"rater", "calibrator"} & _roles_ever_held(user):
         return True
     return Assignment.objects.filter(rater=user).exists()
 
