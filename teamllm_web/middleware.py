@@ -73,7 +73,7 @@ class QueryRefusalMiddleware:
     """Answer 400 to a URL that no address of the site reads: one whose path, query or headers hold a
     NUL character (``%00``; PostgreSQL refuses it in a text lookup, a 500 otherwise), or whose query
     has more fields than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (Django refuses them when a view reads
-    the query, and with DEBUG on its error page read it again: a 500). JSON under ``/api/``, a page
+    the query, and with DEBUG on its error page read it again: a 500). JSON under ``/api/v1/``, a page
     elsewhere."""
 
     def __init__(self, get_response):
@@ -118,7 +118,7 @@ def _form_not_utf8(request) -> bool:
     )
 
 
-# The pages' methods: a page reads on GET and changes on POST (the API under /api/ routes its own).
+# The pages' methods: a page reads on GET and changes on POST (the API under /api/v1/ routes its own).
 PAGE_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
 
 
@@ -182,7 +182,7 @@ DATABASE_BUSY_RETRY_SECONDS = 5
 
 
 def database_busy_response(request) -> HttpResponse:
-    """503 with Retry-After: JSON under /api/ and to a JSON body (the scoring page's saves), a
+    """503 with Retry-After: JSON under /api/v1/ and to a JSON body (the scoring page's saves), a
     page elsewhere. Rendered without the request's context: its processors would ask the busy
     database again."""
     if request.path_info.startswith(API_PREFIX) or request.content_type == "application/json":

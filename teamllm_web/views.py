@@ -42,7 +42,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler400: the 400 page, without Django's ``requires_csrf_token``, whose CSRF check reads
     the form again: a form that cannot be read (a body in another charset than UTF-8) raised again
-    there, and the 400 became a 500 (hostile pass 20). JSON under ``/api/``."""
+    there, and the 400 became a 500 (hostile pass 20). JSON under ``/api/v1/``."""
     if request.path_info.startswith(API_PREFIX):
         return JsonResponse({"detail": "Bad request."}, status=400)
     return render(request, "400.html", status=400)

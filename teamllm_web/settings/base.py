@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # first: /healthz answers whatever the Host header, without the HTTPS redirect
     "teamllm_web.middleware.LivenessMiddleware",
-    # PUT, DELETE, ... on a page: 405 (the API under /api/ routes its own methods)
+    # PUT, DELETE, ... on a page: 405 (the API under /api/v1/ routes its own methods)
     "teamllm_web.middleware.PageMethodsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
