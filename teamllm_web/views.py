@@ -48,6 +48,19 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "400.html", status=400)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a form sent from a page that is out of date (a logout or a login in another
+    tab since, a page open for days) gets a page of the site's own, in its language, that says what
+    to do; Django's bare page had neither (hostile pass 25). A JSON body (the scoring page's saves,
+    which read the status) gets JSON. Nothing was changed either way."""
+    if request.content_type == "application/json":
+        message = (
+            "The page is out of date (its security token no longer matches); reload it. Nothing was changed."
+        )
+        return JsonResponse({"detail": message}, status=403)
+    return render(request, "403_csrf.html", status=403)
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """Each role lands on its own page. An account that is a rater and also an admin or

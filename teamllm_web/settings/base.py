@@ -302,6 +302,8 @@ SESSION_COOKIE_AGE = 60 * 60 * 12
 # Sessions in the database, read through the cache (Redis in production; a session not in
 # the cache, or a cache that is down, is read from the database)
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# a form sent from a page that is out of date: the site's own page, in its language
+CSRF_FAILURE_VIEW = "teamllm_web.views.csrf_failure"
 
 # --- Content-Security-Policy (django-csp) -------------------------------------------
 # No inline script, no inline handler, no inline style: every script and stylesheet is a

@@ -210,3 +210,17 @@ def test_the_400_page_does_not_read_the_form_again():
         bad_request(api, BadRequest("x")).status_code == 400
         and b"Bad request" in bad_request(api, BadRequest("x")).content
     )
+
+
+def test_a_form_from_an_out_of_date_page_gets_the_sites_own_page(demo):
+    """Hostile pass 25: a form posted from a tab left open across a logout and a login got Django's
+    bare CSRF page (no navigation, English or a debug page); a save gets JSON."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(get_user_model().objects.get(username="rater1"))
+    for lang, words in (("en", "This page is out of date"), ("zh-hans", "此页面已过期")):
+        reply = client.post("/i18n/setlang/", {"language": "en"}, HTTP_ACCEPT_LANGUAGE=lang)
+        assert reply.status_code == 403 and 'data-reason="csrf"' in reply.content.decode()
+        assert words in reply.content.decode()
+        assert '<header class="topbar">' in reply.content.decode()  # the site's layout
+    save = client.post("/scoring/NOSUCHCODE/save/", "{}", content_type="application/json")
+    assert save.status_code == 403 and "out of date" in save.json()["detail"]
