@@ -126,7 +126,12 @@ def test_research_page_and_workbook_show_the_generation_cost(runs, client, tmp_p
     html = client.get("/research/", {"study": response.study.pk}).content.decode()
     cost = html[html.index('id="cost"') :]
     cost = cost[: cost.index("</section>")]
-    assert '<td>A05_FS10</td><td>succeeded</td><td class="num">2</td><td class="num">250</td>' in cost
+    assert '<td>A05_FS10</td><td>Succeeded</td><td class="num">2</td><td class="num">250</td>' in cost
+    # the run's status in the page's language (hostile pass 25: the raw key "succeeded" in Chinese)
+    zh = client.get(
+        "/research/", {"study": response.study.pk}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+    assert "<td>A05_FS10</td><td>成功</td>" in zh[zh.index('id="cost"') :]
     path = tmp_path / "results.xlsx"
     results_workbook_write(results_get(study=response.study, with_diversity=False), path)
     rows = [list(r) for r in load_workbook(path)["Generation cost"].iter_rows(values_only=True)]
