@@ -36,7 +36,7 @@ from scoring.selectors import sheet_entries_get
 from scoring.services.arrival import AssignmentError
 from scoring.services.assignments import group_for_pair, group_sync_assignments
 from scoring.services.sheets import sheet_fill_and_submit
-from studies.models import Response, Study
+from studies.models import Response, ResponseStatus, Study
 from studies.problems import problem_text
 from studies.response_files import RESEARCH_ID, RecordError, RecordProblems, ResponseRecord
 from studies.rubric import SheetTotals, load_rubric
@@ -305,7 +305,13 @@ def _check_and_import(
 
 def held_problem(response: Response) -> str:
     """Why the scores of a response held for review are not imported: its pair's disagreement
-    would route it to a third rater, who would read the text the blind holds back."""
+    would route it to a third rater, who would read the text the blind holds back. A withdrawn
+    response stays held for good: no release is left to do (hostile pass 25: the message sent
+    the admin to release or withdraw a response already withdrawn)."""
+    if response.status == ResponseStatus.WITHDRAWN:
+        return _("response %(id)s was withdrawn from the study: its scores are not imported") % {
+            "id": response.research_id
+        }
     return _(
         "response %(id)s is held for review: release or withdraw it on the held responses page, "
         "then import its scores"

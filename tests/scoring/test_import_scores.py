@@ -161,6 +161,13 @@ def test_the_scores_of_a_held_response_are_refused(demo, data_a, tmp_path):
         call_command("import_scores", str(_write(tmp_path, data_a)))
     assert "response A05_FS10 is held for review: release or withdraw it" in str(raised.value)
     assert not ScoreSheet.objects.exists() and not FinalScore.objects.exists()
-    Response.objects.filter(research_id="A05_FS10").update(held=False)  # released
+    # withdrawn (it stays held for good): said so, not "release or withdraw it" (hostile pass 25)
+    status = Response.objects.get(research_id="A05_FS10").status
+    Response.objects.filter(research_id="A05_FS10").update(status="withdrawn")
+    with pytest.raises(CommandError) as raised:
+        call_command("import_scores", str(_write(tmp_path, data_a)))
+    assert "response A05_FS10 was withdrawn from the study" in str(raised.value)
+    assert "release or withdraw" not in str(raised.value) and not ScoreSheet.objects.exists()
+    Response.objects.filter(research_id="A05_FS10").update(held=False, status=status)  # released
     call_command("import_scores", str(_write(tmp_path, data_a)))
     assert ScoreSheet.objects.filter(status="submitted").count() == 2
