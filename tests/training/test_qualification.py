@@ -10,7 +10,7 @@ from scoring.services.assignments import AssignmentError, group_assign_pair, pla
 from studies.models import AuditEvent, Condition, Scenario
 from studies.rubric import load_rubric
 from tests.factories import SHEET_TEXTS, code_for, mirrored_changes, rater, reference_changes
-from training.models import RaterQualification
+from training.models import RaterQualification, TrainingResponse
 from training.services.qualification import (
     qualification_override,
     qualification_override_revoke,
@@ -260,3 +260,25 @@ def test_a_training_sheet_keeps_its_active_time(client, gold):
         == 404
     )
     assert ScoreSheet.objects.get(pk=script["sheet"]).active_seconds == 30
+
+
+def test_a_response_still_being_scored_is_no_default_gold(scored_demo, admin_client):
+    """Hostile pass 25: with one sheet of the pair reopened, "its pair" was the other rater's sheet
+    alone, shown in full to every trainee while the response was still being scored."""
+    from scoring.models import ScoreSheet
+
+    study = scored_demo.study
+    reopened = ScoreSheet.objects.filter(
+        assignment__response__research_id="A05_FS10", assignment__rater__rater_profile__rater_code="H02"
+    )
+    assert reopened.update(status="draft") == 1
+    reply = admin_client.post(
+        "/manage/training/gold/", {"study": study.pk, "research_id": "A05_FS10"}, follow=True
+    )
+    assert "A05_FS10 is still being scored" in reply.content.decode()
+    assert not TrainingResponse.objects.exists()
+    # named reference raters: the admin's choice
+    reply = admin_client.post(
+        "/manage/training/gold/", {"study": study.pk, "research_id": "A05_FS10", "raters": "H01"}, follow=True
+    )
+    assert "A05_FS10 is in the training set (mean of H01)." in reply.content.decode()

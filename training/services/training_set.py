@@ -66,7 +66,21 @@ def _reference_sheets(*, response: Response, rater_codes: Sequence[str]) -> list
                 % {"raters": ", ".join(unknown), "response": response.research_id}
             )
         return chosen
-    return list(sheets.filter(assignment__role=AssignmentRole.PRIMARY, assignment__archived_at__isnull=True))
+    pair = list(sheets.filter(assignment__role=AssignmentRole.PRIMARY, assignment__archived_at__isnull=True))
+    open_primary = Assignment.objects.filter(
+        response=response, role=AssignmentRole.PRIMARY, archived_at__isnull=True
+    ).exclude(sheet__status=SheetStatus.SUBMITTED)
+    if pair and open_primary.exists():
+        # the mean of "its pair" would be one rater's live sheet of a response still being scored,
+        # shown in full to every trainee (hostile pass 25)
+        raise TrainingError(
+            _(
+                "%(id)s is still being scored (a sheet of its pair is not submitted): mark it as gold once "
+                "both have submitted, or name the reference raters."
+            )
+            % {"id": response.research_id}
+        )
+    return pair
 
 
 def _sheet_name(sheet: ScoreSheet) -> str:
