@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from core.accounts.roles import ALL_ROLES, ROLE_LABELS
 from onboarding.csv_files import Invitee, line_problem
 from onboarding.models import Invitation
-from scoring.models import Assignment, RaterProfile
+from scoring.models import Assignment, AssignmentRole, RaterProfile, SheetStatus
 from studies.models import AuditEvent, Study
 from studies.services.audit import audit_target
 
@@ -215,3 +215,14 @@ def _roles_ever_held(user: User) -> set[str]:
         sides = [roles] if event.action == "account.invite" else roles
         held.update(role for side in sides for role in side or [])
     return held
+
+
+def account_open_sheets_count(*, user_id: int) -> int:
+    """The account's live and calibration assignments not submitted yet: after a deactivation
+    they wait for nobody until an admin reassigns them (hostile pass 25: nothing said so)."""
+    return (
+        Assignment.objects.filter(rater_id=user_id, archived_at__isnull=True)
+        .exclude(role=AssignmentRole.TRAINING)
+        .exclude(sheet__status=SheetStatus.SUBMITTED)
+        .count()
+    )

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.http import urlsafe_base64_decode
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -37,6 +38,7 @@ from onboarding.selectors import (
     ACCEPTED,
     EXPIRED,
     account_get,
+    account_open_sheets_count,
     accounts_list,
     accounts_matching,
     study_invitations,
@@ -200,7 +202,21 @@ def account_active_view(request: AuthenticatedHttpRequest, user_id: int) -> Http
                 if form.cleaned_data["active"]
                 else _("%(u)s can no longer log in.")
             )
-            messages.success(request, done % {"u": get_user_model().objects.get(pk=user_id).username})
+            username = get_user_model().objects.get(pk=user_id).username
+            messages.success(request, done % {"u": username})
+            open_sheets = 0 if form.cleaned_data["active"] else account_open_sheets_count(user_id=user_id)
+            if open_sheets:
+                messages.warning(
+                    request,
+                    ngettext(
+                        "%(u)s still has %(n)d unfinished sheet: it waits for nobody until you reassign "
+                        "it (Assignments, or the workload board).",
+                        "%(u)s still has %(n)d unfinished sheets: they wait for nobody until you reassign "
+                        "them (Assignments, or the workload board).",
+                        open_sheets,
+                    )
+                    % {"u": username, "n": open_sheets},
+                )
     return redirect("onboarding:account", user_id=user_id)
 
 

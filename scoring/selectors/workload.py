@@ -46,7 +46,9 @@ def _active_assignments(study: Study | None) -> QuerySet[Assignment]:
 def _rater_rows(assignments: QuerySet[Assignment], rater: str) -> list[dict[str, Any]]:
     if rater:
         assignments = assignments.filter(rater__username__icontains=rater)
-    rows = assignments.values("rater_id", "rater__username", "rater__rater_profile__rater_code").annotate(
+    rows = assignments.values(
+        "rater_id", "rater__username", "rater__rater_profile__rater_code", "rater__is_active"
+    ).annotate(
         assigned=Count("id"),
         submitted=Count("id", filter=_SUBMITTED),
         draft=Count("id", filter=_DRAFT),
@@ -58,6 +60,8 @@ def _rater_rows(assignments: QuerySet[Assignment], rater: str) -> list[dict[str,
             {
                 "username": row["rater__username"],
                 "code": row["rater__rater_profile__rater_code"] or "",
+                # a deactivated rater's open sheets wait for nobody: the admin reassigns them
+                "active": row["rater__is_active"],
                 "assigned": row["assigned"],
                 "not_started": row["assigned"] - row["submitted"] - row["draft"],
                 "draft": row["draft"],

@@ -232,3 +232,31 @@ def test_no_mail_server_no_reset_link_for_an_account_with_a_password(client, bos
     assert "already has a password" in html and "/accounts/invite/" not in html
     assert not Invitation.objects.filter(user=target).exists() and not AuditEvent.objects.exists()
     assert User.objects.get(pk=target.pk).check_password("Own-pass-of-r1-2026")
+
+
+def test_deactivating_a_rater_with_open_sheets_says_so_and_the_board_marks_them(client, demo):
+    """Hostile pass 25: a deactivated rater's open sheets stayed on the board as ordinary work, and
+    nothing told the admin that they wait for nobody until reassigned."""
+    from scoring.models import Assignment
+
+    client.force_login(User.objects.get(username="admin"))
+    rater2 = User.objects.get(username="rater2")
+    open_sheets = (
+        Assignment.objects.filter(rater=rater2, archived_at__isnull=True)
+        .exclude(role="training")
+        .exclude(sheet__status="submitted")
+        .count()
+    )
+    assert open_sheets > 0
+    reply = client.post(reverse("onboarding:account_active", args=[rater2.pk]), {"active": ""}, follow=True)
+    html = reply.content.decode()
+    assert "rater2 can no longer log in." in html
+    assert f"rater2 still has {open_sheets} unfinished sheet" in html
+    board = client.get(reverse("scoring:workload")).content.decode()
+    row = board[board.index("rater2") :]
+    assert "data-deactivated" in row[: row.index("</tr>")]
+    rater1_row = board[board.index("rater1") :]
+    assert "data-deactivated" not in rater1_row[: rater1_row.index("</tr>")]
+    # reactivated: no warning
+    reply = client.post(reverse("onboarding:account_active", args=[rater2.pk]), {"active": "on"}, follow=True)
+    assert "unfinished sheet" not in reply.content.decode()
