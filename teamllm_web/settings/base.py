@@ -84,10 +84,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # no cache keeps an answer of the API (Cache-Control: no-store, private), its 405s included
-    "api.middleware.api_never_cached",
-    # the API's 405 as JSON, and 401 to an anonymous caller whatever the method
-    "api.middleware.api_method_not_allowed_as_json",
+    "api.middleware.api_never_cached",  # no cache keeps an answer of the API, its 405s included
+    "api.middleware.api_method_not_allowed_as_json",  # the API's 405 as JSON; 401 to the anonymous
     # before any view reads a body (CSRF's check reads the form in process_view, after every
     # middleware's call): 413 for a request larger than REQUEST_MAX_BYTES
     "teamllm_web.middleware.RequestSizeLimitMiddleware",
@@ -302,8 +300,7 @@ SESSION_COOKIE_AGE = 60 * 60 * 12
 # Sessions in the database, read through the cache (Redis in production; a session not in
 # the cache, or a cache that is down, is read from the database)
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-# a form sent from a page that is out of date: the site's own page, in its language
-CSRF_FAILURE_VIEW = "teamllm_web.views.csrf_failure"
+CSRF_FAILURE_VIEW = "teamllm_web.views.csrf_failure"  # an out-of-date form: the site's own page
 
 # --- Content-Security-Policy (django-csp) -------------------------------------------
 # No inline script, no inline handler, no inline style: every script and stylesheet is a
