@@ -15,7 +15,7 @@ from calibration.selectors.responses import (
     UNASSIGNED,
     ResponseFilters,
 )
-from calibration.services.calibration import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
+from calibration.services.agreement_settings import THRESHOLD_MAX, THRESHOLD_MIN, threshold_message
 from studies.forms import UploadForm
 from studies.models import (
     CALIBRATION_RULES,

@@ -41,12 +41,8 @@ from calibration.selectors.agreement import (
 from calibration.selectors.calibrators import calibrators_who_can_log_in
 from calibration.selectors.facets import study_facets
 from calibration.selectors.responses import response_history, study_responses_list
-from calibration.services.calibration import (
-    PAPER_NOMINAL_THRESHOLD,
-    CalibrationError,
-    calibration_assign,
-    study_agreement_settings_update,
-)
+from calibration.services.agreement_settings import PAPER_NOMINAL_THRESHOLD, study_agreement_settings_update
+from calibration.services.calibration import CalibrationError, calibration_assign
 from calibration.services.decisions import calibration_decision_record
 from calibration.statistics import ICC_FORM_DESCRIPTIONS, ICC_FORMS
 from core.accounts.roles import admin_required, is_admin, rater_required, researcher_required

@@ -51,23 +51,23 @@ from calibration.services.agreement_sync import (
 from core.counters import event_counter_add
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from scoring.selectors.qualification import raters_trained_on
+from scoring.services.assignments import assignment_archive
 from studies.models import (
-    CALIBRATION_RULES,
     FinalScoreRule,
-    HeadlineICC,
     Response,
     ResponseStatus,
     Scenario,
     Study,
 )
 from studies.rubric import load_rubric
-from studies.services.audit import audit_changes, audit_record
+from studies.services.audit import audit_record
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
 ARCHIVED_REASSIGNED = "Calibration reassigned by an admin."
+ROUTED_FLAGGED = "Response below the agreement threshold: routed to the least busy calibrator."
 
 
 class CalibrationError(Exception):
@@ -176,9 +176,10 @@ def _route(evaluations: list[Evaluation], *, actor: User | None, report: Recompu
         if e.determined and not e.flagged and e.state.calibration and not e.state.calibration.has_work
     ]
     if idle:
-        Assignment.objects.filter(pk__in=idle, archived_at__isnull=True).update(
-            archived_at=timezone.now(), archived_reason=ARCHIVED_UNFLAGGED
-        )
+        # one by one, as a group's reassignment does: an opened sheet gets its archive event, an
+        # unopened assignment an audit event (hostile pass 25: this bulk update left neither)
+        for assignment in Assignment.objects.filter(pk__in=idle, archived_at__isnull=True):
+            assignment_archive(assignment=assignment, actor=actor, reason=ARCHIVED_UNFLAGGED)
         for e in evaluations:
             if e.state.calibration and e.state.calibration.assignment_id in idle:
                 e.state.calibration = None
@@ -209,6 +210,15 @@ def _route(evaluations: list[Evaluation], *, actor: User | None, report: Recompu
                 )
         except IntegrityError:  # assigned meanwhile: the constraint keeps it to one
             continue
+        response = Response.objects.select_related("study").get(pk=e.state.response_id)
+        audit_record(
+            actor=actor,
+            action="calibration.route",
+            target=response,
+            study=response.study,
+            changes={"calibrator": [None, choice]},
+            reason=ROUTED_FLAGGED,
+        )
         loads[choice] += 1
         e.state.assigned_rater_ids.add(choice)
         report.routed.append(assignment.pk)
@@ -272,9 +282,8 @@ def calibration_assign(*, response_id: int, calibrator: User, actor: User | None
                 raise CalibrationError(
                     _("The current calibrator has submitted; reopen that sheet before reassigning.")
                 )
-            Assignment.objects.filter(pk=current.assignment_id).update(
-                archived_at=timezone.now(), archived_reason=ARCHIVED_REASSIGNED
-            )
+            previous = Assignment.objects.get(pk=current.assignment_id)
+            assignment_archive(assignment=previous, actor=actor, reason=ARCHIVED_REASSIGNED)
         assignment = Assignment.objects.create(
             rater=calibrator,
             response=response,
@@ -414,87 +423,3 @@ def _statuses_sync(evaluations: list[Evaluation]) -> None:
         return
     now = timezone.now()
     rows_update(Response, [(e.state.response_id, {"status": e.status, "updated_at": now}) for e in changed])
-
-
-# --- study settings ---------------------------------------------------------------------
-
-
-PAPER_NOMINAL_THRESHOLD = Decimal("0.70")
-
-
-# A PCC threshold of 0 or below flags no pair that agrees even slightly (-1 flags nothing at all).
-THRESHOLD_MIN, THRESHOLD_MAX = Decimal("0"), Decimal("1")
-
-
-def _quantized(value: Decimal | None, step: str) -> Decimal | None:
-    return None if value is None else Decimal(value).quantize(Decimal(step))
-
-
-def _text(value: Decimal | None, step: str) -> str | None:
-    return None if value is None else str(Decimal(value).quantize(Decimal(step)))
-
-
-def threshold_message(value: object) -> str:
-    return _(
-        "The agreement threshold must be above 0 and at most 1 (the paper uses 0.70); "
-        "%(value)s would not flag disagreeing raters."
-    ) % {"value": value}
-
-
-def study_agreement_settings_update(
-    *,
-    study_id: int,
-    actor: User | None,
-    threshold: Decimal,
-    headline_icc: str,
-    final_score_rule: str,
-    level_ccc_below: Decimal | None = None,
-    level_total_over: Decimal | None = None,
-) -> RecomputeReport:
-    """Change the threshold, headline ICC form, final-score rule or the level rule (beyond the study: also
-    route a pair whose CCC is below ``level_ccc_below`` or whose totals differ by more than
-    ``level_total_over``; None: that part off), and re-evaluate every flag, routing and final score of the
-    study in the same transaction."""
-    threshold = Decimal(threshold)
-    if level_ccc_below is not None and not Decimal(0) < Decimal(level_ccc_below) <= Decimal(1):
-        raise CalibrationError(_("The CCC bound must be above 0 and at most 1."))
-    if level_total_over is not None and Decimal(level_total_over) < 0:
-        raise CalibrationError(_("The difference of totals cannot be negative."))
-    if not THRESHOLD_MIN < threshold <= THRESHOLD_MAX:
-        raise CalibrationError(threshold_message(threshold))
-    if headline_icc not in HeadlineICC.values:
-        raise CalibrationError(_("Unknown ICC form."))
-    if final_score_rule not in {value for value, _label in CALIBRATION_RULES}:
-        raise CalibrationError(_("Unknown final-score rule."))
-    with transaction.atomic():
-        study = Study.objects.select_for_update().get(pk=study_id)
-        before = {
-            "agreement_threshold": str(Decimal(study.agreement_threshold).quantize(Decimal("0.001"))),
-            "headline_icc": study.headline_icc,
-            "final_score_rule": study.final_score_rule,
-            "level_ccc_below": _text(study.level_ccc_below, "0.001"),
-            "level_total_over": _text(study.level_total_over, "0.01"),
-        }
-        study.agreement_threshold = threshold.quantize(Decimal("0.001"))
-        study.headline_icc = headline_icc
-        study.final_score_rule = final_score_rule
-        study.level_ccc_below = _quantized(level_ccc_below, "0.001")
-        study.level_total_over = _quantized(level_total_over, "0.01")
-        study.save(
-            update_fields=[
-                "agreement_threshold", "headline_icc", "final_score_rule", "level_ccc_below", "level_total_over"
-            ]
-        )  # fmt: skip
-        after = {
-            "agreement_threshold": str(study.agreement_threshold),
-            "headline_icc": headline_icc,
-            "final_score_rule": final_score_rule,
-            "level_ccc_below": _text(study.level_ccc_below, "0.001"),
-            "level_total_over": _text(study.level_total_over, "0.01"),
-        }
-        changes = audit_changes(before=before, after=after)
-        if changes:
-            audit_record(
-                actor=actor, action="study.agreement_settings", target=study, study=study, changes=changes
-            )
-        return study_agreement_recompute(study_id=study.pk, actor=actor)

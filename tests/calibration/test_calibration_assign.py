@@ -139,3 +139,19 @@ def test_a_calibrator_who_trained_on_the_response_is_never_its_calibrator(flagge
         response=response, role="calibration", archived_at__isnull=True
     ).exists()
     assert not Assignment.objects.filter(rater=trainee, role="calibration").exists()
+
+
+def test_automatic_routing_and_the_archive_of_a_replaced_calibrator_are_audited(flagged):
+    """Hostile pass 25: a calibration assignment the recompute routed, and one it or a reassignment
+    took back, left no trace in the audit trail or the sheet's."""
+    group, response, first = flagged
+    (routed,) = AuditEvent.objects.filter(action="calibration.route")
+    assert routed.study_id == response.study_id and routed.target.endswith(f":{response.pk}")
+    assert routed.changes == {"calibrator": [None, first.pk]} and "threshold" in routed.reason
+    admin = UserFactory(username="boss", role=ADMIN)
+    calibration_assign(
+        response_id=response.pk, calibrator=rater("cal-second", can_calibrate=True), actor=admin
+    )
+    (archived,) = AuditEvent.objects.filter(action="assignment.archived")  # no sheet opened: the audit trail
+    assert archived.actor == admin and "reassigned" in archived.reason
+    assert archived.changes == {"rater": first.pk, "response": response.pk}

@@ -5,11 +5,8 @@ from decimal import Decimal
 import pytest
 
 from calibration.models import FinalScore, ResponseAgreement
-from calibration.services.calibration import (
-    CalibrationError,
-    response_scores_recompute,
-    study_agreement_settings_update,
-)
+from calibration.services.agreement_settings import study_agreement_settings_update
+from calibration.services.calibration import CalibrationError, response_scores_recompute
 from scoring.models import Assignment, ScoreSheet
 from scoring.services.sheets import sheet_apply_changes, sheet_open
 from tests.factories import rater, reference_changes, scoring_group, sheet_submitted

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from calibration.services.calibration import study_agreement_settings_update
+from calibration.services.agreement_settings import study_agreement_settings_update
 from studies.models import AuditEvent, Study
 from training.services.qualification import training_settings_update
 
