@@ -190,6 +190,7 @@ def _route(evaluations: list[Evaluation], *, actor: User | None, report: Recompu
         return
     loads = calibrator_loads()
     trained = raters_trained_on(response_ids=[e.state.response_id for e in needing])
+    responses = Response.objects.select_related("study").in_bulk([e.state.response_id for e in needing])
     for e in needing:
         # nor a calibrator who saw this response's reference sheet in training
         busy = e.state.assigned_rater_ids | trained.get(e.state.response_id, set())
@@ -199,26 +200,26 @@ def _route(evaluations: list[Evaluation], *, actor: User | None, report: Recompu
         if choice is None:
             report.unassigned.append(e.state.response_id)
             continue
+        response = responses[e.state.response_id]
         try:
             with transaction.atomic():
                 assignment = Assignment.objects.create(
                     rater_id=choice,
-                    response_id=e.state.response_id,
+                    response_id=response.pk,
                     role=AssignmentRole.CALIBRATION,
                     group_id=e.state.group_id,
                     created_by=actor,
                 )
+                audit_record(
+                    actor=actor,
+                    action="calibration.route",
+                    target=response,
+                    study=response.study,
+                    changes={"calibrator": [None, choice]},
+                    reason=ROUTED_FLAGGED,
+                )
         except IntegrityError:  # assigned meanwhile: the constraint keeps it to one
             continue
-        response = Response.objects.select_related("study").get(pk=e.state.response_id)
-        audit_record(
-            actor=actor,
-            action="calibration.route",
-            target=response,
-            study=response.study,
-            changes={"calibrator": [None, choice]},
-            reason=ROUTED_FLAGGED,
-        )
         loads[choice] += 1
         e.state.assigned_rater_ids.add(choice)
         report.routed.append(assignment.pk)
