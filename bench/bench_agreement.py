@@ -216,11 +216,8 @@ def main() -> None:
     try:
         from calibration.models import FinalScore, GroupAgreement, ResponseAgreement
         from calibration.selectors.agreement import consistency_table
-        from calibration.services.calibration import (
-            response_scores_recompute,
-            study_agreement_recompute,
-            study_agreement_settings_update,
-        )
+        from calibration.services.agreement_settings import study_agreement_settings_update
+        from calibration.services.calibration import response_scores_recompute, study_agreement_recompute
         from calibration.statistics import memo_clear
         from studies.models import Response
 
