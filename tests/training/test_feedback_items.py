@@ -119,3 +119,44 @@ def test_a_reference_scored_dimension_by_dimension_gives_no_empty_item_columns(c
     assert 'id="training-items-none"' in section and "it has no items to compare" in section
     assert "data-item=" not in section and "Reference 1" not in section
     assert 'id="training-dimensions"' in page  # the dimensions are still compared
+
+
+def _comment_on_an_item(sheet: ScoreSheet, step: int, text: str) -> int:
+    """Give the sheet's first item of ``step`` a comment (as if the rater had written it), in its
+    rows and in its rows' copy; returns the item's position."""
+    rows = sheet.entry_rows
+    if rows is None:
+        item = sheet.items.filter(step=step).order_by("position").first()
+        item.comment = text
+        item.save(update_fields=["comment"])
+        return item.position
+    row = min((r for r in rows["items"] if r["step"] == step), key=lambda r: r["position"])
+    row["comment"] = text
+    ScoreSheet.objects.filter(pk=sheet.pk).update(entry_rows=rows)
+    return row["position"]
+
+
+def test_reference_comments_that_name_a_model_or_a_person_are_withheld(client, gold):
+    """Hostile pass 24 (A7): the reference sheets' comments reached trainees word for word, so a
+    comment that signed itself or guessed the model broke the blind. Such a comment is replaced by a
+    note; an ordinary one is shown as written."""
+    source = gold.source
+    model_name = source.model.name
+    first, second = gold.reference_sheets.order_by("pk")
+    author = first.assignment.rater
+    ScoreSheet.objects.filter(pk=first.pk).update(
+        comments={"2": f"Reads like {model_name} to me.", "5": "Clear and complete statement of the plan."}
+    )
+    ScoreSheet.objects.filter(pk=second.pk).update(comments={"6": f"Agreed with {author.username} on this."})
+    criterion = _comment_on_an_item(ScoreSheet.objects.get(pk=second.pk), 4, f"-- {author.username}")
+    idea = _comment_on_an_item(ScoreSheet.objects.get(pk=first.pk), 1, "An idea worth keeping.")
+    trainee, assignment = _trainee_submits(gold, [*reference_changes(3), *SHEET_TEXTS])
+    client.force_login(trainee)
+    page = html.unescape(client.get(f"/training/{assignment.blind_code}/feedback/").content.decode())
+    section = page[page.index('id="training-items"') :]
+    assert model_name not in page and author.username not in section
+    withheld = "A comment of the reference is withheld here"
+    assert section.count(withheld) == 3, section.count(withheld)
+    assert withheld in _row(section, f"4.{criterion}")
+    assert "Clear and complete statement of the plan." in section
+    assert "An idea worth keeping." in _row(section, f"1.{idea}")

@@ -11,8 +11,10 @@ from calibration.selectors.comparison_items import comparison_items
 from core.accounts.roles import RATER
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetLevel
 from scoring.selectors import response_items_by_step, sheets_entries_get
+from studies.blind_text import WORD, BlindTerm, blind_spans
 from studies.models import Study
-from studies.rubric import Label, Rubric, ScoreSpec, load_rubric
+from studies.rubric import Label, Rubric, ScoreSpec, SheetEntries, load_rubric
+from studies.selectors import study_blind_terms
 from training.feedback import DimensionGap, Feedback, sheet_feedback, training_pcc
 from training.models import RaterQualification, TrainingResponse, TrainingSettings
 from training.selectors.qualification import studies_with_training_set, training_open_to
@@ -114,11 +116,14 @@ def _items_against_reference(
     "Reference 2"), every score with its level's text, differences marked. A reference imported
     at dimension level (the study's Excel layout) has no items: it is left out here, and with no
     item-level reference there is no comparison (``dimension_level``: the page says why)."""
-    chosen = list(training.reference_sheets.order_by("pk"))
+    chosen = list(training.reference_sheets.select_related("assignment").order_by("pk"))
     references = [s for s in chosen if s.level != SheetLevel.DIMENSIONS]
     if chosen and not references:
         return {"column_labels": [], "items": [], "dimension_level": True}
     entries = sheets_entries_get(sheets=[sheet, *references], rubric=rubric)
+    terms = _names_a_comment_must_not_give(training=training, references=references)
+    for reference in references:
+        _comments_naming_withheld(entries[reference.pk], terms)
     labels = [_("Yours")]
     if len(references) == 1:
         labels.append(_("Reference"))
@@ -134,6 +139,50 @@ def _items_against_reference(
             levels=True,
         ),
     }
+
+
+# a name shorter than this (a username "li") is prose too often to withhold a comment for
+_SHORTEST_NAME = 3
+
+
+def _names_a_comment_must_not_give(
+    *, training: TrainingResponse, references: list[ScoreSheet]
+) -> list[BlindTerm]:
+    """What the review gate holds a response for (its study's catalogue and the source's own model
+    and condition), and the people who scored it: the reference sheets' raters and the live
+    response's (usernames, full names, rater IDs)."""
+    source = training.source
+    terms = study_blind_terms(
+        study=training.study,
+        model=source.model if source else None,
+        condition=source.condition if source else None,
+    )
+    rater_ids = {s.assignment.rater_id for s in references}
+    if source is not None:
+        rater_ids |= set(Assignment.objects.filter(response=source).values_list("rater_id", flat=True))
+    people = get_user_model().objects.filter(pk__in=rater_ids)
+    for username, first, last, code in people.values_list(
+        "username", "first_name", "last_name", "rater_profile__rater_code"
+    ):
+        full = f"{first} {last}".strip()
+        terms += [BlindTerm(n, WORD) for n in (username, full, code) if n and len(n) >= _SHORTEST_NAME]
+    return terms
+
+
+def _comments_naming_withheld(entries: SheetEntries, terms: list[BlindTerm]) -> None:
+    """A reference sheet's comments as a trainee reads them: one that names a model, a strategy, a
+    role, a condition or a person is replaced by a note (hostile pass 24: comments were shown
+    word for word, and a comment can sign itself or guess the model)."""
+    note = _("(A comment of the reference is withheld here: it names a model, a role or a person.)")
+    for number, comment in entries.comments.items():
+        if comment and blind_spans(comment, terms):
+            entries.comments[number] = note
+    for criterion in entries.criteria:
+        if criterion.comment and blind_spans(criterion.comment, terms):
+            criterion.comment = note
+    for idea in (idea for ideas in entries.ideas.values() for idea in ideas):
+        if idea.comment and blind_spans(idea.comment, terms):
+            idea.comment = note
 
 
 def _gap_row(gap: DimensionGap, lang: str) -> dict[str, Any]:
