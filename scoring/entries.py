@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from studies.rubric import INVALID_PREFIX, IdeaEntry, Rubric, SheetEntries
@@ -180,7 +181,7 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
                 raise EntryError(path, _("Unknown category."))
             return value
         spec = step.item_score(where.field)
-        cleaned = _integer(path, value, spec.min, spec.max, spec.label.en)
+        cleaned = _integer(path, value, spec.min, spec.max, spec.label.text(get_language() or "en"))
         if step.kind == "ideas" and cleaned is not None:
             item = entries.ideas[where.step][where.position - 1]
             if not item.is_yes:
@@ -190,7 +191,7 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
         return cleaned
     if where.kind == "dims":
         dim = rubric.dimension(where.key)
-        return _integer(path, value, dim.min, dim.max, dim.label.en)
+        return _integer(path, value, dim.min, dim.max, dim.label.text(get_language() or "en"))
     return _text(path, value)
 
 
