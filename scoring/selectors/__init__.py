@@ -259,7 +259,9 @@ def sheet_reopen_notice(*, sheet: ScoreSheet) -> dict[str, Any] | None:
 
 
 def group_detail(*, group: ScoringGroup) -> list[dict[str, Any]]:
-    """The group's responses with each active or archived assignment and sheet (admins)."""
+    """The group's responses with each active or archived assignment and sheet (admins). An
+    archived group's page is the history of its pair: it leaves out the assignments of the pairs
+    that came after it (hostile pass 25), keeping its own and its raters'."""
     responses = list(
         Response.objects.filter(
             study=group.study, scenario=group.scenario, condition=group.condition, is_training_copy=False
@@ -268,11 +270,12 @@ def group_detail(*, group: ScoringGroup) -> list[dict[str, Any]]:
         .only("id", "research_id", "blind_code", "status")
     )
     by_response: dict[int, list[Assignment]] = {r.pk: [] for r in responses}
-    for a in (
-        Assignment.objects.filter(response__in=responses)
-        .select_related("rater", "sheet")
-        .order_by("archived_at", "rater__username")
-    ):
+    assignments = Assignment.objects.filter(response__in=responses)
+    if group.archived_at is not None:
+        assignments = assignments.filter(
+            Q(group=group) | Q(rater_id__in=[group.rater_a_id, group.rater_b_id])
+        )
+    for a in assignments.select_related("rater", "sheet").order_by("archived_at", "rater__username"):
         by_response[a.response_id].append(a)
     return [{"response": r, "assignments": by_response[r.pk]} for r in responses]
 

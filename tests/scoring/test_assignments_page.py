@@ -110,3 +110,19 @@ def test_admin_reassigns_a_group_and_the_scored_sheet_is_archived_not_deleted(ad
     assert Assignment.objects.filter(rater=newcomer, archived_at__isnull=True).count() == 1
     detail = admin_client.get(reply["Location"]).content.decode()
     assert "newcomer" in detail and "A05_FS10" in detail
+
+
+def test_an_archived_groups_page_lists_its_own_pair_not_the_next(admin_client, demo):
+    """Hostile pass 25 (C13): after a reassignment, the old group's page listed the new pair's
+    assignments as if they were its own."""
+    group = ScoringGroup.objects.get()
+    newcomer = rater("newcomer", "H07")
+    rater1 = group.rater_a if group.rater_a.username == "rater1" else group.rater_b
+    reply = admin_client.post(f"/manage/assignments/groups/{group.pk}/", {
+        "action": "reassign", "rater_a": rater1.pk, "rater_b": newcomer.pk, "reason": "H02 left",
+    })  # fmt: skip
+    assert reply.status_code == 302
+    old = admin_client.get(f"/manage/assignments/groups/{group.pk}/").content.decode()
+    new = admin_client.get(reply["Location"]).content.decode()
+    assert "rater2" in old and "newcomer" not in old
+    assert "newcomer" in new and "rater2" in new  # the active group keeps the history
