@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from calibration.models import CalibrationDecision, FinalScore
 from calibration.selectors.agreement_state import (
@@ -65,9 +66,12 @@ from studies.services.audit import audit_record
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-ARCHIVED_UNFLAGGED = "Response no longer below the agreement threshold (calibration not started)."
-ARCHIVED_REASSIGNED = "Calibration reassigned by an admin."
-ROUTED_FLAGGED = "Response below the agreement threshold: routed to the least busy calibrator."
+# stored in English, shown translated (the pages pass them through {% translate %})
+ARCHIVED_UNFLAGGED = gettext_noop(
+    "Response no longer below the agreement threshold (calibration not started)."
+)
+ARCHIVED_REASSIGNED = gettext_noop("Calibration reassigned by an admin.")
+ROUTED_FLAGGED = gettext_noop("Response below the agreement threshold: routed to the least busy calibrator.")
 
 
 class CalibrationError(Exception):

@@ -96,3 +96,23 @@ def test_bad_settings_change_nothing(scored, threshold, icc, rule):
         _settings(group.study, threshold, rule=rule, icc=icc)
     group.study.refresh_from_db()
     assert group.study.agreement_threshold == Decimal("0.650") and group.study.headline_icc == "ICC3k"
+
+
+@pytest.mark.parametrize(("lang", "shown"), [("en", "no longer below"), ("zh-hans", "已不再低于一致性阈值")])
+def test_the_withdrawal_reason_is_stored_once_and_shown_in_the_pages_language(client, scored, lang, shown):
+    """Hostile pass 25 (C9): the automatic archive reason is stored in English and was shown so on
+    a Chinese page; it is shown through the catalogue now."""
+    from django.conf import settings as django_settings
+    from django.contrib.auth import get_user_model
+
+    group, (untouched, *_) = scored
+    _settings(group.study, "0.90")
+    _settings(group.study, "0.65")
+    archived = Assignment.objects.get(response=untouched, role="calibration")
+    assert "no longer below" in archived.archived_reason  # the stored value does not change
+    admin = get_user_model().objects.create_superuser("boss", password="Unguessable-pass-2026")
+    client.force_login(admin)
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = lang
+    for url in (f"/manage/assignments/groups/{group.pk}/", f"/research/agreement/response/{untouched.pk}/"):
+        page = client.get(url).content.decode()
+        assert shown in page, url

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from scoring.models import Assignment, AssignmentRole, ScoreSheet, SheetStatus
 from studies.models import Study
@@ -22,7 +23,7 @@ from training.services.training_set import TrainingError
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
-ARCHIVED_RETRY = "training: scored again"
+ARCHIVED_RETRY = gettext_noop("training: scored again")  # stored in English, shown translated
 
 
 def qualification_recompute(*, rater_id: int, study_id: int) -> RaterQualification:
