@@ -138,6 +138,9 @@ def _directory_check(archive: zipfile.ZipFile, limits: XlsxLimits) -> list[zipfi
 
 # a shared string's element, whatever its namespace prefix ("<si>", "<x:si>", "<é:si>")
 _STRING_ENTRY = re.compile(rb"<(?:[^\s<>/:!?]+:)?si[\s/>]")
+# a comment's cell: openpyxl puts each comment on ``ws[ref]``, which for a range makes every cell of
+# it (a comment over A1:CV20000 took 11 s and 600 MB: hostile pass 26); Excel writes one cell
+_COMMENT_REF = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?comment\b[^>]*?\sref\s*=\s*[\"']([^\"']*)[\"']")
 SHEET, STRINGS, STYLES = "sheet", "strings", "styles"
 # parts that are not XML: never read as text
 _BINARY = (".png", ".jpeg", ".jpg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".bin", ".svg")
@@ -235,11 +238,22 @@ def _part_check(
                 )
                 % {"n": most}
             )
+    _comments_check(blob, limits)
     head = blob.upper()
     if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
         raise XlsxRefused(_("The workbook contains XML declarations that are not accepted."))
     if info.filename == "[Content_Types].xml" and b"MACROENABLED" in head:
         raise XlsxRefused(_("Macro-enabled workbooks (.xlsm) are not accepted. Save it as .xlsx."))
+
+
+def _comments_check(blob: bytes, limits: XlsxLimits) -> None:
+    """No comment on a range of cells, and no more comments than cells (openpyxl finds the comments
+    part through the sheet's relationships, whatever its name: a picture's name included)."""
+    comments = [match[1] for match in _COMMENT_REF.finditer(blob)]
+    if any(b":" in ref for ref in comments) or len(comments) > limits.max_cells:
+        raise XlsxRefused(
+            _("The workbook has comments on ranges of cells or too many comments: it is not accepted.")
+        )
 
 
 class _Bounded(io.RawIOBase):
@@ -299,10 +313,11 @@ def _sheet_check(
                         _("The workbook has more than %(n)s cells: far more than this kind of file holds.")
                         % {"n": limits.max_cells}
                     )
-            elif tag == "mergeCell":
-                # openpyxl makes an object for every cell a merged range covers (a 1.6 KB file of
-                # one range over a million cells took 10 s and 330 MB: hostile pass 13)
-                cells += _merged_area(element.get("ref") or "", title, limits) - 1
+            elif tag in ("mergeCell", "hyperlink"):
+                # openpyxl makes an object for every cell a merged range or a hyperlink's range
+                # covers (a 1.6 KB file of one range over a million cells took 10 s and 330 MB:
+                # hostile pass 13; a hyperlink over A1:CV20000, 55 s and 1.1 GB: pass 26)
+                cells += _merged_area(element.get("ref") or "", title, limits) - (tag == "mergeCell")
                 if cells > limits.max_cells:
                     raise XlsxRefused(
                         _("The workbook has more than %(n)s cells: far more than this kind of file holds.")
@@ -321,11 +336,11 @@ _RANGE_END = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})")  # a corner writte
 
 
 def _merged_area(ref: str, title: str, limits: XlsxLimits) -> int:
-    """The cells a merged range covers ("A1:CV10000"; openpyxl is not loaded in web processes);
-    refused past the sheet's rows or columns, as a whole row or column, or unreadable."""
+    """The cells a merged range or a hyperlink covers ("A1:CV10000"; openpyxl is not loaded in web
+    processes); refused past the sheet's rows or columns, as a whole row or column, or unreadable."""
     corners = [_RANGE_END.fullmatch(end.strip()) for end in ref.split(":")]
     if not 1 <= len(corners) <= 2 or not all(corners):
-        raise XlsxRefused(_("Sheet %(sheet)s has a merged range that cannot be read.") % {"sheet": title})
+        raise XlsxRefused(_("Sheet %(sheet)s has a cell range that cannot be read.") % {"sheet": title})
     columns = [_column_number(c[1].upper()) for c in corners if c]
     rows = [int(c[2]) for c in corners if c]
     if max(columns) > limits.max_columns or max(rows) > limits.max_rows:
@@ -380,11 +395,13 @@ def xlsx_check(data: bytes, limits: XlsxLimits) -> None:
     _kind_check(infos, kinds, limits)
     for info in infos:
         kind = kinds.get(info.filename.lower())
-        # a picture is not read as text; a part openpyxl reads as XML is, whatever its name
-        if (kind is None and info.filename.lower().endswith(_BINARY)) or info.filename.endswith("/"):
+        if info.filename.endswith("/"):
             continue
         try:
-            if kinds.get(info.filename.lower()) == SHEET:
+            if kind is None and info.filename.lower().endswith(_BINARY):
+                # a picture is not read as text; a part openpyxl reads as XML is, whatever its name
+                _comments_check(read_bounded(archive, info.filename, limits.max_part), limits)
+            elif kind == SHEET:
                 title = titles.get(info.filename.lower()) or info.filename.rsplit("/", 1)[-1].removesuffix(
                     ".xml"
                 )

@@ -313,3 +313,59 @@ def test_a_merged_range_past_the_sheet_is_refused_before_parsing(workbook, ref):
 def test_a_small_merged_range_is_still_a_workbook(workbook):
     _rater, data = workbook
     workbook_file_check(_with_merged(data, "A1:C2"), max_bytes=LIMIT)  # raises nothing
+
+
+def _with_hyperlink(data: bytes, ref: str) -> bytes:
+    """``data`` with an internal hyperlink over ``ref`` on its first worksheet (hostile pass 26)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        sheets = sorted(n for n in src.namelist() if n.startswith("xl/worksheets/sheet"))
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename == sheets[0]:
+                link = f'<hyperlinks><hyperlink ref="{ref}" location="Sheet1!A1"/></hyperlinks>'.encode()
+                assert b"<hyperlinks" not in body
+                # after the sheet's data and its merged cells, where the schema puts them
+                tail = b"</mergeCells>" if b"</mergeCells>" in body else b"</sheetData>"
+                body = body.replace(tail, tail + link, 1)
+            dst.writestr(info, body)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("ref", ["A1:CV20000", "A1:XFD1048576", "A:A", "A1:B:C"])
+def test_a_hyperlink_over_a_large_range_is_refused_before_parsing(workbook, ref):
+    """Hostile pass 26, finding 1: a 1.6 KB workbook with one hyperlink over A1:CV20000 took a web
+    process 55 s and 1.1 GB (openpyxl makes a cell for every cell a hyperlink's range covers)."""
+    _rater, data = workbook
+    with pytest.raises(WorkbookRefused):
+        workbook_file_check(_with_hyperlink(data, ref), max_bytes=LIMIT)
+
+
+def test_a_hyperlink_on_a_few_cells_is_still_a_workbook(workbook):
+    _rater, data = workbook
+    workbook_file_check(_with_hyperlink(data, "A1:B2"), max_bytes=LIMIT)  # raises nothing
+
+
+def _comments(ref: str, count: int = 1) -> bytes:
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    one = f'<comment ref="{ref}" authorId="0"><text><t>note</t></text></comment>'
+    return (
+        f'<?xml version="1.0"?><comments xmlns="{main}"><authors><author>a</author></authors>'
+        f"<commentList>{one * count}</commentList></comments>"
+    ).encode()
+
+
+@pytest.mark.parametrize("name", ["xl/comments1.xml", "xl/media/image9.png"])
+def test_a_comment_on_a_range_is_refused_before_parsing_whatever_the_parts_name(workbook, name):
+    """Hostile pass 26, finding 1: a comment over A1:CV20000 took 11 s and 600 MB (openpyxl puts a
+    comment on ``ws[ref]``, every cell of a range); the part is found by relationship, whatever its
+    name, so a picture's name does not pass it."""
+    _rater, data = workbook
+    with pytest.raises(WorkbookRefused) as refused:
+        workbook_file_check(_with_part(data, name, _comments("A1:CV20000")), max_bytes=LIMIT)
+    assert "comments on ranges of cells" in str(refused.value)
+
+
+def test_comments_on_single_cells_are_still_a_workbook(workbook):
+    _rater, data = workbook
+    workbook_file_check(_with_part(data, "xl/comments1.xml", _comments("B3", count=20)), max_bytes=LIMIT)
