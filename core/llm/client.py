@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from core.llm import pacing
 from core.llm.deadline import DeadlineTransport
@@ -85,6 +86,17 @@ class LLMError(Exception):
         self.status = status
         if kind:
             self.kind = kind
+
+
+class PacedTooLong(LLMError):
+    """The endpoint's pacing holds its next request longer than the caller can wait (a web
+    request: *Test connection*); nothing was sent. ``wait_seconds``: how long the turn is off."""
+
+    kind = "paced"
+
+    def __init__(self, message: str, *, wait_seconds: float):
+        super().__init__(message, attempts=0, retryable=False)
+        self.wait_seconds = wait_seconds
 
 
 class MissingAPIKey(LLMError):
@@ -236,6 +248,9 @@ def _create_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     if dropped:
         log.warning("request options among the body parameters ignored: %s", ", ".join(dropped))
         body = {k: v for k, v in body.items() if k not in dropped}
+        if isinstance(body.get("extra_body"), Mapping):
+            nested = body["extra_body"].items()
+            body["extra_body"] = {k: v for k, v in nested if f"extra_body.{k}" not in dropped}
     params = create_params()
     known = {k: v for k, v in body.items() if k in params}
     unknown = {k: v for k, v in body.items() if k not in params}
@@ -304,12 +319,15 @@ def chat_complete(
     before_attempt: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     whole_call_deadline: bool = False,
+    max_pacing_wait: float | None = None,
 ) -> Completion:
     """One chat completion, paced and with retries. ``before_attempt(n)`` runs before each
     attempt and between the slices of a long wait (the caller renews its heartbeat there).
     ``whole_call_deadline``: the endpoint's timeout bounds each attempt as a whole, not only
     each read (a web request waiting on it: *Test connection*; workers keep per-read timeouts,
-    as a streamed answer may take longer than its timeout in all).
+    as a streamed answer may take longer than its timeout in all). ``max_pacing_wait``: the
+    longest the call waits for its turn in the pacing before :class:`PacedTooLong` (a web
+    request cannot wait for a busy run's schedule: hostile pass 26 waited 10 minutes and more).
 
     Before each attempt the call takes its turn in the endpoint's pacing (requests and
     tokens per minute, ``core.llm.pacing``). A retryable failure waits as long as the
@@ -355,6 +373,9 @@ def chat_complete(
 
     for attempt in range(1, max_attempts + 1):
         paced = pacing.request_wait(endpoint)
+        if max_pacing_wait is not None and paced > max_pacing_wait:
+            message = _paced_message(paced)
+            raise PacedTooLong(message, wait_seconds=paced)
         if paced > 0:
             wait(paced)
             paced_total += paced
@@ -443,6 +464,13 @@ def chat_complete(
         status=last_status,
         kind=last_kind,
     )
+
+
+def _paced_message(seconds: float) -> str:
+    return _(
+        "The endpoint's pacing holds its next request for %(seconds)s s (its requests or tokens per "
+        "minute, or the server's rate-limit window): nothing was sent."
+    ) % {"seconds": f"{seconds:.0f}"}
 
 
 def _egress_message(endpoint: Endpoint, refusal: EgressRefused | str) -> str:

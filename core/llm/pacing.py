@@ -69,6 +69,9 @@ return 1
 # proxy answers "1 remaining" and refuses the next request (it refuses the one that would reach
 # its limit).
 PACING_RESERVE_REQUESTS = 1
+# The longest a server's window reset is believed (hostile pass 26: ``100000h`` held an endpoint
+# for 11 years); a provider whose window is longer answers 429 with Retry-After, and is waited for
+PACING_MAX_HOLD_SECONDS = 3600.0
 
 
 class RedisSchedules:
@@ -181,7 +184,7 @@ def window_observe(endpoint: Endpoint, headers: Mapping[str, str], *, now: float
     if reset is None:
         now = time.time() if now is None else now
         reset = 60.0 - now % 60.0  # the next calendar minute, as LiteLLM's proxy counts
-    reset += 0.25  # past the boundary, whatever the clocks' skew
+    reset = min(reset, PACING_MAX_HOLD_SECONDS) + 0.25  # past the boundary, whatever the clocks' skew
     schedules().hold(f"{pace_key(endpoint)}:requests", reset)
     return reset
 

@@ -40,8 +40,18 @@ def request_options() -> frozenset[str]:
     return frozenset(name.lower() for name in (create_params() - body) | client | TRANSPORT_WORDS)
 
 
+# What the product writes in every body itself; ``extra_body``, which the SDK merges last, would
+# override it (hostile pass 26: a run recorded as one model could have asked another)
+SET_BY_THE_PRODUCT = ("model", "messages")
+
+
 def extra_params_refused(extra: Mapping[str, Any]) -> list[str]:
     """The names among an endpoint's extra parameters that are request options, not body
-    parameters (:func:`request_options`): refused when the endpoint is saved, dropped at call."""
+    parameters (:func:`request_options`), and ``extra_body.model`` or ``extra_body.messages``:
+    refused when the endpoint is saved, dropped at call."""
     options = request_options()
-    return sorted(name for name in extra if str(name).lower() in options)
+    refused = [str(name) for name in extra if str(name).lower() in options]
+    nested = extra.get("extra_body")
+    if isinstance(nested, Mapping):
+        refused += [f"extra_body.{name}" for name in SET_BY_THE_PRODUCT if name in nested]
+    return sorted(refused)

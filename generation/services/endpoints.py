@@ -58,6 +58,8 @@ ENDPOINT_EDIT = AuditedEdit(
 )
 # A connection test never keeps a page waiting longer than this, whatever the endpoint's timeout.
 TEST_TIMEOUT_SECONDS = 20.0
+# the longest a test waits for its turn in the endpoint's pacing (a run may hold it for minutes)
+TEST_PACING_WAIT_SECONDS = 5.0
 TEST_MAX_TOKENS = 64
 TEST_PROMPT = "Reply with one short sentence to say that you are there."
 # The answer shown on the page is cut to this many characters (after redaction).
@@ -86,7 +88,8 @@ def _clean(endpoint: ModelEndpoint) -> None:
     if refused:
         errors["extra_params"] = _(
             "Not allowed in the extra parameters: %(names)s. They would set the request's headers, "
-            "address, timeout or credentials; only body parameters such as max_tokens go here."
+            "address, timeout or credentials, or replace the model or messages a call sends; only body "
+            "parameters such as max_tokens go here."
         ) % {"names": ", ".join(refused)}
     if errors:
         raise ValidationError(errors)
@@ -226,6 +229,7 @@ def _connection_check(endpoint: ModelEndpoint) -> ConnectionCheck:
             params=params,
             max_attempts=1,
             whole_call_deadline=True,  # a web thread waits: a dripping server cannot hold it
+            max_pacing_wait=TEST_PACING_WAIT_SECONDS,  # nor a busy run's pacing (hostile pass 26)
         )
     except LLMError as exc:
         error, outcome, status = _failure(exc, timeout=probe.timeout_seconds)
@@ -253,6 +257,8 @@ def _failure(exc: LLMError, *, timeout: float) -> tuple[str, str, int | None]:
     sent), or the kind of failure with the HTTP status, never the server's words."""
     if exc.kind == "settings":
         return getattr(exc, "reason", str(exc)), "refused by settings", None
+    if exc.kind == "paced":
+        return str(exc), "paced", None
     if exc.kind == "http" and exc.status is not None:
         message = _("The server answered HTTP %(status)s.") % {"status": exc.status}
         hint = _STATUS_HINTS.get(exc.status // 100 * 100 if exc.status < 400 else exc.status)
