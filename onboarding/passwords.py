@@ -21,6 +21,24 @@ PUBLISHED_PASSWORDS = frozenset({"demo-pass-2026"})
 EXAMPLE_PASSWORDS = frozenset({"lanternorbitmangotide", "correcthorsebatterystaple", "tr0ub4dor3"})
 
 
+# digits and signs read as the letters they stand for ("d3m0-p4ss"); 1 is i or l
+_AS_LETTERS = (str.maketrans("013457@$", "oieastas"), str.maketrans("013457@$", "oleastas"))
+
+
+def _published_in(password: str) -> bool:
+    """Whether the password holds the words of a published one, in any order, backwards, or
+    written with digits for letters (hostile pass 26: "2026-pass-demo-zzz", "ssap-omed-6202-xyz"
+    and "d3m0-p4ss-2026-qz" passed every check)."""
+    folded = _comparable(password).casefold()
+    readings = {re.sub(r"[^a-z]", "", folded.translate(table)) for table in _AS_LETTERS}
+    for published in PUBLISHED_PASSWORDS:
+        words = re.findall(r"[a-z]+", published)
+        for text in readings | {reading[::-1] for reading in readings}:
+            if all(word in text for word in words):
+                return True
+    return False
+
+
 def _comparable(password: str) -> str:
     """The password as the checks read it: NFKC-folded, so that fullwidth or stylised letters
     (ａａａａ…, 𝐚𝐛𝐜𝐝…) are the repeats and sequences they look like (hostile pass 15)."""
@@ -34,7 +52,9 @@ class PublishedPasswordValidator:
     def validate(self, password: str, user=None) -> None:
         # with its digits changed too: "demo-pass-2027" is the same published password
         stems = {published.rstrip("0123456789") for published in PUBLISHED_PASSWORDS}
-        if any(stem in _comparable(password).lower() for stem in PUBLISHED_PASSWORDS | stems):
+        if any(stem in _comparable(password).lower() for stem in PUBLISHED_PASSWORDS | stems) or (
+            _published_in(password)
+        ):
             raise ValidationError(
                 _("This password is published in the documentation (the demo's password)."),
                 code="password_published",

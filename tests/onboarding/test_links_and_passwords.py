@@ -43,6 +43,10 @@ WEAK = [
     "Teamllm2026!!",
     "Summer2026!!!",
     "Welcome2026!!",
+    # hostile pass 26: the published one reordered, backwards, or with digits for letters
+    "2026-pass-demo-zzz",
+    "ssap-omed-6202-xyz",
+    "d3m0-p4ss-2026-qz",
 ]
 GOOD = "Tide-pool-2035"
 
@@ -268,6 +272,9 @@ def test_the_messages_say_why(client, invited):
         # fullwidth letters read as what they look like (NFKC), hostile pass 15
         ("xx-ｊａｎｅ.ｄｏｅ.ｒａｔｅｒ-Lantern-orbit", "cannot contain the username"),
         ("ｄｅｍｏ-ｐａｓｓ-2031-lantern", "published in the documentation"),
+        ("Lantern-2026-pass-demo-zzz", "published in the documentation"),
+        ("ssap-omed-6202-xyz-Lantern", "published in the documentation"),
+        ("D3m0-P4ss-2026-qz-Lantern", "published in the documentation"),
         ("123456789012345", "entirely numeric"),
         ("password1234", "too common"),
     ):
