@@ -36,7 +36,7 @@ _SPOKE = (
     r"|recommended|recommends|insisted|insists|observed|explained|added|countered|objected|replied|responded"
     r"|flagged|flags|warned|warns|cautioned|believes|thinks|wants|agreed|agrees|disagreed|disagrees"
     r"|challenged|challenges|questioned|critiqued|rebutted|conceded|endorsed|stressed|weighed\s+in"
-    r"|put\s+forward)"
+    r"|put\s+forward|pitched|pitches)"
 )
 # the same in the present for several ("both debaters agree")
 _SPEAK = r"(?:agree|disagree|argue|say|suggest|propose|claim|note|think|believe|want|insist|conclude)"
@@ -271,8 +271,24 @@ def self_naming(name: str, cased: str) -> tuple[str, ...]:
         rf"我[^，。！？\n]{{0,4}}站在\s*{name}\s*的?(?:立场|角度|视角)",
         rf"本人(?:是|作为|身为|担任|扮演)\s*{_ZH_FILLER}{name}",
         rf"我(?:在团队中|在小组中|在本组中)?(?:负责|承担)\s*{name}\s*的?(?:工作|职责|部分|角色)",
-        # "Role: Implementer", "my role: Implementer", "Persona: Futurist", "Role - Implementer", "Role = Moderator"
-        rf"\b(?:role|persona|identity|character|speaker|agent|voice)\s*(?:[:：=]|[—–-]\s)\s*{name}{_AFTER}",
+        # "Role: Implementer", "my role: Implementer", "Persona: Futurist", "Role - Implementer", "Role = Moderator",
+        # "Role—Implementer", "<role>Implementer</role>" (hostile pass 26)
+        rf"\b(?:role|persona|identity|character|speaker|agent|voice)\s*(?:[:：=]|[—–]|-\s)\s*{name}{_AFTER}",
+        rf"<\s*(?:role|persona|speaker|agent|author|character|voice)\b[^<>\n]{{0,40}}>\s*{name}{_AFTER}",
+        # a role as the speaker's capacity, persona or part of the team: "In my implementer capacity",
+        # "I, acting as environmentalist,", "Taking on the futurist persona", "the startup founder among
+        # us", "the environmentalist member," (hostile pass 26; "growth in our plant capacity", "the
+        # plant member states" and "the environmentalist member of parliament" are prose)
+        rf"\bin\s+my\s+{name}\s+(?:capacity|role|persona)\b",
+        rf"\bI\s*,\s*(?:acting|serving|speaking|working)\s+as\s+(?:{article}\s+)?{name}{_AFTER}",
+        rf"\b(?:taking\s+on|adopting|assuming|playing|wearing|in)\s+(?:the|my|this)\s+{name}\s+(?:persona|hat|character)\b",
+        rf"\b(?:the|our)\s+{_ADJECTIVE}{name}{_AFTER}\s+among\s+us\b",
+        rf"\b(?:the|our)\s+{name}\s+(?:member|teammate)\b(?!\s+states\b)(?=\s*[,.;:!?)]|\s+(?:{_ADVERB})?{_SPOKE}\b)",
+        # a teammate's ruling or work after "our": "Per our moderator's ruling", "prepared by our
+        # coordinator" (hostile pass 26; "per our agreement" and "the coordinator of the agency" are prose)
+        rf"\bour\s+{_ADJECTIVE}{name}['’]s\s+(?:{_ARGUED}|ruling|decision|verdict|summary|ideas?|views?|plan|input|take)",
+        rf"\b(?:prepared|written|drafted|compiled|authored|summari[sz]ed)\s+by\s+(?:our|{_OWNERS})\s+{_ADJECTIVE}{name}{_AFTER}"
+        rf"{_NOT_PROSE}(?!\s+(?:at|in|from|for)\b)",
         # Chinese: at a clause's start ("政府作为协调者" is prose), or in the first person
         # ("，作为协调者，市政府应…" is prose: the first person follows a self-naming)
         rf"(?:(?m:^)|(?<=[。！？!?；;，,：:]))[ \t*_]*(?:作为|身为|担任|扮演)\s*[^，。！？\n]{{0,10}}?{name}"
