@@ -14,7 +14,9 @@ Cases:
 - ``largest``: about the largest workbook accepted: 256 sheets the size of a response sheet (89
   rows x 8 columns, every cell filled: 182,272 cells), which openpyxl loads;
 - ``issue-before``: the issue's file through openpyxl's full load alone, as the code before did
-  (stopped after ``--timeout`` seconds).
+  (stopped after ``--timeout`` seconds);
+- ``hyperlink``: hostile pass 26's file, one sheet with a hyperlink over A1:CV20000 (1.6 KB);
+- ``hyperlink-before``: the same through openpyxl's full load alone.
 
 Run:  .venv/bin/python bench/hostile_upload.py            (every case, one process each)
 """
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("issue", "tall", "cells", "largest", "issue-before")
+CASES = ("issue", "tall", "cells", "largest", "issue-before", "hyperlink", "hyperlink-before")
 
 
 def _rss_kb(field: str) -> int:
@@ -49,6 +51,8 @@ def _file(case: str) -> bytes:
 
     if case in ("issue", "issue-before"):
         return hostile_files.wide_sheets_xlsx()
+    if case in ("hyperlink", "hyperlink-before"):
+        return hostile_files.hyperlink_range_xlsx()
     if case == "tall":
         return hostile_files.tall_sheet_xlsx()
     if case == "cells":
@@ -71,7 +75,7 @@ def run_case(case: str, timeout: float) -> dict:
     before = _rss_kb("VmRSS")
     _peak_reset()
     started = time.perf_counter()
-    if case == "issue-before":
+    if case.endswith("-before"):
         import io
         import signal
 

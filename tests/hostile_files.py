@@ -157,6 +157,13 @@ def many_sheets_xlsx(sheets: int = 300) -> bytes:
     return _workbook_with_sheets([plain_sheet_xml()] * sheets)
 
 
+def hyperlink_range_xlsx(ref: str = "A1:CV20000") -> bytes:
+    """The plain workbook with one internal hyperlink over ``ref`` (hostile pass 26: 1.6 KB that
+    openpyxl turns into a cell for every cell of the range)."""
+    link = f'<hyperlinks><hyperlink ref="{ref}" location="Sheet1!A1"/></hyperlinks>'.encode()
+    return xlsx_with_sheet(plain_sheet_xml().replace(b"</sheetData>", b"</sheetData>" + link, 1))
+
+
 def _workbook_with_sheets(sheet_parts: list[bytes]) -> bytes:
     """The plain workbook with these worksheets instead of its own (the workbook part names them)."""
     source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))
