@@ -213,7 +213,7 @@ def form_study(form: forms.Form, *, study: Study | None = None) -> Study | None:
     """The study a form is about: the posted one, else the one the page was opened for
     (``?study=``), else the field's initial value (a single study is preselected)."""
     if form.is_bound:
-        return study_from_param(form.data.get("study"))
+        return study_from_param(str(form.data.get("study") or ""))  # a command passes the id as a number
     if study is not None:
         return study
     initial = form.fields["study"].initial

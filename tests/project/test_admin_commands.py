@@ -91,3 +91,18 @@ def test_export_workbooks_writes_each_raters_open_workbooks(demo, tmp_path):
     assert {n.split("/")[0] for n in names} >= {"H01", "H02"}
     with pytest.raises(CommandError, match=r"\.zip"):
         _run("export_workbooks", str(tmp_path / "x.xlsx"))
+
+
+def test_assign_pairs_plans_only_the_studys_own_scenarios_by_default(demo):
+    """A new user's walkthrough (session 2026-12-08): with the demo's three studies, the command's
+    defaults took every study's scenarios (Q1, Q2 of the Likert and pairwise demos) for the CGPST
+    demo: the form read the study's id, given as a number, as no study."""
+    from studies.models import Scenario, Study
+
+    study = Response.objects.get(research_id="A05_FS10").study
+    other = Study.objects.create(name="Answers demo (Likert)")  # as make run's demo has it
+    Scenario.objects.create(study=other, code="Q1", theme="Another study's", text="A question.")
+    plan = _run("assign_pairs", "--as", "admin", "--study", study.name, "--raters", "rater1", "rater2")
+    planned = {line.split("\t")[0] for line in plan.splitlines() if "\t" in line}
+    own = set(Scenario.objects.filter(study=study).values_list("code", flat=True))
+    assert planned and planned <= own, (planned, own)
