@@ -284,3 +284,23 @@ def test_anonymous_visitors_reach_only_the_invitation_links(study, client):
     # the link pages answer without a login (the invitee has no password yet)
     reply = client.get(reverse("onboarding:link", args=["MQ", "abc-def"]))
     assert reply.status_code == 400 and "This link cannot be used" in reply.content.decode()
+
+
+def test_the_invite_pages_own_example_is_accepted_in_the_demo(client, demo):
+    """A new user's walkthrough (session 2026-12-08): the example on the page named rater IDs the
+    demo's raters hold (H01, H03), so pasting it was refused."""
+    import html
+    import re
+
+    client.force_login(get_user_model().objects.get(username="admin"))
+    study = Study.objects.get(name="CGPST demo")
+    page = client.get(reverse("onboarding:invite", args=[study.pk])).content.decode()
+    example = html.unescape(re.search(r'<pre class="muted">(username,.*?)</pre>', page, re.S)[1])
+    upload = SimpleUploadedFile("people.csv", example.encode("utf-8"), content_type="text/csv")
+    reply = client.post(reverse("onboarding:invite", args=[study.pk]), {"file": upload})
+    assert reply.status_code == 200 and "is taken" not in reply.content.decode()
+    assert set(
+        RaterProfile.objects.filter(user__username__in=["wang.li", "jane"]).values_list(
+            "rater_code", flat=True
+        )
+    ) == {"H11", "H13"}
