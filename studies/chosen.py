@@ -15,7 +15,9 @@ SESSION_KEY = "research_study_id"
 
 
 def study_chosen(request: HttpRequest, *, studies: Sequence[Study] | None = None) -> Study | None:
-    """The study to show (among ``studies`` when given); remembers an explicit choice."""
+    """The study to show (among ``studies`` when given): the one asked for, else the one chosen
+    last, else the first with final scores by name, else the first made; remembers an explicit
+    choice."""
     wanted = id_param(request.GET.get("study"))
     if studies is None and wanted is not None:  # the common case: one query
         study = Study.objects.filter(pk=wanted).first()
@@ -31,7 +33,8 @@ def study_chosen(request: HttpRequest, *, studies: Sequence[Study] | None = None
     if remembered in by_id:
         return by_id[remembered]
     scored = Study.objects.filter(pk__in=by_id, responses__final_score__isnull=False).order_by("name").first()
-    return scored or (candidates[0] if candidates else None)
+    # else the first study made (the lab's first, the demo's CGPST study), not the first by name
+    return scored or min(candidates, key=lambda study: study.pk, default=None)
 
 
 def _remember(request: HttpRequest, study: Study) -> None:

@@ -114,6 +114,9 @@ def test_research_pages_name_one_study_and_remember_it(researcher_client, demo):
     page = researcher_client.get("/research/").content.decode()
     heading = re.search(r"<h1>(.*?)</h1>", page, re.S)[1]
     selected = re.search(r'<option value="(\d+)" selected>([^<]*)</option>', page)
+    # with no final scores anywhere, the first study made, not the first by name (a new user's
+    # walkthrough: the demo's research page opened on its Likert study)
+    assert selected[1] == str(demo.study.pk) and other.pk > demo.study.pk
     # the heading and the selector name the same study; "All studies" is gone
     assert selected[2] in heading and "All studies" not in page
     # figure links and downloads carry the study shown
