@@ -270,6 +270,11 @@ def soak(*, launches: int, redis: bool = True, kill_worker: bool = False, timeou
             "run_sh_alive": proc.poll() is None,
             "broker": "redis (started by run.sh)" if "filesystem broker" not in text else "filesystem",
             "log": str(log),
+            # what the start-up block says a command beside it needs, and no worker banner around it
+            "beside": next(
+                (line.strip() for line in text.splitlines() if "A command beside it:" in line), ""
+            ),
+            "worker_banner": "-------------- celery@" in text,
         }
         return report
     finally:

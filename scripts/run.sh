@@ -101,7 +101,8 @@ start_stub() {
   stub=$!
 }
 start_worker() {
-  $PY -m celery -A teamllm_web worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads \
+  # --quiet: no banner, which would push the URL and logins off the screen
+  $PY -m celery -A teamllm_web --quiet worker -l "${WORKER_LOG_LEVEL:-warning}" --pool=threads \
     -c "${WORKER_CONCURRENCY:-8}" &
   worker=$!
 }
@@ -133,6 +134,8 @@ then
   echo "==> the web server did not answer on http://$HOST:$PORT/healthz" >&2
   exit 1
 fi
+# what a management command run from another shell needs to reach the same data and broker
+BESIDE="TEAMLLM_VAR_DIR=$VAR${DATABASE_URL:+ DATABASE_URL=$DATABASE_URL}${REDIS_URL:+ REDIS_URL=$REDIS_URL} .venv/bin/python manage.py ..."
 if [ "$EMPTY" = 1 ]; then
   cat <<MSG
 
@@ -143,6 +146,7 @@ if [ "$EMPTY" = 1 ]; then
   The LLM stub answers at $LLM_STUB_URL for a first try of generation (endpoint base URL).
 
   Ctrl-C stops the web server, the worker and the LLM stub.
+  A command beside it: $BESIDE
 MSG
 else
 cat <<MSG
@@ -158,6 +162,7 @@ cat <<MSG
     researcher  agreement, tables, figures, exports
 
   Ctrl-C stops the web server, the worker and the LLM stub.
+  A command beside it: $BESIDE
 MSG
 fi
 

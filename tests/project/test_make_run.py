@@ -28,6 +28,12 @@ def test_a_short_soak_ends_without_a_worker_crash_and_a_killed_worker_comes_back
     assert report["status_last"] == 200, report  # ready again once the worker is back
     assert report["worker_killed"] and report["worker_restarts"] == 1, report
     assert report["run_sh_alive"] and report["healthz_after"] == 200, report
+    # a new user's walkthrough: a command from another shell went to another broker, and the worker's
+    # banner pushed the URL and logins off the screen
+    assert "TEAMLLM_VAR_DIR=" in report["beside"] and " REDIS_URL=redis://127.0.0.1:" in report["beside"], (
+        report
+    )
+    assert not report["worker_banner"], report
 
 
 def test_a_taken_port_is_reported_at_once_with_the_setting_to_use(tmp_path):
