@@ -16,7 +16,9 @@ Cases:
 - ``issue-before``: the issue's file through openpyxl's full load alone, as the code before did
   (stopped after ``--timeout`` seconds);
 - ``hyperlink``: hostile pass 26's file, one sheet with a hyperlink over A1:CV20000 (1.6 KB);
-- ``hyperlink-before``: the same through openpyxl's full load alone.
+- ``hyperlink-before``: the same through openpyxl's full load alone;
+- ``rules``: hostile pass 27's file, 30 sheets of 22,000 data validations each (3.6 MB);
+- ``rules-largest``: about the most validations accepted, 30 sheets of 1,500, which openpyxl loads.
 
 Run:  .venv/bin/python bench/hostile_upload.py            (every case, one process each)
 """
@@ -32,7 +34,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ("issue", "tall", "cells", "largest", "issue-before", "hyperlink", "hyperlink-before")
+CASES = (
+    "issue",
+    "tall",
+    "cells",
+    "largest",
+    "issue-before",
+    "hyperlink",
+    "hyperlink-before",
+    "rules",
+    "rules-largest",
+)
 
 
 def _rss_kb(field: str) -> int:
@@ -53,6 +65,10 @@ def _file(case: str) -> bytes:
         return hostile_files.wide_sheets_xlsx()
     if case in ("hyperlink", "hyperlink-before"):
         return hostile_files.hyperlink_range_xlsx()
+    if case == "rules":
+        return hostile_files.validations_xlsx(30, 22_000)
+    if case == "rules-largest":
+        return hostile_files.validations_xlsx(30, 1_500)
     if case == "tall":
         return hostile_files.tall_sheet_xlsx()
     if case == "cells":

@@ -164,6 +164,17 @@ def hyperlink_range_xlsx(ref: str = "A1:CV20000") -> bytes:
     return xlsx_with_sheet(plain_sheet_xml().replace(b"</sheetData>", b"</sheetData>" + link, 1))
 
 
+def validations_xlsx(sheets: int = 30, per_sheet: int = 22_000, sqref: str = "") -> bytes:
+    """Sheets of the plain workbook's size, each with ``per_sheet`` data validations on single
+    cells (hostile pass 27), or one validation whose ``sqref`` lists many ranges."""
+    one = '<dataValidation type="whole" sqref="{}"><formula1>5</formula1></dataValidation>'
+    rules = one.format(sqref) if sqref else "".join(one.format(f"C{n % 399 + 1}") for n in range(per_sheet))
+    xml = plain_sheet_xml().replace(
+        b"</sheetData>", b"</sheetData><dataValidations>" + rules.encode() + b"</dataValidations>", 1
+    )
+    return _workbook_with_sheets([xml] * sheets)
+
+
 def _workbook_with_sheets(sheet_parts: list[bytes]) -> bytes:
     """The plain workbook with these worksheets instead of its own (the workbook part names them)."""
     source = zipfile.ZipFile(io.BytesIO(plain_xlsx()))

@@ -369,3 +369,25 @@ def test_a_comment_on_a_range_is_refused_before_parsing_whatever_the_parts_name(
 def test_comments_on_single_cells_are_still_a_workbook(workbook):
     _rater, data = workbook
     workbook_file_check(_with_part(data, "xl/comments1.xml", _comments("B3", count=20)), max_bytes=LIMIT)
+
+
+@pytest.mark.parametrize(
+    ("sheets", "per_sheet", "sqref"),
+    [
+        (30, 22_000, ""),  # hostile pass 27: 63 s and 670 MB through the upload page
+        (8, 22_000, ""),  # 12 s and 183 MB
+        (3, 0, " ".join(f"A{n}" for n in range(1, 400)) * 300),  # one rule a sheet over 120,000 ranges
+    ],
+)
+def test_many_validation_rules_are_refused_before_parsing(sheets, per_sheet, sqref):
+    from tests.hostile_files import validations_xlsx
+
+    with pytest.raises(WorkbookRefused) as refused:
+        workbook_file_check(validations_xlsx(sheets, per_sheet, sqref), max_bytes=LIMIT)
+    assert "validation or formatting rules" in str(refused.value)
+
+
+def test_a_few_validation_rules_are_still_a_workbook():
+    from tests.hostile_files import validations_xlsx
+
+    workbook_file_check(validations_xlsx(20, 50), max_bytes=LIMIT)  # raises nothing
