@@ -26,7 +26,7 @@ from typing import Any
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from studies.rubric import INVALID_PREFIX, IdeaEntry, Rubric, SheetEntries
+from studies.rubric import INVALID_PREFIX, IdeaEntry, Label, Rubric, SheetEntries
 
 MAX_TEXT = 4000
 # A whole number typed as text: ASCII digits only. ``"²".isdigit()`` and ``"⑦".isdigit()``
@@ -123,7 +123,7 @@ def _parse_path(rubric: Rubric, path: str) -> EntryPath:
     raise _unknown(path)
 
 
-def _integer(path: str, value: Any, lo: int, hi: int, label: str) -> int | None:
+def _integer(path: str, value: Any, lo: int, hi: int, label: Label) -> int | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -136,7 +136,8 @@ def _integer(path: str, value: Any, lo: int, hi: int, label: str) -> int | None:
         raise EntryError(
             path,
             _("%(label)s must be a whole number from %(lo)s to %(hi)s.")
-            % {"label": label, "lo": lo, "hi": hi},
+            # in the message's language, read only when refusing (a valid value needs no settings)
+            % {"label": label.text(get_language() or "en"), "lo": lo, "hi": hi},
         )
     return value
 
@@ -181,7 +182,7 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
                 raise EntryError(path, _("Unknown category."))
             return value
         spec = step.item_score(where.field)
-        cleaned = _integer(path, value, spec.min, spec.max, spec.label.text(get_language() or "en"))
+        cleaned = _integer(path, value, spec.min, spec.max, spec.label)
         if step.kind == "ideas" and cleaned is not None:
             item = entries.ideas[where.step][where.position - 1]
             if not item.is_yes:
@@ -191,7 +192,7 @@ def clean_value(rubric: Rubric, entries: SheetEntries, where: EntryPath, value: 
         return cleaned
     if where.kind == "dims":
         dim = rubric.dimension(where.key)
-        return _integer(path, value, dim.min, dim.max, dim.label.text(get_language() or "en"))
+        return _integer(path, value, dim.min, dim.max, dim.label)
     return _text(path, value)
 
 
