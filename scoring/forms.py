@@ -112,6 +112,18 @@ class ChangesField(forms.Field):
         return value
 
 
+class JsonIntegerField(forms.IntegerField):
+    """A whole number sent as a JSON number: no strings (Django's IntegerField reads
+    "٣" or "３" as 3), no booleans, no fractions."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValidationError(_("Enter a whole number."), code="invalid")
+        return value
+
+
 class SaveBatchForm(forms.Form):
     """One autosave request: a batch of (path, value) changes.
 
@@ -120,9 +132,9 @@ class SaveBatchForm(forms.Form):
     sheet the changes were made on, so that a page left open by one rater never
     writes into another's sheet after a change of user in the same browser."""
 
-    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
+    sheet = JsonIntegerField(min_value=1, max_value=2**63 - 1)
     batch_id = forms.CharField(max_length=64)
-    expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
+    expected_version = JsonIntegerField(min_value=0, max_value=MAX_VERSION)
     changes = ChangesField()
 
     def clean_batch_id(self) -> str:
@@ -151,20 +163,8 @@ class SaveBatchForm(forms.Form):
 
 
 class SubmitForm(forms.Form):
-    sheet = forms.IntegerField(min_value=1, max_value=2**63 - 1)
-    expected_version = forms.IntegerField(min_value=0, max_value=MAX_VERSION)
-
-
-class JsonIntegerField(forms.IntegerField):
-    """A whole number sent as a JSON number: no strings (Django's IntegerField reads
-    "٣" or "３" as 3), no booleans, no fractions."""
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValidationError(_("Enter a whole number."), code="invalid")
-        return value
+    sheet = JsonIntegerField(min_value=1, max_value=2**63 - 1)
+    expected_version = JsonIntegerField(min_value=0, max_value=MAX_VERSION)
 
 
 class ActiveTimeForm(forms.Form):

@@ -286,3 +286,26 @@ def test_the_one_statement_save_of_an_opened_sheet_keeps_every_refusal(client, d
     assert reply.status_code == 404
     assert ScoreSheet.all_objects.get(pk=rater2_sheet).comments == {"1": "r1"}
     assert ScoreSheet.objects.get(pk=rater1_sheet).version == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", ["sheet", "expected_version"])
+@pytest.mark.parametrize("value", ["١", "１", "1", True, 1.5])
+def test_the_sheet_and_version_are_json_whole_numbers(client, sheet_setup, field, value):
+    """Hostile pass 27: "١" (an Arabic-Indic digit) was read as sheet 1 (Django's IntegerField);
+    the page sends JSON numbers, and nothing else is one."""
+    sheet_id = own_sheet_id(client, sheet_setup.blind_code)
+    body = {"sheet": sheet_id, "batch_id": "b1", "expected_version": 0, "changes": [["dims.s2.purpose", 3]]}
+    body[field] = value if field == "expected_version" or value != "1" else str(sheet_id)
+    for url, sent in (
+        ("save", body),
+        ("submit", {"sheet": body["sheet"], "expected_version": body["expected_version"]}),
+    ):
+        reply = client.post(
+            f"/scoring/{sheet_setup.blind_code}/{url}/",
+            data=json.dumps(sent),
+            content_type="application/json",
+        )
+        assert reply.status_code == 422, (url, reply.content)
+        assert [e["path"] for e in reply.json()["errors"]] == [field]
+    assert ScoreSheet.objects.get(assignment=sheet_setup).version == 0
