@@ -30,13 +30,21 @@ class FlagError(ValueError):
 
 
 def response_flag_create(*, assignment: Assignment, note: str) -> ResponseFlag:
-    """The rater of ``assignment`` reports its response as broken, with a note."""
+    """The rater of ``assignment`` reports its response as broken, with a note. The same report
+    sent again while the first is open (a double click, a resend) is that flag, not another."""
     note = (note or "").strip()
     if not note:
         raise FlagError(_("Say what is wrong with the response."))
     if len(note) > MAX_NOTE:
         raise FlagError(_("The note is longer than %(n)s characters.") % {"n": MAX_NOTE})
     with transaction.atomic():
+        # one report of this rater's at a time: a second request waits, then finds the first
+        Assignment.objects.select_for_update().filter(pk=assignment.pk).first()
+        same = ResponseFlag.objects.filter(
+            response_id=assignment.response_id, rater_id=assignment.rater_id, note=note, resolution=""
+        ).first()
+        if same is not None:
+            return same
         flag = ResponseFlag.objects.create(
             response_id=assignment.response_id, rater_id=assignment.rater_id, note=note
         )

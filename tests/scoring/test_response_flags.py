@@ -67,3 +67,20 @@ def test_rater_flags_admin_dismisses_or_withdraws(client, demo):
     _login(client, "rater1")  # gone from the queue
     assert code not in client.get("/scoring/").content.decode()
     assert client.get(f"/scoring/{code}/").status_code == 404
+
+
+def test_the_same_report_sent_twice_is_one_flag(client, demo):
+    """Hostile pass 27: a report posted twice (a double click, a resend) opened two flags; another
+    note, or the same note after the first was handled, is a new report."""
+    response = Response.objects.get(research_id="A05_FS10")
+    code = code_for("rater1", response)
+    _login(client, "rater1")
+    for _ in range(2):
+        client.post(f"/scoring/{code}/flag/", {"note": NOTE})
+    assert ResponseFlag.objects.count() == 1
+    assert AuditEvent.objects.filter(action="response.flag").count() == 1
+    client.post(f"/scoring/{code}/flag/", {"note": "Step 6 is missing too"})
+    assert ResponseFlag.objects.count() == 2
+    ResponseFlag.objects.filter(note=NOTE).update(resolution="dismissed")  # handled meanwhile
+    client.post(f"/scoring/{code}/flag/", {"note": NOTE})
+    assert ResponseFlag.objects.count() == 3
