@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
@@ -60,6 +61,9 @@ ENDPOINT_EDIT = AuditedEdit(
 TEST_TIMEOUT_SECONDS = 20.0
 # the longest a test waits for its turn in the endpoint's pacing (a run may hold it for minutes)
 TEST_PACING_WAIT_SECONDS = 5.0
+# one test of an admin's at a time: each holds a web thread for up to the two above (hostile pass 27:
+# ten at once kept /healthz waiting 7 s); the slot lapses by itself if its process dies
+TEST_SLOT_SECONDS = int(TEST_TIMEOUT_SECONDS + TEST_PACING_WAIT_SECONDS) + 5
 TEST_MAX_TOKENS = 64
 TEST_PROMPT = "Reply with one short sentence to say that you are there."
 # The answer shown on the page is cut to this many characters (after redaction).
@@ -184,8 +188,23 @@ def endpoint_test_connection(*, endpoint: ModelEndpoint, actor: User | None) -> 
     latency and the model's answer, shortened and redacted. A failure says what kind it was
     without the server's words (no internal page is read through it) and without telling a
     refused connection from a dropped one (no port is scanned through it). Every test is
-    audited (``endpoint.test``); the endpoint itself is not changed."""
-    check = _connection_check(endpoint)
+    audited (``endpoint.test``); the endpoint itself is not changed. One test of an admin's runs
+    at a time: another pressed meanwhile answers at once that one is running (outcome "busy")."""
+    slot = f"endpoint-test:{actor.pk if actor is not None else 0}"
+    if cache.add(slot, 1, timeout=TEST_SLOT_SECONDS) is False:  # a cache that is away (None) never stops it
+        check = ConnectionCheck(
+            ok=False,
+            latency_ms=0,
+            error=_(
+                "Another connection test of yours is still running: press it again once it has answered."
+            ),
+            outcome="busy",
+        )
+    else:
+        try:
+            check = _connection_check(endpoint)
+        finally:
+            cache.delete(slot)
     audit_record(
         actor=actor,
         action="endpoint.test",

@@ -63,3 +63,27 @@ def test_extra_body_cannot_override_the_model_or_the_messages(servers):  # noqa:
     sent = json.loads(server.seen[0]["body"])
     assert sent["model"] == endpoint.model_name and sent["messages"] == MESSAGES
     assert sent["top_k"] == 5 and sent["seed"] == 3  # the rest of the body as configured
+
+
+def test_one_connection_test_of_an_admin_at_a_time(admin, servers):  # noqa: F811
+    """Hostile pass 27: ten tests pressed at once held ten web threads for 20 s each (/healthz
+    waited 7 s). A test pressed while another of the same admin runs answers at once and sends
+    nothing; once the first has answered, the next runs."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+
+    server = servers()
+    endpoint = endpoint_at(server.base_url, "")
+    url = reverse("generation:endpoint_test", args=[endpoint.pk])
+    me = get_user_model().objects.get(username="admin")
+    cache.add(f"endpoint-test:{me.pk}", 1, timeout=60)  # a test of this admin's still running
+    try:
+        page = admin.post(url).content.decode()
+    finally:
+        cache.delete(f"endpoint-test:{me.pk}")
+    assert "Another connection test of yours is still running" in page and server.seen == []
+    assert admin.post(url).status_code == 200 and len(server.seen) == 1
+    outcomes = [
+        e.changes["outcome"] for e in AuditEvent.objects.filter(action="endpoint.test").order_by("pk")
+    ]
+    assert outcomes == ["busy", "answered"]
