@@ -282,23 +282,27 @@ def test_a_sheet_named_by_a_relationship_in_any_spelling_is_checked_as_a_sheet(p
     assert "far larger than this kind of file holds" in message, (part, target, message)
 
 
-def _with_merged(data: bytes, ref: str) -> bytes:
-    """``data`` with a merged range ``ref`` added to its first worksheet (as hostile pass 13 did)."""
+def _first_sheet_changed(data: bytes, change) -> bytes:
+    """``data`` with ``change(xml)`` applied to its first worksheet's XML."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        sheets = sorted(n for n in src.namelist() if n.startswith("xl/worksheets/sheet"))
+        first = min(n for n in src.namelist() if n.startswith("xl/worksheets/sheet"))
         for info in src.infolist():
             body = src.read(info)
-            if info.filename == sheets[0]:
-                merged = f'<mergeCells count="1"><mergeCell ref="{ref}"/></mergeCells>'.encode()
-                if b"<mergeCells" in body:
-                    body = body.replace(
-                        b"</mergeCells>", f'<mergeCell ref="{ref}"/></mergeCells>'.encode(), 1
-                    )
-                else:
-                    body = body.replace(b"</sheetData>", b"</sheetData>" + merged, 1)
-            dst.writestr(info, body)
+            dst.writestr(info, change(body) if info.filename == first else body)
     return out.getvalue()
+
+
+def _with_merged(data: bytes, ref: str) -> bytes:
+    """``data`` with a merged range ``ref`` added to its first worksheet (as hostile pass 13 did)."""
+
+    def merge(body: bytes) -> bytes:
+        if b"<mergeCells" in body:
+            return body.replace(b"</mergeCells>", f'<mergeCell ref="{ref}"/></mergeCells>'.encode(), 1)
+        merged = f'<mergeCells count="1"><mergeCell ref="{ref}"/></mergeCells>'.encode()
+        return body.replace(b"</sheetData>", b"</sheetData>" + merged, 1)
+
+    return _first_sheet_changed(data, merge)
 
 
 @pytest.mark.parametrize("ref", ["A1:CV10000", "A1:XFD1048576", "A1:AO1", "A1:A401", "A:A", "1:1", "Q1:A1:B"])
@@ -317,19 +321,15 @@ def test_a_small_merged_range_is_still_a_workbook(workbook):
 
 def _with_hyperlink(data: bytes, ref: str) -> bytes:
     """``data`` with an internal hyperlink over ``ref`` on its first worksheet (hostile pass 26)."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        sheets = sorted(n for n in src.namelist() if n.startswith("xl/worksheets/sheet"))
-        for info in src.infolist():
-            body = src.read(info)
-            if info.filename == sheets[0]:
-                link = f'<hyperlinks><hyperlink ref="{ref}" location="Sheet1!A1"/></hyperlinks>'.encode()
-                assert b"<hyperlinks" not in body
-                # after the sheet's data and its merged cells, where the schema puts them
-                tail = b"</mergeCells>" if b"</mergeCells>" in body else b"</sheetData>"
-                body = body.replace(tail, tail + link, 1)
-            dst.writestr(info, body)
-    return out.getvalue()
+
+    def link(body: bytes) -> bytes:
+        assert b"<hyperlinks" not in body
+        # after the sheet's data and its merged cells, where the schema puts them
+        tail = b"</mergeCells>" if b"</mergeCells>" in body else b"</sheetData>"
+        hyperlink = f'<hyperlinks><hyperlink ref="{ref}" location="Sheet1!A1"/></hyperlinks>'.encode()
+        return body.replace(tail, tail + hyperlink, 1)
+
+    return _first_sheet_changed(data, link)
 
 
 @pytest.mark.parametrize("ref", ["A1:CV20000", "A1:XFD1048576", "A:A", "A1:B:C"])
